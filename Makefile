@@ -1,0 +1,40 @@
+# memgym: two commands from a fresh clone.
+#   make run    create .venv, install memgym and what its main job needs, run the quickstart
+#   make test   same setup if needed, then the whole test suite (what CI runs)
+PYTHON ?= python3
+VENV ?= .venv
+TORCH ?= torch==2.13.0
+EXTRAS ?= all,test
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.memgym-installed
+
+.PHONY: setup run test test-fast lint bench clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml Makefile
+	bash scripts/system_deps.sh
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	echo "$(TORCH)" > $(VENV)/constraints.txt
+	$(BIN)/python -m pip install -q -c $(VENV)/constraints.txt "$(TORCH)"
+	$(BIN)/python -m pip install -q -c $(VENV)/constraints.txt -e ".[$(EXTRAS)]"
+	touch $(STAMP)
+
+run: setup
+	$(BIN)/memgym run quickstart
+
+test: setup
+	$(BIN)/python -m pytest -q -p no:cacheprovider
+
+test-fast: setup
+	$(BIN)/python -m pytest -q -m "not slow"
+
+lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+bench: setup
+	$(BIN)/python -m benchmarks
+
+clean:
+	rm -rf $(VENV) runs .pytest_cache

@@ -1,0 +1,12 @@
+"""memgym: Gymnasium environments for agent memory.
+
+Every benchmark is a two-phase episode: a *formation* phase in which a pluggable memory consumes
+observations, then a *use* phase in which tasks ask it to navigate, answer or retrieve, scored
+by task modules. See README.md for the two commands that get from a fresh clone to a result.
+"""
+
+from memgym.envs.registration import register_gym_envs
+
+__version__ = "0.1.0"
+
+register_gym_envs()

@@ -1,0 +1,1 @@
+"""Agents (memory + policy/reasoner) and the loop that steps an env."""

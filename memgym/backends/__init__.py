@@ -1,0 +1,1 @@
+"""Access to pretrained models: reasoners and judges, TTS, ASR, encoders (one interface per kind)."""

@@ -1,0 +1,159 @@
+"""The ``memgym`` command line.
+
+    memgym list                              what is registered (benchmarks, envs, memories, ...)
+    memgym generate BENCH [key=value ...]    build a dataset
+    memgym train BENCH [key=value ...]       train a model inside env rollouts
+    memgym eval BENCH [key=value ...]        evaluate, results resumable in the run folder
+    memgym render BENCH [key=value ...]      draw an episode (image or video)
+    memgym run quickstart [key=value ...]    every benchmark end to end at a small size + report
+    memgym report RUN_DIR --by COL ...       aggregate a run's results.jsonl into tables
+
+Bad input (unknown names, malformed configs, corrupt files) prints one ``memgym: error:`` line
+and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from memgym.core.benchmark import JOBS, JobArgs
+from memgym.core.errors import MemgymError
+from memgym.core.registry import ALL_REGISTRIES, BENCHMARKS
+
+JOB_HELP = {
+    "generate": "build a dataset for a benchmark",
+    "train": "train a model inside env rollouts",
+    "eval": "evaluate a memory/model on a benchmark; resumes an interrupted run",
+    "render": "render an episode of a benchmark to an image or video",
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``memgym`` (every subcommand has ``--help``)."""
+    parser = argparse.ArgumentParser(prog="memgym", description="Two-phase agent-memory benchmarks.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    listing = sub.add_parser("list", help="show registered benchmarks, envs, memories, scorers, ...")
+    listing.add_argument("--json", action="store_true", help="print JSON instead of text")
+
+    for job in JOBS:
+        job_parser = sub.add_parser(job, help=JOB_HELP[job], description=JOB_HELP[job])
+        job_parser.add_argument("benchmark", help="registered benchmark name (see 'memgym list')")
+        _add_job_options(job_parser)
+
+    run = sub.add_parser("run", help="run a named job; 'quickstart' runs every benchmark small")
+    run.add_argument("name", choices=["quickstart"], help="the job to run")
+    _add_job_options(run)
+
+    report = sub.add_parser("report", help="aggregate a run folder's results.jsonl into tables")
+    report.add_argument("run_dir", type=Path, help="run folder holding results.jsonl")
+    report.add_argument("--by", default="", help="comma-separated annotation columns to group by")
+    report.add_argument("--metrics", required=True, help="comma-separated metric columns to average")
+    report.add_argument("--format", choices=["markdown", "csv"], default="markdown")
+    return parser
+
+
+def _add_job_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("overrides", nargs="*", metavar="key=value", help="config overrides")
+    parser.add_argument("--config", type=Path, default=None, help="YAML config applied before overrides")
+    parser.add_argument("--runs-dir", type=Path, default=Path("runs"), help="root of run folders (default: runs)")
+    parser.add_argument("--out", type=Path, default=None, help="output path for jobs that write one artefact")
+    parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
+
+
+def _job_args(ns: argparse.Namespace) -> JobArgs:
+    for override in ns.overrides:
+        if "=" not in override:
+            raise MemgymError(f"argument '{override}' is not a key=value override")
+    return JobArgs(
+        overrides=tuple(ns.overrides),
+        config_path=ns.config,
+        runs_dir=ns.runs_dir,
+        out=ns.out,
+        progress=not ns.no_progress,
+    )
+
+
+def cmd_list(as_json: bool) -> int:
+    """Print every registry."""
+    listing = {}
+    for registry in ALL_REGISTRIES:
+        listing[registry.kind] = {name: _describe(cls) for name, cls in registry.items()}
+    import gymnasium
+
+    listing["gymnasium id"] = {k: v.entry_point for k, v in gymnasium.registry.items() if k.startswith("memgym/")}
+    if as_json:
+        print(json.dumps(listing, indent=2))
+        return 0
+    for kind, entries in listing.items():
+        print(f"{kind}:")
+        if not entries:
+            print("  (none yet)")
+        for name, text in entries.items():
+            print(f"  {name:<28} {text}")
+    return 0
+
+
+def _describe(cls: type) -> str:
+    if hasattr(cls, "implemented_jobs"):
+        return f"{cls.description}  [jobs: {', '.join(cls.implemented_jobs()) or 'none'}]"
+    doc = (cls.__doc__ or "").strip().splitlines()
+    return doc[0] if doc else cls.__name__
+
+
+def cmd_job(job: str, benchmark: str, args: JobArgs) -> int:
+    """Dispatch ``memgym JOB BENCH`` to the benchmark's method."""
+    bench = BENCHMARKS.get(benchmark)()
+    result = getattr(bench, job)(args)
+    print(f"{job} {benchmark}: wrote {result}")
+    return 0
+
+
+def cmd_quickstart(args: JobArgs) -> int:
+    """Run every registered benchmark's quickstart and write one report."""
+    from memgym.pipelines.quickstart import run_quickstart
+
+    report = run_quickstart(args)
+    print(f"quickstart report: {report}")
+    return 0
+
+
+def cmd_report(run_dir: Path, by: str, metrics: str, fmt: str) -> int:
+    """Aggregate a run folder's results into a table on stdout and beside the results."""
+    from memgym.core.results import aggregate, to_csv, to_markdown
+    from memgym.pipelines.reporting import read_results
+
+    rows = read_results(run_dir)
+    table = aggregate(rows, [c for c in by.split(",") if c], [m for m in metrics.split(",") if m])
+    text = to_markdown(table) if fmt == "markdown" else to_csv(table)
+    print(text, end="")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point; returns the exit status."""
+    ns = build_parser().parse_args(argv)
+    try:
+        if ns.command == "list":
+            return cmd_list(ns.json)
+        if ns.command in JOBS:
+            return cmd_job(ns.command, ns.benchmark, _job_args(ns))
+        if ns.command == "run":
+            return cmd_quickstart(_job_args(ns))
+        if ns.command == "report":
+            return cmd_report(ns.run_dir, ns.by, ns.metrics, ns.format)
+    except MemgymError as exc:
+        print(f"memgym: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("memgym: interrupted; re-run the same command to resume", file=sys.stderr)
+        return 130
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Contracts every room shares: records, registries, configs, seeding, chat content, results."""

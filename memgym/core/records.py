@@ -1,0 +1,201 @@
+"""Frozen dataclass records that round-trip through JSON and JSONL.
+
+A record class is a ``@dataclass(frozen=True, kw_only=True)`` subclass of :class:`Record`
+registered under a stable *kind* name with :func:`record`. Its fields may be JSON scalars,
+other records, ``tuple[X, ...]``, ``list[X]``, ``dict[str, X]``, ``X | None``, ``Literal`` or
+``Any`` (plain JSON). :meth:`Record.from_dict` rebuilds nested records from their type hints, so
+``Record.from_dict(r.to_dict()) == r`` holds for every record.
+
+On disk each JSONL line is an envelope::
+
+    {"schema": 1, "kind": "amemops.stream", "data": {...fields...}}
+
+``schema`` is :data:`SCHEMA_VERSION`; a file written by an incompatible version is rejected
+with a :class:`~memgym.core.errors.RecordError` naming the file and line.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import types
+import typing
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any, ClassVar, TypeVar
+
+from memgym.core.errors import RecordError
+
+SCHEMA_VERSION = 1
+"""Version of the record envelope and of every registered record layout."""
+
+_KINDS: dict[str, type[Record]] = {}
+R = TypeVar("R", bound="Record")
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Record:
+    """Base of all serialisable records. Subclasses are frozen, keyword-only dataclasses."""
+
+    kind: ClassVar[str] = "record"
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the fields as plain JSON-compatible data (nested records become dicts)."""
+        return {f.name: _encode(getattr(self, f.name)) for f in dataclasses.fields(self)}
+
+    @classmethod
+    def from_dict(cls: type[R], data: dict[str, Any]) -> R:
+        """Rebuild a record from :meth:`to_dict` output, converting nested values by type hint.
+
+        Raises:
+            RecordError: a required field is missing, an unknown field is present, or a value
+                does not have the declared type.
+        """
+        if not isinstance(data, dict):
+            raise RecordError(f"{cls.__name__}: expected an object, got {type(data).__name__}")
+        hints = typing.get_type_hints(cls)
+        fields = {f.name: f for f in dataclasses.fields(cls)}
+        unknown = sorted(set(data) - set(fields))
+        if unknown:
+            raise RecordError(f"{cls.__name__}: unknown field(s) {unknown}; expected {sorted(fields)}")
+        kwargs = {}
+        for name, field in fields.items():
+            if name not in data:
+                if field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING:
+                    raise RecordError(f"{cls.__name__}: missing field '{name}'")
+                continue
+            kwargs[name] = _decode(data[name], hints[name], f"{cls.__name__}.{name}")
+        return cls(**kwargs)
+
+    def to_json(self) -> str:
+        """One-line JSON envelope of this record (see the module docstring)."""
+        return json.dumps({"schema": SCHEMA_VERSION, "kind": self.kind, "data": self.to_dict()})
+
+
+def record(kind: str):
+    """Class decorator registering a record class under ``kind`` for :func:`read_jsonl`."""
+
+    def wrap(cls: type[R]) -> type[R]:
+        if not (isinstance(cls, type) and issubclass(cls, Record)):
+            raise TypeError(f"@record('{kind}') must decorate a Record subclass, got {cls!r}")
+        if kind in _KINDS and _KINDS[kind] is not cls:
+            raise TypeError(f"record kind '{kind}' is already registered by {_KINDS[kind].__name__}")
+        cls.kind = kind
+        _KINDS[kind] = cls
+        return cls
+
+    return wrap
+
+
+def record_class(kind: str) -> type[Record]:
+    """The record class registered under ``kind``."""
+    if kind not in _KINDS:
+        raise RecordError(f"unknown record kind '{kind}'; known kinds: {sorted(_KINDS)}")
+    return _KINDS[kind]
+
+
+def from_json(line: str, *, where: str = "<string>") -> Record:
+    """Parse one JSON envelope into its registered record class."""
+    try:
+        envelope = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise RecordError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+    if not isinstance(envelope, dict) or not {"schema", "kind", "data"} <= set(envelope):
+        raise RecordError(f"{where}: expected an object with keys schema, kind, data")
+    if envelope["schema"] != SCHEMA_VERSION:
+        raise RecordError(
+            f"{where}: record schema {envelope['schema']!r} is not supported "
+            f"(this memgym reads schema {SCHEMA_VERSION}); regenerate the file"
+        )
+    try:
+        return record_class(envelope["kind"]).from_dict(envelope["data"])
+    except RecordError as exc:
+        raise RecordError(f"{where}: {exc}") from None
+
+
+def write_jsonl(path: str | Path, records: Iterable[Record]) -> int:
+    """Write records to ``path`` (one envelope per line, atomically). Returns the count."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    count = 0
+    with tmp.open("w", encoding="utf-8") as handle:
+        for rec in records:
+            handle.write(rec.to_json() + "\n")
+            count += 1
+    tmp.replace(path)
+    return count
+
+
+def read_jsonl(path: str | Path) -> Iterator[Record]:
+    """Yield the records of a JSONL file, naming file and line on any parse error."""
+    path = Path(path)
+    if not path.is_file():
+        raise RecordError(f"record file {path} does not exist")
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if line.strip():
+                yield from_json(line, where=f"{path}:{number}")
+
+
+def _encode(value: Any) -> Any:
+    if isinstance(value, Record):
+        return value.to_dict()
+    if isinstance(value, (tuple, list)):
+        return [_encode(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _encode(v) for k, v in value.items()}
+    if hasattr(value, "item") and hasattr(value, "dtype"):  # numpy scalar
+        return value.item()
+    return value
+
+
+def _decode(value: Any, hint: Any, where: str) -> Any:
+    origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
+    if hint is Any:
+        return value
+    if origin in (typing.Union, types.UnionType):
+        if value is None and type(None) in args:
+            return None
+        for arg in args:
+            if arg is type(None):
+                continue
+            try:
+                return _decode(value, arg, where)
+            except RecordError:
+                continue
+        raise RecordError(f"{where}: {value!r} matches none of {hint}")
+    if origin is typing.Literal:
+        if value not in args:
+            raise RecordError(f"{where}: {value!r} is not one of {list(args)}")
+        return value
+    if origin in (tuple, list):
+        if not isinstance(value, list):
+            raise RecordError(f"{where}: expected a list, got {type(value).__name__}")
+        if origin is tuple and not (len(args) == 2 and args[1] is Ellipsis):
+            if len(args) != len(value):
+                raise RecordError(f"{where}: expected {len(args)} items, got {len(value)}")
+            return tuple(_decode(v, a, f"{where}[{i}]") for i, (v, a) in enumerate(zip(args, value)))
+        inner = args[0] if args else Any
+        items = [_decode(v, inner, f"{where}[{i}]") for i, v in enumerate(value)]
+        return tuple(items) if origin is tuple else items
+    if origin is dict:
+        if not isinstance(value, dict):
+            raise RecordError(f"{where}: expected an object, got {type(value).__name__}")
+        inner = args[1] if args else Any
+        return {k: _decode(v, inner, f"{where}.{k}") for k, v in value.items()}
+    if isinstance(hint, type) and issubclass(hint, Record):
+        try:
+            return hint.from_dict(value)
+        except RecordError as exc:
+            raise RecordError(f"{where}: {exc}") from None
+    if hint is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise RecordError(f"{where}: expected a number, got {value!r}")
+        return float(value)
+    if hint in (int, str, bool):
+        if not isinstance(value, hint) or (hint is int and isinstance(value, bool)):
+            raise RecordError(f"{where}: expected {hint.__name__}, got {value!r}")
+        return value
+    return value

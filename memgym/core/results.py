@@ -1,0 +1,260 @@
+"""The results store: one folder per run, per-item results appended as they finish.
+
+Layout of a run folder ``RUNS/JOB/NAME/``::
+
+    manifest.json     {"memgym_results": 1, "job": ..., "config_hash": ..., "created": ...}
+    config.yaml       the full config snapshot
+    environment.json  python, platform, package versions, git commit, seeds
+    results.jsonl     one JSON object per finished item, each with a unique "key"
+
+Re-running the same command opens the same folder and :meth:`RunStore.done_keys` tells the job
+which items to skip. Each row is flushed and fsynced when appended, so an interrupted run loses at
+most the item in flight; a half-written last line is dropped on reopen. A folder written by an
+incompatible version, or by a different config, is refused with a one-line error and left as it
+is.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import datetime
+import io
+import json
+import os
+import platform
+import subprocess
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from memgym.core.config import config_to_dict, dump_config
+from memgym.core.errors import RecordError
+from memgym.core.seeding import config_hash
+
+RESULTS_VERSION = 1
+"""Layout version of run folders; a folder with another version is refused."""
+
+TRACKED_PACKAGES = ("memgym", "numpy", "torch", "gymnasium", "open3d-cpu", "transformers", "librosa")
+
+
+class RunStore:
+    """Append-only, resumable per-item results of one run.
+
+    Use :meth:`open`; do not construct directly.
+    """
+
+    def __init__(self, folder: Path, config_digest: str) -> None:
+        self.folder = folder
+        self.config_hash = config_digest
+        self.results_path = folder / "results.jsonl"
+        self._rows = self._read_rows()
+        self._keys = {row["key"] for row in self._rows}
+
+    @classmethod
+    def open(
+        cls,
+        runs_dir: str | Path,
+        job: str,
+        config: Any,
+        *,
+        name: str | None = None,
+        seeds: Sequence[int] = (),
+    ) -> RunStore:
+        """Open (resume) or create the run folder ``runs_dir/job/name``.
+
+        Args:
+            config: a config dataclass; its hash names the folder when ``name`` is None.
+            seeds: recorded in ``environment.json``.
+        Raises:
+            RecordError: the folder holds another layout version or a different config.
+        """
+        digest = config_hash(config)
+        folder = Path(runs_dir) / job / (name or digest)
+        manifest_path = folder / "manifest.json"
+        if manifest_path.exists():
+            try:
+                manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+            except json.JSONDecodeError:
+                raise RecordError(f"{manifest_path}: not valid JSON; move the folder away to start over") from None
+            version = manifest.get("memgym_results")
+            if version != RESULTS_VERSION:
+                raise RecordError(
+                    f"{folder}: results folder version {version!r} is not {RESULTS_VERSION}; "
+                    "use a new --runs-dir or move the folder away"
+                )
+            if manifest.get("config_hash") != digest:
+                raise RecordError(
+                    f"{folder}: holds results of a different config (hash {manifest.get('config_hash')}, "
+                    f"now {digest}); choose another run name"
+                )
+            return cls(folder, digest)
+        folder.mkdir(parents=True, exist_ok=True)
+        dump_config(config, folder / "config.yaml")
+        environment = environment_info()
+        environment["seeds"] = list(seeds)
+        (folder / "environment.json").write_text(json.dumps(environment, indent=2), encoding="utf-8")
+        manifest = {
+            "memgym_results": RESULTS_VERSION,
+            "job": job,
+            "config_hash": digest,
+            "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        }
+        manifest_path.write_text(json.dumps(manifest, indent=2), encoding="utf-8")
+        return cls(folder, digest)
+
+    def done_keys(self) -> set[str]:
+        """Keys of the items already finished."""
+        return set(self._keys)
+
+    def rows(self) -> list[dict[str, Any]]:
+        """All finished rows, in completion order."""
+        return list(self._rows)
+
+    def append(self, key: str, row: dict[str, Any]) -> None:
+        """Record one finished item durably. A key may be written only once."""
+        if key in self._keys:
+            raise RecordError(f"{self.results_path}: item '{key}' is already recorded")
+        full = {"key": key, **row}
+        line = json.dumps(full, default=_json_default)
+        with self.results_path.open("a", encoding="utf-8") as handle:
+            handle.write(line + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        self._rows.append(json.loads(line))
+        self._keys.add(key)
+
+    def run_pending(
+        self,
+        items: Iterable[tuple[str, Any]],
+        work: Callable[[Any], dict[str, Any]],
+        *,
+        progress: bool = True,
+        description: str = "items",
+    ) -> list[dict[str, Any]]:
+        """Run ``work`` on every ``(key, item)`` not yet done, appending each result as it finishes."""
+        from tqdm import tqdm
+
+        pending = [(k, it) for k, it in items if k not in self._keys]
+        for key, item in tqdm(pending, desc=description, disable=not progress, leave=False):
+            self.append(key, work(item))
+        return self.rows()
+
+    def write_text(self, name: str, text: str) -> Path:
+        """Write an artefact (a table, a report) into the run folder atomically."""
+        path = self.folder / name
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)
+        return path
+
+    def _read_rows(self) -> list[dict[str, Any]]:
+        if not self.results_path.exists():
+            return []
+        raw = self.results_path.read_bytes()
+        if raw and not raw.endswith(b"\n"):
+            # The last item was interrupted mid-write: drop the partial line, redo that item.
+            cut = raw.rfind(b"\n") + 1
+            with self.results_path.open("r+b") as handle:
+                handle.truncate(cut)
+            raw = raw[:cut]
+        rows = []
+        for number, line in enumerate(raw.decode("utf-8").splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError:
+                raise RecordError(f"{self.results_path}:{number}: corrupt result line; fix or remove it") from None
+            if not isinstance(row, dict) or "key" not in row:
+                raise RecordError(f"{self.results_path}:{number}: result rows must be objects with a 'key'")
+            rows.append(row)
+        return rows
+
+
+def environment_info() -> dict[str, Any]:
+    """Python, platform, tracked package versions and the git commit of the working directory."""
+    packages = {}
+    for name in TRACKED_PACKAGES:
+        try:
+            packages[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5, check=False
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        commit = ""
+    return {
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "packages": packages,
+        "git_commit": commit or None,
+    }
+
+
+def aggregate(
+    rows: Iterable[dict[str, Any]],
+    by: Sequence[str],
+    metrics: Sequence[str],
+) -> list[dict[str, Any]]:
+    """Mean of each metric per group of the ``by`` columns, with the group size ``n``.
+
+    Rows missing a metric (or holding ``None``, e.g. a failed item) do not count for it; the
+    ``n`` column counts rows in the group. Groups are sorted by their ``by`` values.
+    """
+    groups: dict[tuple, list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault(tuple(row.get(col) for col in by), []).append(row)
+    table = []
+    for values in sorted(groups, key=lambda v: tuple(str(x) for x in v)):
+        members = groups[values]
+        out: dict[str, Any] = dict(zip(by, values))
+        out["n"] = len(members)
+        for metric in metrics:
+            numbers = [float(r[metric]) for r in members if r.get(metric) is not None]
+            out[metric] = sum(numbers) / len(numbers) if numbers else None
+        table.append(out)
+    return table
+
+
+def to_markdown(table: Sequence[dict[str, Any]], digits: int = 3) -> str:
+    """GitHub Markdown table of rows with identical keys."""
+    if not table:
+        return "_no results_\n"
+    columns = list(table[0])
+    lines = ["| " + " | ".join(columns) + " |", "|" + "|".join(" --- " for _ in columns) + "|"]
+    for row in table:
+        lines.append("| " + " | ".join(_cell(row.get(c), digits) for c in columns) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def to_csv(table: Sequence[dict[str, Any]]) -> str:
+    """CSV text of rows with identical keys."""
+    buffer = io.StringIO()
+    if table:
+        writer = csv.DictWriter(buffer, fieldnames=list(table[0]))
+        writer.writeheader()
+        writer.writerows(table)
+    return buffer.getvalue()
+
+
+def _cell(value: Any, digits: int) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    return str(value)
+
+
+def _json_default(value: Any) -> Any:
+    if hasattr(value, "item"):
+        return value.item()
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return config_to_dict(value)
+    return str(value)

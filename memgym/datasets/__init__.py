@@ -1,0 +1,1 @@
+"""Deterministic episode generators and real-data loaders, one folder per benchmark."""

@@ -1,0 +1,1 @@
+"""Gymnasium environments: TwoPhaseEnv and the benchmark envs."""

@@ -1,0 +1,19 @@
+"""Gymnasium ids of memgym's environments, registered on ``import memgym``.
+
+Entry points are strings, so registering imports none of the heavy env modules;
+``gymnasium.make("memgym/AMemOps-v0")`` imports the one it needs.
+"""
+
+from __future__ import annotations
+
+import gymnasium
+
+GYM_ENVS: dict[str, str] = {}
+"""Gymnasium id -> ``module:Class`` entry point."""
+
+
+def register_gym_envs() -> None:
+    """Register every id in :data:`GYM_ENVS` with Gymnasium (idempotent)."""
+    for env_id, entry_point in GYM_ENVS.items():
+        if env_id not in gymnasium.registry:
+            gymnasium.register(id=env_id, entry_point=entry_point)

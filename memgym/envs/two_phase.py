@@ -1,0 +1,183 @@
+"""``TwoPhaseEnv``: the Gymnasium shape of every memgym benchmark.
+
+## Description
+An episode is *formation*, then *use*. During formation the environment streams observations
+(frames, dialogue turns, audio frames, sessions) and ignores the agent's actions; the agent's
+memory consumes them. When the stream ends, the phase switches to use: each step presents one
+task item (a question, an instruction, a query) and the agent's action is its answer, scored by
+the task's scorer.
+
+## Observation space
+A ``gymnasium.spaces.Dict`` defined by the concrete env. The same space holds in both phases;
+fields that have no content in a phase are zero/empty.
+
+## Action space
+Defined by the concrete env: the answer format of its use phase (text, a goal position, class
+indices). During formation any element of the action space is accepted and ignored;
+:meth:`TwoPhaseEnv.formation_action` returns a canonical one.
+
+## Rewards
+0 during formation. In use, the reward of a step is the task score of the answer given
+(:meth:`_reward` of the scorer's metrics, e.g. correctness 0/1 or LLM-match / 100).
+
+## Starting state
+``reset(seed=..., options={"episode": Episode})`` plays the given episode; without one the env
+builds an episode from its own generator (deterministic under ``seed``).
+
+## Episode end
+``terminated`` is True after the last task item has been answered. ``truncated`` is never set.
+
+## Info
+``info["phase"]`` is ``"formation"`` or ``"use"``; ``info["step"]`` the index within the phase;
+``info["episode_id"]``; in use ``info["item_id"]`` and ``info["task"]``; after an answer
+``info["score"]`` holds the scorer's metrics for that item.
+"""
+
+from __future__ import annotations
+
+import abc
+from typing import Any, Literal
+
+import gymnasium
+import numpy as np
+
+from memgym.core.episode import Episode, TaskItem
+
+Phase = Literal["formation", "use"]
+
+
+class TwoPhaseEnv(gymnasium.Env, abc.ABC):
+    """Base class; subclasses implement the hooks below and define the spaces."""
+
+    metadata: dict[str, Any] = {"render_modes": ["rgb_array"], "render_fps": 4}
+
+    def __init__(self, render_mode: str | None = None) -> None:
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
+        self.render_mode = render_mode
+        self.episode: Episode | None = None
+        self.phase: Phase = "formation"
+        self.step_index = 0
+        self.item_index = 0
+        self.scores: list[dict[str, Any]] = []
+
+    # ----- hooks -------------------------------------------------------------------------
+    @abc.abstractmethod
+    def _build_episode(self, rng: np.random.Generator, options: dict[str, Any]) -> Episode:
+        """Generate an episode when ``reset`` is given none."""
+
+    @abc.abstractmethod
+    def _begin(self, episode: Episode) -> int:
+        """Prepare to play ``episode``; return the number of formation steps."""
+
+    @abc.abstractmethod
+    def _formation_observation(self, step: int) -> dict[str, Any]:
+        """Observation of formation step ``step``."""
+
+    @abc.abstractmethod
+    def _use_observation(self, item: TaskItem, index: int) -> dict[str, Any]:
+        """Observation presenting task item ``item`` (the ``index``-th)."""
+
+    @abc.abstractmethod
+    def _score(self, item: TaskItem, action: Any) -> dict[str, Any]:
+        """Score the answer ``action`` to ``item``; returns metric -> value."""
+
+    def _reward(self, score: dict[str, Any]) -> float:
+        """Reward from a score dict; defaults to ``score["reward"]``."""
+        return float(score["reward"])
+
+    def formation_action(self) -> Any:
+        """A canonical action to send during formation (it is ignored)."""
+        return _zero_action(self.action_space)
+
+    # ----- gymnasium API -------------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        super().reset(seed=seed)
+        options = dict(options or {})
+        episode = options.pop("episode", None)
+        if episode is None:
+            episode = self._build_episode(self.np_random, options)
+        if not isinstance(episode, Episode):
+            raise TypeError(f"options['episode'] must be an Episode, got {type(episode).__name__}")
+        self.episode = episode
+        self.scores = []
+        self.item_index = 0
+        self.step_index = 0
+        self._formation_steps = int(self._begin(episode))
+        if self._formation_steps > 0:
+            self.phase = "formation"
+            observation = self._formation_observation(0)
+        else:
+            self.phase = "use"
+            observation = self._current_use_observation()
+        return observation, self._info()
+
+    def step(self, action: Any):
+        if self.episode is None:
+            raise RuntimeError("call reset() before step()")
+        if self.phase == "formation":
+            self.step_index += 1
+            if self.step_index < self._formation_steps:
+                return self._formation_observation(self.step_index), 0.0, False, False, self._info()
+            self.phase = "use"
+            self.step_index = 0
+            return self._current_use_observation(), 0.0, self._done(), False, self._info()
+        if self._done():
+            raise RuntimeError("episode has terminated; call reset()")
+        item = self.episode.items[self.item_index]
+        score = self._score(item, action)
+        self.scores.append({"item_id": item.item_id, **score})
+        reward = self._reward(score)
+        self.item_index += 1
+        self.step_index += 1
+        info = self._info()
+        info["score"] = score
+        return self._current_use_observation(), reward, self._done(), False, info
+
+    # ----- helpers -------------------------------------------------------------------------
+    def _done(self) -> bool:
+        return self.phase == "use" and self.item_index >= len(self.episode.items)
+
+    def _current_use_observation(self) -> dict[str, Any]:
+        items = self.episode.items
+        if not items:
+            return self._formation_observation(max(self._formation_steps - 1, 0)) if self._formation_steps else {}
+        index = min(self.item_index, len(items) - 1)
+        return self._use_observation(items[index], index)
+
+    def _info(self) -> dict[str, Any]:
+        info: dict[str, Any] = {
+            "phase": self.phase,
+            "step": self.step_index,
+            "episode_id": self.episode.episode_id,
+        }
+        if self.phase == "use" and self.item_index < len(self.episode.items):
+            item = self.episode.items[self.item_index]
+            info["item_id"] = item.item_id
+            info["task"] = item.task
+        return info
+
+
+def _zero_action(space: gymnasium.Space) -> Any:
+    """A deterministic element of ``space`` (zeros, empty text, first choice)."""
+    from gymnasium import spaces
+
+    if isinstance(space, spaces.Dict):
+        return {k: _zero_action(s) for k, s in space.spaces.items()}
+    if isinstance(space, spaces.Tuple):
+        return tuple(_zero_action(s) for s in space.spaces)
+    if isinstance(space, spaces.Discrete):
+        return int(space.start)
+    if isinstance(space, spaces.MultiDiscrete):
+        return (
+            np.asarray(space.start, dtype=space.dtype)
+            if hasattr(space, "start")
+            else np.zeros(space.shape, space.dtype)
+        )
+    if isinstance(space, spaces.Text):
+        return "" if space.min_length == 0 else space.characters[0] * space.min_length
+    if isinstance(space, spaces.Box):
+        return np.clip(np.zeros(space.shape, dtype=space.dtype), space.low, space.high)
+    if isinstance(space, spaces.MultiBinary):
+        return np.zeros(space.shape, dtype=space.dtype)
+    return space.sample()

@@ -1,0 +1,1 @@
+"""Pluggable memories: embodied/, recurrent/ (torch cores), spoken/."""

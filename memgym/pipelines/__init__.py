@@ -1,0 +1,1 @@
+"""Per-benchmark jobs (generate, train, eval, render, quickstart) that the CLI dispatches to."""

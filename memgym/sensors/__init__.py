@@ -1,0 +1,1 @@
+"""Sensors: world state -> observations with Gymnasium spaces (RGB-D, semantic, pose, microphones)."""

@@ -1,0 +1,1 @@
+"""Scorers and statistics for the use phase."""
