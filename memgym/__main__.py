@@ -1,0 +1,5 @@
+import sys
+
+from memgym.cli import main
+
+sys.exit(main())
