@@ -44,3 +44,43 @@ def test_report_aggregates_a_run_folder(tmp_path, capsys):
 def test_console_entry_point_runs_as_module():
     result = subprocess.run([sys.executable, "-m", "memgym", "--help"], capture_output=True, text=True, check=False)
     assert result.returncode == 0 and "generate" in result.stdout
+
+
+def _register_quick_only(monkeypatch, fail: bool = False):
+    from memgym.core.benchmark import Benchmark, ReportSection
+    from memgym.core.registry import BENCHMARKS
+
+    class QuickOnly(Benchmark):
+        name = "quick-only"
+        description = "test benchmark"
+
+        def quickstart(self, report_dir, args):
+            if fail:
+                raise RuntimeError("boom")
+            (report_dir / "plot.png").write_bytes(b"png")
+            return ReportSection("Quick only", "| a |\n| --- |\n| 1 |\n", ("plot.png",))
+
+    monkeypatch.setattr(BENCHMARKS, "_entries", {"quick-only": QuickOnly})
+    return QuickOnly
+
+
+def test_unimplemented_job_says_so_and_exits_2(monkeypatch, capsys):
+    _register_quick_only(monkeypatch)
+    assert main(["train", "quick-only"]) == 2
+    assert "'memgym train quick-only' is not implemented yet" in capsys.readouterr().err
+    assert main(["list"]) == 0
+    assert "[jobs: quickstart]" in capsys.readouterr().out
+
+
+def test_quickstart_writes_report(monkeypatch, tmp_path, capsys):
+    _register_quick_only(monkeypatch)
+    assert main(["run", "quickstart", "--runs-dir", str(tmp_path)]) == 0
+    report = (tmp_path / "quickstart" / "report.md").read_text()
+    assert "## Quick only" in report and "![plot](plot.png)" in report
+    assert "quickstart report:" in capsys.readouterr().out
+
+
+def test_quickstart_failure_is_reported_and_nonzero(monkeypatch, tmp_path, capsys):
+    _register_quick_only(monkeypatch, fail=True)
+    assert main(["run", "quickstart", "--runs-dir", str(tmp_path)]) == 2
+    assert "RuntimeError: boom" in (tmp_path / "quickstart" / "report.md").read_text()
