@@ -47,7 +47,7 @@ class TraversalConfig:
     forward_step: float = dataclasses.field(default=0.25, metadata={"help": "move_forward distance, m"})
     turn_angle: float = dataclasses.field(default=30.0, metadata={"help": "turn angle, degrees"})
     visibility_width: int = dataclasses.field(
-        default=128,
+        default=64,
         metadata={"help": "width (pixels) of the semantic render that decides 'observed'; 0 = camera width"},
     )
 
@@ -252,7 +252,7 @@ def generate_traversal(
                 start_frame=start_frame,
                 end_frame=len(recorder.frames) - 1,
                 detours=tuple(_vec3(w) for w in detours),
-                reached=bool(final <= config.goal_radius + 1e-6),
+                reached=bool(final <= config.goal_radius + nav.cell),
                 final_distance=round(float(final), 4),
             )
         )
