@@ -85,6 +85,7 @@ PLUGIN_MODULES: list[str] = [
     "memgym.scenes.procedural",
     "memgym.scenes.hm3d",
     "memgym.scenes.habitat_sim_adapter",
+    "memgym.pipelines.dialogmem",
 ]
 """Modules imported on first registry lookup; each registers its classes on import."""
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 from tqdm import tqdm
@@ -136,10 +137,18 @@ class ObjectObservation(Record):
 @record("embodied.traversal")
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Traversal(Record):
-    """A full formation trajectory and its episodic bookkeeping."""
+    """A full formation trajectory and its episodic bookkeeping.
+
+    Attributes:
+        scene: the scene walked through.
+        camera: the :class:`CameraConfig` values the frames were recorded with.
+        frames: one posed frame per action.
+        segments: one navigation segment per goal, in order.
+        observations: episodic records of the observed objects, in observation order.
+    """
 
     scene: SceneSpec
-    camera: dict[str, float] = dataclasses.field(default_factory=dict)
+    camera: dict[str, Any] = dataclasses.field(default_factory=dict)
     frames: tuple[PosedFrame, ...] = ()
     segments: tuple[NavigationSegment, ...] = ()
     observations: tuple[ObjectObservation, ...] = ()
