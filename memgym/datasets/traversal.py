@@ -218,10 +218,14 @@ def generate_traversal(
     config = config or TraversalConfig()
     camera = camera or CameraConfig()
     nav = scene.navgrid
-    candidates = [o for o in scene.objects if o.view_points]
+    # goals must be reachable from the start (on the largest island)
+    candidates = [
+        o for o in scene.objects if any(nav.island_of(v.position) == nav.largest_island for v in o.view_points)
+    ]
     if len(candidates) < config.min_goals:
         raise MemgymError(
-            f"scene {scene.scene_id} has {len(candidates)} objects with view points; a traversal needs {config.min_goals}"
+            f"scene {scene.scene_id} has {len(candidates)} objects with view points on its main navigable island; "
+            f"a traversal needs {config.min_goals}"
         )
     n_goals = int(rng.integers(config.min_goals, min(config.max_goals, len(candidates)) + 1))
     goals = [candidates[i] for i in rng.choice(len(candidates), size=n_goals, replace=False)]
@@ -244,7 +248,9 @@ def generate_traversal(
         detours = [_random_waypoint(scene, rng) for _ in range(int(rng.integers(1, config.max_detours + 1)))]
         for waypoint in detours:
             state = _walk(nav, follower, actions, state, waypoint[None], recorder, index, config.max_leg_steps)
-        view_points = np.array([v.position for v in goal.view_points])
+        view_points = np.array(
+            [v.position for v in goal.view_points if nav.island_of(v.position) == nav.largest_island]
+        )
         state = _walk(nav, follower, actions, state, view_points, recorder, index, config.max_leg_steps)
         for _ in range(int(360 / config.turn_angle) + 1):
             action = follower.face(state, np.asarray(goal.position))

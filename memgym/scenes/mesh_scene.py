@@ -177,7 +177,7 @@ class MeshScene(Scene):
         hits = self._raycaster.cast_rays(o3d.core.Tensor(rays))
         t = hits["t_hit"].numpy()
         hit = np.isfinite(t)
-        prim = np.where(hit, hits["primitive_ids"].numpy(), 0).astype(np.int64)
+        prim = np.where(hit, hits["primitive_ids"].numpy(), np.uint32(0))
         uvs = hits["primitive_uvs"].numpy()
         normals = hits["primitive_normals"].numpy()
         # head light: |cos| between the surface normal and the ray; sky light: fixed direction
