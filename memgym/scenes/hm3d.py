@@ -11,7 +11,7 @@ Layout of one scene ``X`` (as in ``hm3d/val/00800-TEEsavR23oF/``)::
 Geometry is converted from the files' Z-up frame to Habitat's Y-up frame:
 ``(x, y, z) -> (x, z, -y)``. Instance ids are read from ``X.semantic.glb``'s texture at the hit's
 UV (nearest texel), mapped through the hex colours of ``X.semantic.txt``; colours without a row
-give id 0. Object annotations follow GOAT-Bench's goals: ``{"goals": {"X.basis.glb_<category>":
+give id 0. Object annotations follow GOAT-Bench's goals (or ObjectNav's ``goals_by_category``): ``{"goals": {"X.basis.glb_<category>":
 [{"object_id", "object_category", "position", "view_points": [{"agent_state": {"position",
 "rotation"}}], "lang_desc", ...}]}}`` with positions already in the Habitat frame; the instance
 id of an annotation is its ``semantic_id`` field or the integer ending its ``object_id``. Without
@@ -355,9 +355,11 @@ def _read_goals(path: Path, *, required: bool) -> list[SceneObject]:
         data = json.loads(raw)
     except (OSError, json.JSONDecodeError) as exc:
         raise MemgymError(f"{path}: not valid (gzipped) JSON ({exc})") from None
-    goals = data.get("goals") if isinstance(data, dict) else None
+    goals = None
+    if isinstance(data, dict):  # GOAT-Bench: "goals"; HM3D ObjectNav: "goals_by_category"
+        goals = data.get("goals", data.get("goals_by_category"))
     if not isinstance(goals, dict):
-        raise MemgymError(f"{path}: expected a GOAT-Bench goals file with a 'goals' mapping")
+        raise MemgymError(f"{path}: expected a GOAT-Bench goals file with a 'goals' (or 'goals_by_category') mapping")
     objects, seen = [], set()
     for key, entries in goals.items():
         for n, entry in enumerate(entries):
@@ -448,7 +450,9 @@ def export_hm3d(scene: MeshScene, folder: str | Path, name: str, *, region_of: d
     for obj in scene.objects:
         goals.setdefault(f"{name}.basis.glb_{obj.category}", []).append(
             {
-                "object_id": f"{name}_{obj.semantic_id}",
+                "object_id": obj.object_id
+                if obj.object_id.endswith(f"_{obj.semantic_id}")
+                else f"{name}_{obj.semantic_id}",
                 "object_category": obj.category,
                 "object_name": obj.object_id,
                 "position": list(obj.position),
