@@ -410,7 +410,7 @@ def instance_color(instance_id: int) -> str:
     return f"{packed:06X}"
 
 
-def export_hm3d(scene: MeshScene, folder: str | Path, name: str, *, region_of: dict[int, int] | None = None) -> Path:
+def export_hm3d(scene: MeshScene, folder: str | Path, name: str) -> Path:
     """Write ``scene`` in the HM3D layout (module docstring); returns the stem ``folder/name``.
 
     The scene must expose per-triangle colours and ids (a generated house does). Each triangle
