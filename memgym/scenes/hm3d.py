@@ -304,9 +304,7 @@ class HM3DScene(MeshScene):
                         view_points=tuple(views),
                     )
                 )
-        scene._objects = objects
-        scene._by_id = {o.object_id: o for o in objects}
-        scene._by_semantic = {o.semantic_id: o for o in objects}
+        scene.set_objects(objects)
         scene.regions = _regions(objects)
         return scene
 
