@@ -65,6 +65,9 @@ class TexturedLookup(SurfaceLookup):
         self.textures = [np.asarray(t, np.uint8) for t in textures]
         self.tri_color = np.asarray(tri_color, np.uint8)
         self.color_to_id = color_to_id
+        if color_to_id:
+            self._keys = np.array(sorted(color_to_id), np.int64)
+            self._values = np.array([color_to_id[int(k)] for k in self._keys], np.int32)
 
     def colors(self, primitive_ids: np.ndarray, uvs: np.ndarray) -> np.ndarray:
         """``(N, 3) uint8`` texel colours at the hits."""
@@ -87,14 +90,12 @@ class TexturedLookup(SurfaceLookup):
         return self.colors(primitive_ids, uvs).astype(np.float32) / 255.0
 
     def semantic(self, primitive_ids: np.ndarray, uvs: np.ndarray) -> np.ndarray:
-        if self.color_to_id is None:
+        if not self.color_to_id:
             return np.zeros(len(primitive_ids), np.int32)
         rgb = self.colors(primitive_ids, uvs).astype(np.int64)
         packed = (rgb[:, 0] << 16) | (rgb[:, 1] << 8) | rgb[:, 2]
-        keys = np.array(sorted(self.color_to_id), np.int64)
-        values = np.array([self.color_to_id[k] for k in keys], np.int32)
-        idx = np.clip(np.searchsorted(keys, packed), 0, len(keys) - 1)
-        return np.where(keys[idx] == packed, values[idx], 0).astype(np.int32)
+        idx = np.clip(np.searchsorted(self._keys, packed), 0, len(self._keys) - 1)
+        return np.where(self._keys[idx] == packed, self._values[idx], 0).astype(np.int32)
 
 
 def read_semantic_txt(path: Path) -> list[tuple[int, str, str, int]]:
