@@ -128,14 +128,15 @@ def query_loss(outputs: dict[str, object], gain_labels: torch.Tensor, pan_labels
     gain = outputs["gain"]
     pan = outputs["pan"]
     losses = []
+    unused = gain.sum() * 0.0 + pan.sum() * 0.0  # keeps both heads in the graph (DDP needs every gradient)
     for logits, labels in ((gain, gain_labels), (pan, pan_labels)):
         if (labels != IGNORE_INDEX).any():
             losses.append(
                 F.cross_entropy(logits.reshape(-1, logits.shape[-1]), labels.reshape(-1), ignore_index=IGNORE_INDEX)
             )
     if not losses:
-        return gain.sum() * 0.0
-    return torch.stack(losses).mean()
+        return unused
+    return torch.stack(losses).mean() + unused
 
 
 def parameter_count(model: nn.Module) -> int:
