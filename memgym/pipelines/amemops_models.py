@@ -144,6 +144,14 @@ class AMemOpsEvalConfig:
             raise ConfigError(f"models: '{unknown[0]}' is not a memory core; choose from {', '.join(CORES)}")
 
 
+@functools.lru_cache(maxsize=4)
+def _open_library(config):
+    """Libraries are immutable: one per config and process (train, eval and quickstart share it)."""
+    from memgym.datasets.sources.factory import open_library
+
+    return open_library(config)
+
+
 # ----- streams -> tensors ----------------------------------------------------------------------
 class StreamTensors:
     """Generates streams and turns them into model inputs and labels (audio or symbolic).
@@ -154,10 +162,9 @@ class StreamTensors:
 
     def __init__(self, data: DataConfig) -> None:
         from memgym.datasets.amemops.generator import StreamGenerator
-        from memgym.datasets.sources.factory import open_library
 
         self.data = data
-        self.library = open_library(data.stream.library)
+        self.library = _open_library(data.stream.library)
         self.generator = StreamGenerator(data.stream, self.library)
         self.identities = self.library.identities()  # every split: one symbolic vocabulary
         self._renderer = None
