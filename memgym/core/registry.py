@@ -83,6 +83,9 @@ class Registry(Generic[T]):
 PLUGIN_MODULES: list[str] = [
     "memgym.tasks.text_match",
     "memgym.memory.recurrent.core_memory",
+    "memgym.scenes.procedural",
+    "memgym.scenes.hm3d",
+    "memgym.scenes.habitat_sim_adapter",
 ]
 """Modules imported on first registry lookup; each registers its classes on import."""
 
