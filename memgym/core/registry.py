@@ -82,6 +82,9 @@ class Registry(Generic[T]):
 
 PLUGIN_MODULES: list[str] = [
     "memgym.tasks.text_match",
+    "memgym.backends.structured",
+    "memgym.backends.hf",
+    "memgym.backends.openai_http",
 ]
 """Modules imported on first registry lookup; each registers its classes on import."""
 
