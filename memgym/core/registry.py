@@ -85,6 +85,8 @@ PLUGIN_MODULES: list[str] = [
     "memgym.backends.structured",
     "memgym.backends.hf",
     "memgym.backends.openai_http",
+    "memgym.tasks.llm_match",
+    "memgym.tasks.navigation",
 ]
 """Modules imported on first registry lookup; each registers its classes on import."""
 
