@@ -41,13 +41,16 @@ QUESTION_CUES: dict[str, tuple[str, ...]] = {
     "significance": ("why does", "why is"),
     "color": ("what color", "what colour"),
     "material": ("made of",),
+    "size": ("what size",),
+    "on": ("standing on",),
     "room": ("which room",),
     "near": ("what object is beside",),
     "times_seen": ("how many times",),
     "segment": ("heading to when you first saw",),
     "order": ("in what order",),
 }
-"""Answer key -> phrases that ask for it (checked in this order); dataset question templates use them."""
+"""Answer key -> phrases that ask for it; the earliest phrase in a question decides. Dataset
+question templates are written with these phrases."""
 
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP = frozenset(
@@ -152,13 +155,22 @@ def latest_facts(facts: Iterable[Fact]) -> dict[str, dict[str, Fact]]:
     return table
 
 
+INSTRUCTION_VERBS = ("go", "take", "navigate", "find", "head", "walk", "bring")
+"""First words that make a prompt an instruction rather than a question."""
+
+
 def asked_key(question: str) -> str | None:
-    """The answer key a question asks for, or None for an instruction."""
-    text = " ".join(_WORD.findall(question.lower()))
-    for key, cues in QUESTION_CUES.items():
-        if any(cue in text for cue in cues):
-            return key
-    return None
+    """The answer key a question asks for (the cue phrase found earliest), None for an instruction."""
+    tokens = _WORD.findall(question.lower())
+    if (
+        not tokens
+        or tokens[0] in INSTRUCTION_VERBS
+        or (tokens[0] == "please" and tokens[1:2] and tokens[1] in INSTRUCTION_VERBS)
+    ):
+        return None
+    text = " " + " ".join(tokens) + " "
+    found = [(text.find(f" {cue} "), key) for key, cues in QUESTION_CUES.items() for cue in cues if f" {cue} " in text]
+    return min(found)[1] if found else None
 
 
 def words(text: str) -> list[str]:

@@ -58,3 +58,10 @@ def test_extractive_fallback_without_facts():
     context = "Amelia: that red mug is mine\nBen: the sofa is comfy"
     assert extractive_answer("Who owns the red mug?", context) == "amelia mine"
     assert extractive_answer("Where is the piano?", context) == UNKNOWN
+
+
+def test_earliest_cue_wins_over_cues_inside_the_reference():
+    assert asked_key("What color is the mug that is used for tea?") == "color"
+    assert asked_key("What is the mug that Amelia owns used for?") == "usage"
+    assert asked_key("Go to the mug that is used for tea.") is None
+    assert asked_key("Please take me to the mug that is used for tea.") is None
