@@ -82,6 +82,7 @@ class Registry(Generic[T]):
 
 PLUGIN_MODULES: list[str] = [
     "memgym.tasks.text_match",
+    "memgym.scenes.procedural",
     "memgym.backends.structured",
     "memgym.backends.hf",
     "memgym.backends.openai_http",

@@ -1,0 +1,251 @@
+"""``MeshScene``: a triangle-mesh scene rendered by CPU ray casting (Open3D / Embree).
+
+Every scene backend that has its geometry in memory (generated houses, HM3D files) is a
+:class:`MeshScene`. Rendering casts one ray per pixel of a pinhole camera into an
+``open3d.t.geometry.RaycastingScene``; the albedo and instance id of each hit come from a
+:class:`SurfaceLookup` (per-triangle values, or texture look-ups at the hit's UV), and the
+colour is shaded with a head light plus a fixed sky light so that walls, floors and furniture
+read as a room. Depth is the z-depth along the optical axis in metres (0 where nothing is hit),
+as Habitat's depth sensor reports it.
+
+Navigation (islands, geodesics, snapping) is delegated to a :class:`NavGrid` built from the
+same geometry for an :class:`AgentSpec`.
+"""
+
+from __future__ import annotations
+
+import abc
+import dataclasses
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import open3d as o3d
+
+from memgym.core.errors import MemgymError
+from memgym.core.protocols import Scene
+from memgym.scenes.navigation import AgentSpec, GeodesicResult, NavGrid
+from memgym.scenes.objects import Region, SceneObject
+from memgym.scenes.poses import quat_to_matrix
+
+_SKY_LIGHT = np.array([0.3, 1.0, 0.2]) / np.linalg.norm([0.3, 1.0, 0.2])
+
+
+@dataclasses.dataclass(frozen=True)
+class PinholeIntrinsics:
+    """A pinhole camera: ``width x height`` pixels, horizontal field of view ``hfov`` degrees."""
+
+    width: int = 256
+    height: int = 256
+    hfov: float = 90.0
+
+    def __post_init__(self) -> None:
+        if self.width <= 0 or self.height <= 0 or not 0 < self.hfov < 180:
+            raise MemgymError(f"camera needs positive width/height and 0 < hfov < 180, got {self}")
+
+    @property
+    def focal(self) -> float:
+        """Focal length in pixels."""
+        return (self.width / 2) / math.tan(math.radians(self.hfov) / 2)
+
+    def camera_rays(self) -> np.ndarray:
+        """``(H, W, 3) float32`` ray directions in the camera frame with z = -1 (so t = z-depth)."""
+        f = self.focal
+        u = (np.arange(self.width) + 0.5 - self.width / 2) / f
+        v = -(np.arange(self.height) + 0.5 - self.height / 2) / f
+        uu, vv = np.meshgrid(u, v)
+        return np.stack([uu, vv, -np.ones_like(uu)], axis=-1).astype(np.float32)
+
+
+class SurfaceLookup(abc.ABC):
+    """Albedo and instance id of ray hits, from primitive ids and barycentric UVs."""
+
+    @abc.abstractmethod
+    def albedo(self, primitive_ids: np.ndarray, uvs: np.ndarray) -> np.ndarray:
+        """``(N, 3) float32`` albedo in [0, 1] of hits on ``primitive_ids`` ``(N,)`` at ``uvs`` ``(N, 2)``."""
+
+    @abc.abstractmethod
+    def semantic(self, primitive_ids: np.ndarray, uvs: np.ndarray) -> np.ndarray:
+        """``(N,) int32`` instance ids (0 = unannotated)."""
+
+
+class PerTriangleLookup(SurfaceLookup):
+    """Constant albedo ``(M, 3)`` and instance id ``(M,)`` per triangle."""
+
+    def __init__(self, colors: np.ndarray, semantic: np.ndarray) -> None:
+        self.colors = np.asarray(colors, np.float32)
+        self.semantic_ids = np.asarray(semantic, np.int32)
+
+    def albedo(self, primitive_ids: np.ndarray, uvs: np.ndarray) -> np.ndarray:
+        return self.colors[primitive_ids]
+
+    def semantic(self, primitive_ids: np.ndarray, uvs: np.ndarray) -> np.ndarray:
+        return self.semantic_ids[primitive_ids]
+
+
+class MeshScene(Scene):
+    """A scene made of a render mesh (+ optional separate semantic mesh), objects and regions.
+
+    Args:
+        vertices: ``(N, 3)`` render-mesh vertices, metres, Habitat frame.
+        triangles: ``(M, 3)`` vertex indices.
+        lookup: albedo (and, without a semantic mesh, instance ids) of render-mesh hits.
+        objects: annotated objects.
+        regions: rooms.
+        semantic_mesh: optional ``(vertices, triangles, lookup)`` of a separate semantic mesh
+            (HM3D's ``X.semantic.glb``); instance ids then come from casting into it.
+        agent: agent body for navigation.
+        floor_height: floor level for the navigation grid (metres); estimated from the mesh
+            when None.
+        scene_id: a name for messages and records.
+    """
+
+    def __init__(
+        self,
+        vertices: np.ndarray,
+        triangles: np.ndarray,
+        lookup: SurfaceLookup,
+        *,
+        objects: Sequence[SceneObject] = (),
+        regions: Sequence[Region] = (),
+        semantic_mesh: tuple[np.ndarray, np.ndarray, SurfaceLookup] | None = None,
+        agent: AgentSpec | None = None,
+        floor_height: float | None = None,
+        scene_id: str = "scene",
+    ) -> None:
+        self.scene_id = scene_id
+        self.vertices = np.asarray(vertices, np.float32)
+        self.triangles = np.asarray(triangles, np.int32)
+        if len(self.triangles) == 0:
+            raise MemgymError(f"scene {scene_id}: the mesh has no triangles")
+        self.lookup = lookup
+        self._raycaster = _raycaster(self.vertices, self.triangles)
+        self._semantic = None
+        if semantic_mesh is not None:
+            sv, st, slookup = semantic_mesh
+            self._semantic = (_raycaster(np.asarray(sv, np.float32), np.asarray(st, np.int32)), slookup)
+        self._objects = list(objects)
+        self.regions = list(regions)
+        self._by_id = {o.object_id: o for o in self._objects}
+        self._by_semantic = {o.semantic_id: o for o in self._objects}
+        self.agent = agent or AgentSpec()
+        self.floor_height = (
+            estimate_floor_height(self.vertices, self.triangles) if floor_height is None else floor_height
+        )
+        self._nav: NavGrid | None = None
+        self._rays: dict[PinholeIntrinsics, np.ndarray] = {}
+        self.default_intrinsics = PinholeIntrinsics()
+
+    # ----- Scene API ---------------------------------------------------------------------------
+    @property
+    def objects(self) -> list[SceneObject]:
+        return self._objects
+
+    def object(self, object_id: str) -> SceneObject:
+        """The object with ``object_id``; a clear error names the scene when it is unknown."""
+        if object_id not in self._by_id:
+            raise MemgymError(f"scene {self.scene_id} has no object '{object_id}'")
+        return self._by_id[object_id]
+
+    def object_by_semantic_id(self, semantic_id: int) -> SceneObject | None:
+        """The object whose pixels carry ``semantic_id`` (None for walls, floors, ...)."""
+        return self._by_semantic.get(int(semantic_id))
+
+    def bounds(self) -> np.ndarray:
+        """``(2, 3)`` min/max corner of the render mesh, metres."""
+        return np.stack([self.vertices.min(0), self.vertices.max(0)])
+
+    @property
+    def navgrid(self) -> NavGrid:
+        """The navigation grid (built on first use)."""
+        if self._nav is None:
+            self._nav = NavGrid.from_raycasting(self._raycaster, self.bounds(), self.agent, self.floor_height)
+        return self._nav
+
+    def render(
+        self, position: np.ndarray, rotation: np.ndarray, intrinsics: PinholeIntrinsics | None = None
+    ) -> dict[str, np.ndarray]:
+        """Render from a camera at ``position`` ``(3,)`` with orientation ``rotation`` ``(x, y, z, w)``.
+
+        Returns ``{"rgb": (H, W, 3) uint8, "depth": (H, W) float32 metres, "semantic": (H, W) int32}``.
+        """
+        intrinsics = intrinsics or self.default_intrinsics
+        h, w = intrinsics.height, intrinsics.width
+        directions = self._camera_rays(intrinsics) @ quat_to_matrix(rotation).T.astype(np.float32)
+        rays = np.empty((h * w, 6), np.float32)
+        rays[:, :3] = np.asarray(position, np.float32)
+        rays[:, 3:] = directions.reshape(-1, 3)
+        hits = self._raycaster.cast_rays(o3d.core.Tensor(rays))
+        t = hits["t_hit"].numpy()
+        hit = np.isfinite(t)
+        prim = hits["primitive_ids"].numpy()[hit].astype(np.int64)
+        uvs = hits["primitive_uvs"].numpy()[hit]
+        normals = hits["primitive_normals"].numpy()[hit]
+        dirs = rays[hit, 3:]
+        albedo = self.lookup.albedo(prim, uvs)
+        inv_len = 1.0 / np.linalg.norm(dirs, axis=1)
+        head = np.abs(np.einsum("ij,ij->i", normals, dirs)) * inv_len
+        sky = np.clip(normals @ _SKY_LIGHT.astype(np.float32), 0.0, None)
+        shade = 0.25 + 0.5 * head + 0.3 * sky
+        rgb = np.zeros((h * w, 3), np.uint8)
+        rgb[hit] = np.clip(albedo * shade[:, None] * 255.0, 0, 255).astype(np.uint8)
+        depth = np.where(hit, t, 0.0).astype(np.float32)
+        semantic = np.zeros(h * w, np.int32)
+        if self._semantic is None:
+            semantic[hit] = self.lookup.semantic(prim, uvs)
+        else:
+            sem_scene, sem_lookup = self._semantic
+            sem_hits = sem_scene.cast_rays(o3d.core.Tensor(rays))
+            st = sem_hits["t_hit"].numpy()
+            sem_hit = np.isfinite(st)
+            semantic[sem_hit] = sem_lookup.semantic(
+                sem_hits["primitive_ids"].numpy()[sem_hit].astype(np.int64), sem_hits["primitive_uvs"].numpy()[sem_hit]
+            )
+        return {"rgb": rgb.reshape(h, w, 3), "depth": depth.reshape(h, w), "semantic": semantic.reshape(h, w)}
+
+    def cast_depth(self, rays: np.ndarray) -> np.ndarray:
+        """Bare cast of ``(N, 6)`` rays (origin, direction); ``(N,)`` float32 hit parameter (inf = miss)."""
+        return self._raycaster.cast_rays(o3d.core.Tensor(np.asarray(rays, np.float32)))["t_hit"].numpy()
+
+    def geodesic(self, start: np.ndarray, goals: np.ndarray) -> GeodesicResult:
+        """Shortest path from ``start`` to the nearest of ``goals`` with its status."""
+        return self.navgrid.geodesic(start, goals)
+
+    def geodesic_distance(self, start: np.ndarray, goal: np.ndarray) -> float:
+        return self.navgrid.geodesic_distance(start, goal)
+
+    def shortest_path(self, start: np.ndarray, goal: np.ndarray) -> np.ndarray:
+        return self.navgrid.geodesic(start, goal).path
+
+    def is_navigable(self, position: np.ndarray) -> bool:
+        return self.navgrid.is_navigable(position)
+
+    def _camera_rays(self, intrinsics: PinholeIntrinsics) -> np.ndarray:
+        if intrinsics not in self._rays:
+            self._rays[intrinsics] = intrinsics.camera_rays()
+        return self._rays[intrinsics]
+
+
+def _raycaster(vertices: np.ndarray, triangles: np.ndarray) -> o3d.t.geometry.RaycastingScene:
+    scene = o3d.t.geometry.RaycastingScene()
+    scene.add_triangles(o3d.core.Tensor(vertices.astype(np.float32)), o3d.core.Tensor(triangles.astype(np.uint32)))
+    return scene
+
+
+def estimate_floor_height(vertices: np.ndarray, triangles: np.ndarray, bin_size: float = 0.05) -> float:
+    """Height (metres) with the largest area of upward-facing triangles: the main floor level."""
+    tri = vertices[triangles].astype(np.float64)
+    cross = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
+    area = 0.5 * np.linalg.norm(cross, axis=1)
+    up = cross[:, 1] / np.maximum(2 * area, 1e-12)
+    keep = up > 0.9
+    if not keep.any():
+        raise MemgymError("cannot find a floor: the mesh has no upward-facing triangles")
+    heights = tri[keep, :, 1].mean(1)
+    bins = np.floor(heights / bin_size).astype(int)
+    totals: dict[int, float] = {}
+    for b, a in zip(bins, area[keep]):
+        totals[b] = totals.get(b, 0.0) + a
+    best = max(totals, key=lambda b: (totals[b], -b))
+    in_bin = bins == best
+    return float(np.average(heights[in_bin], weights=area[keep][in_bin]))

@@ -1,0 +1,301 @@
+"""Navigable floor, islands, geodesic distance and shortest paths on a fine grid.
+
+:class:`NavGrid` is computed from the scene mesh for a cylinder agent (:class:`AgentSpec`):
+one vertical ray per grid cell, cast downwards from ``floor_height + agent height``, finds the
+highest surface under the agent's head. The cell is walkable when that surface faces up (slope
+below ``max_slope``), lies within ``max_climb`` of the floor level and was not reached from
+inside a solid (a downward-facing first hit). Walkable cells closer than ``radius`` to a
+non-walkable cell are removed (the cylinder must fit), and the rest is split into 8-connected
+islands.
+
+Geodesic distance is found by Dijkstra on the 8-connected cell graph (no corner cutting) and
+the resulting cell path is shortened by string pulling (line-of-sight on the grid), so open
+space gives straight-line distances rather than grid (octile) ones. Points are snapped to the
+nearest navigable cell within ``snap_distance`` metres horizontally, like Habitat's
+``snap_point``; a point farther away is reported ``off_navmesh`` and the distance is ``inf``,
+as is a goal on another island (``unreachable``). Vertical position is ignored: one grid covers
+one floor level.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import Literal
+
+import numpy as np
+import open3d as o3d
+from scipy import ndimage
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import dijkstra
+
+GeodesicStatus = Literal["ok", "start_off_navmesh", "goal_off_navmesh", "unreachable"]
+
+
+@dataclasses.dataclass(frozen=True)
+class AgentSpec:
+    """The agent body used for navigability.
+
+    Attributes:
+        radius: cylinder radius, metres.
+        height: cylinder height, metres.
+        max_climb: largest step the agent climbs, metres.
+        max_slope: steepest walkable surface, degrees.
+        cell_size: grid resolution, metres.
+        snap_distance: how far (metres, horizontal) a query point may be from the navigable
+            floor and still be snapped onto it.
+    """
+
+    radius: float = 0.17
+    height: float = 1.41
+    max_climb: float = 0.2
+    max_slope: float = 30.0
+    cell_size: float = 0.05
+    snap_distance: float = 1.5
+
+
+@dataclasses.dataclass(frozen=True)
+class GeodesicResult:
+    """Outcome of a geodesic query.
+
+    Attributes:
+        distance: path length in metres (``inf`` unless ``status == "ok"``).
+        path: ``(K, 3)`` waypoints from the snapped start to the snapped goal (empty if none).
+        status: ``ok``, ``start_off_navmesh``, ``goal_off_navmesh`` or ``unreachable``.
+        goal_index: index of the goal reached (of the goals passed), -1 if none.
+    """
+
+    distance: float
+    path: np.ndarray
+    status: GeodesicStatus
+    goal_index: int = -1
+
+
+class NavGrid:
+    """Navigable cells of one floor level (see the module docstring).
+
+    Args:
+        walkable: ``(nz, nx) bool`` walkable surface before the radius erosion.
+        heights: ``(nz, nx) float32`` surface height (metres) of each cell.
+        origin: ``(x, z)`` of the corner of cell ``(0, 0)``.
+        agent: the agent body.
+        floor_height: the floor level the grid was built for, metres.
+    """
+
+    def __init__(
+        self,
+        walkable: np.ndarray,
+        heights: np.ndarray,
+        origin: tuple[float, float],
+        agent: AgentSpec,
+        floor_height: float,
+    ) -> None:
+        self.agent = agent
+        self.cell = agent.cell_size
+        self.origin = np.asarray(origin, float)
+        self.floor_height = float(floor_height)
+        self.heights = heights.astype(np.float32)
+        clearance = ndimage.distance_transform_edt(walkable) * self.cell
+        self.navigable = clearance > agent.radius
+        self.islands, self.num_islands = ndimage.label(self.navigable, structure=np.ones((3, 3), bool))
+        sizes = np.bincount(self.islands.ravel(), minlength=self.num_islands + 1)
+        sizes[0] = 0
+        self.largest_island = int(np.argmax(sizes)) if self.num_islands else 0
+        self._island_sizes = sizes
+        # nearest navigable cell of every cell, for snapping
+        _, nearest = ndimage.distance_transform_edt(~self.navigable, return_indices=True)
+        self._nearest = nearest
+        self._node_of = np.full(self.navigable.shape, -1, np.int64)
+        cells = np.argwhere(self.navigable)
+        self._cells = cells
+        self._node_of[cells[:, 0], cells[:, 1]] = np.arange(len(cells))
+        self._graph = self._build_graph()
+        self._fields: OrderedDict[tuple[int, ...], tuple[np.ndarray, np.ndarray, np.ndarray]] = OrderedDict()
+
+    # ----- construction -----------------------------------------------------------------------
+    @classmethod
+    def from_raycasting(
+        cls,
+        scene: o3d.t.geometry.RaycastingScene,
+        bounds: np.ndarray,
+        agent: AgentSpec,
+        floor_height: float,
+    ) -> NavGrid:
+        """Build the grid from a ray-casting scene over the ``(2, 3)`` ``bounds`` (metres)."""
+        cell = agent.cell_size
+        x0, z0 = float(bounds[0, 0]), float(bounds[0, 2])
+        nx = max(1, math.ceil((bounds[1, 0] - x0) / cell))
+        nz = max(1, math.ceil((bounds[1, 2] - z0) / cell))
+        xs = x0 + (np.arange(nx) + 0.5) * cell
+        zs = z0 + (np.arange(nz) + 0.5) * cell
+        gx, gz = np.meshgrid(xs, zs)
+        top = floor_height + agent.height
+        rays = np.zeros((nz * nx, 6), np.float32)
+        rays[:, 0], rays[:, 1], rays[:, 2] = gx.ravel(), top, gz.ravel()
+        rays[:, 4] = -1.0
+        hits = scene.cast_rays(o3d.core.Tensor(rays))
+        t = hits["t_hit"].numpy()
+        normal_y = hits["primitive_normals"].numpy()[:, 1]
+        surface = top - t
+        walkable = (
+            np.isfinite(t)
+            & (normal_y >= math.cos(math.radians(agent.max_slope)))
+            & (np.abs(surface - floor_height) <= agent.max_climb)
+        )
+        heights = np.where(walkable, surface, floor_height).astype(np.float32)
+        return cls(walkable.reshape(nz, nx), heights.reshape(nz, nx), (x0, z0), agent, floor_height)
+
+    def _build_graph(self) -> csr_matrix:
+        nav, node = self.navigable, self._node_of
+        rows, cols, weights = [], [], []
+        nz, nx = nav.shape
+        for dz, dx in ((0, 1), (1, 0), (1, 1), (1, -1)):
+            lo, hi = max(0, -dx), nx - max(0, dx)
+            both = nav[0 : nz - dz, lo:hi] & nav[dz:nz, lo + dx : hi + dx]
+            if dz and dx:  # diagonal: both orthogonal neighbours must be free (no corner cutting)
+                both &= nav[0 : nz - dz, lo + dx : hi + dx] & nav[dz:nz, lo:hi]
+            iz, ix = np.nonzero(both)
+            rows.append(node[iz, ix + lo])
+            cols.append(node[iz + dz, ix + lo + dx])
+            weights.append(np.full(len(iz), self.cell * (math.sqrt(2) if dz and dx else 1.0)))
+        n = len(self._cells)
+        r, c, w = np.concatenate(rows), np.concatenate(cols), np.concatenate(weights)
+        return csr_matrix((np.concatenate([w, w]), (np.concatenate([r, c]), np.concatenate([c, r]))), shape=(n, n))
+
+    # ----- cells and points -------------------------------------------------------------------
+    def cell_of(self, position: Sequence[float]) -> tuple[int, int]:
+        """``(row z, col x)`` of the cell containing ``position`` (clamped to the grid)."""
+        col = int(np.clip((position[0] - self.origin[0]) // self.cell, 0, self.navigable.shape[1] - 1))
+        row = int(np.clip((position[2] - self.origin[1]) // self.cell, 0, self.navigable.shape[0] - 1))
+        return row, col
+
+    def cell_center(self, row: int, col: int) -> np.ndarray:
+        """``(3,)`` world point at the centre of a cell, on its surface."""
+        return np.array(
+            [
+                self.origin[0] + (col + 0.5) * self.cell,
+                float(self.heights[row, col]),
+                self.origin[1] + (row + 0.5) * self.cell,
+            ]
+        )
+
+    def _inside(self, position: Sequence[float]) -> bool:
+        x, z = position[0] - self.origin[0], position[2] - self.origin[1]
+        nz, nx = self.navigable.shape
+        return 0 <= x < nx * self.cell and 0 <= z < nz * self.cell
+
+    def is_navigable(self, position: Sequence[float]) -> bool:
+        """Whether the agent (its base centre) fits at ``position`` (vertical ignored)."""
+        return self._inside(position) and bool(self.navigable[self.cell_of(position)])
+
+    def island_of(self, position: Sequence[float]) -> int:
+        """Island label of the cell under ``position`` (0 = not navigable)."""
+        return int(self.islands[self.cell_of(position)]) if self._inside(position) else 0
+
+    def snap(self, position: Sequence[float]) -> np.ndarray | None:
+        """Nearest navigable point within ``snap_distance`` (``(3,)``), or None."""
+        row, col = self.cell_of(position)
+        if not self.navigable.any():
+            return None
+        nrow, ncol = self._nearest[0][row, col], self._nearest[1][row, col]
+        point = self.cell_center(nrow, ncol)
+        if self.navigable[row, col] and self._inside(position):
+            point = np.array([position[0], point[1], position[2]], float)
+        if math.hypot(point[0] - position[0], point[2] - position[2]) > self.agent.snap_distance:
+            return None
+        return point
+
+    def sample_navigable(self, rng: np.random.Generator, island: int | None = None) -> np.ndarray:
+        """A uniformly random navigable cell centre (on ``island``, default the largest)."""
+        island = self.largest_island if island is None else island
+        cells = np.argwhere(self.islands == island)
+        if len(cells) == 0:
+            raise ValueError(f"island {island} has no navigable cells")
+        row, col = cells[rng.integers(len(cells))]
+        return self.cell_center(int(row), int(col))
+
+    def line_of_sight(self, a: Sequence[float], b: Sequence[float]) -> bool:
+        """Whether the straight segment ``a -> b`` stays on navigable cells."""
+        return self.free_fraction(a, b) >= 1.0
+
+    def free_fraction(self, a: Sequence[float], b: Sequence[float]) -> float:
+        """Fraction (0..1) of the segment ``a -> b`` the agent covers before leaving the floor."""
+        a, b = np.asarray(a, float), np.asarray(b, float)
+        length = math.hypot(b[0] - a[0], b[2] - a[2])
+        steps = max(2, int(math.ceil(length / (self.cell * 0.5))) + 1)
+        ts = np.linspace(0.0, 1.0, steps)
+        xs = a[0] + ts * (b[0] - a[0]) - self.origin[0]
+        zs = a[2] + ts * (b[2] - a[2]) - self.origin[1]
+        nz, nx = self.navigable.shape
+        cols, rows = np.floor(xs / self.cell).astype(int), np.floor(zs / self.cell).astype(int)
+        ok = (cols >= 0) & (cols < nx) & (rows >= 0) & (rows < nz)
+        ok[ok] = self.navigable[rows[ok], cols[ok]]
+        if ok.all():
+            return 1.0
+        first_bad = int(np.argmin(ok))
+        return float(ts[max(first_bad - 1, 0)])
+
+    # ----- geodesics ------------------------------------------------------------------------
+    def geodesic(self, start: Sequence[float], goals: np.ndarray | Sequence[Sequence[float]]) -> GeodesicResult:
+        """Shortest path from ``start`` to the nearest of ``goals`` (``(K, 3)`` or one ``(3,)``)."""
+        goals = np.atleast_2d(np.asarray(goals, float))
+        empty = np.zeros((0, 3))
+        s = self.snap(start)
+        if s is None:
+            return GeodesicResult(math.inf, empty, "start_off_navmesh")
+        snapped = [(i, self.snap(g)) for i, g in enumerate(goals)]
+        snapped = [(i, g) for i, g in snapped if g is not None]
+        if not snapped:
+            return GeodesicResult(math.inf, empty, "goal_off_navmesh")
+        island = self.island_of(s)
+        snapped = [(i, g) for i, g in snapped if self.island_of(g) == island]
+        if not snapped:
+            return GeodesicResult(math.inf, empty, "unreachable")
+        goal_nodes = {}
+        for i, g in snapped:
+            goal_nodes.setdefault(int(self._node_of[self.cell_of(g)]), (i, g))
+        dist, pred, sources = self._field(tuple(sorted(goal_nodes)))
+        node = int(self._node_of[self.cell_of(s)])
+        if not np.isfinite(dist[node]):
+            return GeodesicResult(math.inf, empty, "unreachable")
+        chain = [node]
+        while pred[chain[-1]] >= 0:
+            chain.append(int(pred[chain[-1]]))
+        goal_index, goal_point = goal_nodes[int(sources[node])]
+        cells = self._cells[chain]
+        points = [self.cell_center(r, c) for r, c in cells[1:-1]]
+        path = np.array([s, *points, goal_point])
+        path = self._string_pull(path)
+        length = float(np.sum(np.hypot(np.diff(path[:, 0]), np.diff(path[:, 2]))))
+        return GeodesicResult(length, path, "ok", goal_index)
+
+    def geodesic_distance(self, start: Sequence[float], goal: Sequence[float]) -> float:
+        """Metres along the shortest navigable path, ``inf`` if there is none."""
+        return self.geodesic(start, goal).distance
+
+    def _field(self, goal_nodes: tuple[int, ...]):
+        if goal_nodes in self._fields:
+            self._fields.move_to_end(goal_nodes)
+            return self._fields[goal_nodes]
+        dist, pred, sources = dijkstra(
+            self._graph, directed=False, indices=list(goal_nodes), min_only=True, return_predecessors=True
+        )
+        self._fields[goal_nodes] = (dist, pred, sources)
+        if len(self._fields) > 64:
+            self._fields.popitem(last=False)
+        return dist, pred, sources
+
+    def _string_pull(self, path: np.ndarray) -> np.ndarray:
+        if len(path) <= 2:
+            return path
+        out = [path[0]]
+        anchor, i = path[0], 1
+        while i < len(path) - 1:
+            if not self.line_of_sight(anchor, path[i + 1]):
+                anchor = path[i]
+                out.append(anchor)
+            i += 1
+        out.append(path[-1])
+        return np.array(out)

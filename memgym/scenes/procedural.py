@@ -1,0 +1,493 @@
+"""Procedural houses: the embedded default scene backend, deterministic by seed.
+
+``generate_house(seed)`` builds a multi-room house (floor plan with walls, doorways and region
+labels from :mod:`memgym.scenes.floorplan`), furnishes each room from the catalogue
+(:mod:`memgym.scenes.catalog`: furniture against walls, in corners and free-standing, chairs at
+tables, small objects on surfaces), computes view points for every object (navigable poses on
+the main island from which a ray from the camera reaches the object) and derives attributes,
+relations and a ``lang_desc`` per object. Objects with no view point are removed, so every
+annotated object is reachable and visible. The same seed and config give the same house,
+byte for byte.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+import open3d as o3d
+
+from memgym.core.errors import MemgymError
+from memgym.core.registry import register_scene
+from memgym.scenes import meshes
+from memgym.scenes.catalog import CATEGORY_BY_NAME, COMPANIONS, ROOM_FURNITURE, Category, build_mesh
+from memgym.scenes.floorplan import FloorPlan, Room, generate_floor_plan
+from memgym.scenes.mesh_scene import MeshScene, PerTriangleLookup
+from memgym.scenes.meshes import TriangleSoup
+from memgym.scenes.navigation import AgentSpec
+from memgym.scenes.objects import Region, Relation, SceneObject, ViewPoint
+from memgym.scenes.poses import heading_to, quat_from_yaw
+
+FLOOR_COLORS = {
+    "living room": (0.55, 0.38, 0.22),
+    "kitchen": (0.72, 0.7, 0.66),
+    "bedroom": (0.7, 0.62, 0.5),
+    "bathroom": (0.85, 0.87, 0.88),
+    "dining room": (0.5, 0.33, 0.2),
+    "office": (0.45, 0.47, 0.5),
+    "hallway": (0.6, 0.45, 0.3),
+}
+WALL_COLORS = ((0.93, 0.9, 0.82), (0.85, 0.9, 0.93), (0.9, 0.86, 0.8), (0.88, 0.92, 0.85), (0.95, 0.95, 0.95))
+CEILING_COLOR = (0.97, 0.97, 0.97)
+STRUCTURE_CATEGORIES = ("floor", "wall", "ceiling")
+
+
+@dataclasses.dataclass(frozen=True)
+class HouseConfig:
+    """Knobs of house generation (all lengths in metres)."""
+
+    min_rooms: int = dataclasses.field(default=4, metadata={"help": "fewest rooms"})
+    max_rooms: int = dataclasses.field(default=7, metadata={"help": "most rooms"})
+    room_area: float = dataclasses.field(default=18.0, metadata={"help": "mean floor area per room, m^2"})
+    wall_height: float = dataclasses.field(default=2.6, metadata={"help": "wall and ceiling height"})
+    wall_thickness: float = dataclasses.field(default=0.1, metadata={"help": "wall thickness"})
+    door_width: float = dataclasses.field(default=1.0, metadata={"help": "doorway width"})
+    small_object_prob: float = dataclasses.field(default=0.75, metadata={"help": "chance a surface gets small objects"})
+    camera_height: float = dataclasses.field(default=1.25, metadata={"help": "eye height used for view points"})
+    max_view_points: int = dataclasses.field(default=6, metadata={"help": "view points kept per object"})
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.min_rooms <= self.max_rooms:
+            raise MemgymError(f"house config: need 1 <= min_rooms <= max_rooms, got {self.min_rooms}, {self.max_rooms}")
+
+
+@dataclasses.dataclass
+class _Placed:
+    category: Category
+    mesh: TriangleSoup  # world frame
+    yaw: float
+    room: Room
+    color: str
+    material: str
+    size_label: str
+    support: int | None = None  # index of the supporting object
+
+    @property
+    def aabb(self) -> np.ndarray:
+        return self.mesh.bounds()
+
+
+@register_scene("procedural")
+class ProceduralHouse(MeshScene):
+    """A generated house (see the module docstring); build one with :func:`generate_house`.
+
+    Extra attributes: ``seed``, ``config``, ``floor_plan`` and ``semantic_table`` (instance id ->
+    ``(category, region_id)`` for every id the semantic sensor reports, walls and floors included).
+    """
+
+    seed: int
+    config: HouseConfig
+    floor_plan: FloorPlan
+    semantic_table: dict[int, tuple[str, int]]
+    soup: TriangleSoup
+
+    @classmethod
+    def from_spec(cls, spec) -> ProceduralHouse:
+        """The house of ``spec.seed`` with ``spec.options["house"]`` / ``["agent"]`` overrides."""
+        from memgym.core.config import build_config
+
+        house = build_config(HouseConfig, spec.options.get("house", {}), where="scene options.house")
+        agent = build_config(AgentSpec, spec.options.get("agent", {}), where="scene options.agent")
+        return generate_house(spec.seed, house, agent)
+
+
+def generate_house(seed: int, config: HouseConfig | None = None, agent: AgentSpec | None = None) -> ProceduralHouse:
+    """Generate the house of ``seed`` (a non-negative int); same inputs give the same house."""
+    if seed < 0:
+        raise MemgymError(f"house seed must be non-negative, got {seed}")
+    config = config or HouseConfig()
+    agent = agent or AgentSpec()
+    for attempt in range(20):
+        rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([int(seed), attempt, 0x484F555345])))
+        house = _try_generate(rng, seed, config, agent)
+        if house is not None:
+            return house
+    raise MemgymError(f"could not generate a connected house for seed {seed} in 20 attempts")
+
+
+def _try_generate(rng: np.random.Generator, seed: int, config: HouseConfig, agent: AgentSpec) -> ProceduralHouse | None:
+    num_rooms = int(rng.integers(config.min_rooms, config.max_rooms + 1))
+    area = num_rooms * config.room_area * float(rng.uniform(0.85, 1.15))
+    aspect = float(rng.uniform(1.1, 1.6))
+    width, depth = round(math.sqrt(area * aspect), 2), round(math.sqrt(area / aspect), 2)
+    plan = generate_floor_plan(rng, num_rooms=num_rooms, width=width, depth=depth, door_width=config.door_width)
+    structure, table = _structure(rng, plan, config)
+    placed = _furnish(rng, plan, config)
+    next_id = max(table) + 1
+    for _ in range(3):
+        object_ids = list(range(next_id, next_id + len(placed)))
+        soup = TriangleSoup.concatenate([structure] + [_with_id(p.mesh, sid) for p, sid in zip(placed, object_ids)])
+        regions = [Region(region_id=r.index, name=r.kind, bounds=_inner(r, config.wall_thickness)) for r in plan.rooms]
+        house = ProceduralHouse(
+            soup.vertices,
+            soup.triangles,
+            PerTriangleLookup(soup.colors, soup.semantic),
+            regions=regions,
+            agent=agent,
+            floor_height=0.0,
+            scene_id=f"procedural-{seed}",
+        )
+        nav = house.navgrid
+        for region in regions:
+            x0, z0, x1, z1 = region.bounds
+            r0, c0 = nav.cell_of((x0, 0, z0))
+            r1, c1 = nav.cell_of((x1, 0, z1))
+            if not (nav.islands[r0 : r1 + 1, c0 : c1 + 1] == nav.largest_island).any():
+                return None  # a room is cut off: try another layout
+        views = [_view_points(house, p, sid, config) for p, sid in zip(placed, object_ids)]
+        missing = {i for i, v in enumerate(views) if not v}
+        # an object without view points goes, and so do the objects standing on it
+        missing |= {i for i, p in enumerate(placed) if p.support in missing}
+        if not missing:
+            break
+        keep = [i for i in range(len(placed)) if i not in missing]
+        remap = {old: new for new, old in enumerate(keep)}
+        placed = [dataclasses.replace(placed[i], support=remap.get(placed[i].support)) for i in keep]
+    else:
+        return None
+    for sid, p in zip(object_ids, placed):
+        table[sid] = (p.category.name, p.room.index)
+    house.objects.extend(_annotate(placed, object_ids, views))
+    house._by_id = {o.object_id: o for o in house.objects}
+    house._by_semantic = {o.semantic_id: o for o in house.objects}
+    house.seed, house.config, house.floor_plan, house.semantic_table, house.soup = seed, config, plan, table, soup
+    return house
+
+
+def _with_id(mesh: TriangleSoup, sid: int) -> TriangleSoup:
+    return dataclasses.replace(mesh, semantic=np.full(mesh.num_triangles, sid, np.int32))
+
+
+def _inner(room: Room, t: float) -> tuple[float, float, float, float]:
+    return (room.x0 + t / 2, room.z0 + t / 2, room.x1 - t / 2, room.z1 - t / 2)
+
+
+def _structure(rng, plan: FloorPlan, config: HouseConfig):
+    """Floors (one per room, inset to the wall faces), doorway thresholds, walls, ceiling."""
+    t, h = config.wall_thickness, config.wall_height
+    parts: list[TriangleSoup] = []
+    table: dict[int, tuple[str, int]] = {}
+    sid = 1
+    for room in plan.rooms:
+        x0, z0, x1, z1 = _inner(room, t)
+        parts.append(
+            meshes.box(((x0 + x1) / 2, -0.05, (z0 + z1) / 2), (x1 - x0, 0.1, z1 - z0), FLOOR_COLORS[room.kind], sid)
+        )
+        table[sid] = ("floor", room.index)
+        sid += 1
+    for door in plan.doorways:
+        size = (t + 0.002, 0.1, door.width) if door.axis == "x" else (door.width, 0.1, t + 0.002)
+        parts.append(
+            meshes.box(
+                (door.x, -0.05, door.z), size, FLOOR_COLORS[plan.rooms[door.a].kind], sid - len(plan.rooms) + door.a
+            )
+        )
+    wall_color = WALL_COLORS[int(rng.integers(len(WALL_COLORS)))]
+    for wall in plan.walls:
+        for p0, p1 in wall.solid_pieces():
+            lo = p0 - t / 2 if abs(p0 - wall.start) < 1e-9 else p0
+            hi = p1 + t / 2 if abs(p1 - wall.end) < 1e-9 else p1
+            mid = (lo + hi) / 2
+            if wall.axis == "x":
+                parts.append(meshes.box((wall.coord, h / 2, mid), (t, h, hi - lo), wall_color, sid))
+            else:
+                parts.append(meshes.box((mid, h / 2, wall.coord), (hi - lo, h, t), wall_color, sid))
+            table[sid] = ("wall", _room_at(plan, wall, mid))
+            sid += 1
+    parts.append(
+        meshes.box(
+            (plan.width / 2, h + 0.05, plan.depth / 2), (plan.width + t, 0.1, plan.depth + t), CEILING_COLOR, sid
+        )
+    )
+    table[sid] = ("ceiling", -1)
+    return TriangleSoup.concatenate(parts), table
+
+
+def _room_at(plan: FloorPlan, wall, along: float) -> int:
+    x, z = (wall.coord, along) if wall.axis == "x" else (along, wall.coord)
+    for room in plan.rooms:
+        if room.x0 - 1e-6 <= x <= room.x1 + 1e-6 and room.z0 - 1e-6 <= z <= room.z1 + 1e-6:
+            return room.index
+    return -1
+
+
+# ----- furnishing ---------------------------------------------------------------------------------
+_WALL_YAW = {"z0": 0.0, "z1": math.pi, "x0": math.pi / 2, "x1": -math.pi / 2}
+
+
+def _furnish(rng, plan: FloorPlan, config: HouseConfig) -> list[_Placed]:
+    t = config.wall_thickness
+    placed: list[_Placed] = []
+    for room in plan.rooms:
+        inner = _inner(room, t)
+        blocked = [_door_zone(d, config) for d in plan.doorways if room.index in (d.a, d.b)]
+        for name, prob in ROOM_FURNITURE[room.kind]:
+            if rng.uniform() >= prob:
+                continue
+            category = CATEGORY_BY_NAME[name]
+            for _ in range(15):
+                item = _try_place(rng, category, room, inner, blocked, placed)
+                if item is not None:
+                    placed.append(item)
+                    if name in COMPANIONS:
+                        _companions(rng, item, inner, blocked, placed)
+                    break
+    floor_items = list(range(len(placed)))
+    for index in floor_items:
+        support = placed[index]
+        if not support.category.surface or rng.uniform() >= config.small_object_prob:
+            continue
+        options = [c for c in CATEGORY_BY_NAME.values() if support.category.name in c.supports]
+        for _ in range(int(rng.integers(1, 3))):
+            if not options:
+                break
+            category = options[int(rng.integers(len(options)))]
+            for _ in range(8):
+                item = _try_on(rng, category, index, placed)
+                if item is not None:
+                    placed.append(item)
+                    break
+    return placed
+
+
+def _door_zone(door, config: HouseConfig) -> tuple[float, float, float, float]:
+    half, reach = door.width / 2 + 0.3, 1.1
+    if door.axis == "x":
+        return (door.x - reach, door.z - half, door.x + reach, door.z + half)
+    return (door.x - half, door.z - reach, door.x + half, door.z + reach)
+
+
+def _overlaps(a, b, gap: float = 0.0) -> bool:
+    return a[0] < b[2] + gap and b[0] < a[2] + gap and a[1] < b[3] + gap and b[1] < a[3] + gap
+
+
+def _footprint(mesh: TriangleSoup) -> tuple[float, float, float, float]:
+    lo, hi = mesh.bounds()
+    return (float(lo[0]), float(lo[2]), float(hi[0]), float(hi[2]))
+
+
+def _make(rng, category: Category, yaw: float, center_xz, base_y: float, room: Room, size=None, size_label=None):
+    if size is None:
+        size, size_label = category.sample_size(rng)
+    color = category.colors[int(rng.integers(len(category.colors)))]
+    material = category.materials[int(rng.integers(len(category.materials)))]
+    local = build_mesh(category, size, color, 0)
+    mesh = _transform(local, yaw, (center_xz[0], base_y, center_xz[1]))
+    return _Placed(category, mesh, yaw, room, color, material, size_label)
+
+
+def _transform(mesh: TriangleSoup, yaw: float, offset) -> TriangleSoup:
+    c, s = math.cos(yaw), math.sin(yaw)
+    rot = np.array([[c, 0, s], [0, 1, 0], [-s, 0, c]], np.float32)
+    return dataclasses.replace(
+        mesh, vertices=(mesh.vertices @ rot.T + np.asarray(offset, np.float32)).astype(np.float32)
+    )
+
+
+def _fits(fp, inner, blocked, placed: list[_Placed], gap: float) -> bool:
+    x0, z0, x1, z1 = inner
+    if fp[0] < x0 + 0.01 or fp[1] < z0 + 0.01 or fp[2] > x1 - 0.01 or fp[3] > z1 - 0.01:
+        return False
+    if any(_overlaps(fp, b) for b in blocked):
+        return False
+    return not any(p.support is None and _overlaps(fp, _footprint(p.mesh), gap) for p in placed)
+
+
+def _try_place(rng, category: Category, room: Room, inner, blocked, placed) -> _Placed | None:
+    x0, z0, x1, z1 = inner
+    if category.placement in ("wall", "corner"):
+        side = ("z0", "z1", "x0", "x1")[int(rng.integers(4))]
+        yaw = _WALL_YAW[side]
+        item = _make(rng, category, yaw, (0.0, 0.0), 0.0, room)
+        fx0, fz0, fx1, fz1 = _footprint(item.mesh)
+        hw, hd = (fx1 - fx0) / 2, (fz1 - fz0) / 2
+        if side in ("z0", "z1"):
+            lo, hi = x0 + hw + 0.02, x1 - hw - 0.02
+            along = (lo if rng.uniform() < 0.5 else hi) if category.placement == "corner" else rng.uniform(lo, hi)
+            cz = z0 + hd + 0.02 if side == "z0" else z1 - hd - 0.02
+            cx = along
+        else:
+            lo, hi = z0 + hd + 0.02, z1 - hd - 0.02
+            along = (lo if rng.uniform() < 0.5 else hi) if category.placement == "corner" else rng.uniform(lo, hi)
+            cx = x0 + hw + 0.02 if side == "x0" else x1 - hw - 0.02
+            cz = along
+        if lo > hi:
+            return None
+        mid = ((fx0 + fx1) / 2, (fz0 + fz1) / 2)
+        item.mesh = _transform(item.mesh, 0.0, (cx - mid[0], 0.0, cz - mid[1]))
+        gap = 0.05
+    else:
+        yaw = float(rng.integers(4)) * math.pi / 2
+        margin = 0.7
+        if x1 - x0 < 2 * margin + 0.5 or z1 - z0 < 2 * margin + 0.5:
+            return None
+        cx, cz = rng.uniform(x0 + margin, x1 - margin), rng.uniform(z0 + margin, z1 - margin)
+        item = _make(rng, category, yaw, (cx, cz), 0.0, room)
+        gap = 0.45
+    return item if _fits(_footprint(item.mesh), inner, blocked, placed, gap) else None
+
+
+def _companions(rng, table: _Placed, inner, blocked, placed: list[_Placed]) -> None:
+    name, lo, hi = COMPANIONS[table.category.name]
+    category = CATEGORY_BY_NAME[name]
+    fx0, fz0, fx1, fz1 = _footprint(table.mesh)
+    cx, cz = (fx0 + fx1) / 2, (fz0 + fz1) / 2
+    sides = [(cx, fz0, 0.0, -1), (cx, fz1, math.pi, 1), (fx0, cz, -math.pi / 2, -1), (fx1, cz, math.pi / 2, 1)]
+    # chairs face the table: a chair at the table's -z side faces +z (yaw 0)
+    sides = [
+        (cx, fz0, math.pi, "z-"),
+        (cx, fz1, 0.0, "z+"),
+        (fx0, cz, -math.pi / 2, "x-"),
+        (fx1, cz, math.pi / 2, "x+"),
+    ]
+    order = rng.permutation(len(sides))
+    wanted, count = int(rng.integers(lo, hi + 1)), 0
+    size, label = category.sample_size(rng)
+    for k in order:
+        if count >= wanted:
+            break
+        sx, sz, yaw, side = sides[k]
+        face_yaw = yaw + math.pi  # the chair's front (+Z local) points back at the table
+        item = _make(rng, category, face_yaw, (0.0, 0.0), 0.0, table.room, size, label)
+        ix0, iz0, ix1, iz1 = _footprint(item.mesh)
+        hw, hd = (ix1 - ix0) / 2, (iz1 - iz0) / 2
+        off = {
+            "z-": (sx, sz - hd - 0.05),
+            "z+": (sx, sz + hd + 0.05),
+            "x-": (sx - hw - 0.05, sz),
+            "x+": (sx + hw + 0.05, sz),
+        }
+        tx, tz = off[side]
+        item.mesh = _transform(item.mesh, 0.0, (tx - (ix0 + ix1) / 2, 0.0, tz - (iz0 + iz1) / 2))
+        others = [p for p in placed if p is not table]
+        fp = _footprint(item.mesh)
+        if _fits(fp, inner, blocked, others, 0.3) and not _overlaps(fp, _footprint(table.mesh)):
+            placed.append(item)
+            count += 1
+
+
+def _try_on(rng, category: Category, support_index: int, placed: list[_Placed]) -> _Placed | None:
+    support = placed[support_index]
+    lo, hi = support.aabb
+    item = _make(rng, category, support.yaw, (0.0, 0.0), 0.0, support.room)
+    ix0, iz0, ix1, iz1 = _footprint(item.mesh)
+    hw, hd = (ix1 - ix0) / 2, (iz1 - iz0) / 2
+    if lo[0] + hw + 0.03 > hi[0] - hw - 0.03 or lo[2] + hd + 0.03 > hi[2] - hd - 0.03:
+        return None
+    cx = rng.uniform(lo[0] + hw + 0.03, hi[0] - hw - 0.03)
+    cz = rng.uniform(lo[2] + hd + 0.03, hi[2] - hd - 0.03)
+    if category.name == "tv":
+        cx, cz = (lo[0] + hi[0]) / 2, (lo[2] + hi[2]) / 2
+    item.mesh = _transform(item.mesh, 0.0, (cx - (ix0 + ix1) / 2, float(hi[1]) + 0.001, cz - (iz0 + iz1) / 2))
+    fp = _footprint(item.mesh)
+    if any(p.support == support_index and _overlaps(fp, _footprint(p.mesh), 0.03) for p in placed):
+        return None
+    item.support = support_index
+    return item
+
+
+# ----- view points and annotations ----------------------------------------------------------------
+def _view_points(house: ProceduralHouse, item: _Placed, sid: int, config: HouseConfig) -> list[ViewPoint]:
+    """Navigable poses (main island) 0.5-2 m from the object, within 40 degrees of the level
+    camera's view direction, from which a ray reaches it; moderate distances first."""
+    nav = house.navgrid
+    lo, hi = item.aabb
+    center = (lo + hi) / 2
+    radius = 0.5 * math.hypot(hi[0] - lo[0], hi[2] - lo[2])
+    candidates = []
+    for dist in (0.9, 1.4, 0.5, 2.0):
+        for k in range(16):
+            angle = 2 * math.pi * k / 16
+            p = np.array(
+                [center[0] + (radius + dist) * math.cos(angle), 0.0, center[2] + (radius + dist) * math.sin(angle)]
+            )
+            if nav.is_navigable(p) and nav.island_of(p) == nav.largest_island:
+                candidates.append(p)
+    if not candidates:
+        return []
+    targets = np.array([center, [center[0], hi[1] - 0.02, center[2]]], np.float32)
+    out: list[ViewPoint] = []
+    for p in candidates:
+        eye = np.array([p[0], config.camera_height, p[2]], np.float32)
+        horizontal = math.hypot(center[0] - p[0], center[2] - p[2])
+        if math.degrees(math.atan2(abs(config.camera_height - center[1]), horizontal)) > 40.0:
+            continue  # the object would be outside the vertical field of view of a level camera
+        rays = np.concatenate([np.repeat(eye[None], len(targets), 0), targets - eye], axis=1)
+        hits = house._raycaster.cast_rays(o3d.core.Tensor(rays))
+        prims = hits["primitive_ids"].numpy()
+        ok = np.isfinite(hits["t_hit"].numpy())
+        seen = ok & (house.lookup.semantic_ids[np.where(ok, prims, 0)] == sid)
+        if seen.any():
+            position = nav.cell_center(*nav.cell_of(p))
+            position[0], position[2] = p[0], p[2]
+            yaw = heading_to(position, center)
+            out.append(ViewPoint(position=_tuple3(position), rotation=tuple(float(v) for v in quat_from_yaw(yaw))))
+        if len(out) >= config.max_view_points:
+            break
+    return out
+
+
+def _tuple3(v) -> tuple[float, float, float]:
+    return (round(float(v[0]), 4), round(float(v[1]), 4), round(float(v[2]), 4))
+
+
+def _annotate(placed: list[_Placed], ids: list[int], views: list[list[ViewPoint]]) -> list[SceneObject]:
+    object_ids = [f"{p.category.name.replace(' ', '_')}_{sid}" for p, sid in zip(placed, ids)]
+    boxes = [p.aabb for p in placed]
+    objects = []
+    for i, p in enumerate(placed):
+        relations = []
+        if p.support is not None:
+            relations.append(Relation(kind="on", target=object_ids[p.support]))
+        near = []
+        for j, q in enumerate(placed):
+            if j == i or q.room.index != p.room.index or (p.support is None) != (q.support is None):
+                continue
+            if p.support is not None and p.support != q.support:
+                continue
+            gap = _aabb_gap(boxes[i], boxes[j])
+            if gap < (0.5 if p.support is None else 0.3):
+                near.append((gap, j))
+        relations += [Relation(kind="next_to", target=object_ids[j]) for _, j in sorted(near)[:3]]
+        relations.append(Relation(kind="in_region", target=p.room.kind))
+        lo, hi = boxes[i]
+        desc = f"the {p.color} {p.material} {p.category.name}"
+        if p.support is not None:
+            desc += f" on the {placed[p.support].category.name}"
+        elif near:
+            desc += f" next to the {placed[sorted(near)[0][1]].category.name}"
+        desc += f" in the {p.room.kind}"
+        objects.append(
+            SceneObject(
+                object_id=object_ids[i],
+                semantic_id=ids[i],
+                category=p.category.name,
+                position=_tuple3((lo + hi) / 2),
+                size=_tuple3(hi - lo),
+                yaw=round(float(p.yaw), 4),
+                region_id=p.room.index,
+                region=p.room.kind,
+                attributes={"color": p.color, "material": p.material, "size": p.size_label},
+                relations=tuple(relations),
+                view_points=tuple(views[i]),
+                lang_desc=desc,
+            )
+        )
+    return objects
+
+
+def _aabb_gap(a: np.ndarray, b: np.ndarray) -> float:
+    dx = max(0.0, float(max(a[0, 0], b[0, 0]) - min(a[1, 0], b[1, 0])))
+    dz = max(0.0, float(max(a[0, 2], b[0, 2]) - min(a[1, 2], b[1, 2])))
+    return math.hypot(dx, dz)

@@ -1,0 +1,88 @@
+"""Embodied sensors: an RGB-D + instance-semantic pinhole camera and a pose sensor.
+
+The camera sits ``sensor_height`` metres above the agent's base position and looks along the
+agent's heading (level, like Habitat's default agent). Spaces and units:
+
+| key        | space                                   | unit / meaning                                        |
+| ---------- | --------------------------------------- | ----------------------------------------------------- |
+| ``rgb``      | ``Box(0, 255, (H, W, 3), uint8)``        | shaded colour                                         |
+| ``depth``    | ``Box(0, max_depth, (H, W), float32)``   | z-depth in metres, clipped to ``max_depth``; 0 = no hit |
+| ``semantic`` | ``Box(0, 2**31-1, (H, W), int32)``       | instance id (``SceneObject.semantic_id``; 0 = none)   |
+| ``position`` | ``Box(-1e4, 1e4, (3,), float32)``        | agent base position, metres, Habitat frame (Y up)     |
+| ``rotation`` | ``Box(-1, 1, (4,), float32)``            | agent orientation quaternion ``(x, y, z, w)``         |
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+from gymnasium import spaces
+
+from memgym.scenes.mesh_scene import MeshScene, PinholeIntrinsics
+from memgym.scenes.poses import quat_from_yaw
+
+POSITION_LIMIT = 1e4
+
+
+@dataclasses.dataclass(frozen=True)
+class CameraConfig:
+    """Pinhole camera of the embodied agent."""
+
+    width: int = dataclasses.field(default=256, metadata={"help": "image width, pixels"})
+    height: int = dataclasses.field(default=256, metadata={"help": "image height, pixels"})
+    hfov: float = dataclasses.field(default=90.0, metadata={"help": "horizontal field of view, degrees"})
+    sensor_height: float = dataclasses.field(default=1.25, metadata={"help": "camera height above the agent base, m"})
+    max_depth: float = dataclasses.field(default=10.0, metadata={"help": "depth clip, m"})
+
+    @property
+    def intrinsics(self) -> PinholeIntrinsics:
+        return PinholeIntrinsics(self.width, self.height, self.hfov)
+
+
+class RGBDCamera:
+    """Renders ``rgb``, ``depth`` and ``semantic`` for an agent pose (see the module table)."""
+
+    def __init__(self, config: CameraConfig = CameraConfig()) -> None:
+        self.config = config
+        self.intrinsics = config.intrinsics
+
+    @property
+    def observation_space(self) -> spaces.Dict:
+        h, w = self.config.height, self.config.width
+        return spaces.Dict(
+            {
+                "rgb": spaces.Box(0, 255, (h, w, 3), np.uint8),
+                "depth": spaces.Box(0.0, self.config.max_depth, (h, w), np.float32),
+                "semantic": spaces.Box(0, np.iinfo(np.int32).max, (h, w), np.int32),
+            }
+        )
+
+    def camera_position(self, position: np.ndarray) -> np.ndarray:
+        """``(3,)`` eye position for an agent standing at ``position``."""
+        return np.asarray(position, float) + np.array([0.0, self.config.sensor_height, 0.0])
+
+    def observe(self, scene: MeshScene, position: np.ndarray, yaw: float) -> dict[str, np.ndarray]:
+        """Images seen by an agent at base ``position`` ``(3,)`` with heading ``yaw`` radians."""
+        out = scene.render(self.camera_position(position), quat_from_yaw(yaw), self.intrinsics)
+        out["depth"] = np.minimum(out["depth"], np.float32(self.config.max_depth))
+        return out
+
+
+class PoseSensor:
+    """Agent pose: ``position`` (metres) and ``rotation`` (quaternion x, y, z, w)."""
+
+    @property
+    def observation_space(self) -> spaces.Dict:
+        return spaces.Dict(
+            {
+                "position": spaces.Box(-POSITION_LIMIT, POSITION_LIMIT, (3,), np.float32),
+                "rotation": spaces.Box(-1.0, 1.0, (4,), np.float32),
+            }
+        )
+
+    def observe(self, position: np.ndarray, yaw: float) -> dict[str, np.ndarray]:
+        return {
+            "position": np.asarray(position, np.float32),
+            "rotation": quat_from_yaw(yaw).astype(np.float32),
+        }
