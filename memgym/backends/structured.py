@@ -40,13 +40,13 @@ QUESTION_CUES: dict[str, tuple[str, ...]] = {
     "alias": ("what do the residents call", "nickname"),
     "significance": ("why does", "why is"),
     "color": ("what color", "what colour"),
-    "material": ("made of",),
-    "size": ("what size",),
-    "on": ("standing on",),
+    "material": ("which material",),
+    "size": ("how big",),
+    "on": ("on top of what",),
     "room": ("which room",),
     "near": ("what object is beside",),
     "times_seen": ("how many times",),
-    "segment": ("heading to when you first saw",),
+    "segment": ("heading to when",),
     "order": ("in what order",),
 }
 """Answer key -> phrases that ask for it; the earliest phrase in a question decides. Dataset

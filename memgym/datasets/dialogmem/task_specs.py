@@ -39,13 +39,13 @@ QUESTION_TEMPLATES: dict[str, str] = {
     "alias": "What do the residents call {ref}?",
     "significance": "Why is {ref} special to the residents?",
     "color": "What color is {ref}?",
-    "material": "What is {ref} made of?",
-    "size": "What size is {ref} for its kind?",
+    "material": "Which material is {ref} made of?",
+    "size": "How big is {ref} compared with others of its kind?",
     "room": "Which room is {ref} in?",
-    "on": "What is {ref} standing on?",
+    "on": "On top of what is {ref} standing?",
     "near": "What object is beside {ref}?",
     "times_seen": "How many times did you see {ref}?",
-    "segment": "Which object were you heading to when you first saw {ref}?",
+    "segment": "Which object were you heading to when you came across {ref}?",
     "order": "Counting only objects of its kind, in what order did you first see {ref}?",
 }
 INSTRUCTION_TEMPLATES = ("Go to {ref}.", "Take me to {ref}.", "Navigate to {ref}.", "Find {ref}.")
