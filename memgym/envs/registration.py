@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import gymnasium
 
-GYM_ENVS: dict[str, str] = {}
+GYM_ENVS: dict[str, str] = {
+    "memgym/DialogMem-v0": "memgym.envs.embodied_env:EmbodiedEnv",
+}
 """Gymnasium id -> ``module:Class`` entry point."""
 
 

@@ -203,6 +203,24 @@ class MeshScene(Scene):
             )
         return {"rgb": rgb.reshape(h, w, 3), "depth": depth.reshape(h, w), "semantic": semantic.reshape(h, w)}
 
+    def render_semantic(
+        self, position: np.ndarray, rotation: np.ndarray, intrinsics: PinholeIntrinsics | None = None
+    ) -> np.ndarray:
+        """Only the ``(H, W) int32`` instance ids of :meth:`render` (cheaper: no shading)."""
+        intrinsics = intrinsics or self.default_intrinsics
+        directions = self._camera_rays(intrinsics) @ quat_to_matrix(rotation).T.astype(np.float32)
+        rays = np.empty((directions.shape[0] * directions.shape[1], 6), np.float32)
+        rays[:, :3] = np.asarray(position, np.float32)
+        rays[:, 3:] = directions.reshape(-1, 3)
+        scene, lookup = self._semantic if self._semantic is not None else (self._raycaster, self.lookup)
+        hits = scene.cast_rays(o3d.core.Tensor(rays))
+        hit = np.isfinite(hits["t_hit"].numpy())
+        semantic = np.zeros(len(rays), np.int32)
+        semantic[hit] = lookup.semantic(
+            hits["primitive_ids"].numpy()[hit].astype(np.int64), hits["primitive_uvs"].numpy()[hit]
+        )
+        return semantic.reshape(intrinsics.height, intrinsics.width)
+
     def cast_depth(self, rays: np.ndarray) -> np.ndarray:
         """Bare cast of ``(N, 6)`` rays (origin, direction); ``(N,)`` float32 hit parameter (inf = miss)."""
         return self._raycaster.cast_rays(o3d.core.Tensor(np.asarray(rays, np.float32)))["t_hit"].numpy()

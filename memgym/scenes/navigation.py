@@ -288,14 +288,28 @@ class NavGrid:
         return dist, pred, sources
 
     def _string_pull(self, path: np.ndarray) -> np.ndarray:
+        """Drop path points that the previous kept point sees directly (greedy funnel)."""
         if len(path) <= 2:
             return path
         out = [path[0]]
-        anchor, i = path[0], 1
+        i = 0
         while i < len(path) - 1:
-            if not self.line_of_sight(anchor, path[i + 1]):
-                anchor = path[i]
-                out.append(anchor)
-            i += 1
-        out.append(path[-1])
+            k = max(1, self._visible_prefix(path[i], path[i + 1 :]))
+            i += k
+            out.append(path[i])
         return np.array(out)
+
+    def _visible_prefix(self, anchor: np.ndarray, points: np.ndarray) -> int:
+        """How many of ``points`` ``(P, 3)``, in order, are seen from ``anchor`` over free cells."""
+        dx, dz = points[:, 0] - anchor[0], points[:, 2] - anchor[2]
+        longest = float(np.sqrt(dx * dx + dz * dz).max())
+        samples = max(2, int(math.ceil(longest / (self.cell * 0.5))) + 1)
+        ts = np.linspace(0.0, 1.0, samples)[None, :]
+        xs = anchor[0] - self.origin[0] + ts * dx[:, None]
+        zs = anchor[2] - self.origin[1] + ts * dz[:, None]
+        nz, nx = self.navigable.shape
+        cols = np.clip(np.floor(xs / self.cell).astype(np.int64), 0, nx - 1)
+        rows = np.clip(np.floor(zs / self.cell).astype(np.int64), 0, nz - 1)
+        inside = (xs >= 0) & (zs >= 0) & (xs < nx * self.cell) & (zs < nz * self.cell)
+        visible = (self.navigable[rows, cols] & inside).all(axis=1)
+        return int(np.argmin(visible)) if not visible.all() else len(points)

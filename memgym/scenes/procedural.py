@@ -343,8 +343,7 @@ def _companions(rng, table: _Placed, inner, blocked, placed: list[_Placed]) -> N
     category = CATEGORY_BY_NAME[name]
     fx0, fz0, fx1, fz1 = _footprint(table.mesh)
     cx, cz = (fx0 + fx1) / 2, (fz0 + fz1) / 2
-    sides = [(cx, fz0, 0.0, -1), (cx, fz1, math.pi, 1), (fx0, cz, -math.pi / 2, -1), (fx1, cz, math.pi / 2, 1)]
-    # chairs face the table: a chair at the table's -z side faces +z (yaw 0)
+    # (x, z) of the table edge, yaw of the outward direction, which side
     sides = [
         (cx, fz0, math.pi, "z-"),
         (cx, fz1, 0.0, "z+"),

@@ -1,0 +1,338 @@
+"""Traversals: the formation-phase trajectory of an embodied episode, with episodic bookkeeping.
+
+A traversal samples ``min_goals..max_goals`` goal objects and visits them in turn. Each
+*navigation segment* first wanders through ``1..max_detours`` random waypoints in random rooms
+(exploration, so the route is not a shortest path) and then walks to the nearest view point of
+its goal object and turns to face it. Every discrete action produces one posed frame.
+
+An object counts as *observed* in a frame when its instance mask covers at least
+``min_coverage`` (default 5%) of the image. From the frames the traversal derives, per observed
+object, its observation order (rank of its first observation), frequency (number of frames) and
+the segments it was observed in — the episodic memory content of DialogMem. Frames store poses,
+not pixels: the RGB-D images are rendered again, deterministically, from the scene and the pose.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Iterator
+
+import numpy as np
+from tqdm import tqdm
+
+from memgym.core.errors import MemgymError
+from memgym.core.records import Record, record
+from memgym.scenes.locomotion import ActionSpec, AgentState, GreedyFollower, apply_action
+from memgym.scenes.mesh_scene import MeshScene
+from memgym.scenes.objects import SceneObject
+from memgym.scenes.poses import quat_from_yaw, yaw_from_quat
+from memgym.scenes.spec import SceneSpec
+from memgym.sensors.camera import CameraConfig, RGBDCamera
+
+Vec3 = tuple[float, float, float]
+Quat = tuple[float, float, float, float]
+
+
+@dataclasses.dataclass(frozen=True)
+class TraversalConfig:
+    """How traversals are sampled."""
+
+    min_goals: int = dataclasses.field(default=5, metadata={"help": "fewest navigation goals"})
+    max_goals: int = dataclasses.field(default=16, metadata={"help": "most navigation goals"})
+    max_detours: int = dataclasses.field(default=2, metadata={"help": "most exploration waypoints per segment"})
+    min_coverage: float = dataclasses.field(default=0.05, metadata={"help": "mask fraction for 'observed'"})
+    goal_radius: float = dataclasses.field(default=0.3, metadata={"help": "arrival distance at a view point, m"})
+    max_leg_steps: int = dataclasses.field(default=400, metadata={"help": "action budget per leg"})
+    forward_step: float = dataclasses.field(default=0.25, metadata={"help": "move_forward distance, m"})
+    turn_angle: float = dataclasses.field(default=30.0, metadata={"help": "turn angle, degrees"})
+    visibility_width: int = dataclasses.field(
+        default=128,
+        metadata={"help": "width (pixels) of the semantic render that decides 'observed'; 0 = camera width"},
+    )
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.min_goals <= self.max_goals:
+            raise MemgymError(
+                f"traversal config: need 1 <= min_goals <= max_goals, got {self.min_goals}, {self.max_goals}"
+            )
+        if not 0.0 < self.min_coverage <= 1.0:
+            raise MemgymError(f"traversal config: min_coverage must be in (0, 1], got {self.min_coverage}")
+
+
+@record("embodied.frame")
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class PosedFrame(Record):
+    """One formation step.
+
+    Attributes:
+        index: frame number from 0.
+        position: agent base position, metres.
+        rotation: agent orientation quaternion ``(x, y, z, w)``.
+        action: the action that led here (``start`` for frame 0).
+        segment: index of the navigation segment it belongs to.
+        visible: object id -> mask fraction, for objects covering >= ``min_coverage``.
+    """
+
+    index: int
+    position: Vec3
+    rotation: Quat
+    action: str
+    segment: int
+    visible: dict[str, float] = dataclasses.field(default_factory=dict)
+
+
+@record("embodied.segment")
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class NavigationSegment(Record):
+    """The walk toward one goal ("go to the sofa").
+
+    Attributes:
+        index: segment number from 0.
+        goal_object_id: the goal object.
+        goal_category: its category.
+        start_frame / end_frame: first and last frame of the segment (inclusive).
+        detours: the exploration waypoints visited before heading to the goal.
+        reached: whether the agent ended within ``goal_radius`` of a goal view point.
+        final_distance: geodesic distance (m) to the nearest goal view point at the end.
+    """
+
+    index: int
+    goal_object_id: str
+    goal_category: str
+    start_frame: int
+    end_frame: int
+    detours: tuple[Vec3, ...] = ()
+    reached: bool = True
+    final_distance: float = 0.0
+
+
+@record("embodied.observation")
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ObjectObservation(Record):
+    """Episodic content of one observed object.
+
+    Attributes:
+        object_id / category: the object.
+        order: rank of its first observation among observed objects (0 = first seen).
+        first_frame / last_frame: first and last frame it was observed in.
+        frequency: number of frames it was observed in.
+        segments: navigation segments it was observed in (ascending).
+        frames: the frames it was observed in.
+        max_coverage: largest mask fraction it reached.
+    """
+
+    object_id: str
+    category: str
+    order: int
+    first_frame: int
+    last_frame: int
+    frequency: int
+    segments: tuple[int, ...]
+    frames: tuple[int, ...]
+    max_coverage: float
+
+
+@record("embodied.traversal")
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Traversal(Record):
+    """A full formation trajectory and its episodic bookkeeping."""
+
+    scene: SceneSpec
+    camera: dict[str, float] = dataclasses.field(default_factory=dict)
+    frames: tuple[PosedFrame, ...] = ()
+    segments: tuple[NavigationSegment, ...] = ()
+    observations: tuple[ObjectObservation, ...] = ()
+
+    @property
+    def goals(self) -> list[str]:
+        """Goal object ids in visiting order."""
+        return [s.goal_object_id for s in self.segments]
+
+    def observation(self, object_id: str) -> ObjectObservation | None:
+        """Episodic record of ``object_id`` (None if it was never observed)."""
+        return next((o for o in self.observations if o.object_id == object_id), None)
+
+    def positions(self) -> np.ndarray:
+        """``(T, 3)`` agent positions of all frames."""
+        return np.array([f.position for f in self.frames], float).reshape(-1, 3)
+
+
+def episodic_observations(frames: tuple[PosedFrame, ...], scene: MeshScene) -> tuple[ObjectObservation, ...]:
+    """Observation order, frequency and segment association of every object seen in ``frames``."""
+    seen: dict[str, list[PosedFrame]] = {}
+    for frame in frames:
+        for object_id in frame.visible:
+            seen.setdefault(object_id, []).append(frame)
+    ranked = sorted(seen, key=lambda oid: (seen[oid][0].index, -seen[oid][0].visible[oid], oid))
+    out = []
+    for order, oid in enumerate(ranked):
+        fs = seen[oid]
+        out.append(
+            ObjectObservation(
+                object_id=oid,
+                category=scene.object(oid).category,
+                order=order,
+                first_frame=fs[0].index,
+                last_frame=fs[-1].index,
+                frequency=len(fs),
+                segments=tuple(sorted({f.segment for f in fs})),
+                frames=tuple(f.index for f in fs),
+                max_coverage=max(f.visible[oid] for f in fs),
+            )
+        )
+    return tuple(out)
+
+
+def visible_objects(semantic: np.ndarray, scene: MeshScene, min_coverage: float) -> dict[str, float]:
+    """Object id -> mask fraction of objects covering at least ``min_coverage`` of ``semantic``."""
+    counts = np.bincount(semantic.ravel())
+    total = semantic.size
+    out = {}
+    for sid in np.nonzero(counts >= min_coverage * total)[0]:
+        obj = scene.object_by_semantic_id(int(sid)) if sid > 0 else None
+        if obj is not None:
+            out[obj.object_id] = round(float(counts[sid]) / total, 4)
+    return out
+
+
+def generate_traversal(
+    scene: MeshScene,
+    spec: SceneSpec,
+    rng: np.random.Generator,
+    config: TraversalConfig | None = None,
+    camera: CameraConfig | None = None,
+    *,
+    progress: bool = False,
+) -> Traversal:
+    """Sample goals and walk them with exploration detours (see the module docstring)."""
+    config = config or TraversalConfig()
+    camera = camera or CameraConfig()
+    nav = scene.navgrid
+    candidates = [o for o in scene.objects if o.view_points]
+    if len(candidates) < config.min_goals:
+        raise MemgymError(
+            f"scene {scene.scene_id} has {len(candidates)} objects with view points; a traversal needs {config.min_goals}"
+        )
+    n_goals = int(rng.integers(config.min_goals, min(config.max_goals, len(candidates)) + 1))
+    goals = [candidates[i] for i in rng.choice(len(candidates), size=n_goals, replace=False)]
+    state = AgentState(nav.sample_navigable(rng), float(rng.uniform(-math.pi, math.pi)))
+    actions = ActionSpec(config.forward_step, config.turn_angle)
+    follower = GreedyFollower(nav, actions, config.goal_radius)
+    if config.visibility_width and config.visibility_width != camera.width:
+        scale = config.visibility_width / camera.width
+        visibility = dataclasses.replace(
+            camera, width=config.visibility_width, height=max(1, round(camera.height * scale))
+        )
+    else:
+        visibility = camera
+    recorder = _Recorder(scene, RGBDCamera(visibility), config.min_coverage)
+    recorder.add(state, "start", 0)
+    segments = []
+    bar = tqdm(total=n_goals, desc="traversal", disable=not progress, leave=False)
+    for index, goal in enumerate(goals):
+        start_frame = len(recorder.frames) if index else 0
+        detours = [_random_waypoint(scene, rng) for _ in range(int(rng.integers(1, config.max_detours + 1)))]
+        for waypoint in detours:
+            state = _walk(nav, follower, actions, state, waypoint[None], recorder, index, config.max_leg_steps)
+        view_points = np.array([v.position for v in goal.view_points])
+        state = _walk(nav, follower, actions, state, view_points, recorder, index, config.max_leg_steps)
+        for _ in range(int(360 / config.turn_angle) + 1):
+            action = follower.face(state, np.asarray(goal.position))
+            if action == "stop":
+                break
+            state, _ = apply_action(nav, state, action, actions)
+            recorder.add(state, action, index)
+        final = nav.geodesic(state.position, view_points).distance
+        segments.append(
+            NavigationSegment(
+                index=index,
+                goal_object_id=goal.object_id,
+                goal_category=goal.category,
+                start_frame=start_frame,
+                end_frame=len(recorder.frames) - 1,
+                detours=tuple(_vec3(w) for w in detours),
+                reached=bool(final <= config.goal_radius + 1e-6),
+                final_distance=round(float(final), 4),
+            )
+        )
+        bar.update()
+    bar.close()
+    frames = tuple(recorder.frames)
+    return Traversal(
+        scene=spec,
+        camera=dataclasses.asdict(camera),
+        frames=frames,
+        segments=tuple(segments),
+        observations=episodic_observations(frames, scene),
+    )
+
+
+class _Recorder:
+    def __init__(self, scene: MeshScene, sensor: RGBDCamera, min_coverage: float) -> None:
+        self.scene, self.sensor, self.min_coverage = scene, sensor, min_coverage
+        self.frames: list[PosedFrame] = []
+
+    def add(self, state: AgentState, action: str, segment: int) -> None:
+        semantic = self.scene.render_semantic(
+            self.sensor.camera_position(state.position), quat_from_yaw(state.yaw), self.sensor.intrinsics
+        )
+        self.frames.append(
+            PosedFrame(
+                index=len(self.frames),
+                position=_vec3(state.position),
+                rotation=tuple(round(float(v), 6) for v in quat_from_yaw(state.yaw)),
+                action=action,
+                segment=segment,
+                visible=visible_objects(semantic, self.scene, self.min_coverage),
+            )
+        )
+
+
+def _walk(nav, follower, actions, state, goals, recorder, segment, budget) -> AgentState:
+    last_positions: list[np.ndarray] = []
+    for _ in range(budget):
+        action = follower.next_action(state, goals)
+        if action == "stop":
+            break
+        state, _ = apply_action(nav, state, action, actions)
+        recorder.add(state, action, segment)
+        if action == "move_forward":
+            last_positions.append(state.position)
+            if len(last_positions) > 6 and np.linalg.norm(last_positions[-1] - last_positions[-7]) < 0.05:
+                break  # stuck against geometry: give up this leg
+    return state
+
+
+def _random_waypoint(scene: MeshScene, rng: np.random.Generator) -> np.ndarray:
+    nav = scene.navgrid
+    if scene.regions:
+        region = scene.regions[int(rng.integers(len(scene.regions)))]
+        x0, z0, x1, z1 = region.bounds
+        r0, c0 = nav.cell_of((x0, 0, z0))
+        r1, c1 = nav.cell_of((x1, 0, z1))
+        window = nav.islands[r0 : r1 + 1, c0 : c1 + 1] == nav.largest_island
+        cells = np.argwhere(window)
+        if len(cells):
+            r, c = cells[rng.integers(len(cells))]
+            return nav.cell_center(int(r + r0), int(c + c0))
+    return nav.sample_navigable(rng)
+
+
+def _vec3(v) -> Vec3:
+    return (round(float(v[0]), 4), round(float(v[1]), 4), round(float(v[2]), 4))
+
+
+def iter_frame_observations(
+    traversal: Traversal, scene: MeshScene, camera: CameraConfig | None = None
+) -> Iterator[tuple[PosedFrame, dict[str, np.ndarray]]]:
+    """Re-render every frame: yields ``(frame, {"rgb", "depth", "semantic"})``."""
+    camera = camera or (CameraConfig(**traversal.camera) if traversal.camera else CameraConfig())
+    sensor = RGBDCamera(camera)
+    for frame in traversal.frames:
+        yield frame, sensor.observe(scene, np.asarray(frame.position), yaw_from_quat(np.asarray(frame.rotation)))
+
+
+def goal_object(scene: MeshScene, segment: NavigationSegment) -> SceneObject:
+    """The goal object of ``segment``."""
+    return scene.object(segment.goal_object_id)

@@ -1,0 +1,256 @@
+"""``EmbodiedEnv``: the embodied two-phase environment (``memgym/DialogMem-v0``).
+
+## Description
+Formation streams a traversal through a 3D scene (a generated house by default): one posed
+RGB-D frame per discrete action of the agent walking to 5-16 goal objects with exploration
+detours (:mod:`memgym.datasets.traversal`). Use then asks the episode's task items one per step:
+navigation instructions (answer: a goal position) and questions (answer: text).
+
+## Observation space
+``spaces.Dict``; the same keys in both phases:
+
+| key        | space                                  | formation                         | use                                 |
+| ---------- | -------------------------------------- | --------------------------------- | ----------------------------------- |
+| ``rgb``      | ``Box(0, 255, (H, W, 3), uint8)``       | the frame                         | view at the traversal's end pose    |
+| ``depth``    | ``Box(0, max_depth, (H, W), float32)``  | z-depth, metres (0 = no hit)      | same, at the end pose               |
+| ``semantic`` | ``Box(0, 2**31-1, (H, W), int32)``      | instance ids (only with ``semantic=True``) | same                      |
+| ``position`` | ``Box(-1e4, 1e4, (3,), float32)``       | agent base position, metres (Y up) | end pose                           |
+| ``rotation`` | ``Box(-1, 1, (4,), float32)``           | quaternion ``(x, y, z, w)``       | end pose                            |
+| ``text``     | ``Text(max_text_length)``               | utterance at this frame (subclasses; "" here) | the instruction / question |
+
+## Action space
+``Dict({"text": Text(max_text_length), "position": Box(-1e4, 1e4, (3,), float32)})``. Formation
+ignores actions. In use, a ``navigation`` item reads ``position`` (the predicted goal location,
+metres); every other task reads ``text``.
+
+## Rewards
+0 in formation. In use: navigation — geodesic success (1 when the predicted position is within
+``success_distance`` metres, geodesically on the navigation grid, of the nearest view point of
+the target object); other tasks — the ``reward`` of the scorer registered for the task
+(``task_scorers``, default ``{"qa": "exact_match"}``).
+
+## Starting state / episode end / info
+See :class:`~memgym.envs.two_phase.TwoPhaseEnv`. ``reset(options={"episode": EmbodiedEpisode})``
+plays a stored episode; otherwise one is generated from the env's generator (same seed, same
+episode). Info adds ``frame`` (formation frame index), ``segment`` (navigation segment) and, in
+use, the item's ``task``.
+
+## Extending (DialogMem)
+Subclasses override :meth:`_formation_text` (an utterance attached to a frame),
+:meth:`_extra_observation_spaces` / :meth:`_extra_observation` (more observation keys) and
+:meth:`_score_item` (more task types), and build richer episodes in :meth:`_generate_episode`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import string
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from memgym.core.config import build_config
+from memgym.core.episode import Episode, TaskItem
+from memgym.core.errors import MemgymError
+from memgym.core.protocols import Scorer
+from memgym.core.registry import SCORERS
+from memgym.datasets.embodied import EmbodiedEpisode, build_embodied_episode
+from memgym.datasets.traversal import TraversalConfig
+from memgym.envs.two_phase import TwoPhaseEnv
+from memgym.scenes.measures import geodesic_success
+from memgym.scenes.mesh_scene import MeshScene
+from memgym.scenes.poses import yaw_from_quat
+from memgym.scenes.procedural import HouseConfig
+from memgym.scenes.spec import SceneSpec, load_scene
+from memgym.scenes.topdown import topdown_map
+from memgym.sensors.camera import POSITION_LIMIT, CameraConfig, PoseSensor, RGBDCamera
+
+TEXT_CHARSET = frozenset(string.printable)
+"""Characters allowed in ``text`` observations and actions."""
+
+
+@dataclasses.dataclass(frozen=True)
+class EmbodiedEnvConfig:
+    """Configuration of :class:`EmbodiedEnv` (also accepted as a plain dict)."""
+
+    house_seed: int | None = dataclasses.field(
+        default=None, metadata={"help": "generated house to use; None draws one per reset"}
+    )
+    house: HouseConfig = dataclasses.field(default_factory=HouseConfig, metadata={"help": "house generation"})
+    traversal: TraversalConfig = dataclasses.field(default_factory=TraversalConfig, metadata={"help": "traversals"})
+    camera: CameraConfig = dataclasses.field(default_factory=CameraConfig, metadata={"help": "camera"})
+    semantic: bool = dataclasses.field(default=False, metadata={"help": "add the instance-semantic image"})
+    num_navigation: int = dataclasses.field(default=3, metadata={"help": "built-in navigation items per episode"})
+    num_qa: int = dataclasses.field(default=2, metadata={"help": "built-in first-seen QA items per episode"})
+    success_distance: float = dataclasses.field(default=1.0, metadata={"help": "geodesic success radius, m"})
+    max_text_length: int = dataclasses.field(default=2048, metadata={"help": "longest text observation/action"})
+    task_scorers: dict[str, str] = dataclasses.field(
+        default_factory=lambda: {"qa": "exact_match"}, metadata={"help": "task -> registered scorer name"}
+    )
+
+
+class EmbodiedEnv(TwoPhaseEnv):
+    """The embodied formation stream and its use phase (see the module docstring)."""
+
+    metadata: dict[str, Any] = {"render_modes": ["rgb_array"], "render_fps": 8}
+
+    def __init__(
+        self,
+        config: EmbodiedEnvConfig | dict[str, Any] | None = None,
+        render_mode: str | None = None,
+        scorers: dict[str, Scorer] | None = None,
+    ) -> None:
+        super().__init__(render_mode=render_mode)
+        if config is None:
+            config = EmbodiedEnvConfig()
+        elif isinstance(config, dict):
+            config = build_config(EmbodiedEnvConfig, config, where="EmbodiedEnv config")
+        self.config = config
+        self.camera = RGBDCamera(config.camera)
+        self.pose_sensor = PoseSensor()
+        self._scorers = dict(scorers or {})
+        text = spaces.Text(config.max_text_length, min_length=0, charset=TEXT_CHARSET)
+        camera_space = self.camera.observation_space.spaces
+        fields: dict[str, spaces.Space] = {"rgb": camera_space["rgb"], "depth": camera_space["depth"]}
+        if config.semantic:
+            fields["semantic"] = camera_space["semantic"]
+        fields.update(self.pose_sensor.observation_space.spaces)
+        fields["text"] = text
+        fields.update(self._extra_observation_spaces())
+        self.observation_space = spaces.Dict(fields)
+        self.action_space = spaces.Dict(
+            {
+                "text": spaces.Text(config.max_text_length, min_length=0, charset=TEXT_CHARSET),
+                "position": spaces.Box(-POSITION_LIMIT, POSITION_LIMIT, (3,), np.float32),
+            }
+        )
+        self.scene: MeshScene | None = None
+        self._generated: dict[str, tuple[Episode, dict[str, Any]]] = {}
+
+    # ----- extension points ----------------------------------------------------------------------
+    def _extra_observation_spaces(self) -> dict[str, spaces.Space]:
+        """More observation keys (subclasses)."""
+        return {}
+
+    def _extra_observation(self, step: int | None, item: TaskItem | None) -> dict[str, Any]:
+        """Values of the extra keys for formation ``step`` or use ``item``."""
+        return {}
+
+    def _formation_text(self, step: int) -> str:
+        """Text shown with formation frame ``step`` (an utterance in DialogMem; "" here)."""
+        return ""
+
+    def _score_item(self, item: TaskItem, action: Any) -> dict[str, Any]:
+        """Score one use-phase answer; navigation by geodesic success, other tasks by scorer."""
+        if item.task == "navigation":
+            target = self.scene.object(item.answer["object_id"])
+            position = action.get("position") if isinstance(action, dict) else action
+            score = geodesic_success(self.scene, position, target, self.config.success_distance)
+            return {**score, "reward": score["success"]}
+        scorer = self._scorer(item.task)
+        text = action.get("text", "") if isinstance(action, dict) else str(action)
+        return scorer.score(item, text)
+
+    # ----- TwoPhaseEnv hooks -------------------------------------------------------------------
+    def _build_episode(self, rng: np.random.Generator, options: dict[str, Any]) -> Episode:
+        # Generation is deterministic in the generator state, so a reset with the same seed
+        # replays the memoised episode and leaves the generator where generating it would.
+        key = json.dumps(rng.bit_generator.state, sort_keys=True, default=str)
+        if key in self._generated:
+            episode, state = self._generated[key]
+            rng.bit_generator.state = state
+            return episode
+        episode = self._generate_episode(rng)
+        self._generated[key] = (episode, rng.bit_generator.state)
+        if len(self._generated) > 4:
+            self._generated.pop(next(iter(self._generated)))
+        return episode
+
+    def _generate_episode(self, rng: np.random.Generator) -> Episode:
+        """A new episode from ``rng`` (subclasses add dialogue and their own items)."""
+        seed = self.config.house_seed
+        if seed is None:
+            seed = int(rng.integers(0, 2**31 - 1))
+        spec = SceneSpec(backend="procedural", seed=seed, options={"house": dataclasses.asdict(self.config.house)})
+        return build_embodied_episode(
+            f"embodied-{seed}-{int(rng.integers(0, 2**31 - 1))}",
+            spec,
+            rng,
+            traversal=self.config.traversal,
+            camera=self.config.camera,
+            num_navigation=self.config.num_navigation,
+            num_qa=self.config.num_qa,
+        )
+
+    def _begin(self, episode: Episode) -> int:
+        if not isinstance(episode, EmbodiedEpisode):
+            raise MemgymError(f"EmbodiedEnv plays EmbodiedEpisode records, got {type(episode).__name__}")
+        self.scene = load_scene(episode.traversal.scene)
+        self._frames = episode.traversal.frames
+        if not self._frames:
+            raise MemgymError(f"episode {episode.episode_id}: its traversal has no frames")
+        return len(self._frames)
+
+    def _formation_observation(self, step: int) -> dict[str, Any]:
+        return self._observe(step, self._formation_text(step), None)
+
+    def _use_observation(self, item: TaskItem, index: int) -> dict[str, Any]:
+        return self._observe(len(self._frames) - 1, item.prompt, item)
+
+    def _score(self, item: TaskItem, action: Any) -> dict[str, Any]:
+        return self._score_item(item, action)
+
+    def _info(self) -> dict[str, Any]:
+        info = super()._info()
+        frame = self._frames[self._frame_index()]
+        info["frame"] = frame.index
+        info["segment"] = frame.segment
+        return info
+
+    # ----- rendering ---------------------------------------------------------------------------
+    def render(self) -> np.ndarray | None:
+        """Top-down map: occupancy, labelled objects, the trajectory so far and the current pose."""
+        if self.render_mode is None:
+            return None
+        if self.scene is None:
+            raise RuntimeError("call reset() before render()")
+        upto = self._frame_index()
+        frames = self._frames[: upto + 1]
+        positions = np.array([f.position for f in frames], float)
+        current = frames[-1]
+        goals = [s.goal_object_id for s in self.episode.traversal.segments]
+        return topdown_map(
+            self.scene,
+            trajectory=positions,
+            pose=(np.asarray(current.position), yaw_from_quat(np.asarray(current.rotation))),
+            highlight=goals,
+        )
+
+    # ----- helpers -----------------------------------------------------------------------------
+    def _frame_index(self) -> int:
+        return self.step_index if self.phase == "formation" else len(self._frames) - 1
+
+    def _observe(self, frame_index: int, text: str, item: TaskItem | None) -> dict[str, Any]:
+        frame = self._frames[frame_index]
+        position = np.asarray(frame.position, float)
+        yaw = yaw_from_quat(np.asarray(frame.rotation))
+        images = self.camera.observe(self.scene, position, yaw)
+        obs: dict[str, Any] = {"rgb": images["rgb"], "depth": images["depth"]}
+        if self.config.semantic:
+            obs["semantic"] = images["semantic"]
+        obs.update(self.pose_sensor.observe(position, yaw))
+        obs["text"] = text[: self.config.max_text_length]
+        obs.update(self._extra_observation(frame_index if item is None else None, item))
+        return obs
+
+    def _scorer(self, task: str) -> Scorer:
+        if task not in self._scorers:
+            name = self.config.task_scorers.get(task)
+            if name is None:
+                raise MemgymError(
+                    f"no scorer for task '{task}'; set task_scorers.{task}=<scorer> (registered: {', '.join(SCORERS.names())})"
+                )
+            self._scorers[task] = SCORERS.get(name)()
+        return self._scorers[task]
