@@ -176,7 +176,7 @@ def _decode(value: Any, hint: Any, where: str) -> Any:
         if origin is tuple and not (len(args) == 2 and args[1] is Ellipsis):
             if len(args) != len(value):
                 raise RecordError(f"{where}: expected {len(args)} items, got {len(value)}")
-            return tuple(_decode(v, a, f"{where}[{i}]") for i, (v, a) in enumerate(zip(args, value)))
+            return tuple(_decode(v, a, f"{where}[{i}]") for i, (v, a) in enumerate(zip(value, args)))
         inner = args[0] if args else Any
         items = [_decode(v, inner, f"{where}[{i}]") for i, v in enumerate(value)]
         return tuple(items) if origin is tuple else items

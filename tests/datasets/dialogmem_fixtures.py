@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from memgym.datasets.dialogmem.content import ObservationLog, Segment
+from memgym.datasets.traversal import NavigationSegment, PosedFrame, Traversal
 from memgym.scenes.objects import Relation, SceneObject, ViewPoint
+from memgym.scenes.spec import SceneSpec
 
 
 def obj(object_id, category, region, color, material="wood", relations=(), x=0.0):
@@ -72,4 +74,23 @@ LOG = ObservationLog(
         Segment(goal="bed_8", start=16, end=23),
     ),
 )
-TRAJECTORY = [(float(i), 0.0, 0.0, 0.0, 0.0, 0.0, 1.0) for i in range(len(VISIBLE))]
+TRAVERSAL = Traversal(
+    scene=SceneSpec(backend="procedural", seed=0),
+    frames=tuple(
+        PosedFrame(
+            index=i,
+            position=(float(i), 0.0, 0.0),
+            rotation=(0.0, 0.0, 0.0, 1.0),
+            action="move_forward",
+            segment=i // 8,
+            visible=dict.fromkeys(ids, 0.1),
+        )
+        for i, ids in enumerate(VISIBLE)
+    ),
+    segments=tuple(
+        NavigationSegment(
+            index=k, goal_object_id=s.goal, goal_category=CATEGORIES[s.goal], start_frame=s.start, end_frame=s.end
+        )
+        for k, s in enumerate(LOG.segments)
+    ),
+)

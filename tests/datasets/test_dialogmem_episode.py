@@ -6,7 +6,7 @@ import dataclasses
 
 import numpy as np
 import pytest
-from dialogmem_fixtures import GOALS, LOG, OBJECTS, TRAJECTORY
+from dialogmem_fixtures import OBJECTS, TRAVERSAL
 
 from memgym.core.episode import Dataset
 from memgym.core.errors import RecordError
@@ -17,12 +17,8 @@ from memgym.datasets.dialogmem.statistics import dataset_statistics
 def build(seed: int, episode_id: str = "e0") -> DialogMemEpisode:
     return build_episode(
         episode_id=episode_id,
-        scene_id="fixture",
-        scene={"backend": "fixture"},
         objects=OBJECTS,
-        goals=GOALS,
-        trajectory=TRAJECTORY,
-        log=LOG,
+        traversal=TRAVERSAL,
         rng=np.random.default_rng(seed),
     )
 
@@ -44,8 +40,9 @@ def test_check_reports_dangling_ids_and_bad_steps():
     broken = dataclasses.replace(episode, dialogue=(dataclasses.replace(episode.dialogue[0], spec=bad_turn),))
     with pytest.raises(RecordError, match="unknown object"):
         broken.check()
-    with pytest.raises(RecordError, match="poses"):
-        dataclasses.replace(episode, trajectory=episode.trajectory[:-1]).check()
+    late = dataclasses.replace(episode.dialogue[0].spec, step=len(TRAVERSAL.frames))
+    with pytest.raises(RecordError, match="outside"):
+        dataclasses.replace(episode, dialogue=(dataclasses.replace(episode.dialogue[0], spec=late),)).check()
     bad_item = dataclasses.replace(episode.items[0], annotations={"object_id": "ghost_9"})
     with pytest.raises(RecordError, match="unknown object"):
         dataclasses.replace(episode, items=(bad_item,)).check()

@@ -8,12 +8,12 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from dialogmem_fixtures import GOALS, LOG, OBJECTS, TRAJECTORY
+from dialogmem_fixtures import OBJECTS, TRAVERSAL
 
 from memgym.backends.structured import StructuredReasoner, format_fact
 from memgym.core.chat import Message
 from memgym.datasets.dialogmem.content import MemoryItem
-from memgym.datasets.dialogmem.episode import ConstructionConfig, build_episode
+from memgym.datasets.dialogmem.episode import ConstructionConfig, build_episode, observation_log
 from memgym.datasets.dialogmem.task_specs import (
     TaskSpec,
     available_content,
@@ -104,12 +104,8 @@ def test_referring_expressions_and_answer_revealing():
 def episode():
     return build_episode(
         episode_id="e0",
-        scene_id="fixture",
-        scene={},
         objects=OBJECTS,
-        goals=GOALS,
-        trajectory=TRAJECTORY,
-        log=LOG,
+        traversal=TRAVERSAL,
         rng=np.random.default_rng(7),
         config=ConstructionConfig(qa_per_object=4, navigation_per_object=2),
     )
@@ -139,7 +135,7 @@ def test_items_follow_the_annotation_contract(episode):
 
 
 def test_structured_reasoner_with_oracle_facts_answers_every_item(episode):
-    observed = set(episode.observation_log.first_seen())
+    observed = set(observation_log(episode.traversal).first_seen())
     content = available_content(episode.memory, observed)
     facts = "\n".join(format_fact(m.as_fact()) for keys in content.values() for m in keys.values())
     reasoner = StructuredReasoner()

@@ -8,18 +8,17 @@ filters and item text. Everything random draws from the one generator it is give
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from memgym.core.episode import Episode
 from memgym.core.errors import RecordError
 from memgym.core.records import record
 from memgym.datasets.dialogmem.content import (
-    AnnotatedObject,
     MemoryItem,
     ObservationLog,
+    Segment,
     episodic_content,
     perceptual_content,
     social_content,
@@ -28,29 +27,25 @@ from memgym.datasets.dialogmem.residents import Resident, sample_residents
 from memgym.datasets.dialogmem.task_specs import available_content, build_items, enumerate_specs
 from memgym.datasets.dialogmem.turns import TurnPlanConfig, plan_turns
 from memgym.datasets.dialogmem.validation import DialogueTurn, GroundingAuditor, realise_dialogue, stated_items
+from memgym.datasets.embodied import EmbodiedEpisode
+from memgym.datasets.traversal import Traversal
+from memgym.scenes.objects import SceneObject
 
 
 @record("dialogmem.episode")
 @dataclasses.dataclass(frozen=True, kw_only=True)
-class DialogMemEpisode(Episode):
+class DialogMemEpisode(EmbodiedEpisode):
     """A DialogMem episode: a traversal with dialogue (formation), then navigation and QA (use).
 
     Attributes:
-        scene_id: the scene the traversal runs in.
-        scene: how to rebuild the scene (``{"source": "procedural", "seed": ...}`` or a file path).
-        trajectory: ``(T, 7)`` agent poses ``x, y, z, qx, qy, qz, qw`` (metres, quaternion), one
-            per formation step.
-        observation_log: objects observed at each step and the navigation segments.
+        traversal: the formation trajectory (scene spec, posed frames, segments, observations).
         residents: the speakers.
-        dialogue: the kept turns, in step order; ``dialogue[i].spec.step`` is its formation step.
+        dialogue: the kept turns, in step order; ``dialogue[i].spec.step`` is the frame index at
+            which it is spoken.
         memory: every memory content item (perceptual, episodic, social chains) with whether and
-            when the dialogue states it; the ground truth of the episode.
+            when the dialogue states it; the episode's ground truth.
     """
 
-    scene_id: str = ""
-    scene: dict[str, Any] = dataclasses.field(default_factory=dict)
-    trajectory: tuple[tuple[float, ...], ...] = ()
-    observation_log: ObservationLog = ObservationLog(visible=(), segments=())
     residents: tuple[Resident, ...] = ()
     dialogue: tuple[DialogueTurn, ...] = ()
     memory: tuple[MemoryItem, ...] = ()
@@ -60,18 +55,15 @@ class DialogMemEpisode(Episode):
         return [t for t in self.dialogue if t.spec.step == step]
 
     def check(self) -> None:
-        """Raise :class:`RecordError` on dangling ids or inconsistent lengths."""
+        """Raise :class:`RecordError` on dangling ids, unknown speakers or steps off the traversal."""
         where = f"episode {self.episode_id}"
-        if len(self.trajectory) != len(self.observation_log.visible):
-            raise RecordError(
-                f"{where}: {len(self.trajectory)} poses but {len(self.observation_log.visible)} visibility steps"
-            )
+        frames = len(self.traversal.frames)
         known = {m.object_id for m in self.memory}
         speakers = {r.name for r in self.residents}
         for turn in self.dialogue:
-            if not 0 <= turn.spec.step < len(self.trajectory):
+            if not 0 <= turn.spec.step < frames:
                 raise RecordError(
-                    f"{where}: turn {turn.spec.turn_id} at step {turn.spec.step} is outside the trajectory"
+                    f"{where}: turn {turn.spec.turn_id} at step {turn.spec.step} is outside the {frames} frames"
                 )
             if turn.spec.speaker not in speakers:
                 raise RecordError(f"{where}: turn {turn.spec.turn_id} has unknown speaker {turn.spec.speaker!r}")
@@ -83,6 +75,21 @@ class DialogMemEpisode(Episode):
                 raise RecordError(
                     f"{where}: item {item.item_id} targets unknown object {item.annotations.get('object_id')!r}"
                 )
+
+
+def observation_log(traversal: Traversal) -> ObservationLog:
+    """The per-frame visibility and segments of a traversal, as the dialogue planner reads them."""
+    return ObservationLog(
+        visible=tuple(tuple(sorted(frame.visible)) for frame in traversal.frames),
+        segments=tuple(
+            Segment(goal=s.goal_object_id, start=s.start_frame, end=s.end_frame) for s in traversal.segments
+        ),
+    )
+
+
+def navigation_goal(obj: SceneObject) -> dict[str, Any]:
+    """The gold answer of a navigation item: ``{"position": [x, y, z], "view_points": [[x, y, z], ...]}``."""
+    return {"position": list(obj.position), "view_points": [list(v.position) for v in obj.view_points]}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -104,12 +111,8 @@ class ConstructionConfig:
 def build_episode(
     *,
     episode_id: str,
-    scene_id: str,
-    scene: Mapping[str, Any],
-    objects: Sequence[AnnotatedObject],
-    goals: Mapping[str, dict[str, Any]],
-    trajectory: Sequence[Sequence[float]],
-    log: ObservationLog,
+    objects: Sequence[SceneObject],
+    traversal: Traversal,
     rng: np.random.Generator,
     config: ConstructionConfig = ConstructionConfig(),
     realiser: Any = None,
@@ -120,10 +123,10 @@ def build_episode(
 
     Args:
         objects: the scene's annotated objects.
-        goals: object id -> ``{"position": [x, y, z], "view_points": [[x, y, z], ...]}``.
-        trajectory: ``(T, 7)`` poses, one per step of ``log``.
+        traversal: the formation trajectory through that scene.
         realiser: a :class:`~memgym.datasets.dialogmem.realise.TemplateRealiser` (default) or
             :class:`~memgym.datasets.dialogmem.realise.LLMRealiser`.
+        auditor: optional LLM grounding audit of every utterance.
         residents: fixed speakers (default: sampled).
     """
     from memgym.datasets.dialogmem.realise import TemplateRealiser
@@ -132,6 +135,8 @@ def build_episode(
     if residents is None:
         count = int(rng.integers(config.residents_min, config.residents_max + 1))
         residents = sample_residents(rng, count)
+    log = observation_log(traversal)
+    goals = {o.object_id: navigation_goal(o) for o in objects}
     categories = {o.object_id: o.category for o in objects}
     observed = set(log.first_seen())
     items: list[MemoryItem] = []
@@ -171,17 +176,16 @@ def build_episode(
         benchmark="dialogmem",
         items=tuple(task_items),
         annotations={
-            "scene_id": scene_id,
+            "scene_id": traversal.scene.scene_id,
+            "frames": len(traversal.frames),
+            "goals": len(traversal.segments),
             "realiser": getattr(realiser, "name", type(realiser).__name__),
             "turn_specs": len(specs),
             "dropped_turns": len(dropped_turns),
             "dropped_turn_reasons": sorted({r for d in dropped_turns for r in d.reasons}),
             "filtered_items": dict(sorted(filtered.items())),
         },
-        scene_id=scene_id,
-        scene=dict(scene),
-        trajectory=tuple(tuple(float(v) for v in pose) for pose in trajectory),
-        observation_log=log,
+        traversal=traversal,
         residents=tuple(residents),
         dialogue=tuple(turns),
         memory=tuple(items),
