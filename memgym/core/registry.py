@@ -88,6 +88,7 @@ PLUGIN_MODULES: list[str] = [
     "memgym.backends.openai_http",
     "memgym.tasks.llm_match",
     "memgym.tasks.navigation",
+    "memgym.memory.embodied.dialogue",
 ]
 """Modules imported on first registry lookup; each registers its classes on import."""
 
