@@ -83,6 +83,8 @@ class Registry(Generic[T]):
 PLUGIN_MODULES: list[str] = [
     "memgym.tasks.text_match",
     "memgym.scenes.procedural",
+    "memgym.scenes.hm3d",
+    "memgym.scenes.habitat_sim_adapter",
     "memgym.backends.structured",
     "memgym.backends.hf",
     "memgym.backends.openai_http",

@@ -121,9 +121,11 @@ class MeshScene(Scene):
         self.lookup = lookup
         self._raycaster = _raycaster(self.vertices, self.triangles)
         self._semantic = None
+        self.semantic_geometry: tuple[np.ndarray, np.ndarray] | None = None
         if semantic_mesh is not None:
             sv, st, slookup = semantic_mesh
-            self._semantic = (_raycaster(np.asarray(sv, np.float32), np.asarray(st, np.int32)), slookup)
+            self.semantic_geometry = (np.asarray(sv, np.float32), np.asarray(st, np.int32))
+            self._semantic = (_raycaster(*self.semantic_geometry), slookup)
         self._objects = list(objects)
         self.regions = list(regions)
         self._by_id = {o.object_id: o for o in self._objects}
@@ -203,6 +205,18 @@ class MeshScene(Scene):
             )
         return {"rgb": rgb.reshape(h, w, 3), "depth": depth.reshape(h, w), "semantic": semantic.reshape(h, w)}
 
+    def semantic_of_rays(self, rays: np.ndarray) -> np.ndarray:
+        """``(N,) int32`` instance id first hit by each of ``rays`` ``(N, 6)`` (0 = miss / none)."""
+        rays = np.asarray(rays, np.float32)
+        scene, lookup = self._semantic if self._semantic is not None else (self._raycaster, self.lookup)
+        hits = scene.cast_rays(o3d.core.Tensor(rays))
+        hit = np.isfinite(hits["t_hit"].numpy())
+        out = np.zeros(len(rays), np.int32)
+        out[hit] = lookup.semantic(
+            hits["primitive_ids"].numpy()[hit].astype(np.int64), hits["primitive_uvs"].numpy()[hit]
+        )
+        return out
+
     def render_semantic(
         self, position: np.ndarray, rotation: np.ndarray, intrinsics: PinholeIntrinsics | None = None
     ) -> np.ndarray:
@@ -212,14 +226,7 @@ class MeshScene(Scene):
         rays = np.empty((directions.shape[0] * directions.shape[1], 6), np.float32)
         rays[:, :3] = np.asarray(position, np.float32)
         rays[:, 3:] = directions.reshape(-1, 3)
-        scene, lookup = self._semantic if self._semantic is not None else (self._raycaster, self.lookup)
-        hits = scene.cast_rays(o3d.core.Tensor(rays))
-        hit = np.isfinite(hits["t_hit"].numpy())
-        semantic = np.zeros(len(rays), np.int32)
-        semantic[hit] = lookup.semantic(
-            hits["primitive_ids"].numpy()[hit].astype(np.int64), hits["primitive_uvs"].numpy()[hit]
-        )
-        return semantic.reshape(intrinsics.height, intrinsics.width)
+        return self.semantic_of_rays(rays).reshape(intrinsics.height, intrinsics.width)
 
     def cast_depth(self, rays: np.ndarray) -> np.ndarray:
         """Bare cast of ``(N, 6)`` rays (origin, direction); ``(N,)`` float32 hit parameter (inf = miss)."""

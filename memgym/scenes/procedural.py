@@ -16,7 +16,6 @@ import dataclasses
 import math
 
 import numpy as np
-import open3d as o3d
 
 from memgym.core.errors import MemgymError
 from memgym.core.registry import register_scene
@@ -27,7 +26,7 @@ from memgym.scenes.mesh_scene import MeshScene, PerTriangleLookup
 from memgym.scenes.meshes import TriangleSoup
 from memgym.scenes.navigation import AgentSpec
 from memgym.scenes.objects import Region, Relation, SceneObject, ViewPoint
-from memgym.scenes.poses import heading_to, quat_from_yaw
+from memgym.scenes.view_points import compute_view_points
 
 FLOOR_COLORS = {
     "living room": (0.55, 0.38, 0.22),
@@ -398,43 +397,9 @@ def _try_on(rng, category: Category, support_index: int, placed: list[_Placed]) 
 
 # ----- view points and annotations ----------------------------------------------------------------
 def _view_points(house: ProceduralHouse, item: _Placed, sid: int, config: HouseConfig) -> list[ViewPoint]:
-    """Navigable poses (main island) 0.5-2 m from the object, within 40 degrees of the level
-    camera's view direction, from which a ray reaches it; moderate distances first."""
-    nav = house.navgrid
-    lo, hi = item.aabb
-    center = (lo + hi) / 2
-    radius = 0.5 * math.hypot(hi[0] - lo[0], hi[2] - lo[2])
-    candidates = []
-    for dist in (0.9, 1.4, 0.5, 2.0):
-        for k in range(16):
-            angle = 2 * math.pi * k / 16
-            p = np.array(
-                [center[0] + (radius + dist) * math.cos(angle), 0.0, center[2] + (radius + dist) * math.sin(angle)]
-            )
-            if nav.is_navigable(p) and nav.island_of(p) == nav.largest_island:
-                candidates.append(p)
-    if not candidates:
-        return []
-    targets = np.array([center, [center[0], hi[1] - 0.02, center[2]]], np.float32)
-    out: list[ViewPoint] = []
-    for p in candidates:
-        eye = np.array([p[0], config.camera_height, p[2]], np.float32)
-        horizontal = math.hypot(center[0] - p[0], center[2] - p[2])
-        if math.degrees(math.atan2(abs(config.camera_height - center[1]), horizontal)) > 40.0:
-            continue  # the object would be outside the vertical field of view of a level camera
-        rays = np.concatenate([np.repeat(eye[None], len(targets), 0), targets - eye], axis=1)
-        hits = house._raycaster.cast_rays(o3d.core.Tensor(rays))
-        prims = hits["primitive_ids"].numpy()
-        ok = np.isfinite(hits["t_hit"].numpy())
-        seen = ok & (house.lookup.semantic_ids[np.where(ok, prims, 0)] == sid)
-        if seen.any():
-            position = nav.cell_center(*nav.cell_of(p))
-            position[0], position[2] = p[0], p[2]
-            yaw = heading_to(position, center)
-            out.append(ViewPoint(position=_tuple3(position), rotation=tuple(float(v) for v in quat_from_yaw(yaw))))
-        if len(out) >= config.max_view_points:
-            break
-    return out
+    return compute_view_points(
+        house, sid, item.aabb, camera_height=config.camera_height, max_view_points=config.max_view_points
+    )
 
 
 def _tuple3(v) -> tuple[float, float, float]:

@@ -1,0 +1,480 @@
+"""HM3D scenes read directly from their files (no habitat-sim), and an exporter to that layout.
+
+Layout of one scene ``X`` (as in ``hm3d/val/00800-TEEsavR23oF/``)::
+
+    X.glb              textured geometry, Z up
+    X.semantic.glb     the same surfaces textured with one flat colour per instance
+    X.semantic.txt     "HM3D Semantic Annotations", then rows  id,HEXCOLOR,"category",region_id
+    X.navmesh          optional (Recast); not parsed: navigability is computed from X.glb
+    X.objects.json.gz  optional GOAT-Bench-style object annotations (or pass ``annotations=``)
+
+Geometry is converted from the files' Z-up frame to Habitat's Y-up frame:
+``(x, y, z) -> (x, z, -y)``. Instance ids are read from ``X.semantic.glb``'s texture at the hit's
+UV (nearest texel), mapped through the hex colours of ``X.semantic.txt``; colours without a row
+give id 0. Object annotations follow GOAT-Bench's goals: ``{"goals": {"X.basis.glb_<category>":
+[{"object_id", "object_category", "position", "view_points": [{"agent_state": {"position",
+"rotation"}}], "lang_desc", ...}]}}`` with positions already in the Habitat frame; the instance
+id of an annotation is its ``semantic_id`` field or the integer ending its ``object_id``. Without
+annotations every annotated instance except walls, floors and ceilings becomes an object, and
+view points are computed.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import gzip
+import io
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import trimesh
+from PIL import Image
+
+from memgym.core.errors import MemgymError
+from memgym.core.registry import register_scene
+from memgym.scenes.mesh_scene import MeshScene, SurfaceLookup, estimate_floor_height
+from memgym.scenes.navigation import AgentSpec
+from memgym.scenes.objects import Region, Relation, SceneObject, ViewPoint
+from memgym.scenes.view_points import compute_view_points
+
+HEADER = "HM3D Semantic Annotations"
+STRUCTURE = {"wall", "floor", "ceiling", "unknown", "misc"}
+Z_UP_TO_Y_UP = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, -1.0, 0.0]])
+"""Maps Z-up file coordinates to Habitat's Y-up frame: ``(x, y, z) -> (x, z, -y)``."""
+
+
+# ----- reading ------------------------------------------------------------------------------------
+class TexturedLookup(SurfaceLookup):
+    """Per-hit albedo / instance id from textures (nearest texel at the interpolated UV).
+
+    Args:
+        tri_uv: ``(M, 3, 2)`` texture coordinates of each triangle's corners (origin bottom-left).
+        tri_texture: ``(M,)`` index into ``textures`` (-1: use ``tri_color``).
+        textures: ``(H, W, 3) uint8`` images.
+        tri_color: ``(M, 3) uint8`` fallback colour of triangles without a texture.
+        color_to_id: packed 24-bit RGB -> instance id, for semantic textures (None for albedo).
+    """
+
+    def __init__(self, tri_uv, tri_texture, textures, tri_color, color_to_id: dict[int, int] | None = None) -> None:
+        self.tri_uv = np.asarray(tri_uv, np.float32)
+        self.tri_texture = np.asarray(tri_texture, np.int64)
+        self.textures = [np.asarray(t, np.uint8) for t in textures]
+        self.tri_color = np.asarray(tri_color, np.uint8)
+        self.color_to_id = color_to_id
+
+    def colors(self, primitive_ids: np.ndarray, uvs: np.ndarray) -> np.ndarray:
+        """``(N, 3) uint8`` texel colours at the hits."""
+        out = self.tri_color[primitive_ids].copy()
+        corners = self.tri_uv[primitive_ids]
+        u, v = uvs[:, 0:1], uvs[:, 1:2]
+        tex_uv = (1 - u - v) * corners[:, 0] + u * corners[:, 1] + v * corners[:, 2]
+        which = self.tri_texture[primitive_ids]
+        for k, image in enumerate(self.textures):
+            sel = which == k
+            if not sel.any():
+                continue
+            h, w = image.shape[:2]
+            cols = np.clip(np.floor(np.mod(tex_uv[sel, 0], 1.0) * w).astype(np.int64), 0, w - 1)
+            rows = np.clip(np.floor((1.0 - np.mod(tex_uv[sel, 1], 1.0)) * h).astype(np.int64), 0, h - 1)
+            out[sel] = image[rows, cols, :3]
+        return out
+
+    def albedo(self, primitive_ids: np.ndarray, uvs: np.ndarray) -> np.ndarray:
+        return self.colors(primitive_ids, uvs).astype(np.float32) / 255.0
+
+    def semantic(self, primitive_ids: np.ndarray, uvs: np.ndarray) -> np.ndarray:
+        if self.color_to_id is None:
+            return np.zeros(len(primitive_ids), np.int32)
+        rgb = self.colors(primitive_ids, uvs).astype(np.int64)
+        packed = (rgb[:, 0] << 16) | (rgb[:, 1] << 8) | rgb[:, 2]
+        keys = np.array(sorted(self.color_to_id), np.int64)
+        values = np.array([self.color_to_id[k] for k in keys], np.int32)
+        idx = np.clip(np.searchsorted(keys, packed), 0, len(keys) - 1)
+        return np.where(keys[idx] == packed, values[idx], 0).astype(np.int32)
+
+
+def read_semantic_txt(path: Path) -> list[tuple[int, str, str, int]]:
+    """Rows ``(instance id, HEX colour, category, region id)`` of an HM3D ``semantic.txt``."""
+    if not path.is_file():
+        raise MemgymError(f"HM3D semantic annotations {path} do not exist")
+    rows = []
+    lines = path.read_text(encoding="utf-8").splitlines()
+    for number, row in enumerate(csv.reader(lines), start=1):
+        if not row or (number == 1 and row[0].strip() == HEADER):
+            continue
+        try:
+            instance, color, category, region = int(row[0]), row[1].strip().upper(), row[2], int(row[3])
+            int(color, 16)
+            if len(color) != 6 or len(row) != 4:
+                raise ValueError
+        except (ValueError, IndexError):
+            raise MemgymError(
+                f'{path}:{number}: expected \'id,HEXCOLOR,"category",region_id\' (e.g. 12,4B8AF2,"chair",3), got {lines[number - 1]!r}'
+            ) from None
+        rows.append((instance, color, category, region))
+    if not rows:
+        raise MemgymError(f"{path}: no annotation rows")
+    return rows
+
+
+def load_textured_glb(path: Path, up_axis: str = "z"):
+    """``(vertices (N,3) float32 Y-up, triangles (M,3), tri_uv, tri_texture, textures, tri_color)``."""
+    if not path.is_file():
+        raise MemgymError(f"HM3D mesh {path} does not exist")
+    try:
+        loaded = trimesh.load(str(path), force="scene", process=False)
+    except Exception as exc:  # trimesh raises many types for corrupt files
+        raise MemgymError(f"{path}: cannot read as GLB ({exc})") from None
+    verts, tris, uvs, tex_index, textures, colors = [], [], [], [], [], []
+    offset = 0
+    texture_ids: dict[int, int] = {}
+    for node in loaded.graph.nodes_geometry:
+        transform, name = loaded.graph[node]
+        geom = loaded.geometry[name]
+        if not isinstance(geom, trimesh.Trimesh) or len(geom.faces) == 0:
+            continue
+        v = trimesh.transformations.transform_points(np.asarray(geom.vertices, float), transform)
+        f = np.asarray(geom.faces, np.int64)
+        visual = geom.visual
+        uv = getattr(visual, "uv", None)
+        material = getattr(visual, "material", None)
+        image = None
+        if material is not None:
+            image = getattr(material, "baseColorTexture", None) or getattr(material, "image", None)
+        if uv is not None and image is not None:
+            key = id(image)
+            if key not in texture_ids:
+                texture_ids[key] = len(textures)
+                textures.append(np.asarray(image.convert("RGB"), np.uint8))
+            uvs.append(np.asarray(uv, np.float32)[f])
+            tex_index.append(np.full(len(f), texture_ids[key]))
+            colors.append(np.zeros((len(f), 3), np.uint8))
+        else:
+            uvs.append(np.zeros((len(f), 3, 2), np.float32))
+            tex_index.append(np.full(len(f), -1))
+            colors.append(_flat_colors(geom, f))
+        verts.append(v)
+        tris.append(f + offset)
+        offset += len(v)
+    if not tris:
+        raise MemgymError(f"{path}: the GLB holds no triangle meshes")
+    vertices = np.concatenate(verts)
+    if up_axis == "z":
+        vertices = vertices @ Z_UP_TO_Y_UP.T
+    elif up_axis != "y":
+        raise MemgymError(f"up_axis must be 'z' (HM3D files) or 'y', got {up_axis!r}")
+    return (
+        vertices.astype(np.float32),
+        np.concatenate(tris).astype(np.int32),
+        np.concatenate(uvs),
+        np.concatenate(tex_index),
+        textures,
+        np.concatenate(colors),
+    )
+
+
+def _flat_colors(geom: trimesh.Trimesh, faces: np.ndarray) -> np.ndarray:
+    visual = geom.visual
+    if getattr(visual, "kind", None) in ("vertex", "face"):
+        if visual.kind == "face":
+            return np.asarray(visual.face_colors, np.uint8)[:, :3]
+        return np.asarray(visual.vertex_colors, np.uint8)[faces[:, 0], :3]
+    material = getattr(visual, "material", None)
+    factor = getattr(material, "baseColorFactor", None)
+    color = np.asarray(factor[:3] if factor is not None else (180, 180, 180), float)
+    if color.max() <= 1.0:
+        color = color * 255
+    return np.tile(color.astype(np.uint8), (len(faces), 1))
+
+
+@register_scene("hm3d")
+class HM3DScene(MeshScene):
+    """An HM3D scene read from its files (module docstring). Build with :meth:`load`."""
+
+    semantic_table: dict[int, tuple[str, int]]
+    navmesh_path: Path | None
+
+    @classmethod
+    def from_spec(cls, spec) -> HM3DScene:
+        options = dict(spec.options)
+        agent = options.pop("agent", None)
+        return cls.load(spec.path, agent=AgentSpec(**agent) if agent else None, **options)
+
+    @classmethod
+    def load(
+        cls,
+        stem: str | Path,
+        *,
+        annotations: str | Path | None = None,
+        floor_height: float | None = None,
+        agent: AgentSpec | None = None,
+        up_axis: str = "z",
+        camera_height: float = 1.25,
+    ) -> HM3DScene:
+        """Read ``stem.glb``, ``stem.semantic.glb``, ``stem.semantic.txt`` and annotations.
+
+        Args:
+            stem: path without extension, e.g. ``hm3d/val/00800-TEEsavR23oF/TEEsavR23oF``.
+            annotations: GOAT-Bench-style goals file (``.json`` or ``.json.gz``); default
+                ``stem.objects.json.gz`` when it exists.
+            floor_height: floor level to navigate (metres, Y up); default: the median height of
+                the annotated view points, else the level with the most upward-facing area.
+            agent: agent body for navigation.
+            up_axis: ``"z"`` for HM3D files, ``"y"`` for meshes already in the Habitat frame.
+            camera_height: eye height used when view points have to be computed.
+        """
+        stem = Path(stem)
+        if stem.suffix == ".glb":
+            stem = stem.with_suffix("")
+        files = {k: Path(f"{stem}{k}") for k in (".glb", ".semantic.glb", ".semantic.txt", ".navmesh")}
+        if not files[".glb"].is_file():
+            raise MemgymError(
+                f"HM3D scene {stem}: {files['.glb']} does not exist (expected X.glb, X.semantic.glb, X.semantic.txt)"
+            )
+        if files[".semantic.glb"].is_file() != files[".semantic.txt"].is_file():
+            have, lack = (
+                (".semantic.glb", ".semantic.txt")
+                if files[".semantic.glb"].is_file()
+                else (".semantic.txt", ".semantic.glb")
+            )
+            raise MemgymError(f"HM3D scene {stem}: {files[have]} exists but {files[lack]} is missing")
+        v, t, uv, tex, textures, colors = load_textured_glb(files[".glb"], up_axis)
+        lookup = TexturedLookup(uv, tex, textures, colors)
+        semantic_mesh = None
+        table: dict[int, tuple[str, int]] = {}
+        if files[".semantic.txt"].is_file():
+            rows = read_semantic_txt(files[".semantic.txt"])
+            color_to_id = {int(c, 16): i for i, c, _, _ in rows}
+            table = {i: (cat, reg) for i, _, cat, reg in rows}
+            sv, st, suv, stex, stextures, scolors = load_textured_glb(files[".semantic.glb"], up_axis)
+            semantic_mesh = (sv, st, TexturedLookup(suv, stex, stextures, scolors, color_to_id))
+        goals = _read_goals(
+            Path(annotations) if annotations else Path(f"{stem}.objects.json.gz"), required=annotations is not None
+        )
+        if floor_height is None:
+            heights = [vp.position[1] for o in goals for vp in o.view_points]
+            floor_height = float(np.median(heights)) if heights else estimate_floor_height(v, t)
+        scene = cls(
+            v,
+            t,
+            lookup,
+            semantic_mesh=semantic_mesh,
+            agent=agent,
+            floor_height=floor_height,
+            scene_id=f"hm3d:{stem.name}",
+        )
+        scene.semantic_table = table
+        scene.navmesh_path = files[".navmesh"] if files[".navmesh"].is_file() else None
+        boxes = scene._instance_boxes() if semantic_mesh is not None else {}
+        if goals:
+            objects = []
+            for obj in goals:
+                if table and obj.semantic_id not in table:
+                    raise MemgymError(
+                        f"HM3D scene {stem}: annotated object '{obj.object_id}' has instance id {obj.semantic_id}, "
+                        f"which {files['.semantic.txt']} does not list"
+                    )
+                box = boxes.get(obj.semantic_id)
+                size = tuple(round(float(s), 4) for s in (box[1] - box[0])) if box is not None else obj.size
+                region = table.get(obj.semantic_id, ("", -1))[1]
+                objects.append(
+                    _with(obj, size=size, region_id=region, region=f"region {region}" if region >= 0 else "")
+                )
+        else:
+            objects = []
+            for sid, (category, region) in sorted(table.items()):
+                if category.lower() in STRUCTURE or sid not in boxes:
+                    continue
+                box = boxes[sid]
+                views = compute_view_points(scene, sid, box, camera_height=camera_height)
+                objects.append(
+                    SceneObject(
+                        object_id=f"{category.replace(' ', '_')}_{sid}",
+                        semantic_id=sid,
+                        category=category,
+                        position=tuple(round(float(c), 4) for c in (box[0] + box[1]) / 2),
+                        size=tuple(round(float(s), 4) for s in box[1] - box[0]),
+                        region_id=region,
+                        region=f"region {region}" if region >= 0 else "",
+                        relations=(Relation(kind="in_region", target=f"region {region}"),) if region >= 0 else (),
+                        view_points=tuple(views),
+                    )
+                )
+        scene._objects = objects
+        scene._by_id = {o.object_id: o for o in objects}
+        scene._by_semantic = {o.semantic_id: o for o in objects}
+        scene.regions = _regions(objects)
+        return scene
+
+    def _instance_boxes(self) -> dict[int, np.ndarray]:
+        """Instance id -> ``(2, 3)`` bounding box of the semantic-mesh triangles carrying it."""
+        _, lookup = self._semantic
+        sv, st = self.semantic_geometry
+        centre_uv = np.full((len(st), 2), 1.0 / 3.0, np.float32)
+        ids = lookup.semantic(np.arange(len(st)), centre_uv)
+        boxes = {}
+        for sid in np.unique(ids):
+            if sid == 0:
+                continue
+            pts = sv[st[ids == sid]].reshape(-1, 3)
+            boxes[int(sid)] = np.stack([pts.min(0), pts.max(0)])
+        return boxes
+
+
+def _with(obj: SceneObject, **changes: Any) -> SceneObject:
+    return dataclasses.replace(obj, **changes)
+
+
+def _regions(objects: list[SceneObject]) -> list[Region]:
+    by_region: dict[int, list[SceneObject]] = {}
+    for obj in objects:
+        if obj.region_id >= 0:
+            by_region.setdefault(obj.region_id, []).append(obj)
+    out = []
+    for rid, objs in sorted(by_region.items()):
+        xs = [o.position[0] for o in objs]
+        zs = [o.position[2] for o in objs]
+        out.append(Region(region_id=rid, name=f"region {rid}", bounds=(min(xs), min(zs), max(xs), max(zs))))
+    return out
+
+
+_TRAILING_INT = re.compile(r"(\d+)$")
+
+
+def _read_goals(path: Path, *, required: bool) -> list[SceneObject]:
+    if not path.is_file():
+        if required:
+            raise MemgymError(f"object annotations {path} do not exist")
+        return []
+    try:
+        raw = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
+        data = json.loads(raw)
+    except (OSError, json.JSONDecodeError) as exc:
+        raise MemgymError(f"{path}: not valid (gzipped) JSON ({exc})") from None
+    goals = data.get("goals") if isinstance(data, dict) else None
+    if not isinstance(goals, dict):
+        raise MemgymError(f"{path}: expected a GOAT-Bench goals file with a 'goals' mapping")
+    objects, seen = [], set()
+    for key, entries in goals.items():
+        for n, entry in enumerate(entries):
+            where = f"{path}: goals[{key!r}][{n}]"
+            try:
+                object_id = str(entry["object_id"])
+                category = str(entry.get("object_category") or key.rsplit("_", 1)[-1])
+                position = tuple(float(c) for c in entry["position"])
+                sid = entry.get("semantic_id")
+                if sid is None:
+                    match = _TRAILING_INT.search(object_id)
+                    if match is None:
+                        raise KeyError("semantic_id (or an object_id ending in the instance id)")
+                    sid = int(match.group(1))
+                views = tuple(
+                    ViewPoint(
+                        position=tuple(float(c) for c in vp["agent_state"]["position"]),
+                        rotation=tuple(float(c) for c in vp["agent_state"]["rotation"]),
+                    )
+                    for vp in entry.get("view_points", [])
+                )
+            except (KeyError, TypeError, ValueError) as exc:
+                raise MemgymError(f"{where}: missing or malformed field {exc}") from None
+            if len(position) != 3:
+                raise MemgymError(f"{where}: position must have 3 numbers")
+            if object_id in seen:
+                continue
+            seen.add(object_id)
+            objects.append(
+                SceneObject(
+                    object_id=object_id,
+                    semantic_id=int(sid),
+                    category=category,
+                    position=position,
+                    size=(0.0, 0.0, 0.0),
+                    view_points=views,
+                    lang_desc=str(entry.get("lang_desc") or ""),
+                    attributes={k: str(v) for k, v in (entry.get("attributes") or {}).items()},
+                )
+            )
+    return objects
+
+
+# ----- writing ------------------------------------------------------------------------------------
+def instance_color(instance_id: int) -> str:
+    """A distinct 6-digit hex colour for an instance id (bijective on 1..2**24-1)."""
+    packed = (instance_id * 2654435761) & 0xFFFFFF
+    return f"{packed:06X}"
+
+
+def export_hm3d(scene: MeshScene, folder: str | Path, name: str, *, region_of: dict[int, int] | None = None) -> Path:
+    """Write ``scene`` in the HM3D layout (module docstring); returns the stem ``folder/name``.
+
+    The scene must expose per-triangle colours and ids (a generated house does). Each triangle
+    gets its own texel in an albedo atlas and in a semantic atlas, so reading the texture at any
+    hit UV returns the triangle's colour / instance colour.
+    """
+    lookup = scene.lookup
+    colors = getattr(lookup, "colors", None)
+    ids = getattr(lookup, "semantic_ids", None)
+    if colors is None or ids is None:
+        raise MemgymError(f"scene {scene.scene_id}: export needs per-triangle colours and instance ids")
+    table = getattr(scene, "semantic_table", None) or {
+        int(i): (
+            (scene.object_by_semantic_id(int(i)).category if scene.object_by_semantic_id(int(i)) else "unknown"),
+            -1,
+        )
+        for i in np.unique(ids)
+        if i > 0
+    }
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    stem = folder / name
+    y_up = scene.vertices[scene.triangles].reshape(-1, 3).astype(np.float64)
+    z_up = y_up @ Z_UP_TO_Y_UP  # inverse of the (orthogonal) Z-up -> Y-up map
+    faces = np.arange(len(z_up)).reshape(-1, 3)
+    albedo = np.clip(np.round(colors * 255), 0, 255).astype(np.uint8)
+    _write_atlas_glb(stem.with_suffix(".glb"), z_up, faces, albedo)
+    semantic_rgb = np.array(
+        [[int(instance_color(int(i))[k : k + 2], 16) for k in (0, 2, 4)] if i > 0 else [0, 0, 0] for i in ids], np.uint8
+    )
+    _write_atlas_glb(Path(f"{stem}.semantic.glb"), z_up, faces, semantic_rgb)
+    with open(f"{stem}.semantic.txt", "w", encoding="utf-8", newline="") as handle:
+        handle.write(HEADER + "\n")
+        for sid, (category, region) in sorted(table.items()):
+            handle.write(f'{sid},{instance_color(sid)},"{category}",{region}\n')
+    goals: dict[str, list[dict[str, Any]]] = {}
+    for obj in scene.objects:
+        goals.setdefault(f"{name}.basis.glb_{obj.category}", []).append(
+            {
+                "object_id": f"{name}_{obj.semantic_id}",
+                "object_category": obj.category,
+                "object_name": obj.object_id,
+                "position": list(obj.position),
+                "view_points": [
+                    {"agent_state": {"position": list(vp.position), "rotation": list(vp.rotation)}, "iou": 0.0}
+                    for vp in obj.view_points
+                ],
+                "lang_desc": obj.lang_desc,
+                "attributes": obj.attributes,
+            }
+        )
+    Path(f"{stem}.objects.json.gz").write_bytes(gzip.compress(json.dumps({"goals": goals}).encode("utf-8"), mtime=0))
+    return stem
+
+
+def _write_atlas_glb(path: Path, vertices: np.ndarray, faces: np.ndarray, tri_rgb: np.ndarray) -> None:
+    """GLB whose texture holds one texel per distinct triangle colour; UVs hit texel centres."""
+    palette, index = np.unique(tri_rgb, axis=0, return_inverse=True)
+    side = int(np.ceil(np.sqrt(len(palette))))
+    image = np.zeros((side, side, 3), np.uint8)
+    rows, cols = np.divmod(np.arange(len(palette)), side)
+    image[rows, cols] = palette
+    u = (cols[index] + 0.5) / side
+    v = 1.0 - (rows[index] + 0.5) / side
+    uv = np.repeat(np.stack([u, v], axis=1), 3, axis=0)
+    visual = trimesh.visual.TextureVisuals(uv=uv, image=Image.fromarray(image))
+    mesh = trimesh.Trimesh(vertices, faces, visual=visual, process=False)
+    buffer = io.BytesIO(mesh.export(file_type="glb"))
+    path.write_bytes(buffer.getvalue())
