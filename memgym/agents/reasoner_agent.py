@@ -7,8 +7,9 @@ prompt as the last line and asks the reasoner. Answers:
 
 * ``qa`` -- the reply text;
 * ``navigation`` -- the reasoner picks a memory entry (``OBJECT <id>`` or a bare entry id); the
-  agent answers that entry's location. A memory with no locations (``Dialogue``) cannot
-  localise, so the agent stays where Phase 1 ended and answers its current position.
+  agent answers that entry's location. When the memory has no locations (``Dialogue`` stores no
+  poses) or the reply names no entry, the agent cannot localise and answers a NaN position,
+  which navigation scorers count as a failure.
 
 A reasoner failure (:class:`~memgym.backends.errors.ReasonerError`) propagates; evaluation loops
 record it for the item.
@@ -63,6 +64,5 @@ class ReasonerAgent(Agent):
         if info.get("task") == "navigation":
             locations = getattr(evidence, "locations", {}) or {}
             entry = reply.strip().removeprefix("OBJECT").strip()
-            if entry in locations:
-                position = np.asarray(locations[entry], np.float32)
+            position = np.asarray(locations.get(entry, (np.nan, np.nan, np.nan)), np.float32)
         return {"text": reply, "position": position}

@@ -83,3 +83,23 @@ def test_residents_are_distinct_and_deterministic():
     a = sample_residents(np.random.default_rng(3), 4)
     assert a == sample_residents(np.random.default_rng(3), 4)
     assert len({r.name for r in a}) == 4
+
+
+def test_goat_style_descriptions_fill_missing_attributes_and_relations():
+    from memgym.datasets.dialogmem.content import parse_description
+
+    parsed = parse_description("A small white ceramic mug on the kitchen counter, next to the sink.", "mug")
+    assert parsed == {"color": "white", "material": "ceramic", "size": "small", "on": "kitchen counter", "near": "sink"}
+    assert parse_description("The dark brown chair beside a black table", "chair")["color"] == "dark brown"
+    assert parse_description("a sofa", "sofa") == {}
+    bare = OBJECTS[0].__class__(
+        object_id="mug_9",
+        semantic_id=9,
+        category="mug",
+        position=(0.0, 0.0, 0.0),
+        size=(0.1, 0.1, 0.1),
+        region="region 3",
+        lang_desc="A red mug next to the sink.",
+    )
+    table = as_table(perceptual_content(bare, {}))
+    assert table == {("mug_9", "color"): "red", ("mug_9", "near"): "sink"}  # no unnamed "region 3" room

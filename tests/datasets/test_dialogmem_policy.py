@@ -80,9 +80,7 @@ def test_planner_output_complies(seed):
     for o in OBJECTS:
         if o.object_id in observed:
             items += social_content(rng, o, residents, keys_per_object=3, change_probability=0.8)
-    specs, stated = plan_turns(
-        rng, LOG, items, residents, TurnPlanConfig(commentary_per_segment=3, recall_probability=1)
-    )
+    specs, stated = plan_turns(rng, LOG, items, residents, TurnPlanConfig(commentary_every=2, recall_probability=1))
     assert {s.turn_type for s in specs} >= {"navigation", "commentary", "post_arrival"}
     for s in specs:
         assert policy_violations(s) == [], s

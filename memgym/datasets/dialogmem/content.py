@@ -18,6 +18,7 @@ states it; 0 for content that never appears in dialogue).
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal, Protocol
 
@@ -152,8 +153,14 @@ class ObservationLog(Record):
 
 
 def perceptual_content(obj: AnnotatedObject, categories: Mapping[str, str]) -> list[MemoryItem]:
-    """Perceptual items of ``obj``; ``categories`` maps object ids to categories (for relations)."""
+    """Perceptual items of ``obj``; ``categories`` maps object ids to categories (for relations).
+
+    Attributes and relations come from the annotations; what they lack is parsed from the
+    object's ``lang_desc`` (GOAT-Bench descriptions) by :func:`parse_description`. Unnamed
+    regions (HM3D's ``"region 3"``) are not a room.
+    """
     items = []
+    parsed = parse_description(getattr(obj, "lang_desc", "") or "", obj.category)
 
     def add(key: str, value: str) -> None:
         if value:
@@ -162,14 +169,64 @@ def perceptual_content(obj: AnnotatedObject, categories: Mapping[str, str]) -> l
             )
 
     for key in ("color", "material", "size"):
-        add(key, str(obj.attributes.get(key, "")))
-    add("room", obj.region)
+        add(key, str(obj.attributes.get(key, "") or parsed.get(key, "")))
+    if obj.region and not _UNNAMED_REGION.match(obj.region):
+        add("room", obj.region)
     for kind, key in (("on", "on"), ("next_to", "near")):
         targets = sorted(categories[r.target] for r in obj.relations if r.kind == kind and r.target in categories)
         targets = [t for t in targets if t != obj.category]
-        if targets:
-            add(key, targets[0])
+        add(key, targets[0] if targets else parsed.get(key, ""))
     return items
+
+
+_UNNAMED_REGION = re.compile(r"^region \d+$")
+DESCRIPTION_COLORS = (
+    "white", "black", "gray", "grey", "beige", "brown", "red", "orange", "yellow", "green", "blue",
+    "navy", "teal", "purple", "pink", "silver", "gold", "cream", "dark brown", "light brown",
+)  # fmt: skip
+DESCRIPTION_MATERIALS = (
+    "wood",
+    "wooden",
+    "metal",
+    "glass",
+    "ceramic",
+    "fabric",
+    "leather",
+    "plastic",
+    "marble",
+    "stone",
+)
+_RELATION_PATTERNS = {
+    "near": re.compile(r"\b(?:next to|beside|near) (?:a|an|the) ([a-z ]+?)(?=[,.;]| and | with |$)"),
+    "on": re.compile(
+        r"\b(?:on top of|sitting on|placed on|on) (?:a|an|the) ([a-z ]+?)(?=[,.;]| and | with | next | near |$)"
+    ),
+}
+
+
+def parse_description(text: str, category: str) -> dict[str, str]:
+    """Attributes and relation categories named in a description.
+
+    ``"A small white ceramic mug on the kitchen counter, next to the sink."`` gives
+    ``{"color": "white", "material": "ceramic", "size": "small", "on": "kitchen counter",
+    "near": "sink"}``. Only words before the first relation describe the object itself.
+    """
+    text = " ".join(text.lower().split())
+    starts = [m.start() for p in _RELATION_PATTERNS.values() if (m := p.search(text))]
+    head = f" {text[: min(starts)] if starts else text} "
+    found: dict[str, str] = {}
+    for key, vocabulary in (("color", DESCRIPTION_COLORS), ("material", DESCRIPTION_MATERIALS)):
+        hits = [w for w in vocabulary if f" {w} " in head]
+        if hits:
+            found[key] = max(hits, key=len)
+    size = re.search(r"\b(small|medium|large|big|tiny)\b", head)
+    if size:
+        found["size"] = {"big": "large", "tiny": "small"}.get(size.group(1), size.group(1))
+    for key, pattern in _RELATION_PATTERNS.items():
+        match = pattern.search(text)
+        if match and match.group(1).strip() != category:
+            found[key] = match.group(1).strip()
+    return found
 
 
 def episodic_content(log: ObservationLog, categories: Mapping[str, str]) -> list[MemoryItem]:

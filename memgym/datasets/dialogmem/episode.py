@@ -101,11 +101,11 @@ class ConstructionConfig:
     social_keys_per_object: int = 2
     change_probability: float = 0.35
     correction_share: float = 0.5
-    commentary_per_segment: int = 2
-    recall_probability: float = 0.5
+    commentary_every: int = 20
+    recall_probability: float = 0.7
     max_attempts: int = 3
     navigation_per_object: int = 1
-    qa_per_object: int = 2
+    qa_per_object: int = 3
 
 
 def build_episode(
@@ -155,7 +155,7 @@ def build_episode(
                 correction_share=config.correction_share,
                 taken=taken,
             )
-    plan = TurnPlanConfig(config.commentary_per_segment, config.recall_probability)
+    plan = TurnPlanConfig(config.commentary_every, config.recall_probability)
     specs, _ = plan_turns(rng, log, items, residents, plan)
     turns, dropped_turns = realise_dialogue(
         specs, residents, realiser, log, auditor=auditor, max_attempts=config.max_attempts

@@ -90,7 +90,8 @@ def enumerate_specs(
     navigation_per_object: int = 2,
     qa_per_object: int = 3,
 ) -> list[TaskSpec]:
-    """Sample navigation and QA specs for every object with available content.
+    """Sample navigation and QA specs for every object with available content, stratified by
+    identification types (navigation) and answer type (QA) so every content type is represented.
 
     QA specs whose answer key is one of the cues, or that :func:`is_same_type` rejects, are never
     proposed; :func:`build_items` still checks the latter (counted as ``same_type``).
@@ -105,8 +106,8 @@ def enumerate_specs(
             options += list(itertools.product(by_type[t1], by_type[t2]))
         if not options:
             continue
-        for index in rng.permutation(len(options))[:navigation_per_object]:
-            specs.append(TaskSpec("navigation", object_id, category, options[int(index)]))
+        navigation = [TaskSpec("navigation", object_id, category, cues) for cues in options]
+        specs += _stratified(rng, navigation, lambda spec: spec.identification_types, navigation_per_object)
         qa = []
         for cues in options:
             cue_keys = {c.key for c in cues}
@@ -114,9 +115,23 @@ def enumerate_specs(
                 spec = TaskSpec("qa", object_id, category, cues, answer)
                 if answer.key not in cue_keys and not is_same_type(spec):
                     qa.append(spec)
-        for index in rng.permutation(len(qa))[:qa_per_object]:
-            specs.append(qa[int(index)])
+        specs += _stratified(rng, qa, lambda spec: spec.answer.type, qa_per_object)
     return specs
+
+
+def _stratified(rng: np.random.Generator, specs: list[TaskSpec], stratum, count: int) -> list[TaskSpec]:
+    """Up to ``count`` specs, one per stratum in random stratum order, then again round-robin."""
+    groups: dict[Any, list[TaskSpec]] = {}
+    for spec in specs:
+        groups.setdefault(stratum(spec), []).append(spec)
+    order = [sorted(groups, key=str)[int(i)] for i in rng.permutation(len(groups))]
+    queues = {g: [groups[g][int(i)] for i in rng.permutation(len(groups[g]))] for g in order}
+    chosen: list[TaskSpec] = []
+    while len(chosen) < count and any(queues.values()):
+        for group in order:
+            if queues[group] and len(chosen) < count:
+                chosen.append(queues[group].pop())
+    return chosen
 
 
 def is_same_type(spec: TaskSpec) -> bool:

@@ -3,7 +3,8 @@
 :func:`plan_turns` walks the traversal's navigation segments in time order and emits
 
 * a **navigation** turn at each segment's first step, naming the goal with one perceptual item;
-* up to ``commentary_per_segment`` **commentary** turns at later steps of the segment, each
+* ``max(1, segment length // commentary_every)`` **commentary** turn slots at later steps of the
+  segment, each
   stating the next social item of an object visible there;
 * with probability ``recall_probability`` a **recall** turn about an object seen earlier and not
   visible now (updates and corrections are preferred here);
@@ -30,7 +31,8 @@ from memgym.datasets.dialogmem.residents import Resident
 class TurnPlanConfig:
     """How much dialogue a traversal gets."""
 
-    commentary_per_segment: int = 2
+    commentary_every: int = 25
+    """Frames per commentary slot (a segment of 100 frames gets 4 slots)."""
     recall_probability: float = 0.5
 
 
@@ -95,10 +97,17 @@ def plan_turns(
         options = perceptual.get(goal, [])
         if options:
             emit(segment.start, "navigation", goal, options[int(rng.integers(len(options)))], goal)
-        inner = list(range(segment.start + 1, segment.end))
-        slots = sorted(rng.permutation(inner)[: config.commentary_per_segment + 1].tolist()) if inner else []
-        recall_slot = slots.pop() if slots and rng.uniform() < config.recall_probability else None
-        for step in slots[: config.commentary_per_segment]:
+        inner = [
+            step
+            for step in range(segment.start + 1, segment.end)
+            if any(next_item(o, step) is not None for o in log.visible[step])
+        ]
+        count = max(1, (segment.end - segment.start) // max(1, config.commentary_every))
+        slots = sorted(rng.permutation(inner)[:count].tolist()) if inner else []
+        recall_slot = None
+        if segment.end - segment.start > 1 and rng.uniform() < config.recall_probability:
+            recall_slot = int(rng.integers(segment.start + 1, segment.end))
+        for step in slots:
             visible = [o for o in log.visible[step] if next_item(o, step) is not None]
             if visible:
                 target = visible[int(rng.integers(len(visible)))]
