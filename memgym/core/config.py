@@ -103,7 +103,9 @@ def build_config(cls: type[C], data: Mapping[str, Any], *, where: str = "config"
 
 
 def config_to_dict(config: Any) -> dict[str, Any]:
-    """Plain nested dict of a config dataclass (tuples become lists)."""
+    """Plain nested dict of a config dataclass or mapping (tuples become lists)."""
+    if isinstance(config, Mapping):
+        return _plain(dict(config))
     return _plain(dataclasses.asdict(config))
 
 

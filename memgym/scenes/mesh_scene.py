@@ -258,7 +258,8 @@ def _raycaster(vertices: np.ndarray, triangles: np.ndarray) -> o3d.t.geometry.Ra
 
 
 def estimate_floor_height(vertices: np.ndarray, triangles: np.ndarray, bin_size: float = 0.05) -> float:
-    """Height (metres) with the largest area of upward-facing triangles: the main floor level."""
+    """The floor level (metres): the lowest height holding at least half as much upward-facing
+    area as the most covered height (so a ceiling slab's top or a second storey is not chosen)."""
     tri = vertices[triangles].astype(np.float64)
     cross = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
     area = 0.5 * np.linalg.norm(cross, axis=1)
@@ -271,6 +272,7 @@ def estimate_floor_height(vertices: np.ndarray, triangles: np.ndarray, bin_size:
     totals: dict[int, float] = {}
     for b, a in zip(bins, area[keep]):
         totals[b] = totals.get(b, 0.0) + a
-    best = max(totals, key=lambda b: (totals[b], -b))
+    largest = max(totals.values())
+    best = min(b for b, a in totals.items() if a >= 0.5 * largest)
     in_bin = bins == best
     return float(np.average(heights[in_bin], weights=area[keep][in_bin]))

@@ -3,8 +3,9 @@
 :class:`NavGrid` is computed from the scene mesh for a cylinder agent (:class:`AgentSpec`):
 one vertical ray per grid cell, cast downwards from ``floor_height + agent height``, finds the
 highest surface under the agent's head. The cell is walkable when that surface faces up (slope
-below ``max_slope``), lies within ``max_climb`` of the floor level and was not reached from
-inside a solid (a downward-facing first hit). Walkable cells closer than ``radius`` to a
+below ``max_slope``), lies within ``max_climb`` of the floor level and the column is not inside a
+solid: at half the agent height, at least three of four horizontal rays first hit a face from
+behind, as they do inside a wall. Walkable cells closer than ``radius`` to a
 non-walkable cell are removed (the cylinder must fit), and the rest is split into 8-connected
 islands.
 
@@ -139,8 +140,10 @@ class NavGrid:
         t = hits["t_hit"].numpy()
         normal_y = hits["primitive_normals"].numpy()[:, 1]
         surface = top - t
+        inside = _inside_solid(scene, rays[:, :3], floor_height + agent.height / 2)
         walkable = (
             np.isfinite(t)
+            & ~inside
             & (normal_y >= math.cos(math.radians(agent.max_slope)))
             & (np.abs(surface - floor_height) <= agent.max_climb)
         )
@@ -313,3 +316,16 @@ class NavGrid:
         inside = (xs >= 0) & (zs >= 0) & (xs < nx * self.cell) & (zs < nz * self.cell)
         visible = (self.navigable[rows, cols] & inside).all(axis=1)
         return int(np.argmin(visible)) if not visible.all() else len(points)
+
+
+def _inside_solid(scene: o3d.t.geometry.RaycastingScene, points: np.ndarray, height: float) -> np.ndarray:
+    """``(N,) bool``: whether each column at ``height`` lies inside a closed solid (a wall)."""
+    origins = np.asarray(points, np.float32).copy()
+    origins[:, 1] = height
+    back = np.zeros(len(origins), np.int32)
+    for direction in ((1.0, 0.0, 0.0), (-1.0, 0.0, 0.0), (0.0, 0.0, 1.0), (0.0, 0.0, -1.0)):
+        rays = np.concatenate([origins, np.tile(np.asarray(direction, np.float32), (len(origins), 1))], axis=1)
+        hits = scene.cast_rays(o3d.core.Tensor(rays))
+        facing = hits["primitive_normals"].numpy() @ np.asarray(direction, np.float32)
+        back += (np.isfinite(hits["t_hit"].numpy()) & (facing > 0)).astype(np.int32)
+    return back >= 3

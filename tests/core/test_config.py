@@ -1,0 +1,76 @@
+import dataclasses
+from typing import Literal
+
+import pytest
+
+from memgym.core.config import describe_config, dump_config, load_config, parse_override
+from memgym.core.errors import ConfigError
+
+
+@dataclasses.dataclass(frozen=True)
+class TrainConfig:
+    steps: int = dataclasses.field(default=100, metadata={"help": "optimiser steps"})
+    lr: float = 1e-3
+
+
+@dataclasses.dataclass(frozen=True)
+class ExperimentConfig:
+    model: Literal["gdn2", "kda", "attention"] = "gdn2"
+    seed: int = 0
+    distractors: tuple[int, ...] = (4, 8, 16)
+    data_dir: str | None = None
+    verbose: bool = False
+    train: TrainConfig = TrainConfig()
+
+
+def test_defaults_file_and_overrides_apply_in_order(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text("model: kda\ntrain:\n  steps: 5\n")
+    config = load_config(ExperimentConfig, path=path, overrides=["train.lr=0.5", "distractors=[4,8]", "seed=3"])
+    assert config == ExperimentConfig(model="kda", seed=3, distractors=(4, 8), train=TrainConfig(steps=5, lr=0.5))
+
+
+def test_dump_and_load_round_trip(tmp_path):
+    config = ExperimentConfig(model="attention", data_dir="/x", train=TrainConfig(steps=7))
+    dump_config(config, tmp_path / "c.yaml")
+    assert load_config(ExperimentConfig, path=tmp_path / "c.yaml") == config
+
+
+@pytest.mark.parametrize(
+    "override, message",
+    [
+        ("modle=kda", r"unknown key 'modle'; allowed keys: .*model"),
+        ("model=mamba", r"'model' = 'mamba' is not allowed; allowed values: \['gdn2', 'kda', 'attention'\]"),
+        ("seed=abc", "'seed' must be an integer"),
+        ("train.stepz=3", r"unknown key 'train.stepz'; allowed keys: lr, steps"),
+        ("train=3", "'train' must be a mapping"),
+        ("verbose=maybe", "must be true or false"),
+        ("noequals", "not of the form key=value"),
+    ],
+)
+def test_bad_overrides_name_the_key_and_allowed_values(override, message):
+    with pytest.raises(ConfigError, match=message):
+        load_config(ExperimentConfig, overrides=[override])
+
+
+def test_bad_file_is_named(tmp_path):
+    path = tmp_path / "bad.yaml"
+    path.write_text("model: [unclosed\n")
+    with pytest.raises(ConfigError, match="bad.yaml: not valid YAML"):
+        load_config(ExperimentConfig, path=path)
+    path.write_text("- a list\n")
+    with pytest.raises(ConfigError, match="expected a mapping"):
+        load_config(ExperimentConfig, path=path)
+    with pytest.raises(ConfigError, match="does not exist"):
+        load_config(ExperimentConfig, path=tmp_path / "missing.yaml")
+
+
+def test_optional_and_parse_override():
+    assert load_config(ExperimentConfig, overrides=["data_dir=null"]).data_dir is None
+    assert parse_override("a.b=[1, 2]") == ("a.b", [1, 2])
+
+
+def test_describe_lists_nested_keys_with_help():
+    rows = {key: help_text for key, _, help_text in describe_config(ExperimentConfig)}
+    assert rows["train.steps"] == "optimiser steps"
+    assert "model" in rows

@@ -1,0 +1,151 @@
+"""TwoPhaseEnv's contract, checked on a small recall env defined here."""
+
+import dataclasses
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium import spaces
+from gymnasium.utils.env_checker import check_env
+
+from memgym.agents.agent import Agent, run_episode
+from memgym.core.episode import Episode, TaskItem
+from memgym.core.protocols import Memory
+from memgym.core.records import record
+from memgym.envs.two_phase import TwoPhaseEnv
+
+
+@record("test.recall_episode")
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class RecallEpisode(Episode):
+    values: tuple[int, ...] = ()
+
+
+class RecallEnv(TwoPhaseEnv):
+    """Formation shows (slot, value) pairs; use asks for a slot's latest value."""
+
+    def __init__(self, render_mode=None, slots: int = 4, length: int = 6):
+        super().__init__(render_mode)
+        self.slots, self.length = slots, length
+        self.observation_space = spaces.Dict(
+            {"slot": spaces.Discrete(slots), "value": spaces.Discrete(10), "query": spaces.Discrete(2)}
+        )
+        self.action_space = spaces.Discrete(10)
+
+    def _build_episode(self, rng, options):
+        values = tuple(int(v) for v in rng.integers(0, 10, size=self.length))
+        items = tuple(
+            TaskItem(item_id=f"q{s}", task="recall", answer=self._latest(values, s), annotations={"slot": s})
+            for s in range(min(self.slots, self.length))
+        )
+        return RecallEpisode(episode_id="generated", benchmark="test", values=values, items=items)
+
+    def _latest(self, values, slot):
+        return [v for i, v in enumerate(values) if i % self.slots == slot][-1]
+
+    def _begin(self, episode):
+        return len(episode.values)
+
+    def _formation_observation(self, step):
+        return {"slot": step % self.slots, "value": self.episode.values[step], "query": 0}
+
+    def _use_observation(self, item, index):
+        return {"slot": item.annotations["slot"], "value": 0, "query": 1}
+
+    def _score(self, item, action):
+        correct = float(int(action) == item.answer)
+        return {"accuracy": correct, "reward": correct}
+
+    def render(self):
+        image = np.zeros((8, 8, 3), dtype=np.uint8)
+        image[:, : self.step_index % 8] = 255
+        return image
+
+
+class SlotMemory(Memory):
+    def __init__(self):
+        self.table = {}
+
+    def reset(self):
+        self.table = {}
+
+    def observe(self, observation):
+        self.table[int(observation["slot"])] = int(observation["value"])
+
+    def retrieve(self, query):
+        return self.table.get(int(query["slot"]), 0)
+
+    def state_dict(self):
+        return {"table": dict(self.table)}
+
+    def load_state_dict(self, state):
+        self.table = dict(state["table"])
+
+
+class ForgetfulMemory(SlotMemory):
+    def observe(self, observation):
+        pass
+
+
+class LookupAgent(Agent):
+    def answer(self, observation, info):
+        return self.memory.retrieve(observation)
+
+
+def test_check_env_passes():
+    check_env(RecallEnv(render_mode="rgb_array"), skip_render_check=False)
+
+
+def test_phases_rewards_and_termination():
+    env = RecallEnv()
+    obs, info = env.reset(seed=3)
+    assert info["phase"] == "formation" and info["step"] == 0
+    phases = [info["phase"]]
+    for _ in range(5):
+        obs, reward, terminated, truncated, info = env.step(env.formation_action())
+        phases.append(info["phase"])
+        assert reward == 0.0 and not terminated
+    assert phases == ["formation"] * 6
+    obs, reward, terminated, _, info = env.step(0)
+    assert info["phase"] == "use" and info["item_id"] == "q0" and obs["query"] == 1
+    answers = [env.episode.items[i].answer for i in range(4)]
+    for i, answer in enumerate(answers):
+        obs, reward, terminated, _, info = env.step(answer)
+        assert reward == 1.0 and info["score"]["accuracy"] == 1.0
+        assert terminated == (i == 3)
+    with pytest.raises(RuntimeError, match="terminated"):
+        env.step(0)
+
+
+def test_same_seed_same_episode_and_given_episode_is_played():
+    env = RecallEnv()
+    env.reset(seed=7)
+    first = env.episode
+    env.reset(seed=7)
+    assert env.episode == first
+    custom = RecallEpisode(episode_id="mine", benchmark="test", values=(1, 2), items=())
+    _, info = env.reset(options={"episode": custom})
+    assert info["episode_id"] == "mine"
+
+
+def test_agent_memory_swap_changes_results():
+    env = RecallEnv()
+    agent = LookupAgent(SlotMemory())
+    good = run_episode(env, agent, seed=1)
+    assert good.total_reward == 4.0 and good.formation_steps == 6
+    old = agent.swap_memory(ForgetfulMemory())
+    assert isinstance(old, SlotMemory)
+    bad = run_episode(env, agent, seed=1)
+    assert bad.episode_id == good.episode_id
+    assert bad.total_reward < good.total_reward
+    with pytest.raises(TypeError, match="Memory"):
+        agent.memory = object()
+
+
+def test_vector_env_steps_through_both_phases():
+    vec = gymnasium.vector.SyncVectorEnv([lambda: RecallEnv() for _ in range(2)])
+    obs, infos = vec.reset(seed=[0, 1])
+    assert obs["slot"].shape == (2,)
+    for _ in range(6):
+        obs, rewards, terminated, truncated, infos = vec.step(np.zeros(2, dtype=np.int64))
+    assert list(infos["phase"]) == ["use", "use"]

@@ -1,0 +1,116 @@
+import gzip
+import json
+
+import numpy as np
+import pytest
+
+from memgym.core.errors import MemgymError
+from memgym.scenes.hm3d import HEADER, Z_UP_TO_Y_UP, HM3DScene, export_hm3d, instance_color, read_semantic_txt
+from memgym.scenes.procedural import generate_house
+from memgym.scenes.spec import SceneSpec, load_scene
+
+
+@pytest.fixture(scope="module")
+def house():
+    return generate_house(2)
+
+
+@pytest.fixture(scope="module")
+def stem(house, tmp_path_factory):
+    return export_hm3d(house, tmp_path_factory.mktemp("hm3d") / "00042-HOUSE2", "HOUSE2")
+
+
+def test_export_writes_the_hm3d_layout(stem):
+    for suffix in (".glb", ".semantic.glb", ".semantic.txt", ".objects.json.gz"):
+        assert stem.parent.joinpath(stem.name + suffix).is_file()
+    lines = stem.parent.joinpath(stem.name + ".semantic.txt").read_text().splitlines()
+    assert lines[0] == HEADER
+    assert lines[1].split(",")[2] == '"floor"'
+    goals = json.loads(gzip.decompress(stem.parent.joinpath(stem.name + ".objects.json.gz").read_bytes()))["goals"]
+    entry = next(iter(goals.values()))[0]
+    assert {"object_id", "object_category", "position", "view_points", "lang_desc"} <= set(entry)
+    assert set(entry["view_points"][0]["agent_state"]) == {"position", "rotation"}
+
+
+def test_glb_is_stored_z_up(house, stem):
+    import trimesh
+
+    loaded = trimesh.load(str(stem) + ".glb", force="scene", process=False)
+    vertices = np.concatenate([g.vertices for g in loaded.geometry.values()])
+    # Habitat's Y (height, 0..2.7 m) is the file's Z
+    assert vertices[:, 2].min() == pytest.approx(house.vertices[:, 1].min(), abs=1e-5)
+    assert vertices[:, 2].max() == pytest.approx(house.vertices[:, 1].max(), abs=1e-5)
+    np.testing.assert_allclose(Z_UP_TO_Y_UP @ [1.0, 2.0, 3.0], [1.0, 3.0, -2.0])
+
+
+def test_round_trip_renders_the_same_images(house, stem):
+    scene = HM3DScene.load(stem)
+    loaded = {o.semantic_id: o for o in scene.objects}
+    assert sorted(loaded) == sorted(o.semantic_id for o in house.objects)
+    for a in house.objects:
+        b = loaded[a.semantic_id]
+        assert (
+            b.object_id == f"HOUSE2_{a.semantic_id}"
+            and b.object_id == scene.object_by_semantic_id(a.semantic_id).object_id
+        )
+        assert b.category == a.category and b.view_points == a.view_points and b.lang_desc == a.lang_desc
+        np.testing.assert_allclose(b.size, a.size, atol=1e-3)
+    for obj in house.objects[:4]:
+        vp = obj.view_points[0]
+        eye, rot = np.array(vp.position) + [0, 1.25, 0], np.array(vp.rotation)
+        a, b = house.render(eye, rot), scene.render(eye, rot)
+        np.testing.assert_allclose(b["depth"], a["depth"], atol=1e-4)
+        np.testing.assert_array_equal(b["semantic"], a["semantic"])  # ids come from the semantic texture
+        assert np.abs(b["rgb"].astype(int) - a["rgb"]).max() <= 2
+    p, q = np.array(house.objects[0].view_points[0].position), np.array(house.objects[-1].view_points[0].position)
+    assert scene.geodesic_distance(p, q) == pytest.approx(house.geodesic_distance(p, q), abs=1e-6)
+
+
+def test_loads_through_scene_spec_and_without_annotations(stem, house):
+    scene = load_scene(SceneSpec(backend="hm3d", path=str(stem)))
+    assert len(scene.objects) == len(house.objects)
+    stem.parent.joinpath(stem.name + ".objects.json.gz").rename(stem.parent / "moved.json.gz")
+    try:
+        bare = HM3DScene.load(stem)
+        # every annotated instance except structure becomes an object with computed view points
+        assert {o.semantic_id for o in bare.objects} == {o.semantic_id for o in house.objects}
+        assert sum(bool(o.view_points) for o in bare.objects) >= 0.8 * len(bare.objects)
+        explicit = HM3DScene.load(stem, annotations=stem.parent / "moved.json.gz")
+        assert len(explicit.objects) == len(house.objects)
+    finally:
+        (stem.parent / "moved.json.gz").rename(stem.parent.joinpath(stem.name + ".objects.json.gz"))
+
+
+def test_semantic_txt_errors_name_file_and_line(tmp_path):
+    path = tmp_path / "X.semantic.txt"
+    path.write_text(f'{HEADER}\n1,AABBCC,"chair",0\n2,nothex,"bed",1\n')
+    with pytest.raises(MemgymError, match=r"X.semantic.txt:3: expected"):
+        read_semantic_txt(path)
+    path.write_text(f"{HEADER}\n")
+    with pytest.raises(MemgymError, match="no annotation rows"):
+        read_semantic_txt(path)
+    with pytest.raises(MemgymError, match="missing.txt do not exist"):
+        read_semantic_txt(tmp_path / "missing.txt")
+
+
+def test_missing_and_mismatched_files_are_clear_errors(stem, tmp_path):
+    with pytest.raises(MemgymError, match=r"nothere.glb does not exist"):
+        HM3DScene.load(tmp_path / "nothere")
+    lonely = tmp_path / "L"
+    lonely.with_suffix(".glb").write_bytes(stem.with_suffix(".glb").read_bytes())
+    (tmp_path / "L.semantic.glb").write_bytes(stem.parent.joinpath(stem.name + ".semantic.glb").read_bytes())
+    with pytest.raises(MemgymError, match=r"L.semantic.txt is missing"):
+        HM3DScene.load(lonely)
+    bad = tmp_path / "goals.json"
+    bad.write_text(json.dumps({"goals": {"L.basis.glb_chair": [{"object_id": "L_99999", "position": [0, 0, 0]}]}}))
+    (tmp_path / "L.semantic.txt").write_text(stem.parent.joinpath(stem.name + ".semantic.txt").read_text())
+    with pytest.raises(MemgymError, match=r"'L_99999' has instance id 99999"):
+        HM3DScene.load(lonely, annotations=bad)
+    bad.write_text(json.dumps({"goals": {"k": [{"position": [0, 0, 0]}]}}))
+    with pytest.raises(MemgymError, match=r"goals\['k'\]\[0\]: missing or malformed field"):
+        HM3DScene.load(lonely, annotations=bad)
+
+
+def test_instance_colours_are_distinct():
+    colors = {instance_color(i) for i in range(1, 5000)}
+    assert len(colors) == 4999 and all(len(c) == 6 for c in colors)

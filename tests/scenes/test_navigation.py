@@ -1,0 +1,108 @@
+import math
+
+import numpy as np
+import pytest
+
+from memgym.scenes.locomotion import ActionSpec, AgentState, GreedyFollower, apply_action
+from memgym.scenes.navigation import AgentSpec
+from memgym.scenes.procedural import generate_house
+from memgym.scenes.simple import box_room
+
+AGENT = AgentSpec(radius=0.2, cell_size=0.05)
+
+
+def test_geodesic_equals_straight_line_in_empty_room():
+    nav = box_room(6.0, 4.0, agent=AGENT).navgrid
+    assert nav.num_islands == 1
+    for start, goal in [((0.5, 0, 0.5), (5.5, 0, 3.5)), ((1.03, 0, 2.2), (4.71, 0, 0.61)), ((3, 0, 3), (3, 0, 1))]:
+        result = nav.geodesic(start, goal)
+        assert result.status == "ok"
+        assert result.distance == pytest.approx(math.dist((start[0], start[2]), (goal[0], goal[2])), abs=1e-9)
+        assert len(result.path) == 2
+
+
+def test_geodesic_goes_around_a_wall():
+    # a wall along x = 4 from z = 0 to z = 3 leaves a 1 m gap at z in (3, 4)
+    t = 0.1
+    scene = box_room(8.0, 4.0, inner_walls=[((4.0, 1.25, 1.5), (t, 2.5, 3.0))], agent=AGENT)
+    start, goal = np.array([2.0, 0.0, 1.0]), np.array([6.0, 0.0, 1.0])
+    result = scene.geodesic(start, goal)
+    r = AGENT.radius
+    c1, c2 = np.array([4 - t / 2 - r, 3 + r]), np.array([4 + t / 2 + r, 3 + r])
+    reference = np.linalg.norm(c1 - start[[0, 2]]) + np.linalg.norm(c2 - c1) + np.linalg.norm(goal[[0, 2]] - c2)
+    assert result.status == "ok"
+    assert result.distance > 4.0 + 1.0  # much longer than the straight line
+    assert result.distance == pytest.approx(reference, rel=0.03)
+    # the path stays on navigable cells and passes through the gap
+    assert all(scene.navgrid.line_of_sight(a, b) for a, b in zip(result.path[:-1], result.path[1:]))
+    assert result.path[:, 2].max() > 3.0
+
+
+def test_disconnected_points_are_unreachable_with_status():
+    scene = box_room(8.0, 4.0, inner_walls=[((4.0, 1.25, 2.0), (0.1, 2.5, 4.0))], agent=AGENT)
+    nav = scene.navgrid
+    assert nav.num_islands == 2
+    result = nav.geodesic((2.0, 0, 2.0), (6.0, 0, 2.0))
+    assert result.status == "unreachable" and math.isinf(result.distance) and len(result.path) == 0
+    assert math.isinf(scene.geodesic_distance(np.array([2.0, 0, 2.0]), np.array([6.0, 0, 2.0])))
+    assert len(scene.shortest_path(np.array([2.0, 0, 2.0]), np.array([6.0, 0, 2.0]))) == 0
+
+
+def test_points_off_the_navmesh():
+    nav = box_room(6.0, 4.0, agent=AGENT).navgrid
+    far = nav.geodesic((30.0, 0.0, 30.0), (3.0, 0.0, 2.0))
+    assert far.status == "start_off_navmesh" and math.isinf(far.distance)
+    assert nav.geodesic((3.0, 0.0, 2.0), (30.0, 0.0, 30.0)).status == "goal_off_navmesh"
+    # near the wall: snapped onto the floor, at least a radius away from the wall
+    snapped = nav.snap((0.02, 1.0, 2.0))
+    assert snapped is not None and nav.is_navigable(snapped) and snapped[0] >= AGENT.radius
+    assert not nav.is_navigable((0.05, 0.0, 2.0))
+
+
+def test_furniture_blocks_and_agent_height_clearance():
+    # a table top at 0.75 m blocks the agent under it; a shelf at 2 m (above the agent) does not
+    scene = box_room(
+        6.0,
+        4.0,
+        objects=[((1.5, 0.75, 2.0), (1.0, 0.05, 1.0), 9), ((4.5, 2.0, 2.0), (1.0, 0.05, 1.0), 10)],
+        agent=AGENT,
+    )
+    nav = scene.navgrid
+    assert not nav.is_navigable((1.5, 0.0, 2.0))
+    assert nav.is_navigable((4.5, 0.0, 2.0))
+
+
+def test_move_forward_and_collision_sliding():
+    nav = box_room(6.0, 4.0, agent=AGENT).navgrid
+    spec = ActionSpec()
+    state = AgentState(np.array([3.0, 0.0, 2.0]), 0.0)
+    moved, collided = apply_action(nav, state, "move_forward", spec)
+    np.testing.assert_allclose(moved.position, [3.0, 0.0, 1.75], atol=1e-6)
+    assert not collided
+    turned, _ = apply_action(nav, state, "turn_left", spec)
+    assert turned.yaw == pytest.approx(math.radians(30))
+    # walking diagonally into the z=0 wall slides along it (x keeps changing)
+    state = AgentState(np.array([3.0, 0.0, AGENT.radius + 0.1]), math.radians(45))
+    for _ in range(4):
+        state, collided = apply_action(nav, state, "move_forward", spec)
+    assert collided
+    assert state.position[0] < 3.0 - 0.4  # slid toward -x
+    assert nav.is_navigable(state.position)
+    with pytest.raises(ValueError, match="unknown action"):
+        apply_action(nav, state, "jump", spec)
+
+
+def test_greedy_follower_reaches_goals_in_a_house():
+    house = generate_house(1)
+    nav = house.navgrid
+    rng = np.random.default_rng(0)
+    follower = GreedyFollower(nav, ActionSpec(), goal_radius=0.3)
+    state = AgentState(nav.sample_navigable(rng), 0.0)
+    for obj in house.objects[:5]:
+        goals = np.array([v.position for v in obj.view_points])
+        for _ in range(600):
+            action = follower.next_action(state, goals)
+            if action == "stop":
+                break
+            state, _ = apply_action(nav, state, action)
+        assert nav.geodesic(state.position, goals).distance <= 0.3

@@ -1,0 +1,86 @@
+import subprocess
+import sys
+
+import pytest
+
+from memgym.cli import build_parser, main
+from memgym.core.results import RunStore
+
+
+def test_every_subcommand_has_help(capsys):
+    for command in ["list", "generate", "train", "eval", "render", "run", "report"]:
+        with pytest.raises(SystemExit) as exit_info:
+            build_parser().parse_args([command, "--help"])
+        assert exit_info.value.code == 0
+        assert "usage: memgym" in capsys.readouterr().out
+
+
+def test_list_shows_registries(capsys):
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    assert "scorer:" in out and "exact_match" in out and "benchmark:" in out
+
+
+def test_unknown_benchmark_is_one_line_and_exit_2(capsys):
+    assert main(["generate", "no-such-bench"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("memgym: error: unknown benchmark 'no-such-bench'")
+
+
+def test_malformed_override_is_exit_2(capsys):
+    assert main(["eval", "no-such-bench", "oops"]) == 2
+    assert "not a key=value override" in capsys.readouterr().err
+
+
+def test_report_aggregates_a_run_folder(tmp_path, capsys):
+    store = RunStore.open(tmp_path, "eval", {"m": 1}, name="r")
+    store.append("a", {"type": "x", "acc": 1.0})
+    store.append("b", {"type": "x", "acc": 0.0})
+    assert main(["report", str(store.folder), "--by", "type", "--metrics", "acc"]) == 0
+    assert "| x | 2 | 0.500 |" in capsys.readouterr().out
+    assert main(["report", str(tmp_path), "--metrics", "acc"]) == 2
+
+
+def test_console_entry_point_runs_as_module():
+    result = subprocess.run([sys.executable, "-m", "memgym", "--help"], capture_output=True, text=True, check=False)
+    assert result.returncode == 0 and "generate" in result.stdout
+
+
+def _register_quick_only(monkeypatch, fail: bool = False):
+    from memgym.core.benchmark import Benchmark, ReportSection
+    from memgym.core.registry import BENCHMARKS
+
+    class QuickOnly(Benchmark):
+        name = "quick-only"
+        description = "test benchmark"
+
+        def quickstart(self, report_dir, args):
+            if fail:
+                raise RuntimeError("boom")
+            (report_dir / "plot.png").write_bytes(b"png")
+            return ReportSection("Quick only", "| a |\n| --- |\n| 1 |\n", ("plot.png",))
+
+    monkeypatch.setattr(BENCHMARKS, "_entries", {"quick-only": QuickOnly})
+    return QuickOnly
+
+
+def test_unimplemented_job_says_so_and_exits_2(monkeypatch, capsys):
+    _register_quick_only(monkeypatch)
+    assert main(["train", "quick-only"]) == 2
+    assert "'memgym train quick-only' is not implemented yet" in capsys.readouterr().err
+    assert main(["list"]) == 0
+    assert "[jobs: quickstart]" in capsys.readouterr().out
+
+
+def test_quickstart_writes_report(monkeypatch, tmp_path, capsys):
+    _register_quick_only(monkeypatch)
+    assert main(["run", "quickstart", "--runs-dir", str(tmp_path)]) == 0
+    report = (tmp_path / "quickstart" / "report.md").read_text()
+    assert "## Quick only" in report and "![plot](plot.png)" in report
+    assert "quickstart report:" in capsys.readouterr().out
+
+
+def test_quickstart_failure_is_reported_and_nonzero(monkeypatch, tmp_path, capsys):
+    _register_quick_only(monkeypatch, fail=True)
+    assert main(["run", "quickstart", "--runs-dir", str(tmp_path)]) == 2
+    assert "RuntimeError: boom" in (tmp_path / "quickstart" / "report.md").read_text()
