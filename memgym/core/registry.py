@@ -86,6 +86,12 @@ PLUGIN_MODULES: list[str] = [
     "memgym.scenes.procedural",
     "memgym.scenes.hm3d",
     "memgym.scenes.habitat_sim_adapter",
+    "memgym.backends.structured",
+    "memgym.backends.hf",
+    "memgym.backends.openai_http",
+    "memgym.tasks.llm_match",
+    "memgym.tasks.navigation",
+    "memgym.memory.embodied.dialogue",
 ]
 """Modules imported on first registry lookup; each registers its classes on import."""
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import gymnasium
 
 GYM_ENVS: dict[str, str] = {
-    "memgym/DialogMem-v0": "memgym.envs.embodied_env:EmbodiedEnv",
+    "memgym/DialogMem-v0": "memgym.envs.dialogmem_env:DialogMemEnv",
 }
 """Gymnasium id -> ``module:Class`` entry point."""
 
