@@ -29,7 +29,7 @@ class SessionFact(Record):
         subject: what the session is about ("the kitchen renovation").
         value: the slot value the user states; ``""`` when the session states none.
         speaker: the user id who speaks in the session (one user per session).
-        cue: paralinguistic cue of the turn that states the value (``"neutral"`` if none).
+        cue: paralinguistic cue the user's turns are spoken with (``"neutral"`` if none).
         sound: environmental sound class audible under the user's turns; ``""`` for none.
         update: the value is phrased as an explicit change ("the budget is now ...").
     """
@@ -137,6 +137,7 @@ class Turn(Record):
         duration_s: audio duration in seconds.
         snr_db: achieved SNR of the mixed sound (``nan`` when no sound).
         cue_delta: the cue's acoustic feature difference against the plain pair (QC).
+        clipped: fraction of samples at full scale (QC).
     """
 
     role: Literal["user", "assistant"]
@@ -149,6 +150,7 @@ class Turn(Record):
     duration_s: float = 0.0
     snr_db: float | None = None
     cue_delta: float | None = None
+    clipped: float = 0.0
 
 
 @record("voxmem.session")

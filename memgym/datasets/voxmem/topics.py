@@ -128,7 +128,7 @@ TOPIC_FAMILIES: tuple[TopicFamily, ...] = (
     ),
     TopicFamily(
         "commute",
-        ("the train to work", "the school run", "the carpool", "the bus to the gym"),
+        ("the subway commute", "the school run", "the carpool", "the bus to the gym"),
         "departure time",
         ("six thirty", "seven fifteen", "seven forty five", "eight twenty", "nine o'clock"),
         "later",
