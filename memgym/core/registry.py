@@ -82,6 +82,8 @@ class Registry(Generic[T]):
 
 PLUGIN_MODULES: list[str] = [
     "memgym.tasks.text_match",
+    "memgym.envs.spoken_history_env",
+    "memgym.pipelines.voxmem",
 ]
 """Modules imported on first registry lookup; each registers its classes on import."""
 

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import gymnasium
 
-GYM_ENVS: dict[str, str] = {}
+GYM_ENVS: dict[str, str] = {
+    "memgym/VoxMem-v0": "memgym.envs.spoken_history_env:SpokenHistoryEnv",
+}
 """Gymnasium id -> ``module:Class`` entry point."""
 
 

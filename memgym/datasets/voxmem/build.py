@@ -184,9 +184,9 @@ class VoxMemBuilder:
             return plan_item(plan_id, evidence, operation, subtype, self.sound_classes, rng)
         wanted = subtype.removeprefix("from_")
         for source in reversed(asked):
-            if source.evidence == evidence and source.operation == wanted and refusal_edit(source):
-                if not any(p.source_plan_id == source.plan_id for p in asked):
-                    return derive_refusal(source, plan_id)
+            taken = any(p.source_plan_id == source.plan_id for p in asked)
+            if source.evidence == evidence and source.operation == wanted and refusal_edit(source) and not taken:
+                return derive_refusal(source, plan_id)
         for _ in range(50):  # no eligible asked source: a private one
             ops = [op for op in ("IE", "MSR", "TET") if (evidence, op) in CELLS]
             op = wanted if wanted in ops else ops[int(rng.integers(len(ops)))]

@@ -1,0 +1,68 @@
+"""A small end-to-end build: files, QC report, nesting, AR reuse, caching and determinism; the env."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+from memgym.core.episode import Dataset
+from memgym.datasets.voxmem.build import VoxMemBuilder, VoxMemConfig
+from memgym.envs.spoken_history_env import SpokenHistoryEnv
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    out = tmp_path_factory.mktemp("vox")
+    config = VoxMemConfig(items=3, budgets=("3k", "6k"), out=str(out), filler_cue_rate=0.5, filler_sound_rate=0.5)
+    builder = VoxMemBuilder(config)
+    return config, builder.build()
+
+
+def test_build_writes_manifest_audio_and_qc(built):
+    config, folder = built
+    episodes = Dataset.load(folder / "manifest.jsonl")
+    assert len(episodes) == 6 and (folder / "qc_report.md").is_file()
+    qc = json.loads((folder / "qc_report.json").read_text())
+    assert qc["items_kept"] == 3 and qc["max_session_reuse"] <= config.max_session_reuse
+    by_item = {}
+    for e in episodes:
+        assert e.tokens <= e.budget and all(s.timestamp for s in e.sessions)
+        assert all((folder / t.audio).is_file() for s in e.sessions for t in s.turns if t.role == "user")
+        by_item.setdefault(e.items[0].item_id, {})[e.budget] = e
+    for budgets in by_item.values():
+        short, long = budgets[3072], budgets[6144]
+        ids = [s.session_id for s in long.sessions]
+        assert [ids.index(s.session_id) for s in short.sessions] == sorted(
+            ids.index(s.session_id) for s in short.sessions
+        )
+        stamps = {s.session_id: s.timestamp for s in long.sessions}
+        assert all(stamps[s.session_id] == s.timestamp for s in short.sessions)
+    ar = next(e for e in episodes if e.items[0].annotations["operation"] == "AR" and e.budget == 6144)
+    assert ar.items[0].answer == "unanswerable"
+    assert all(len(t.text.split()) > 0 for s in ar.sessions for t in s.turns)
+
+
+def test_rebuild_reuses_audio_and_is_identical(built):
+    config, folder = built
+    before = (folder / "manifest.jsonl").read_text()
+    builder = VoxMemBuilder(config)
+    builder.build()
+    assert builder.renderer.rendered == 0 and builder.renderer.reused > 0
+    assert (folder / "manifest.jsonl").read_text() == before
+
+
+def test_spoken_history_env_passes_check_env(built):
+    _, folder = built
+    env = SpokenHistoryEnv(folder, budget=3072)
+    check_env(env, skip_render_check=False)
+    obs, info = env.reset(seed=0)
+    turns = 0
+    while info["phase"] == "formation":
+        assert obs["role"] in (0, 1)
+        obs, reward, terminated, _, info = env.step("")
+        turns += 1
+    assert obs["role"] == 2 and obs["text"] == env.episode.items[0].prompt and obs["audio_length"][0] > 0
+    _, reward, terminated, _, info = env.step(str(env.episode.items[0].answer))
+    assert reward == 1.0 and terminated
