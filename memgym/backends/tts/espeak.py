@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import ctypes
 import html
+import os
+import struct
 import threading
 from math import gcd
 
@@ -23,6 +25,7 @@ _AUDIO_OUTPUT_SYNCHRONOUS = 2
 _ESPEAK_CHARS_UTF8 = 1
 _ESPEAK_SSML = 0x10
 _PARAM_RATE, _PARAM_VOLUME, _PARAM_PITCH, _PARAM_RANGE = 1, 2, 3, 4
+_NO_VOICE = -1
 _CALLBACK = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.c_short), ctypes.c_int, ctypes.c_void_p)
 
 
@@ -50,6 +53,7 @@ class _Engine:
         self._chunks: list[np.ndarray] = []
         self._callback = _CALLBACK(self._collect)  # keep a reference: ctypes must not free it
         self.lib.espeak_SetSynthCallback(self._callback)
+        self.lib.espeak_SetVoiceByName(b"en-us")  # load English phoneme tables once, before any fork
 
     @classmethod
     def get(cls) -> _Engine:
@@ -64,30 +68,62 @@ class _Engine:
         return 0
 
     def speak(self, ssml: str, voice: Voice) -> np.ndarray:
-        """``(N,) int16`` samples at the engine rate for an SSML document."""
+        """``(N,) int16`` samples at the engine rate for an SSML document.
+
+        libespeak-ng carries state from one utterance to the next (pitch flutter phase, filter
+        memories), so on POSIX every utterance is synthesised in a forked child of the freshly
+        initialised engine: the same request always gives the same samples. Elsewhere it runs
+        in-process (identical up to a few pitch periods).
+        """
         with self._lock:
-            if self.lib.espeak_SetVoiceByName(voice.name.encode()) != 0:
-                raise TTSError(f"eSpeak NG has no voice '{voice.name}' (voice '{voice.voice_id}')")
-            self.lib.espeak_SetParameter(_PARAM_RATE, int(voice.rate_wpm), 0)
-            self.lib.espeak_SetParameter(_PARAM_PITCH, int(voice.pitch), 0)
-            self.lib.espeak_SetParameter(_PARAM_RANGE, int(voice.pitch_range), 0)
-            self.lib.espeak_SetParameter(_PARAM_VOLUME, 100, 0)
-            self._chunks = []
-            data = ssml.encode("utf-8") + b"\0"
-            status = self.lib.espeak_Synth(
-                ctypes.c_char_p(data),
-                ctypes.c_size_t(len(data)),
-                0,
-                1,
-                0,
-                _ESPEAK_SSML | _ESPEAK_CHARS_UTF8,
-                None,
-                None,
-            )
-            if status != 0:
-                raise TTSError(f"eSpeak NG synthesis failed with status {status} for voice '{voice.voice_id}'")
-            chunks, self._chunks = self._chunks, []
-        return np.concatenate(chunks) if chunks else np.zeros(0, dtype=np.int16)
+            if not hasattr(os, "fork"):
+                status, pcm = self._speak_here(ssml, voice)
+            else:
+                status, pcm = self._speak_forked(ssml, voice)
+        if status == _NO_VOICE:
+            raise TTSError(f"eSpeak NG has no voice '{voice.name}' (voice '{voice.voice_id}')")
+        if status != 0:
+            raise TTSError(f"eSpeak NG synthesis failed with status {status} for voice '{voice.voice_id}'")
+        return pcm
+
+    def _speak_forked(self, ssml: str, voice: Voice) -> tuple[int, np.ndarray]:
+        read_fd, write_fd = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # child: synthesise from the pristine state, send status + samples, exit
+            code = 0
+            try:
+                os.close(read_fd)
+                status, pcm = self._speak_here(ssml, voice)
+                payload = struct.pack("<i", status) + pcm.astype("<i2").tobytes()
+                with os.fdopen(write_fd, "wb") as out:
+                    out.write(payload)
+            except BaseException:
+                code = 1
+            finally:
+                os._exit(code)
+        os.close(write_fd)
+        with os.fdopen(read_fd, "rb") as source:
+            payload = source.read()
+        _, exit_status = os.waitpid(pid, 0)
+        if exit_status != 0 or len(payload) < 4:
+            raise TTSError(f"eSpeak NG worker failed (exit status {exit_status}) for voice '{voice.voice_id}'")
+        (status,) = struct.unpack("<i", payload[:4])
+        return status, np.frombuffer(payload[4:], dtype="<i2").astype(np.int16)
+
+    def _speak_here(self, ssml: str, voice: Voice) -> tuple[int, np.ndarray]:
+        if self.lib.espeak_SetVoiceByName(voice.name.encode()) != 0:
+            return _NO_VOICE, np.zeros(0, dtype=np.int16)
+        self.lib.espeak_SetParameter(_PARAM_RATE, int(voice.rate_wpm), 0)
+        self.lib.espeak_SetParameter(_PARAM_PITCH, int(voice.pitch), 0)
+        self.lib.espeak_SetParameter(_PARAM_RANGE, int(voice.pitch_range), 0)
+        self.lib.espeak_SetParameter(_PARAM_VOLUME, 100, 0)
+        self._chunks = []
+        data = ssml.encode("utf-8") + b"\0"
+        status = self.lib.espeak_Synth(
+            ctypes.c_char_p(data), ctypes.c_size_t(len(data)), 0, 1, 0, _ESPEAK_SSML | _ESPEAK_CHARS_UTF8, None, None
+        )
+        chunks, self._chunks = self._chunks, []
+        return int(status), (np.concatenate(chunks) if chunks else np.zeros(0, dtype=np.int16))
 
 
 def style_to_ssml(text: str, style: SpeechStyle) -> str:

@@ -66,3 +66,16 @@ def test_spoken_history_env_passes_check_env(built):
     assert obs["role"] == 2 and obs["text"] == env.episode.items[0].prompt and obs["audio_length"][0] > 0
     _, reward, terminated, _, info = env.step(str(env.episode.items[0].answer))
     assert reward == 1.0 and terminated
+
+
+def test_same_config_and_seed_give_identical_datasets_in_fresh_folders(tmp_path, built):
+    config, folder = built
+    import dataclasses
+
+    other = tmp_path / "again"
+    VoxMemBuilder(dataclasses.replace(config, out=str(other))).build()
+    assert (other / "manifest.jsonl").read_text() == (folder / "manifest.jsonl").read_text()
+    first = sorted(p.relative_to(folder) for p in (folder / "audio").rglob("*.flac"))
+    assert first == sorted(p.relative_to(other) for p in (other / "audio").rglob("*.flac"))
+    sample = first[0]
+    assert (folder / sample).read_bytes() == (other / sample).read_bytes()
