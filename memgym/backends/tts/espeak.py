@@ -1,7 +1,6 @@
 """Embedded eSpeak NG synthesis through ctypes (the ``espeakng-loader`` wheel; no apt, no network).
 
-The engine is a process-wide singleton (libespeak-ng keeps global state), so calls are
-serialised by a lock. Styles are realised natively with SSML: ``<prosody rate pitch range
+Styles are realised natively with SSML: ``<prosody rate pitch range
 volume>`` for the whole utterance, ``<emphasis level="strong">`` on emphasised words,
 ``<break time>`` for pauses and plain filler words before hesitated words. Output is resampled
 from the engine's 22.05 kHz to :attr:`EspeakBackend.sample_rate` (16 kHz by default).
@@ -9,28 +8,30 @@ from the engine's 22.05 kHz to :attr:`EspeakBackend.sample_rate` (16 kHz by defa
 
 from __future__ import annotations
 
-import ctypes
+import atexit
 import html
+import json
 import os
 import struct
+import subprocess
+import sys
 import threading
 from math import gcd
 
 import numpy as np
 from scipy.signal import resample_poly
 
+from memgym.backends.tts import espeak_worker
 from memgym.backends.tts.base import NEUTRAL, SpeechStyle, TTSBackend, TTSError, Voice, limit_peak, words_of
-
-_AUDIO_OUTPUT_SYNCHRONOUS = 2
-_ESPEAK_CHARS_UTF8 = 1
-_ESPEAK_SSML = 0x10
-_PARAM_RATE, _PARAM_VOLUME, _PARAM_PITCH, _PARAM_RANGE = 1, 2, 3, 4
-_NO_VOICE = -1
-_CALLBACK = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.c_short), ctypes.c_int, ctypes.c_void_p)
 
 
 class _Engine:
-    """The loaded libespeak-ng (one per process)."""
+    """The process's eSpeak NG: a forking worker process (POSIX) or the library in-process.
+
+    Requests are serialised by a lock. With the worker every utterance starts from the same
+    pristine engine state (see :mod:`memgym.backends.tts.espeak_worker`), so synthesis is
+    deterministic; the in-process fallback (no ``os.fork``) can differ by a few pitch periods.
+    """
 
     _instance: _Engine | None = None
     _lock = threading.Lock()
@@ -42,88 +43,64 @@ class _Engine:
             raise TTSError(
                 "eSpeak NG backend needs the 'espeakng-loader' package (pip install memgym[speech])"
             ) from exc
-        self.lib = ctypes.CDLL(espeakng_loader.get_library_path())
-        self.lib.espeak_Initialize.restype = ctypes.c_int
-        self.lib.espeak_SetVoiceByName.argtypes = [ctypes.c_char_p]
-        self.sample_rate = int(
-            self.lib.espeak_Initialize(_AUDIO_OUTPUT_SYNCHRONOUS, 0, espeakng_loader.get_data_path().encode(), 0)
-        )
+        library, data = espeakng_loader.get_library_path(), espeakng_loader.get_data_path()
+        self._process: subprocess.Popen | None = None
+        self._local: espeak_worker.Engine | None = None
+        if hasattr(os, "fork"):
+            self._process = subprocess.Popen(
+                [sys.executable, espeak_worker.__file__, library, data], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+            )
+            header = self._process.stdout.read(4)
+            if len(header) < 4:
+                raise TTSError(f"the eSpeak NG worker failed to start (library {library}, data {data})")
+            (self.sample_rate,) = struct.unpack("<i", header)
+            atexit.register(self._close)
+        else:
+            self._local = espeak_worker.Engine(library, data)
+            self.sample_rate = self._local.sample_rate
         if self.sample_rate <= 0:
-            raise TTSError(f"libespeak-ng failed to initialise (data at {espeakng_loader.get_data_path()})")
-        self._chunks: list[np.ndarray] = []
-        self._callback = _CALLBACK(self._collect)  # keep a reference: ctypes must not free it
-        self.lib.espeak_SetSynthCallback(self._callback)
-        self.lib.espeak_SetVoiceByName(b"en-us")  # load English phoneme tables once, before any fork
+            raise TTSError(f"libespeak-ng failed to initialise (data at {data})")
 
     @classmethod
     def get(cls) -> _Engine:
         with cls._lock:
-            if cls._instance is None:
+            if cls._instance is None or (cls._instance._process and cls._instance._process.poll() is not None):
                 cls._instance = cls()
             return cls._instance
 
-    def _collect(self, wav, count, events) -> int:
-        if count > 0:
-            self._chunks.append(np.ctypeslib.as_array(wav, shape=(count,)).copy())
-        return 0
+    def _close(self) -> None:
+        if self._process is not None and self._process.poll() is None:
+            self._process.stdin.close()
+            self._process.wait(timeout=5)
 
     def speak(self, ssml: str, voice: Voice) -> np.ndarray:
-        """``(N,) int16`` samples at the engine rate for an SSML document.
-
-        libespeak-ng carries state from one utterance to the next (pitch flutter phase, filter
-        memories), so on POSIX every utterance is synthesised in a forked child of the freshly
-        initialised engine: the same request always gives the same samples. Elsewhere it runs
-        in-process (identical up to a few pitch periods).
-        """
+        """``(N,) int16`` samples at the engine rate for an SSML document."""
+        request = {"voice": voice.name, "rate": voice.rate_wpm, "pitch": voice.pitch, "range": voice.pitch_range}
+        request["ssml"] = ssml
         with self._lock:
-            if not hasattr(os, "fork"):
-                status, pcm = self._speak_here(ssml, voice)
+            if self._local is not None:
+                status, samples = self._local.synthesize(request)
             else:
-                status, pcm = self._speak_forked(ssml, voice)
-        if status == _NO_VOICE:
+                payload = json.dumps(request).encode()
+                try:
+                    self._process.stdin.write(struct.pack("<i", len(payload)) + payload)
+                    self._process.stdin.flush()
+                    status, count = struct.unpack("<ii", _read_exactly(self._process.stdout, 8))
+                    samples = _read_exactly(self._process.stdout, 2 * count)
+                except (OSError, struct.error) as exc:
+                    raise TTSError(f"the eSpeak NG worker stopped: {exc}") from None
+        if status == espeak_worker.NO_VOICE:
             raise TTSError(f"eSpeak NG has no voice '{voice.name}' (voice '{voice.voice_id}')")
         if status != 0:
             raise TTSError(f"eSpeak NG synthesis failed with status {status} for voice '{voice.voice_id}'")
-        return pcm
+        return np.frombuffer(samples, dtype="<i2").astype(np.int16)
 
-    def _speak_forked(self, ssml: str, voice: Voice) -> tuple[int, np.ndarray]:
-        read_fd, write_fd = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # child: synthesise from the pristine state, send status + samples, exit
-            code = 0
-            try:
-                os.close(read_fd)
-                status, pcm = self._speak_here(ssml, voice)
-                payload = struct.pack("<i", status) + pcm.astype("<i2").tobytes()
-                with os.fdopen(write_fd, "wb") as out:
-                    out.write(payload)
-            except BaseException:
-                code = 1
-            finally:
-                os._exit(code)
-        os.close(write_fd)
-        with os.fdopen(read_fd, "rb") as source:
-            payload = source.read()
-        _, exit_status = os.waitpid(pid, 0)
-        if exit_status != 0 or len(payload) < 4:
-            raise TTSError(f"eSpeak NG worker failed (exit status {exit_status}) for voice '{voice.voice_id}'")
-        (status,) = struct.unpack("<i", payload[:4])
-        return status, np.frombuffer(payload[4:], dtype="<i2").astype(np.int16)
 
-    def _speak_here(self, ssml: str, voice: Voice) -> tuple[int, np.ndarray]:
-        if self.lib.espeak_SetVoiceByName(voice.name.encode()) != 0:
-            return _NO_VOICE, np.zeros(0, dtype=np.int16)
-        self.lib.espeak_SetParameter(_PARAM_RATE, int(voice.rate_wpm), 0)
-        self.lib.espeak_SetParameter(_PARAM_PITCH, int(voice.pitch), 0)
-        self.lib.espeak_SetParameter(_PARAM_RANGE, int(voice.pitch_range), 0)
-        self.lib.espeak_SetParameter(_PARAM_VOLUME, 100, 0)
-        self._chunks = []
-        data = ssml.encode("utf-8") + b"\0"
-        status = self.lib.espeak_Synth(
-            ctypes.c_char_p(data), ctypes.c_size_t(len(data)), 0, 1, 0, _ESPEAK_SSML | _ESPEAK_CHARS_UTF8, None, None
-        )
-        chunks, self._chunks = self._chunks, []
-        return int(status), (np.concatenate(chunks) if chunks else np.zeros(0, dtype=np.int16))
+def _read_exactly(stream, count: int) -> bytes:
+    data = stream.read(count)
+    if len(data) != count:
+        raise OSError(f"expected {count} bytes from the worker, got {len(data)}")
+    return data
 
 
 def style_to_ssml(text: str, style: SpeechStyle) -> str:
