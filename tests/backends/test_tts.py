@@ -78,3 +78,33 @@ def test_openai_endpoint_unreachable_is_a_clear_error():
 def test_hf_backend_requires_a_model_folder(tmp_path):
     with pytest.raises(TTSError, match="no config.json"):
         make_tts_backend(TTSConfig(kind="hf", model_path=str(tmp_path)))
+
+
+def _tiny_vits(folder):
+    import json as _json
+
+    from transformers import VitsConfig, VitsModel, VitsTokenizer
+
+    vocab = {c: i for i, c in enumerate("_,.!?-~ abcdefghijklmnopqrstuvwxyz'")}
+    (folder / "vocab.json").write_text(_json.dumps(vocab))
+    VitsTokenizer(str(folder / "vocab.json"), add_blank=True, normalize=True, phonemize=False).save_pretrained(folder)
+    config = VitsConfig(
+        vocab_size=len(vocab), hidden_size=16, num_hidden_layers=1, num_attention_heads=2, ffn_dim=16,
+        flow_size=16, spectrogram_bins=33, upsample_initial_channel=16, upsample_rates=[8, 8, 2, 2],
+        upsample_kernel_sizes=[16, 16, 4, 4], resblock_kernel_sizes=[3], resblock_dilation_sizes=[[1, 3]],
+        prior_encoder_num_flows=1, prior_encoder_num_wavenet_layers=1, posterior_encoder_num_wavenet_layers=1,
+        duration_predictor_num_flows=1, duration_predictor_filter_channels=16, depth_separable_num_layers=1,
+        num_speakers=3, speaker_embedding_size=8, sampling_rate=22050,
+    )  # fmt: skip
+    VitsModel(config).save_pretrained(folder)
+
+
+def test_hf_local_backend_with_tiny_random_vits(tmp_path):
+    _tiny_vits(tmp_path)
+    backend = make_tts_backend(TTSConfig(kind="hf", model_path=str(tmp_path)))
+    voice = Voice(voice_id="hf-1", backend="hf", name="1")
+    audio = backend.synthesize("hello there, how are you", voice)
+    assert audio.dtype == np.float32 and audio.ndim == 1 and audio.size > 1000
+    np.testing.assert_array_equal(audio, backend.synthesize("hello there, how are you", voice))  # seeded per request
+    fast = backend.synthesize("hello there, how are you", voice, SpeechStyle(rate=2.0))
+    assert fast.size < 0.7 * audio.size
