@@ -31,6 +31,7 @@ from memgym.core.errors import ConfigError, MemgymError
 from memgym.core.records import write_jsonl
 from memgym.core.seeding import config_hash, episode_rng
 from memgym.datasets.sources.factory import LibraryConfig, open_library
+from memgym.datasets.speech.vctk import VCTKCorpus
 from memgym.datasets.speech.voices import assign_voices, espeak_voice_bank, named_voice_bank
 from memgym.datasets.voxmem import qc
 from memgym.datasets.voxmem.filler import FillerCorpus, GeneratedFillerCorpus, InstructS2SCorpus
@@ -42,6 +43,9 @@ from memgym.datasets.voxmem.render import TurnRenderer, library_clip_source
 from memgym.datasets.voxmem.taxonomy import CELLS, SUBTYPES
 from memgym.datasets.voxmem.tokens import TokenCounter, audio_tokens
 from memgym.datasets.voxmem.writing import DialogueWriter, LLMWriter, TemplateWriter
+
+FIT_ATTEMPTS = 6
+"""New candidate sessions tried when the next one does not fit the remaining budget."""
 
 DEFAULT_SOUND_CLASSES: tuple[str, ...] = (
     "airplane", "car_horn", "chainsaw", "chirping_birds", "church_bells", "clock_alarm", "clock_tick",
@@ -75,6 +79,12 @@ class VoxMemConfig:
         default="template", metadata={"help": "dialogue writer: template (offline) or llm (needs reasoner)"}
     )
     reasoner: str = dataclasses.field(default="", metadata={"help": "registered reasoner name for writer=llm"})
+    qc_reasoner: str = dataclasses.field(
+        default="", metadata={"help": "registered reasoner answering from transcripts only (QC report); empty = off"}
+    )
+    vctk_root: str = dataclasses.field(
+        default="", metadata={"help": "VCTK folder: user voices are VCTK speakers (tts.kind openai or hf)"}
+    )
     filler_path: str = dataclasses.field(
         default="", metadata={"help": "InstructS2S JSON/JSONL file or folder; empty = generated fillers"}
     )
@@ -90,6 +100,24 @@ class VoxMemConfig:
     filler_cue_rate: float = dataclasses.field(default=0.2, metadata={"help": "share of filler sessions with a cue"})
     filler_sound_rate: float = dataclasses.field(default=0.3, metadata={"help": "share of filler sessions with sound"})
     max_revisions: int = dataclasses.field(default=2, metadata={"help": "redraws of an item that fails QC"})
+
+
+def voice_bank(config: VoxMemConfig) -> list[Voice]:
+    """The user voices: eSpeak's embedded bank, the backend's named voices, or VCTK speakers.
+
+    With ``vctk_root`` each voice is one VCTK speaker carrying a reference recording; for ``hf``
+    models its name is the speaker's index in ``speaker-info.txt`` order (the speaker id of
+    multi-speaker models trained on VCTK), for ``openai`` the VCTK id (``p225``).
+    """
+    kind = config.tts.kind
+    if config.vctk_root:
+        if kind == "espeak":
+            raise ConfigError("vctk_root needs tts.kind=openai or tts.kind=hf (eSpeak cannot speak VCTK voices)")
+        corpus = VCTKCorpus(config.vctk_root)
+        order = sorted(corpus.speakers)
+        voices = corpus.voices(kind)
+        return [dataclasses.replace(v, name=str(order.index(v.name))) for v in voices] if kind == "hf" else voices
+    return espeak_voice_bank() if kind == "espeak" else named_voice_bank(kind, config.tts.voices)
 
 
 def parse_budget(text: str) -> int:
@@ -121,10 +149,11 @@ class VoxMemBuilder:
         config: the build config.
         reasoner: a :class:`~memgym.core.protocols.Reasoner` for the LLM writer (overrides
             ``config.reasoner``).
+        qc_reasoner: a text-only Reasoner for the transcript QC check (overrides ``config.qc_reasoner``).
         progress: show progress bars.
     """
 
-    def __init__(self, config: VoxMemConfig, *, reasoner=None, progress: bool = False) -> None:
+    def __init__(self, config: VoxMemConfig, *, reasoner=None, qc_reasoner=None, progress: bool = False) -> None:
         self.config = config
         self.budgets = sorted({parse_budget(b) for b in config.budgets})
         if not self.budgets:
@@ -135,9 +164,7 @@ class VoxMemBuilder:
         self.progress = progress
         self.digest = config_hash(dataclasses.replace(config, out=""))
         self.backend = make_tts_backend(config.tts)
-        self.voice_bank = (
-            espeak_voice_bank() if config.tts.kind == "espeak" else named_voice_bank(config.tts.kind, config.tts.voices)
-        )
+        self.voice_bank = voice_bank(config)
         library = open_library(config.library)
         known = set(library.identities())
         missing = [s for s in config.sound_classes if s not in known]
@@ -161,6 +188,11 @@ class VoxMemBuilder:
 
                 reasoner = REASONERS.get(config.reasoner)()
             self.writer = LLMWriter(reasoner, sound_labels=[s.replace("_", " ") for s in self.sound_classes])
+        if qc_reasoner is None and config.qc_reasoner:
+            from memgym.core.registry import REASONERS
+
+            qc_reasoner = REASONERS.get(config.qc_reasoner)()
+        self.qc_reasoner = qc_reasoner
         self._filler_next = 0
         self._usage: dict[str, set[str]] = {}
         self.check_failures: dict[str, int] = {}
@@ -248,17 +280,19 @@ class VoxMemBuilder:
             if s.role == "evidence" and s.fact.subject not in used_subjects
         ]
         facts = [s.fact for s in plan.sessions]
-        state = {"borrowed_level": 0, "pending": None, "level_budget": None}
+        state = {"borrowed_level": 0}
+        pending: list[Session] = []  # rendered candidates that did not fit yet (used first later)
 
         def next_extra(remaining: int):
-            candidate = state["pending"]
-            if candidate is None:
+            for k, candidate in enumerate(pending):
+                if candidate.tokens <= remaining:
+                    return pending.pop(k), candidate.tokens
+            for _ in range(FIT_ATTEMPTS):
                 candidate = self._next_candidate(plan, borrowable, facts, voices, rng, state)
-            if candidate.tokens > remaining:
-                state["pending"] = candidate
-                return None
-            state["pending"] = None
-            return candidate, candidate.tokens
+                if candidate.tokens <= remaining:
+                    return candidate, candidate.tokens
+                pending.append(candidate)
+            return None
 
         placed, histories = nest_histories([s.tokens for s in core], order, self.budgets, next_extra, rng)
         stamps = timestamps(len(placed), rng)
@@ -425,4 +459,14 @@ class VoxMemBuilder:
             "tokenizer": self.tokens.name,
             "tts": self.backend.identity(),
         }
+        if self.qc_reasoner is not None:
+            smallest = [e for e in episodes if e.budget == self.budgets[0] and e.items[0].annotations["audio_native"]]
+            solved = [e.items[0].item_id for e in smallest if qc.transcript_llm_solves(self.qc_reasoner, e)]
+            chance = sum(0.5 if e.items[0].answer in ("yes", "no") else 0.0 for e in smallest)
+            report["transcript_llm"] = {
+                "asked": len(smallest),
+                "solved": len(solved),
+                "items": solved,
+                "chance": chance,
+            }
         return qc.write_report(self.out, report)

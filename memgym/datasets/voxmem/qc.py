@@ -18,6 +18,11 @@ Item level (QC-2), per episode (item x budget):
   * ``nesting`` -- each longer history contains the shorter one's sessions in the same order.
 
 Dataset level: ``reuse`` -- no session appears in more items' histories than the limit.
+
+Optional model check (``qc_reasoner``): a text-only reasoner reads the transcript of the
+smallest history (words and timestamps, no audio) and answers each audio-native question; how
+many it solves is reported next to the chance level of the item's answer format (yes/no items are
+solved half the time by guessing), so a cell that a transcript answers far above chance shows up.
 """
 
 from __future__ import annotations
@@ -28,9 +33,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from memgym.core.chat import Message
+from memgym.core.protocols import Reasoner
 from memgym.datasets.speech.cues import CUE_MIN_DELTA
 from memgym.datasets.voxmem.oracle import answer_query, sound_label, transcript_candidates
-from memgym.datasets.voxmem.records import Plan, Session, Turn
+from memgym.datasets.voxmem.records import Plan, Session, Turn, VoxMemEpisode
 from memgym.datasets.voxmem.writing import leaks
 
 MIN_TURN_S = 0.3
@@ -99,6 +106,35 @@ def item_failures(
     return sorted(set(failed))
 
 
+TRANSCRIPT_SYSTEM = (
+    "You read transcripts of past conversations between users and an assistant. Who spoke, their tone "
+    "of voice and any background sounds are not in the transcript. Answer the question with a short "
+    "phrase only, or 'unanswerable' if the transcript does not tell."
+)
+
+
+def transcript_text(episode: VoxMemEpisode) -> str:
+    """The history as text only: session headers with timestamps, then ``User:``/``Assistant:`` lines."""
+    lines = []
+    for index, session in enumerate(episode.sessions, start=1):
+        lines.append(f"Session {index} - {session.timestamp}")
+        lines += [f"{'User' if t.role == 'user' else 'Assistant'}: {t.text}" for t in session.turns]
+    return "\n".join(lines)
+
+
+def transcript_llm_solves(reasoner: Reasoner, episode: VoxMemEpisode) -> bool:
+    """Whether a text-only reasoner answers the episode's question correctly from the transcript."""
+    from memgym.tasks.text_match import normalize_answer
+
+    item = episode.items[0]
+    prompt = f"{transcript_text(episode)}\n\nQuestion: {item.prompt}\nAnswer:"
+    reply = reasoner.generate(
+        [Message.text("system", TRANSCRIPT_SYSTEM), Message.text("user", prompt)], max_new_tokens=32
+    )
+    gold, said = normalize_answer(str(item.answer)), normalize_answer(reply)
+    return bool(gold) and (said == gold or f" {gold} " in f" {said} ")
+
+
 def reuse_counts(item_sessions: dict[str, set[str]]) -> collections.Counter:
     """session id -> number of items whose (longest) history contains it."""
     counts: collections.Counter = collections.Counter()
@@ -115,7 +151,13 @@ def write_report(folder: Path, report: dict[str, Any]) -> Path:
     lines += [f"- items kept: {report['items_kept']} of {report['items_planned']} planned"]
     lines += [f"- discarded: {len(report['discarded'])}", f"- revised (redrawn): {report['revised']}"]
     lines += [f"- max session reuse: {report['max_session_reuse']} (limit {report['reuse_limit']})"]
-    lines += [f"- audio: {report['audio_hours']:.3f} h in {report['user_turns']} user turns", ""]
+    lines += [f"- audio: {report['audio_hours']:.3f} h in {report['user_turns']} user turns"]
+    if report.get("transcript_llm"):
+        llm = report["transcript_llm"]
+        lines += [
+            f"- text-only reasoner solved {llm['solved']} of {llm['asked']} audio-native items (chance ~{llm['chance']:.1f})"
+        ]
+    lines.append("")
     lines += ["| check | failures (before revision) |", "| --- | ---: |"]
     lines += [f"| {name} | {count} |" for name, count in sorted(report["check_failures"].items())]
     lines += ["", "| cell | items |", "| --- | ---: |"]

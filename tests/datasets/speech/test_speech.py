@@ -108,3 +108,17 @@ def test_vctk_reader_on_layout_fixture(tmp_path):
 def test_vctk_reader_names_missing_parts(tmp_path):
     with pytest.raises(MemgymError, match="has no speaker-info.txt"):
         VCTKCorpus(tmp_path)
+
+
+def test_vctk_speakers_become_the_voice_bank(tmp_path):
+    from memgym.backends.tts import TTSConfig
+    from memgym.core.errors import ConfigError
+    from memgym.datasets.voxmem.build import VoxMemConfig, voice_bank
+
+    _vctk_fixture(tmp_path)
+    (voice,) = voice_bank(VoxMemConfig(tts=TTSConfig(kind="hf"), vctk_root=str(tmp_path)))
+    assert voice.name == "0" and voice.voice_id == "vctk-p225" and voice.speaker_ref
+    (voice,) = voice_bank(VoxMemConfig(tts=TTSConfig(kind="openai"), vctk_root=str(tmp_path)))
+    assert voice.name == "p225"
+    with pytest.raises(ConfigError, match="vctk_root needs"):
+        voice_bank(VoxMemConfig(vctk_root=str(tmp_path)))

@@ -8,15 +8,26 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 from memgym.core.episode import Dataset
+from memgym.core.protocols import Reasoner
 from memgym.datasets.voxmem.build import VoxMemBuilder, VoxMemConfig
 from memgym.envs.spoken_history_env import SpokenHistoryEnv
+
+
+class AlwaysYes(Reasoner):
+    """A text-only 'answerer' that says yes; records what it was shown."""
+
+    prompts: list[str] = []
+
+    def generate(self, messages, *, max_new_tokens=256):
+        AlwaysYes.prompts.append(messages[-1].text_only())
+        return "Yes."
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     out = tmp_path_factory.mktemp("vox")
     config = VoxMemConfig(items=3, budgets=("3k", "6k"), out=str(out), filler_cue_rate=0.5, filler_sound_rate=0.5)
-    builder = VoxMemBuilder(config)
+    builder = VoxMemBuilder(config, qc_reasoner=AlwaysYes())
     return config, builder.build()
 
 
@@ -26,6 +37,11 @@ def test_build_writes_manifest_audio_and_qc(built):
     assert len(episodes) == 6 and (folder / "qc_report.md").is_file()
     qc = json.loads((folder / "qc_report.json").read_text())
     assert qc["items_kept"] == 3 and qc["max_session_reuse"] <= config.max_session_reuse
+    native = [e for e in episodes if e.budget == 3072 and e.items[0].annotations["audio_native"]]
+    llm = qc["transcript_llm"]
+    assert llm["asked"] == len(native) == len(AlwaysYes.prompts)
+    assert llm["solved"] == sum(e.items[0].answer == "yes" for e in native)
+    assert all(".flac" not in p and "Session 1 - " in p for p in AlwaysYes.prompts)
     by_item = {}
     for e in episodes:
         assert e.tokens <= e.budget and all(s.timestamp for s in e.sessions)
