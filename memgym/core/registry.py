@@ -92,6 +92,8 @@ PLUGIN_MODULES: list[str] = [
     "memgym.tasks.llm_match",
     "memgym.tasks.navigation",
     "memgym.memory.embodied.dialogue",
+    "memgym.envs.spoken_history_env",
+    "memgym.pipelines.voxmem",
 ]
 """Modules imported on first registry lookup; each registers its classes on import."""
 
