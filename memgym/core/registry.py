@@ -82,9 +82,18 @@ class Registry(Generic[T]):
 
 PLUGIN_MODULES: list[str] = [
     "memgym.tasks.text_match",
+    "memgym.memory.recurrent.core_memory",
     "memgym.scenes.procedural",
     "memgym.scenes.hm3d",
     "memgym.scenes.habitat_sim_adapter",
+    "memgym.backends.structured",
+    "memgym.backends.hf",
+    "memgym.backends.openai_http",
+    "memgym.tasks.llm_match",
+    "memgym.tasks.navigation",
+    "memgym.memory.embodied.dialogue",
+    "memgym.envs.spoken_history_env",
+    "memgym.pipelines.voxmem",
     "memgym.pipelines.dialogmem",
 ]
 """Modules imported on first registry lookup; each registers its classes on import."""

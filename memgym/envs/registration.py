@@ -9,7 +9,8 @@ from __future__ import annotations
 import gymnasium
 
 GYM_ENVS: dict[str, str] = {
-    "memgym/DialogMem-v0": "memgym.envs.embodied_env:EmbodiedEnv",
+    "memgym/DialogMem-v0": "memgym.envs.dialogmem_env:DialogMemEnv",
+    "memgym/VoxMem-v0": "memgym.envs.spoken_history_env:SpokenHistoryEnv",
 }
 """Gymnasium id -> ``module:Class`` entry point."""
 

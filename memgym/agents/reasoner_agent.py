@@ -1,0 +1,68 @@
+"""``ReasonerAgent``: a memory's evidence, read by a reasoner, becomes the use-phase answer.
+
+For each use-phase item the agent asks its memory for evidence (``memory.retrieve(prompt)``),
+turns it into chat content (text evidence as a text part; evidence objects may also offer
+``images`` ``(H, W, 3) uint8`` and ``locations`` ``{entry id: (3,) metres}``), appends the item's
+prompt as the last line and asks the reasoner. Answers:
+
+* ``qa`` -- the reply text;
+* ``navigation`` -- the reasoner picks a memory entry (``OBJECT <id>`` or a bare entry id); the
+  agent answers that entry's location. When the memory has no locations (``Dialogue`` stores no
+  poses) or the reply names no entry, the agent cannot localise and answers a NaN position,
+  which navigation scorers count as a failure.
+
+A reasoner failure (:class:`~memgym.backends.errors.ReasonerError`) propagates; evaluation loops
+record it for the item.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from memgym.agents.agent import Agent
+from memgym.core.chat import ImagePart, Message, TextPart
+from memgym.core.protocols import Memory, Reasoner
+
+SYSTEM_PROMPT = (
+    "You are a home robot. You explored a house while its residents talked to you. Use only the memory "
+    "below. For a question, answer briefly (a few words). For a navigation instruction, reply with the id "
+    "of the memory entry to go to, or 'unknown'. Later statements override earlier ones."
+)
+
+
+class ReasonerAgent(Agent):
+    """Memory + reasoner (see the module docstring).
+
+    Args:
+        memory: any memgym memory.
+        reasoner: the model that reads the evidence.
+        max_new_tokens: answer length budget.
+    """
+
+    def __init__(self, memory: Memory, reasoner: Reasoner, max_new_tokens: int = 32) -> None:
+        super().__init__(memory)
+        self.reasoner = reasoner
+        self.max_new_tokens = max_new_tokens
+        self.last_reply = ""
+
+    def messages(self, prompt: str, evidence: Any) -> list[Message]:
+        """The chat sent to the reasoner for ``prompt`` given ``evidence``."""
+        text = evidence if isinstance(evidence, str) else getattr(evidence, "text", "")
+        parts: list[Any] = [TextPart(f"Memory:\n{text or '(empty)'}")]
+        parts += [ImagePart(np.asarray(image, np.uint8)) for image in getattr(evidence, "images", ())]
+        parts.append(TextPart(prompt))
+        return [Message.text("system", SYSTEM_PROMPT), Message("user", tuple(parts))]
+
+    def answer(self, observation: Any, info: dict[str, Any]) -> dict[str, Any]:
+        prompt = observation["text"]
+        evidence = self.memory.retrieve(prompt)
+        reply = self.reasoner.generate(self.messages(prompt, evidence), max_new_tokens=self.max_new_tokens)
+        self.last_reply = reply
+        position = np.asarray(observation["position"], np.float32)
+        if info.get("task") == "navigation":
+            locations = getattr(evidence, "locations", {}) or {}
+            entry = reply.strip().removeprefix("OBJECT").strip()
+            position = np.asarray(locations.get(entry, (np.nan, np.nan, np.nan)), np.float32)
+        return {"text": reply, "position": position}

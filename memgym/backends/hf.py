@@ -1,0 +1,132 @@
+"""Hugging Face ``transformers`` reasoner: text LMs and vision(-audio) LMs, greedy decoding.
+
+The model is loaded from a local folder or a hub id (``HF_HUB_OFFLINE=1`` keeps it local). A
+folder with a processor config (``preprocessor_config.json`` / ``processor_config.json``), such as
+Qwen2.5-VL or Qwen3-VL, is driven through ``AutoProcessor`` so that :class:`ImagePart` and
+:class:`AudioPart` contents reach the model; any other model uses its tokenizer's chat template
+(or a plain ``role: text`` transcript when it has none). Decoding is greedy (``do_sample=False``)
+under a fixed torch seed, so one model, prompt and ``max_new_tokens`` always give the same reply.
+GGUF checkpoints load through ``gguf_file=`` (needs the ``gguf`` package).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from memgym.backends.config import ReasonerConfig
+from memgym.backends.errors import ReasonerError
+from memgym.core.chat import Message, to_hf_messages
+from memgym.core.errors import ConfigError
+from memgym.core.protocols import Reasoner
+from memgym.core.registry import register_reasoner
+
+_PROCESSOR_FILES = ("preprocessor_config.json", "processor_config.json")
+
+
+@register_reasoner("hf")
+class HFReasoner(Reasoner):
+    """A causal LM or VLM from ``transformers``.
+
+    Args:
+        model: local folder or hub id.
+        device: torch device string.
+        dtype: ``"auto"`` or a torch dtype name.
+        gguf_file: GGUF file inside ``model`` (empty for safetensors checkpoints).
+        use_processor: force (True) or forbid (False) ``AutoProcessor``; None decides from the
+            folder's files.
+        seed: torch seed set before each generation.
+    """
+
+    name = "hf"
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        device: str = "cpu",
+        dtype: str = "auto",
+        gguf_file: str = "",
+        use_processor: bool | None = None,
+        seed: int = 0,
+    ) -> None:
+        import torch
+        import transformers
+
+        if not model:
+            raise ConfigError("hf reasoner: 'model' must name a local folder or a hub id")
+        self.model_id = model
+        self.device = device
+        self.seed = seed
+        kwargs: dict[str, Any] = {"gguf_file": gguf_file} if gguf_file else {}
+        if use_processor is None:
+            use_processor = any((Path(model) / f).is_file() for f in _PROCESSOR_FILES)
+        self.processor = None
+        try:
+            if use_processor:
+                self.processor = transformers.AutoProcessor.from_pretrained(model, **kwargs)
+                self.tokenizer = getattr(self.processor, "tokenizer", self.processor)
+                model_cls = _vision_model_class(transformers)
+            else:
+                self.tokenizer = transformers.AutoTokenizer.from_pretrained(model, **kwargs)
+                model_cls = transformers.AutoModelForCausalLM
+            torch_dtype = "auto" if dtype == "auto" else getattr(torch, dtype)
+            self.model = model_cls.from_pretrained(model, dtype=torch_dtype, **kwargs).to(device).eval()
+        except (OSError, ValueError) as exc:
+            raise ConfigError(f"hf reasoner: cannot load model '{model}': {_first_line(exc)}") from None
+
+    @classmethod
+    def from_config(cls, config: ReasonerConfig) -> HFReasoner:
+        """Build from a :class:`ReasonerConfig`."""
+        return cls(config.model, device=config.device, dtype=config.dtype, gguf_file=config.gguf_file, seed=config.seed)
+
+    def generate(self, messages: Sequence[Message], *, max_new_tokens: int = 256) -> str:
+        import torch
+
+        inputs = self._encode(messages)
+        torch.manual_seed(self.seed)
+        pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else self.tokenizer.eos_token_id
+        with torch.inference_mode():
+            output = self.model.generate(**inputs, max_new_tokens=max_new_tokens, do_sample=False, pad_token_id=pad)
+        new_tokens = output[0, inputs["input_ids"].shape[1] :]
+        return self.tokenizer.decode(new_tokens, skip_special_tokens=True).strip()
+
+    def _encode(self, messages: Sequence[Message]) -> dict[str, Any]:
+        hf_messages, images, audios = to_hf_messages(messages)
+        if self.processor is not None:
+            from PIL import Image
+
+            prompt = self.processor.apply_chat_template(hf_messages, add_generation_prompt=True, tokenize=False)
+            kwargs: dict[str, Any] = {"text": [prompt], "return_tensors": "pt"}
+            if images:
+                kwargs["images"] = [Image.fromarray(image) for image in images]
+            if audios:
+                kwargs["audio"] = audios
+            encoded = self.processor(**kwargs)
+        else:
+            if images or audios:
+                raise ReasonerError(f"hf reasoner '{self.model_id}' is a text model; it cannot take images or audio")
+            if getattr(self.tokenizer, "chat_template", None):
+                text_messages = [{"role": m["role"], "content": _text_of(m)} for m in hf_messages]
+                prompt = self.tokenizer.apply_chat_template(text_messages, add_generation_prompt=True, tokenize=False)
+            else:
+                prompt = "".join(f"{m['role']}: {_text_of(m)}\n" for m in hf_messages) + "assistant:"
+            encoded = self.tokenizer(prompt, return_tensors="pt", add_special_tokens=False)
+        return {k: v.to(self.device) if hasattr(v, "to") else v for k, v in dict(encoded).items()}
+
+
+def _vision_model_class(transformers: Any) -> Any:
+    for name in ("AutoModelForImageTextToText", "AutoModelForVision2Seq", "AutoModelForCausalLM"):
+        if hasattr(transformers, name):
+            return getattr(transformers, name)
+    raise ConfigError("this transformers version has no auto class for vision-language models")
+
+
+def _text_of(message: dict[str, Any]) -> str:
+    return "\n".join(part["text"] for part in message["content"] if part["type"] == "text")
+
+
+def _first_line(exc: Exception) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__

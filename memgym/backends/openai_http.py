@@ -1,0 +1,141 @@
+"""OpenAI-compatible ``/chat/completions`` client: vLLM, llama.cpp server, hosted APIs.
+
+Requests are plain JSON over ``urllib`` (no extra dependency), with temperature 0 and a fixed
+seed. A timeout, a connection error, 408, 409, 429 or any 5xx answer is retried after
+``backoff_s * 2**attempt`` seconds, up to ``max_retries`` times; other 4xx answers (a wrong model
+name, a bad key) fail at once. A request that still fails raises
+:class:`~memgym.backends.errors.ReasonerError` with the endpoint, the attempts and the last cause,
+which evaluation loops record for that item before going on.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from memgym.backends.config import ReasonerConfig
+from memgym.backends.errors import ReasonerError
+from memgym.core.chat import Message, to_openai_messages
+from memgym.core.errors import ConfigError
+from memgym.core.protocols import Reasoner
+from memgym.core.registry import register_reasoner
+
+RETRY_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
+
+
+@register_reasoner("openai")
+class OpenAIChatReasoner(Reasoner):
+    """Client of one model behind an OpenAI-compatible endpoint.
+
+    Args:
+        model: the served model name.
+        base_url: endpoint root ending before ``/chat/completions`` (e.g. ``http://host:8000/v1``).
+        api_key: bearer token; None reads ``api_key_env`` (a missing key sends no header).
+        timeout_s: seconds per request.
+        max_retries: retries after a retryable failure.
+        backoff_s: delay before the first retry, doubled each time.
+        seed: sent as ``seed`` for servers that honour it.
+        sleep: the delay function (tests pass a recorder).
+    """
+
+    name = "openai"
+
+    def __init__(
+        self,
+        model: str,
+        base_url: str,
+        *,
+        api_key: str | None = None,
+        api_key_env: str = "OPENAI_API_KEY",
+        timeout_s: float = 120.0,
+        max_retries: int = 3,
+        backoff_s: float = 1.0,
+        seed: int = 0,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        if not base_url.startswith(("http://", "https://")):
+            raise ConfigError(f"openai reasoner: base_url must start with http:// or https://, got {base_url!r}")
+        if not model:
+            raise ConfigError("openai reasoner: 'model' must name the served model")
+        if max_retries < 0 or timeout_s <= 0 or backoff_s < 0:
+            raise ConfigError("openai reasoner: need max_retries >= 0, timeout_s > 0 and backoff_s >= 0")
+        self.model = model
+        self.url = base_url.rstrip("/") + "/chat/completions"
+        self.api_key = api_key if api_key is not None else os.environ.get(api_key_env, "")
+        self.timeout_s = timeout_s
+        self.max_retries = max_retries
+        self.backoff_s = backoff_s
+        self.seed = seed
+        self.sleep = sleep
+
+    @classmethod
+    def from_config(cls, config: ReasonerConfig) -> OpenAIChatReasoner:
+        """Build from a :class:`ReasonerConfig`."""
+        return cls(
+            config.model,
+            config.base_url,
+            api_key_env=config.api_key_env,
+            timeout_s=config.timeout_s,
+            max_retries=config.max_retries,
+            backoff_s=config.backoff_s,
+            seed=config.seed,
+        )
+
+    def payload(self, messages: Sequence[Message], max_new_tokens: int) -> dict[str, Any]:
+        """The JSON body sent for ``messages``."""
+        return {
+            "model": self.model,
+            "messages": to_openai_messages(messages),
+            "max_tokens": int(max_new_tokens),
+            "temperature": 0.0,
+            "seed": self.seed,
+        }
+
+    def generate(self, messages: Sequence[Message], *, max_new_tokens: int = 256) -> str:
+        body = json.dumps(self.payload(messages, max_new_tokens)).encode()
+        headers = {"Content-Type": "application/json"}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        last = ""
+        for attempt in range(self.max_retries + 1):
+            if attempt:
+                self.sleep(self.backoff_s * 2 ** (attempt - 1))
+            request = urllib.request.Request(self.url, data=body, headers=headers, method="POST")
+            try:
+                with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
+                    raw = response.read()
+            except urllib.error.HTTPError as exc:
+                detail = exc.read()[:200].decode("utf-8", "replace")
+                last = f"HTTP {exc.code}: {detail}"
+                if exc.code not in RETRY_STATUS:
+                    raise ReasonerError(f"{self.url}: {last}") from None
+                continue
+            except TimeoutError as exc:
+                last = f"timed out after {self.timeout_s:g} s ({exc})"
+                continue
+            except urllib.error.URLError as exc:
+                last = f"cannot connect ({exc.reason})"
+                continue
+            except (ConnectionError, OSError) as exc:
+                last = f"connection failed ({exc})"
+                continue
+            return _reply_text(raw, self.url)
+        raise ReasonerError(f"{self.url}: failed after {self.max_retries + 1} attempts; last error: {last}")
+
+
+def _reply_text(raw: bytes, url: str) -> str:
+    try:
+        reply = json.loads(raw)
+        content = reply["choices"][0]["message"]["content"]
+    except (json.JSONDecodeError, KeyError, IndexError, TypeError):
+        raise ReasonerError(f"{url}: reply is not a chat completion: {raw[:200]!r}") from None
+    if isinstance(content, list):  # some servers return content parts
+        content = "".join(part.get("text", "") for part in content if isinstance(part, dict))
+    if not isinstance(content, str):
+        raise ReasonerError(f"{url}: reply content is {type(content).__name__}, expected text")
+    return content.strip()

@@ -1,0 +1,248 @@
+"""A deterministic reasoner that answers from symbolic memory content.
+
+Memory content reaches it as *fact lines* inside any text part of the messages::
+
+    FACT {"object": "obj_3", "category": "mug", "type": "social", "key": "owner", "value": "Amelia", "time": 12}
+
+(:func:`format_fact` writes them, :func:`parse_facts` reads them). The last user message is the
+question or instruction. The reasoner
+
+1. keeps, per object and key, the fact with the latest ``time`` (updates and corrections win);
+2. picks the target object: among objects whose category is named in the question, the one with
+   the most fact values named in the question; a tie answers ``unknown``;
+3. for a question, finds the asked key from :data:`QUESTION_CUES` and replies with the target's
+   value; for an instruction (no question cue) replies ``OBJECT <object id>``.
+
+With facts from an oracle it is an upper bound for the symbolic part of a benchmark; with no fact
+lines it falls back to extractive reading of the plain text evidence (the sentence sharing most
+content words with the question, minus the question's own words), a transparent lexical baseline.
+It never consults ground truth that is not in the messages.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from collections.abc import Iterable, Sequence
+
+from memgym.backends.config import ReasonerConfig
+from memgym.core.chat import Message
+from memgym.core.protocols import Reasoner
+from memgym.core.registry import register_reasoner
+
+FACT_PREFIX = "FACT "
+UNKNOWN = "unknown"
+
+QUESTION_CUES: dict[str, tuple[str, ...]] = {
+    "owner": ("who owns", "whose"),
+    "usage": ("used for",),
+    "alias": ("what do the residents call", "nickname"),
+    "significance": ("why does", "why is"),
+    "color": ("what color", "what colour"),
+    "material": ("which material",),
+    "size": ("how big",),
+    "on": ("on top of what",),
+    "room": ("which room",),
+    "near": ("what object is beside",),
+    "times_seen": ("how many times",),
+    "segment": ("heading to when",),
+    "order": ("in what order",),
+}
+"""Answer key -> phrases that ask for it; the earliest phrase in a question decides. Dataset
+question templates are written with these phrases."""
+
+_WORD = re.compile(r"[a-z0-9]+")
+_STOP = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "is",
+        "was",
+        "are",
+        "were",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "for",
+        "by",
+        "with",
+        "and",
+        "or",
+        "it",
+        "its",
+        "this",
+        "that",
+        "you",
+        "your",
+        "i",
+        "me",
+        "my",
+        "we",
+        "our",
+        "they",
+        "their",
+        "he",
+        "she",
+        "his",
+        "her",
+        "what",
+        "which",
+        "who",
+        "whose",
+        "why",
+        "how",
+        "did",
+        "do",
+        "does",
+        "go",
+        "please",
+    ]
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class Fact:
+    """One symbolic memory item about one object.
+
+    Attributes:
+        object: object id.
+        category: object category (``"mug"``).
+        type: content type, ``"perceptual"``, ``"episodic"`` or ``"social"``.
+        key: what the value is (``"owner"``, ``"color"``, ``"times_seen"``, ...).
+        value: the value as words (``"Amelia"``, ``"red"``, ``"three"``).
+        time: when it became true (formation step); later facts replace earlier ones.
+    """
+
+    object: str
+    category: str
+    type: str
+    key: str
+    value: str
+    time: int = 0
+
+
+def format_fact(fact: Fact) -> str:
+    """One ``FACT {...}`` line."""
+    return FACT_PREFIX + json.dumps(dataclasses.asdict(fact), sort_keys=True)
+
+
+def parse_facts(texts: Iterable[str]) -> list[Fact]:
+    """Every well-formed fact line in ``texts`` (other lines are ignored)."""
+    facts = []
+    for text in texts:
+        for line in text.splitlines():
+            if not line.startswith(FACT_PREFIX):
+                continue
+            try:
+                data = json.loads(line[len(FACT_PREFIX) :])
+                facts.append(Fact(**data))
+            except (json.JSONDecodeError, TypeError):
+                continue
+    return facts
+
+
+def latest_facts(facts: Iterable[Fact]) -> dict[str, dict[str, Fact]]:
+    """object id -> key -> the fact with the latest time (first seen wins ties)."""
+    table: dict[str, dict[str, Fact]] = {}
+    for fact in facts:
+        keys = table.setdefault(fact.object, {})
+        if fact.key not in keys or fact.time > keys[fact.key].time:
+            keys[fact.key] = fact
+    return table
+
+
+INSTRUCTION_VERBS = ("go", "take", "navigate", "find", "head", "walk", "bring")
+"""First words that make a prompt an instruction rather than a question."""
+
+
+def asked_key(question: str) -> str | None:
+    """The answer key a question asks for (the cue phrase found earliest), None for an instruction."""
+    tokens = _WORD.findall(question.lower())
+    if (
+        not tokens
+        or tokens[0] in INSTRUCTION_VERBS
+        or (tokens[0] == "please" and tokens[1:2] and tokens[1] in INSTRUCTION_VERBS)
+    ):
+        return None
+    text = " " + " ".join(tokens) + " "
+    found = [(text.find(f" {cue} "), key) for key, cues in QUESTION_CUES.items() for cue in cues if f" {cue} " in text]
+    return min(found)[1] if found else None
+
+
+def words(text: str) -> list[str]:
+    """Lower-case alphanumeric tokens."""
+    return _WORD.findall(str(text).lower())
+
+
+@register_reasoner("structured")
+class StructuredReasoner(Reasoner):
+    """Deterministic answers from fact lines (see the module docstring)."""
+
+    name = "structured"
+
+    @classmethod
+    def from_config(cls, config: ReasonerConfig) -> StructuredReasoner:
+        """Build from a :class:`ReasonerConfig` (it has no settings)."""
+        return cls()
+
+    def generate(self, messages: Sequence[Message], *, max_new_tokens: int = 256) -> str:
+        users = [m for m in messages if m.role == "user"]
+        if not users:
+            return UNKNOWN
+        question = users[-1].text_only().splitlines()[-1] if users[-1].text_only() else ""
+        texts = [m.text_only() for m in messages]
+        facts = parse_facts(texts)
+        if facts:
+            return self.answer_from_facts(question, facts)
+        context = "\n".join(texts[:-1] + [users[-1].text_only().rsplit("\n", 1)[0]])
+        return extractive_answer(question, context)
+
+    def answer_from_facts(self, question: str, facts: Sequence[Fact]) -> str:
+        """Reply to ``question`` from ``facts`` (see the module docstring)."""
+        table = latest_facts(facts)
+        key = asked_key(question)
+        q_words = set(words(question))
+        q_text = " " + " ".join(words(question)) + " "
+        scores: dict[str, int] = {}
+        for object_id, keys in table.items():
+            category = next(iter(keys.values())).category
+            if not set(words(category)) <= q_words:
+                continue
+            scores[object_id] = sum(
+                1
+                for k, fact in keys.items()
+                if k != key and words(fact.value) and f" {' '.join(words(fact.value))} " in q_text
+            )
+        if not scores:
+            return UNKNOWN
+        best = max(scores.values())
+        winners = sorted(o for o, s in scores.items() if s == best)
+        if len(winners) > 1:
+            return UNKNOWN
+        target = winners[0]
+        if key is None:
+            return f"OBJECT {target}"
+        fact = table[target].get(key)
+        return fact.value if fact is not None else UNKNOWN
+
+
+def extractive_answer(question: str, context: str) -> str:
+    """The context line sharing most content words with ``question``, minus those words.
+
+    Ties go to the later line (later statements supersede earlier ones). Returns
+    :data:`UNKNOWN` when no line shares a content word.
+    """
+    q_content = {w for w in words(question) if w not in _STOP}
+    best, best_overlap = "", 0
+    for line in context.splitlines():
+        overlap = len(q_content & set(words(line)))
+        if overlap and overlap >= best_overlap:
+            best, best_overlap = line, overlap
+    if not best:
+        return UNKNOWN
+    rest = [w for w in words(best) if w not in q_content and w not in _STOP]
+    return " ".join(rest) if rest else UNKNOWN

@@ -1,0 +1,192 @@
+"""The DialogMem episode record and its builder from a scene's objects and a traversal.
+
+:func:`build_episode` runs the whole construction for one traversal: residents, memory content,
+turn specifications, realisation with validation (regenerate, then drop), then task specs,
+filters and item text. Everything random draws from the one generator it is given.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from memgym.core.errors import RecordError
+from memgym.core.records import record
+from memgym.datasets.dialogmem.content import (
+    MemoryItem,
+    ObservationLog,
+    Segment,
+    episodic_content,
+    perceptual_content,
+    social_content,
+)
+from memgym.datasets.dialogmem.residents import Resident, sample_residents
+from memgym.datasets.dialogmem.task_specs import available_content, build_items, enumerate_specs
+from memgym.datasets.dialogmem.turns import TurnPlanConfig, plan_turns
+from memgym.datasets.dialogmem.validation import DialogueTurn, GroundingAuditor, realise_dialogue, stated_items
+from memgym.datasets.embodied import EmbodiedEpisode
+from memgym.datasets.traversal import Traversal
+from memgym.scenes.objects import SceneObject
+
+
+@record("dialogmem.episode")
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class DialogMemEpisode(EmbodiedEpisode):
+    """A DialogMem episode: a traversal with dialogue (formation), then navigation and QA (use).
+
+    Attributes:
+        traversal: the formation trajectory (scene spec, posed frames, segments, observations).
+        residents: the speakers.
+        dialogue: the kept turns, in step order; ``dialogue[i].spec.step`` is the frame index at
+            which it is spoken.
+        memory: every memory content item (perceptual, episodic, social chains) with whether and
+            when the dialogue states it; the episode's ground truth.
+    """
+
+    residents: tuple[Resident, ...] = ()
+    dialogue: tuple[DialogueTurn, ...] = ()
+    memory: tuple[MemoryItem, ...] = ()
+
+    def turns_at(self, step: int) -> list[DialogueTurn]:
+        """Turns spoken at formation step ``step``."""
+        return [t for t in self.dialogue if t.spec.step == step]
+
+    def check(self) -> None:
+        """Raise :class:`RecordError` on dangling ids, unknown speakers or steps off the traversal."""
+        where = f"episode {self.episode_id}"
+        frames = len(self.traversal.frames)
+        known = {m.object_id for m in self.memory}
+        speakers = {r.name for r in self.residents}
+        for turn in self.dialogue:
+            if not 0 <= turn.spec.step < frames:
+                raise RecordError(
+                    f"{where}: turn {turn.spec.turn_id} at step {turn.spec.step} is outside the {frames} frames"
+                )
+            if turn.spec.speaker not in speakers:
+                raise RecordError(f"{where}: turn {turn.spec.turn_id} has unknown speaker {turn.spec.speaker!r}")
+            dangling = [o for o in turn.spec.referenced if o not in known]
+            if dangling:
+                raise RecordError(f"{where}: turn {turn.spec.turn_id} refers to unknown object(s) {dangling}")
+        for item in self.items:
+            if item.annotations.get("object_id") not in known:
+                raise RecordError(
+                    f"{where}: item {item.item_id} targets unknown object {item.annotations.get('object_id')!r}"
+                )
+
+
+def observation_log(traversal: Traversal) -> ObservationLog:
+    """The per-frame visibility and segments of a traversal, as the dialogue planner reads them."""
+    return ObservationLog(
+        visible=tuple(tuple(sorted(frame.visible)) for frame in traversal.frames),
+        segments=tuple(
+            Segment(goal=s.goal_object_id, start=s.start_frame, end=s.end_frame) for s in traversal.segments
+        ),
+    )
+
+
+def navigation_goal(obj: SceneObject) -> dict[str, Any]:
+    """The gold answer of a navigation item: ``{"position": [x, y, z], "view_points": [[x, y, z], ...]}``."""
+    return {"position": list(obj.position), "view_points": [list(v.position) for v in obj.view_points]}
+
+
+@dataclasses.dataclass(frozen=True)
+class ConstructionConfig:
+    """Knobs of episode construction (also the dataset config's ``construction`` section)."""
+
+    residents_min: int = 2
+    residents_max: int = 4
+    social_keys_per_object: int = 2
+    change_probability: float = 0.35
+    correction_share: float = 0.5
+    commentary_every: int = 20
+    recall_probability: float = 0.7
+    max_attempts: int = 3
+    navigation_per_object: int = 1
+    qa_per_object: int = 3
+
+
+def build_episode(
+    *,
+    episode_id: str,
+    objects: Sequence[SceneObject],
+    traversal: Traversal,
+    rng: np.random.Generator,
+    config: ConstructionConfig = ConstructionConfig(),
+    realiser: Any = None,
+    auditor: GroundingAuditor | None = None,
+    residents: Sequence[Resident] | None = None,
+) -> DialogMemEpisode:
+    """Build one episode (see the module docstring).
+
+    Args:
+        objects: the scene's annotated objects.
+        traversal: the formation trajectory through that scene.
+        realiser: a :class:`~memgym.datasets.dialogmem.realise.TemplateRealiser` (default) or
+            :class:`~memgym.datasets.dialogmem.realise.LLMRealiser`.
+        auditor: optional LLM grounding audit of every utterance.
+        residents: fixed speakers (default: sampled).
+    """
+    from memgym.datasets.dialogmem.realise import TemplateRealiser
+
+    realiser = realiser or TemplateRealiser()
+    if residents is None:
+        count = int(rng.integers(config.residents_min, config.residents_max + 1))
+        residents = sample_residents(rng, count)
+    log = observation_log(traversal)
+    goals = {o.object_id: navigation_goal(o) for o in objects}
+    categories = {o.object_id: o.category for o in objects}
+    observed = set(log.first_seen())
+    items: list[MemoryItem] = []
+    for obj in objects:
+        items += perceptual_content(obj, categories)
+    items += episodic_content(log, categories)
+    taken: dict[str, set[str]] = {}
+    for obj in sorted(objects, key=lambda o: o.object_id):
+        if obj.object_id in observed:
+            items += social_content(
+                rng,
+                obj,
+                residents,
+                keys_per_object=config.social_keys_per_object,
+                change_probability=config.change_probability,
+                correction_share=config.correction_share,
+                taken=taken,
+            )
+    plan = TurnPlanConfig(config.commentary_every, config.recall_probability)
+    specs, _ = plan_turns(rng, log, items, residents, plan)
+    turns, dropped_turns = realise_dialogue(
+        specs, residents, realiser, log, auditor=auditor, max_attempts=config.max_attempts
+    )
+    items = stated_items(items, turns)
+    content = available_content(items, observed)
+    task_specs = enumerate_specs(
+        rng, content, navigation_per_object=config.navigation_per_object, qa_per_object=config.qa_per_object
+    )
+    stated_turns = {}
+    for turn in turns:
+        if turn.spec.content is not None:
+            c = turn.spec.content
+            stated_turns.setdefault((c.object_id, c.key, c.version), turn.spec.turn_id)
+    task_items, filtered = build_items(rng, task_specs, content, goals, stated_turns, episode_id=episode_id)
+    return DialogMemEpisode(
+        episode_id=episode_id,
+        benchmark="dialogmem",
+        items=tuple(task_items),
+        annotations={
+            "scene_id": traversal.scene.scene_id,
+            "frames": len(traversal.frames),
+            "goals": len(traversal.segments),
+            "realiser": getattr(realiser, "name", type(realiser).__name__),
+            "turn_specs": len(specs),
+            "dropped_turns": len(dropped_turns),
+            "dropped_turn_reasons": sorted({r for d in dropped_turns for r in d.reasons}),
+            "filtered_items": dict(sorted(filtered.items())),
+        },
+        traversal=traversal,
+        residents=tuple(residents),
+        dialogue=tuple(turns),
+        memory=tuple(items),
+    )

@@ -1,0 +1,142 @@
+"""The information-selection policy for dialogue turns, and the spec-level rule checks.
+
+Turn types and the content a turn of each type may express (at most one object-level item):
+
+==============  ===========================  ==============================================
+turn type       content allowed              visibility of the referenced object
+==============  ===========================  ==============================================
+navigation      perceptual (of the goal)     any (the goal need not be in view yet)
+commentary      social                       visible at the turn's step
+recall          social                       *not* visible now, observed at an earlier step
+post_arrival    social (of the goal)         the goal is visible at the turn's step
+==============  ===========================  ==============================================
+
+Episodic content is never stated: observation order and frequency must be recovered from the
+trajectory itself.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Literal
+
+from memgym.core.records import Record, record
+from memgym.datasets.dialogmem.content import MemoryItem, ObservationLog
+
+TurnType = Literal["navigation", "commentary", "recall", "post_arrival"]
+TURN_TYPES: tuple[str, ...] = ("navigation", "commentary", "recall", "post_arrival")
+ALLOWED_CONTENT: dict[str, tuple[str, ...]] = {
+    "navigation": ("perceptual",),
+    "commentary": ("social",),
+    "recall": ("social",),
+    "post_arrival": ("social",),
+}
+
+
+@record("dialogmem.turn_spec")
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class TurnSpec(Record):
+    """What one dialogue turn says, fixed before any words are written.
+
+    Attributes:
+        turn_id: index in the dialogue.
+        step: formation step (waypoint index) at which it is spoken.
+        speaker: resident name.
+        turn_type: one of :data:`TURN_TYPES`.
+        visible: object ids visible at ``step``.
+        referenced: object ids the turn refers to.
+        content: the single object-level item it expresses (None for none).
+        goal: the navigation goal's object id (navigation and post-arrival turns).
+    """
+
+    turn_id: int
+    step: int
+    speaker: str
+    turn_type: TurnType
+    visible: tuple[str, ...] = ()
+    referenced: tuple[str, ...] = ()
+    content: MemoryItem | None = None
+    goal: str = ""
+
+
+def policy_violations(spec: TurnSpec) -> list[str]:
+    """Reasons ``spec`` breaks the information-selection policy (empty when it complies)."""
+    problems = []
+    if spec.turn_type not in ALLOWED_CONTENT:
+        return [f"unknown turn type {spec.turn_type!r}"]
+    item = spec.content
+    if item is not None:
+        if item.type == "episodic":
+            problems.append("episodic content is never stated")
+        elif item.type not in ALLOWED_CONTENT[spec.turn_type]:
+            problems.append(f"{item.type} content is not allowed in a {spec.turn_type} turn")
+        if item.object_id not in spec.referenced:
+            problems.append(f"content is about {item.object_id}, which the turn does not reference")
+    if spec.turn_type in ("navigation", "post_arrival"):
+        if not spec.goal:
+            problems.append(f"a {spec.turn_type} turn needs a goal")
+        elif item is not None and item.object_id != spec.goal:
+            problems.append(f"a {spec.turn_type} turn may only describe its goal")
+    if spec.turn_type == "navigation" and item is None:
+        problems.append("a navigation turn must identify its goal with one perceptual item")
+    return problems
+
+
+def visibility_violations(spec: TurnSpec, log: ObservationLog) -> list[str]:
+    """Reasons the turn's references do not fit what is visible at its step."""
+    if not 0 <= spec.step < len(log.visible):
+        return [f"step {spec.step} is outside the traversal (0..{len(log.visible) - 1})"]
+    visible = set(log.visible[spec.step])
+    if set(spec.visible) != visible:
+        return ["the spec's visible objects differ from the observation log"]
+    first = log.first_seen()
+    problems = []
+    for object_id in spec.referenced:
+        if spec.turn_type in ("commentary", "post_arrival") and object_id not in visible:
+            problems.append(f"{spec.turn_type} refers to {object_id}, which is not visible at step {spec.step}")
+        if spec.turn_type == "recall":
+            if object_id in visible:
+                problems.append(f"recall refers to {object_id}, which is visible now")
+            elif first.get(object_id, spec.step) >= spec.step:
+                problems.append(f"recall refers to {object_id}, which was not observed before step {spec.step}")
+    return problems
+
+
+def chain_order_violations(specs: list[TurnSpec]) -> list[str]:
+    """Updates/corrections stated before (or with) the state they change."""
+    stated: dict[tuple[str, str], tuple[int, int]] = {}
+    problems = []
+    for spec in sorted(specs, key=lambda s: (s.step, s.turn_id)):
+        item = spec.content
+        if item is None or item.type != "social":
+            continue
+        slot = (item.object_id, item.key)
+        if item.version > 0:
+            prior = stated.get(slot)
+            if prior is None or prior[0] != item.version - 1 or prior[1] >= spec.step:
+                problems.append(f"turn {spec.turn_id}: {item.operation} of {slot} before its earlier version")
+        stated[slot] = (item.version, spec.step)
+    return problems
+
+
+def describe(item: MemoryItem) -> str:
+    """Plain words for an item (used in LLM prompts; never ids or key names)."""
+    subject = f"the {item.category}"
+    phrases = {
+        "color": f"{subject} is {item.value}",
+        "material": f"{subject} is made of {item.value}",
+        "size": f"{subject} is {item.value} for its kind",
+        "room": f"{subject} is in the {item.value}",
+        "on": f"{subject} stands on the {item.value}",
+        "near": f"{subject} is next to the {item.value}",
+        "owner": f"{subject} belongs to {item.value}",
+        "usage": f"{subject} is used for {item.value}",
+        "alias": f"the residents call {subject} '{item.value}'",
+        "significance": f"{subject} is special because it was {item.value}",
+    }
+    text = phrases.get(item.key, f"{subject}: {item.value}")
+    if item.operation == "update":
+        text += f" (this changed: before, it was {item.previous})"
+    elif item.operation == "correction":
+        text += f" (a correction: the speaker said {item.previous} earlier, which was wrong)"
+    return text

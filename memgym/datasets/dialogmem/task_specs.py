@@ -1,0 +1,276 @@
+"""Navigation and QA items from structured specifications, and the filters they pass.
+
+A :class:`TaskSpec` fixes, before any text exists, the target object, the identification
+evidence (one or two memory items of *different* content types) and, for QA, the answer evidence
+(one item of one type). Text comes from templates: a referring expression built from the cues
+and a question pattern per answer key (phrased with the structured reasoner's
+:data:`~memgym.backends.structured.QUESTION_CUES`).
+
+What the agent can know is the *available* content: perceptual and episodic items of objects it
+observed, and social items stated in the kept dialogue (the latest stated version of each chain
+is the gold answer; earlier versions are superseded). Filters, in order, each counted:
+
+1. ``same_type`` -- QA whose target is identified by a single content type and whose answer has
+   that same type (identifying the object would reveal the answer);
+2. ``not_unique`` -- another observed object of the category matches every cue;
+3. ``ambiguous_group`` -- items grouped by (category, cues) span more than one object; the whole
+   group is dropped;
+4. ``reveals_answer`` -- the question already contains the answer's words;
+5. ``duplicate`` -- the same prompt twice in an episode.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from memgym.backends.structured import words
+from memgym.core.episode import TaskItem
+from memgym.datasets.dialogmem.content import CONTENT_TYPES, MemoryItem, latest
+
+QUESTION_TEMPLATES: dict[str, str] = {
+    "owner": "Who owns {ref}?",
+    "usage": "What is {ref} used for?",
+    "alias": "What do the residents call {ref}?",
+    "significance": "Why is {ref} special to the residents?",
+    "color": "What color is {ref}?",
+    "material": "Which material is {ref} made of?",
+    "size": "How big is {ref} compared with others of its kind?",
+    "room": "Which room is {ref} in?",
+    "on": "On top of what is {ref} standing?",
+    "near": "What object is beside {ref}?",
+    "times_seen": "How many times did you see {ref}?",
+    "segment": "Which object were you heading to when you came across {ref}?",
+    "order": "Counting only objects of its kind, in what order did you first see {ref}?",
+}
+INSTRUCTION_TEMPLATES = ("Go to {ref}.", "Take me to {ref}.", "Navigate to {ref}.", "Find {ref}.")
+FILTERS = ("same_type", "not_unique", "ambiguous_group", "reveals_answer", "duplicate")
+_STOP = frozenset(["a", "an", "the", "of", "to", "in", "on", "it", "its", "is", "was", "for", "and", "that", "you"])
+
+
+@dataclasses.dataclass(frozen=True)
+class TaskSpec:
+    """A task fixed before text: target, identification cues, answer evidence (QA only)."""
+
+    task: str
+    target: str
+    category: str
+    cues: tuple[MemoryItem, ...]
+    answer: MemoryItem | None = None
+
+    @property
+    def identification_types(self) -> tuple[str, ...]:
+        """Sorted distinct content types of the cues."""
+        return tuple(sorted({c.type for c in self.cues}))
+
+    def signature(self) -> tuple[str, tuple[tuple[str, str], ...]]:
+        """(category, sorted (key, value) cues): the retrieval cue the item relies on."""
+        return self.category, tuple(sorted((c.key, c.value) for c in self.cues))
+
+
+def available_content(items: Sequence[MemoryItem], observed: set[str]) -> dict[str, dict[str, MemoryItem]]:
+    """object id -> key -> the item an agent can know (see the module docstring)."""
+    table: dict[str, dict[str, MemoryItem]] = {}
+    visual = [i for i in items if i.type != "social" and i.object_id in observed]
+    social = [i for i in items if i.type == "social" and i.object_id in observed]
+    for (object_id, key), item in {**latest(visual), **latest(social, stated_only=True)}.items():
+        table.setdefault(object_id, {})[key] = item
+    return table
+
+
+def enumerate_specs(
+    rng: np.random.Generator,
+    content: Mapping[str, Mapping[str, MemoryItem]],
+    *,
+    navigation_per_object: int = 2,
+    qa_per_object: int = 3,
+) -> list[TaskSpec]:
+    """Sample navigation and QA specs for every object with available content, stratified by
+    identification types (navigation) and answer type (QA) so every content type is represented.
+
+    QA specs whose answer key is one of the cues, or that :func:`is_same_type` rejects, are never
+    proposed; :func:`build_items` still checks the latter (counted as ``same_type``).
+    """
+    specs: list[TaskSpec] = []
+    for object_id in sorted(content):
+        keys = content[object_id]
+        category = next(iter(keys.values())).category
+        by_type = {t: [keys[k] for k in sorted(keys) if keys[k].type == t] for t in CONTENT_TYPES}
+        options: list[tuple[MemoryItem, ...]] = [(item,) for t in CONTENT_TYPES for item in by_type[t]]
+        for t1, t2 in itertools.combinations(CONTENT_TYPES, 2):
+            options += list(itertools.product(by_type[t1], by_type[t2]))
+        if not options:
+            continue
+        navigation = [TaskSpec("navigation", object_id, category, cues) for cues in options]
+        specs += _stratified(rng, navigation, lambda spec: spec.identification_types, navigation_per_object)
+        qa = []
+        for cues in options:
+            cue_keys = {c.key for c in cues}
+            for answer in keys.values():
+                spec = TaskSpec("qa", object_id, category, cues, answer)
+                if answer.key not in cue_keys and not is_same_type(spec):
+                    qa.append(spec)
+        specs += _stratified(rng, qa, lambda spec: spec.answer.type, qa_per_object)
+    return specs
+
+
+def _stratified(rng: np.random.Generator, specs: list[TaskSpec], stratum, count: int) -> list[TaskSpec]:
+    """Up to ``count`` specs, one per stratum in random stratum order, then again round-robin."""
+    groups: dict[Any, list[TaskSpec]] = {}
+    for spec in specs:
+        groups.setdefault(stratum(spec), []).append(spec)
+    order = [sorted(groups, key=str)[int(i)] for i in rng.permutation(len(groups))]
+    queues = {g: [groups[g][int(i)] for i in rng.permutation(len(groups[g]))] for g in order}
+    chosen: list[TaskSpec] = []
+    while len(chosen) < count and any(queues.values()):
+        for group in order:
+            if queues[group] and len(chosen) < count:
+                chosen.append(queues[group].pop())
+    return chosen
+
+
+def is_same_type(spec: TaskSpec) -> bool:
+    """QA identified by one content type and answered from that same type."""
+    return spec.answer is not None and spec.identification_types == (spec.answer.type,)
+
+
+def matches(cues: Sequence[MemoryItem], keys: Mapping[str, MemoryItem]) -> bool:
+    """Whether an object's available content agrees with every cue."""
+    return all(c.key in keys and keys[c.key].value == c.value for c in cues)
+
+
+def is_unique(spec: TaskSpec, content: Mapping[str, Mapping[str, MemoryItem]]) -> bool:
+    """No other observed object of the category matches all the spec's cues."""
+    for object_id, keys in content.items():
+        if object_id == spec.target or next(iter(keys.values())).category != spec.category:
+            continue
+        if matches(spec.cues, keys):
+            return False
+    return True
+
+
+def referring_expression(category: str, cues: Sequence[MemoryItem]) -> str:
+    """A noun phrase naming the object by its cues, e.g. ``"the red mug in the kitchen that belongs to Ben"``."""
+    values = {c.key: c.value for c in cues}
+    adjectives = [values[k] for k in ("size", "color", "material") if k in values]
+    places = [f"{w} the {values[k]}" for k, w in (("room", "in"), ("on", "on"), ("near", "next to")) if k in values]
+    clauses = []
+    if "owner" in values and "order" in values:
+        clauses.append(f"that belongs to {values['owner']}")
+    clauses += [
+        template.format(values[key])
+        for key, template in (
+            ("usage", "that is used for {}"),
+            ("alias", "that the residents call {}"),
+            ("significance", "that was {}"),
+            ("times_seen", "that you saw {}"),
+            ("segment", "that you saw on the way to the {}"),
+        )
+        if key in values
+    ]
+    if "order" in values:
+        head = f"the {values['order']} " + " ".join([*adjectives, category]) + " you saw"
+    elif "owner" in values:
+        head = f"{values['owner']}'s " + " ".join([*adjectives, category])
+    else:
+        head = "the " + " ".join([*adjectives, category])
+    return " ".join([head, *places, " and ".join(clauses)]).strip()
+
+
+def reveals_answer(prompt: str, answer: str) -> bool:
+    """All content words of ``answer`` already appear in ``prompt``."""
+    answer_words = [w for w in words(answer) if w not in _STOP]
+    return bool(answer_words) and set(answer_words) <= set(words(prompt))
+
+
+def build_items(
+    rng: np.random.Generator,
+    specs: Sequence[TaskSpec],
+    content: Mapping[str, Mapping[str, MemoryItem]],
+    goals: Mapping[str, dict[str, Any]],
+    stated_turns: Mapping[tuple[str, str, int], int],
+    *,
+    episode_id: str,
+) -> tuple[list[TaskItem], Counter]:
+    """Filter specs and write their text; returns (task items, per-filter drop counts).
+
+    Args:
+        goals: object id -> ``{"position": [x, y, z], "view_points": [[x, y, z], ...]}``.
+        stated_turns: (object id, key, version) -> id of the kept turn stating it.
+    """
+    dropped: Counter = Counter()
+    kept: list[TaskSpec] = []
+    for spec in specs:
+        if is_same_type(spec):
+            dropped["same_type"] += 1
+        elif not is_unique(spec, content):
+            dropped["not_unique"] += 1
+        else:
+            kept.append(spec)
+    groups: dict[Any, set[str]] = {}
+    for spec in kept:
+        groups.setdefault(spec.signature(), set()).add(spec.target)
+    unambiguous = [s for s in kept if len(groups[s.signature()]) == 1]
+    dropped["ambiguous_group"] += len(kept) - len(unambiguous)
+    items: list[TaskItem] = []
+    prompts: set[str] = set()
+    for spec in unambiguous:
+        ref = referring_expression(spec.category, spec.cues)
+        if spec.task == "navigation":
+            prompt = INSTRUCTION_TEMPLATES[int(rng.integers(len(INSTRUCTION_TEMPLATES)))].format(ref=ref)
+            answer: Any = {"object_id": spec.target, **goals[spec.target]}
+        else:
+            assert spec.answer is not None
+            prompt = QUESTION_TEMPLATES[spec.answer.key].format(ref=ref)
+            prompt = prompt[0].upper() + prompt[1:]
+            answer = spec.answer.value
+            if reveals_answer(prompt, answer):
+                dropped["reveals_answer"] += 1
+                continue
+        if prompt in prompts:
+            dropped["duplicate"] += 1
+            continue
+        prompts.add(prompt)
+        items.append(_task_item(spec, prompt, answer, len(items), episode_id, stated_turns))
+    return items, dropped
+
+
+def _task_item(
+    spec: TaskSpec,
+    prompt: str,
+    answer: Any,
+    index: int,
+    episode_id: str,
+    stated_turns: Mapping[tuple[str, str, int], int],
+) -> TaskItem:
+    evidence = [*spec.cues, *([spec.answer] if spec.answer else [])]
+    turns = sorted({stated_turns[k] for e in evidence if (k := (e.object_id, e.key, e.version)) in stated_turns})
+    annotations: dict[str, Any] = {
+        "object_id": spec.target,
+        "category": spec.category,
+        "identification_types": list(spec.identification_types),
+        "cue_keys": sorted(c.key for c in spec.cues),
+        "evidence_turns": turns,
+    }
+    if spec.answer is not None:
+        annotations |= {
+            "content_type": spec.answer.type,
+            "answer_key": spec.answer.key,
+            "verbalised": spec.answer.stated,
+            "updated": spec.answer.version > 0,
+        }
+    else:
+        annotations["content_type"] = "+".join(spec.identification_types)
+    prefix = "nav" if spec.task == "navigation" else "qa"
+    return TaskItem(
+        item_id=f"{episode_id}/{prefix}{index:03d}",
+        task=spec.task,
+        prompt=prompt,
+        answer=answer,
+        annotations=annotations,
+    )

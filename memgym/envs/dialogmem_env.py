@@ -1,0 +1,162 @@
+"""``DialogMemEnv``: DialogMem's formation stream with dialogue, and its scored use phase.
+
+## Description
+Extends :class:`~memgym.envs.embodied_env.EmbodiedEnv` (``memgym/DialogMem-v0``). Formation
+streams the traversal's posed RGB-D frames; the residents' utterances spoken at a frame arrive in
+that frame's ``text`` observation as ``"Speaker: utterance"`` lines (empty when nobody speaks).
+Use asks the episode's navigation instructions and questions, one per step.
+
+## Observation and action spaces
+As :class:`EmbodiedEnv`: ``rgb``, ``depth`` (``semantic``), ``position``, ``rotation``, ``text``;
+actions are ``{"text": str, "position": (3,) float32 metres}``.
+
+## Rewards and scores
+* ``navigation`` -- the predicted ``position`` is scored by geodesic success (within
+  ``success_distance`` m, geodesically, of the target's nearest view point). With
+  ``execute_navigation=True`` the env also rolls out a greedy path follower from the Phase 1 end
+  pose to the predicted position and reports execution success and SPL. Reward: geodesic success.
+* ``qa`` -- the ``text`` answer is scored by the scorer given for ``qa`` at construction
+  (``LLMMatchScorer`` with a judge) or, by name, ``task_scorers.qa`` (default ``token_f1``).
+  Reward: the scorer's ``reward`` (LLM-match / 100, or token F1).
+A scorer failure (a judge that times out or replies with no rating) does not stop the episode:
+``info["score"]`` then holds ``{"error": message, "reward": 0.0}``.
+
+## Starting state / episode end / info
+``reset(options={"episode": DialogMemEpisode})`` plays a stored episode; with no episode one is
+generated from the env's generator (house, traversal, dialogue, items). ``options["score_items"]``
+(a collection of item ids) scores only those items; the others return ``{"skipped": True}``
+(used to resume an interrupted evaluation without re-judging finished items).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import numpy as np
+
+from memgym.backends.errors import ReasonerError
+from memgym.core.config import build_config
+from memgym.core.episode import Episode, TaskItem
+from memgym.core.protocols import Scorer
+from memgym.datasets.dialogmem.episode import ConstructionConfig, build_episode
+from memgym.datasets.traversal import generate_traversal
+from memgym.envs.embodied_env import EmbodiedEnv, EmbodiedEnvConfig
+from memgym.scenes.locomotion import ActionSpec, AgentState, GreedyFollower, apply_action
+from memgym.scenes.poses import yaw_from_quat
+from memgym.scenes.spec import SceneSpec, load_scene
+from memgym.tasks.navigation import NavigationScorer
+
+
+@dataclasses.dataclass(frozen=True)
+class DialogMemEnvConfig(EmbodiedEnvConfig):
+    """:class:`EmbodiedEnvConfig` plus dialogue construction and navigation execution."""
+
+    construction: ConstructionConfig = dataclasses.field(
+        default_factory=ConstructionConfig, metadata={"help": "residents, dialogue and item construction"}
+    )
+    execute_navigation: bool = dataclasses.field(
+        default=False, metadata={"help": "also roll out a path follower: execution success and SPL"}
+    )
+    max_execution_steps: int = dataclasses.field(default=600, metadata={"help": "action budget of a rollout"})
+    task_scorers: dict[str, str] = dataclasses.field(
+        default_factory=lambda: {"qa": "token_f1"}, metadata={"help": "task -> registered scorer name"}
+    )
+
+
+class DialogMemEnv(EmbodiedEnv):
+    """The DialogMem environment (see the module docstring)."""
+
+    def __init__(
+        self,
+        config: DialogMemEnvConfig | dict[str, Any] | None = None,
+        render_mode: str | None = None,
+        scorers: dict[str, Scorer] | None = None,
+    ) -> None:
+        if config is None:
+            config = DialogMemEnvConfig()
+        elif isinstance(config, dict):
+            config = build_config(DialogMemEnvConfig, config, where="DialogMemEnv config")
+        super().__init__(config, render_mode=render_mode, scorers=scorers)
+        self._utterances: dict[int, str] = {}
+        self._score_only: set[str] | None = None
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        options = dict(options or {})
+        only = options.pop("score_items", None)
+        self._score_only = None if only is None else set(only)
+        return super().reset(seed=seed, options=options)
+
+    def _generate_episode(self, rng: np.random.Generator) -> Episode:
+        seed = self.config.house_seed
+        if seed is None:
+            seed = int(rng.integers(0, 2**31 - 1))
+        spec = SceneSpec(backend="procedural", seed=seed, options={"house": dataclasses.asdict(self.config.house)})
+        scene = load_scene(spec)
+        traversal = generate_traversal(scene, spec, rng, self.config.traversal, self.config.camera)
+        return build_episode(
+            episode_id=f"dialogmem-{seed}-{int(rng.integers(0, 2**31 - 1))}",
+            objects=scene.objects,
+            traversal=traversal,
+            rng=rng,
+            config=self.config.construction,
+        )
+
+    def _begin(self, episode: Episode) -> int:
+        steps = super()._begin(episode)
+        self._utterances = {}
+        for turn in getattr(episode, "dialogue", ()):
+            line = f"{turn.spec.speaker}: {turn.text}"
+            previous = self._utterances.get(turn.spec.step)
+            self._utterances[turn.spec.step] = line if previous is None else f"{previous}\n{line}"
+        last = self._frames[-1]
+        self._start = AgentState(np.asarray(last.position, float), yaw_from_quat(np.asarray(last.rotation)))
+        return steps
+
+    def _formation_text(self, step: int) -> str:
+        return self._utterances.get(step, "")
+
+    def _score_item(self, item: TaskItem, action: Any) -> dict[str, Any]:
+        if self._score_only is not None and item.item_id not in self._score_only:
+            return {"skipped": True, "reward": 0.0}
+        if item.task == "navigation":
+            return self._score_navigation(item, action)
+        try:
+            return super()._score_item(item, action)
+        except ReasonerError as exc:
+            return {"error": str(exc), "reward": 0.0}
+
+    def _score_navigation(self, item: TaskItem, action: Any) -> dict[str, Any]:
+        position = action.get("position") if isinstance(action, dict) else action
+        scorer = NavigationScorer(self.scene, self._start.position, self.config.success_distance)
+        goal = None if position is None else np.asarray(position, float).reshape(-1)
+        prediction: Any = goal
+        if self.config.execute_navigation and goal is not None and goal.shape == (3,) and np.all(np.isfinite(goal)):
+            prediction = {"goal": goal, "path": self.execute(goal)}
+        row = scorer.score(item, prediction)
+        if self.config.execute_navigation and "execution_success" not in row:
+            row.update({"execution_success": 0.0, "spl": 0.0})
+        return row
+
+    def execute(self, goal: np.ndarray) -> np.ndarray:
+        """Roll out the greedy follower from the Phase 1 end pose toward ``goal``.
+
+        Returns:
+            ``(K, 3)`` positions after each move (empty when the goal is off the navigation
+            grid or already reached).
+        """
+        nav = self.scene.navgrid
+        target = nav.snap(goal)
+        if target is None:
+            return np.zeros((0, 3))
+        spec = ActionSpec(self.config.traversal.forward_step, self.config.traversal.turn_angle)
+        follower = GreedyFollower(nav, spec, goal_radius=0.2)
+        state, path = self._start, []
+        for _ in range(self.config.max_execution_steps):
+            action = follower.next_action(state, target[None])
+            if action == "stop":
+                break
+            state, _ = apply_action(nav, state, action, spec)
+            if action == "move_forward":
+                path.append(state.position)
+        return np.asarray(path, float).reshape(-1, 3)

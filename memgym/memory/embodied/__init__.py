@@ -1,0 +1,1 @@
+"""Memories for embodied episodes (dialogue log, frame store, object graph, snapshots, linkers)."""

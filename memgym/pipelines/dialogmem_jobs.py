@@ -1,0 +1,327 @@
+"""``memgym generate dialogmem`` and ``memgym eval dialogmem``: the dataset and its evaluation.
+
+Generate (resumable): for each scene (27 generated houses by default, or HM3D scene folders with
+GOAT-style annotations) sample a traversal and build a DialogMem episode; every finished episode
+is appended to ``OUT.partial`` so an interrupted run continues where it stopped; at the end the
+episodes are written to ``OUT`` (JSONL), with ``OUT.stats.md`` (dataset statistics) beside it.
+
+Eval (resumable through :class:`~memgym.core.results.RunStore`): plays each episode in
+:class:`~memgym.envs.dialogmem_env.DialogMemEnv` with a registered memory and a
+:class:`~memgym.agents.reasoner_agent.ReasonerAgent`; one result row per item, appended as it
+finishes. A reasoner or judge failure, an episode with dangling ids or a duplicated episode id
+becomes an ``error`` row and the run goes on. Tables by task and content type go to
+``results.md``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Iterator
+from dataclasses import field
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+from tqdm import tqdm
+
+from memgym.backends.config import ReasonerConfig, build_reasoner
+from memgym.backends.errors import ReasonerError
+from memgym.core.benchmark import JobArgs
+from memgym.core.config import dump_config, load_config
+from memgym.core.errors import ConfigError, RecordError
+from memgym.core.records import from_json, write_jsonl
+from memgym.core.registry import MEMORIES
+from memgym.core.results import RunStore, aggregate, to_markdown
+from memgym.core.seeding import config_hash, episode_rng
+from memgym.datasets.dialogmem.episode import ConstructionConfig, DialogMemEpisode, build_episode
+from memgym.datasets.dialogmem.realise import LLMRealiser, TemplateRealiser
+from memgym.datasets.dialogmem.statistics import dataset_statistics
+from memgym.datasets.dialogmem.validation import GroundingAuditor
+from memgym.datasets.traversal import TraversalConfig, generate_traversal
+from memgym.scenes.procedural import HouseConfig
+from memgym.scenes.spec import SceneSpec, load_scene
+from memgym.sensors.camera import CameraConfig
+
+
+@dataclasses.dataclass(frozen=True)
+class DialogMemGenerateConfig:
+    """``memgym generate dialogmem`` settings."""
+
+    source: Literal["procedural", "hm3d"] = field(
+        default="procedural", metadata={"help": "generated houses, or HM3D scenes read from hm3d_path"}
+    )
+    scenes: int = field(default=27, metadata={"help": "number of scenes (first N HM3D scenes, sorted)"})
+    first_house_seed: int = field(default=0, metadata={"help": "procedural: house seeds start here"})
+    episodes_per_scene: int = field(default=1, metadata={"help": "traversals (episodes) per scene"})
+    seed: int = field(default=0, metadata={"help": "run seed; episode generators derive from it"})
+    hm3d_path: str = field(default="", metadata={"help": "hm3d: folder holding <id>/<name>.glb scenes"})
+    goat_path: str = field(
+        default="",
+        metadata={"help": "hm3d: folder of GOAT-style <name>.json(.gz) annotations (default: beside each scene)"},
+    )
+    house: HouseConfig = field(default_factory=HouseConfig, metadata={"help": "procedural houses"})
+    traversal: TraversalConfig = field(default_factory=TraversalConfig, metadata={"help": "traversals"})
+    camera: CameraConfig = field(default_factory=CameraConfig, metadata={"help": "camera stored with traversals"})
+    construction: ConstructionConfig = field(
+        default_factory=ConstructionConfig, metadata={"help": "dialogue and items"}
+    )
+    realiser: Literal["template", "llm"] = field(default="template", metadata={"help": "utterance writer"})
+    audit: bool = field(default=False, metadata={"help": "LLM grounding audit of utterances (uses writer)"})
+    writer: ReasonerConfig = field(default_factory=ReasonerConfig, metadata={"help": "model for realiser=llm / audit"})
+    out: str = field(default="data/dialogmem/episodes.jsonl", metadata={"help": "output JSONL (--out overrides)"})
+
+
+@dataclasses.dataclass(frozen=True)
+class DialogMemEvalConfig:
+    """``memgym eval dialogmem`` settings."""
+
+    dataset: str = field(default="data/dialogmem/episodes.jsonl", metadata={"help": "episodes JSONL"})
+    memory: str = field(default="dialogue", metadata={"help": "registered memory"})
+    reasoner: ReasonerConfig = field(default_factory=ReasonerConfig, metadata={"help": "the reasoner reading evidence"})
+    qa_scorer: Literal["token_f1", "llm_match"] = field(
+        default="token_f1", metadata={"help": "llm_match needs judge.*; token_f1 is the offline fallback"}
+    )
+    judge: ReasonerConfig = field(
+        default_factory=lambda: ReasonerConfig(backend="hf", max_new_tokens=4),
+        metadata={"help": "LLM-match judge (e.g. judge.model=Qwen/Qwen3-VL-4B-Instruct)"},
+    )
+    execute_navigation: bool = field(default=False, metadata={"help": "also report execution success and SPL"})
+    max_episodes: int = field(default=0, metadata={"help": "evaluate only the first N episodes (0 = all)"})
+    camera: CameraConfig = field(default_factory=CameraConfig, metadata={"help": "formation rendering"})
+    name: str = field(default="", metadata={"help": "run folder name (default: config hash)"})
+
+
+# ----- generate ---------------------------------------------------------------------------------
+
+
+def scene_specs(config: DialogMemGenerateConfig) -> list[SceneSpec]:
+    """The scenes to traverse, in order."""
+    if config.source == "procedural":
+        house = dataclasses.asdict(config.house)
+        return [
+            SceneSpec(backend="procedural", seed=config.first_house_seed + i, options={"house": house})
+            for i in range(config.scenes)
+        ]
+    root = Path(config.hm3d_path)
+    if not config.hm3d_path or not root.is_dir():
+        raise ConfigError(f"source=hm3d needs hm3d_path=<folder of HM3D scenes>; got {config.hm3d_path!r}")
+    stems = sorted(p.with_suffix("") for p in root.glob("**/*.glb") if not p.name.endswith(".semantic.glb"))
+    if not stems:
+        raise ConfigError(f"hm3d_path {root} holds no <name>.glb scene files")
+    specs = []
+    for stem in stems[: config.scenes]:
+        options: dict[str, Any] = {}
+        if config.goat_path:
+            candidates = [Path(config.goat_path) / f"{stem.name}{ext}" for ext in (".json.gz", ".json")]
+            found = next((c for c in candidates if c.is_file()), None)
+            if found is None:
+                raise ConfigError(f"goat_path {config.goat_path} has no {stem.name}.json.gz or {stem.name}.json")
+            options["annotations"] = str(found)
+        specs.append(SceneSpec(backend="hm3d", path=str(stem), options=options))
+    return specs
+
+
+def generate(args: JobArgs) -> Path:
+    """Build the dataset (module docstring); returns the JSONL path."""
+    config = load_config(DialogMemGenerateConfig, path=args.config_path, overrides=args.overrides)
+    out = Path(args.out or config.out)
+    partial = out.with_name(out.name + ".partial")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    digest = config_hash(config)
+    done = {e.episode_id: e for e in _read_partial(partial, digest)}
+    realiser, auditor = _writers(config)
+    specs = scene_specs(config)
+    jobs = [(s, spec, k) for s, spec in enumerate(specs) for k in range(config.episodes_per_scene)]
+    with partial.open("a", encoding="utf-8") as handle:
+        if partial.stat().st_size == 0:
+            handle.write(json.dumps({"config_hash": digest}) + "\n")
+        for scene_index, spec, k in tqdm(jobs, desc="dialogmem episodes", disable=not args.progress):
+            episode_id = f"dialogmem-{scene_index:03d}-{k}"
+            if episode_id in done:
+                continue
+            index = scene_index * config.episodes_per_scene + k
+            rng = episode_rng(digest, config.seed, index)
+            scene = load_scene(spec)
+            traversal = generate_traversal(scene, spec, rng, config.traversal, config.camera)
+            episode = build_episode(
+                episode_id=episode_id,
+                objects=scene.objects,
+                traversal=traversal,
+                rng=rng,
+                config=config.construction,
+                realiser=realiser,
+                auditor=auditor,
+            )
+            handle.write(episode.to_json() + "\n")
+            handle.flush()
+            done[episode_id] = episode
+    episodes = [done[f"dialogmem-{s:03d}-{k}"] for s, _, k in jobs]
+    write_jsonl(out, episodes)
+    stats = dataset_statistics(episodes)
+    text = "\n".join(f"## {name}\n\n{to_markdown(table)}" for name, table in stats.items())
+    out.with_name(out.stem + ".stats.md").write_text(text, encoding="utf-8")
+    dump_config(config, out.with_name(out.stem + ".config.yaml"))
+    partial.unlink()
+    return out
+
+
+def _writers(config: DialogMemGenerateConfig):
+    needs_model = config.realiser == "llm" or config.audit
+    if needs_model and config.writer.backend == "structured":
+        raise ConfigError("realiser=llm and audit=true need writer.backend=hf or openai (a language model)")
+    model = build_reasoner(config.writer) if needs_model else None
+    realiser = LLMRealiser(model) if config.realiser == "llm" else TemplateRealiser()
+    return realiser, (GroundingAuditor(model) if config.audit else None)
+
+
+def _read_partial(path: Path, digest: str) -> Iterator[DialogMemEpisode]:
+    if not path.exists():
+        return
+    lines = path.read_text(encoding="utf-8").splitlines()
+    if lines:
+        header = json.loads(lines[0])
+        if header.get("config_hash") != digest:
+            raise RecordError(f"{path} was written by another config; delete it to start over")
+    for number, line in enumerate(lines[1:], start=2):
+        try:
+            yield from_json(line, where=f"{path}:{number}")
+        except RecordError:
+            if number == len(lines):
+                break  # the episode in flight when the run stopped: it is built again
+            raise
+
+
+# ----- eval -------------------------------------------------------------------------------------
+
+
+def load_episodes(path: Path) -> tuple[list[DialogMemEpisode], list[tuple[str, dict[str, Any]]]]:
+    """Episodes of a dataset file plus error rows for unusable ones (duplicates, dangling ids)."""
+    if not path.is_file():
+        raise RecordError(f"dataset {path} does not exist; run 'memgym generate dialogmem' first")
+    episodes, errors, seen = [], [], set()
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            episode = from_json(line, where=f"{path}:{number}")
+            if not isinstance(episode, DialogMemEpisode):
+                errors.append((f"line{number}", {"error": f"{path}:{number}: not a dialogmem.episode record"}))
+                continue
+            if episode.episode_id in seen:
+                errors.append(
+                    (
+                        f"{episode.episode_id}@line{number}",
+                        {"episode_id": episode.episode_id, "error": f"{path}:{number}: duplicated episode id"},
+                    )
+                )
+                continue
+            seen.add(episode.episode_id)
+            try:
+                episode.check()
+            except RecordError as exc:
+                errors += [
+                    (i.item_id, {"episode_id": episode.episode_id, "item_id": i.item_id, "error": str(exc)})
+                    for i in episode.items
+                ]
+                continue
+            episodes.append(episode)
+    return episodes, errors
+
+
+def evaluate(args: JobArgs) -> Path:
+    """Evaluate a memory + reasoner on a dataset (module docstring); returns the run folder."""
+    from memgym.agents.reasoner_agent import ReasonerAgent
+    from memgym.envs.dialogmem_env import DialogMemEnv, DialogMemEnvConfig
+    from memgym.tasks.llm_match import JudgeCache, LLMMatchScorer
+
+    config = load_config(DialogMemEvalConfig, path=args.config_path, overrides=args.overrides)
+    episodes, errors = load_episodes(Path(config.dataset))
+    if config.max_episodes:
+        episodes = episodes[: config.max_episodes]
+    store = RunStore.open(args.runs_dir, "eval-dialogmem", config, name=config.name or None)
+    for key, row in errors:
+        if key not in store.done_keys():
+            store.append(key, row)
+    scorers = {}
+    if config.qa_scorer == "llm_match":
+        if config.judge.backend == "structured":
+            raise ConfigError("qa_scorer=llm_match needs judge.backend=hf or openai with judge.model set")
+        judge = build_reasoner(config.judge)
+        cache = JudgeCache(store.folder / "judge_cache.jsonl")
+        scorers["qa"] = LLMMatchScorer(judge, config.judge.identity(), cache, config.judge.max_new_tokens)
+    env = DialogMemEnv(
+        DialogMemEnvConfig(camera=config.camera, execute_navigation=config.execute_navigation), scorers=scorers
+    )
+    agent = ReasonerAgent(
+        MEMORIES.get(config.memory)(), build_reasoner(config.reasoner), config.reasoner.max_new_tokens
+    )
+    for episode in tqdm(episodes, desc="episodes", disable=not args.progress):
+        pending = [i.item_id for i in episode.items if i.item_id not in store.done_keys()]
+        if pending:
+            _play(env, agent, episode, set(pending), store)
+    write_tables(store)
+    return store.folder
+
+
+def _play(env, agent, episode: DialogMemEpisode, pending: set[str], store: RunStore) -> None:
+    observation, info = env.reset(options={"episode": episode, "score_items": pending})
+    agent.reset()
+    formation_action = env.formation_action()
+    while info["phase"] == "formation":
+        agent.act(observation, info, formation_action)
+        observation, _, _, _, info = env.step(formation_action)
+    for item in episode.items:
+        error = None
+        action = formation_action
+        if item.item_id in pending:
+            try:
+                action = agent.answer(observation, info)
+            except ReasonerError as exc:
+                error = str(exc)
+        observation, _, _, _, info = env.step(action)
+        if item.item_id not in pending:
+            continue
+        score = dict(info["score"])
+        row: dict[str, Any] = {
+            "episode_id": episode.episode_id,
+            "item_id": item.item_id,
+            "task": item.task,
+            "prompt": item.prompt,
+            "reference": item.answer if item.task == "qa" else item.answer.get("object_id"),
+            "prediction": action.get("text", "") if error is None else None,
+            **{k: v for k, v in item.annotations.items() if k not in ("evidence_turns",)},
+            **score,
+        }
+        if item.task == "navigation" and error is None:
+            row["predicted_position"] = np.asarray(action["position"], float).round(3).tolist()
+        if error is not None:
+            row.update({"error": error, "reward": None})
+            for metric in ("geodesic_success", "execution_success", "spl", "token_f1", "llm_match"):
+                row.pop(metric, None)
+        store.append(item.item_id, row)
+
+
+METRICS = ("geodesic_success", "execution_success", "spl", "llm_match", "token_f1")
+
+
+def write_tables(store: RunStore) -> Path:
+    """``results.md``: metrics by task and content type, and QA by verbalised / updated."""
+    rows = [r for r in store.rows() if "task" in r]
+    present = [m for m in METRICS if any(r.get(m) is not None for r in rows)]
+    percent = [
+        {**r, **{m: 100.0 * r[m] if m != "llm_match" and r.get(m) is not None else r.get(m) for m in present}}
+        for r in rows
+    ]
+    errors = sum(1 for r in store.rows() if r.get("error"))
+    parts = [
+        "## overall\n",
+        to_markdown(aggregate(percent, ["task"], present)),
+        "## by content type\n",
+        to_markdown(aggregate(percent, ["task", "content_type"], present)),
+    ]
+    qa = [r for r in percent if r["task"] == "qa"]
+    if qa:
+        parts += ["## QA by verbalised / updated\n", to_markdown(aggregate(qa, ["verbalised", "updated"], present))]
+    parts.append(f"\n{errors} item(s) with errors (see results.jsonl, column 'error'). Scores are percentages.\n")
+    return store.write_text("results.md", "\n".join(parts))

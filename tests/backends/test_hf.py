@@ -1,0 +1,52 @@
+"""The transformers reasoner on a tiny random Llama built in a temporary folder."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from tiny_hf_models import build_tiny_llama
+
+from memgym.backends.config import ReasonerConfig, build_reasoner
+from memgym.backends.errors import ReasonerError
+from memgym.backends.hf import HFReasoner
+from memgym.core.chat import ImagePart, Message, TextPart
+from memgym.core.errors import ConfigError
+
+MESSAGES = [Message.text("system", "answer briefly"), Message.text("user", "who owns the red mug")]
+
+
+def test_greedy_generation_is_deterministic_across_loads(tiny_llama_dir):
+    first = HFReasoner(str(tiny_llama_dir)).generate(MESSAGES, max_new_tokens=6)
+    again = build_reasoner(ReasonerConfig(backend="hf", model=str(tiny_llama_dir))).generate(MESSAGES, max_new_tokens=6)
+    assert isinstance(first, str) and first
+    assert first == again
+
+
+def test_prompt_goes_through_the_chat_template(tiny_llama_dir):
+    reasoner = HFReasoner(str(tiny_llama_dir))
+    encoded = reasoner._encode(MESSAGES)
+    text = reasoner.tokenizer.decode(encoded["input_ids"][0])
+    assert text.split()[:2] == ["system", ":"]
+    assert text.split()[-2:] == ["assistant", ":"]
+
+
+def test_model_without_chat_template_uses_a_plain_transcript(tmp_path):
+    folder = build_tiny_llama(tmp_path / "plain", chat_template=None)
+    reasoner = HFReasoner(str(folder))
+    text = reasoner.tokenizer.decode(reasoner._encode(MESSAGES)["input_ids"][0])
+    assert "user : who owns the red mug" in text
+    assert reasoner.generate(MESSAGES, max_new_tokens=3) == reasoner.generate(MESSAGES, max_new_tokens=3)
+
+
+def test_text_model_refuses_images(tiny_llama_dir):
+    reasoner = HFReasoner(str(tiny_llama_dir))
+    image = Message("user", (TextPart("what"), ImagePart(np.zeros((2, 2, 3), np.uint8))))
+    with pytest.raises(ReasonerError, match="text model"):
+        reasoner.generate([image])
+
+
+def test_missing_model_is_a_config_error(tmp_path):
+    with pytest.raises(ConfigError, match="cannot load model"):
+        HFReasoner(str(tmp_path / "nowhere"))
+    with pytest.raises(ConfigError, match="'model'"):
+        HFReasoner("")

@@ -1,0 +1,156 @@
+"""The OpenAI-compatible client against a scripted local HTTP server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import numpy as np
+import pytest
+
+from memgym.backends.config import ReasonerConfig, build_reasoner
+from memgym.backends.errors import ReasonerError
+from memgym.backends.openai_http import OpenAIChatReasoner
+from memgym.core.chat import ImagePart, Message, TextPart
+from memgym.core.errors import ConfigError
+
+
+class FakeEndpoint:
+    """A chat-completions server answering from a script of (kind, value) steps."""
+
+    def __init__(self) -> None:
+        self.script: list[tuple[str, object]] = []
+        self.requests: list[dict] = []
+        self.headers: list[dict] = []
+        endpoint = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                endpoint.requests.append(body)
+                endpoint.headers.append(dict(self.headers))
+                kind, value = endpoint.script.pop(0) if endpoint.script else ("reply", "default")
+                if kind == "sleep":
+                    time.sleep(float(value))
+                    kind, value = "reply", "late"
+                if kind == "status":
+                    self.send_response(int(value))
+                    self.end_headers()
+                    self.wfile.write(b'{"error": "scripted"}')
+                    return
+                payload = (
+                    value
+                    if kind == "raw"
+                    else json.dumps({"choices": [{"message": {"role": "assistant", "content": value}}]}).encode()
+                )
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def endpoint():
+    server = FakeEndpoint()
+    yield server
+    server.close()
+
+
+def make_client(endpoint: FakeEndpoint, **kwargs) -> tuple[OpenAIChatReasoner, list[float]]:
+    delays: list[float] = []
+    options = {"timeout_s": 2.0, "max_retries": 2, "backoff_s": 0.5, "sleep": delays.append, "api_key": "k"}
+    options.update(kwargs)
+    return OpenAIChatReasoner("tiny-model", endpoint.base_url, **options), delays
+
+
+def test_request_payload_is_pinned_and_reply_is_returned(endpoint):
+    client, _ = make_client(endpoint)
+    endpoint.script = [("reply", "  Amelia  ")]
+    reply = client.generate(
+        [Message.text("system", "be brief"), Message.text("user", "who owns it?")], max_new_tokens=7
+    )
+    assert reply == "Amelia"
+    body = endpoint.requests[0]
+    assert body["model"] == "tiny-model" and body["temperature"] == 0.0 and body["max_tokens"] == 7
+    assert body["messages"] == [{"role": "system", "content": "be brief"}, {"role": "user", "content": "who owns it?"}]
+    assert endpoint.headers[0]["Authorization"] == "Bearer k"
+
+
+def test_images_are_sent_as_data_urls(endpoint):
+    client, _ = make_client(endpoint)
+    image = np.zeros((4, 5, 3), np.uint8)
+    client.generate([Message("user", (TextPart("what is this"), ImagePart(image)))])
+    parts = endpoint.requests[0]["messages"][0]["content"]
+    assert parts[1]["image_url"]["url"].startswith("data:image/png;base64,")
+
+
+def test_server_errors_are_retried_with_exponential_backoff(endpoint):
+    client, delays = make_client(endpoint)
+    endpoint.script = [("status", 500), ("status", 503), ("reply", "ok")]
+    assert client.generate([Message.text("user", "hi")]) == "ok"
+    assert delays == [0.5, 1.0]
+    assert len(endpoint.requests) == 3
+
+
+def test_persistent_failure_raises_reasoner_error_naming_the_cause(endpoint):
+    client, delays = make_client(endpoint)
+    endpoint.script = [("status", 500)] * 3
+    with pytest.raises(ReasonerError, match=r"failed after 3 attempts; last error: HTTP 500"):
+        client.generate([Message.text("user", "hi")])
+    assert delays == [0.5, 1.0]
+
+
+def test_client_errors_are_not_retried(endpoint):
+    client, delays = make_client(endpoint)
+    endpoint.script = [("status", 404)]
+    with pytest.raises(ReasonerError, match="HTTP 404"):
+        client.generate([Message.text("user", "hi")])
+    assert delays == [] and len(endpoint.requests) == 1
+
+
+def test_timeouts_are_retried_then_reported(endpoint):
+    client, delays = make_client(endpoint, timeout_s=0.2, max_retries=1)
+    endpoint.script = [("sleep", 0.6), ("sleep", 0.6)]
+    with pytest.raises(ReasonerError, match="timed out"):
+        client.generate([Message.text("user", "hi")])
+    assert delays == [0.5]
+
+
+def test_timeout_then_success(endpoint):
+    client, _ = make_client(endpoint, timeout_s=0.2, max_retries=1)
+    endpoint.script = [("sleep", 0.6), ("reply", "fine")]
+    assert client.generate([Message.text("user", "hi")]) == "fine"
+
+
+def test_malformed_reply_is_a_reasoner_error(endpoint):
+    client, _ = make_client(endpoint)
+    endpoint.script = [("raw", b"<html>not json</html>")]
+    with pytest.raises(ReasonerError, match="not a chat completion"):
+        client.generate([Message.text("user", "hi")])
+
+
+def test_unreachable_endpoint_is_a_reasoner_error():
+    client = OpenAIChatReasoner("m", "http://127.0.0.1:9/v1", max_retries=1, backoff_s=0, timeout_s=0.5)
+    with pytest.raises(ReasonerError, match="cannot connect|connection"):
+        client.generate([Message.text("user", "hi")])
+
+
+def test_build_from_config_and_bad_config():
+    reasoner = build_reasoner(ReasonerConfig(backend="openai", model="m", base_url="http://127.0.0.1:1/v1"))
+    assert isinstance(reasoner, OpenAIChatReasoner)
+    with pytest.raises(ConfigError, match="base_url"):
+        build_reasoner(ReasonerConfig(backend="openai", model="m", base_url="localhost:8000"))

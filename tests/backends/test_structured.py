@@ -1,0 +1,67 @@
+"""The deterministic structured reasoner: fact parsing, latest-state answers, ties, fallback."""
+
+from __future__ import annotations
+
+from memgym.backends.structured import (
+    UNKNOWN,
+    Fact,
+    StructuredReasoner,
+    asked_key,
+    extractive_answer,
+    format_fact,
+    parse_facts,
+)
+from memgym.core.chat import Message
+
+FACTS = [
+    Fact("m1", "mug", "perceptual", "color", "red", 0),
+    Fact("m1", "mug", "social", "owner", "Amelia", 3),
+    Fact("m1", "mug", "social", "owner", "Ben", 9),  # a later update wins
+    Fact("m2", "mug", "perceptual", "color", "blue", 0),
+    Fact("m2", "mug", "social", "owner", "Carla", 4),
+    Fact("s1", "sofa", "perceptual", "room", "living room", 0),
+]
+
+
+def ask(question: str, facts=FACTS) -> str:
+    evidence = "\n".join(format_fact(f) for f in facts)
+    return StructuredReasoner().generate([Message.text("user", f"Memory:\n{evidence}\nQuestion: {question}")])
+
+
+def test_fact_lines_round_trip_and_junk_is_ignored():
+    text = "\n".join([format_fact(FACTS[0]), "FACT {broken", "chatter", format_fact(FACTS[1])])
+    assert parse_facts([text]) == [FACTS[0], FACTS[1]]
+
+
+def test_latest_state_is_answered():
+    assert ask("Who owns the red mug?") == "Ben"
+    assert ask("Who owns the blue mug?") == "Carla"
+
+
+def test_identification_ties_answer_unknown():
+    assert ask("Who owns the mug?") == UNKNOWN
+    assert ask("Who owns the green kettle?") == UNKNOWN
+
+
+def test_instructions_select_an_object():
+    assert ask("Go to the mug that Carla owns.") == "OBJECT m2"
+    assert ask("Please go to the sofa in the living room.") == "OBJECT s1"
+
+
+def test_question_cues():
+    assert asked_key("What color is Amelia's mug?") == "color"
+    assert asked_key("How many times did you see the lamp?") == "times_seen"
+    assert asked_key("Go to the lamp.") is None
+
+
+def test_extractive_fallback_without_facts():
+    context = "Amelia: that red mug is mine\nBen: the sofa is comfy"
+    assert extractive_answer("Who owns the red mug?", context) == "amelia mine"
+    assert extractive_answer("Where is the piano?", context) == UNKNOWN
+
+
+def test_earliest_cue_wins_over_cues_inside_the_reference():
+    assert asked_key("What color is the mug that is used for tea?") == "color"
+    assert asked_key("What is the mug that Amelia owns used for?") == "usage"
+    assert asked_key("Go to the mug that is used for tea.") is None
+    assert asked_key("Please take me to the mug that is used for tea.") is None
