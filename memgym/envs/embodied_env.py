@@ -1,4 +1,4 @@
-"""``EmbodiedEnv``: the embodied two-phase environment (``memgym/DialogMem-v0``).
+"""``EmbodiedEnv``: the embodied two-phase environment (base of ``memgym/DialogMem-v0``).
 
 ## Description
 Formation streams a traversal through a 3D scene (a generated house by default): one posed
