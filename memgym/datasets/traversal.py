@@ -27,7 +27,6 @@ from memgym.core.errors import MemgymError
 from memgym.core.records import Record, record
 from memgym.scenes.locomotion import ActionSpec, AgentState, GreedyFollower, apply_action
 from memgym.scenes.mesh_scene import MeshScene
-from memgym.scenes.objects import SceneObject
 from memgym.scenes.poses import quat_from_yaw, yaw_from_quat
 from memgym.scenes.spec import SceneSpec
 from memgym.sensors.camera import CameraConfig, RGBDCamera
@@ -355,8 +354,3 @@ def iter_frame_observations(
     sensor = RGBDCamera(camera)
     for frame in traversal.frames:
         yield frame, sensor.observe(scene, np.asarray(frame.position), yaw_from_quat(np.asarray(frame.rotation)))
-
-
-def goal_object(scene: MeshScene, segment: NavigationSegment) -> SceneObject:
-    """The goal object of ``segment``."""
-    return scene.object(segment.goal_object_id)
