@@ -47,8 +47,9 @@ class StreamConfig:
     distractors: tuple[int, ...] = dataclasses.field(
         default=(4, 8, 16), metadata={"help": "distractor source counts; each stream draws one uniformly"}
     )
-    distractor_similarity: Literal["any", "similar", "dissimilar"] = dataclasses.field(
-        default="any", metadata={"help": "draw distractors from queried sources' similar/dissimilar pools"}
+    distractor_similarity: Literal["any", "similar", "dissimilar", "mixed"] = dataclasses.field(
+        default="any",
+        metadata={"help": "distractors from queried sources' similar/dissimilar pools; mixed = one policy per stream"},
     )
     excerpt_frames: tuple[int, int] = dataclasses.field(
         default=(18, 32), metadata={"help": "event excerpt length range in frames (inclusive)"}

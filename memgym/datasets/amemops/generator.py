@@ -18,7 +18,8 @@ Onset offsets between consecutive events of a chain are log-uniform in ``offset_
 (2-60 s); a chain's start is uniform over the positions where it fits. A proposal that does not
 fit after ``placement_attempts`` tries is dropped and counted in ``annotations["dropped"]``.
 Then ``distractors`` (one count drawn per stream) other sources appear once each at free
-positions. Excerpts last ``excerpt_frames`` (18-32) frames, queries ``query_frames`` (12) at -3 dB
+positions, drawn from the queried sources' similar or dissimilar pools when
+``distractor_similarity`` asks (``mixed``: one policy drawn per stream). Excerpts last ``excerpt_frames`` (18-32) frames, queries ``query_frames`` (12) at -3 dB
 and centre pan. The stream length is always ``frames``; settings that cannot fit raise
 :class:`~memgym.core.errors.ConfigError`.
 """
@@ -150,10 +151,12 @@ class StreamGenerator:
                 placed.append((proposal, onsets))
 
         n_distractors = int(rng.choice(np.asarray(cfg.distractors)))
+        policy = cfg.distractor_similarity
+        if policy == "mixed":
+            policy = str(rng.choice(["any", "similar", "dissimilar"]))
         distractor_events = []
-        for identity in self._distractor_identities(
-            rng, n_distractors, order, used, [p["identity"] for p, _ in placed]
-        ):
+        anchors = [p["identity"] for p, _ in placed]
+        for identity in self._distractor_identities(rng, n_distractors, order, used, anchors, policy):
             length = self._excerpt_length(rng)
             onsets = self._place_chain(rng, occupancy, [length])
             if onsets is None:
@@ -162,7 +165,9 @@ class StreamGenerator:
             distractor_events.append(
                 self._event(rng, identity, "distractor", onsets[0], length, *self._random_attributes(rng))
             )
-        return self._assemble(rng, episode_id, placed, distractor_events, n_distractors, dropped)
+        stream = self._assemble(rng, episode_id, placed, distractor_events, n_distractors, dropped)
+        stream.annotations["distractor_similarity"] = policy
+        return stream
 
     def _excerpt_length(self, rng: np.random.Generator) -> int:
         lo, hi = self.config.excerpt_frames
@@ -234,8 +239,7 @@ class StreamGenerator:
                 return target, partners[int(rng.integers(len(partners)))]
         return None
 
-    def _distractor_identities(self, rng, count, order, used, anchors) -> list[str]:
-        policy = self.config.distractor_similarity
+    def _distractor_identities(self, rng, count, order, used, anchors, policy) -> list[str]:
         chosen: list[str] = []
         for _ in range(count):
             pool = [i for i in order if i not in used]

@@ -149,3 +149,21 @@ def test_clip_shorter_than_excerpt_is_named(tones):
         MemgymError, match=r"recording 'tone\d\d-train-\d' has 16000 samples.*shorter than a \d+-frame excerpt"
     ):
         generator.generate(seed=0, index=0)
+
+
+def test_distractor_similarity_policies(tones, generator):
+    for policy in ("similar", "dissimilar"):
+        config = StreamConfig(distractor_similarity=policy, distractors=(4,))
+        stream = StreamGenerator(config, tones, generator.pools).generate(seed=0, index=0)
+        anchors = {i.annotations["identity"] for i in stream.items if i.annotations["type"] != "absent"}
+        pool = set()
+        for anchor in anchors:
+            pool |= set(generator.pools.similar(anchor) if policy == "similar" else generator.pools.dissimilar(anchor))
+        distractors = [e.identity for e in stream.events if e.role == "distractor"]
+        assert distractors and set(distractors) <= pool
+    mixed = StreamGenerator(StreamConfig(distractor_similarity="mixed"), tones, generator.pools)
+    assert {mixed.generate(0, i).annotations["distractor_similarity"] for i in range(30)} == {
+        "any",
+        "similar",
+        "dissimilar",
+    }
