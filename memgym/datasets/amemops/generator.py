@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.random import Generator
 
 from memgym.core.config import config_to_dict
 from memgym.core.episode import TaskItem
@@ -181,7 +182,16 @@ class StreamGenerator:
     def _other_value(rng: np.random.Generator, value: int) -> int:
         return int(rng.choice([v for v in range(4) if v != value]))
 
-    def _chain(self, rng, kind, identity, attribute, operation, history, extra=None) -> dict:
+    def _chain(
+        self,
+        rng: Generator,
+        kind: str,
+        identity: str,
+        attribute: str,
+        operation: str,
+        history: list[tuple[str, str, int, int]],
+        extra: dict | None = None,
+    ) -> dict:
         """A proposal: ``history`` is [(identity, role, gain_idx, pan_idx)], then the query."""
         lengths = [self._excerpt_length(rng) for _ in history] + [self.config.query_frames]
         return {
@@ -194,12 +204,12 @@ class StreamGenerator:
             **(extra or {}),
         }
 
-    def _initial(self, rng, identity: str) -> dict:
+    def _initial(self, rng: Generator, identity: str) -> dict:
         g, p = self._random_attributes(rng)
         attribute = str(rng.choice(["gain", "pan"]))
         return self._chain(rng, "initial", identity, attribute, "initial", [(identity, "target", g, p)])
 
-    def _update(self, rng, identity: str, attribute: str) -> dict:
+    def _update(self, rng: Generator, identity: str, attribute: str) -> dict:
         g, p = self._random_attributes(rng)
         history = [(identity, "target", g, p)]
         operation = "updated" if rng.random() < 0.5 else "retained"
@@ -214,7 +224,7 @@ class StreamGenerator:
             history.append((identity, "target", g, p))
         return self._chain(rng, "update", identity, attribute, operation, history)
 
-    def _interference(self, rng, target: str, partner: str) -> dict:
+    def _interference(self, rng: Generator, target: str, partner: str) -> dict:
         g, p = self._random_attributes(rng)
         attribute = str(rng.choice(["gain", "pan"]))
         gi, pi = self._random_attributes(rng)
@@ -225,11 +235,11 @@ class StreamGenerator:
         history = [(target, "target", g, p), (partner, "interferer", gi, pi)]
         return self._chain(rng, "interference", target, attribute, "interference", history, {"partner": partner})
 
-    def _absent(self, rng, identity: str) -> dict:
+    def _absent(self, rng: Generator, identity: str) -> dict:
         attribute = str(rng.choice(["gain", "pan"]))
         return self._chain(rng, "absent", identity, attribute, "absent", [])
 
-    def _interference_pair(self, rng, order: list[str], used: set[str]) -> tuple[str, str] | None:
+    def _interference_pair(self, rng: Generator, order: list[str], used: set[str]) -> tuple[str, str] | None:
         assert self.pools is not None
         for target in order:
             if target in used or target not in self.pools.identities:
@@ -239,7 +249,9 @@ class StreamGenerator:
                 return target, partners[int(rng.integers(len(partners)))]
         return None
 
-    def _distractor_identities(self, rng, count, order, used, anchors, policy) -> list[str]:
+    def _distractor_identities(
+        self, rng: Generator, count: int, order: list[str], used: set[str], anchors: list[str], policy: str
+    ) -> list[str]:
         chosen: list[str] = []
         for _ in range(count):
             pool = [i for i in order if i not in used]
@@ -255,7 +267,7 @@ class StreamGenerator:
             chosen.append(identity)
         return chosen
 
-    def _place_chain(self, rng, occupancy: _Occupancy, lengths: list[int]) -> list[int] | None:
+    def _place_chain(self, rng: Generator, occupancy: _Occupancy, lengths: list[int]) -> list[int] | None:
         cfg = self.config
         low, high = (math.log(s * FRAME_RATE) for s in cfg.offset_seconds)
         for _ in range(cfg.placement_attempts):
@@ -272,7 +284,19 @@ class StreamGenerator:
         return None
 
     # ----- events ----------------------------------------------------------------------------
-    def _event(self, rng, identity, role, onset, frames, gain_index, pan_index, group="", gain_db=None, pan=None):
+    def _event(
+        self,
+        rng: Generator,
+        identity: str,
+        role: str,
+        onset: int,
+        frames: int,
+        gain_index: int,
+        pan_index: int,
+        group: str = "",
+        gain_db: float | None = None,
+        pan: float | None = None,
+    ) -> StreamEvent:
         recording_id, start = self.pick_excerpt(rng, identity, frames)
         return StreamEvent(
             identity=identity,
@@ -294,7 +318,15 @@ class StreamGenerator:
         recording_id = ids[int(rng.integers(len(ids)))]
         return recording_id, excerpt_start(self.library, recording_id, frames, rng)
 
-    def _assemble(self, rng, episode_id, placed, distractor_events, n_distractors, dropped) -> AMemOpsStream:
+    def _assemble(
+        self,
+        rng: Generator,
+        episode_id: str,
+        placed: list[tuple[dict, list[int]]],
+        distractor_events: list[StreamEvent],
+        n_distractors: int,
+        dropped: dict[str, int],
+    ) -> AMemOpsStream:
         cfg = self.config
         events: list[StreamEvent] = list(distractor_events)
         queries = []

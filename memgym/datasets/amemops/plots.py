@@ -13,7 +13,7 @@ from memgym.datasets.amemops.records import AMemOpsStream
 ROLE_COLOURS = {"target": "tab:blue", "interferer": "tab:orange", "distractor": "tab:gray", "query": "tab:red"}
 
 
-def spectrogram_figure(stream: AMemOpsStream, features: np.ndarray, *, position: int | None = None):
+def spectrogram_figure(stream: AMemOpsStream, features: np.ndarray, *, position: int | None = None) -> Figure:
     """Figure: stacked L/R log-mel (top) and an event lane (bottom) with queries labelled.
 
     Args:

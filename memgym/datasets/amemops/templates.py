@@ -149,7 +149,18 @@ def build_history_stream(
     distractor_recs = [excerpt(d, n) for d, n in zip(distractors, durations)]
     noise_seed = int(rng.integers(2**62))
 
-    def event(identity, role, onset, frames, g, p, rec, gain_db=None, pan=None, query_id=""):
+    def event(
+        identity: str,
+        role: str,
+        onset: int,
+        frames: int,
+        g: int,
+        p: int,
+        rec: tuple[str, int],
+        gain_db: float | None = None,
+        pan: float | None = None,
+        query_id: str = "",
+    ) -> StreamEvent:
         return StreamEvent(
             identity=identity,
             role=role,
