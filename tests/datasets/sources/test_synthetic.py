@@ -1,5 +1,7 @@
 import numpy as np
+import pytest
 
+from memgym.core.errors import MemgymError
 from memgym.datasets.sources import SimilarityPools, SyntheticEnvironmentLibrary, SyntheticInstrumentLibrary
 from memgym.datasets.sources.synthetic_environment import CLASSES
 from memgym.datasets.sources.synthetic_instruments import FAMILY_LAYOUT
@@ -116,3 +118,15 @@ def test_instrument_families_have_typical_envelopes_and_spectra():
     assert sustain_ratio(note("organ")) > 0.6 and sustain_ratio(note("string")) > 0.5
     assert sustain_ratio(note("guitar")) < 0.4 and sustain_ratio(note("mallet")) < 0.2
     assert centroid(note("flute")) < centroid(note("brass"))
+
+
+def test_pyroomacoustics_rooms_when_installed():
+    pytest.importorskip("pyroomacoustics")
+    library = SyntheticEnvironmentLibrary(room="pyroomacoustics", clips_per_fold=1)
+    simple = SyntheticEnvironmentLibrary(clips_per_fold=1)
+    rid = library.recording_ids("church_bells", "train")[0]
+    clip = library.load(rid)
+    assert clip.shape == (80_000,) and np.isfinite(clip).all() and not np.allclose(clip, simple.load(rid))
+    assert library.fingerprint() != simple.fingerprint()
+    with pytest.raises(MemgymError, match="room must be one of"):
+        SyntheticInstrumentLibrary(room="cathedral")
