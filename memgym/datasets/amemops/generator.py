@@ -409,11 +409,15 @@ def _with_query_id(event: StreamEvent, query_id: str) -> StreamEvent:
 
 def _task_item(query_id: str, query: StreamEvent, proposal: dict, own: list[StreamEvent]) -> TaskItem:
     attribute = proposal["attribute"]
+    previous = None
     if own:
         latest = own[-1]
         gain_index, pan_index = GAINS_DB.index(latest.gain_db), _pan_index(latest.pan)
         answer = gain_index if attribute == "gain" else pan_index
         delay = (query.end_frame - latest.end_frame) / FRAME_RATE
+        values = [GAINS_DB.index(e.gain_db) if attribute == "gain" else _pan_index(e.pan) for e in own]
+        changed = [v for v in values[:-1] if v != answer]
+        previous = changed[-1] if changed else None  # the superseded value, for updated queries
     else:
         gain_index = pan_index = answer = NONE_INDEX
         delay = None
@@ -433,6 +437,7 @@ def _task_item(query_id: str, query: StreamEvent, proposal: dict, own: list[Stre
             "history_events": len(own),
             "gain_index": gain_index,
             "pan_index": pan_index,
+            "previous_index": previous,
             **({"partner": proposal["partner"]} if "partner" in proposal else {}),
         },
     )

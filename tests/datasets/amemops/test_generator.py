@@ -99,9 +99,11 @@ def test_answers_operations_and_delays(streams, generator):
                 changes = [_index(x, a["attribute"]) != _index(y, a["attribute"]) for x, y in zip(own, own[1:])]
                 if a["operation"] == "updated":
                     assert all(changes)
+                    assert a["previous_index"] == _index(own[-2], a["attribute"]) != item.answer
                 else:
                     assert a["operation"] == "retained"
                     assert len(asked_values) == 1 and len(set(other_values)) > 1
+                    assert a["previous_index"] is None
             elif a["type"] == "interference":
                 partner = [e for e in group if e.role == "interferer"]
                 assert len(own) == 1 and len(partner) == 1
