@@ -10,6 +10,9 @@ grid without overlap:
   in equal numbers. With probability 1/2 the query is *updated* (every update changes the
   queried attribute; the other changes with probability 1/2), otherwise *retained* (every update
   changes only the other attribute, so the queried one never changed although the other did).
+  With ``update_queries="both"`` each of ``n_update / 2`` update sources is instead asked gain
+  and pan in two separate queries (each update changes gain, pan or both; the changed attribute
+  is *updated*, an unchanged one *retained*).
 * interference: an event of the target, then an event of a *similar* source (upper
   correlation quartile of mean spectra) whose queried attribute differs, then the query.
 * absent: only a query, about a source that never occurs in the stream (answer: none).
@@ -132,10 +135,16 @@ class StreamGenerator:
                 continue
             used.update(pair)
             proposals.append(self._interference(rng, *pair))
-        update_attrs = ["gain", "pan"] * (cfg.n_update // 2) + [str(rng.choice(["gain", "pan"]))] * (cfg.n_update % 2)
-        rng.shuffle(update_attrs)
-        for attribute in update_attrs:
-            proposals.append(self._update(rng, take_identity(), attribute))
+        if cfg.update_queries == "both":
+            for _ in range(cfg.n_update // 2):
+                proposals.append(self._update_both(rng, take_identity()))
+        else:
+            update_attrs = ["gain", "pan"] * (cfg.n_update // 2) + [str(rng.choice(["gain", "pan"]))] * (
+                cfg.n_update % 2
+            )
+            rng.shuffle(update_attrs)
+            for attribute in update_attrs:
+                proposals.append(self._update(rng, take_identity(), attribute))
         for _ in range(cfg.n_initial):
             proposals.append(self._initial(rng, take_identity()))
         for _ in range(cfg.n_absent):
@@ -147,7 +156,7 @@ class StreamGenerator:
             proposal = proposals[int(k)]
             onsets = self._place_chain(rng, occupancy, proposal["lengths"])
             if onsets is None:
-                dropped[proposal["type"]] += 1
+                dropped[proposal["type"]] += len(proposal["queries"])
             else:
                 placed.append((proposal, onsets))
 
@@ -187,18 +196,16 @@ class StreamGenerator:
         rng: Generator,
         kind: str,
         identity: str,
-        attribute: str,
-        operation: str,
+        queries: list[tuple[str, str]],
         history: list[tuple[str, str, int, int]],
         extra: dict | None = None,
     ) -> dict:
-        """A proposal: ``history`` is [(identity, role, gain_idx, pan_idx)], then the query."""
-        lengths = [self._excerpt_length(rng) for _ in history] + [self.config.query_frames]
+        """A proposal: ``history`` [(identity, role, gain_idx, pan_idx)] then ``queries`` [(attribute, operation)]."""
+        lengths = [self._excerpt_length(rng) for _ in history] + [self.config.query_frames] * len(queries)
         return {
             "type": kind,
             "identity": identity,
-            "attribute": attribute,
-            "operation": operation,
+            "queries": queries,
             "history": history,
             "lengths": lengths,
             **(extra or {}),
@@ -207,7 +214,7 @@ class StreamGenerator:
     def _initial(self, rng: Generator, identity: str) -> dict:
         g, p = self._random_attributes(rng)
         attribute = str(rng.choice(["gain", "pan"]))
-        return self._chain(rng, "initial", identity, attribute, "initial", [(identity, "target", g, p)])
+        return self._chain(rng, "initial", identity, [(attribute, "initial")], [(identity, "target", g, p)])
 
     def _update(self, rng: Generator, identity: str, attribute: str) -> dict:
         g, p = self._random_attributes(rng)
@@ -222,7 +229,27 @@ class StreamGenerator:
             else:
                 p = self._other_value(rng, p)
             history.append((identity, "target", g, p))
-        return self._chain(rng, "update", identity, attribute, operation, history)
+        return self._chain(rng, "update", identity, [(attribute, operation)], history)
+
+    def _update_both(self, rng: Generator, identity: str) -> dict:
+        """An update source asked gain and pan in two separate queries (``update_queries="both"``).
+
+        Each update changes gain, pan or both (uniformly); an attribute that ever changed is
+        *updated*, the other (never changed while this one did) *retained*.
+        """
+        g, p = self._random_attributes(rng)
+        history = [(identity, "target", g, p)]
+        changed = {"gain": False, "pan": False}
+        for _ in range(int(rng.integers(1, self.config.max_updates + 1))):
+            kind = str(rng.choice(["gain", "pan", "both"]))
+            if kind in ("gain", "both"):
+                g, changed["gain"] = self._other_value(rng, g), True
+            if kind in ("pan", "both"):
+                p, changed["pan"] = self._other_value(rng, p), True
+            history.append((identity, "target", g, p))
+        order = ["gain", "pan"] if rng.random() < 0.5 else ["pan", "gain"]
+        queries = [(a, "updated" if changed[a] else "retained") for a in order]
+        return self._chain(rng, "update", identity, queries, history)
 
     def _interference(self, rng: Generator, target: str, partner: str) -> dict:
         g, p = self._random_attributes(rng)
@@ -233,11 +260,11 @@ class StreamGenerator:
         else:
             pi = self._other_value(rng, p)
         history = [(target, "target", g, p), (partner, "interferer", gi, pi)]
-        return self._chain(rng, "interference", target, attribute, "interference", history, {"partner": partner})
+        return self._chain(rng, "interference", target, [(attribute, "interference")], history, {"partner": partner})
 
     def _absent(self, rng: Generator, identity: str) -> dict:
         attribute = str(rng.choice(["gain", "pan"]))
-        return self._chain(rng, "absent", identity, attribute, "absent", [])
+        return self._chain(rng, "absent", identity, [(attribute, "absent")], [])
 
     def _interference_pair(self, rng: Generator, order: list[str], used: set[str]) -> tuple[str, str] | None:
         assert self.pools is not None
@@ -336,25 +363,27 @@ class StreamGenerator:
             for (identity, role, g, p), onset, length in zip(proposal["history"], onsets, proposal["lengths"]):
                 history.append(self._event(rng, identity, role, onset, length, g, p, group=group))
             events += history
-            query = self._event(
-                rng,
-                proposal["identity"],
-                "query",
-                onsets[-1],
-                cfg.query_frames,
-                0,
-                0,
-                group=group,
-                gain_db=cfg.query_gain_db,
-                pan=0.5,
-            )
-            queries.append((query, proposal, [e for e in history if e.identity == proposal["identity"]]))
+            own = [e for e in history if e.identity == proposal["identity"]]
+            for (attribute, operation), onset in zip(proposal["queries"], onsets[len(history) :]):
+                query = self._event(
+                    rng,
+                    proposal["identity"],
+                    "query",
+                    onset,
+                    cfg.query_frames,
+                    0,
+                    0,
+                    group=group,
+                    gain_db=cfg.query_gain_db,
+                    pan=0.5,
+                )
+                queries.append((query, proposal, attribute, operation, own))
         queries.sort(key=lambda item: item[0].onset_frame)
         items = []
-        for k, (query, proposal, own) in enumerate(queries):
+        for k, (query, proposal, attribute, operation, own) in enumerate(queries):
             query_id = f"q{k:02d}"
             events.append(_with_query_id(query, query_id))
-            items.append(_task_item(query_id, query, proposal, own))
+            items.append(_task_item(query_id, query, proposal, attribute, operation, own))
         events.sort(key=lambda e: (e.onset_frame, e.role))
         return AMemOpsStream(
             episode_id=episode_id,
@@ -407,8 +436,9 @@ def _with_query_id(event: StreamEvent, query_id: str) -> StreamEvent:
     return dataclasses.replace(event, query_id=query_id)
 
 
-def _task_item(query_id: str, query: StreamEvent, proposal: dict, own: list[StreamEvent]) -> TaskItem:
-    attribute = proposal["attribute"]
+def _task_item(
+    query_id: str, query: StreamEvent, proposal: dict, attribute: str, operation: str, own: list[StreamEvent]
+) -> TaskItem:
     previous = None
     if own:
         latest = own[-1]
@@ -427,7 +457,7 @@ def _task_item(query_id: str, query: StreamEvent, proposal: dict, own: list[Stre
         answer=answer,
         annotations={
             "type": proposal["type"],
-            "operation": proposal["operation"],
+            "operation": operation,
             "attribute": attribute,
             "identity": proposal["identity"],
             "group": query.group,

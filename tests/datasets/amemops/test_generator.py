@@ -169,3 +169,29 @@ def test_distractor_similarity_policies(tones, generator):
         "similar",
         "dissimilar",
     }
+
+
+def test_update_queries_both_asks_gain_and_pan_of_each_update_source(tones, generator):
+    config = StreamConfig(update_queries="both")
+    both = StreamGenerator(config, tones, generator.pools)
+    seen_ops = set()
+    for i in range(6):
+        stream = both.generate(seed=0, index=i)
+        updates = [it for it in stream.items if it.annotations["type"] == "update"]
+        assert len(updates) + stream.annotations["dropped"]["update"] == 8
+        by_group = {}
+        for item in updates:
+            by_group.setdefault(item.annotations["group"], []).append(item)
+        for items in by_group.values():
+            assert sorted(it.annotations["attribute"] for it in items) == ["gain", "pan"]
+            own = [e for e in stream.events if e.group == items[0].annotations["group"] and e.role == "target"]
+            for item in items:
+                a = item.annotations
+                values = {_index(e, a["attribute"]) for e in own}
+                assert (len(values) > 1) == (a["operation"] == "updated")
+                assert item.answer == _index(own[-1], a["attribute"])
+                seen_ops.add(a["operation"])
+            assert any(it.annotations["operation"] == "updated" for it in items)
+    assert seen_ops == {"updated", "retained"}
+    with pytest.raises(ConfigError, match="n_update must be even"):
+        StreamConfig(update_queries="both", n_update=7)
