@@ -23,6 +23,9 @@ class LibraryConfig:
         default="simple",
         metadata={"help": "room model of the synthetic libraries (pyroomacoustics: image-source shoebox)"},
     )
+    exclude_duplicates: bool = dataclasses.field(
+        default=False, metadata={"help": "nsynth: drop eval notes that duplicate a training waveform"}
+    )
     cache_dir: str = dataclasses.field(default="", metadata={"help": "optional folder caching synthesised clips/notes"})
 
 
@@ -53,5 +56,7 @@ def open_library(config: LibraryConfig | str) -> SourceLibrary:
     if config.kind == "nsynth":
         from memgym.datasets.sources.nsynth import NSynthLibrary
 
-        return NSynthLibrary(config.root, instrument_set=config.instrument_set)
+        return NSynthLibrary(
+            config.root, instrument_set=config.instrument_set, exclude_duplicates=config.exclude_duplicates
+        )
     raise ConfigError(f"unknown library.kind '{config.kind}'")

@@ -122,3 +122,17 @@ def test_esc50_clip_shorter_than_excerpt(layouts, tmp_path):
     config = StreamConfig(frames=400, n_initial=1, n_update=0, n_interference=0, n_absent=1, distractors=(0,))
     with pytest.raises(MemgymError, match="has 8000 samples .* shorter than a"):
         StreamGenerator(config, library).generate(seed=0, index=0)
+
+
+def test_nsynth_exclude_waveform_duplicates(layouts, tmp_path):
+    root = layouts.write_nsynth(tmp_path)
+    plain = NSynthLibrary(root)
+    train_id = "keyboard_acoustic_001-060-075"
+    eval_id = "keyboard_acoustic_001-072-100"
+    # make one test note an exact copy of a valid note's waveform
+    source = tmp_path / "nsynth-valid" / "audio" / f"{train_id}.wav"
+    (tmp_path / "nsynth-test" / "audio" / f"{eval_id}.wav").write_bytes(source.read_bytes())
+    deduped = NSynthLibrary(root, exclude_duplicates=True)
+    assert eval_id in plain.recording_ids("keyboard_acoustic_001", "eval")
+    assert eval_id not in deduped.recording_ids("keyboard_acoustic_001", "eval")
+    assert len(deduped.all_infos()) == len(plain.all_infos()) - 1
