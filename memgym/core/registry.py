@@ -95,6 +95,8 @@ PLUGIN_MODULES: list[str] = [
     "memgym.envs.spoken_history_env",
     "memgym.pipelines.voxmem",
     "memgym.pipelines.dialogmem",
+    "memgym.tasks.attribute_retrieval",
+    "memgym.pipelines.amemops",
 ]
 """Modules imported on first registry lookup; each registers its classes on import."""
 

@@ -13,12 +13,19 @@ from memgym.datasets.sources.library import SourceLibrary
 class LibraryConfig:
     """Which sound library to use."""
 
-    kind: Literal["synthetic_env", "synthetic_instruments", "esc50", "nsynth"] = dataclasses.field(
-        default="synthetic_env", metadata={"help": "sound source library"}
+    kind: Literal["synthetic_env", "synthetic_instruments", "esc50", "nsynth", "tones"] = dataclasses.field(
+        default="synthetic_env", metadata={"help": "sound source library (tones = fast diagnostic harmonic tones)"}
     )
     root: str = dataclasses.field(default="", metadata={"help": "local data folder (esc50 / nsynth)"})
     instrument_set: int = dataclasses.field(default=1, metadata={"help": "NSynth / synthetic instrument set (1-3)"})
     seed: int = dataclasses.field(default=0, metadata={"help": "seed of the synthetic libraries' content"})
+    room: Literal["simple", "pyroomacoustics"] = dataclasses.field(
+        default="simple",
+        metadata={"help": "room model of the synthetic libraries (pyroomacoustics: image-source shoebox)"},
+    )
+    exclude_duplicates: bool = dataclasses.field(
+        default=False, metadata={"help": "nsynth: drop eval notes that duplicate a training waveform"}
+    )
     cache_dir: str = dataclasses.field(default="", metadata={"help": "optional folder caching synthesised clips/notes"})
 
 
@@ -29,11 +36,17 @@ def open_library(config: LibraryConfig | str) -> SourceLibrary:
     if config.kind == "synthetic_env":
         from memgym.datasets.sources.synthetic_environment import SyntheticEnvironmentLibrary
 
-        return SyntheticEnvironmentLibrary(seed=config.seed, cache_dir=config.cache_dir or None)
+        return SyntheticEnvironmentLibrary(seed=config.seed, cache_dir=config.cache_dir or None, room=config.room)
     if config.kind == "synthetic_instruments":
         from memgym.datasets.sources.synthetic_instruments import SyntheticInstrumentLibrary
 
-        return SyntheticInstrumentLibrary(config.instrument_set, seed=config.seed, cache_dir=config.cache_dir or None)
+        return SyntheticInstrumentLibrary(
+            config.instrument_set, seed=config.seed, cache_dir=config.cache_dir or None, room=config.room
+        )
+    if config.kind == "tones":
+        from memgym.datasets.sources.tones import ToneLibrary
+
+        return ToneLibrary()
     if not config.root:
         raise ConfigError(f"library.kind={config.kind} needs library.root=<local folder>")
     if config.kind == "esc50":
@@ -43,5 +56,7 @@ def open_library(config: LibraryConfig | str) -> SourceLibrary:
     if config.kind == "nsynth":
         from memgym.datasets.sources.nsynth import NSynthLibrary
 
-        return NSynthLibrary(config.root, instrument_set=config.instrument_set)
+        return NSynthLibrary(
+            config.root, instrument_set=config.instrument_set, exclude_duplicates=config.exclude_duplicates
+        )
     raise ConfigError(f"unknown library.kind '{config.kind}'")
