@@ -29,6 +29,7 @@ from memgym.backends.config import ReasonerConfig, build_reasoner
 from memgym.backends.errors import ReasonerError
 from memgym.core.benchmark import JobArgs
 from memgym.core.config import dump_config, load_config
+from memgym.core.episode import TaskItem
 from memgym.core.errors import ConfigError, RecordError
 from memgym.core.records import from_json, write_jsonl
 from memgym.core.registry import MEMORIES
@@ -229,6 +230,11 @@ def load_episodes(path: Path) -> tuple[list[DialogMemEpisode], list[tuple[str, d
     return episodes, errors
 
 
+def item_key(episode: DialogMemEpisode, item: TaskItem) -> str:
+    """Result key of an item: ``episode_id|item_id`` (unique even if item ids repeat across episodes)."""
+    return f"{episode.episode_id}|{item.item_id}"
+
+
 def evaluate(args: JobArgs) -> Path:
     """Evaluate a memory + reasoner on a dataset (module docstring); returns the run folder."""
     from memgym.agents.reasoner_agent import ReasonerAgent
@@ -257,7 +263,8 @@ def evaluate(args: JobArgs) -> Path:
         MEMORIES.get(config.memory)(), build_reasoner(config.reasoner), config.reasoner.max_new_tokens
     )
     for episode in tqdm(episodes, desc="episodes", disable=not args.progress):
-        pending = [i.item_id for i in episode.items if i.item_id not in store.done_keys()]
+        done = store.done_keys()
+        pending = [i.item_id for i in episode.items if item_key(episode, i) not in done]
         if pending:
             _play(env, agent, episode, set(pending), store)
     write_tables(store)
@@ -299,7 +306,7 @@ def _play(env, agent, episode: DialogMemEpisode, pending: set[str], store: RunSt
             row.update({"error": error, "reward": None})
             for metric in ("geodesic_success", "execution_success", "spl", "token_f1", "llm_match"):
                 row.pop(metric, None)
-        store.append(item.item_id, row)
+        store.append(item_key(episode, item), row)
 
 
 METRICS = ("geodesic_success", "execution_success", "spl", "llm_match", "token_f1")
