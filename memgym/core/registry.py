@@ -85,6 +85,7 @@ PLUGIN_MODULES: list[str] = [
     "memgym.scenes.procedural",
     "memgym.scenes.hm3d",
     "memgym.scenes.habitat_sim_adapter",
+    "memgym.pipelines.dialogmem",
     "memgym.backends.structured",
     "memgym.backends.hf",
     "memgym.backends.openai_http",

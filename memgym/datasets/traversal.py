@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 from tqdm import tqdm
@@ -47,7 +48,7 @@ class TraversalConfig:
     forward_step: float = dataclasses.field(default=0.25, metadata={"help": "move_forward distance, m"})
     turn_angle: float = dataclasses.field(default=30.0, metadata={"help": "turn angle, degrees"})
     visibility_width: int = dataclasses.field(
-        default=128,
+        default=64,
         metadata={"help": "width (pixels) of the semantic render that decides 'observed'; 0 = camera width"},
     )
 
@@ -136,10 +137,18 @@ class ObjectObservation(Record):
 @record("embodied.traversal")
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Traversal(Record):
-    """A full formation trajectory and its episodic bookkeeping."""
+    """A full formation trajectory and its episodic bookkeeping.
+
+    Attributes:
+        scene: the scene walked through.
+        camera: the :class:`CameraConfig` values the frames were recorded with.
+        frames: one posed frame per action.
+        segments: one navigation segment per goal, in order.
+        observations: episodic records of the observed objects, in observation order.
+    """
 
     scene: SceneSpec
-    camera: dict[str, float] = dataclasses.field(default_factory=dict)
+    camera: dict[str, Any] = dataclasses.field(default_factory=dict)
     frames: tuple[PosedFrame, ...] = ()
     segments: tuple[NavigationSegment, ...] = ()
     observations: tuple[ObjectObservation, ...] = ()
@@ -252,7 +261,7 @@ def generate_traversal(
                 start_frame=start_frame,
                 end_frame=len(recorder.frames) - 1,
                 detours=tuple(_vec3(w) for w in detours),
-                reached=bool(final <= config.goal_radius + 1e-6),
+                reached=bool(final <= config.goal_radius + nav.cell),
                 final_distance=round(float(final), 4),
             )
         )

@@ -87,14 +87,10 @@ class GreedyFollower:
 
     def next_action(self, state: AgentState, goals: np.ndarray) -> str:
         """``stop`` when a goal is within ``goal_radius`` or unreachable, else a move or turn."""
-        result = self.nav.geodesic(state.position, goals)
-        if result.status != "ok" or result.distance <= self.goal_radius:
+        step = self.nav.next_waypoint(state.position, goals)
+        if step is None or step[1] <= self.goal_radius:
             return "stop"
-        waypoint = next(
-            (p for p in result.path[1:] if math.hypot(p[0] - state.position[0], p[2] - state.position[2]) > 1e-3),
-            result.path[-1],
-        )
-        diff = wrap_angle(heading_to(state.position, waypoint) - state.yaw)
+        diff = wrap_angle(heading_to(state.position, step[0]) - state.yaw)
         if abs(diff) > math.radians(self.spec.turn_angle) / 2 + 1e-6:
             return "turn_left" if diff > 0 else "turn_right"
         return "move_forward"

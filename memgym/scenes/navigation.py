@@ -170,8 +170,9 @@ class NavGrid:
     # ----- cells and points -------------------------------------------------------------------
     def cell_of(self, position: Sequence[float]) -> tuple[int, int]:
         """``(row z, col x)`` of the cell containing ``position`` (clamped to the grid)."""
-        col = int(np.clip((position[0] - self.origin[0]) // self.cell, 0, self.navigable.shape[1] - 1))
-        row = int(np.clip((position[2] - self.origin[1]) // self.cell, 0, self.navigable.shape[0] - 1))
+        nz, nx = self.navigable.shape
+        col = min(max(int((position[0] - self.origin[0]) // self.cell), 0), nx - 1)
+        row = min(max(int((position[2] - self.origin[1]) // self.cell), 0), nz - 1)
         return row, col
 
     def cell_center(self, row: int, col: int) -> np.ndarray:
@@ -267,12 +268,71 @@ class NavGrid:
         while pred[chain[-1]] >= 0:
             chain.append(int(pred[chain[-1]]))
         goal_index, goal_point = goal_nodes[int(sources[node])]
-        cells = self._cells[chain]
-        points = [self.cell_center(r, c) for r, c in cells[1:-1]]
-        path = np.array([s, *points, goal_point])
+        cells = self._cells[chain[1:-1]]
+        inner = np.stack(
+            [
+                self.origin[0] + (cells[:, 1] + 0.5) * self.cell,
+                self.heights[cells[:, 0], cells[:, 1]].astype(float),
+                self.origin[1] + (cells[:, 0] + 0.5) * self.cell,
+            ],
+            axis=1,
+        )
+        path = np.concatenate([s[None], inner, np.asarray(goal_point, float)[None]])
         path = self._string_pull(path)
         length = float(np.sum(np.hypot(np.diff(path[:, 0]), np.diff(path[:, 2]))))
         return GeodesicResult(length, path, "ok", goal_index)
+
+    def next_waypoint(
+        self, start: Sequence[float], goals: np.ndarray | Sequence[Sequence[float]], lookahead: float = 3.0
+    ) -> tuple[np.ndarray, float] | None:
+        """Where to head next on a shortest path to the nearest goal, cheaply (for followers).
+
+        Returns ``(waypoint (3,), remaining distance m)`` — the farthest point of the cell path
+        within ``lookahead`` metres that is in straight view, and the grid distance still to
+        go — or None when no goal is reachable.
+        """
+        goals = np.atleast_2d(np.asarray(goals, float))
+        s = self.snap(start)
+        if s is None:
+            return None
+        island = self.island_of(s)
+        goal_nodes = {}
+        for g in goals:
+            snapped = self.snap(g)
+            if snapped is not None and self.island_of(snapped) == island:
+                goal_nodes.setdefault(int(self._node_of[self.cell_of(snapped)]), snapped)
+        if not goal_nodes:
+            return None
+        dist, pred, sources = self._field(tuple(sorted(goal_nodes)))
+        node = int(self._node_of[self.cell_of(s)])
+        if not np.isfinite(dist[node]):
+            return None
+        goal_point = goal_nodes[int(sources[node])]
+        chain = [node]
+        limit = int(lookahead / self.cell * 1.5)
+        while pred[chain[-1]] >= 0 and len(chain) <= limit:
+            chain.append(int(pred[chain[-1]]))
+        cells = self._cells[chain[1:]]
+        points = np.stack(
+            [
+                self.origin[0] + (cells[:, 1] + 0.5) * self.cell,
+                self.heights[cells[:, 0], cells[:, 1]].astype(float),
+                self.origin[1] + (cells[:, 0] + 0.5) * self.cell,
+            ],
+            axis=1,
+        ).reshape(-1, 3)
+        if pred[chain[-1]] < 0:  # the chain reached the goal cell: aim at the goal point itself
+            points = (
+                np.concatenate([points[:-1], np.asarray(goal_point, float)[None]]) if len(points) else goal_point[None]
+            )
+        k = self.visible_prefix(np.asarray(start, float), points) if len(points) else 0
+        reached_goal = pred[chain[-1]] < 0
+        if reached_goal and k == len(points):  # the goal is in straight view: exact distance
+            remaining = math.hypot(goal_point[0] - start[0], goal_point[2] - start[2])
+        else:
+            remaining = float(dist[node])
+        waypoint = points[max(k, 1) - 1] if len(points) else np.asarray(goal_point, float)
+        return waypoint, remaining
 
     def geodesic_distance(self, start: Sequence[float], goal: Sequence[float]) -> float:
         """Metres along the shortest navigable path, ``inf`` if there is none."""
@@ -297,12 +357,12 @@ class NavGrid:
         out = [path[0]]
         i = 0
         while i < len(path) - 1:
-            k = max(1, self._visible_prefix(path[i], path[i + 1 :]))
+            k = max(1, self.visible_prefix(path[i], path[i + 1 :]))
             i += k
             out.append(path[i])
         return np.array(out)
 
-    def _visible_prefix(self, anchor: np.ndarray, points: np.ndarray) -> int:
+    def visible_prefix(self, anchor: np.ndarray, points: np.ndarray) -> int:
         """How many of ``points`` ``(P, 3)``, in order, are seen from ``anchor`` over free cells."""
         dx, dz = points[:, 0] - anchor[0], points[:, 2] - anchor[2]
         longest = float(np.sqrt(dx * dx + dz * dz).max())

@@ -1,0 +1,110 @@
+import numpy as np
+import pytest
+
+from memgym.core.errors import MemgymError
+from memgym.core.records import from_json
+from memgym.datasets.traversal import (
+    TraversalConfig,
+    episodic_observations,
+    generate_traversal,
+    visible_objects,
+)
+from memgym.scenes.poses import quat_from_yaw, yaw_from_quat
+from memgym.scenes.spec import SceneSpec, load_scene
+from memgym.sensors.camera import CameraConfig, RGBDCamera
+
+SPEC = SceneSpec(seed=0)
+CAMERA = CameraConfig(width=48, height=48)
+CONFIG = TraversalConfig(min_goals=5, max_goals=6, visibility_width=0)
+
+
+@pytest.fixture(scope="module")
+def traversal():
+    return generate_traversal(load_scene(SPEC), SPEC, np.random.default_rng(4), CONFIG, CAMERA)
+
+
+def test_goals_segments_and_frames(traversal):
+    scene = load_scene(SPEC)
+    assert 5 <= len(traversal.segments) <= 6
+    assert len(set(traversal.goals)) == len(traversal.goals)
+    frames = traversal.frames
+    assert [f.index for f in frames] == list(range(len(frames)))
+    assert frames[0].action == "start"
+    assert all(f.action in ("move_forward", "turn_left", "turn_right") for f in frames[1:])
+    previous_end = 0
+    for seg in traversal.segments:
+        assert seg.start_frame <= seg.end_frame and seg.start_frame <= previous_end + 1
+        assert all(frames[i].segment == seg.index for i in range(max(seg.start_frame, 1), seg.end_frame + 1))
+        assert seg.reached, seg
+        goal = scene.object(seg.goal_object_id)
+        end = np.array(frames[seg.end_frame].position)
+        assert (
+            scene.geodesic(end, np.array([v.position for v in goal.view_points])).distance
+            <= CONFIG.goal_radius + scene.navgrid.cell
+        )
+        previous_end = seg.end_frame
+    # exploration: the walked route is longer than the shortest paths between the goals
+    walked = np.linalg.norm(np.diff(traversal.positions()[:, [0, 2]], axis=0), axis=1).sum()
+    ends = [traversal.positions()[0]] + [np.array(frames[s.end_frame].position) for s in traversal.segments]
+    shortest = sum(scene.geodesic_distance(a, b) for a, b in zip(ends[:-1], ends[1:]))
+    assert walked > 1.2 * shortest
+
+
+def test_visibility_uses_five_percent_of_the_mask(traversal):
+    scene = load_scene(SPEC)
+    camera = RGBDCamera(CAMERA)
+    for frame in traversal.frames[::25]:
+        semantic = camera.observe(scene, np.array(frame.position), yaw_from_quat(np.array(frame.rotation)))["semantic"]
+        counts = np.bincount(semantic.ravel(), minlength=1)
+        expected = {
+            scene.object_by_semantic_id(i).object_id
+            for i in np.nonzero(counts >= 0.05 * semantic.size)[0]
+            if scene.object_by_semantic_id(i) is not None
+        }
+        assert set(frame.visible) == expected
+        assert all(v >= 0.05 for v in frame.visible.values())
+
+
+def test_visible_objects_threshold():
+    scene = load_scene(SPEC)
+    obj = scene.objects[0]
+    semantic = np.zeros((10, 10), np.int32)
+    semantic[:, :1] = obj.semantic_id  # 10 %
+    assert visible_objects(semantic, scene, 0.05) == {obj.object_id: 0.1}
+    assert visible_objects(semantic, scene, 0.2) == {}
+
+
+def test_episodic_bookkeeping_matches_frames(traversal):
+    observations = traversal.observations
+    assert observations == episodic_observations(traversal.frames, load_scene(SPEC))
+    assert [o.order for o in observations] == list(range(len(observations)))
+    assert [o.first_frame for o in observations] == sorted(o.first_frame for o in observations)
+    for obs in observations:
+        frames = [f for f in traversal.frames if obs.object_id in f.visible]
+        assert obs.frequency == len(frames) and obs.frames == tuple(f.index for f in frames)
+        assert obs.first_frame == frames[0].index and obs.last_frame == frames[-1].index
+        assert obs.segments == tuple(sorted({f.segment for f in frames}))
+    assert traversal.observation("no such object") is None
+
+
+def test_traversal_is_deterministic_and_round_trips(traversal):
+    again = generate_traversal(load_scene(SPEC), SPEC, np.random.default_rng(4), CONFIG, CAMERA)
+    assert again == traversal
+    assert from_json(traversal.to_json()) == traversal
+    other = generate_traversal(load_scene(SPEC), SPEC, np.random.default_rng(5), CONFIG, CAMERA)
+    assert other != traversal
+
+
+def test_config_validation_and_too_few_objects():
+    with pytest.raises(MemgymError, match="min_goals"):
+        TraversalConfig(min_goals=0)
+    with pytest.raises(MemgymError, match="min_coverage"):
+        TraversalConfig(min_coverage=0.0)
+    scene = load_scene(SPEC)
+    with pytest.raises(MemgymError, match="objects with view points"):
+        generate_traversal(scene, SPEC, np.random.default_rng(0), TraversalConfig(min_goals=500, max_goals=500), CAMERA)
+
+
+def test_pose_quaternions_are_yaw_rotations(traversal):
+    for frame in traversal.frames[:20]:
+        np.testing.assert_allclose(frame.rotation, quat_from_yaw(yaw_from_quat(np.array(frame.rotation))), atol=1e-5)

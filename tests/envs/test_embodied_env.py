@@ -1,0 +1,112 @@
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import memgym  # noqa: F401  (registers the gym ids)
+from memgym.core.episode import TaskItem
+from memgym.core.errors import MemgymError
+from memgym.envs.embodied_env import EmbodiedEnv
+
+CONFIG = {
+    "house_seed": 1,
+    "camera": {"width": 32, "height": 32},
+    "traversal": {"min_goals": 2, "max_goals": 2, "visibility_width": 0},
+    "semantic": True,
+}
+
+
+@pytest.fixture(scope="module")
+def env():
+    env = EmbodiedEnv(CONFIG, render_mode="rgb_array")
+    env.reset(seed=3)
+    return env
+
+
+def test_check_env():
+    check_env(EmbodiedEnv(CONFIG, render_mode="rgb_array"), skip_render_check=False)
+
+
+def test_registered_with_gymnasium():
+    env = gymnasium.make("memgym/DialogMem-v0", config=CONFIG, render_mode="rgb_array")
+    obs, info = env.reset(seed=0)
+    assert info["phase"] == "formation" and obs["rgb"].shape == (32, 32, 3)
+    env.close()
+
+
+def test_formation_streams_the_traversal_then_use_scores(env):
+    obs, info = env.reset(seed=3)
+    episode = env.episode
+    frames = episode.traversal.frames
+    positions = [obs["position"]]
+    steps = 1
+    while info["phase"] == "formation":
+        assert info["frame"] == steps - 1 and obs["text"] == ""
+        obs, reward, terminated, truncated, info = env.step(env.formation_action())
+        assert reward == 0.0 and not truncated
+        if info["phase"] == "formation":
+            positions.append(obs["position"])
+            steps += 1
+    assert steps == len(frames)
+    np.testing.assert_allclose(np.array(positions), np.array([f.position for f in frames]), atol=1e-5)
+    # use phase: answer each item correctly
+    assert episode.items and {i.task for i in episode.items} <= {"navigation", "qa"}
+    rewards = []
+    while True:
+        item = episode.items[env.item_index]
+        assert obs["text"] == item.prompt
+        if item.task == "navigation":
+            target = env.scene.object(item.answer["object_id"])
+            action = {"text": "", "position": np.array(target.view_points[-1].position, np.float32)}
+        else:
+            action = {"text": item.answer, "position": np.zeros(3, np.float32)}
+        obs, reward, terminated, _, info = env.step(action)
+        rewards.append(reward)
+        if terminated:
+            break
+    assert rewards == [1.0] * len(episode.items)
+
+
+def test_navigation_scoring_uses_geodesic_success(env):
+    env.reset(seed=3)
+    target = env.scene.objects[0]
+    item = TaskItem(item_id="n", task="navigation", prompt="Go to it.", answer={"object_id": target.object_id})
+    view = np.array(target.view_points[0].position)
+    near = env._score_item(item, {"position": view + np.array([0.5, 0.0, 0.0])})
+    assert near["reward"] in (0.0, 1.0) and near["distance_to_goal"] <= 0.5 + 1e-6
+    far = env._score_item(item, {"position": np.array([500.0, 0.0, 500.0])})
+    assert far == {"success": 0.0, "distance_to_goal": float("inf"), "status": "start_off_navmesh", "reward": 0.0}
+    with pytest.raises(MemgymError, match="no scorer for task 'count'"):
+        env._score_item(TaskItem(item_id="c", task="count"), {"text": "3"})
+
+
+def test_episodes_are_deterministic_under_seed():
+    a, b = EmbodiedEnv(CONFIG), EmbodiedEnv(CONFIG)
+    a.reset(seed=5)
+    b.reset(seed=5)
+    assert a.episode == b.episode
+    a.reset(seed=6)
+    assert a.episode != b.episode
+
+
+def test_render_draws_map_with_trajectory_and_pose(env):
+    env.reset(seed=3)
+    first = env.render()
+    for _ in range(30):
+        env.step(env.formation_action())
+    later = env.render()
+    assert first.dtype == np.uint8 and first.ndim == 3 and first.shape[2] == 3
+    assert first.shape == later.shape and first.shape[0] > 100
+    red = lambda im: ((im[..., 0] > 200) & (im[..., 1] < 60) & (im[..., 2] < 60)).sum()  # noqa: E731
+    assert red(first) > 0  # the pose marker
+    assert (later != first).any()  # the trajectory grew
+
+
+def test_rejects_foreign_episodes_and_bad_config():
+    from memgym.core.episode import Episode
+
+    env = EmbodiedEnv(CONFIG)
+    with pytest.raises(MemgymError, match="EmbodiedEpisode"):
+        env.reset(options={"episode": Episode(episode_id="x", benchmark="b")})
+    with pytest.raises(MemgymError, match="unknown key 'camera.fov'"):
+        EmbodiedEnv({"camera": {"fov": 3}})
