@@ -29,7 +29,7 @@ from memgym.backends.config import ReasonerConfig, build_reasoner
 from memgym.backends.errors import ReasonerError
 from memgym.core.benchmark import JobArgs
 from memgym.core.config import dump_config, load_config
-from memgym.core.episode import TaskItem
+from memgym.core.episode import Dataset, TaskItem
 from memgym.core.errors import ConfigError, RecordError
 from memgym.core.records import from_json, write_jsonl
 from memgym.core.registry import MEMORIES
@@ -328,7 +328,77 @@ def write_tables(store: RunStore) -> Path:
         to_markdown(aggregate(percent, ["task", "content_type"], present)),
     ]
     qa = [r for r in percent if r["task"] == "qa"]
-    if qa:
-        parts += ["## QA by verbalised / updated\n", to_markdown(aggregate(qa, ["verbalised", "updated"], present))]
+    qa_metrics = [m for m in ("llm_match", "token_f1") if m in present]
+    if qa and qa_metrics:
+        parts += ["## QA by verbalised / updated\n", to_markdown(aggregate(qa, ["verbalised", "updated"], qa_metrics))]
     parts.append(f"\n{errors} item(s) with errors (see results.jsonl, column 'error'). Scores are percentages.\n")
     return store.write_text("results.md", "\n".join(parts))
+
+
+# ----- quickstart -------------------------------------------------------------------------------
+
+QUICKSTART_GENERATE = (
+    "scenes=2",
+    "house.max_rooms=5",
+    "traversal.min_goals=3",
+    "traversal.max_goals=4",
+    "camera.width=64",
+    "camera.height=48",
+)
+
+
+def quickstart_generate_eval(report_dir: Path, args: JobArgs) -> tuple[str, tuple[str, ...]]:
+    """A small generate -> eval (Dialogue memory, structured reasoner); returns (markdown, plots).
+
+    Writes the dataset under ``report_dir/dialogmem/data`` and the run under
+    ``RUNS/eval-dialogmem/quickstart``; both resume when run again.
+    """
+    folder = report_dir / "dialogmem"
+    folder.mkdir(parents=True, exist_ok=True)
+    dataset = folder / "data" / "episodes.jsonl"
+    if not dataset.is_file():
+        generate(dataclasses.replace(args, overrides=QUICKSTART_GENERATE, config_path=None, out=dataset))
+    overrides = (f"dataset={dataset}", "memory=dialogue", "camera.width=64", "camera.height=48", "name=quickstart")
+    run = evaluate(dataclasses.replace(args, overrides=overrides, config_path=None, out=None))
+    stats = dataset_statistics(Dataset.load(dataset))
+    plot = folder / "eval_by_content_type.png"
+    plot_by_content_type(RunStore(run, config_digest="").rows(), plot)
+    markdown = "\n".join(
+        [
+            f"Small dataset: `{dataset}` (2 generated houses, template dialogue).",
+            "",
+            to_markdown(stats["summary"]),
+            to_markdown(stats["items"]),
+            f"Evaluation of the `dialogue` memory with the offline `structured` reasoner (run `{run}`); "
+            "QA is scored by token F1 (no judge model configured), navigation by geodesic success. "
+            "Dialogue stores no poses, so it cannot localise targets.",
+            "",
+            (run / "results.md").read_text(encoding="utf-8"),
+        ]
+    )
+    return markdown, (str(plot.relative_to(report_dir)),)
+
+
+def plot_by_content_type(rows: list[dict[str, Any]], path: Path) -> Path:
+    """Bar chart: QA token F1 / LLM-match and navigation success (%) per content type."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.5))
+    for axis, task, metric in ((axes[0], "qa", None), (axes[1], "navigation", "geodesic_success")):
+        chosen = [r for r in rows if r.get("task") == task]
+        name = metric or ("llm_match" if any(r.get("llm_match") is not None for r in chosen) else "token_f1")
+        scale = 1.0 if name == "llm_match" else 100.0
+        table = aggregate(chosen, ["content_type"], [name])
+        labels = [str(t["content_type"]) for t in table]
+        values = [scale * (t[name] or 0.0) for t in table]
+        axis.bar(labels, values, color="#4C72B0")
+        axis.set_title(f"{task}: {name} (%)")
+        axis.set_ylim(0, 100)
+        axis.tick_params(axis="x", labelrotation=30)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
