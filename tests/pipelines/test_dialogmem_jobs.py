@@ -113,3 +113,83 @@ def test_bad_datasets_are_reported_per_item(dataset, tmp_path):
 def test_llm_match_without_a_model_is_a_config_error(dataset, tmp_path):
     with pytest.raises(ConfigError, match="judge"):
         run_eval(dataset, tmp_path, "qa_scorer=llm_match", "judge.backend=structured")
+
+
+def test_cli_eval_and_bad_keys(dataset, tmp_path, capsys):
+    from memgym.cli import main
+
+    args = ["eval", "dialogmem", f"dataset={dataset}", *EVAL, "--runs-dir", str(tmp_path), "--no-progress"]
+    assert main(args) == 0
+    assert main(["eval", "dialogmem", "memroy=dialogue", "--runs-dir", str(tmp_path)]) == 2
+    assert "unknown key 'memroy'" in capsys.readouterr().err
+    assert main(["eval", "dialogmem", f"dataset={tmp_path / 'none.jsonl'}", "--runs-dir", str(tmp_path)]) == 2
+    assert "memgym generate dialogmem" in capsys.readouterr().err
+    assert main(["eval", "dialogmem", f"dataset={dataset}", "memory=frames", "--runs-dir", str(tmp_path)]) == 2
+    assert "unknown memory 'frames'" in capsys.readouterr().err
+
+
+def test_generate_from_hm3d_layout(tmp_path):
+    """A generated house exported in the HM3D file layout (with GOAT-style annotations) is read back."""
+    from memgym.scenes.hm3d import export_hm3d
+    from memgym.scenes.procedural import HouseConfig, generate_house
+
+    house = generate_house(7, HouseConfig(min_rooms=3, max_rooms=3))
+    export_hm3d(house, tmp_path / "hm3d" / "00001-house7", "house7")
+    overrides = ("source=hm3d", f"hm3d_path={tmp_path / 'hm3d'}", *SMALL[4:])
+    out = generate(JobArgs(overrides=overrides, out=tmp_path / "hm3d.jsonl", progress=False))
+    episode = Dataset.load(out)[0]
+    assert episode.traversal.scene.backend == "hm3d" and episode.items and episode.dialogue
+    with pytest.raises(ConfigError, match="hm3d_path"):
+        generate(JobArgs(overrides=("source=hm3d",), out=tmp_path / "x.jsonl", progress=False))
+    with pytest.raises(ConfigError, match="goat_path"):
+        generate(JobArgs(overrides=(*overrides, f"goat_path={tmp_path}"), out=tmp_path / "y.jsonl", progress=False))
+
+
+@pytest.fixture
+def judge_server():
+    """A chat-completions endpoint that rates 4, or replies garbage for questions starting with "What"."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    calls = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self):
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            prompt = body["messages"][-1]["content"]
+            calls.append(prompt)
+            reply = "maybe" if "Question: What" in prompt else "4"
+            data = json.dumps({"choices": [{"message": {"content": reply}}]}).encode()
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1", calls
+    server.shutdown()
+    server.server_close()
+
+
+def test_llm_match_judge_scores_caches_and_records_unparseable_replies(dataset, tmp_path, judge_server):
+    url, calls = judge_server
+    judge = ("qa_scorer=llm_match", "judge.backend=openai", "judge.model=judge", f"judge.base_url={url}")
+    run = run_eval(dataset, tmp_path, *judge)
+    qa = [r for r in rows(run) if r["task"] == "qa"]
+    assert qa and len(calls) == len(qa)
+    assert {row["prompt"].startswith("What") for row in qa} == {True, False}
+    for row in qa:
+        if row["prompt"].startswith("What"):
+            assert "not a rating" in row["error"] and row.get("llm_match") is None
+        else:
+            assert row["llm_match"] == 75.0 and row["judge_rating"] == 4
+    cached = (run / "judge_cache.jsonl").read_text().splitlines()
+    assert len(cached) == sum(1 for r in qa if "llm_match" in r)
+    # Resume after losing every result row: judged items come from the cache, failures are asked again.
+    (run / "results.jsonl").write_text("")
+    calls.clear()
+    run_eval(dataset, tmp_path, *judge)
+    assert len(calls) == sum(1 for r in qa if r["prompt"].startswith("What"))
