@@ -28,7 +28,7 @@ from memgym.scenes.navigation import AgentSpec, GeodesicResult, NavGrid
 from memgym.scenes.objects import Region, SceneObject
 from memgym.scenes.poses import quat_to_matrix
 
-_SKY_LIGHT = np.array([0.3, 1.0, 0.2]) / np.linalg.norm([0.3, 1.0, 0.2])
+_SKY_LIGHT = (np.array([0.3, 1.0, 0.2]) / np.linalg.norm([0.3, 1.0, 0.2])).astype(np.float32)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -135,7 +135,7 @@ class MeshScene(Scene):
             estimate_floor_height(self.vertices, self.triangles) if floor_height is None else floor_height
         )
         self._nav: NavGrid | None = None
-        self._rays: dict[PinholeIntrinsics, np.ndarray] = {}
+        self._rays: dict[object, np.ndarray] = {}
         self.default_intrinsics = PinholeIntrinsics()
 
     # ----- Scene API ---------------------------------------------------------------------------
@@ -173,37 +173,46 @@ class MeshScene(Scene):
         """
         intrinsics = intrinsics or self.default_intrinsics
         h, w = intrinsics.height, intrinsics.width
-        directions = self._camera_rays(intrinsics) @ quat_to_matrix(rotation).T.astype(np.float32)
-        rays = np.empty((h * w, 6), np.float32)
-        rays[:, :3] = np.asarray(position, np.float32)
-        rays[:, 3:] = directions.reshape(-1, 3)
+        rays = self._rays_for(position, rotation, intrinsics)
         hits = self._raycaster.cast_rays(o3d.core.Tensor(rays))
         t = hits["t_hit"].numpy()
         hit = np.isfinite(t)
-        prim = hits["primitive_ids"].numpy()[hit].astype(np.int64)
-        uvs = hits["primitive_uvs"].numpy()[hit]
-        normals = hits["primitive_normals"].numpy()[hit]
-        dirs = rays[hit, 3:]
+        prim = np.where(hit, hits["primitive_ids"].numpy(), 0).astype(np.int64)
+        uvs = hits["primitive_uvs"].numpy()
+        normals = hits["primitive_normals"].numpy()
+        # head light: |cos| between the surface normal and the ray; sky light: fixed direction
+        cos_view = np.abs(np.einsum("ij,ij->i", normals, rays[:, 3:])) * self._inv_ray_length(intrinsics)
+        sky = normals[:, 0] * _SKY_LIGHT[0] + normals[:, 1] * _SKY_LIGHT[1] + normals[:, 2] * _SKY_LIGHT[2]
+        shade = 0.25 + 0.5 * cos_view + 0.3 * np.maximum(sky, 0.0)
+        shade *= hit
         albedo = self.lookup.albedo(prim, uvs)
-        inv_len = 1.0 / np.linalg.norm(dirs, axis=1)
-        head = np.abs(np.einsum("ij,ij->i", normals, dirs)) * inv_len
-        sky = np.clip(normals @ _SKY_LIGHT.astype(np.float32), 0.0, None)
-        shade = 0.25 + 0.5 * head + 0.3 * sky
-        rgb = np.zeros((h * w, 3), np.uint8)
-        rgb[hit] = np.clip(albedo * shade[:, None] * 255.0, 0, 255).astype(np.uint8)
-        depth = np.where(hit, t, 0.0).astype(np.float32)
-        semantic = np.zeros(h * w, np.int32)
+        rgb = np.minimum(albedo * (shade * 255.0)[:, None], 255.0).astype(np.uint8)
+        depth = np.where(hit, t, np.float32(0.0))
         if self._semantic is None:
-            semantic[hit] = self.lookup.semantic(prim, uvs)
+            semantic = np.where(hit, self.lookup.semantic(prim, uvs), 0).astype(np.int32)
         else:
-            sem_scene, sem_lookup = self._semantic
-            sem_hits = sem_scene.cast_rays(o3d.core.Tensor(rays))
-            st = sem_hits["t_hit"].numpy()
-            sem_hit = np.isfinite(st)
-            semantic[sem_hit] = sem_lookup.semantic(
-                sem_hits["primitive_ids"].numpy()[sem_hit].astype(np.int64), sem_hits["primitive_uvs"].numpy()[sem_hit]
-            )
+            semantic = self.semantic_of_rays(rays)
         return {"rgb": rgb.reshape(h, w, 3), "depth": depth.reshape(h, w), "semantic": semantic.reshape(h, w)}
+
+    def _rays_for(self, position: np.ndarray, rotation: np.ndarray, intrinsics: PinholeIntrinsics) -> np.ndarray:
+        """``(H*W, 6) float32`` rays (origin, direction with camera-frame z = -1) of a camera pose."""
+        # written out per column: a BLAS (N, 3) @ (3, 3) product is slow and contends for threads
+        camera = self._camera_rays(intrinsics).reshape(-1, 3)
+        x, y = camera[:, 0], camera[:, 1]
+        r = quat_to_matrix(rotation).astype(np.float32)
+        rays = np.empty((len(camera), 6), np.float32)
+        rays[:, :3] = np.asarray(position, np.float32)
+        for i in range(3):
+            rays[:, 3 + i] = x * r[i, 0] + y * r[i, 1] - r[i, 2]
+        return rays
+
+    def _inv_ray_length(self, intrinsics: PinholeIntrinsics) -> np.ndarray:
+        key = ("inv", intrinsics)
+        if key not in self._rays:
+            self._rays[key] = (1.0 / np.linalg.norm(self._camera_rays(intrinsics).reshape(-1, 3), axis=1)).astype(
+                np.float32
+            )
+        return self._rays[key]
 
     def semantic_of_rays(self, rays: np.ndarray) -> np.ndarray:
         """``(N,) int32`` instance id first hit by each of ``rays`` ``(N, 6)`` (0 = miss / none)."""
@@ -222,10 +231,7 @@ class MeshScene(Scene):
     ) -> np.ndarray:
         """Only the ``(H, W) int32`` instance ids of :meth:`render` (cheaper: no shading)."""
         intrinsics = intrinsics or self.default_intrinsics
-        directions = self._camera_rays(intrinsics) @ quat_to_matrix(rotation).T.astype(np.float32)
-        rays = np.empty((directions.shape[0] * directions.shape[1], 6), np.float32)
-        rays[:, :3] = np.asarray(position, np.float32)
-        rays[:, 3:] = directions.reshape(-1, 3)
+        rays = self._rays_for(position, rotation, intrinsics)
         return self.semantic_of_rays(rays).reshape(intrinsics.height, intrinsics.width)
 
     def cast_depth(self, rays: np.ndarray) -> np.ndarray:

@@ -48,11 +48,8 @@ def topdown_map(
     scale = pixels_per_meter * nav.cell
     raw = np.zeros(nav.navigable.shape + (3,), np.uint8)
     raw[:] = OUTSIDE
-    floor_known = nav.heights != nav.floor_height
     raw[~nav.navigable] = BLOCKED
     raw[nav.navigable] = NAVIGABLE
-    if not floor_known.any():
-        pass
     h, w = nav.navigable.shape
     image = Image.fromarray(raw).resize((max(1, round(w * scale)), max(1, round(h * scale))), Image.NEAREST)
     draw = ImageDraw.Draw(image)
