@@ -109,3 +109,21 @@ def test_dialogue_memory_with_structured_reasoner_runs_the_loop(env):
     assert agent.memory.lines == [f"{t.spec.speaker}: {t.text}" for t in env.episode.dialogue]
     navigation = [s for s, i in zip(result.scores, env.episode.items) if i.task == "navigation"]
     assert all(s["geodesic_success"] == 0.0 for s in navigation)  # dialogue stores no poses
+
+
+def test_plain_embodied_episodes_are_scored_against_view_points(env):
+    from memgym.datasets.embodied import EmbodiedEpisode, default_items
+
+    items = default_items(env.scene, env.episode.traversal, np.random.default_rng(0), num_navigation=2, num_qa=1)
+    plain = EmbodiedEpisode(
+        episode_id="plain", benchmark="embodied", items=tuple(items), traversal=env.episode.traversal
+    )
+
+    def answer(item):
+        if item.task == "navigation":
+            view = env.scene.object(item.answer["object_id"]).view_points[0]
+            return {"text": "", "position": np.asarray(view.position, np.float32)}
+        return {"text": str(item.answer), "position": np.zeros(3, np.float32)}
+
+    for item, score in zip(plain.items, play(env, plain, answer)):
+        assert score["reward"] == 1.0, (item, score)
