@@ -193,3 +193,51 @@ def test_llm_match_judge_scores_caches_and_records_unparseable_replies(dataset, 
     calls.clear()
     run_eval(dataset, tmp_path, *judge)
     assert len(calls) == sum(1 for r in qa if r["prompt"].startswith("What"))
+
+
+@pytest.fixture
+def writer_server():
+    """An endpoint that writes utterances from the realiser prompt's content and audits with 'yes'."""
+    import re
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    prompts = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self):
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            prompt = body["messages"][-1]["content"]
+            prompts.append(prompt)
+            if prompt.startswith("A dialogue line must"):
+                reply = "yes"
+            else:
+                content = re.search(r"nothing else about any object: (.*)\.\nRules", prompt, re.S).group(1)
+                speaker = re.search(r"spoken by (\w+),", prompt).group(1)
+                reply = f'{speaker}: "{content[0].upper()}{content[1:]}."\n(extra line)'
+            data = json.dumps({"choices": [{"message": {"content": reply}}]}).encode()
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1", prompts
+    server.shutdown()
+    server.server_close()
+
+
+def test_llm_realiser_and_audit_through_an_endpoint(tmp_path, writer_server):
+    url, prompts = writer_server
+    writer = ("realiser=llm", "audit=true", "writer.backend=openai", "writer.model=w", f"writer.base_url={url}")
+    out = generate(JobArgs(overrides=(*SMALL, *writer), out=tmp_path / "llm.jsonl", progress=False))
+    episode = Dataset.load(out)[0]
+    assert episode.annotations["realiser"] == "llm" and episode.dialogue
+    audits = [p for p in prompts if p.startswith("A dialogue line must")]
+    assert len(audits) == len(episode.dialogue)  # every kept line was audited once
+    assert all(":" not in t.text.split()[0] for t in episode.dialogue)  # speaker prefixes were cleaned
+    with pytest.raises(ConfigError, match="writer.backend"):
+        generate(JobArgs(overrides=(*SMALL, "realiser=llm"), out=tmp_path / "x.jsonl", progress=False))
