@@ -92,6 +92,7 @@ PLUGIN_MODULES: list[str] = [
     "memgym.tasks.llm_match",
     "memgym.tasks.navigation",
     "memgym.memory.embodied.dialogue",
+    "memgym.memory.embodied.oracle",
 ]
 """Modules imported on first registry lookup; each registers its classes on import."""
 

@@ -274,6 +274,8 @@ def evaluate(args: JobArgs) -> Path:
 def _play(env, agent, episode: DialogMemEpisode, pending: set[str], store: RunStore) -> None:
     observation, info = env.reset(options={"episode": episode, "score_items": pending})
     agent.reset()
+    if hasattr(agent.memory, "bind_episode"):  # ground-truth probes (memory=oracle)
+        agent.memory.bind_episode(episode)
     formation_action = env.formation_action()
     while info["phase"] == "formation":
         agent.act(observation, info, formation_action)

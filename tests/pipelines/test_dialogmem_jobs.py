@@ -241,3 +241,14 @@ def test_llm_realiser_and_audit_through_an_endpoint(tmp_path, writer_server):
     assert all(":" not in t.text.split()[0] for t in episode.dialogue)  # speaker prefixes were cleaned
     with pytest.raises(ConfigError, match="writer.backend"):
         generate(JobArgs(overrides=(*SMALL, "realiser=llm"), out=tmp_path / "x.jsonl", progress=False))
+
+
+def test_oracle_probe_with_the_structured_reasoner_solves_every_item(dataset, tmp_path):
+    run = run_eval(dataset, tmp_path, "memory=oracle", "execute_navigation=true")
+    result = rows(run)
+    assert result and all(not r.get("error") for r in result)
+    for row in result:
+        if row["task"] == "qa":
+            assert row["token_f1"] == 1.0, (row["prompt"], row["prediction"], row["reference"])
+        else:
+            assert row["geodesic_success"] == 1.0 and row["execution_success"] == 1.0, row
