@@ -350,56 +350,78 @@ QUICKSTART_GENERATE = (
 
 
 def quickstart_generate_eval(report_dir: Path, args: JobArgs) -> tuple[str, tuple[str, ...]]:
-    """A small generate -> eval (Dialogue memory, structured reasoner); returns (markdown, plots).
+    """A small generate -> eval of the ``dialogue`` memory and the ``oracle`` probe with the
+    structured reasoner; returns (markdown, plot paths relative to ``report_dir``).
 
-    Writes the dataset under ``report_dir/dialogmem/data`` and the run under
-    ``RUNS/eval-dialogmem/quickstart``; both resume when run again.
+    Writes the dataset under ``report_dir/dialogmem/data`` and the runs under
+    ``RUNS/eval-dialogmem/quickstart-<memory>``; everything resumes when run again.
     """
     folder = report_dir / "dialogmem"
     folder.mkdir(parents=True, exist_ok=True)
     dataset = folder / "data" / "episodes.jsonl"
     if not dataset.is_file():
         generate(dataclasses.replace(args, overrides=QUICKSTART_GENERATE, config_path=None, out=dataset))
-    overrides = (f"dataset={dataset}", "memory=dialogue", "camera.width=64", "camera.height=48", "name=quickstart")
-    run = evaluate(dataclasses.replace(args, overrides=overrides, config_path=None, out=None))
+    runs = {}
+    for memory in ("dialogue", "oracle"):
+        overrides = (
+            f"dataset={dataset}",
+            f"memory={memory}",
+            "camera.width=64",
+            "camera.height=48",
+            "execute_navigation=true",
+            f"name=quickstart-{memory}",
+        )
+        runs[memory] = evaluate(dataclasses.replace(args, overrides=overrides, config_path=None, out=None))
+    rows = {m: RunStore(run, config_digest="").rows() for m, run in runs.items()}
+    comparison = []
+    for memory, memory_rows in rows.items():
+        for row in aggregate(memory_rows, ["task"], ["geodesic_success", "execution_success", "spl", "token_f1"]):
+            comparison.append({"memory": memory, **{k: 100 * v if isinstance(v, float) else v for k, v in row.items()}})
     stats = dataset_statistics(Dataset.load(dataset))
     plot = folder / "eval_by_content_type.png"
-    plot_by_content_type(RunStore(run, config_digest="").rows(), plot)
+    plot_by_content_type(rows, plot)
     markdown = "\n".join(
         [
-            f"Small dataset: `{dataset}` (2 generated houses, template dialogue).",
+            f"Small dataset `{dataset}` (2 generated houses, template dialogue):",
             "",
             to_markdown(stats["summary"]),
             to_markdown(stats["items"]),
-            f"Evaluation of the `dialogue` memory with the offline `structured` reasoner (run `{run}`); "
-            "QA is scored by token F1 (no judge model configured), navigation by geodesic success. "
-            "Dialogue stores no poses, so it cannot localise targets.",
+            "Evaluation with the offline `structured` reasoner: the `dialogue` memory (raw transcript; it stores "
+            "no poses, so it cannot localise) against the `oracle` probe (ground-truth facts and locations, an "
+            "upper bound that checks items and scoring). QA by token F1 (no judge model configured), "
+            "navigation by geodesic success, execution success and SPL (%):",
             "",
-            (run / "results.md").read_text(encoding="utf-8"),
+            to_markdown(comparison, digits=1),
+            f"Per content type for the dialogue memory (`{runs['dialogue']}/results.md`):",
+            "",
+            (runs["dialogue"] / "results.md").read_text(encoding="utf-8"),
         ]
     )
     return markdown, (str(plot.relative_to(report_dir)),)
 
 
-def plot_by_content_type(rows: list[dict[str, Any]], path: Path) -> Path:
-    """Bar chart: QA token F1 / LLM-match and navigation success (%) per content type."""
+def plot_by_content_type(rows: dict[str, list[dict[str, Any]]], path: Path) -> Path:
+    """Grouped bars per memory: QA token F1 / LLM-match and navigation success (%) per content type."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3.5))
+    fig, axes = plt.subplots(1, 2, figsize=(11, 3.8))
+    width = 0.8 / max(1, len(rows))
     for axis, task, metric in ((axes[0], "qa", None), (axes[1], "navigation", "geodesic_success")):
-        chosen = [r for r in rows if r.get("task") == task]
-        name = metric or ("llm_match" if any(r.get("llm_match") is not None for r in chosen) else "token_f1")
-        scale = 1.0 if name == "llm_match" else 100.0
-        table = aggregate(chosen, ["content_type"], [name])
-        labels = [str(t["content_type"]) for t in table]
-        values = [scale * (t[name] or 0.0) for t in table]
-        axis.bar(labels, values, color="#4C72B0")
-        axis.set_title(f"{task}: {name} (%)")
-        axis.set_ylim(0, 100)
-        axis.tick_params(axis="x", labelrotation=30)
+        for offset, (memory, memory_rows) in enumerate(rows.items()):
+            chosen = [r for r in memory_rows if r.get("task") == task]
+            name = metric or ("llm_match" if any(r.get("llm_match") is not None for r in chosen) else "token_f1")
+            scale = 1.0 if name == "llm_match" else 100.0
+            table = aggregate(chosen, ["content_type"], [name])
+            positions = np.arange(len(table)) + offset * width
+            axis.bar(positions, [scale * (t[name] or 0.0) for t in table], width, label=memory)
+            axis.set_xticks(np.arange(len(table)) + width * (len(rows) - 1) / 2)
+            axis.set_xticklabels([str(t["content_type"]) for t in table], rotation=30, ha="right")
+            axis.set_title(f"{task}: {name} (%)")
+        axis.set_ylim(0, 125)
+        axis.legend(fontsize=8, ncol=2, loc="upper left")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
