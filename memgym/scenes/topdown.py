@@ -2,8 +2,8 @@
 
 The map is drawn in the x-z plane of the Habitat frame with +x to the right and +z down (the
 view from above with -z, the agent's default forward, pointing up the image). Navigable floor is
-light, the rest of the floor plan (walls, furniture) dark; objects are outlined boxes with their
-category; the trajectory is a line from blue (start) to red (end) and the current pose a
+light, the rest of the floor plan (walls, furniture) dark; room names are written in grey;
+objects are outlined boxes with their category; the trajectory is a line from blue (start) to red (end) and the current pose a
 triangle pointing along the heading.
 """
 
@@ -57,6 +57,11 @@ def topdown_map(
     def to_px(x: float, z: float) -> tuple[float, float]:
         return ((x - nav.origin[0]) * pixels_per_meter, (z - nav.origin[1]) * pixels_per_meter)
 
+    if labels:
+        for region in scene.regions:
+            x0, z0, x1, z1 = region.bounds
+            cx, cy = to_px((x0 + x1) / 2, (z0 + z1) / 2)
+            draw.text((cx - 3 * len(region.name), cy), region.name.upper(), fill=(150, 150, 160))
     highlight = set(highlight)
     for obj in scene.objects:
         x, _, z = obj.position

@@ -110,3 +110,26 @@ def test_rejects_foreign_episodes_and_bad_config():
         env.reset(options={"episode": Episode(episode_id="x", benchmark="b")})
     with pytest.raises(MemgymError, match="unknown key 'camera.fov'"):
         EmbodiedEnv({"camera": {"fov": 3}})
+
+
+def test_formation_frames_equal_re_rendered_traversal(env):
+    from memgym.datasets.traversal import iter_frame_observations
+
+    obs, info = env.reset(seed=3)
+    frames = iter_frame_observations(env.episode.traversal, env.scene)
+    for _ in range(5):
+        frame, images = next(frames)
+        assert info["frame"] == frame.index
+        np.testing.assert_array_equal(obs["rgb"], images["rgb"])
+        np.testing.assert_array_equal(obs["depth"], np.minimum(images["depth"], 10.0))
+        obs, _, _, _, info = env.step(env.formation_action())
+
+
+def test_works_in_a_vector_env():
+    small = {**CONFIG, "camera": {"width": 16, "height": 16}, "traversal": {"min_goals": 1, "max_goals": 1}}
+    envs = gymnasium.vector.SyncVectorEnv([lambda: gymnasium.make("memgym/DialogMem-v0", config=small)] * 2)
+    obs, info = envs.reset(seed=0)
+    assert obs["rgb"].shape == (2, 16, 16, 3) and list(info["phase"]) == ["formation", "formation"]
+    obs, reward, *_ = envs.step(envs.action_space.sample())
+    assert reward.tolist() == [0.0, 0.0]
+    envs.close()
