@@ -354,7 +354,8 @@ def quickstart_generate_eval(report_dir: Path, args: JobArgs) -> tuple[str, tupl
     structured reasoner; returns (markdown, plot paths relative to ``report_dir``).
 
     Writes the dataset under ``report_dir/dialogmem/data`` and the runs under
-    ``RUNS/eval-dialogmem/quickstart-<memory>``; everything resumes when run again.
+    ``report_dir/dialogmem/runs/eval-dialogmem/quickstart-<memory>``; everything resumes when run
+    again.
     """
     folder = report_dir / "dialogmem"
     folder.mkdir(parents=True, exist_ok=True)
@@ -371,7 +372,8 @@ def quickstart_generate_eval(report_dir: Path, args: JobArgs) -> tuple[str, tupl
             "execute_navigation=true",
             f"name=quickstart-{memory}",
         )
-        runs[memory] = evaluate(dataclasses.replace(args, overrides=overrides, config_path=None, out=None))
+        job = dataclasses.replace(args, overrides=overrides, config_path=None, out=None, runs_dir=folder / "runs")
+        runs[memory] = evaluate(job)
     rows = {m: RunStore(run, config_digest="").rows() for m, run in runs.items()}
     comparison = []
     for memory, memory_rows in rows.items():
