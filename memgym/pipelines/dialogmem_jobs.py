@@ -37,6 +37,7 @@ from memgym.core.results import RunStore, aggregate, to_markdown
 from memgym.core.seeding import config_hash, episode_rng
 from memgym.datasets.dialogmem.episode import ConstructionConfig, DialogMemEpisode, build_episode
 from memgym.datasets.dialogmem.realise import LLMRealiser, TemplateRealiser
+from memgym.datasets.dialogmem.residents import profiles_from_reasoner
 from memgym.datasets.dialogmem.statistics import dataset_statistics
 from memgym.datasets.dialogmem.validation import GroundingAuditor
 from memgym.datasets.traversal import TraversalConfig, generate_traversal
@@ -68,6 +69,9 @@ class DialogMemGenerateConfig:
         default_factory=ConstructionConfig, metadata={"help": "dialogue and items"}
     )
     realiser: Literal["template", "llm"] = field(default="template", metadata={"help": "utterance writer"})
+    profiles: Literal["pools", "llm"] = field(
+        default="pools", metadata={"help": "resident profiles from name/style pools or from the writer LLM"}
+    )
     audit: bool = field(default=False, metadata={"help": "LLM grounding audit of utterances (uses writer)"})
     writer: ReasonerConfig = field(default_factory=ReasonerConfig, metadata={"help": "model for realiser=llm / audit"})
     out: str = field(default="data/dialogmem/episodes.jsonl", metadata={"help": "output JSONL (--out overrides)"})
@@ -131,7 +135,7 @@ def generate(args: JobArgs) -> Path:
     out.parent.mkdir(parents=True, exist_ok=True)
     digest = config_hash(config)
     done = {e.episode_id: e for e in _read_partial(partial, digest)}
-    realiser, auditor = _writers(config)
+    realiser, auditor, writer = _writers(config)
     specs = scene_specs(config)
     jobs = [(s, spec, k) for s, spec in enumerate(specs) for k in range(config.episodes_per_scene)]
     with partial.open("a", encoding="utf-8") as handle:
@@ -145,6 +149,10 @@ def generate(args: JobArgs) -> Path:
             rng = episode_rng(digest, config.seed, index)
             scene = load_scene(spec)
             traversal = generate_traversal(scene, spec, rng, config.traversal, config.camera)
+            residents = None
+            if config.profiles == "llm":
+                count = int(rng.integers(config.construction.residents_min, config.construction.residents_max + 1))
+                residents = profiles_from_reasoner(writer, [r.name for r in scene.regions], count, rng)
             episode = build_episode(
                 episode_id=episode_id,
                 objects=scene.objects,
@@ -153,6 +161,7 @@ def generate(args: JobArgs) -> Path:
                 config=config.construction,
                 realiser=realiser,
                 auditor=auditor,
+                residents=residents,
             )
             handle.write(episode.to_json() + "\n")
             handle.flush()
@@ -168,12 +177,14 @@ def generate(args: JobArgs) -> Path:
 
 
 def _writers(config: DialogMemGenerateConfig):
-    needs_model = config.realiser == "llm" or config.audit
+    needs_model = config.realiser == "llm" or config.audit or config.profiles == "llm"
     if needs_model and config.writer.backend == "structured":
-        raise ConfigError("realiser=llm and audit=true need writer.backend=hf or openai (a language model)")
+        raise ConfigError(
+            "realiser=llm, profiles=llm and audit=true need writer.backend=hf or openai (a language model)"
+        )
     model = build_reasoner(config.writer) if needs_model else None
     realiser = LLMRealiser(model) if config.realiser == "llm" else TemplateRealiser()
-    return realiser, (GroundingAuditor(model) if config.audit else None)
+    return realiser, (GroundingAuditor(model) if config.audit else None), model
 
 
 def _read_partial(path: Path, digest: str) -> Iterator[DialogMemEpisode]:

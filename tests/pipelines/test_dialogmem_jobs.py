@@ -211,6 +211,10 @@ def writer_server():
             prompts.append(prompt)
             if prompt.startswith("A dialogue line must"):
                 reply = "yes"
+            elif prompt.startswith("Invent"):
+                count = int(re.match(r"Invent (\d+) people", prompt).group(1))
+                names = ("Zoe", "Yan", "Xia", "Wim")[:count]
+                reply = json.dumps([{"name": n, "relationship": "roommate", "style": "formal"} for n in names])
             else:
                 content = re.search(r"nothing else about any object: (.*)\.\nRules", prompt, re.S).group(1)
                 speaker = re.search(r"spoken by (\w+),", prompt).group(1)
@@ -232,10 +236,18 @@ def writer_server():
 
 def test_llm_realiser_and_audit_through_an_endpoint(tmp_path, writer_server):
     url, prompts = writer_server
-    writer = ("realiser=llm", "audit=true", "writer.backend=openai", "writer.model=w", f"writer.base_url={url}")
+    writer = (
+        "realiser=llm",
+        "audit=true",
+        "profiles=llm",
+        "writer.backend=openai",
+        "writer.model=w",
+        f"writer.base_url={url}",
+    )
     out = generate(JobArgs(overrides=(*SMALL, *writer), out=tmp_path / "llm.jsonl", progress=False))
     episode = Dataset.load(out)[0]
     assert episode.annotations["realiser"] == "llm" and episode.dialogue
+    assert {r.name for r in episode.residents} <= {"Zoe", "Yan", "Xia", "Wim"}
     audits = [p for p in prompts if p.startswith("A dialogue line must")]
     assert len(audits) == len(episode.dialogue)  # every kept line was audited once
     assert all(":" not in t.text.split()[0] for t in episode.dialogue)  # speaker prefixes were cleaned
