@@ -72,3 +72,14 @@ def test_vision_language_model_takes_images_through_its_processor(tmp_path):
         for i in (image, other)
     ]
     assert not np.allclose(logits[0].detach().numpy(), logits[1].detach().numpy())  # the image is seen
+
+
+def test_generation_failures_become_reasoner_errors(tiny_llama_dir, monkeypatch):
+    reasoner = HFReasoner(str(tiny_llama_dir))
+
+    def out_of_memory(**kwargs):
+        raise RuntimeError("CUDA out of memory. Tried to allocate 2.00 GiB")
+
+    monkeypatch.setattr(reasoner.model, "generate", out_of_memory)
+    with pytest.raises(ReasonerError, match=r"generation failed for a \d+-token prompt: CUDA out of memory"):
+        reasoner.generate(MESSAGES)
