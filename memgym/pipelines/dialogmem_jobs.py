@@ -134,7 +134,7 @@ def generate(args: JobArgs) -> Path:
     partial = out.with_name(out.name + ".partial")
     out.parent.mkdir(parents=True, exist_ok=True)
     digest = config_hash(config)
-    done = {e.episode_id: e for e in _read_partial(partial, digest)}
+    done = {e.episode_id: e for e in list(_read_partial(partial, digest))}
     realiser, auditor, writer = _writers(config)
     specs = scene_specs(config)
     jobs = [(s, spec, k) for s, spec in enumerate(specs) for k in range(config.episodes_per_scene)]
@@ -190,18 +190,18 @@ def _writers(config: DialogMemGenerateConfig):
 def _read_partial(path: Path, digest: str) -> Iterator[DialogMemEpisode]:
     if not path.exists():
         return
-    lines = path.read_text(encoding="utf-8").splitlines()
+    raw = path.read_bytes()
+    if raw and not raw.endswith(b"\n"):  # the episode in flight when the run stopped: built again
+        raw = raw[: raw.rfind(b"\n") + 1]
+        with path.open("r+b") as handle:
+            handle.truncate(len(raw))
+    lines = raw.decode("utf-8").splitlines()
     if lines:
         header = json.loads(lines[0])
         if header.get("config_hash") != digest:
             raise RecordError(f"{path} was written by another config; delete it to start over")
     for number, line in enumerate(lines[1:], start=2):
-        try:
-            yield from_json(line, where=f"{path}:{number}")
-        except RecordError:
-            if number == len(lines):
-                break  # the episode in flight when the run stopped: it is built again
-            raise
+        yield from_json(line, where=f"{path}:{number}")
 
 
 # ----- eval -------------------------------------------------------------------------------------

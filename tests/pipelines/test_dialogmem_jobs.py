@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
@@ -57,7 +58,31 @@ def test_generate_resumes_from_its_partial_file(dataset, tmp_path):
     digest = config_hash(load_config(DialogMemGenerateConfig, overrides=(*SMALL, "scenes=2")))
     partial = out.with_name("episodes.jsonl.partial")
     partial.write_text(json.dumps({"config_hash": digest}) + "\n" + first[0] + "\n" + first[1][:50])  # 2nd cut
+    with pytest.raises(KeyboardInterrupt), _interrupt_after_traversals(1):
+        generate(JobArgs(overrides=(*SMALL, "scenes=2"), out=out, progress=False))  # stops again mid-episode
+    assert partial.read_text().endswith("\n")  # the torn line was dropped before appending
     assert list(Dataset.load(generate(JobArgs(overrides=(*SMALL, "scenes=2"), out=out, progress=False)))) == expected
+
+
+@contextlib.contextmanager
+def _interrupt_after_traversals(count: int):
+    """Raise KeyboardInterrupt in the traversal generator after ``count`` calls."""
+    from memgym.pipelines import dialogmem_jobs
+
+    original = dialogmem_jobs.generate_traversal
+    calls = []
+
+    def interrupted(*args, **kwargs):
+        calls.append(1)
+        if len(calls) >= count:
+            raise KeyboardInterrupt
+        return original(*args, **kwargs)
+
+    dialogmem_jobs.generate_traversal = interrupted
+    try:
+        yield
+    finally:
+        dialogmem_jobs.generate_traversal = original
 
 
 def test_eval_end_to_end_and_resume(dataset, tmp_path):
