@@ -255,6 +255,7 @@ def _task_item(
         "category": spec.category,
         "identification_types": list(spec.identification_types),
         "cue_keys": sorted(c.key for c in spec.cues),
+        "cue_updated": any(c.version > 0 for c in spec.cues),
         "evidence_turns": turns,
     }
     if spec.answer is not None:
