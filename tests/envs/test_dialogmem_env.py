@@ -127,3 +127,18 @@ def test_plain_embodied_episodes_are_scored_against_view_points(env):
 
     for item, score in zip(plain.items, play(env, plain, answer)):
         assert score["reward"] == 1.0, (item, score)
+
+
+def test_runs_in_a_vector_env():
+    import gymnasium
+
+    import memgym  # noqa: F401  (registers the ids)
+
+    small = {k: v for k, v in SMALL.items() if k != "execute_navigation"}
+    envs = gymnasium.vector.SyncVectorEnv([lambda: gymnasium.make("memgym/DialogMem-v0", config=small)] * 2)
+    observations, info = envs.reset(seed=[0, 1])
+    assert list(info["phase"]) == ["formation", "formation"]
+    assert all(text for text in observations["text"])  # the first frame carries the first instruction
+    observations, rewards, _, _, info = envs.step(envs.action_space.sample())
+    assert observations["rgb"].shape == (2, 24, 32, 3) and list(rewards) == [0.0, 0.0]
+    envs.close()
