@@ -82,6 +82,7 @@ class Registry(Generic[T]):
 
 PLUGIN_MODULES: list[str] = [
     "memgym.tasks.text_match",
+    "memgym.memory.recurrent.core_memory",
     "memgym.scenes.procedural",
     "memgym.scenes.hm3d",
     "memgym.scenes.habitat_sim_adapter",
@@ -93,6 +94,8 @@ PLUGIN_MODULES: list[str] = [
     "memgym.tasks.navigation",
     "memgym.memory.embodied.dialogue",
     "memgym.memory.embodied.oracle",
+    "memgym.envs.spoken_history_env",
+    "memgym.pipelines.voxmem",
 ]
 """Modules imported on first registry lookup; each registers its classes on import."""
 

@@ -2,8 +2,9 @@
 
 A traversal samples ``min_goals..max_goals`` goal objects and visits them in turn. Each
 *navigation segment* first wanders through ``1..max_detours`` random waypoints in random rooms
-(exploration, so the route is not a shortest path) and then walks to the nearest view point of
-its goal object and turns to face it. Every discrete action produces one posed frame.
+(exploration, so the route is not a shortest path; at a waypoint the agent may look around
+through 360 degrees) and then walks to the nearest view point of its goal object and turns to
+face it. Every discrete action produces one posed frame.
 
 An object counts as *observed* in a frame when its instance mask covers at least
 ``min_coverage`` (default 5%) of the image. From the frames the traversal derives, per observed
@@ -42,6 +43,9 @@ class TraversalConfig:
     min_goals: int = dataclasses.field(default=5, metadata={"help": "fewest navigation goals"})
     max_goals: int = dataclasses.field(default=16, metadata={"help": "most navigation goals"})
     max_detours: int = dataclasses.field(default=2, metadata={"help": "most exploration waypoints per segment"})
+    look_around_prob: float = dataclasses.field(
+        default=0.5, metadata={"help": "chance of a full 360-degree look-around at an exploration waypoint"}
+    )
     min_coverage: float = dataclasses.field(default=0.05, metadata={"help": "mask fraction for 'observed'"})
     goal_radius: float = dataclasses.field(default=0.3, metadata={"help": "arrival distance at a view point, m"})
     max_leg_steps: int = dataclasses.field(default=400, metadata={"help": "action budget per leg"})
@@ -218,10 +222,14 @@ def generate_traversal(
     config = config or TraversalConfig()
     camera = camera or CameraConfig()
     nav = scene.navgrid
-    candidates = [o for o in scene.objects if o.view_points]
+    # goals must be reachable from the start (on the largest island)
+    candidates = [
+        o for o in scene.objects if any(nav.island_of(v.position) == nav.largest_island for v in o.view_points)
+    ]
     if len(candidates) < config.min_goals:
         raise MemgymError(
-            f"scene {scene.scene_id} has {len(candidates)} objects with view points; a traversal needs {config.min_goals}"
+            f"scene {scene.scene_id} has {len(candidates)} objects with view points on its main navigable island; "
+            f"a traversal needs {config.min_goals}"
         )
     n_goals = int(rng.integers(config.min_goals, min(config.max_goals, len(candidates)) + 1))
     goals = [candidates[i] for i in rng.choice(len(candidates), size=n_goals, replace=False)]
@@ -244,7 +252,14 @@ def generate_traversal(
         detours = [_random_waypoint(scene, rng) for _ in range(int(rng.integers(1, config.max_detours + 1)))]
         for waypoint in detours:
             state = _walk(nav, follower, actions, state, waypoint[None], recorder, index, config.max_leg_steps)
-        view_points = np.array([v.position for v in goal.view_points])
+            if rng.uniform() < config.look_around_prob:
+                turn = "turn_left" if rng.uniform() < 0.5 else "turn_right"
+                for _ in range(round(360 / config.turn_angle)):
+                    state, _ = apply_action(nav, state, turn, actions)
+                    recorder.add(state, turn, index)
+        view_points = np.array(
+            [v.position for v in goal.view_points if nav.island_of(v.position) == nav.largest_island]
+        )
         state = _walk(nav, follower, actions, state, view_points, recorder, index, config.max_leg_steps)
         for _ in range(int(360 / config.turn_angle) + 1):
             action = follower.face(state, np.asarray(goal.position))

@@ -191,6 +191,14 @@ class EmbodiedEnv(TwoPhaseEnv):
         self._frames = episode.traversal.frames
         if not self._frames:
             raise MemgymError(f"episode {episode.episode_id}: its traversal has no frames")
+        nav = self.scene.navgrid
+        for frame in (self._frames[0], self._frames[-1]):
+            snapped = nav.snap(frame.position)
+            if snapped is None or np.hypot(snapped[0] - frame.position[0], snapped[2] - frame.position[2]) > 0.5:
+                raise MemgymError(
+                    f"episode {episode.episode_id}: frame {frame.index} at {frame.position} is off the navigable floor "
+                    f"of scene {self.scene.scene_id}; was it recorded in another scene or with another agent?"
+                )
         return len(self._frames)
 
     def _formation_observation(self, step: int) -> dict[str, Any]:

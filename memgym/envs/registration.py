@@ -10,6 +10,7 @@ import gymnasium
 
 GYM_ENVS: dict[str, str] = {
     "memgym/DialogMem-v0": "memgym.envs.dialogmem_env:DialogMemEnv",
+    "memgym/VoxMem-v0": "memgym.envs.spoken_history_env:SpokenHistoryEnv",
 }
 """Gymnasium id -> ``module:Class`` entry point."""
 

@@ -11,7 +11,7 @@ Layout of one scene ``X`` (as in ``hm3d/val/00800-TEEsavR23oF/``)::
 Geometry is converted from the files' Z-up frame to Habitat's Y-up frame:
 ``(x, y, z) -> (x, z, -y)``. Instance ids are read from ``X.semantic.glb``'s texture at the hit's
 UV (nearest texel), mapped through the hex colours of ``X.semantic.txt``; colours without a row
-give id 0. Object annotations follow GOAT-Bench's goals: ``{"goals": {"X.basis.glb_<category>":
+give id 0. Object annotations follow GOAT-Bench's goals (or ObjectNav's ``goals_by_category``): ``{"goals": {"X.basis.glb_<category>":
 [{"object_id", "object_category", "position", "view_points": [{"agent_state": {"position",
 "rotation"}}], "lang_desc", ...}]}}`` with positions already in the Habitat frame; the instance
 id of an annotation is its ``semantic_id`` field or the integer ending its ``object_id``. Without
@@ -65,6 +65,9 @@ class TexturedLookup(SurfaceLookup):
         self.textures = [np.asarray(t, np.uint8) for t in textures]
         self.tri_color = np.asarray(tri_color, np.uint8)
         self.color_to_id = color_to_id
+        if color_to_id:
+            self._keys = np.array(sorted(color_to_id), np.int64)
+            self._values = np.array([color_to_id[int(k)] for k in self._keys], np.int32)
 
     def colors(self, primitive_ids: np.ndarray, uvs: np.ndarray) -> np.ndarray:
         """``(N, 3) uint8`` texel colours at the hits."""
@@ -87,14 +90,12 @@ class TexturedLookup(SurfaceLookup):
         return self.colors(primitive_ids, uvs).astype(np.float32) / 255.0
 
     def semantic(self, primitive_ids: np.ndarray, uvs: np.ndarray) -> np.ndarray:
-        if self.color_to_id is None:
+        if not self.color_to_id:
             return np.zeros(len(primitive_ids), np.int32)
         rgb = self.colors(primitive_ids, uvs).astype(np.int64)
         packed = (rgb[:, 0] << 16) | (rgb[:, 1] << 8) | rgb[:, 2]
-        keys = np.array(sorted(self.color_to_id), np.int64)
-        values = np.array([self.color_to_id[k] for k in keys], np.int32)
-        idx = np.clip(np.searchsorted(keys, packed), 0, len(keys) - 1)
-        return np.where(keys[idx] == packed, values[idx], 0).astype(np.int32)
+        idx = np.clip(np.searchsorted(self._keys, packed), 0, len(self._keys) - 1)
+        return np.where(self._keys[idx] == packed, self._values[idx], 0).astype(np.int32)
 
 
 def read_semantic_txt(path: Path) -> list[tuple[int, str, str, int]]:
@@ -304,9 +305,7 @@ class HM3DScene(MeshScene):
                         view_points=tuple(views),
                     )
                 )
-        scene._objects = objects
-        scene._by_id = {o.object_id: o for o in objects}
-        scene._by_semantic = {o.semantic_id: o for o in objects}
+        scene.set_objects(objects)
         scene.regions = _regions(objects)
         return scene
 
@@ -355,9 +354,11 @@ def _read_goals(path: Path, *, required: bool) -> list[SceneObject]:
         data = json.loads(raw)
     except (OSError, json.JSONDecodeError) as exc:
         raise MemgymError(f"{path}: not valid (gzipped) JSON ({exc})") from None
-    goals = data.get("goals") if isinstance(data, dict) else None
+    goals = None
+    if isinstance(data, dict):  # GOAT-Bench: "goals"; HM3D ObjectNav: "goals_by_category"
+        goals = data.get("goals", data.get("goals_by_category"))
     if not isinstance(goals, dict):
-        raise MemgymError(f"{path}: expected a GOAT-Bench goals file with a 'goals' mapping")
+        raise MemgymError(f"{path}: expected a GOAT-Bench goals file with a 'goals' (or 'goals_by_category') mapping")
     objects, seen = [], set()
     for key, entries in goals.items():
         for n, entry in enumerate(entries):
@@ -408,7 +409,7 @@ def instance_color(instance_id: int) -> str:
     return f"{packed:06X}"
 
 
-def export_hm3d(scene: MeshScene, folder: str | Path, name: str, *, region_of: dict[int, int] | None = None) -> Path:
+def export_hm3d(scene: MeshScene, folder: str | Path, name: str) -> Path:
     """Write ``scene`` in the HM3D layout (module docstring); returns the stem ``folder/name``.
 
     The scene must expose per-triangle colours and ids (a generated house does). Each triangle
@@ -448,7 +449,9 @@ def export_hm3d(scene: MeshScene, folder: str | Path, name: str, *, region_of: d
     for obj in scene.objects:
         goals.setdefault(f"{name}.basis.glb_{obj.category}", []).append(
             {
-                "object_id": f"{name}_{obj.semantic_id}",
+                "object_id": obj.object_id
+                if obj.object_id.endswith(f"_{obj.semantic_id}")
+                else f"{name}_{obj.semantic_id}",
                 "object_category": obj.category,
                 "object_name": obj.object_id,
                 "position": list(obj.position),

@@ -126,10 +126,8 @@ class MeshScene(Scene):
             sv, st, slookup = semantic_mesh
             self.semantic_geometry = (np.asarray(sv, np.float32), np.asarray(st, np.int32))
             self._semantic = (_raycaster(*self.semantic_geometry), slookup)
-        self._objects = list(objects)
+        self.set_objects(objects)
         self.regions = list(regions)
-        self._by_id = {o.object_id: o for o in self._objects}
-        self._by_semantic = {o.semantic_id: o for o in self._objects}
         self.agent = agent or AgentSpec()
         self.floor_height = (
             estimate_floor_height(self.vertices, self.triangles) if floor_height is None else floor_height
@@ -142,6 +140,12 @@ class MeshScene(Scene):
     @property
     def objects(self) -> list[SceneObject]:
         return self._objects
+
+    def set_objects(self, objects: Sequence[SceneObject]) -> None:
+        """Replace the annotated objects (backends annotate after the geometry is built)."""
+        self._objects = list(objects)
+        self._by_id = {o.object_id: o for o in self._objects}
+        self._by_semantic = {o.semantic_id: o for o in self._objects}
 
     def object(self, object_id: str) -> SceneObject:
         """The object with ``object_id``; a clear error names the scene when it is unknown."""
@@ -177,7 +181,7 @@ class MeshScene(Scene):
         hits = self._raycaster.cast_rays(o3d.core.Tensor(rays))
         t = hits["t_hit"].numpy()
         hit = np.isfinite(t)
-        prim = np.where(hit, hits["primitive_ids"].numpy(), 0).astype(np.int64)
+        prim = np.where(hit, hits["primitive_ids"].numpy(), np.uint32(0))
         uvs = hits["primitive_uvs"].numpy()
         normals = hits["primitive_normals"].numpy()
         # head light: |cos| between the surface normal and the ray; sky light: fixed direction

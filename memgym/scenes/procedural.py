@@ -157,9 +157,7 @@ def _try_generate(rng: np.random.Generator, seed: int, config: HouseConfig, agen
         return None
     for sid, p in zip(object_ids, placed):
         table[sid] = (p.category.name, p.room.index)
-    house.objects.extend(_annotate(placed, object_ids, views))
-    house._by_id = {o.object_id: o for o in house.objects}
-    house._by_semantic = {o.semantic_id: o for o in house.objects}
+    house.set_objects(_annotate(placed, object_ids, views))
     house.seed, house.config, house.floor_plan, house.semantic_table, house.soup = seed, config, plan, table, soup
     return house
 
@@ -187,11 +185,8 @@ def _structure(rng, plan: FloorPlan, config: HouseConfig):
         sid += 1
     for door in plan.doorways:
         size = (t + 0.002, 0.1, door.width) if door.axis == "x" else (door.width, 0.1, t + 0.002)
-        parts.append(
-            meshes.box(
-                (door.x, -0.05, door.z), size, FLOOR_COLORS[plan.rooms[door.a].kind], sid - len(plan.rooms) + door.a
-            )
-        )
+        floor_id = door.a + 1  # floors were numbered 1..rooms above
+        parts.append(meshes.box((door.x, -0.05, door.z), size, FLOOR_COLORS[plan.rooms[door.a].kind], floor_id))
     wall_color = WALL_COLORS[int(rng.integers(len(WALL_COLORS)))]
     for wall in plan.walls:
         for p0, p1 in wall.solid_pieces():

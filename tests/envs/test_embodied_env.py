@@ -133,3 +133,15 @@ def test_works_in_a_vector_env():
     obs, reward, *_ = envs.step(envs.action_space.sample())
     assert reward.tolist() == [0.0, 0.0]
     envs.close()
+
+
+def test_episode_with_poses_off_the_floor_is_rejected(env):
+    import dataclasses
+
+    env.reset(seed=3)
+    episode = env.episode
+    frames = list(episode.traversal.frames)
+    frames[0] = dataclasses.replace(frames[0], position=(90.0, 0.0, 90.0))
+    bad = dataclasses.replace(episode, traversal=dataclasses.replace(episode.traversal, frames=tuple(frames)))
+    with pytest.raises(MemgymError, match="frame 0 at .* is off the navigable floor"):
+        env.reset(options={"episode": bad})

@@ -49,10 +49,7 @@ def test_round_trip_renders_the_same_images(house, stem):
     assert sorted(loaded) == sorted(o.semantic_id for o in house.objects)
     for a in house.objects:
         b = loaded[a.semantic_id]
-        assert (
-            b.object_id == f"HOUSE2_{a.semantic_id}"
-            and b.object_id == scene.object_by_semantic_id(a.semantic_id).object_id
-        )
+        assert b.object_id == a.object_id  # "<category>_<instance id>", as in GOAT-Bench
         assert b.category == a.category and b.view_points == a.view_points and b.lang_desc == a.lang_desc
         np.testing.assert_allclose(b.size, a.size, atol=1e-3)
     for obj in house.objects[:4]:
@@ -106,7 +103,7 @@ def test_missing_and_mismatched_files_are_clear_errors(stem, tmp_path):
     (tmp_path / "L.semantic.txt").write_text(stem.parent.joinpath(stem.name + ".semantic.txt").read_text())
     with pytest.raises(MemgymError, match=r"'L_99999' has instance id 99999"):
         HM3DScene.load(lonely, annotations=bad)
-    bad.write_text(json.dumps({"goals": {"k": [{"position": [0, 0, 0]}]}}))
+    bad.write_text(json.dumps({"goals_by_category": {"k": [{"position": [0, 0, 0]}]}}))
     with pytest.raises(MemgymError, match=r"goals\['k'\]\[0\]: missing or malformed field"):
         HM3DScene.load(lonely, annotations=bad)
 

@@ -53,7 +53,11 @@ def test_objects_stand_on_floors_or_supports(house):
         else:
             assert bottom == pytest.approx(0.0, abs=1e-3), obj.object_id
         region = house.regions[obj.region_id]
-        assert region.contains(obj.position[0], obj.position[2]) and obj.region == region.name
+        assert obj.region == region.name
+        x0, z0, x1, z1 = region.bounds  # inside the room's walls
+        lo = np.array(obj.position) - np.array(obj.size) / 2
+        hi = np.array(obj.position) + np.array(obj.size) / 2
+        assert x0 - 1e-3 <= lo[0] and hi[0] <= x1 + 1e-3 and z0 - 1e-3 <= lo[2] and hi[2] <= z1 + 1e-3, obj.object_id
 
 
 def test_objects_do_not_interpenetrate(house):

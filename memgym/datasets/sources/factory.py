@@ -1,0 +1,47 @@
+"""Open a source library by name from a small typed config (used by benchmark configs)."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Literal
+
+from memgym.core.errors import ConfigError
+from memgym.datasets.sources.library import SourceLibrary
+
+
+@dataclasses.dataclass(frozen=True)
+class LibraryConfig:
+    """Which sound library to use."""
+
+    kind: Literal["synthetic_env", "synthetic_instruments", "esc50", "nsynth"] = dataclasses.field(
+        default="synthetic_env", metadata={"help": "sound source library"}
+    )
+    root: str = dataclasses.field(default="", metadata={"help": "local data folder (esc50 / nsynth)"})
+    instrument_set: int = dataclasses.field(default=1, metadata={"help": "NSynth / synthetic instrument set (1-3)"})
+    seed: int = dataclasses.field(default=0, metadata={"help": "seed of the synthetic libraries' content"})
+    cache_dir: str = dataclasses.field(default="", metadata={"help": "optional folder caching synthesised clips/notes"})
+
+
+def open_library(config: LibraryConfig | str) -> SourceLibrary:
+    """Build the library named by ``config`` (a :class:`LibraryConfig` or just its ``kind``)."""
+    if isinstance(config, str):
+        config = LibraryConfig(kind=config)  # type: ignore[arg-type]
+    if config.kind == "synthetic_env":
+        from memgym.datasets.sources.synthetic_environment import SyntheticEnvironmentLibrary
+
+        return SyntheticEnvironmentLibrary(seed=config.seed, cache_dir=config.cache_dir or None)
+    if config.kind == "synthetic_instruments":
+        from memgym.datasets.sources.synthetic_instruments import SyntheticInstrumentLibrary
+
+        return SyntheticInstrumentLibrary(config.instrument_set, seed=config.seed, cache_dir=config.cache_dir or None)
+    if not config.root:
+        raise ConfigError(f"library.kind={config.kind} needs library.root=<local folder>")
+    if config.kind == "esc50":
+        from memgym.datasets.sources.esc50 import ESC50Library
+
+        return ESC50Library(config.root)
+    if config.kind == "nsynth":
+        from memgym.datasets.sources.nsynth import NSynthLibrary
+
+        return NSynthLibrary(config.root, instrument_set=config.instrument_set)
+    raise ConfigError(f"unknown library.kind '{config.kind}'")

@@ -1,0 +1,103 @@
+"""Assembling nested histories of several context budgets, with timestamps.
+
+:func:`nest_histories` places an item's core sessions (evidence + its own haystacks) and then,
+budget by budget in increasing order, inserts extra sessions (borrowed haystacks, fillers) at
+uniformly random gaps until the next one would not fit. Every longer history therefore
+contains every session of the shorter one in the same relative order (strict extension), the
+core sessions' positions stay spread uniformly (random insertion keeps their relative positions
+exchangeable with the fillers'), and evidence whose order matters (TET) keeps its order. Times
+are stamped once over the longest history, so a session has the same timestamp at every budget.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from memgym.core.errors import MemgymError
+
+HEADER_TEMPLATE = "Session {index} - {timestamp}"
+"""Text shown before each session (counted in the budget)."""
+TIME_FORMAT = "%Y-%m-%d %H:%M"
+
+
+def core_order(ranks: Sequence[int], rng: np.random.Generator) -> list[int]:
+    """A random order of the core sessions in which those with ``rank >= 0`` keep ascending rank.
+
+    Args:
+        ranks: per core session, its order rank or -1 (free).
+    Returns:
+        indices into ``ranks`` in history order.
+    """
+    perm = [int(i) for i in rng.permutation(len(ranks))]
+    ordered = sorted((i for i in perm if ranks[i] >= 0), key=lambda i: ranks[i])
+    slots = iter(ordered)
+    return [next(slots) if ranks[i] >= 0 else i for i in perm]
+
+
+def nest_histories(
+    core_tokens: Sequence[int],
+    order: Sequence[int],
+    budgets: Sequence[int],
+    next_extra: Callable[[int], tuple[object, int] | None],
+    rng: np.random.Generator,
+    *,
+    min_fill: float = 0.9,
+) -> tuple[list[object], dict[int, list[int]]]:
+    """Grow one history budget by budget.
+
+    Args:
+        core_tokens: token count of each core session.
+        order: history order of the core sessions (:func:`core_order`).
+        budgets: context budgets in tokens.
+        next_extra: ``(remaining_tokens) -> (session, tokens)`` of the next extra session that
+            fits in ``remaining_tokens``, or ``None`` when nothing more fits.
+        rng: draws insertion gaps.
+        min_fill: a history must reach ``min_fill * budget`` tokens.
+    Returns:
+        ``(sessions, histories)``: every placed session (core ones as their index ``int`` into
+        ``core_tokens``, extras as returned by ``next_extra``), and per budget the indices into
+        ``sessions`` in history order.
+    Raises:
+        MemgymError: the core alone exceeds the smallest budget, or a budget cannot be filled.
+    """
+    budgets = sorted(int(b) for b in budgets)
+    core_total = int(sum(core_tokens))
+    if core_total > budgets[0]:
+        raise MemgymError(
+            f"the item's evidence and haystack sessions need {core_total} tokens, more than the "
+            f"smallest budget {budgets[0]}; use a larger budget"
+        )
+    sessions: list[object] = list(range(len(core_tokens)))
+    tokens = [int(t) for t in core_tokens]
+    current = list(order)
+    total = core_total
+    histories: dict[int, list[int]] = {}
+    for budget in budgets:
+        while True:
+            extra = next_extra(budget - total)
+            if extra is None:
+                break
+            session, count = extra
+            if total + count > budget:
+                break
+            sessions.append(session)
+            tokens.append(int(count))
+            current.insert(int(rng.integers(0, len(current) + 1)), len(sessions) - 1)
+            total += int(count)
+        if total < min_fill * budget:
+            raise MemgymError(f"could only fill {total} of {budget} tokens; the filler source ran out")
+        histories[budget] = list(current)
+    return sessions, histories
+
+
+def timestamps(count: int, rng: np.random.Generator, start: dt.datetime | None = None) -> list[str]:
+    """``count`` increasing session start times (gaps of 3 hours to 4 days), formatted :data:`TIME_FORMAT`."""
+    when = start or dt.datetime(2025, 1, 6, 9, 0) + dt.timedelta(days=int(rng.integers(0, 300)))
+    out = []
+    for _ in range(count):
+        out.append(when.strftime(TIME_FORMAT))
+        when += dt.timedelta(minutes=int(rng.integers(180, 4 * 24 * 60)))
+    return out

@@ -1,0 +1,175 @@
+"""The answer oracle: recomputes a question's answer from the structured facts of a history.
+
+Planning fixes the gold answer with :func:`answer_query` over the plan's own sessions; quality
+control runs it again over the assembled history (evidence + haystacks + fillers, in order) and
+requires the same answer, so no added session can supply an alternative answer. It returns
+:data:`~memgym.datasets.voxmem.taxonomy.REFUSAL` when the question's premise is absent and
+:data:`~memgym.datasets.voxmem.taxonomy.AMBIGUOUS` when the history supports several answers.
+
+:func:`transcript_candidates` is the transcript-only counterpart: the answers a text-only
+answerer cannot rule out when it sees every session's words and order but neither voices, tones
+nor background sounds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from memgym.datasets.speech.cues import CUE_WORDS
+from memgym.datasets.voxmem.records import Query, SessionFact
+from memgym.datasets.voxmem.taxonomy import AMBIGUOUS, REFUSAL
+from memgym.datasets.voxmem.topics import FAMILY_BY_NAME
+
+RATE_ORDER = {"slow": 0, "neutral": 1, "fast": 2}
+"""Speaking-rate rank of the cues used by rate comparisons."""
+
+
+def sound_label(sound: str) -> str:
+    """Spoken form of a sound class (``"clock_alarm"`` -> ``"clock alarm"``)."""
+    return sound.replace("_", " ")
+
+
+def _speaker_label(fact: SessionFact, asker: str) -> str:
+    return "you" if fact.speaker == asker else "someone else"
+
+
+def _state(query: Query, fact: SessionFact) -> str:
+    if query.evidence == "semantics":
+        return fact.value
+    if query.evidence == "speaker":
+        return _speaker_label(fact, query.asker)
+    if query.evidence == "paralinguistic":
+        return CUE_WORDS[fact.cue]
+    return sound_label(fact.sound) if fact.sound else "no background sound"
+
+
+def _premise(query: Query, facts: Sequence[SessionFact], subject: str) -> list[SessionFact]:
+    """Sessions in which a value for ``subject`` was stated (by the asker where the question says "I")."""
+    hits = [f for f in facts if f.subject == subject and f.value]
+    if query.evidence in ("paralinguistic",) or (query.operation == "IE" and query.evidence != "speaker"):
+        hits = [f for f in hits if f.speaker == query.asker]
+    return hits
+
+
+def _unique(values: list[str]) -> str:
+    if not values:
+        return REFUSAL
+    return values[0] if len(set(values)) == 1 else AMBIGUOUS
+
+
+def answer_query(query: Query, facts: Sequence[SessionFact]) -> str:
+    """The answer ``facts`` (topical sessions, in history order) support for ``query``."""
+    op, ev, sub = query.operation, query.evidence, query.subtype
+    subject = query.subjects[0]
+    if op == "IE":
+        hits = _premise(query, facts, subject)
+        if sub == "context_to_cue":
+            if ev == "speaker":
+                return _unique(["yes" if f.speaker == query.asker else "no" for f in hits])
+            return _unique([_state(query, f) for f in hits])
+        if ev == "speaker":
+            hits = [f for f in hits if f.speaker == query.asker]
+        elif ev == "paralinguistic":
+            hits = [f for f in hits if f.cue == query.cue]
+        elif ev == "sound":
+            hits = [f for f in hits if f.sound == query.sound]
+        return _unique([f.value for f in hits])
+    if op == "MSR":
+        if sub == "counting":
+            hits = _premise(query, facts, subject)
+            if not hits:
+                return REFUSAL
+            if ev == "semantics":
+                return str(len(hits))
+            if ev == "speaker":
+                return str(len({f.speaker for f in hits}))
+            if ev == "paralinguistic":
+                return str(sum(f.cue == query.cue for f in hits))
+            return str(sum(f.sound == query.sound for f in hits))
+        per_subject = [_premise(query, facts, s) for s in query.subjects]
+        if any(not hits for hits in per_subject):
+            return REFUSAL
+        if sub == "matching":
+            states = []
+            for hits in per_subject:
+                state = _unique([f.speaker if ev == "speaker" else _state(query, f) for f in hits])
+                if state == AMBIGUOUS:
+                    return AMBIGUOUS
+                states.append(state)
+            return "yes" if states[0] == states[1] else "no"
+        # comparing
+        if ev == "semantics":
+            family = FAMILY_BY_NAME[query.family]
+            ranks = []
+            for hits in per_subject:
+                value = _unique([f.value for f in hits])
+                if value == AMBIGUOUS:
+                    return AMBIGUOUS
+                ranks.append(family.values.index(value))
+            return _argmax(query.subjects, ranks)
+        if ev == "speaker":
+            return _argmax(query.subjects, [sum(f.speaker == query.asker for f in hits) for hits in per_subject])
+        if ev == "paralinguistic":
+            ranks = []
+            for hits in per_subject:
+                cue = _unique([f.cue for f in hits])
+                if cue == AMBIGUOUS or cue not in RATE_ORDER:
+                    return AMBIGUOUS
+                ranks.append(RATE_ORDER[cue])
+            return _argmax(query.subjects, ranks)
+        hits = per_subject[0]
+        return _argmax(
+            tuple(sound_label(o) for o in query.options), [sum(f.sound == o for f in hits) for o in query.options]
+        )
+    if op == "TET":
+        hits = _premise(query, facts, subject)
+        if not hits:
+            return REFUSAL
+        states = [_state(query, f) for f in hits]
+        if sub == "latest":
+            return states[-1]
+        if sub == "at_point":
+            return states[query.point] if query.point < len(states) else REFUSAL
+        return ", then ".join(states)
+    raise ValueError(f"unknown operation '{op}'")
+
+
+def _argmax(options: Sequence[str], scores: Sequence[int]) -> str:
+    best = max(scores)
+    winners = [o for o, s in zip(options, scores) if s == best]
+    return winners[0] if len(winners) == 1 else AMBIGUOUS
+
+
+def transcript_candidates(query: Query, facts: Sequence[SessionFact]) -> set[str]:
+    """Answers a text-only answerer cannot exclude: every fact's voice, cue and sound hidden.
+
+    The answerer knows the words (subjects, values, order) but not who spoke, how, or over which
+    sound; it considers every assignment of those hidden attributes that the transcript allows
+    (each attribute free over the values the history's facts use, plus the query's own).
+    """
+    speakers = sorted({f.speaker for f in facts} | {query.asker})
+    cues = sorted({f.cue for f in facts} | ({query.cue} if query.cue else set()) | {"neutral"})
+    sounds = sorted({f.sound for f in facts} | set(query.options) | ({query.sound} if query.sound else set()))
+    hidden = {"speaker": speakers, "paralinguistic": cues, "sound": sounds}
+    if query.evidence not in hidden:
+        return {answer_query(query, facts)}
+    relevant = [i for i, f in enumerate(facts) if f.subject in query.subjects]
+    choices = hidden[query.evidence]
+    answers: set[str] = set()
+    # enumerate assignments of the hidden attribute over the relevant facts (bounded: few facts)
+    if len(choices) ** len(relevant) > 20000:
+        return {"<too many>", answer_query(query, facts)}
+    for code in range(len(choices) ** len(relevant)):
+        altered = list(facts)
+        for i in relevant:
+            code, pick = divmod(code, len(choices))
+            field = {"speaker": "speaker", "paralinguistic": "cue", "sound": "sound"}[query.evidence]
+            altered[i] = _replace(facts[i], **{field: choices[pick]})
+        answers.add(answer_query(query, altered))
+    return answers - {AMBIGUOUS}
+
+
+def _replace(fact: SessionFact, **changes: str) -> SessionFact:
+    import dataclasses
+
+    return dataclasses.replace(fact, **changes)

@@ -1,0 +1,48 @@
+"""VoxMem's two axes: acoustic evidence x memory operation, the 15 valid cells and their subtypes.
+
+Evidence: ``semantics`` (what was said), ``speaker`` (who said it), ``paralinguistic`` (how it
+was said), ``sound`` (what was audible). Operations: ``IE`` information extraction, ``MSR``
+multi-session reasoning, ``TET`` temporal evolution tracking, ``AR`` answer refusal. IE over
+semantics is left out (it would be plain transcript retrieval), giving 15 cells.
+"""
+
+from __future__ import annotations
+
+EVIDENCE_TYPES: tuple[str, ...] = ("semantics", "speaker", "paralinguistic", "sound")
+OPERATIONS: tuple[str, ...] = ("IE", "MSR", "TET", "AR")
+AUDIO_NATIVE: frozenset[str] = frozenset({"speaker", "paralinguistic", "sound"})
+"""Evidence types whose answers cannot be recovered from a transcript."""
+
+SUBTYPES: dict[str, tuple[str, ...]] = {
+    "IE": ("context_to_cue", "cue_to_fact"),
+    "MSR": ("counting", "matching", "comparing"),
+    "TET": ("latest", "at_point", "full_sequence"),
+    "AR": ("from_IE", "from_MSR", "from_TET"),
+}
+"""Operation -> subtypes. AR subtypes name the operation the refused item was derived from."""
+
+CELLS: tuple[tuple[str, str], ...] = tuple(
+    (evidence, operation)
+    for evidence in EVIDENCE_TYPES
+    for operation in OPERATIONS
+    if not (evidence == "semantics" and operation == "IE")
+)
+"""The 15 valid (evidence, operation) cells."""
+
+REFUSAL = "unanswerable"
+"""Gold answer of answer-refusal items (and the oracle's answer when the premise is absent)."""
+
+AMBIGUOUS = "<ambiguous>"
+"""The oracle's answer when the history supports more than one answer (a construction error)."""
+
+
+def cell_name(evidence: str, operation: str) -> str:
+    """``"speaker/IE"`` style name of a cell."""
+    return f"{evidence}/{operation}"
+
+
+def subtypes_for(evidence: str, operation: str) -> tuple[str, ...]:
+    """Subtypes valid in a cell (IE over semantics has none; context_to_cue needs acoustic evidence)."""
+    if (evidence, operation) not in CELLS:
+        raise ValueError(f"({evidence}, {operation}) is not a VoxMem cell; valid cells: {CELLS}")
+    return SUBTYPES[operation]

@@ -1,0 +1,69 @@
+"""Context-budget accounting: Whisper-encoder tokens for audio plus text tokens.
+
+Audio: a Whisper encoder emits 1500 frames per 30 s window, i.e. :data:`AUDIO_TOKENS_PER_S` = 50
+tokens per second; a clip of ``d`` seconds counts ``ceil(50 * d)``.
+
+Text: a named tokenizer (``TokenCounter.name`` is recorded in every dataset):
+
+* ``"gpt2-pretok"`` (default, offline): the GPT-2 pre-tokenisation regex (contractions, letter
+  runs with their leading space, digit runs, punctuation runs, whitespace), with every piece
+  longer than :data:`MAX_PIECE_CHARS` characters counted as ``ceil(len / 4)`` tokens. BPE never
+  merges across pre-tokenisation pieces, so this is close to (and a slight under-estimate of)
+  GPT-2 / Whisper BPE counts for English dialogue text, without downloading a vocabulary.
+* ``"hf:<local folder>"``: the exact count of any Hugging Face tokenizer saved locally
+  (``AutoTokenizer.from_pretrained(folder)``, no special tokens).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+from memgym.core.errors import MemgymError
+
+AUDIO_TOKENS_PER_S = 50
+"""Whisper-encoder output frames per second of audio."""
+MAX_PIECE_CHARS = 6
+_GPT2_PRETOKENIZE = re.compile(r"""'s|'t|'re|'ve|'m|'ll|'d| ?[A-Za-z]+| ?[0-9]+| ?[^\sA-Za-z0-9]+|\s+(?!\S)|\s+""")
+
+
+def audio_tokens(duration_s: float) -> int:
+    """Whisper-encoder tokens of a clip of ``duration_s`` seconds (50/s, rounded up)."""
+    return int(math.ceil(AUDIO_TOKENS_PER_S * max(float(duration_s), 0.0) - 1e-9))
+
+
+class TokenCounter:
+    """Counts text tokens with a named tokenizer (see module docstring).
+
+    Args:
+        name: ``"gpt2-pretok"`` or ``"hf:<local folder>"``.
+    Raises:
+        MemgymError: an unknown name or an unreadable tokenizer folder.
+    """
+
+    def __init__(self, name: str = "gpt2-pretok") -> None:
+        self.name = name
+        self._hf = None
+        if name.startswith("hf:"):
+            folder = Path(name[3:])
+            if not folder.is_dir():
+                raise MemgymError(f"tokenizer '{name}': {folder} is not a folder with a saved tokenizer")
+            from transformers import AutoTokenizer
+
+            try:
+                self._hf = AutoTokenizer.from_pretrained(str(folder))
+            except Exception as exc:
+                raise MemgymError(f"tokenizer '{name}': cannot load a tokenizer from {folder}: {exc}") from None
+        elif name != "gpt2-pretok":
+            raise MemgymError(f"tokenizer '{name}' is unknown; use 'gpt2-pretok' or 'hf:<local folder>'")
+
+    def count(self, text: str) -> int:
+        """Number of tokens of ``text``."""
+        if self._hf is not None:
+            return len(self._hf(text, add_special_tokens=False)["input_ids"])
+        total = 0
+        for piece in _GPT2_PRETOKENIZE.findall(text):
+            stripped = piece.strip() or piece
+            total += 1 if len(stripped) <= MAX_PIECE_CHARS else math.ceil(len(stripped) / 4)
+        return total

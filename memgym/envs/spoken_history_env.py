@@ -1,0 +1,191 @@
+"""``SpokenHistoryEnv``: a multi-session spoken history (formation), then one question (use).
+
+## Description
+Plays VoxMem episodes. Formation steps through the history turn by turn: user turns are audio
+(16 kHz mono), assistant turns are text, each with its session index, session-start flag and the
+session's timestamp. Use presents the question (text, and the same words spoken in the asking
+user's voice) and takes a text answer.
+
+## Observation space (``spaces.Dict``)
+| key | space | meaning |
+| --- | --- | --- |
+| ``audio`` | ``Box(-1, 1, (max_audio_s * 16000,), float32)`` | the turn's waveform, zero-padded |
+| ``audio_length`` | ``Box(0, N, (1,), int64)`` | valid samples in ``audio`` (0 for text turns) |
+| ``text`` | ``Text(max_text)`` | assistant text, or the question in use (empty for user audio) |
+| ``role`` | ``Discrete(3)`` | 0 user audio, 1 assistant text, 2 question |
+| ``session_index`` | ``Box(0, 10**6, (1,), int64)`` | 0-based session of the turn |
+| ``session_start`` | ``Discrete(2)`` | 1 on a session's first turn |
+| ``timestamp`` | ``Text(32)`` | session start time ``YYYY-MM-DD HH:MM`` |
+
+## Action space
+``Text(max_text)``: the answer. Ignored during formation.
+
+## Rewards
+0 in formation; in use, 1.0 for a normalised exact match of the gold answer (for refusal items,
+any answer that declines: "unanswerable", "cannot tell", "not enough information", ...).
+
+## Arguments
+``dataset``: a VoxMem dataset folder (``memgym generate voxmem``) -- episodes are drawn from it;
+without one, a one-item history at ``budget`` tokens is generated (cached) per reset.
+``budget``: keep only episodes of this budget (tokens). ``max_audio_s``: longest turn (30 s).
+"""
+
+from __future__ import annotations
+
+import string
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from memgym.core.episode import Dataset, TaskItem
+from memgym.core.errors import MemgymError
+from memgym.core.registry import register_env
+from memgym.datasets.voxmem.records import VoxMemEpisode
+from memgym.envs.two_phase import TwoPhaseEnv
+from memgym.tasks.text_match import normalize_answer
+
+SAMPLE_RATE = 16000
+CHARSET = string.printable
+REFUSALS = ("unanswerable", "cannot", "can't", "not enough", "no information", "don't know", "not sure", "unknown")
+
+
+@register_env("voxmem")
+class SpokenHistoryEnv(TwoPhaseEnv):
+    """Formation = sessions of audio user turns and text assistant turns; use = one question."""
+
+    metadata = {"render_modes": ["rgb_array"], "render_fps": 4}
+
+    def __init__(
+        self,
+        dataset: str | Path | None = None,
+        *,
+        budget: int | None = None,
+        max_audio_s: float = 30.0,
+        max_text: int = 2048,
+        render_mode: str | None = None,
+    ) -> None:
+        super().__init__(render_mode=render_mode)
+        self.dataset_dir = Path(dataset) if dataset is not None else None
+        self.budget = budget
+        self.max_samples = int(max_audio_s * SAMPLE_RATE)
+        self.max_text = max_text
+        self._episodes: list[VoxMemEpisode] = []
+        if self.dataset_dir is not None:
+            manifest = self.dataset_dir / "manifest.jsonl"
+            if not manifest.is_file():
+                raise MemgymError(f"{self.dataset_dir} is not a VoxMem dataset (no manifest.jsonl)")
+            episodes = [e for e in Dataset.load(manifest) if budget is None or e.budget == budget]
+            if not episodes:
+                raise MemgymError(f"{manifest} has no episodes at budget {budget}")
+            self._episodes = episodes
+        text = spaces.Text(max_length=max_text, min_length=0, charset=CHARSET)
+        self.observation_space = spaces.Dict(
+            {
+                "audio": spaces.Box(-1.0, 1.0, (self.max_samples,), np.float32),
+                "audio_length": spaces.Box(0, self.max_samples, (1,), np.int64),
+                "text": text,
+                "role": spaces.Discrete(3),
+                "session_index": spaces.Box(0, 10**6, (1,), np.int64),
+                "session_start": spaces.Discrete(2),
+                "timestamp": spaces.Text(max_length=32, min_length=0, charset=CHARSET),
+            }
+        )
+        self.action_space = spaces.Text(max_length=max_text, min_length=0, charset=CHARSET)
+        self._turns: list[tuple[int, int, Any]] = []
+        self._last_audio = np.zeros(0, np.float32)
+
+    # ----- hooks -----------------------------------------------------------------------------------
+    def _build_episode(self, rng: np.random.Generator, options: dict[str, Any]) -> VoxMemEpisode:
+        if self._episodes:
+            return self._episodes[int(rng.integers(len(self._episodes)))]
+        return _generated_episode(int(rng.integers(0, 2**31)), self.budget or 4096)
+
+    def _begin(self, episode) -> int:
+        if not isinstance(episode, VoxMemEpisode):
+            raise TypeError(f"SpokenHistoryEnv plays VoxMemEpisode records, got {type(episode).__name__}")
+        root = episode.annotations.get("dataset_dir") or (str(self.dataset_dir) if self.dataset_dir else "")
+        self._root = Path(root)
+        self._turns = [(si, ti, turn) for si, s in enumerate(episode.sessions) for ti, turn in enumerate(s.turns)]
+        return len(self._turns)
+
+    def _formation_observation(self, step: int) -> dict[str, Any]:
+        session_index, turn_index, turn = self._turns[step]
+        session = self.episode.sessions[session_index]
+        audio = self._load(turn.audio) if turn.role == "user" else np.zeros(0, np.float32)
+        return self._observation(
+            audio, "" if turn.role == "user" else turn.text, 0 if turn.role == "user" else 1,
+            session_index, turn_index == 0, session.timestamp,
+        )  # fmt: skip
+
+    def _use_observation(self, item: TaskItem, index: int) -> dict[str, Any]:
+        audio_path = item.annotations.get("question_audio", "")
+        audio = self._load(audio_path) if audio_path else np.zeros(0, np.float32)
+        return self._observation(audio, item.prompt, 2, len(self.episode.sessions), False, "")
+
+    def _score(self, item: TaskItem, action: Any) -> dict[str, Any]:
+        prediction = normalize_answer(str(action))
+        gold = normalize_answer(str(item.answer))
+        if item.answer == "unanswerable":
+            hit = any(r in str(action).lower() for r in REFUSALS)
+        else:
+            hit = prediction == gold
+        return {"exact_match": float(hit), "reward": float(hit)}
+
+    # ----- helpers -----------------------------------------------------------------------------------
+    def _load(self, relative: str) -> np.ndarray:
+        import soundfile
+
+        path = self._root / relative
+        try:
+            audio, rate = soundfile.read(str(path), dtype="float32")
+        except Exception as exc:
+            raise MemgymError(f"cannot read VoxMem audio {path}: {exc}") from None
+        if rate != SAMPLE_RATE:
+            raise MemgymError(f"{path} is {rate} Hz; VoxMem audio is {SAMPLE_RATE} Hz")
+        return audio[: self.max_samples]
+
+    def _observation(self, audio, text, role, session_index, start, timestamp) -> dict[str, Any]:
+        self._last_audio = audio
+        padded = np.zeros(self.max_samples, np.float32)
+        padded[: audio.size] = np.clip(audio, -1.0, 1.0)
+        clean = "".join(c for c in text if c in CHARSET)[: self.max_text]
+        return {
+            "audio": padded,
+            "audio_length": np.array([audio.size], np.int64),
+            "text": clean,
+            "role": int(role),
+            "session_index": np.array([session_index], np.int64),
+            "session_start": int(bool(start)),
+            "timestamp": "".join(c for c in timestamp if c in CHARSET)[:32],
+        }
+
+    def render(self) -> np.ndarray:
+        """``(128, 256, 3) uint8`` log spectrogram of the current audio (black when none)."""
+        image = np.zeros((128, 256, 3), np.uint8)
+        audio = self._last_audio
+        if audio.size >= 512:
+            frames = np.lib.stride_tricks.sliding_window_view(audio, 512)[::160]
+            spec = np.log1p(np.abs(np.fft.rfft(frames * np.hanning(512), axis=1))[:, :256])
+            spec = spec[:, ::2].T[::-1]  # (128 freq, T)
+            cols = np.linspace(0, spec.shape[1] - 1, 256).astype(int)
+            spec = spec[:, cols]
+            spec = (255 * spec / max(spec.max(), 1e-9)).astype(np.uint8)
+            image[...] = spec[..., None]
+        return image
+
+
+def _generated_episode(seed: int, budget: int) -> VoxMemEpisode:
+    """A one-item episode built (and cached) under the temp folder."""
+    import dataclasses
+    import tempfile
+
+    from memgym.datasets.voxmem.build import VoxMemBuilder, VoxMemConfig
+
+    out = Path(tempfile.gettempdir()) / "memgym-voxmem-env"
+    config = VoxMemConfig(items=1, budgets=(str(budget),), seed=seed % 1000, out=str(out / f"seed{seed % 1000}"))
+    builder = VoxMemBuilder(config)
+    folder = builder.build()
+    episode = next(iter(Dataset.load(folder / "manifest.jsonl")))
+    return dataclasses.replace(episode, annotations={**episode.annotations, "dataset_dir": str(folder)})

@@ -1,0 +1,112 @@
+"""The AMemOps model as a memgym :class:`~memgym.core.protocols.Memory` (step form, state carried).
+
+``observe(frame)`` pushes one feature frame ``(input_dim,) float32`` (or a ``(T, input_dim)``
+block, or an observation dict with a ``"features"`` entry) through the model's step form and
+keeps the per-layer states; ``retrieve(query)`` returns the gain and pan class probabilities at
+the latest frame (query frames are observed like any other frame: they update memory, and the
+answer is read at the query's end). One memory is registered per core:
+``gdn2, kda, gdn, no_erase, mamba2, attention, attention_rope``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import numpy as np
+import torch
+
+from memgym.core.protocols import Memory
+from memgym.core.registry import register_memory
+from memgym.memory.recurrent.mixers import CORES, LayerState
+from memgym.memory.recurrent.model import AMemOpsModel, ModelConfig
+
+
+class CoreMemory(Memory):
+    """A (trained or fresh) :class:`AMemOpsModel` run one frame at a time.
+
+    Args:
+        model: the model to run; None builds a fresh one from ``config``.
+        config: architecture when ``model`` is None (default: Table 1 with this class's core).
+    """
+
+    core: str = "gdn2"
+
+    def __init__(self, model: AMemOpsModel | None = None, config: ModelConfig | None = None) -> None:
+        if model is None:
+            model = AMemOpsModel(config or ModelConfig(core=self.core))
+        self.model = model.eval()
+        self.states: list[LayerState] | None = None
+        self._last: dict[str, torch.Tensor] | None = None
+        self.frames_seen = 0
+
+    def reset(self) -> None:
+        self.states = None
+        self._last = None
+        self.frames_seen = 0
+
+    def _frames(self, observation: Any) -> torch.Tensor:
+        if isinstance(observation, dict):
+            if "features" not in observation:
+                raise ValueError(f"observation dict needs a 'features' entry, got keys {sorted(observation)}")
+            observation = observation["features"]
+        x = torch.as_tensor(np.asarray(observation), dtype=torch.float32)
+        if x.dim() == 1:
+            x = x.unsqueeze(0)
+        if x.dim() != 2 or x.shape[-1] != self.model.config.input_dim:
+            raise ValueError(
+                f"expected a frame ({self.model.config.input_dim},) or frames (T, {self.model.config.input_dim}), "
+                f"got shape {tuple(x.shape)}"
+            )
+        return x.unsqueeze(0)
+
+    @torch.no_grad()
+    def observe(self, observation: Any) -> None:
+        """Consume one frame (or a block of frames) with the step form."""
+        x = self._frames(observation)
+        param = next(self.model.parameters())
+        out = self.model(x.to(param.dtype), self.states, step=True)
+        self.states = out["states"]
+        self._last = {"gain": out["gain"][0, -1], "pan": out["pan"][0, -1]}
+        self.frames_seen += x.shape[1]
+
+    def retrieve(self, query: Any = None) -> dict[str, np.ndarray | int]:
+        """Gain/pan class probabilities (last class = none) and argmax predictions at the latest frame.
+
+        ``query`` (optional) is observed first, e.g. the query frames of a use-phase item.
+        """
+        if query is not None:
+            self.observe(query)
+        if self._last is None:
+            raise RuntimeError("retrieve() before any frame was observed")
+        gain = torch.softmax(self._last["gain"].float(), -1).numpy()
+        pan = torch.softmax(self._last["pan"].float(), -1).numpy()
+        return {"gain_probs": gain, "pan_probs": pan, "gain": int(gain.argmax()), "pan": int(pan.argmax())}
+
+    def state_dict(self) -> dict[str, Any]:
+        """Model weights, architecture and the carried per-layer states (tensors cloned)."""
+        states = None if self.states is None else [{k: v.clone() for k, v in s.items()} for s in self.states]
+        return {
+            "config": dataclasses.asdict(self.model.config),
+            "model": self.model.state_dict(),
+            "states": states,
+            "frames_seen": self.frames_seen,
+            "last": None if self._last is None else {k: v.clone() for k, v in self._last.items()},
+        }
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        config = ModelConfig(**state["config"])
+        if config != self.model.config:
+            self.model = AMemOpsModel(config).eval()
+        self.model.load_state_dict(state["model"])
+        self.states = state["states"]
+        self.frames_seen = state["frames_seen"]
+        self._last = state["last"]
+
+
+def _register(core: str) -> type[CoreMemory]:
+    cls = type(f"{core.title().replace('_', '')}Memory", (CoreMemory,), {"core": core, "__doc__": CoreMemory.__doc__})
+    return register_memory(core)(cls)
+
+
+CORE_MEMORIES: dict[str, type[CoreMemory]] = {core: _register(core) for core in CORES}

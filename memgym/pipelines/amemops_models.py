@@ -1,0 +1,431 @@
+"""AMemOps models: ``memgym train amemops`` and ``memgym eval amemops`` (paper sections 2-3).
+
+* :func:`train_model` trains one Table 1 model (``model=gdn2 seed=0 steps=24000``) on batches of
+  generated streams (:class:`StreamBatches`), with AdamW, batch 40, peak lr 1e-3, 300 warm-up
+  steps and cosine decay (:class:`~memgym.agents.trainer.Trainer`), into
+  ``RUNS/amemops_train/<model>-seed<seed>/`` (resumable; ``step_<N>.pt`` checkpoints).
+* :func:`evaluate_models` scores trained checkpoints on held-out streams, one resumable result
+  row per (model, seed, checkpoint, stream), and writes Table 2 / Table 3 style markdown and a
+  plot into ``RUNS/amemops_eval/<name>/``.
+* ``inputs=symbolic`` (with ``memgym/configs/amemops_symbolic.yaml``: one layer, one head) runs
+  the same code on the symbolic controls (:mod:`memgym.datasets.amemops.symbolic`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import torch
+
+from memgym.agents.trainer import TrainConfig, Trainer, init_distributed, load_checkpoint_model
+from memgym.core.benchmark import JobArgs
+from memgym.core.config import load_config
+from memgym.core.errors import ConfigError, RecordError
+from memgym.core.results import RunStore
+from memgym.datasets.amemops.config import StreamConfig
+from memgym.datasets.amemops.records import AMemOpsStream
+from memgym.memory.recurrent.mixers import CORES
+from memgym.memory.recurrent.model import AMemOpsModel, ModelConfig
+from memgym.tasks.amemops_tables import QUERY_TYPES, accuracy_table, plot_accuracy, table_markdown
+
+OPERATION_TO_QUERY_TYPE = {
+    "initial": "initial",
+    "updated": "post_update",
+    "retained": "retained",
+    "interference": "interference",
+    "absent": "absent",
+}
+"""Generator ``operation`` annotation -> table query type."""
+
+TRAIN_JOB = "amemops_train"
+EVAL_JOB = "amemops_eval"
+PAPER_MODELS = ("gdn2", "kda", "gdn", "no_erase", "mamba2", "attention_rope", "attention")
+
+
+@dataclasses.dataclass(frozen=True)
+class ArchConfig:
+    """Model sizes (Table 1 defaults; the symbolic controls use one layer and one head)."""
+
+    width: int = dataclasses.field(default=128, metadata={"help": "model width d"})
+    layers: int = dataclasses.field(default=2, metadata={"help": "pre-norm blocks"})
+    heads: int = dataclasses.field(default=2, metadata={"help": "memory heads per layer"})
+    head_dim: int = dataclasses.field(default=64, metadata={"help": "d_k = d_v"})
+    mlp_hidden: int = dataclasses.field(default=512, metadata={"help": "SiLU MLP width"})
+    chunk_size: int = dataclasses.field(default=64, metadata={"help": "chunk of the parallel form"})
+
+
+@dataclasses.dataclass(frozen=True)
+class DataConfig:
+    """Where training and evaluation streams come from."""
+
+    inputs: Literal["audio", "symbolic"] = dataclasses.field(
+        default="audio", metadata={"help": "audio log-mel inputs or the symbolic controls"}
+    )
+    stream: StreamConfig = dataclasses.field(default_factory=StreamConfig, metadata={"help": "stream generator"})
+    pool: int = dataclasses.field(
+        default=0, metadata={"help": "0: a fresh stream for every sample; N: cycle a fixed set of N streams"}
+    )
+    stream_seed: int = dataclasses.field(default=0, metadata={"help": "seed of the generated streams"})
+
+
+@dataclasses.dataclass(frozen=True)
+class AMemOpsTrainConfig:
+    """``memgym train amemops ...``."""
+
+    model: str = dataclasses.field(default="gdn2", metadata={"help": f"memory core: {', '.join(CORES)}"})
+    seed: int = dataclasses.field(default=0, metadata={"help": "training seed (initialisation, stream order)"})
+    steps: int = dataclasses.field(default=24000, metadata={"help": "optimizer steps"})
+    batch_size: int = dataclasses.field(default=40, metadata={"help": "streams per step"})
+    lr: float = dataclasses.field(default=1e-3, metadata={"help": "peak learning rate"})
+    warmup_steps: int = dataclasses.field(default=300, metadata={"help": "linear warm-up steps"})
+    min_lr_ratio: float = dataclasses.field(default=0.0, metadata={"help": "final / peak lr"})
+    weight_decay: float = dataclasses.field(default=0.01, metadata={"help": "AdamW weight decay"})
+    grad_clip: float = dataclasses.field(default=1.0, metadata={"help": "gradient norm clip (0: off)"})
+    checkpoint_steps: tuple[int, ...] = dataclasses.field(
+        default=(12000, 24000), metadata={"help": "steps kept as step_<N>.pt for evaluation"}
+    )
+    save_every: int = dataclasses.field(default=200, metadata={"help": "steps between resume checkpoints"})
+    log_every: int = dataclasses.field(default=10, metadata={"help": "steps between metrics.csv rows"})
+    data: DataConfig = dataclasses.field(default_factory=DataConfig, metadata={"help": "training streams"})
+    arch: ArchConfig = dataclasses.field(default_factory=ArchConfig, metadata={"help": "model sizes"})
+    device: str = dataclasses.field(default="cpu", metadata={"help": "torch device (cpu, cuda, cuda:1)"})
+    name: str = dataclasses.field(default="", metadata={"help": "run folder name (default <model>-seed<seed>)"})
+
+    def __post_init__(self) -> None:
+        if self.model not in CORES:
+            raise ConfigError(f"model='{self.model}' is not a memory core; choose one of {', '.join(CORES)}")
+
+    def run_name(self) -> str:
+        return self.name or f"{self.model}-seed{self.seed}"
+
+    def trainer_config(self) -> TrainConfig:
+        return TrainConfig(
+            steps=self.steps,
+            batch_size=self.batch_size,
+            lr=self.lr,
+            warmup_steps=self.warmup_steps,
+            min_lr_ratio=self.min_lr_ratio,
+            weight_decay=self.weight_decay,
+            grad_clip=self.grad_clip,
+            checkpoint_steps=self.checkpoint_steps,
+            save_every=self.save_every,
+            log_every=self.log_every,
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class AMemOpsEvalConfig:
+    """``memgym eval amemops ...``."""
+
+    models: tuple[str, ...] = dataclasses.field(default=PAPER_MODELS, metadata={"help": "trained cores to evaluate"})
+    seeds: tuple[int, ...] = dataclasses.field(default=(0, 1, 2), metadata={"help": "training seeds to average"})
+    checkpoints: tuple[int, ...] = dataclasses.field(default=(12000, 24000), metadata={"help": "checkpoint steps"})
+    streams: int = dataclasses.field(default=48, metadata={"help": "held-out streams"})
+    data: DataConfig = dataclasses.field(
+        default_factory=lambda: DataConfig(stream=StreamConfig(split="eval"), stream_seed=1000),
+        metadata={"help": "evaluation streams (split eval)"},
+    )
+    train_dir: str = dataclasses.field(
+        default="", metadata={"help": "folder of train runs (default RUNS/amemops_train)"}
+    )
+    weighting: Literal["query", "stream"] = dataclasses.field(
+        default="query", metadata={"help": "query-weighted (Table 2) or per-stream (Table 3) accuracy"}
+    )
+    device: str = dataclasses.field(default="cpu", metadata={"help": "torch device"})
+    name: str = dataclasses.field(default="", metadata={"help": "eval run folder name (default: config hash)"})
+
+    def __post_init__(self) -> None:
+        unknown = [m for m in self.models if m not in CORES]
+        if unknown:
+            raise ConfigError(f"models: '{unknown[0]}' is not a memory core; choose from {', '.join(CORES)}")
+
+
+@functools.lru_cache(maxsize=4)
+def _open_library(config):
+    """Libraries are immutable: one per config and process (train, eval and quickstart share it)."""
+    from memgym.datasets.sources.factory import open_library
+
+    return open_library(config)
+
+
+# ----- streams -> tensors ----------------------------------------------------------------------
+class StreamTensors:
+    """Generates streams and turns them into model inputs and labels (audio or symbolic).
+
+    Args:
+        data: stream settings; ``data.stream.split`` selects the library split.
+    """
+
+    def __init__(self, data: DataConfig) -> None:
+        from memgym.datasets.amemops.generator import StreamGenerator
+
+        self.data = data
+        self.library = _open_library(data.stream.library)
+        self.generator = StreamGenerator(data.stream, self.library)
+        self.identities = self.library.identities()  # every split: one symbolic vocabulary
+        self._renderer = None
+
+    @property
+    def input_dim(self) -> int:
+        from memgym.datasets.amemops.features import N_FEATURES
+        from memgym.datasets.amemops.symbolic import symbolic_input_dim
+
+        return symbolic_input_dim(len(self.identities)) if self.data.inputs == "symbolic" else N_FEATURES
+
+    @property
+    def n_classes(self) -> int:
+        from memgym.datasets.amemops.config import NONE_INDEX
+        from memgym.datasets.amemops.symbolic import SYMBOLIC_VALUES
+
+        return SYMBOLIC_VALUES + 1 if self.data.inputs == "symbolic" else NONE_INDEX + 1
+
+    def stream(self, index: int) -> AMemOpsStream:
+        return self.generator.generate(self.data.stream_seed, index)
+
+    @functools.lru_cache(maxsize=512)  # noqa: B019  (instances are cached per data config; bounded)
+    def arrays(self, index: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(features (T, D) float32, gain labels (T,), pan labels (T,))`` of stream ``index``."""
+        stream = self.stream(index)
+        if self.data.inputs == "symbolic":
+            from memgym.datasets.amemops.symbolic import symbolic_stream
+
+            return symbolic_stream(stream, self.identities)
+        from memgym.datasets.amemops.audio import StreamRenderer
+        from memgym.datasets.amemops.features import stream_features, stream_labels
+
+        if self._renderer is None:
+            self._renderer = StreamRenderer(self.library)
+        gain, pan = stream_labels(stream)
+        return stream_features(stream, self._renderer.render(stream)), gain, pan
+
+
+@functools.lru_cache(maxsize=4)
+def stream_tensors(data: DataConfig) -> StreamTensors:
+    """One :class:`StreamTensors` per data config and process, so models trained or evaluated in one
+    process (the quickstart) share generated streams, features and similarity pools."""
+    return StreamTensors(data)
+
+
+class StreamBatches:
+    """``batch_fn(step, rank, world)`` for :class:`~memgym.agents.trainer.Trainer`.
+
+    Step ``s`` uses streams ``s·B .. s·B+B-1`` (``B`` = batch size; modulo ``data.pool`` when a
+    fixed pool is set, shuffled per epoch by ``seed``); rank ``r`` of ``W`` takes its contiguous
+    share, so batches are a pure function of (config, seed, step).
+    """
+
+    def __init__(self, tensors: StreamTensors, batch_size: int, seed: int) -> None:
+        self.tensors = tensors
+        self.batch_size = batch_size
+        self.seed = seed
+
+    def index(self, position: int) -> int:
+        pool = self.tensors.data.pool
+        if pool <= 0:
+            return self.seed * 10_000_000 + position
+        epoch, offset = divmod(position, pool)
+        order = np.random.default_rng([self.seed, epoch]).permutation(pool)
+        return int(order[offset])
+
+    def __call__(self, step: int, rank: int, world: int) -> dict[str, torch.Tensor]:
+        share = self.batch_size // world
+        first = step * self.batch_size + rank * share
+        arrays = [self.tensors.arrays(self.index(first + i)) for i in range(share)]
+        return {
+            "features": torch.from_numpy(np.stack([a[0] for a in arrays])),
+            "gain_labels": torch.from_numpy(np.stack([a[1] for a in arrays])),
+            "pan_labels": torch.from_numpy(np.stack([a[2] for a in arrays])),
+        }
+
+
+def build_model(config: AMemOpsTrainConfig, input_dim: int, n_classes: int) -> AMemOpsModel:
+    arch = config.arch
+    return AMemOpsModel(
+        ModelConfig(
+            core=config.model,
+            input_dim=input_dim,
+            width=arch.width,
+            layers=arch.layers,
+            heads=arch.heads,
+            head_dim=arch.head_dim,
+            mlp_hidden=arch.mlp_hidden,
+            chunk_size=arch.chunk_size,
+            n_gain=n_classes,
+            n_pan=n_classes,
+        )
+    )
+
+
+# ----- jobs ----------------------------------------------------------------------------------
+def train_model(config: AMemOpsTrainConfig, runs_dir: Path, *, progress: bool = True) -> Path:
+    """Train (or resume) one model; returns its run folder."""
+    dist_env = init_distributed()
+    store = RunStore.open(runs_dir, TRAIN_JOB, config, name=config.run_name(), seeds=[config.seed])
+    tensors = stream_tensors(config.data)
+    torch.manual_seed(config.seed)
+    model = build_model(config, tensors.input_dim, tensors.n_classes)
+    trainer = Trainer(
+        model, config.trainer_config(), store.folder, dist_env=dist_env, device=config.device, progress=progress
+    )
+    return trainer.fit(StreamBatches(tensors, config.batch_size, config.seed))
+
+
+def train_job(args: JobArgs) -> Path:
+    """``memgym train amemops key=value ...``."""
+    config = load_config(AMemOpsTrainConfig, path=args.config_path, overrides=args.overrides)
+    return train_model(config, args.runs_dir, progress=args.progress)
+
+
+def score_stream(model: AMemOpsModel, stream: AMemOpsStream, arrays, device: str = "cpu") -> list[dict[str, Any]]:
+    """Per-query results of ``model`` on one stream (chunked form over the whole stream)."""
+    features = torch.from_numpy(arrays[0])[None].to(device)
+    labels = {"gain": arrays[1], "pan": arrays[2]}
+    with torch.no_grad():
+        out = model(features)
+    rows = []
+    for item in stream.items:
+        attribute = item.annotations["attribute"]
+        frame = item.annotations["end_frame"]
+        prediction = int(out[attribute][0, frame].argmax())
+        answer = int(labels[attribute][frame])
+        rows.append(
+            {
+                "query": item.item_id,
+                "query_type": OPERATION_TO_QUERY_TYPE[item.annotations["operation"]],
+                "attribute": attribute,
+                "answer": answer,
+                "prediction": prediction,
+                "correct": int(prediction == answer),
+                "delay_s": item.annotations.get("delay_s"),
+            }
+        )
+    return rows
+
+
+def evaluate_models(config: AMemOpsEvalConfig, runs_dir: Path, *, progress: bool = True) -> Path:
+    """Score every (model, seed, checkpoint) on the held-out streams; write tables and a plot."""
+    store = RunStore.open(runs_dir, EVAL_JOB, config, name=config.name or None, seeds=list(config.seeds))
+    train_dir = Path(config.train_dir) if config.train_dir else Path(runs_dir) / TRAIN_JOB
+    tensors = stream_tensors(config.data)
+    jobs = []
+    for model_name in config.models:
+        for seed in config.seeds:
+            for step in config.checkpoints:
+                path = train_dir / f"{model_name}-seed{seed}" / f"step_{step}.pt"
+                if not path.exists():
+                    raise RecordError(
+                        f"missing checkpoint {path}: run 'memgym train amemops model={model_name} seed={seed}' "
+                        f"with {step} in checkpoint_steps, or set train_dir/checkpoints"
+                    )
+                jobs.append((model_name, seed, step, path))
+    done = store.done_keys()
+    for model_name, seed, step, path in jobs:
+        keys = [(f"{model_name}|{seed}|{step}|{i}", i) for i in range(config.streams)]
+        if all(k in done for k, _ in keys):
+            continue
+        model = load_checkpoint_model(path, lambda c: AMemOpsModel(ModelConfig(**c))).to(config.device).eval()
+        if model.config.input_dim != tensors.input_dim:
+            raise RecordError(
+                f"{path}: model expects {model.config.input_dim} input features but data.inputs="
+                f"{config.data.inputs} gives {tensors.input_dim}"
+            )
+
+        def work(index: int, model=model, model_name=model_name, seed=seed, step=step) -> dict[str, Any]:
+            stream = tensors.stream(index)
+            queries = score_stream(model, stream, tensors.arrays(index), config.device)
+            return {
+                "model": model_name,
+                "seed": seed,
+                "checkpoint": step,
+                "stream": stream.episode_id,
+                "queries": queries,
+            }
+
+        store.run_pending(keys, work, progress=progress, description=f"eval {model_name} seed {seed} @ {step}")
+    rows = query_rows(store.rows())
+    write_tables(store, rows, config)
+    return store.folder
+
+
+def query_rows(stream_rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Flatten per-stream result rows into per-query rows for the tables."""
+    return [{k: r[k] for k in ("model", "seed", "checkpoint", "stream")} | q for r in stream_rows for q in r["queries"]]
+
+
+def write_tables(store: RunStore, rows: list[dict[str, Any]], config: AMemOpsEvalConfig) -> str:
+    """Write ``table.md`` (by query type, and by query type × attribute) and ``accuracy.png``."""
+    label = "Query-weighted" if config.weighting == "query" else "Mean per-stream"
+    by_type = accuracy_table(rows, weighting=config.weighting, model_order=config.models)
+    by_attribute = accuracy_table(rows, weighting=config.weighting, by_attribute=True, model_order=config.models)
+    n_streams = len({r["stream"] for r in rows})
+    text = (
+        table_markdown(by_type, title=f"{label} accuracy (%) on {n_streams} streams, mean over seeds")
+        + "\n"
+        + table_markdown(by_attribute, title=f"{label} accuracy (%) by query type and attribute")
+    )
+    store.write_text("table.md", text)
+    plot_accuracy(by_type, store.folder / "accuracy.png", query_types=QUERY_TYPES)
+    return text
+
+
+def eval_job(args: JobArgs) -> Path:
+    """``memgym eval amemops key=value ...``; prints the tables."""
+    config = load_config(AMemOpsEvalConfig, path=args.config_path, overrides=args.overrides)
+    folder = evaluate_models(config, args.runs_dir, progress=args.progress)
+    print((folder / "table.md").read_text(encoding="utf-8"))
+    return folder
+
+
+# ----- quickstart ------------------------------------------------------------------------------
+QUICKSTART_MODELS = ("gdn2", "kda", "gdn", "no_erase", "mamba2", "attention_rope")
+QUICKSTART_STREAM = (
+    "data.stream.frames=512",
+    "data.stream.n_initial=3",
+    "data.stream.n_update=4",
+    "data.stream.n_interference=1",
+    "data.stream.n_absent=1",
+    "data.stream.distractors=[2,4]",
+    "data.stream.offset_seconds=[2,8]",
+)
+QUICKSTART_TRAIN = (
+    "steps=60",
+    "batch_size=8",
+    "lr=0.003",
+    "warmup_steps=10",
+    "checkpoint_steps=[60]",
+    "save_every=20",
+    "log_every=10",
+    "data.pool=48",
+    "arch.width=64",
+    "arch.head_dim=32",
+    "arch.mlp_hidden=128",
+)
+
+
+def quickstart_models(runs_dir: Path, *, progress: bool = True, eval_streams: int = 16) -> tuple[Path, str]:
+    """Train the six models briefly on a small stream set (512-frame streams, 48 training
+    streams, 60 steps of 8, width 64) and evaluate them on ``eval_streams`` held-out streams.
+
+    Returns the eval folder and its markdown tables. Everything is resumable under ``runs_dir``.
+    """
+    cache = f"data.stream.library.cache_dir={Path(runs_dir) / 'library_cache'}"
+    for model in QUICKSTART_MODELS:
+        overrides = (f"model={model}", "seed=0", *QUICKSTART_TRAIN, *QUICKSTART_STREAM, cache)
+        train_job(JobArgs(overrides=overrides, runs_dir=Path(runs_dir), progress=progress))
+    overrides = (
+        f"models=[{','.join(QUICKSTART_MODELS)}]",
+        "seeds=[0]",
+        "checkpoints=[60]",
+        f"streams={eval_streams}",
+        "name=quickstart",
+        *QUICKSTART_STREAM,
+        "data.stream.split=eval",
+        cache,
+    )
+    config = load_config(AMemOpsEvalConfig, overrides=overrides)
+    folder = evaluate_models(config, Path(runs_dir), progress=progress)
+    return folder, (folder / "table.md").read_text(encoding="utf-8")

@@ -1,0 +1,97 @@
+"""A small end-to-end build: files, QC report, nesting, AR reuse, caching and determinism; the env."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+from memgym.core.episode import Dataset
+from memgym.core.protocols import Reasoner
+from memgym.datasets.voxmem.build import VoxMemBuilder, VoxMemConfig
+from memgym.envs.spoken_history_env import SpokenHistoryEnv
+
+
+class AlwaysYes(Reasoner):
+    """A text-only 'answerer' that says yes; records what it was shown."""
+
+    prompts: list[str] = []
+
+    def generate(self, messages, *, max_new_tokens=256):
+        AlwaysYes.prompts.append(messages[-1].text_only())
+        return "Yes."
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    out = tmp_path_factory.mktemp("vox")
+    config = VoxMemConfig(items=3, budgets=("3k", "6k"), out=str(out), filler_cue_rate=0.5, filler_sound_rate=0.5)
+    builder = VoxMemBuilder(config, qc_reasoner=AlwaysYes())
+    return config, builder.build()
+
+
+def test_build_writes_manifest_audio_and_qc(built):
+    config, folder = built
+    episodes = Dataset.load(folder / "manifest.jsonl")
+    assert len(episodes) == 6 and (folder / "qc_report.md").is_file()
+    qc = json.loads((folder / "qc_report.json").read_text())
+    assert qc["items_kept"] == 3 and qc["max_session_reuse"] <= config.max_session_reuse
+    native = [e for e in episodes if e.budget == 3072 and e.items[0].annotations["audio_native"]]
+    llm = qc["transcript_llm"]
+    assert llm["asked"] == len(native) == len(AlwaysYes.prompts)
+    assert llm["solved"] == sum(e.items[0].answer == "yes" for e in native)
+    assert all(".flac" not in p and "Session 1 - " in p for p in AlwaysYes.prompts)
+    by_item = {}
+    for e in episodes:
+        assert e.tokens <= e.budget and all(s.timestamp for s in e.sessions)
+        assert all((folder / t.audio).is_file() for s in e.sessions for t in s.turns if t.role == "user")
+        by_item.setdefault(e.items[0].item_id, {})[e.budget] = e
+    for budgets in by_item.values():
+        short, long = budgets[3072], budgets[6144]
+        ids = [s.session_id for s in long.sessions]
+        assert [ids.index(s.session_id) for s in short.sessions] == sorted(
+            ids.index(s.session_id) for s in short.sessions
+        )
+        stamps = {s.session_id: s.timestamp for s in long.sessions}
+        assert all(stamps[s.session_id] == s.timestamp for s in short.sessions)
+    ar = next(e for e in episodes if e.items[0].annotations["operation"] == "AR" and e.budget == 6144)
+    assert ar.items[0].answer == "unanswerable"
+    assert all(len(t.text.split()) > 0 for s in ar.sessions for t in s.turns)
+
+
+def test_rebuild_reuses_audio_and_is_identical(built):
+    config, folder = built
+    before = (folder / "manifest.jsonl").read_text()
+    builder = VoxMemBuilder(config)
+    builder.build()
+    assert builder.renderer.rendered == 0 and builder.renderer.reused > 0
+    assert (folder / "manifest.jsonl").read_text() == before
+
+
+def test_spoken_history_env_passes_check_env(built):
+    _, folder = built
+    env = SpokenHistoryEnv(folder, budget=3072)
+    check_env(env, skip_render_check=False)
+    obs, info = env.reset(seed=0)
+    turns = 0
+    while info["phase"] == "formation":
+        assert obs["role"] in (0, 1)
+        obs, reward, terminated, _, info = env.step("")
+        turns += 1
+    assert obs["role"] == 2 and obs["text"] == env.episode.items[0].prompt and obs["audio_length"][0] > 0
+    _, reward, terminated, _, info = env.step(str(env.episode.items[0].answer))
+    assert reward == 1.0 and terminated
+
+
+def test_same_config_and_seed_give_identical_datasets_in_fresh_folders(tmp_path, built):
+    config, folder = built
+    import dataclasses
+
+    other = tmp_path / "again"
+    VoxMemBuilder(dataclasses.replace(config, out=str(other))).build()
+    assert (other / "manifest.jsonl").read_text() == (folder / "manifest.jsonl").read_text()
+    first = sorted(p.relative_to(folder) for p in (folder / "audio").rglob("*.flac"))
+    assert first == sorted(p.relative_to(other) for p in (other / "audio").rglob("*.flac"))
+    sample = first[0]
+    assert (folder / sample).read_bytes() == (other / sample).read_bytes()

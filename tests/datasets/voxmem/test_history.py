@@ -1,0 +1,45 @@
+"""Nested histories: strict extension, order of ranked evidence, uniform spread, budget errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from memgym.core.errors import MemgymError
+from memgym.datasets.voxmem.history import core_order, nest_histories
+
+
+def _grow(seed, budgets=(1000, 2000, 4000)):
+    rng = np.random.default_rng(seed)
+    counter = iter(range(10**6))
+    ranks = [0, 1, 2, -1, -1]
+    order = core_order(ranks, rng)
+    return ranks, nest_histories([40] * 5, order, budgets, lambda rem: (f"f{next(counter)}", 30), rng)
+
+
+def test_longer_histories_strictly_extend_shorter_ones():
+    ranks, (sessions, histories) = _grow(0)
+    b = sorted(histories)
+    for short, long in zip(b, b[1:]):
+        pos = {s: i for i, s in enumerate(histories[long])}
+        assert set(histories[short]) < set(histories[long])
+        assert [pos[s] for s in histories[short]] == sorted(pos[s] for s in histories[short])
+    for budget, order in histories.items():
+        assert 0.9 * budget <= 40 * 5 + 30 * (len(order) - 5) <= budget
+        ranked = [i for i in order if isinstance(sessions[i], int) and ranks[sessions[i]] >= 0]
+        assert ranked == [0, 1, 2]
+
+
+def test_core_positions_spread_uniformly():
+    positions = []
+    for seed in range(200):
+        _, (sessions, histories) = _grow(seed, budgets=(2000,))
+        order = histories[2000]
+        positions += [k / (len(order) - 1) for k, i in enumerate(order) if isinstance(sessions[i], int)]
+    hist, _ = np.histogram(positions, bins=4, range=(0, 1))
+    assert hist.min() > 0.7 * hist.mean()
+
+
+def test_budget_too_small_is_a_clear_error():
+    with pytest.raises(MemgymError, match="smallest budget 100"):
+        nest_histories([80, 80], [0, 1], [100], lambda rem: None, np.random.default_rng(0))
