@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # helper modules (--import-mode=importlib)
 from tiny_hf_models import build_tiny_llama
 
 

@@ -1,6 +1,0 @@
-"""Makes this folder's helper modules importable (pytest runs with --import-mode=importlib)."""
-
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
