@@ -118,10 +118,11 @@ def scene_specs(config: DialogMemGenerateConfig) -> list[SceneSpec]:
     for stem in stems[: config.scenes]:
         options: dict[str, Any] = {}
         if config.goat_path:
-            candidates = [Path(config.goat_path) / f"{stem.name}{ext}" for ext in (".json.gz", ".json")]
+            scene_name = stem.name.split(".")[0]  # "TEEsavR23oF" for TEEsavR23oF.glb / TEEsavR23oF.basis.glb
+            candidates = [Path(config.goat_path) / f"{scene_name}{ext}" for ext in (".json.gz", ".json")]
             found = next((c for c in candidates if c.is_file()), None)
             if found is None:
-                raise ConfigError(f"goat_path {config.goat_path} has no {stem.name}.json.gz or {stem.name}.json")
+                raise ConfigError(f"goat_path {config.goat_path} has no {scene_name}.json.gz or {scene_name}.json")
             options["annotations"] = str(found)
         specs.append(SceneSpec(backend="hm3d", path=str(stem), options=options))
     return specs

@@ -168,6 +168,12 @@ def test_generate_from_hm3d_layout(tmp_path):
         generate(JobArgs(overrides=("source=hm3d",), out=tmp_path / "x.jsonl", progress=False))
     with pytest.raises(ConfigError, match="goat_path"):
         generate(JobArgs(overrides=(*overrides, f"goat_path={tmp_path}"), out=tmp_path / "y.jsonl", progress=False))
+    # Annotations in a separate GOAT-style folder, named by scene id.
+    goat = tmp_path / "goat"
+    goat.mkdir()
+    (tmp_path / "hm3d" / "00001-house7" / "house7.objects.json.gz").rename(goat / "house7.json.gz")
+    out = generate(JobArgs(overrides=(*overrides, f"goat_path={goat}"), out=tmp_path / "goat.jsonl", progress=False))
+    assert Dataset.load(out)[0].traversal.scene.options["annotations"] == str(goat / "house7.json.gz")
 
 
 @pytest.fixture
