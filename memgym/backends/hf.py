@@ -83,8 +83,12 @@ class HFReasoner(Reasoner):
 
     def generate(self, messages: Sequence[Message], *, max_new_tokens: int = 256) -> str:
         import torch
+        from jinja2.exceptions import TemplateError
 
-        inputs = self._encode(messages)
+        try:
+            inputs = self._encode(messages)
+        except (TemplateError, ValueError) as exc:  # e.g. "System role not supported" by the chat template
+            raise ReasonerError(f"hf reasoner '{self.model_id}': cannot format the chat: {_first_line(exc)}") from None
         torch.manual_seed(self.seed)
         pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else self.tokenizer.eos_token_id
         try:

@@ -83,3 +83,14 @@ def test_generation_failures_become_reasoner_errors(tiny_llama_dir, monkeypatch)
     monkeypatch.setattr(reasoner.model, "generate", out_of_memory)
     with pytest.raises(ReasonerError, match=r"generation failed for a \d+-token prompt: CUDA out of memory"):
         reasoner.generate(MESSAGES)
+
+
+def test_chat_templates_that_refuse_a_message_become_reasoner_errors(tmp_path):
+    no_system = (
+        "{% for m in messages %}{% if m['role'] == 'system' %}{{ raise_exception('System role not supported') }}"
+        "{% endif %}{{ m['role'] }} : {{ m['content'] }}\n{% endfor %}"
+    )
+    reasoner = HFReasoner(str(build_tiny_llama(tmp_path / "strict", chat_template=no_system)))
+    with pytest.raises(ReasonerError, match="System role not supported"):
+        reasoner.generate(MESSAGES)
+    assert reasoner.generate(MESSAGES[1:], max_new_tokens=2) is not None
