@@ -83,12 +83,22 @@ class HFReasoner(Reasoner):
 
     def generate(self, messages: Sequence[Message], *, max_new_tokens: int = 256) -> str:
         import torch
+        from jinja2.exceptions import TemplateError
 
-        inputs = self._encode(messages)
+        try:
+            inputs = self._encode(messages)
+        except (TemplateError, ValueError) as exc:  # e.g. "System role not supported" by the chat template
+            raise ReasonerError(f"hf reasoner '{self.model_id}': cannot format the chat: {_first_line(exc)}") from None
         torch.manual_seed(self.seed)
         pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else self.tokenizer.eos_token_id
-        with torch.inference_mode():
-            output = self.model.generate(**inputs, max_new_tokens=max_new_tokens, do_sample=False, pad_token_id=pad)
+        try:
+            with torch.inference_mode():
+                output = self.model.generate(**inputs, max_new_tokens=max_new_tokens, do_sample=False, pad_token_id=pad)
+        except (RuntimeError, IndexError, ValueError) as exc:  # too long for the model, out of memory, ...
+            length = inputs["input_ids"].shape[1]
+            raise ReasonerError(
+                f"hf reasoner '{self.model_id}': generation failed for a {length}-token prompt: {_first_line(exc)}"
+            ) from None
         new_tokens = output[0, inputs["input_ids"].shape[1] :]
         return self.tokenizer.decode(new_tokens, skip_special_tokens=True).strip()
 

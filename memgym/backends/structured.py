@@ -8,8 +8,8 @@ Memory content reaches it as *fact lines* inside any text part of the messages::
 question or instruction. The reasoner
 
 1. keeps, per object and key, the fact with the latest ``time`` (updates and corrections win);
-2. picks the target object: among objects whose category is named in the question, the one with
-   the most fact values named in the question; a tie answers ``unknown``;
+2. picks the target object: among objects of the category named first in the question, the one
+   with the most fact values named in the question; a tie answers ``unknown``;
 3. for a question, finds the asked key from :data:`QUESTION_CUES` and replies with the target's
    value; for an instruction (no question cue) replies ``OBJECT <object id>``.
 
@@ -205,12 +205,19 @@ class StructuredReasoner(Reasoner):
         """Reply to ``question`` from ``facts`` (see the module docstring)."""
         table = latest_facts(facts)
         key = asked_key(question)
-        q_words = set(words(question))
         q_text = " " + " ".join(words(question)) + " "
+        categories = {o: next(iter(keys.values())).category for o, keys in table.items()}
+        mentioned = {c: q_text.find(f" {' '.join(words(c))} ") for c in set(categories.values())}
+        mentioned = {c: at for c, at in mentioned.items() if at >= 0}
+        if not mentioned:
+            return UNKNOWN
+        # The target's category is the one named first (its noun phrase heads the reference);
+        # categories named later belong to relations ("the sink next to the bathtub").
+        first = min(mentioned.values())
+        category = max((c for c, at in mentioned.items() if at == first), key=len)
         scores: dict[str, int] = {}
         for object_id, keys in table.items():
-            category = next(iter(keys.values())).category
-            if not set(words(category)) <= q_words:
+            if categories[object_id] != category:
                 continue
             scores[object_id] = sum(
                 1

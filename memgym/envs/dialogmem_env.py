@@ -133,6 +133,10 @@ class DialogMemEnv(EmbodiedEnv):
         prediction: Any = goal
         if self.config.execute_navigation and goal is not None and goal.shape == (3,) and np.all(np.isfinite(goal)):
             prediction = {"goal": goal, "path": self.execute(goal)}
+        if not item.answer.get("view_points") and item.answer.get("object_id"):
+            target = self.scene.object(item.answer["object_id"])  # built-in embodied items name only the object
+            views = [list(v.position) for v in target.view_points]
+            item = dataclasses.replace(item, answer={**item.answer, "view_points": views})
         row = scorer.score(item, prediction)
         if self.config.execute_navigation and "execution_success" not in row:
             row.update({"execution_success": 0.0, "spl": 0.0})

@@ -3,10 +3,14 @@
 * ``memgym render dialogmem [episodes=FILE episode_id=ID | house_seed=N seed=S] [--out X.mp4]``
   writes a trajectory video (first-person RGB beside the top-down map) of a stored episode or
   of a freshly generated traversal.
+* ``memgym generate dialogmem [key=value ...] [--out FILE]`` builds the dataset (27 generated
+  houses by default, or ``source=hm3d hm3d_path=... goat_path=...``); see
+  :mod:`memgym.pipelines.dialogmem_jobs`.
+* ``memgym eval dialogmem memory=dialogue reasoner.backend=... [qa_scorer=llm_match judge.*]``
+  evaluates a memory and reasoner, resumably, into ``RUNS/eval-dialogmem/NAME/``.
 * ``memgym run quickstart`` runs :meth:`DialogMemBenchmark.quickstart`: it generates a house,
-  walks a traversal and reports the house, the segments and the map.
-
-Dataset generation, evaluation and the dialogue/use-phase tasks extend this class (DialogMem issue).
+  walks a traversal and reports the house, the segments and the map, then runs a small
+  generate -> eval (Dialogue memory, structured reasoner, token F1) and reports its tables.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from memgym.core.registry import register_benchmark
 from memgym.core.seeding import config_hash, episode_rng
 from memgym.datasets.embodied import EmbodiedEpisode
 from memgym.datasets.traversal import Traversal, TraversalConfig, generate_traversal
+from memgym.pipelines import dialogmem_jobs
 from memgym.pipelines.trajectory_video import trajectory_frames, write_video
 from memgym.scenes.poses import yaw_from_quat
 from memgym.scenes.procedural import HouseConfig
@@ -55,6 +60,14 @@ class DialogMemBenchmark(Benchmark):
 
     name = "dialogmem"
     description = "embodied traversals (RGB-D + pose) with dialogue; navigation and QA from memory"
+
+    def generate(self, args: JobArgs) -> Path:
+        """Build the DialogMem dataset (:func:`memgym.pipelines.dialogmem_jobs.generate`)."""
+        return dialogmem_jobs.generate(args)
+
+    def eval(self, args: JobArgs) -> Path:
+        """Evaluate a memory + reasoner (:func:`memgym.pipelines.dialogmem_jobs.evaluate`)."""
+        return dialogmem_jobs.evaluate(args)
 
     def render(self, args: JobArgs) -> Path:
         config = load_config(RenderConfig, path=args.config_path, overrides=args.overrides)
@@ -94,13 +107,11 @@ class DialogMemBenchmark(Benchmark):
                 sensor.observe(scene, np.asarray(frame.position), yaw_from_quat(np.asarray(frame.rotation)))["rgb"]
             )
         Image.fromarray(np.concatenate(views, axis=1)).save(out / "goal_views.png")
+        markdown, plots = dialogmem_jobs.quickstart_generate_eval(report_dir, args)
         return ReportSection(
             "DialogMem: generated house and traversal",
-            _summary(scene, traversal),
-            (
-                "dialogmem/traversal_map.png",
-                "dialogmem/goal_views.png",
-            ),
+            _summary(scene, traversal) + "\n\n" + markdown,
+            ("dialogmem/traversal_map.png", "dialogmem/goal_views.png", *plots),
         )
 
     def _traversal_to_render(self, config: RenderConfig, progress: bool) -> tuple[Traversal, str]:

@@ -29,6 +29,7 @@ from memgym.backends.config import ReasonerConfig, build_reasoner
 from memgym.backends.errors import ReasonerError
 from memgym.core.benchmark import JobArgs
 from memgym.core.config import dump_config, load_config
+from memgym.core.episode import Dataset, TaskItem
 from memgym.core.errors import ConfigError, RecordError
 from memgym.core.records import from_json, write_jsonl
 from memgym.core.registry import MEMORIES
@@ -36,6 +37,7 @@ from memgym.core.results import RunStore, aggregate, to_markdown
 from memgym.core.seeding import config_hash, episode_rng
 from memgym.datasets.dialogmem.episode import ConstructionConfig, DialogMemEpisode, build_episode
 from memgym.datasets.dialogmem.realise import LLMRealiser, TemplateRealiser
+from memgym.datasets.dialogmem.residents import profiles_from_reasoner
 from memgym.datasets.dialogmem.statistics import dataset_statistics
 from memgym.datasets.dialogmem.validation import GroundingAuditor
 from memgym.datasets.traversal import TraversalConfig, generate_traversal
@@ -67,6 +69,9 @@ class DialogMemGenerateConfig:
         default_factory=ConstructionConfig, metadata={"help": "dialogue and items"}
     )
     realiser: Literal["template", "llm"] = field(default="template", metadata={"help": "utterance writer"})
+    profiles: Literal["pools", "llm"] = field(
+        default="pools", metadata={"help": "resident profiles from name/style pools or from the writer LLM"}
+    )
     audit: bool = field(default=False, metadata={"help": "LLM grounding audit of utterances (uses writer)"})
     writer: ReasonerConfig = field(default_factory=ReasonerConfig, metadata={"help": "model for realiser=llm / audit"})
     out: str = field(default="data/dialogmem/episodes.jsonl", metadata={"help": "output JSONL (--out overrides)"})
@@ -113,10 +118,11 @@ def scene_specs(config: DialogMemGenerateConfig) -> list[SceneSpec]:
     for stem in stems[: config.scenes]:
         options: dict[str, Any] = {}
         if config.goat_path:
-            candidates = [Path(config.goat_path) / f"{stem.name}{ext}" for ext in (".json.gz", ".json")]
+            scene_name = stem.name.split(".")[0]  # "TEEsavR23oF" for TEEsavR23oF.glb / TEEsavR23oF.basis.glb
+            candidates = [Path(config.goat_path) / f"{scene_name}{ext}" for ext in (".json.gz", ".json")]
             found = next((c for c in candidates if c.is_file()), None)
             if found is None:
-                raise ConfigError(f"goat_path {config.goat_path} has no {stem.name}.json.gz or {stem.name}.json")
+                raise ConfigError(f"goat_path {config.goat_path} has no {scene_name}.json.gz or {scene_name}.json")
             options["annotations"] = str(found)
         specs.append(SceneSpec(backend="hm3d", path=str(stem), options=options))
     return specs
@@ -129,8 +135,8 @@ def generate(args: JobArgs) -> Path:
     partial = out.with_name(out.name + ".partial")
     out.parent.mkdir(parents=True, exist_ok=True)
     digest = config_hash(config)
-    done = {e.episode_id: e for e in _read_partial(partial, digest)}
-    realiser, auditor = _writers(config)
+    done = {e.episode_id: e for e in list(_read_partial(partial, digest))}
+    realiser, auditor, writer = _writers(config)
     specs = scene_specs(config)
     jobs = [(s, spec, k) for s, spec in enumerate(specs) for k in range(config.episodes_per_scene)]
     with partial.open("a", encoding="utf-8") as handle:
@@ -144,6 +150,10 @@ def generate(args: JobArgs) -> Path:
             rng = episode_rng(digest, config.seed, index)
             scene = load_scene(spec)
             traversal = generate_traversal(scene, spec, rng, config.traversal, config.camera)
+            residents = None
+            if config.profiles == "llm":
+                count = int(rng.integers(config.construction.residents_min, config.construction.residents_max + 1))
+                residents = profiles_from_reasoner(writer, [r.name for r in scene.regions], count, rng)
             episode = build_episode(
                 episode_id=episode_id,
                 objects=scene.objects,
@@ -152,6 +162,7 @@ def generate(args: JobArgs) -> Path:
                 config=config.construction,
                 realiser=realiser,
                 auditor=auditor,
+                residents=residents,
             )
             handle.write(episode.to_json() + "\n")
             handle.flush()
@@ -167,29 +178,31 @@ def generate(args: JobArgs) -> Path:
 
 
 def _writers(config: DialogMemGenerateConfig):
-    needs_model = config.realiser == "llm" or config.audit
+    needs_model = config.realiser == "llm" or config.audit or config.profiles == "llm"
     if needs_model and config.writer.backend == "structured":
-        raise ConfigError("realiser=llm and audit=true need writer.backend=hf or openai (a language model)")
+        raise ConfigError(
+            "realiser=llm, profiles=llm and audit=true need writer.backend=hf or openai (a language model)"
+        )
     model = build_reasoner(config.writer) if needs_model else None
     realiser = LLMRealiser(model) if config.realiser == "llm" else TemplateRealiser()
-    return realiser, (GroundingAuditor(model) if config.audit else None)
+    return realiser, (GroundingAuditor(model) if config.audit else None), model
 
 
 def _read_partial(path: Path, digest: str) -> Iterator[DialogMemEpisode]:
     if not path.exists():
         return
-    lines = path.read_text(encoding="utf-8").splitlines()
+    raw = path.read_bytes()
+    if raw and not raw.endswith(b"\n"):  # the episode in flight when the run stopped: built again
+        raw = raw[: raw.rfind(b"\n") + 1]
+        with path.open("r+b") as handle:
+            handle.truncate(len(raw))
+    lines = raw.decode("utf-8").splitlines()
     if lines:
         header = json.loads(lines[0])
         if header.get("config_hash") != digest:
             raise RecordError(f"{path} was written by another config; delete it to start over")
     for number, line in enumerate(lines[1:], start=2):
-        try:
-            yield from_json(line, where=f"{path}:{number}")
-        except RecordError:
-            if number == len(lines):
-                break  # the episode in flight when the run stopped: it is built again
-            raise
+        yield from_json(line, where=f"{path}:{number}")
 
 
 # ----- eval -------------------------------------------------------------------------------------
@@ -229,6 +242,11 @@ def load_episodes(path: Path) -> tuple[list[DialogMemEpisode], list[tuple[str, d
     return episodes, errors
 
 
+def item_key(episode: DialogMemEpisode, item: TaskItem) -> str:
+    """Result key of an item: ``episode_id|item_id`` (unique even if item ids repeat across episodes)."""
+    return f"{episode.episode_id}|{item.item_id}"
+
+
 def evaluate(args: JobArgs) -> Path:
     """Evaluate a memory + reasoner on a dataset (module docstring); returns the run folder."""
     from memgym.agents.reasoner_agent import ReasonerAgent
@@ -257,7 +275,8 @@ def evaluate(args: JobArgs) -> Path:
         MEMORIES.get(config.memory)(), build_reasoner(config.reasoner), config.reasoner.max_new_tokens
     )
     for episode in tqdm(episodes, desc="episodes", disable=not args.progress):
-        pending = [i.item_id for i in episode.items if i.item_id not in store.done_keys()]
+        done = store.done_keys()
+        pending = [i.item_id for i in episode.items if item_key(episode, i) not in done]
         if pending:
             _play(env, agent, episode, set(pending), store)
     write_tables(store)
@@ -267,6 +286,8 @@ def evaluate(args: JobArgs) -> Path:
 def _play(env, agent, episode: DialogMemEpisode, pending: set[str], store: RunStore) -> None:
     observation, info = env.reset(options={"episode": episode, "score_items": pending})
     agent.reset()
+    if hasattr(agent.memory, "bind_episode"):  # ground-truth probes (memory=oracle)
+        agent.memory.bind_episode(episode)
     formation_action = env.formation_action()
     while info["phase"] == "formation":
         agent.act(observation, info, formation_action)
@@ -299,7 +320,7 @@ def _play(env, agent, episode: DialogMemEpisode, pending: set[str], store: RunSt
             row.update({"error": error, "reward": None})
             for metric in ("geodesic_success", "execution_success", "spl", "token_f1", "llm_match"):
                 row.pop(metric, None)
-        store.append(item.item_id, row)
+        store.append(item_key(episode, item), row)
 
 
 METRICS = ("geodesic_success", "execution_success", "spl", "llm_match", "token_f1")
@@ -321,7 +342,101 @@ def write_tables(store: RunStore) -> Path:
         to_markdown(aggregate(percent, ["task", "content_type"], present)),
     ]
     qa = [r for r in percent if r["task"] == "qa"]
-    if qa:
-        parts += ["## QA by verbalised / updated\n", to_markdown(aggregate(qa, ["verbalised", "updated"], present))]
+    qa_metrics = [m for m in ("llm_match", "token_f1") if m in present]
+    if qa and qa_metrics:
+        parts += ["## QA by verbalised / updated\n", to_markdown(aggregate(qa, ["verbalised", "updated"], qa_metrics))]
     parts.append(f"\n{errors} item(s) with errors (see results.jsonl, column 'error'). Scores are percentages.\n")
     return store.write_text("results.md", "\n".join(parts))
+
+
+# ----- quickstart -------------------------------------------------------------------------------
+
+QUICKSTART_GENERATE = (
+    "scenes=2",
+    "house.max_rooms=5",
+    "traversal.min_goals=3",
+    "traversal.max_goals=4",
+    "camera.width=64",
+    "camera.height=48",
+)
+
+
+def quickstart_generate_eval(report_dir: Path, args: JobArgs) -> tuple[str, tuple[str, ...]]:
+    """A small generate -> eval of the ``dialogue`` memory and the ``oracle`` probe with the
+    structured reasoner; returns (markdown, plot paths relative to ``report_dir``).
+
+    Writes the dataset under ``report_dir/dialogmem/data`` and the runs under
+    ``report_dir/dialogmem/runs/eval-dialogmem/quickstart-<memory>``; everything resumes when run
+    again.
+    """
+    folder = report_dir / "dialogmem"
+    folder.mkdir(parents=True, exist_ok=True)
+    dataset = folder / "data" / "episodes.jsonl"
+    if not dataset.is_file():
+        generate(dataclasses.replace(args, overrides=QUICKSTART_GENERATE, config_path=None, out=dataset))
+    runs = {}
+    for memory in ("dialogue", "oracle"):
+        overrides = (
+            f"dataset={dataset}",
+            f"memory={memory}",
+            "camera.width=64",
+            "camera.height=48",
+            "execute_navigation=true",
+            f"name=quickstart-{memory}",
+        )
+        job = dataclasses.replace(args, overrides=overrides, config_path=None, out=None, runs_dir=folder / "runs")
+        runs[memory] = evaluate(job)
+    rows = {m: RunStore(run, config_digest="").rows() for m, run in runs.items()}
+    comparison = []
+    for memory, memory_rows in rows.items():
+        for row in aggregate(memory_rows, ["task"], ["geodesic_success", "execution_success", "spl", "token_f1"]):
+            comparison.append({"memory": memory, **{k: 100 * v if isinstance(v, float) else v for k, v in row.items()}})
+    stats = dataset_statistics(Dataset.load(dataset))
+    plot = folder / "eval_by_content_type.png"
+    plot_by_content_type(rows, plot)
+    markdown = "\n".join(
+        [
+            f"Small dataset `{dataset}` (2 generated houses, template dialogue):",
+            "",
+            to_markdown(stats["summary"]),
+            to_markdown(stats["items"]),
+            "Evaluation with the offline `structured` reasoner: the `dialogue` memory (raw transcript; it stores "
+            "no poses, so it cannot localise) against the `oracle` probe (ground-truth facts and locations, an "
+            "upper bound that checks items and scoring). QA by token F1 (no judge model configured), "
+            "navigation by geodesic success, execution success and SPL (%):",
+            "",
+            to_markdown(comparison, digits=1),
+            f"Per content type for the dialogue memory (`{runs['dialogue']}/results.md`):",
+            "",
+            (runs["dialogue"] / "results.md").read_text(encoding="utf-8"),
+        ]
+    )
+    return markdown, (str(plot.relative_to(report_dir)),)
+
+
+def plot_by_content_type(rows: dict[str, list[dict[str, Any]]], path: Path) -> Path:
+    """Grouped bars per memory: QA token F1 / LLM-match and navigation success (%) per content type."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(11, 3.8))
+    width = 0.8 / max(1, len(rows))
+    for axis, task, metric in ((axes[0], "qa", None), (axes[1], "navigation", "geodesic_success")):
+        for offset, (memory, memory_rows) in enumerate(rows.items()):
+            chosen = [r for r in memory_rows if r.get("task") == task]
+            name = metric or ("llm_match" if any(r.get("llm_match") is not None for r in chosen) else "token_f1")
+            scale = 1.0 if name == "llm_match" else 100.0
+            table = aggregate(chosen, ["content_type"], [name])
+            positions = np.arange(len(table)) + offset * width
+            axis.bar(positions, [scale * (t[name] or 0.0) for t in table], width, label=memory)
+            axis.set_xticks(np.arange(len(table)) + width * (len(rows) - 1) / 2)
+            axis.set_xticklabels([str(t["content_type"]) for t in table], rotation=30, ha="right")
+            axis.set_title(f"{task}: {name} (%)")
+        axis.set_ylim(0, 125)
+        axis.legend(fontsize=8, ncol=2, loc="upper left")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path

@@ -50,3 +50,47 @@ def test_missing_model_is_a_config_error(tmp_path):
         HFReasoner(str(tmp_path / "nowhere"))
     with pytest.raises(ConfigError, match="'model'"):
         HFReasoner("")
+
+
+def test_vision_language_model_takes_images_through_its_processor(tmp_path):
+    from tiny_hf_models import build_tiny_llava
+
+    folder = build_tiny_llava(tmp_path / "llava")
+    reasoner = HFReasoner(str(folder))
+    assert reasoner.processor is not None
+    rng = np.random.default_rng(0)
+    image = rng.integers(0, 255, (40, 56, 3), dtype=np.uint8)
+    messages = [Message("user", (ImagePart(image), TextPart("what is it")))]
+    encoded = reasoner._encode(messages)
+    assert encoded["pixel_values"].shape == (1, 3, 28, 28)
+    assert (encoded["input_ids"] == 3).sum() == 4  # the image token expanded to its patch count
+    reply = reasoner.generate(messages, max_new_tokens=4)
+    assert isinstance(reply, str) and reply == reasoner.generate(messages, max_new_tokens=4)
+    other = rng.integers(0, 255, (40, 56, 3), dtype=np.uint8)
+    logits = [
+        reasoner.model(**reasoner._encode([Message("user", (ImagePart(i), TextPart("what is it")))])).logits
+        for i in (image, other)
+    ]
+    assert not np.allclose(logits[0].detach().numpy(), logits[1].detach().numpy())  # the image is seen
+
+
+def test_generation_failures_become_reasoner_errors(tiny_llama_dir, monkeypatch):
+    reasoner = HFReasoner(str(tiny_llama_dir))
+
+    def out_of_memory(**kwargs):
+        raise RuntimeError("CUDA out of memory. Tried to allocate 2.00 GiB")
+
+    monkeypatch.setattr(reasoner.model, "generate", out_of_memory)
+    with pytest.raises(ReasonerError, match=r"generation failed for a \d+-token prompt: CUDA out of memory"):
+        reasoner.generate(MESSAGES)
+
+
+def test_chat_templates_that_refuse_a_message_become_reasoner_errors(tmp_path):
+    no_system = (
+        "{% for m in messages %}{% if m['role'] == 'system' %}{{ raise_exception('System role not supported') }}"
+        "{% endif %}{{ m['role'] }} : {{ m['content'] }}\n{% endfor %}"
+    )
+    reasoner = HFReasoner(str(build_tiny_llama(tmp_path / "strict", chat_template=no_system)))
+    with pytest.raises(ReasonerError, match="System role not supported"):
+        reasoner.generate(MESSAGES)
+    assert reasoner.generate(MESSAGES[1:], max_new_tokens=2) is not None

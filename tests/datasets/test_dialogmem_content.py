@@ -103,3 +103,22 @@ def test_goat_style_descriptions_fill_missing_attributes_and_relations():
     )
     table = as_table(perceptual_content(bare, {}))
     assert table == {("mug_9", "color"): "red", ("mug_9", "near"): "sink"}  # no unnamed "region 3" room
+
+
+class _Replies:
+    def __init__(self, reply):
+        self.reply = reply
+
+    def generate(self, messages, *, max_new_tokens=256):
+        return self.reply
+
+
+def test_llm_resident_profiles_are_validated_with_pool_fallback():
+    from memgym.datasets.dialogmem.residents import profiles_from_reasoner
+
+    good = '[{"name": "Ada", "relationship": "aunt", "style": "terse"}, {"name": "Bo", "relationship": "son", "style": "chatty"}]'
+    residents = profiles_from_reasoner(_Replies(good), ["kitchen"], 2, np.random.default_rng(0))
+    assert [(r.name, r.style) for r in residents] == [("Ada", "terse"), ("Bo", "chatty")]
+    fallback = sample_residents(np.random.default_rng(0), 2)
+    for bad in ("not json", good.replace("terse", "shouty"), good.replace('"Bo"', '"Ada"'), "[]"):
+        assert profiles_from_reasoner(_Replies(bad), ["kitchen"], 2, np.random.default_rng(0)) == fallback

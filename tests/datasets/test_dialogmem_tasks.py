@@ -71,6 +71,19 @@ def test_filters_drop_ambiguous_revealing_and_duplicate_items():
     assert dropped == Counter({"not_unique": 1, "same_type": 1, "reveals_answer": 1, "duplicate": 1})
 
 
+def test_prompts_leaking_metadata_are_dropped():
+    odd = item("k1", "color", "red", category="kitchen_cabinet_3")
+    items, dropped = build_items(
+        np.random.default_rng(0),
+        [TaskSpec("navigation", "k1", "kitchen_cabinet_3", (odd,))],
+        {"k1": {"color": odd}},
+        {"k1": {"position": [0, 0, 0], "view_points": []}},
+        {},
+        episode_id="e",
+    )
+    assert items == [] and dropped["invalid_text"] == 1
+
+
 def test_groups_spanning_two_objects_are_dropped_whole():
     # Same category and cue for two different targets: neither can be told apart by the cue.
     content = {"m1": {"owner": OWNER1}, "m2": {"owner": dataclasses.replace(OWNER1, object_id="m2")}}

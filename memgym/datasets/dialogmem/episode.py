@@ -50,10 +50,6 @@ class DialogMemEpisode(EmbodiedEpisode):
     dialogue: tuple[DialogueTurn, ...] = ()
     memory: tuple[MemoryItem, ...] = ()
 
-    def turns_at(self, step: int) -> list[DialogueTurn]:
-        """Turns spoken at formation step ``step``."""
-        return [t for t in self.dialogue if t.spec.step == step]
-
     def check(self) -> None:
         """Raise :class:`RecordError` on dangling ids, unknown speakers or steps off the traversal."""
         where = f"episode {self.episode_id}"

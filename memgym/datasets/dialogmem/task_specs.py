@@ -16,7 +16,10 @@ is the gold answer; earlier versions are superseded). Filters, in order, each co
 3. ``ambiguous_group`` -- items grouped by (category, cues) span more than one object; the whole
    group is dropped;
 4. ``reveals_answer`` -- the question already contains the answer's words;
-5. ``duplicate`` -- the same prompt twice in an episode.
+5. ``invalid_text`` -- the prompt breaks the utterance rules of
+   :mod:`~memgym.datasets.dialogmem.validation` (metadata leakage such as ids or field names from
+   odd category labels, format);
+6. ``duplicate`` -- the same prompt twice in an episode.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ import numpy as np
 from memgym.backends.structured import words
 from memgym.core.episode import TaskItem
 from memgym.datasets.dialogmem.content import CONTENT_TYPES, MemoryItem, latest
+from memgym.datasets.dialogmem.validation import format_violations, leakage_violations
 
 QUESTION_TEMPLATES: dict[str, str] = {
     "owner": "Who owns {ref}?",
@@ -49,7 +53,7 @@ QUESTION_TEMPLATES: dict[str, str] = {
     "order": "Counting only objects of its kind, in what order did you first see {ref}?",
 }
 INSTRUCTION_TEMPLATES = ("Go to {ref}.", "Take me to {ref}.", "Navigate to {ref}.", "Find {ref}.")
-FILTERS = ("same_type", "not_unique", "ambiguous_group", "reveals_answer", "duplicate")
+FILTERS = ("same_type", "not_unique", "ambiguous_group", "reveals_answer", "invalid_text", "duplicate")
 _STOP = frozenset(["a", "an", "the", "of", "to", "in", "on", "it", "its", "is", "was", "for", "and", "that", "you"])
 
 
@@ -203,7 +207,7 @@ def build_items(
         goals: object id -> ``{"position": [x, y, z], "view_points": [[x, y, z], ...]}``.
         stated_turns: (object id, key, version) -> id of the kept turn stating it.
     """
-    dropped: Counter = Counter()
+    dropped: Counter = Counter(dict.fromkeys(FILTERS, 0))
     kept: list[TaskSpec] = []
     for spec in specs:
         if is_same_type(spec):
@@ -232,6 +236,9 @@ def build_items(
             if reveals_answer(prompt, answer):
                 dropped["reveals_answer"] += 1
                 continue
+        if leakage_violations(prompt) or format_violations(prompt):
+            dropped["invalid_text"] += 1
+            continue
         if prompt in prompts:
             dropped["duplicate"] += 1
             continue
@@ -255,6 +262,7 @@ def _task_item(
         "category": spec.category,
         "identification_types": list(spec.identification_types),
         "cue_keys": sorted(c.key for c in spec.cues),
+        "cue_updated": any(c.version > 0 for c in spec.cues),
         "evidence_turns": turns,
     }
     if spec.answer is not None:

@@ -1,0 +1,297 @@
+"""End to end on one small generated scene: generate -> eval, resume, and per-item errors."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from pathlib import Path
+
+import pytest
+
+from memgym.core.benchmark import JobArgs
+from memgym.core.config import load_config
+from memgym.core.episode import Dataset
+from memgym.core.errors import ConfigError
+from memgym.core.seeding import config_hash
+from memgym.pipelines.dialogmem_jobs import DialogMemGenerateConfig, evaluate, generate
+
+SMALL = (
+    "scenes=1",
+    "first_house_seed=5",
+    "house.min_rooms=3",
+    "house.max_rooms=4",
+    "traversal.min_goals=2",
+    "traversal.max_goals=3",
+    "camera.width=32",
+    "camera.height=24",
+)
+EVAL = ("camera.width=32", "camera.height=24")
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("dialogmem") / "episodes.jsonl"
+    return generate(JobArgs(overrides=SMALL, out=out, progress=False))
+
+
+def run_eval(dataset: Path, runs: Path, *extra: str) -> Path:
+    return evaluate(JobArgs(overrides=(f"dataset={dataset}", *EVAL, *extra), runs_dir=runs, progress=False))
+
+
+def rows(run: Path) -> list[dict]:
+    return [json.loads(line) for line in (run / "results.jsonl").read_text().splitlines()]
+
+
+def test_generate_writes_episodes_stats_and_is_deterministic(dataset, tmp_path):
+    episodes = Dataset.load(dataset)
+    assert len(episodes) == 1 and episodes[0].items and episodes[0].dialogue
+    assert "qa_verbalised_%" in dataset.with_name("episodes.stats.md").read_text()
+    assert not dataset.with_name("episodes.jsonl.partial").exists()
+    again = generate(JobArgs(overrides=SMALL, out=tmp_path / "again.jsonl", progress=False))
+    assert again.read_text() == dataset.read_text()
+
+
+def test_generate_resumes_from_its_partial_file(dataset, tmp_path):
+    out = tmp_path / "episodes.jsonl"
+    first = generate(JobArgs(overrides=(*SMALL, "scenes=2"), out=out, progress=False)).read_text().splitlines()
+    expected = list(Dataset.load(out))
+    digest = config_hash(load_config(DialogMemGenerateConfig, overrides=(*SMALL, "scenes=2")))
+    partial = out.with_name("episodes.jsonl.partial")
+    partial.write_text(json.dumps({"config_hash": digest}) + "\n" + first[0] + "\n" + first[1][:50])  # 2nd cut
+    with pytest.raises(KeyboardInterrupt), _interrupt_after_traversals(1):
+        generate(JobArgs(overrides=(*SMALL, "scenes=2"), out=out, progress=False))  # stops again mid-episode
+    assert partial.read_text().endswith("\n")  # the torn line was dropped before appending
+    assert list(Dataset.load(generate(JobArgs(overrides=(*SMALL, "scenes=2"), out=out, progress=False)))) == expected
+
+
+@contextlib.contextmanager
+def _interrupt_after_traversals(count: int):
+    """Raise KeyboardInterrupt in the traversal generator after ``count`` calls."""
+    from memgym.pipelines import dialogmem_jobs
+
+    original = dialogmem_jobs.generate_traversal
+    calls = []
+
+    def interrupted(*args, **kwargs):
+        calls.append(1)
+        if len(calls) >= count:
+            raise KeyboardInterrupt
+        return original(*args, **kwargs)
+
+    dialogmem_jobs.generate_traversal = interrupted
+    try:
+        yield
+    finally:
+        dialogmem_jobs.generate_traversal = original
+
+
+def test_eval_end_to_end_and_resume(dataset, tmp_path):
+    run = run_eval(dataset, tmp_path, "execute_navigation=true")
+    items = Dataset.load(dataset)[0].items
+    result = rows(run)
+    assert [r["key"] for r in result] == [f"{i.item_id.split('/')[0]}|{i.item_id}" for i in items]
+    navigation = [r for r in result if r["task"] == "navigation"]
+    qa = [r for r in result if r["task"] == "qa"]
+    assert all(r["geodesic_success"] == 0.0 and r["spl"] == 0.0 for r in navigation)
+    assert all(0.0 <= r["token_f1"] <= 1.0 and "content_type" in r and "verbalised" in r for r in qa)
+    assert "by content type" in (run / "results.md").read_text()
+    # Interrupt: keep the first half of the rows (and a torn line), then re-run the same command.
+    lines = (run / "results.jsonl").read_text().splitlines(keepends=True)
+    (run / "results.jsonl").write_text("".join(lines[: len(lines) // 2]) + lines[len(lines) // 2][:20])
+    again = run_eval(dataset, tmp_path, "execute_navigation=true")
+    assert again == run and rows(again) == result
+
+
+def test_endpoint_failures_become_item_errors(dataset, tmp_path):
+    run = run_eval(
+        dataset,
+        tmp_path,
+        "reasoner.backend=openai",
+        "reasoner.model=m",
+        "reasoner.base_url=http://127.0.0.1:9/v1",
+        "reasoner.max_retries=0",
+        "reasoner.timeout_s=0.5",
+    )
+    result = rows(run)
+    assert len(result) == len(Dataset.load(dataset)[0].items)
+    assert all("cannot connect" in r["error"] or "connection" in r["error"] for r in result)
+    assert f"{len(result)} item(s) with errors" in (run / "results.md").read_text()
+
+
+def test_bad_datasets_are_reported_per_item(dataset, tmp_path):
+    line = dataset.read_text().splitlines()[0]
+    record = json.loads(line)
+    dangling = json.loads(line)
+    dangling["data"]["episode_id"] = "dangling"
+    dangling["data"]["dialogue"][0]["spec"]["referenced"] = ["ghost_1"]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("\n".join([json.dumps(record), json.dumps(record), json.dumps(dangling)]) + "\n")
+    run = run_eval(bad, tmp_path)
+    result = rows(run)
+    errors = [r for r in result if r.get("error")]
+    assert any("duplicated episode id" in r["error"] for r in errors)
+    assert sum("ghost_1" in r["error"] for r in errors) == len(dangling["data"]["items"])
+    scored = [r for r in result if not r.get("error")]
+    assert len(scored) == len(record["data"]["items"])
+
+
+def test_llm_match_without_a_model_is_a_config_error(dataset, tmp_path):
+    with pytest.raises(ConfigError, match="judge"):
+        run_eval(dataset, tmp_path, "qa_scorer=llm_match", "judge.backend=structured")
+
+
+def test_cli_eval_and_bad_keys(dataset, tmp_path, capsys):
+    from memgym.cli import main
+
+    args = ["eval", "dialogmem", f"dataset={dataset}", *EVAL, "--runs-dir", str(tmp_path), "--no-progress"]
+    assert main(args) == 0
+    assert main(["eval", "dialogmem", "memroy=dialogue", "--runs-dir", str(tmp_path)]) == 2
+    assert "unknown key 'memroy'" in capsys.readouterr().err
+    assert main(["eval", "dialogmem", f"dataset={tmp_path / 'none.jsonl'}", "--runs-dir", str(tmp_path)]) == 2
+    assert "memgym generate dialogmem" in capsys.readouterr().err
+    assert main(["eval", "dialogmem", f"dataset={dataset}", "memory=frames", "--runs-dir", str(tmp_path)]) == 2
+    assert "unknown memory 'frames'" in capsys.readouterr().err
+
+
+def test_generate_from_hm3d_layout(tmp_path):
+    """A generated house exported in the HM3D file layout (with GOAT-style annotations) is read back."""
+    from memgym.scenes.hm3d import export_hm3d
+    from memgym.scenes.procedural import HouseConfig, generate_house
+
+    house = generate_house(7, HouseConfig(min_rooms=3, max_rooms=3))
+    export_hm3d(house, tmp_path / "hm3d" / "00001-house7", "house7")
+    overrides = ("source=hm3d", f"hm3d_path={tmp_path / 'hm3d'}", *SMALL[4:])
+    out = generate(JobArgs(overrides=overrides, out=tmp_path / "hm3d.jsonl", progress=False))
+    episode = Dataset.load(out)[0]
+    assert episode.traversal.scene.backend == "hm3d" and episode.items and episode.dialogue
+    with pytest.raises(ConfigError, match="hm3d_path"):
+        generate(JobArgs(overrides=("source=hm3d",), out=tmp_path / "x.jsonl", progress=False))
+    with pytest.raises(ConfigError, match="goat_path"):
+        generate(JobArgs(overrides=(*overrides, f"goat_path={tmp_path}"), out=tmp_path / "y.jsonl", progress=False))
+    # Annotations in a separate GOAT-style folder, named by scene id.
+    goat = tmp_path / "goat"
+    goat.mkdir()
+    (tmp_path / "hm3d" / "00001-house7" / "house7.objects.json.gz").rename(goat / "house7.json.gz")
+    out = generate(JobArgs(overrides=(*overrides, f"goat_path={goat}"), out=tmp_path / "goat.jsonl", progress=False))
+    assert Dataset.load(out)[0].traversal.scene.options["annotations"] == str(goat / "house7.json.gz")
+
+
+@pytest.fixture
+def judge_server():
+    """A chat-completions endpoint that rates 4, or replies garbage for questions starting with "What"."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    calls = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self):
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            prompt = body["messages"][-1]["content"]
+            calls.append(prompt)
+            reply = "maybe" if "Question: What" in prompt else "4"
+            data = json.dumps({"choices": [{"message": {"content": reply}}]}).encode()
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1", calls
+    server.shutdown()
+    server.server_close()
+
+
+def test_llm_match_judge_scores_caches_and_records_unparseable_replies(dataset, tmp_path, judge_server):
+    url, calls = judge_server
+    judge = ("qa_scorer=llm_match", "judge.backend=openai", "judge.model=judge", f"judge.base_url={url}")
+    run = run_eval(dataset, tmp_path, *judge)
+    qa = [r for r in rows(run) if r["task"] == "qa"]
+    assert qa and len(calls) == len(qa)
+    assert {row["prompt"].startswith("What") for row in qa} == {True, False}
+    for row in qa:
+        if row["prompt"].startswith("What"):
+            assert "not a rating" in row["error"] and row.get("llm_match") is None
+        else:
+            assert row["llm_match"] == 75.0 and row["judge_rating"] == 4
+    cached = (run / "judge_cache.jsonl").read_text().splitlines()
+    assert len(cached) == sum(1 for r in qa if "llm_match" in r)
+    # Resume after losing every result row: judged items come from the cache, failures are asked again.
+    (run / "results.jsonl").write_text("")
+    calls.clear()
+    run_eval(dataset, tmp_path, *judge)
+    assert len(calls) == sum(1 for r in qa if r["prompt"].startswith("What"))
+
+
+@pytest.fixture
+def writer_server():
+    """An endpoint that writes utterances from the realiser prompt's content and audits with 'yes'."""
+    import re
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    prompts = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self):
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            prompt = body["messages"][-1]["content"]
+            prompts.append(prompt)
+            if prompt.startswith("A dialogue line must"):
+                reply = "yes"
+            elif prompt.startswith("Invent"):
+                count = int(re.match(r"Invent (\d+) people", prompt).group(1))
+                names = ("Zoe", "Yan", "Xia", "Wim")[:count]
+                reply = json.dumps([{"name": n, "relationship": "roommate", "style": "formal"} for n in names])
+            else:
+                content = re.search(r"nothing else about any object: (.*)\.\nRules", prompt, re.S).group(1)
+                speaker = re.search(r"spoken by (\w+),", prompt).group(1)
+                reply = f'{speaker}: "{content[0].upper()}{content[1:]}."\n(extra line)'
+            data = json.dumps({"choices": [{"message": {"content": reply}}]}).encode()
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1", prompts
+    server.shutdown()
+    server.server_close()
+
+
+def test_llm_realiser_and_audit_through_an_endpoint(tmp_path, writer_server):
+    url, prompts = writer_server
+    writer = (
+        "realiser=llm",
+        "audit=true",
+        "profiles=llm",
+        "writer.backend=openai",
+        "writer.model=w",
+        f"writer.base_url={url}",
+    )
+    out = generate(JobArgs(overrides=(*SMALL, *writer), out=tmp_path / "llm.jsonl", progress=False))
+    episode = Dataset.load(out)[0]
+    assert episode.annotations["realiser"] == "llm" and episode.dialogue
+    assert {r.name for r in episode.residents} <= {"Zoe", "Yan", "Xia", "Wim"}
+    audits = [p for p in prompts if p.startswith("A dialogue line must")]
+    assert len(audits) == len(episode.dialogue)  # every kept line was audited once
+    assert all(":" not in t.text.split()[0] for t in episode.dialogue)  # speaker prefixes were cleaned
+    with pytest.raises(ConfigError, match="writer.backend"):
+        generate(JobArgs(overrides=(*SMALL, "realiser=llm"), out=tmp_path / "x.jsonl", progress=False))
+
+
+def test_oracle_probe_with_the_structured_reasoner_solves_every_item(dataset, tmp_path):
+    run = run_eval(dataset, tmp_path, "memory=oracle", "execute_navigation=true")
+    result = rows(run)
+    assert result and all(not r.get("error") for r in result)
+    for row in result:
+        if row["task"] == "qa":
+            assert row["token_f1"] == 1.0, (row["prompt"], row["prediction"], row["reference"])
+        else:
+            assert row["geodesic_success"] == 1.0 and row["execution_success"] == 1.0, row
