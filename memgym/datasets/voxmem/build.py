@@ -35,7 +35,7 @@ from memgym.datasets.speech.vctk import VCTKCorpus
 from memgym.datasets.speech.voices import assign_voices, espeak_voice_bank, named_voice_bank
 from memgym.datasets.voxmem import qc
 from memgym.datasets.voxmem.filler import FillerCorpus, GeneratedFillerCorpus, InstructS2SCorpus
-from memgym.datasets.voxmem.history import HEADER_TEMPLATE, core_order, nest_histories, timestamps
+from memgym.datasets.voxmem.history import HEADER_TEMPLATE, BudgetFillError, core_order, nest_histories, timestamps
 from memgym.datasets.voxmem.oracle import answer_query
 from memgym.datasets.voxmem.plans import STATE_CUES, derive_refusal, plan_item, refusal_edit
 from memgym.datasets.voxmem.records import Plan, Session, SessionFact, Turn, VoxMemEpisode
@@ -44,6 +44,9 @@ from memgym.datasets.voxmem.taxonomy import CELLS, SUBTYPES
 from memgym.datasets.voxmem.tokens import TokenCounter, audio_tokens
 from memgym.datasets.voxmem.writing import DialogueWriter, LLMWriter, TemplateWriter
 
+AR_HEADROOM = 0.5
+"""Share of the evidence's tokens left free in every history, so an AR edit (a re-voiced or
+cue-removed statement) cannot push the reused history over its budget."""
 FIT_ATTEMPTS = 6
 """New candidate sessions tried when the next one does not fit the remaining budget."""
 
@@ -215,19 +218,19 @@ class VoxMemBuilder:
         if operation != "AR":
             return plan_item(plan_id, evidence, operation, subtype, self.sound_classes, rng)
         wanted = subtype.removeprefix("from_")
-        for source in reversed(asked):
-            taken = any(p.source_plan_id == source.plan_id for p in asked)
-            if source.evidence == evidence and source.operation == wanted and refusal_edit(source) and not taken:
-                return derive_refusal(source, plan_id)
-        for _ in range(50):  # no eligible asked source: a private one
-            ops = [op for op in ("IE", "MSR", "TET") if (evidence, op) in CELLS]
-            op = wanted if wanted in ops else ops[int(rng.integers(len(ops)))]
-            subs = [s for s in SUBTYPES[op] if s != "counting"]
-            source = plan_item(
-                plan_id + "src", evidence, op, subs[int(rng.integers(len(subs)))], self.sound_classes, rng
-            )
-            if refusal_edit(source):
-                return derive_refusal(source, plan_id)
+        ops = [wanted] + [op for op in ("IE", "MSR", "TET") if op != wanted and (evidence, op) in CELLS]
+        ops = [op for op in ops if (evidence, op) in CELLS]
+        for op in ops:  # prefer an asked item of the wanted operation, then of another one
+            for source in reversed(asked):
+                taken = any(p.source_plan_id == source.plan_id for p in asked)
+                if source.evidence == evidence and source.operation == op and not taken and refusal_edit(source):
+                    return derive_refusal(source, plan_id)
+        for op in ops:  # no eligible asked source: a private one
+            for sub in rng.permutation(SUBTYPES[op]):
+                for _ in range(3):
+                    source = plan_item(plan_id + "src", evidence, op, str(sub), self.sound_classes, rng)
+                    if refusal_edit(source):
+                        return derive_refusal(source, plan_id)
         raise MemgymError(f"could not derive an AR item for {evidence}")
 
     # ----- sessions ----------------------------------------------------------------------------------
@@ -294,7 +297,11 @@ class VoxMemBuilder:
                 pending.append(candidate)
             return None
 
-        placed, histories = nest_histories([s.tokens for s in core], order, self.budgets, next_extra, rng)
+        evidence_tokens = sum(c.tokens for c, s in zip(core, plan.sessions) if s.role == "evidence")
+        headroom = int(AR_HEADROOM * evidence_tokens)  # AR items edit the evidence inside this history
+        placed, histories = nest_histories(
+            [s.tokens for s in core], order, self.budgets, next_extra, rng, headroom=headroom
+        )
         stamps = timestamps(len(placed), rng)
         order_long = histories[self.budgets[-1]]
         stamp_of = {idx: stamps[k] for k, idx in enumerate(order_long)}
@@ -406,7 +413,13 @@ class VoxMemBuilder:
                 else:
                     rng = episode_rng(self.digest, self.config.seed, 1_000_000 + index + 100_003 * attempt)
                     # (an AR item with a private source is assembled around its edited evidence)
-                    history, core = self.assemble(plan, pool, rng)
+                    try:
+                        history, core = self.assemble(plan, pool, rng)
+                    except BudgetFillError:
+                        failed = ["budget_fill"]
+                        self.check_failures["budget_fill"] = self.check_failures.get("budget_fill", 0) + 1
+                        revised += 1
+                        continue
                 item_episodes = self.episodes(plan, history, core)
                 failed = self._failures(plan, item_episodes)
                 for name in failed:

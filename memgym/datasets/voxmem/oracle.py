@@ -108,7 +108,8 @@ def answer_query(query: Query, facts: Sequence[SessionFact]) -> str:
                 ranks.append(family.values.index(value))
             return _argmax(query.subjects, ranks)
         if ev == "speaker":
-            return _argmax(query.subjects, [sum(f.speaker == query.asker for f in hits) for hits in per_subject])
+            mine = [sum(f.speaker == query.asker for f in hits) for hits in per_subject]
+            return REFUSAL if not any(mine) else _argmax(query.subjects, mine)
         if ev == "paralinguistic":
             ranks = []
             for hits in per_subject:
