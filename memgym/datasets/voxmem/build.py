@@ -299,9 +299,14 @@ class VoxMemBuilder:
 
         evidence_tokens = sum(c.tokens for c, s in zip(core, plan.sessions) if s.role == "evidence")
         headroom = int(AR_HEADROOM * evidence_tokens)  # AR items edit the evidence inside this history
-        placed, histories = nest_histories(
-            [s.tokens for s in core], order, self.budgets, next_extra, rng, headroom=headroom
-        )
+        try:
+            placed, histories = nest_histories(
+                [s.tokens for s in core], order, self.budgets, next_extra, rng, headroom=headroom
+            )
+        except BudgetFillError:
+            raise
+        except MemgymError as exc:
+            raise MemgymError(f"item {plan.plan_id} ({plan.cell}/{plan.subtype}): {exc}") from None
         stamps = timestamps(len(placed), rng)
         order_long = histories[self.budgets[-1]]
         stamp_of = {idx: stamps[k] for k, idx in enumerate(order_long)}

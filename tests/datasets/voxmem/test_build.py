@@ -1,16 +1,14 @@
-"""A small end-to-end build: files, QC report, nesting, AR reuse, caching and determinism; the env."""
+"""A small end-to-end build: files, QC report, nesting, AR reuse, caching and determinism."""
 
 from __future__ import annotations
 
 import json
 
 import pytest
-from gymnasium.utils.env_checker import check_env
 
 from memgym.core.episode import Dataset
 from memgym.core.protocols import Reasoner
 from memgym.datasets.voxmem.build import VoxMemBuilder, VoxMemConfig
-from memgym.envs.spoken_history_env import SpokenHistoryEnv
 
 
 class AlwaysYes(Reasoner):
@@ -67,21 +65,6 @@ def test_rebuild_reuses_audio_and_is_identical(built):
     builder.build()
     assert builder.renderer.rendered == 0 and builder.renderer.reused > 0
     assert (folder / "manifest.jsonl").read_text() == before
-
-
-def test_spoken_history_env_passes_check_env(built):
-    _, folder = built
-    env = SpokenHistoryEnv(folder, budget=3072)
-    check_env(env, skip_render_check=False)
-    obs, info = env.reset(seed=0)
-    turns = 0
-    while info["phase"] == "formation":
-        assert obs["role"] in (0, 1)
-        obs, reward, terminated, _, info = env.step("")
-        turns += 1
-    assert obs["role"] == 2 and obs["text"] == env.episode.items[0].prompt and obs["audio_length"][0] > 0
-    _, reward, terminated, _, info = env.step(str(env.episode.items[0].answer))
-    assert reward == 1.0 and terminated
 
 
 def test_same_config_and_seed_give_identical_datasets_in_fresh_folders(tmp_path, built):
