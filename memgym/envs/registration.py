@@ -9,6 +9,7 @@ from __future__ import annotations
 import gymnasium
 
 GYM_ENVS: dict[str, str] = {
+    "memgym/AMemOps-v0": "memgym.envs.audio_stream_env:AudioStreamEnv",
     "memgym/VoxMem-v0": "memgym.envs.spoken_history_env:SpokenHistoryEnv",
 }
 """Gymnasium id -> ``module:Class`` entry point."""

@@ -30,3 +30,14 @@ def read_wav(path: Path, expected_rate: int) -> np.ndarray:
         g = np.gcd(SAMPLE_RATE, rate)
         mono = resample_poly(mono, SAMPLE_RATE // g, rate // g)
     return mono.astype(np.float32)
+
+
+def wav_num_samples(path: Path) -> int:
+    """Length in 16 kHz samples that :func:`read_wav` would return for ``path``."""
+    import soundfile
+
+    try:
+        info = soundfile.info(str(path))
+    except Exception as exc:
+        raise MemgymError(f"cannot read audio file {path}: {exc}") from None
+    return int(np.ceil(info.frames * SAMPLE_RATE / info.samplerate))

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from memgym.core.errors import MemgymError
-from memgym.datasets.sources.audio_io import read_wav
+from memgym.datasets.sources.audio_io import read_wav, wav_num_samples
 from memgym.datasets.sources.library import RecordingInfo, SourceLibrary
 
 ESC50_RATE = 44_100
@@ -77,6 +77,9 @@ class ESC50Library(SourceLibrary):
 
     def _load_uncached(self, info: RecordingInfo) -> np.ndarray:
         return read_wav(self._files[info.recording_id], ESC50_RATE)
+
+    def num_samples(self, recording_id: str) -> int:
+        return wav_num_samples(self._files[self.info(recording_id).recording_id])
 
     def fingerprint(self) -> str:
         return f"{self.name}:{self.root.resolve()}:{len(self.all_infos())}"

@@ -142,6 +142,10 @@ class SourceLibrary(abc.ABC):
         """``identity``'s recordings in ``split``: a list of ``(n,)`` float32 arrays at 16 kHz."""
         return [self.load(rid) for rid in self.recording_ids(identity, split)]
 
+    def num_samples(self, recording_id: str) -> int:
+        """Length in 16 kHz samples of one recording (without loading it when the subclass knows)."""
+        return len(self.load(recording_id))
+
     @abc.abstractmethod
     def _load_uncached(self, info: RecordingInfo) -> np.ndarray:
         """Produce the audio of one recording: ``(n,)`` float array at 16 kHz."""

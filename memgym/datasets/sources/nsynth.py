@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from memgym.core.errors import MemgymError
-from memgym.datasets.sources.audio_io import read_wav
+from memgym.datasets.sources.audio_io import read_wav, wav_num_samples
 from memgym.datasets.sources.library import RecordingInfo, SourceLibrary
 from memgym.datasets.sources.synthesis import stable_seed
 
@@ -190,6 +190,9 @@ class NSynthLibrary(SourceLibrary):
 
     def _load_uncached(self, info: RecordingInfo) -> np.ndarray:
         return read_wav(self._files[info.recording_id], NSYNTH_RATE)
+
+    def num_samples(self, recording_id: str) -> int:
+        return wav_num_samples(self._files[self.info(recording_id).recording_id])
 
     def fingerprint(self) -> str:
         return f"{self.name}:{self.root.resolve()}:set{self.instrument_set}:{len(self.all_infos())}"

@@ -343,5 +343,9 @@ class SyntheticEnvironmentLibrary(SourceLibrary):
         rng = np.random.default_rng(stable_seed("clip", self.seed, info.recording_id))
         return synthesize_clip(info.identity, rng, self.seconds).astype(np.float32)
 
+    def num_samples(self, recording_id: str) -> int:
+        self.info(recording_id)
+        return int(round(self.seconds * SAMPLE_RATE))
+
     def fingerprint(self) -> str:
         return f"{self.name}:seed{self.seed}:{self.seconds}:{len(self.all_infos())}"

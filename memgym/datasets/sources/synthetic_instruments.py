@@ -243,5 +243,9 @@ class SyntheticInstrumentLibrary(SourceLibrary):
         instrument = self.instruments[info.identity]
         return synthesize_note(instrument, int(info.pitch), int(info.velocity), self.seconds, rng).astype(np.float32)
 
+    def num_samples(self, recording_id: str) -> int:
+        self.info(recording_id)
+        return int(round(self.seconds * SAMPLE_RATE))
+
     def fingerprint(self) -> str:
         return f"{self.name}:set{self.instrument_set}:seed{self.seed}:{self.seconds}:{len(self.all_infos())}"

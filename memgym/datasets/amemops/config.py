@@ -1,0 +1,110 @@
+"""AMemOps constants and the typed stream-generator config.
+
+Attribute classes (index -> value) shared by labels, actions and models:
+
+* gain: ``0: -18 dB, 1: -12 dB, 2: -6 dB, 3: 0 dB``
+* pan:  ``0: 0 (left), 1: 1/3, 2: 2/3, 3: 1 (right)``
+* :data:`NONE_INDEX` = 4: "none" — the answer for a source absent from the stream so far.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Literal
+
+from memgym.core.errors import ConfigError
+from memgym.datasets.sources.factory import LibraryConfig
+
+SAMPLE_RATE = 16_000
+FRAME_RATE = 25
+HOP = SAMPLE_RATE // FRAME_RATE  # 640 samples per frame
+GAINS_DB: tuple[float, ...] = (-18.0, -12.0, -6.0, 0.0)
+PANS: tuple[float, ...] = (0.0, 1.0 / 3.0, 2.0 / 3.0, 1.0)
+NONE_INDEX = 4
+"""Label of "none" (absent source) for both heads."""
+IGNORE_INDEX = -100
+"""Label of frames without a supervised answer (``torch.nn.CrossEntropyLoss`` default)."""
+ATTRIBUTES = ("gain", "pan")
+QUERY_TYPES = ("initial", "update", "interference", "absent")
+RecordingControl = Literal["original", "fixed", "cycle2", "cycle4", "unrestricted"]
+RECORDING_CONTROLS: tuple[str, ...] = ("original", "fixed", "cycle2", "cycle4", "unrestricted")
+
+
+@dataclasses.dataclass(frozen=True)
+class StreamConfig:
+    """Settings of the AMemOps stream generator (paper section 2 defaults)."""
+
+    library: LibraryConfig = dataclasses.field(default_factory=LibraryConfig, metadata={"help": "sound sources"})
+    split: Literal["train", "eval", "calibration"] = dataclasses.field(
+        default="train", metadata={"help": "library split the recordings come from"}
+    )
+    frames: int = dataclasses.field(default=2048, metadata={"help": "stream length in 25 Hz frames (2048 = 81.92 s)"})
+    n_initial: int = dataclasses.field(default=10, metadata={"help": "initial-value query proposals per stream"})
+    n_update: int = dataclasses.field(default=8, metadata={"help": "post-update query proposals (half gain, half pan)"})
+    n_interference: int = dataclasses.field(default=6, metadata={"help": "similar-source interference proposals"})
+    n_absent: int = dataclasses.field(default=2, metadata={"help": "absent-source query proposals"})
+    max_updates: int = dataclasses.field(default=1, metadata={"help": "updates per update source (1..max, uniform)"})
+    distractors: tuple[int, ...] = dataclasses.field(
+        default=(4, 8, 16), metadata={"help": "distractor source counts; each stream draws one uniformly"}
+    )
+    distractor_similarity: Literal["any", "similar", "dissimilar"] = dataclasses.field(
+        default="any", metadata={"help": "draw distractors from queried sources' similar/dissimilar pools"}
+    )
+    excerpt_frames: tuple[int, int] = dataclasses.field(
+        default=(18, 32), metadata={"help": "event excerpt length range in frames (inclusive)"}
+    )
+    query_frames: int = dataclasses.field(default=12, metadata={"help": "query length in frames"})
+    offset_seconds: tuple[float, float] = dataclasses.field(
+        default=(2.0, 60.0), metadata={"help": "log-uniform range of onset offsets between related events (s)"}
+    )
+    rms: float = dataclasses.field(default=0.05, metadata={"help": "recording RMS before excerpting"})
+    fade_ms: float = dataclasses.field(default=10.0, metadata={"help": "linear fade in/out of every excerpt (ms)"})
+    query_gain_db: float = dataclasses.field(default=-3.0, metadata={"help": "query gain (centre pan)"})
+    noise_db: float = dataclasses.field(
+        default=45.0, metadata={"help": "white noise level below the RMS reference (dB)"}
+    )
+    recordings: RecordingControl = dataclasses.field(
+        default="original", metadata={"help": "recording control: original|fixed|cycle2|cycle4|unrestricted"}
+    )
+    placement_attempts: int = dataclasses.field(
+        default=30, metadata={"help": "placement tries per proposal before it is dropped"}
+    )
+
+    def __post_init__(self) -> None:
+        lo, hi = self.excerpt_frames
+        if not 1 <= lo <= hi:
+            raise ConfigError(f"excerpt_frames must be (min, max) with 1 <= min <= max, got {self.excerpt_frames}")
+        if self.query_frames < 1 or self.frames < 1:
+            raise ConfigError(f"frames and query_frames must be positive, got {self.frames}, {self.query_frames}")
+        if min(self.n_initial, self.n_update, self.n_interference, self.n_absent) < 0 or self.max_updates < 1:
+            raise ConfigError("query proposal counts must be >= 0 and max_updates >= 1")
+        if not self.distractors or min(self.distractors) < 0:
+            raise ConfigError(f"distractors must be a non-empty list of counts >= 0, got {self.distractors}")
+        low, high = self.offset_seconds
+        if not 0 < low <= high:
+            raise ConfigError(f"offset_seconds must be (min, max) with 0 < min <= max, got {self.offset_seconds}")
+        if low * FRAME_RATE < hi:
+            raise ConfigError(
+                f"offset_seconds min {low} s is shorter than the longest excerpt ({hi} frames): related events would overlap"
+            )
+        needed = self.min_frames_needed()
+        if needed > self.frames:
+            raise ConfigError(
+                f"impossible stream settings: the proposed events need at least {needed} frames "
+                f"but frames={self.frames}; lower the query counts/distractors or raise frames"
+            )
+
+    def min_frames_needed(self) -> int:
+        """Frames the proposals would occupy with the shortest excerpts (placement lower bound)."""
+        lo, q = self.excerpt_frames[0], self.query_frames
+        return (
+            self.n_initial * (lo + q)
+            + self.n_update * (2 * lo + q)
+            + self.n_interference * (2 * lo + q)
+            + self.n_absent * q
+            + max(self.distractors) * lo
+        )
+
+    def identities_needed(self) -> int:
+        """Distinct identities one stream can need."""
+        return self.n_initial + self.n_update + 2 * self.n_interference + self.n_absent + max(self.distractors)

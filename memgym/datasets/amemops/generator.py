@@ -1,0 +1,406 @@
+"""The AMemOps stream generator (paper section 2), deterministic by (config, seed, index).
+
+Per stream the generator *proposes* ``n_initial`` initial-value, ``n_update`` post-update,
+``n_interference`` similar-source-interference and ``n_absent`` absent-source queries, each
+with its own source identity, then places every proposal's chain of events on the 25 Hz frame
+grid without overlap:
+
+* initial: one event (random gain and pan), then the query.
+* update: one event, then 1..``max_updates`` updates, then the query. Queries ask gain and pan
+  in equal numbers. With probability 1/2 the query is *updated* (every update changes the
+  queried attribute; the other changes with probability 1/2), otherwise *retained* (every update
+  changes only the other attribute, so the queried one never changed although the other did).
+* interference: an event of the target, then an event of a *similar* source (upper
+  correlation quartile of mean spectra) whose queried attribute differs, then the query.
+* absent: only a query, about a source that never occurs in the stream (answer: none).
+
+Onset offsets between consecutive events of a chain are log-uniform in ``offset_seconds``
+(2-60 s); a chain's start is uniform over the positions where it fits. A proposal that does not
+fit after ``placement_attempts`` tries is dropped and counted in ``annotations["dropped"]``.
+Then ``distractors`` (one count drawn per stream) other sources appear once each at free
+positions. Excerpts last ``excerpt_frames`` (18-32) frames, queries ``query_frames`` (12) at -3 dB
+and centre pan. The stream length is always ``frames``; settings that cannot fit raise
+:class:`~memgym.core.errors.ConfigError`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from memgym.core.config import config_to_dict
+from memgym.core.episode import TaskItem
+from memgym.core.errors import ConfigError, MemgymError
+from memgym.core.seeding import config_hash, episode_rng
+from memgym.datasets.amemops.config import (
+    FRAME_RATE,
+    GAINS_DB,
+    HOP,
+    NONE_INDEX,
+    PANS,
+    StreamConfig,
+)
+from memgym.datasets.amemops.controls import apply_recording_control
+from memgym.datasets.amemops.records import AMemOpsStream, StreamEvent
+from memgym.datasets.sources.library import SourceLibrary
+from memgym.datasets.sources.similarity import SimilarityPools
+
+
+def pool_splits(library: SourceLibrary) -> tuple[str, ...]:
+    """Splits that define similarity pools: calibration when present, else train + eval."""
+    splits = library.splits()
+    if "calibration" in splits:
+        return ("calibration",)
+    return tuple(s for s in ("train", "eval") if s in splits)
+
+
+class _Occupancy:
+    """Which frames are taken."""
+
+    def __init__(self, frames: int) -> None:
+        self.taken = np.zeros(frames, dtype=bool)
+
+    def free(self, onset: int, length: int) -> bool:
+        return onset >= 0 and onset + length <= len(self.taken) and not self.taken[onset : onset + length].any()
+
+    def take(self, onset: int, length: int) -> None:
+        self.taken[onset : onset + length] = True
+
+
+class StreamGenerator:
+    """Builds :class:`AMemOpsStream` records from a :class:`StreamConfig` and a library.
+
+    Args:
+        config: generator settings.
+        library: source library (its ``config.split`` recordings are used).
+        pools: similarity pools; computed from the library when needed and not given.
+    Raises:
+        ConfigError: the split has too few identities for the proposals and distractors.
+    """
+
+    def __init__(self, config: StreamConfig, library: SourceLibrary, pools: SimilarityPools | None = None) -> None:
+        self.config = config
+        self.library = library
+        self.identities = library.identities(config.split)
+        if len(self.identities) < config.identities_needed():
+            raise ConfigError(
+                f"{library.name} split '{config.split}' has {len(self.identities)} identities, but the stream "
+                f"settings need {config.identities_needed()} distinct ones (queries + interference partners + distractors)"
+            )
+        needs_pools = config.n_interference > 0 or config.distractor_similarity != "any"
+        self.pools = (
+            pools
+            if pools is not None or not needs_pools
+            else SimilarityPools.for_library(library, pool_splits(library), cache_dir=library.cache_dir)
+        )
+        plan_config = config_to_dict(config)
+        plan_config["recordings"] = "original"  # controls share the plan of the original stream
+        self.digest = config_hash({"stream": plan_config, "library": library.fingerprint()})
+
+    # ----- public ---------------------------------------------------------------------------
+    def generate(self, seed: int, index: int) -> AMemOpsStream:
+        """Stream ``index`` of the run with ``seed`` (identical for identical arguments)."""
+        rng = episode_rng(self.digest, seed, index)
+        stream = self._plan(rng, episode_id=f"amemops-{self.config.split}-s{seed}-{index:06d}")
+        stream = apply_recording_control(stream, self.config.recordings, self.library)
+        return stream
+
+    # ----- planning ---------------------------------------------------------------------------
+    def _plan(self, rng: np.random.Generator, episode_id: str) -> AMemOpsStream:
+        cfg = self.config
+        order = list(self.identities)
+        rng.shuffle(order)
+        used: set[str] = set()
+        dropped = {"initial": 0, "update": 0, "interference": 0, "absent": 0, "distractor": 0}
+        proposals: list[dict] = []
+
+        def take_identity(candidates: list[str] | None = None) -> str | None:
+            pool = [i for i in (order if candidates is None else candidates) if i not in used]
+            if not pool:
+                return None
+            choice = pool[0] if candidates is None else pool[int(rng.integers(len(pool)))]
+            used.add(choice)
+            return choice
+
+        for _ in range(cfg.n_interference):
+            pair = self._interference_pair(rng, order, used)
+            if pair is None:
+                dropped["interference"] += 1
+                continue
+            used.update(pair)
+            proposals.append(self._interference(rng, *pair))
+        update_attrs = ["gain", "pan"] * (cfg.n_update // 2) + [str(rng.choice(["gain", "pan"]))] * (cfg.n_update % 2)
+        rng.shuffle(update_attrs)
+        for attribute in update_attrs:
+            proposals.append(self._update(rng, take_identity(), attribute))
+        for _ in range(cfg.n_initial):
+            proposals.append(self._initial(rng, take_identity()))
+        for _ in range(cfg.n_absent):
+            proposals.append(self._absent(rng, take_identity()))
+
+        occupancy = _Occupancy(cfg.frames)
+        placed: list[tuple[dict, list[int]]] = []
+        for k in rng.permutation(len(proposals)):
+            proposal = proposals[int(k)]
+            onsets = self._place_chain(rng, occupancy, proposal["lengths"])
+            if onsets is None:
+                dropped[proposal["type"]] += 1
+            else:
+                placed.append((proposal, onsets))
+
+        n_distractors = int(rng.choice(np.asarray(cfg.distractors)))
+        distractor_events = []
+        for identity in self._distractor_identities(
+            rng, n_distractors, order, used, [p["identity"] for p, _ in placed]
+        ):
+            length = self._excerpt_length(rng)
+            onsets = self._place_chain(rng, occupancy, [length])
+            if onsets is None:
+                dropped["distractor"] += 1
+                continue
+            distractor_events.append(
+                self._event(rng, identity, "distractor", onsets[0], length, *self._random_attributes(rng))
+            )
+        return self._assemble(rng, episode_id, placed, distractor_events, n_distractors, dropped)
+
+    def _excerpt_length(self, rng: np.random.Generator) -> int:
+        lo, hi = self.config.excerpt_frames
+        return int(rng.integers(lo, hi + 1))
+
+    @staticmethod
+    def _random_attributes(rng: np.random.Generator) -> tuple[int, int]:
+        return int(rng.integers(4)), int(rng.integers(4))
+
+    @staticmethod
+    def _other_value(rng: np.random.Generator, value: int) -> int:
+        return int(rng.choice([v for v in range(4) if v != value]))
+
+    def _chain(self, rng, kind, identity, attribute, operation, history, extra=None) -> dict:
+        """A proposal: ``history`` is [(identity, role, gain_idx, pan_idx)], then the query."""
+        lengths = [self._excerpt_length(rng) for _ in history] + [self.config.query_frames]
+        return {
+            "type": kind,
+            "identity": identity,
+            "attribute": attribute,
+            "operation": operation,
+            "history": history,
+            "lengths": lengths,
+            **(extra or {}),
+        }
+
+    def _initial(self, rng, identity: str) -> dict:
+        g, p = self._random_attributes(rng)
+        attribute = str(rng.choice(["gain", "pan"]))
+        return self._chain(rng, "initial", identity, attribute, "initial", [(identity, "target", g, p)])
+
+    def _update(self, rng, identity: str, attribute: str) -> dict:
+        g, p = self._random_attributes(rng)
+        history = [(identity, "target", g, p)]
+        operation = "updated" if rng.random() < 0.5 else "retained"
+        for _ in range(int(rng.integers(1, self.config.max_updates + 1))):
+            change_gain = (attribute == "gain") == (operation == "updated")
+            if operation == "updated" and rng.random() < 0.5:  # the other attribute may change too
+                g, p = self._other_value(rng, g), self._other_value(rng, p)
+            elif change_gain:
+                g = self._other_value(rng, g)
+            else:
+                p = self._other_value(rng, p)
+            history.append((identity, "target", g, p))
+        return self._chain(rng, "update", identity, attribute, operation, history)
+
+    def _interference(self, rng, target: str, partner: str) -> dict:
+        g, p = self._random_attributes(rng)
+        attribute = str(rng.choice(["gain", "pan"]))
+        gi, pi = self._random_attributes(rng)
+        if attribute == "gain":
+            gi = self._other_value(rng, g)
+        else:
+            pi = self._other_value(rng, p)
+        history = [(target, "target", g, p), (partner, "interferer", gi, pi)]
+        return self._chain(rng, "interference", target, attribute, "interference", history, {"partner": partner})
+
+    def _absent(self, rng, identity: str) -> dict:
+        attribute = str(rng.choice(["gain", "pan"]))
+        return self._chain(rng, "absent", identity, attribute, "absent", [])
+
+    def _interference_pair(self, rng, order: list[str], used: set[str]) -> tuple[str, str] | None:
+        assert self.pools is not None
+        for target in order:
+            if target in used or target not in self.pools.identities:
+                continue
+            partners = [s for s in self.pools.similar(target) if s not in used and s in self.identities]
+            if partners:
+                return target, partners[int(rng.integers(len(partners)))]
+        return None
+
+    def _distractor_identities(self, rng, count, order, used, anchors) -> list[str]:
+        policy = self.config.distractor_similarity
+        chosen: list[str] = []
+        for _ in range(count):
+            pool = [i for i in order if i not in used]
+            if policy != "any" and anchors and self.pools is not None:
+                anchor = anchors[int(rng.integers(len(anchors)))]
+                related = self.pools.similar(anchor) if policy == "similar" else self.pools.dissimilar(anchor)
+                preferred = [i for i in pool if i in set(related)]
+                pool = preferred or pool
+            if not pool:
+                break
+            identity = pool[int(rng.integers(len(pool)))]
+            used.add(identity)
+            chosen.append(identity)
+        return chosen
+
+    def _place_chain(self, rng, occupancy: _Occupancy, lengths: list[int]) -> list[int] | None:
+        cfg = self.config
+        low, high = (math.log(s * FRAME_RATE) for s in cfg.offset_seconds)
+        for _ in range(cfg.placement_attempts):
+            offsets = [int(round(math.exp(rng.uniform(low, high)))) for _ in lengths[1:]]
+            span = sum(offsets) + lengths[-1]
+            if span > cfg.frames:
+                continue
+            start = int(rng.integers(0, cfg.frames - span + 1))
+            onsets = list(np.cumsum([start, *offsets]).astype(int))
+            if all(occupancy.free(o, n) for o, n in zip(onsets, lengths)):
+                for o, n in zip(onsets, lengths):
+                    occupancy.take(o, n)
+                return [int(o) for o in onsets]
+        return None
+
+    # ----- events ----------------------------------------------------------------------------
+    def _event(self, rng, identity, role, onset, frames, gain_index, pan_index, group="", gain_db=None, pan=None):
+        recording_id, start = self.pick_excerpt(rng, identity, frames)
+        return StreamEvent(
+            identity=identity,
+            role=role,
+            onset_frame=int(onset),
+            frames=int(frames),
+            gain_db=float(GAINS_DB[gain_index] if gain_db is None else gain_db),
+            pan=float(PANS[pan_index] if pan is None else pan),
+            recording_id=recording_id,
+            start_sample=start,
+            group=group,
+        )
+
+    def pick_excerpt(self, rng: np.random.Generator, identity: str, frames: int) -> tuple[str, int]:
+        """A random recording of ``identity`` and an excerpt start fitting ``frames`` frames."""
+        ids = self.library.recording_ids(identity, self.config.split)
+        if not ids:
+            raise MemgymError(f"{self.library.name}: identity '{identity}' has no '{self.config.split}' recordings")
+        recording_id = ids[int(rng.integers(len(ids)))]
+        return recording_id, excerpt_start(self.library, recording_id, frames, rng)
+
+    def _assemble(self, rng, episode_id, placed, distractor_events, n_distractors, dropped) -> AMemOpsStream:
+        cfg = self.config
+        events: list[StreamEvent] = list(distractor_events)
+        queries = []
+        for number, (proposal, onsets) in enumerate(placed):
+            group = f"{proposal['type']}-{number:02d}"
+            history = []
+            for (identity, role, g, p), onset, length in zip(proposal["history"], onsets, proposal["lengths"]):
+                history.append(self._event(rng, identity, role, onset, length, g, p, group=group))
+            events += history
+            query = self._event(
+                rng,
+                proposal["identity"],
+                "query",
+                onsets[-1],
+                cfg.query_frames,
+                0,
+                0,
+                group=group,
+                gain_db=cfg.query_gain_db,
+                pan=0.5,
+            )
+            queries.append((query, proposal, [e for e in history if e.identity == proposal["identity"]]))
+        queries.sort(key=lambda item: item[0].onset_frame)
+        items = []
+        for k, (query, proposal, own) in enumerate(queries):
+            query_id = f"q{k:02d}"
+            events.append(_with_query_id(query, query_id))
+            items.append(_task_item(query_id, query, proposal, own))
+        events.sort(key=lambda e: (e.onset_frame, e.role))
+        return AMemOpsStream(
+            episode_id=episode_id,
+            benchmark="amemops",
+            items=tuple(items),
+            annotations={
+                "generator": self.digest,
+                "distractors_requested": n_distractors,
+                "distractors": sum(e.role == "distractor" for e in events),
+                "dropped": dropped,
+                "proposed": {
+                    "initial": cfg.n_initial,
+                    "update": cfg.n_update,
+                    "interference": cfg.n_interference,
+                    "absent": cfg.n_absent,
+                },
+            },
+            frames=cfg.frames,
+            library=self.library.fingerprint(),
+            split=cfg.split,
+            events=tuple(events),
+            noise_seed=int(rng.integers(2**62)),
+            noise_db=cfg.noise_db,
+            rms=cfg.rms,
+            fade_ms=cfg.fade_ms,
+        )
+
+
+def excerpt_start(library: SourceLibrary, recording_id: str, frames: int, rng: np.random.Generator) -> int:
+    """Excerpt start sample: uniform where the recording allows (``excerpt_start == "random"``), else 0.
+
+    Raises:
+        MemgymError: the recording is shorter than the excerpt.
+    """
+    need = frames * HOP
+    available = library.num_samples(recording_id)
+    if available < need:
+        raise MemgymError(
+            f"{library.name}: recording '{recording_id}' has {available} samples "
+            f"({available / 16000:.2f} s), shorter than a {frames}-frame excerpt ({need / 16000:.2f} s)"
+        )
+    if library.info(recording_id).excerpt_start == "zero":
+        return 0
+    return int(rng.integers(0, available - need + 1))
+
+
+def _with_query_id(event: StreamEvent, query_id: str) -> StreamEvent:
+    import dataclasses
+
+    return dataclasses.replace(event, query_id=query_id)
+
+
+def _task_item(query_id: str, query: StreamEvent, proposal: dict, own: list[StreamEvent]) -> TaskItem:
+    attribute = proposal["attribute"]
+    if own:
+        latest = own[-1]
+        gain_index, pan_index = GAINS_DB.index(latest.gain_db), _pan_index(latest.pan)
+        answer = gain_index if attribute == "gain" else pan_index
+        delay = (query.end_frame - latest.end_frame) / FRAME_RATE
+    else:
+        gain_index = pan_index = answer = NONE_INDEX
+        delay = None
+    return TaskItem(
+        item_id=query_id,
+        task="attribute_query",
+        answer=answer,
+        annotations={
+            "type": proposal["type"],
+            "operation": proposal["operation"],
+            "attribute": attribute,
+            "identity": proposal["identity"],
+            "group": query.group,
+            "onset_frame": query.onset_frame,
+            "end_frame": query.end_frame - 1,
+            "delay_s": delay,
+            "history_events": len(own),
+            "gain_index": gain_index,
+            "pan_index": pan_index,
+            **({"partner": proposal["partner"]} if "partner" in proposal else {}),
+        },
+    )
+
+
+def _pan_index(pan: float) -> int:
+    return int(np.argmin([abs(pan - p) for p in PANS]))
