@@ -477,6 +477,8 @@ class VoxMemBuilder:
             "tokenizer": self.tokens.name,
             "tts": self.backend.identity(),
         }
+        topical = {s.session_id: s for e in episodes for s in e.sessions if s.role in ("evidence", "haystack")}
+        report["separability"] = qc.separability(sorted(topical.values(), key=lambda s: s.session_id), self.config.seed)
         if self.qc_reasoner is not None:
             smallest = [e for e in episodes if e.budget == self.budgets[0] and e.items[0].annotations["audio_native"]]
             solved = [e.items[0].item_id for e in smallest if qc.transcript_llm_solves(self.qc_reasoner, e)]

@@ -55,3 +55,18 @@ def test_turn_checks():
     assert qc.turn_failures(dataclasses.replace(good, snr_db=12.0), 10.0) == ["snr"]
     assert qc.turn_failures(dataclasses.replace(good, cue_delta=0.01), 10.0) == ["cue"]
     assert qc.turn_failures(dataclasses.replace(good, clipped=0.01), 10.0) == ["clipping"]
+
+
+def test_separability_detects_surface_patterns_and_not_random_ones():
+    rng = np.random.default_rng(0)
+    words = ["plan", "budget", "week", "call", "fix", "trip", "lamp", "cake"]
+
+    def session(i, role, marker=""):
+        text = " ".join(rng.choice(words, size=8)) + marker
+        return Session(session_id=str(i), role=role, turns=(Turn(role="user", text=text),))
+
+    leaky = [session(i, "evidence", " zebra") for i in range(30)] + [session(i + 30, "haystack") for i in range(30)]
+    clean = [session(i, "evidence") for i in range(30)] + [session(i + 30, "haystack") for i in range(30)]
+    assert qc.separability(leaky)["accuracy"] > 0.95
+    result = qc.separability(clean)
+    assert abs(result["accuracy"] - 0.5) < 0.2 and result["sessions"] == 60
