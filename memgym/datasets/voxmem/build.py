@@ -31,18 +31,19 @@ from memgym.core.errors import ConfigError, MemgymError
 from memgym.core.records import write_jsonl
 from memgym.core.seeding import config_hash, episode_rng
 from memgym.datasets.sources.factory import LibraryConfig, open_library
+from memgym.datasets.speech.cues import CUE_WORDS
 from memgym.datasets.speech.vctk import VCTKCorpus
 from memgym.datasets.speech.voices import assign_voices, espeak_voice_bank, named_voice_bank
 from memgym.datasets.voxmem import qc
 from memgym.datasets.voxmem.filler import FillerCorpus, GeneratedFillerCorpus, InstructS2SCorpus
 from memgym.datasets.voxmem.history import HEADER_TEMPLATE, BudgetFillError, core_order, nest_histories, timestamps
-from memgym.datasets.voxmem.oracle import answer_query
+from memgym.datasets.voxmem.oracle import answer_query, sound_label
 from memgym.datasets.voxmem.plans import STATE_CUES, derive_refusal, plan_item, refusal_edit
 from memgym.datasets.voxmem.records import Plan, Session, SessionFact, Turn, VoxMemEpisode
 from memgym.datasets.voxmem.render import TurnRenderer, library_clip_source
 from memgym.datasets.voxmem.taxonomy import CELLS, SUBTYPES
 from memgym.datasets.voxmem.tokens import TokenCounter, audio_tokens
-from memgym.datasets.voxmem.writing import DialogueWriter, LLMWriter, TemplateWriter
+from memgym.datasets.voxmem.writing import DialogueWriter, LLMWriter, TemplateWriter, paraphrase_question
 
 AR_HEADROOM = 0.5
 """Share of the evidence's tokens left free in every history, so an AR edit (a re-voiced or
@@ -210,13 +211,17 @@ class VoxMemBuilder:
             out.append((evidence, operation, subs[(i // len(CELLS)) % len(subs)]))
         return out
 
-    def plan(self, index: int, attempt: int, asked: list[Plan]) -> Plan:
-        """The plan of item ``index`` (redraw ``attempt``); AR items derive from ``asked`` plans."""
+    def plan(self, index: int, attempt: int, asked: list[Plan], *, word: bool = True) -> Plan:
+        """The plan of item ``index`` (redraw ``attempt``); AR items derive from ``asked`` plans.
+
+        ``word=False`` skips rewording the question (plans only needed for their facts).
+        """
         evidence, operation, subtype = self.schedule()[index]
         rng = episode_rng(self.digest, self.config.seed, index + 100_003 * attempt)
         plan_id = f"vox{index:05d}" + (f"r{attempt}" if attempt else "")
         if operation != "AR":
-            return plan_item(plan_id, evidence, operation, subtype, self.sound_classes, rng)
+            plan = plan_item(plan_id, evidence, operation, subtype, self.sound_classes, rng)
+            return self._worded(plan) if word else plan
         wanted = subtype.removeprefix("from_")
         ops = [wanted] + [op for op in ("IE", "MSR", "TET") if op != wanted and (evidence, op) in CELLS]
         ops = [op for op in ops if (evidence, op) in CELLS]
@@ -228,10 +233,20 @@ class VoxMemBuilder:
         for op in ops:  # no eligible asked source: a private one
             for sub in rng.permutation(SUBTYPES[op]):
                 for _ in range(3):
-                    source = plan_item(plan_id + "src", evidence, op, str(sub), self.sound_classes, rng)
+                    source = self._worded(plan_item(plan_id + "src", evidence, op, str(sub), self.sound_classes, rng))
                     if refusal_edit(source):
                         return derive_refusal(source, plan_id)
         raise MemgymError(f"could not derive an AR item for {evidence}")
+
+    def _worded(self, plan: Plan) -> Plan:
+        """The plan with its question reworded by the LLM writer's reasoner (template writer: unchanged)."""
+        if not isinstance(self.writer, LLMWriter):
+            return plan
+        keep = [*plan.query.subjects, *(sound_label(o) for o in plan.query.options)]
+        keep += [sound_label(plan.query.sound)] if plan.query.sound else []
+        keep += [CUE_WORDS[plan.query.cue]] if plan.query.cue else []
+        question, _ = paraphrase_question(self.writer.reasoner, plan.question, keep)
+        return dataclasses.replace(plan, question=question)
 
     # ----- sessions ----------------------------------------------------------------------------------
     def topical_session(self, fact: SessionFact, role: str, voices: dict[str, Voice], source: str) -> Session:
@@ -402,7 +417,9 @@ class VoxMemBuilder:
         built: dict[str, tuple[_History, list[Session]]] = {}
         discarded, revised = [], 0
         schedule = self.schedule()
-        all_plans = [self.plan(i, 0, []) if schedule[i][1] != "AR" else None for i in range(self.config.items)]
+        all_plans = [
+            self.plan(i, 0, [], word=False) if schedule[i][1] != "AR" else None for i in range(self.config.items)
+        ]
         pool = [p for p in all_plans if p is not None]
         for index in tqdm(range(self.config.items), desc="voxmem items", disable=not self.progress):
             for attempt in range(self.config.max_revisions + 1):
