@@ -1,8 +1,8 @@
 """Filler sessions: ordinary instruction-following dialogues unrelated to any question.
 
 * :class:`GeneratedFillerCorpus` (default, offline): requests drawn from a bank of everyday
-  tasks and phrasings, answered with short step lists; deterministic per index, effectively
-  unbounded (tasks x phrasings x answer orders).
+  tasks and phrasings, answered with short step lists (24,000 dialogues: 40 tasks x 5 phrasings x
+  with/without a follow-up x 60 step selections); deterministic per index.
 * :class:`InstructS2SCorpus`: a local copy of InstructS2S(-200K) or any ShareGPT-style JSON /
   JSONL file or folder of them; each record has ``"conversation"`` or ``"conversations"``: a list
   of ``{"from": "human"|"gpt", "value": ...}`` (or ``{"role": "user"|"assistant", "content"}``)
@@ -114,7 +114,7 @@ class GeneratedFillerCorpus(FillerCorpus):
     name = "generated"
 
     def __len__(self) -> int:
-        return len(_TASKS) * len(_ASKS) * 4
+        return len(_TASKS) * len(_ASKS) * 2 * 60  # task x phrasing x follow-up x step selection
 
     def dialogue(self, index: int) -> tuple[list[str], list[str]]:
         rng = np.random.default_rng([7, index])
