@@ -48,6 +48,7 @@ class VoxMemBenchmark(Benchmark):
             steps += 1
         _, reward, terminated, _, info = env.step("unanswerable")
         qc = json.loads((folder / "qc_report.json").read_text())
+        plots = save_figures(folder, list(episodes), Path(report_dir))
         rows = [
             "| item | cell | subtype | budget | tokens | sessions | question | answer |",
             "| --- | --- | --- | ---: | ---: | ---: | --- | --- |",
@@ -69,4 +70,25 @@ class VoxMemBenchmark(Benchmark):
                 f"answering 'unanswerable' scored {reward:.0f}.",
             ]
         )
-        return ReportSection("VoxMem", body)
+        return ReportSection("VoxMem", body, plots)
+
+
+def save_figures(folder: Path, episodes: list, report_dir: Path) -> tuple[str, ...]:
+    """Write the history-layout and cue-pair figures under ``report_dir/voxmem``; relative paths."""
+    import matplotlib.pyplot as plt
+
+    from memgym.datasets.voxmem.plots import cue_pair_figure, history_layout_figure
+
+    out = []
+    for name, figure in (
+        ("history_layout.png", history_layout_figure(episodes)),
+        ("cue_pair.png", cue_pair_figure(folder, episodes)),
+    ):
+        if figure is None:
+            continue
+        path = Path("voxmem") / name
+        (report_dir / path).parent.mkdir(parents=True, exist_ok=True)
+        figure.savefig(report_dir / path, dpi=110)
+        plt.close(figure)
+        out.append(str(path))
+    return tuple(out)

@@ -263,9 +263,20 @@ class VoxMemBuilder:
         return self._session(tuple(turns), role, fact, f"{source}:{writer}")
 
     def filler_session(self, voices: dict[str, Voice], rng: np.random.Generator) -> Session:
-        """The next filler dialogue, spoken by a random user, sometimes with a cue or sound."""
-        user_texts, assistant_texts = self.fillers.dialogue(self._filler_next)
-        self._filler_next += 1
+        """A filler session, spoken by a random user, sometimes with a cue or sound.
+
+        It takes exchanges from the next corpus dialogues until it has as many user turns as a
+        topical session (2-3), so session length does not reveal a session's role.
+        """
+        n_user = int(rng.integers(2, 4))
+        user_texts: list[str] = []
+        assistant_texts: list[str] = []
+        while len(user_texts) < n_user:
+            users, assistants = self.fillers.dialogue(self._filler_next)
+            self._filler_next += 1
+            user_texts += users
+            assistant_texts += assistants
+        user_texts, assistant_texts = user_texts[:n_user], assistant_texts[:n_user]
         speaker = sorted(voices)[int(rng.integers(len(voices)))]
         cue = str(rng.choice(STATE_CUES)) if rng.random() < self.config.filler_cue_rate else "neutral"
         sound = str(rng.choice(self.sound_classes)) if rng.random() < self.config.filler_sound_rate else ""
