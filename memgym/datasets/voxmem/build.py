@@ -45,9 +45,10 @@ from memgym.datasets.voxmem.taxonomy import CELLS, SUBTYPES
 from memgym.datasets.voxmem.tokens import TokenCounter, audio_tokens
 from memgym.datasets.voxmem.writing import DialogueWriter, LLMWriter, TemplateWriter, paraphrase_question
 
-AR_HEADROOM = 0.5
-"""Share of the evidence's tokens left free in every history, so an AR edit (a re-voiced or
-cue-removed statement) cannot push the reused history over its budget."""
+AR_HEADROOM = 0.4
+"""Share of the evidence's tokens left free in the histories of items an AR item can be derived
+from, so the edit (a statement re-voiced by a slower voice: at most 200/145 wpm = +38 %, or a cue
+removed) cannot push the reused history over its budget."""
 FIT_ATTEMPTS = 6
 """New candidate sessions tried when the next one does not fit the remaining budget."""
 
@@ -324,7 +325,8 @@ class VoxMemBuilder:
             return None
 
         evidence_tokens = sum(c.tokens for c, s in zip(core, plan.sessions) if s.role == "evidence")
-        headroom = int(AR_HEADROOM * evidence_tokens)  # AR items edit the evidence inside this history
+        can_be_edited = plan.operation == "AR" or refusal_edit(plan) is not None
+        headroom = int(AR_HEADROOM * evidence_tokens) if can_be_edited else 0  # AR edits happen in place
         try:
             placed, histories = nest_histories(
                 [s.tokens for s in core], order, self.budgets, next_extra, rng, headroom=headroom
