@@ -397,7 +397,12 @@ class VoxMemBuilder:
                     episode_id=f"{plan.plan_id}@{budget}",
                     benchmark="voxmem",
                     items=(item,),
-                    annotations={"cell": plan.cell, "budget": budget, "tokenizer": self.tokens.name},
+                    annotations={
+                        "cell": plan.cell,
+                        "budget": budget,
+                        "tokenizer": self.tokens.name,
+                        "voices": {user: voice.voice_id for user, voice in sorted(history.voices.items())},
+                    },
                     budget=budget,
                     sessions=tuple(sessions),
                     tokens=sum(s.tokens for s in sessions),
