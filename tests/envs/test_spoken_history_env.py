@@ -49,3 +49,12 @@ def test_env_generates_an_episode_without_a_dataset():
     env = SpokenHistoryEnv(budget=3072)
     obs, info = env.reset(seed=1)
     assert info["phase"] == "formation" and env.episode.budget == 3072
+
+
+def test_runs_in_a_vector_env(dataset):
+    envs = gymnasium.vector.SyncVectorEnv([lambda: SpokenHistoryEnv(dataset) for _ in range(2)])
+    obs, info = envs.reset(seed=0)
+    assert obs["audio"].shape == (2, 480000) and list(info["phase"]) == ["formation", "formation"]
+    obs, reward, *_ = envs.step(("", ""))
+    assert reward.tolist() == [0.0, 0.0]
+    envs.close()
