@@ -299,6 +299,7 @@ class VoxMemBuilder:
     def assemble(self, plan: Plan, pool: list[Plan], rng: np.random.Generator) -> tuple[_History, list[Session]]:
         """Render the plan's sessions and grow its nested histories."""
         voices = assign_voices(list(plan.users), self.voice_bank, rng)
+        self._filler_next = int(rng.integers(len(self.fillers)))  # fillers depend on this item's generator only
         core = [self.topical_session(s.fact, s.role, voices, "written") for s in plan.sessions]
         order = core_order([s.order for s in plan.sessions], rng)
         used_subjects = {s.fact.subject for s in plan.sessions} | set(plan.query.subjects)
