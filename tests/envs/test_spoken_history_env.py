@@ -15,7 +15,7 @@ from memgym.envs.spoken_history_env import SpokenHistoryEnv
 @pytest.fixture(scope="module")
 def dataset(tmp_path_factory):
     out = tmp_path_factory.mktemp("voxenv")
-    return VoxMemBuilder(VoxMemConfig(items=2, budgets=("3k",), out=str(out))).build()
+    return VoxMemBuilder(VoxMemConfig(items=2, budgets=("4k",), out=str(out))).build()
 
 
 def test_check_env_through_gymnasium_make(dataset):
@@ -46,9 +46,9 @@ def test_missing_dataset_is_a_clear_error(tmp_path):
 
 @pytest.mark.slow
 def test_env_generates_an_episode_without_a_dataset():
-    env = SpokenHistoryEnv(budget=3072)
+    env = SpokenHistoryEnv(budget=4096)
     obs, info = env.reset(seed=1)
-    assert info["phase"] == "formation" and env.episode.budget == 3072
+    assert info["phase"] == "formation" and env.episode.budget == 4096
 
 
 def test_runs_in_a_vector_env(dataset):

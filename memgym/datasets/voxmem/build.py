@@ -36,7 +36,14 @@ from memgym.datasets.speech.vctk import VCTKCorpus
 from memgym.datasets.speech.voices import assign_voices, espeak_voice_bank, named_voice_bank
 from memgym.datasets.voxmem import qc
 from memgym.datasets.voxmem.filler import FillerCorpus, GeneratedFillerCorpus, InstructS2SCorpus
-from memgym.datasets.voxmem.history import HEADER_TEMPLATE, BudgetFillError, core_order, nest_histories, timestamps
+from memgym.datasets.voxmem.history import (
+    HEADER_TEMPLATE,
+    BudgetFillError,
+    BudgetTooSmallError,
+    core_order,
+    nest_histories,
+    timestamps,
+)
 from memgym.datasets.voxmem.oracle import answer_query, sound_label
 from memgym.datasets.voxmem.plans import STATE_CUES, derive_refusal, plan_item, refusal_edit
 from memgym.datasets.voxmem.records import Plan, Session, SessionFact, Turn, VoxMemEpisode
@@ -332,10 +339,8 @@ class VoxMemBuilder:
             placed, histories = nest_histories(
                 [s.tokens for s in core], order, self.budgets, next_extra, rng, headroom=headroom
             )
-        except BudgetFillError:
-            raise
-        except MemgymError as exc:
-            raise MemgymError(f"item {plan.plan_id} ({plan.cell}/{plan.subtype}): {exc}") from None
+        except BudgetTooSmallError as exc:
+            raise BudgetTooSmallError(f"item {plan.plan_id} ({plan.cell}/{plan.subtype}): {exc}") from None
         stamps = timestamps(len(placed), rng)
         order_long = histories[self.budgets[-1]]
         stamp_of = {idx: stamps[k] for k, idx in enumerate(order_long)}
@@ -441,41 +446,26 @@ class VoxMemBuilder:
         ]
         pool = [p for p in all_plans if p is not None]
         for index in tqdm(range(self.config.items), desc="voxmem items", disable=not self.progress):
+            too_small: list[BudgetTooSmallError] = []
             for attempt in range(self.config.max_revisions + 1):
-                plan = self.plan(index, attempt, asked)
-                source_id = plan.source_plan_id
-                if plan.operation == "AR" and source_id in built:
-                    source_history, source_core = built[source_id]
-                    history = source_history
-                    core = [
-                        self.topical_session(s.fact, s.role, history.voices, "written") if s.key in plan.ar_edits else c
-                        for s, c in zip(plan.sessions, source_core)
-                    ]
-                else:
-                    rng = episode_rng(self.digest, self.config.seed, 1_000_000 + index + 100_003 * attempt)
-                    # (an AR item with a private source is assembled around its edited evidence)
-                    try:
-                        history, core = self.assemble(plan, pool, rng)
-                    except BudgetFillError:
-                        failed = ["budget_fill"]
-                        self.check_failures["budget_fill"] = self.check_failures.get("budget_fill", 0) + 1
-                        revised += 1
-                        continue
-                item_episodes = self.episodes(plan, history, core)
-                failed = self._failures(plan, item_episodes)
+                plan, failed, result = self._attempt(index, attempt, asked, built, pool)
                 for name in failed:
                     key = name.split("@")[0]
                     self.check_failures[key] = self.check_failures.get(key, 0) + 1
+                if isinstance(result, BudgetTooSmallError):
+                    too_small.append(result)
                 if not failed:
                     break
                 revised += 1
             else:
+                if len(too_small) == self.config.max_revisions + 1:
+                    raise too_small[-1]  # no draw fits: the budget is too small, not the draw
                 discarded.append({"item": plan.plan_id, "failed": failed})
                 continue
+            history, core, item_episodes = result
             asked.append(plan)
             built[plan.plan_id] = (history, core)
-            ids = {s.session_id for s in item_episodes[-1].sessions}
-            for sid in ids:
+            for sid in {s.session_id for s in item_episodes[-1].sessions}:
                 self._usage.setdefault(sid, set()).add(plan.plan_id)
             episodes.extend(item_episodes)
         write_jsonl(self.out / "manifest.jsonl", episodes)
@@ -483,6 +473,26 @@ class VoxMemBuilder:
         dump_config(self.config, self.out / "config.yaml")
         self.write_qc(asked, episodes, discarded, revised)
         return self.out
+
+    def _attempt(self, index: int, attempt: int, asked: list[Plan], built: dict, pool: list[Plan]):
+        """One draw of item ``index``: ``(plan, failed checks, (history, core, episodes) or the error)``."""
+        plan = self.plan(index, attempt, asked)
+        if plan.operation == "AR" and plan.source_plan_id in built:  # reuse the source's history
+            history, source_core = built[plan.source_plan_id]
+            core = [
+                self.topical_session(s.fact, s.role, history.voices, "written") if s.key in plan.ar_edits else c
+                for s, c in zip(plan.sessions, source_core)
+            ]
+        else:  # (an AR item with a private source is assembled around its edited evidence)
+            rng = episode_rng(self.digest, self.config.seed, 1_000_000 + index + 100_003 * attempt)
+            try:
+                history, core = self.assemble(plan, pool, rng)
+            except BudgetFillError as exc:
+                return plan, ["budget_fill"], exc
+            except BudgetTooSmallError as exc:
+                return plan, ["budget_core"], exc
+        item_episodes = self.episodes(plan, history, core)
+        return plan, self._failures(plan, item_episodes), (history, core, item_episodes)
 
     def write_qc(self, plans: list[Plan], episodes: list[VoxMemEpisode], discarded: list, revised: int) -> Path:
         """Write the QC report next to the manifest."""

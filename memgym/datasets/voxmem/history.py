@@ -23,6 +23,10 @@ class BudgetFillError(MemgymError):
     """A history could not be filled close enough to its budget (the item is redrawn)."""
 
 
+class BudgetTooSmallError(MemgymError):
+    """An item's own sessions do not fit the smallest budget."""
+
+
 HEADER_TEMPLATE = "Session {index} - {timestamp}"
 """Text shown before each session (counted in the budget)."""
 TIME_FORMAT = "%Y-%m-%d %H:%M"
@@ -68,13 +72,13 @@ def nest_histories(
         ``core_tokens``, extras as returned by ``next_extra``), and per budget the indices into
         ``sessions`` in history order.
     Raises:
-        MemgymError: the core alone exceeds the smallest budget.
+        BudgetTooSmallError: the core alone exceeds the smallest budget.
         BudgetFillError: a budget cannot be filled to ``min_fill``.
     """
     budgets = sorted(int(b) for b in budgets)
     core_total = int(sum(core_tokens))
     if core_total + headroom > budgets[0]:
-        raise MemgymError(
+        raise BudgetTooSmallError(
             f"the item's evidence and haystack sessions need {core_total} tokens (+{headroom} kept free), more than the "
             f"smallest budget {budgets[0]}; use a larger budget"
         )

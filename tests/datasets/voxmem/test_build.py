@@ -24,7 +24,7 @@ class AlwaysYes(Reasoner):
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     out = tmp_path_factory.mktemp("vox")
-    config = VoxMemConfig(items=3, budgets=("3k", "6k"), out=str(out), filler_cue_rate=0.5, filler_sound_rate=0.5)
+    config = VoxMemConfig(items=3, budgets=("4k", "8k"), out=str(out), filler_cue_rate=0.5, filler_sound_rate=0.5)
     builder = VoxMemBuilder(config, qc_reasoner=AlwaysYes())
     return config, builder.build()
 
@@ -35,7 +35,7 @@ def test_build_writes_manifest_audio_and_qc(built):
     assert len(episodes) == 6 and (folder / "qc_report.md").is_file()
     qc = json.loads((folder / "qc_report.json").read_text())
     assert qc["items_kept"] == 3 and qc["max_session_reuse"] <= config.max_session_reuse
-    native = [e for e in episodes if e.budget == 3072 and e.items[0].annotations["audio_native"]]
+    native = [e for e in episodes if e.budget == 4096 and e.items[0].annotations["audio_native"]]
     llm = qc["transcript_llm"]
     assert llm["asked"] == len(native) == len(AlwaysYes.prompts)
     assert llm["solved"] == sum(e.items[0].answer == "yes" for e in native)
@@ -46,17 +46,17 @@ def test_build_writes_manifest_audio_and_qc(built):
         assert all((folder / t.audio).is_file() for s in e.sessions for t in s.turns if t.role == "user")
         by_item.setdefault(e.items[0].item_id, {})[e.budget] = e
     for budgets in by_item.values():
-        short, long = budgets[3072], budgets[6144]
+        short, long = budgets[4096], budgets[8192]
         ids = [s.session_id for s in long.sessions]
         assert [ids.index(s.session_id) for s in short.sessions] == sorted(
             ids.index(s.session_id) for s in short.sessions
         )
         stamps = {s.session_id: s.timestamp for s in long.sessions}
         assert all(stamps[s.session_id] == s.timestamp for s in short.sessions)
-    ar = next(e for e in episodes if e.items[0].annotations["operation"] == "AR" and e.budget == 6144)
+    ar = next(e for e in episodes if e.items[0].annotations["operation"] == "AR" and e.budget == 8192)
     assert ar.items[0].answer == "unanswerable"
     source = next(
-        e for e in episodes if e.items[0].item_id == ar.items[0].annotations["source_item"] and e.budget == 6144
+        e for e in episodes if e.items[0].item_id == ar.items[0].annotations["source_item"] and e.budget == 8192
     )
     assert len(ar.sessions) == len(source.sessions) and ar.question_audio == source.question_audio
     assert [s.timestamp for s in ar.sessions] == [s.timestamp for s in source.sessions]

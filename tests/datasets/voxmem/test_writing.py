@@ -109,7 +109,7 @@ def test_builder_with_llm_writer_and_reworded_questions(tmp_path):
     from memgym.core.episode import Dataset
     from memgym.datasets.voxmem.build import VoxMemBuilder, VoxMemConfig
 
-    config = VoxMemConfig(items=2, budgets=("3k",), out=str(tmp_path), writer="llm")
+    config = VoxMemConfig(items=2, budgets=("4k",), out=str(tmp_path), writer="llm")
     folder = VoxMemBuilder(config, reasoner=FakeLLM()).build()
     episodes = Dataset.load(folder / "manifest.jsonl")
     assert len(episodes) == 2 and all(e.items[0].prompt.startswith("So, ") for e in episodes)
