@@ -14,6 +14,7 @@ Both yield ``(user_texts, assistant_texts, source_name)`` by index.
 
 from __future__ import annotations
 
+import abc
 import itertools
 import json
 from pathlib import Path
@@ -97,17 +98,18 @@ _FOLLOWUP_ANSWERS = (
 )
 
 
-class FillerCorpus:
+class FillerCorpus(abc.ABC):
     """Indexable source of filler dialogues."""
 
     name = "filler"
 
+    @abc.abstractmethod
     def __len__(self) -> int:
-        raise NotImplementedError
+        """Number of dialogues."""
 
+    @abc.abstractmethod
     def dialogue(self, index: int) -> tuple[list[str], list[str]]:
         """``(user_texts, assistant_texts)`` of filler ``index`` (same lengths)."""
-        raise NotImplementedError
 
 
 class GeneratedFillerCorpus(FillerCorpus):

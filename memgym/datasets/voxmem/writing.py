@@ -15,6 +15,7 @@ cannot echo the value. Neither side names the speaker, the tone of voice or a ba
 
 from __future__ import annotations
 
+import abc
 import re
 
 import numpy as np
@@ -81,13 +82,14 @@ def leaks(text: str, sound_labels: list[str] = ()) -> bool:
     return any(re.search(rf"\b{re.escape(label)}\b", text, re.IGNORECASE) for label in sound_labels)
 
 
-class DialogueWriter:
-    """Writes the turns of a topical session; returns ``(user_texts, assistant_texts, writer_name)``."""
+class DialogueWriter(abc.ABC):
+    """Writes the turns of a topical session."""
 
     name = "writer"
 
+    @abc.abstractmethod
     def write(self, fact: SessionFact, n_user: int, rng: np.random.Generator) -> tuple[list[str], list[str], str]:
-        raise NotImplementedError
+        """``(user_texts, assistant_texts, writer_name)``: ``n_user`` turns per side."""
 
 
 class TemplateWriter(DialogueWriter):
