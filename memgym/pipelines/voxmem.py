@@ -29,24 +29,26 @@ class VoxMemBenchmark(Benchmark):
         return VoxMemBuilder(config, progress=args.progress).build()
 
     def quickstart(self, report_dir: Path, args: JobArgs) -> ReportSection:
-        """Build a few items at 8K and play one through the env with a trivial answerer."""
+        """Build five items (one per evidence type, plus a refusal) at 8K; play one through the env."""
         import json
 
         from memgym.core.episode import Dataset
         from memgym.envs.spoken_history_env import SpokenHistoryEnv
 
         out = Path(args.runs_dir) / "quickstart" / "voxmem" / "dataset"
-        overrides = ("items=4", "budgets=[8k]", f"out={out}", *args.overrides)
+        cells = "[semantics/TET,speaker/IE,paralinguistic/MSR,sound/IE,sound/AR]"
+        overrides = ("items=5", f"cells={cells}", "budgets=[8k]", f"out={out}", *args.overrides)
         config = load_config(VoxMemConfig, path=args.config_path, overrides=overrides)
         folder = VoxMemBuilder(config, progress=args.progress).build()
         episodes = Dataset.load(folder / "manifest.jsonl")
         env = SpokenHistoryEnv(folder)
-        observation, info = env.reset(seed=0, options={"episode": episodes[0]})
+        played = next((e for e in episodes if e.items[0].answer == "unanswerable"), episodes[0])
+        observation, info = env.reset(seed=0, options={"episode": played})
         steps = 0
         while info["phase"] == "formation":
             observation, _, _, _, info = env.step("")
             steps += 1
-        _, reward, terminated, _, info = env.step("unanswerable")
+        _, reward, terminated, _, info = env.step("I can't tell from our conversations.")
         qc = json.loads((folder / "qc_report.json").read_text())
         plots = save_figures(folder, list(episodes), Path(report_dir))
         rows = [
@@ -66,8 +68,8 @@ class VoxMemBenchmark(Benchmark):
                 "",
                 *rows,
                 "",
-                f"`memgym/VoxMem-v0` played {episodes[0].episode_id}: {steps} formation turns, then the question; "
-                f"answering 'unanswerable' scored {reward:.0f}.",
+                f"`memgym/VoxMem-v0` played {played.episode_id}: {steps} formation turns, then the question; "
+                f'answering "I can\'t tell from our conversations." scored {reward:.0f}.',
             ]
         )
         return ReportSection("VoxMem", body, plots)

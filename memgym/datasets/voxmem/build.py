@@ -48,7 +48,7 @@ from memgym.datasets.voxmem.oracle import answer_query, sound_label
 from memgym.datasets.voxmem.plans import STATE_CUES, derive_refusal, plan_item, refusal_edit
 from memgym.datasets.voxmem.records import Plan, Session, SessionFact, Turn, VoxMemEpisode
 from memgym.datasets.voxmem.render import TurnRenderer, library_clip_source
-from memgym.datasets.voxmem.taxonomy import CELLS, SUBTYPES
+from memgym.datasets.voxmem.taxonomy import CELLS, SUBTYPES, cell_name
 from memgym.datasets.voxmem.tokens import TokenCounter, audio_tokens
 from memgym.datasets.voxmem.writing import DialogueWriter, LLMWriter, TemplateWriter, paraphrase_question
 
@@ -72,7 +72,10 @@ DEFAULT_SOUND_CLASSES: tuple[str, ...] = (
 class VoxMemConfig:
     """Configuration of ``memgym generate voxmem``."""
 
-    items: int = dataclasses.field(default=15, metadata={"help": "number of items (cycling over the 15 cells)"})
+    items: int = dataclasses.field(default=15, metadata={"help": "number of items (cycling over the cells)"})
+    cells: tuple[str, ...] = dataclasses.field(
+        default=(), metadata={"help": "cells to build, e.g. [speaker/IE,sound/AR]; empty = all 15"}
+    )
     budgets: tuple[str, ...] = dataclasses.field(
         default=("8k", "16k", "32k", "64k"), metadata={"help": "context budgets (8k = 8192 tokens)"}
     )
@@ -172,6 +175,11 @@ class VoxMemBuilder:
             raise ConfigError("budgets is empty; expected e.g. [8k,16k,32k,64k]")
         if config.items < 1:
             raise ConfigError(f"items must be at least 1, got {config.items}")
+        names = {cell_name(*c): c for c in CELLS}
+        unknown = [c for c in config.cells if c not in names]
+        if unknown:
+            raise ConfigError(f"cells {unknown} are not VoxMem cells; valid: {sorted(names)}")
+        self.cells = [names[c] for c in config.cells] or list(CELLS)
         self.out = Path(config.out)
         self.progress = progress
         self.digest = config_hash(dataclasses.replace(config, out=""))
@@ -214,9 +222,9 @@ class VoxMemBuilder:
         """(evidence, operation, subtype) of every item, cycling cells then subtypes."""
         out = []
         for i in range(self.config.items):
-            evidence, operation = CELLS[i % len(CELLS)]
+            evidence, operation = self.cells[i % len(self.cells)]
             subs = SUBTYPES[operation]
-            out.append((evidence, operation, subs[(i // len(CELLS)) % len(subs)]))
+            out.append((evidence, operation, subs[(i // len(self.cells)) % len(subs)]))
         return out
 
     def plan(self, index: int, attempt: int, asked: list[Plan], *, word: bool = True) -> Plan:
