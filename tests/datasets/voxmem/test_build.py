@@ -84,3 +84,12 @@ def test_same_config_and_seed_give_identical_datasets_in_fresh_folders(tmp_path,
     assert first == sorted(p.relative_to(other) for p in (other / "audio").rglob("*.flac"))
     sample = first[0]
     assert (folder / sample).read_bytes() == (other / sample).read_bytes()
+
+
+def test_unknown_cells_and_budgets_are_config_errors(tmp_path):
+    from memgym.core.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="not VoxMem cells"):
+        VoxMemBuilder(VoxMemConfig(cells=("semantics/IE",), out=str(tmp_path)))
+    with pytest.raises(ConfigError, match="not a token count"):
+        VoxMemBuilder(VoxMemConfig(budgets=("lots",), out=str(tmp_path)))
