@@ -82,6 +82,7 @@ class Registry(Generic[T]):
 
 PLUGIN_MODULES: list[str] = [
     "memgym.tasks.text_match",
+    "memgym.tasks.attribute_retrieval",
     "memgym.pipelines.amemops",
     "memgym.envs.spoken_history_env",
     "memgym.pipelines.voxmem",
