@@ -88,7 +88,11 @@ def record(kind: str):
 
 
 def record_class(kind: str) -> type[Record]:
-    """The record class registered under ``kind``."""
+    """The record class registered under ``kind`` (plugin modules are imported on a miss)."""
+    if kind not in _KINDS:
+        from memgym.core.registry import ensure_registered  # deferred: the registry imports records
+
+        ensure_registered()
     if kind not in _KINDS:
         raise RecordError(f"unknown record kind '{kind}'; known kinds: {sorted(_KINDS)}")
     return _KINDS[kind]

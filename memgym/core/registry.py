@@ -96,7 +96,6 @@ PLUGIN_MODULES: list[str] = [
     "memgym.memory.embodied.oracle",
     "memgym.envs.spoken_history_env",
     "memgym.pipelines.voxmem",
-    "memgym.pipelines.dialogmem",
     "memgym.tasks.attribute_retrieval",
     "memgym.pipelines.amemops",
 ]

@@ -29,25 +29,28 @@ class VoxMemBenchmark(Benchmark):
         return VoxMemBuilder(config, progress=args.progress).build()
 
     def quickstart(self, report_dir: Path, args: JobArgs) -> ReportSection:
-        """Build a few items at 8K and play one through the env with a trivial answerer."""
+        """Build five items (one per evidence type, plus a refusal) at 8K; play one through the env."""
         import json
 
         from memgym.core.episode import Dataset
         from memgym.envs.spoken_history_env import SpokenHistoryEnv
 
         out = Path(args.runs_dir) / "quickstart" / "voxmem" / "dataset"
-        overrides = ("items=4", "budgets=[8k]", f"out={out}", *args.overrides)
+        cells = "[semantics/TET,speaker/IE,paralinguistic/MSR,sound/IE,sound/AR]"
+        overrides = ("items=5", f"cells={cells}", "budgets=[8k]", f"out={out}", *args.overrides)
         config = load_config(VoxMemConfig, path=args.config_path, overrides=overrides)
         folder = VoxMemBuilder(config, progress=args.progress).build()
         episodes = Dataset.load(folder / "manifest.jsonl")
         env = SpokenHistoryEnv(folder)
-        observation, info = env.reset(seed=0, options={"episode": episodes[0]})
+        played = next((e for e in episodes if e.items[0].answer == "unanswerable"), episodes[0])
+        observation, info = env.reset(seed=0, options={"episode": played})
         steps = 0
         while info["phase"] == "formation":
             observation, _, _, _, info = env.step("")
             steps += 1
-        _, reward, terminated, _, info = env.step("unanswerable")
+        _, reward, terminated, _, info = env.step("I can't tell from our conversations.")
         qc = json.loads((folder / "qc_report.json").read_text())
+        plots = save_figures(folder, list(episodes), Path(report_dir))
         rows = [
             "| item | cell | subtype | budget | tokens | sessions | question | answer |",
             "| --- | --- | --- | ---: | ---: | ---: | --- | --- |",
@@ -65,8 +68,29 @@ class VoxMemBenchmark(Benchmark):
                 "",
                 *rows,
                 "",
-                f"`memgym/VoxMem-v0` played {episodes[0].episode_id}: {steps} formation turns, then the question; "
-                f"answering 'unanswerable' scored {reward:.0f}.",
+                f"`memgym/VoxMem-v0` played {played.episode_id}: {steps} formation turns, then the question; "
+                f'answering "I can\'t tell from our conversations." scored {reward:.0f}.',
             ]
         )
-        return ReportSection("VoxMem", body)
+        return ReportSection("VoxMem", body, plots)
+
+
+def save_figures(folder: Path, episodes: list, report_dir: Path) -> tuple[str, ...]:
+    """Write the history-layout and cue-pair figures under ``report_dir/voxmem``; relative paths."""
+    import matplotlib.pyplot as plt
+
+    from memgym.datasets.voxmem.plots import cue_pair_figure, history_layout_figure
+
+    out = []
+    for name, figure in (
+        ("history_layout.png", history_layout_figure(episodes)),
+        ("cue_pair.png", cue_pair_figure(folder, episodes)),
+    ):
+        if figure is None:
+            continue
+        path = Path("voxmem") / name
+        (report_dir / path).parent.mkdir(parents=True, exist_ok=True)
+        figure.savefig(report_dir / path, dpi=110)
+        plt.close(figure)
+        out.append(str(path))
+    return tuple(out)

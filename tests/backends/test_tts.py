@@ -106,5 +106,13 @@ def test_hf_local_backend_with_tiny_random_vits(tmp_path):
     audio = backend.synthesize("hello there, how are you", voice)
     assert audio.dtype == np.float32 and audio.ndim == 1 and audio.size > 1000
     np.testing.assert_array_equal(audio, backend.synthesize("hello there, how are you", voice))  # seeded per request
+
+
+@pytest.mark.slow  # librosa's time stretch compiles numba code on first use (~15 s)
+def test_hf_local_backend_realises_rate_on_the_signal(tmp_path):
+    _tiny_vits(tmp_path)
+    backend = make_tts_backend(TTSConfig(kind="hf", model_path=str(tmp_path)))
+    voice = Voice(voice_id="hf-1", backend="hf", name="1")
+    audio = backend.synthesize("hello there, how are you", voice)
     fast = backend.synthesize("hello there, how are you", voice, SpeechStyle(rate=2.0))
     assert fast.size < 0.7 * audio.size

@@ -4,6 +4,10 @@ Styles are realised natively with SSML: ``<prosody rate pitch range
 volume>`` for the whole utterance, ``<emphasis level="strong">`` on emphasised words,
 ``<break time>`` for pauses and plain filler words before hesitated words. Output is resampled
 from the engine's 22.05 kHz to :attr:`EspeakBackend.sample_rate` (16 kHz by default).
+
+Synthesis runs in a small worker process that forks a child of the freshly initialised engine for
+every utterance (:mod:`~memgym.backends.tts.espeak_worker`), because libespeak-ng carries state
+between utterances: this way the same request gives the same samples in any order and process.
 """
 
 from __future__ import annotations
@@ -137,7 +141,13 @@ class EspeakBackend(TTSBackend):
         self._engine = _Engine.get()
 
     def identity(self) -> str:
-        return f"espeak-ng@{self._engine.sample_rate}->{self.sample_rate}"
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            release = version("espeakng-loader")
+        except PackageNotFoundError:
+            release = "unknown"
+        return f"espeak-ng(espeakng-loader {release})@{self._engine.sample_rate}->{self.sample_rate}"
 
     def synthesize(self, text: str, voice: Voice, style: SpeechStyle = NEUTRAL) -> np.ndarray:
         self.check_voice(voice)

@@ -51,6 +51,15 @@ def snr_db(speech: np.ndarray, noise: np.ndarray, sample_rate: int) -> float:
     return 10.0 * np.log10(active_power(speech, mask) / max(active_power(noise, mask), 1e-20))
 
 
+def active_duration_s(waveform: np.ndarray, sample_rate: int) -> float:
+    """Seconds from the first to the last active frame (leading/trailing silence excluded)."""
+    rms = frame_rms(waveform, sample_rate)
+    if not rms.size or rms.max() <= 0:
+        return 0.0
+    idx = np.flatnonzero(20 * np.log10(np.maximum(rms, 1e-12) / rms.max()) > -ACTIVE_RANGE_DB)
+    return float((idx[-1] - idx[0] + 1) * HOP_S)
+
+
 def pause_fraction(waveform: np.ndarray, sample_rate: int) -> float:
     """Fraction of frames between the first and last active frame that are silent (0..1)."""
     rms = frame_rms(waveform, sample_rate)

@@ -27,7 +27,7 @@ from typing import Literal
 import numpy as np
 
 from memgym.backends.tts.base import NEUTRAL, SpeechStyle, TTSBackend, Voice, limit_peak, words_of
-from memgym.datasets.speech.acoustics import median_f0_hz, pause_fraction, peak_to_median_db
+from memgym.datasets.speech.acoustics import active_duration_s, median_f0_hz, pause_fraction, peak_to_median_db
 
 Cue = Literal["neutral", "hesitation", "surprise", "emphasis", "fast", "slow", "laughter"]
 CUES: tuple[str, ...] = ("neutral", "hesitation", "surprise", "emphasis", "fast", "slow", "laughter")
@@ -115,11 +115,14 @@ def render_cue_pair(backend: TTSBackend, voice: Voice, text: str, cue: str, rng:
 def cue_feature_delta(cue: str, cued: np.ndarray, plain: np.ndarray, sample_rate: int) -> dict[str, float]:
     """The cue's acoustic feature measured on a pair, as relative differences.
 
+    Durations are active-region durations (speech from its first to its last active frame), so
+    the engine's leading and trailing silence does not dilute rate differences.
+
     Returns:
         ``{"feature": name, "delta": value, ...}`` with the main delta under ``"delta"``
         (positive = the cue is present in the expected direction).
     """
-    ratio = len(cued) / max(len(plain), 1)
+    ratio = active_duration_s(cued, sample_rate) / max(active_duration_s(plain, sample_rate), 1e-9)
     if cue == "fast":
         return {"delta": 1.0 - ratio, "duration_ratio": ratio}
     if cue == "slow":

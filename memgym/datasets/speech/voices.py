@@ -2,7 +2,8 @@
 
 A history's users each get one voice from the bank for all of their sessions
 (:func:`assign_voices`). The eSpeak bank crosses English accents (American, British RP,
-Scottish, Caribbean, New York, Lancastrian, West Midlands, default British) with 24 different eSpeak
+Scottish, Caribbean, New York, Lancastrian, default British; eSpeak's West Midlands voice is left
+out because it ignores SSML prosody, so cues could not be rendered with it) with 24 different eSpeak
 variants (vocal-tract and glottal settings), spreading base pitch, pitch range and rate so neighbouring voices differ in
 several dimensions; ``tests/datasets/speech/test_voices.py`` checks that a nearest-centroid
 classifier on MFCC + pitch statistics tells all of them apart on unseen sentences.
@@ -27,7 +28,7 @@ _ESPEAK_VOICES: tuple[tuple[str, str, int, int, int, str], ...] = (
     ("en-us-nyc", "m5", 45, 35, 195, "New York, male, fast"),
     ("en-us-nyc", "f5", 55, 80, 180, "New York, female, lively"),
     ("en-gb-x-gbclan", "m6", 30, 45, 160, "Lancastrian, very low male"),
-    ("en-gb-x-gbcwmd", "m7", 52, 55, 150, "West Midlands, male, slow"),
+    ("en-gb-x-rp", "m7", 52, 55, 150, "British RP, male, slow"),
     ("en", "m8", 60, 70, 175, "British, male, lively"),
     ("en-us", "adam", 45, 50, 185, "American, male, fast"),
     ("en-gb-x-rp", "anika", 50, 50, 160, "British RP, female, breathy"),
@@ -36,9 +37,9 @@ _ESPEAK_VOICES: tuple[tuple[str, str, int, int, int, str], ...] = (
     ("en-us-nyc", "david", 50, 60, 175, "New York, low male"),
     ("en", "edward", 45, 30, 165, "British, male, monotone"),
     ("en-gb-x-gbclan", "max", 55, 60, 185, "Lancastrian, male, fast"),
-    ("en-gb-x-gbcwmd", "paul", 45, 70, 160, "West Midlands, male, lively"),
+    ("en-us", "paul", 45, 70, 160, "American, male, lively"),
     ("en-us", "steph", 65, 60, 165, "American, female, bright"),
-    ("en-gb-x-gbcwmd", "travis", 50, 40, 200, "West Midlands, male, very fast"),
+    ("en-gb-scotland", "travis", 50, 40, 200, "Scottish, male, very fast"),
     ("en", "grandpa", 40, 55, 145, "British, older male, slow"),
 )
 

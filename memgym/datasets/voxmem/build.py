@@ -31,19 +31,31 @@ from memgym.core.errors import ConfigError, MemgymError
 from memgym.core.records import write_jsonl
 from memgym.core.seeding import config_hash, episode_rng
 from memgym.datasets.sources.factory import LibraryConfig, open_library
+from memgym.datasets.speech.cues import CUE_WORDS
 from memgym.datasets.speech.vctk import VCTKCorpus
 from memgym.datasets.speech.voices import assign_voices, espeak_voice_bank, named_voice_bank
 from memgym.datasets.voxmem import qc
 from memgym.datasets.voxmem.filler import FillerCorpus, GeneratedFillerCorpus, InstructS2SCorpus
-from memgym.datasets.voxmem.history import HEADER_TEMPLATE, core_order, nest_histories, timestamps
-from memgym.datasets.voxmem.oracle import answer_query
+from memgym.datasets.voxmem.history import (
+    HEADER_TEMPLATE,
+    BudgetFillError,
+    BudgetTooSmallError,
+    core_order,
+    nest_histories,
+    timestamps,
+)
+from memgym.datasets.voxmem.oracle import answer_query, sound_label
 from memgym.datasets.voxmem.plans import STATE_CUES, derive_refusal, plan_item, refusal_edit
 from memgym.datasets.voxmem.records import Plan, Session, SessionFact, Turn, VoxMemEpisode
 from memgym.datasets.voxmem.render import TurnRenderer, library_clip_source
-from memgym.datasets.voxmem.taxonomy import CELLS, SUBTYPES
+from memgym.datasets.voxmem.taxonomy import CELLS, SUBTYPES, cell_name
 from memgym.datasets.voxmem.tokens import TokenCounter, audio_tokens
-from memgym.datasets.voxmem.writing import DialogueWriter, LLMWriter, TemplateWriter
+from memgym.datasets.voxmem.writing import DialogueWriter, LLMWriter, TemplateWriter, paraphrase_question
 
+AR_HEADROOM = 0.4
+"""Share of the evidence's tokens left free in the histories of items an AR item can be derived
+from, so the edit (a statement re-voiced by a slower voice: at most 200/145 wpm = +38 %, or a cue
+removed) cannot push the reused history over its budget."""
 FIT_ATTEMPTS = 6
 """New candidate sessions tried when the next one does not fit the remaining budget."""
 
@@ -60,7 +72,10 @@ DEFAULT_SOUND_CLASSES: tuple[str, ...] = (
 class VoxMemConfig:
     """Configuration of ``memgym generate voxmem``."""
 
-    items: int = dataclasses.field(default=15, metadata={"help": "number of items (cycling over the 15 cells)"})
+    items: int = dataclasses.field(default=15, metadata={"help": "number of items (cycling over the cells)"})
+    cells: tuple[str, ...] = dataclasses.field(
+        default=(), metadata={"help": "cells to build, e.g. [speaker/IE,sound/AR]; empty = all 15"}
+    )
     budgets: tuple[str, ...] = dataclasses.field(
         default=("8k", "16k", "32k", "64k"), metadata={"help": "context budgets (8k = 8192 tokens)"}
     )
@@ -160,6 +175,11 @@ class VoxMemBuilder:
             raise ConfigError("budgets is empty; expected e.g. [8k,16k,32k,64k]")
         if config.items < 1:
             raise ConfigError(f"items must be at least 1, got {config.items}")
+        names = {cell_name(*c): c for c in CELLS}
+        unknown = [c for c in config.cells if c not in names]
+        if unknown:
+            raise ConfigError(f"cells {unknown} are not VoxMem cells; valid: {sorted(names)}")
+        self.cells = [names[c] for c in config.cells] or list(CELLS)
         self.out = Path(config.out)
         self.progress = progress
         self.digest = config_hash(dataclasses.replace(config, out=""))
@@ -202,33 +222,47 @@ class VoxMemBuilder:
         """(evidence, operation, subtype) of every item, cycling cells then subtypes."""
         out = []
         for i in range(self.config.items):
-            evidence, operation = CELLS[i % len(CELLS)]
+            evidence, operation = self.cells[i % len(self.cells)]
             subs = SUBTYPES[operation]
-            out.append((evidence, operation, subs[(i // len(CELLS)) % len(subs)]))
+            out.append((evidence, operation, subs[(i // len(self.cells)) % len(subs)]))
         return out
 
-    def plan(self, index: int, attempt: int, asked: list[Plan]) -> Plan:
-        """The plan of item ``index`` (redraw ``attempt``); AR items derive from ``asked`` plans."""
+    def plan(self, index: int, attempt: int, asked: list[Plan], *, word: bool = True) -> Plan:
+        """The plan of item ``index`` (redraw ``attempt``); AR items derive from ``asked`` plans.
+
+        ``word=False`` skips rewording the question (plans only needed for their facts).
+        """
         evidence, operation, subtype = self.schedule()[index]
         rng = episode_rng(self.digest, self.config.seed, index + 100_003 * attempt)
         plan_id = f"vox{index:05d}" + (f"r{attempt}" if attempt else "")
         if operation != "AR":
-            return plan_item(plan_id, evidence, operation, subtype, self.sound_classes, rng)
+            plan = plan_item(plan_id, evidence, operation, subtype, self.sound_classes, rng)
+            return self._worded(plan) if word else plan
         wanted = subtype.removeprefix("from_")
-        for source in reversed(asked):
-            taken = any(p.source_plan_id == source.plan_id for p in asked)
-            if source.evidence == evidence and source.operation == wanted and refusal_edit(source) and not taken:
-                return derive_refusal(source, plan_id)
-        for _ in range(50):  # no eligible asked source: a private one
-            ops = [op for op in ("IE", "MSR", "TET") if (evidence, op) in CELLS]
-            op = wanted if wanted in ops else ops[int(rng.integers(len(ops)))]
-            subs = [s for s in SUBTYPES[op] if s != "counting"]
-            source = plan_item(
-                plan_id + "src", evidence, op, subs[int(rng.integers(len(subs)))], self.sound_classes, rng
-            )
-            if refusal_edit(source):
-                return derive_refusal(source, plan_id)
+        ops = [wanted] + [op for op in ("IE", "MSR", "TET") if op != wanted and (evidence, op) in CELLS]
+        ops = [op for op in ops if (evidence, op) in CELLS]
+        for op in ops:  # prefer an asked item of the wanted operation, then of another one
+            for source in reversed(asked):
+                taken = any(p.source_plan_id == source.plan_id for p in asked)
+                if source.evidence == evidence and source.operation == op and not taken and refusal_edit(source):
+                    return derive_refusal(source, plan_id)
+        for op in ops:  # no eligible asked source: a private one
+            for sub in rng.permutation(SUBTYPES[op]):
+                for _ in range(3):
+                    source = self._worded(plan_item(plan_id + "src", evidence, op, str(sub), self.sound_classes, rng))
+                    if refusal_edit(source):
+                        return derive_refusal(source, plan_id)
         raise MemgymError(f"could not derive an AR item for {evidence}")
+
+    def _worded(self, plan: Plan) -> Plan:
+        """The plan with its question reworded by the LLM writer's reasoner (template writer: unchanged)."""
+        if not isinstance(self.writer, LLMWriter):
+            return plan
+        keep = [*plan.query.subjects, *(sound_label(o) for o in plan.query.options)]
+        keep += [sound_label(plan.query.sound)] if plan.query.sound else []
+        keep += [CUE_WORDS[plan.query.cue]] if plan.query.cue else []
+        question, _ = paraphrase_question(self.writer.reasoner, plan.question, keep)
+        return dataclasses.replace(plan, question=question)
 
     # ----- sessions ----------------------------------------------------------------------------------
     def topical_session(self, fact: SessionFact, role: str, voices: dict[str, Voice], source: str) -> Session:
@@ -245,9 +279,20 @@ class VoxMemBuilder:
         return self._session(tuple(turns), role, fact, f"{source}:{writer}")
 
     def filler_session(self, voices: dict[str, Voice], rng: np.random.Generator) -> Session:
-        """The next filler dialogue, spoken by a random user, sometimes with a cue or sound."""
-        user_texts, assistant_texts = self.fillers.dialogue(self._filler_next)
-        self._filler_next += 1
+        """A filler session, spoken by a random user, sometimes with a cue or sound.
+
+        It takes exchanges from the next corpus dialogues until it has as many user turns as a
+        topical session (2-3), so session length does not reveal a session's role.
+        """
+        n_user = int(rng.integers(2, 4))
+        user_texts: list[str] = []
+        assistant_texts: list[str] = []
+        while len(user_texts) < n_user:
+            users, assistants = self.fillers.dialogue(self._filler_next)
+            self._filler_next += 1
+            user_texts += users
+            assistant_texts += assistants
+        user_texts, assistant_texts = user_texts[:n_user], assistant_texts[:n_user]
         speaker = sorted(voices)[int(rng.integers(len(voices)))]
         cue = str(rng.choice(STATE_CUES)) if rng.random() < self.config.filler_cue_rate else "neutral"
         sound = str(rng.choice(self.sound_classes)) if rng.random() < self.config.filler_sound_rate else ""
@@ -269,6 +314,7 @@ class VoxMemBuilder:
     def assemble(self, plan: Plan, pool: list[Plan], rng: np.random.Generator) -> tuple[_History, list[Session]]:
         """Render the plan's sessions and grow its nested histories."""
         voices = assign_voices(list(plan.users), self.voice_bank, rng)
+        self._filler_next = int(rng.integers(len(self.fillers)))  # fillers depend on this item's generator only
         core = [self.topical_session(s.fact, s.role, voices, "written") for s in plan.sessions]
         order = core_order([s.order for s in plan.sessions], rng)
         used_subjects = {s.fact.subject for s in plan.sessions} | set(plan.query.subjects)
@@ -294,7 +340,15 @@ class VoxMemBuilder:
                 pending.append(candidate)
             return None
 
-        placed, histories = nest_histories([s.tokens for s in core], order, self.budgets, next_extra, rng)
+        evidence_tokens = sum(c.tokens for c, s in zip(core, plan.sessions) if s.role == "evidence")
+        can_be_edited = plan.operation == "AR" or refusal_edit(plan) is not None
+        headroom = int(AR_HEADROOM * evidence_tokens) if can_be_edited else 0  # AR edits happen in place
+        try:
+            placed, histories = nest_histories(
+                [s.tokens for s in core], order, self.budgets, next_extra, rng, headroom=headroom
+            )
+        except BudgetTooSmallError as exc:
+            raise BudgetTooSmallError(f"item {plan.plan_id} ({plan.cell}/{plan.subtype}): {exc}") from None
         stamps = timestamps(len(placed), rng)
         order_long = histories[self.budgets[-1]]
         stamp_of = {idx: stamps[k] for k, idx in enumerate(order_long)}
@@ -357,7 +411,12 @@ class VoxMemBuilder:
                     episode_id=f"{plan.plan_id}@{budget}",
                     benchmark="voxmem",
                     items=(item,),
-                    annotations={"cell": plan.cell, "budget": budget, "tokenizer": self.tokens.name},
+                    annotations={
+                        "cell": plan.cell,
+                        "budget": budget,
+                        "tokenizer": self.tokens.name,
+                        "voices": {user: voice.voice_id for user, voice in sorted(history.voices.items())},
+                    },
                     budget=budget,
                     sessions=tuple(sessions),
                     tokens=sum(s.tokens for s in sessions),
@@ -390,38 +449,31 @@ class VoxMemBuilder:
         built: dict[str, tuple[_History, list[Session]]] = {}
         discarded, revised = [], 0
         schedule = self.schedule()
-        all_plans = [self.plan(i, 0, []) if schedule[i][1] != "AR" else None for i in range(self.config.items)]
+        all_plans = [
+            self.plan(i, 0, [], word=False) if schedule[i][1] != "AR" else None for i in range(self.config.items)
+        ]
         pool = [p for p in all_plans if p is not None]
         for index in tqdm(range(self.config.items), desc="voxmem items", disable=not self.progress):
+            too_small: list[BudgetTooSmallError] = []
             for attempt in range(self.config.max_revisions + 1):
-                plan = self.plan(index, attempt, asked)
-                source_id = plan.source_plan_id
-                if plan.operation == "AR" and source_id in built:
-                    source_history, source_core = built[source_id]
-                    history = source_history
-                    core = [
-                        self.topical_session(s.fact, s.role, history.voices, "written") if s.key in plan.ar_edits else c
-                        for s, c in zip(plan.sessions, source_core)
-                    ]
-                else:
-                    rng = episode_rng(self.digest, self.config.seed, 1_000_000 + index + 100_003 * attempt)
-                    # (an AR item with a private source is assembled around its edited evidence)
-                    history, core = self.assemble(plan, pool, rng)
-                item_episodes = self.episodes(plan, history, core)
-                failed = self._failures(plan, item_episodes)
+                plan, failed, result = self._attempt(index, attempt, asked, built, pool)
                 for name in failed:
                     key = name.split("@")[0]
                     self.check_failures[key] = self.check_failures.get(key, 0) + 1
+                if isinstance(result, BudgetTooSmallError):
+                    too_small.append(result)
                 if not failed:
                     break
                 revised += 1
             else:
+                if len(too_small) == self.config.max_revisions + 1:
+                    raise too_small[-1]  # no draw fits: the budget is too small, not the draw
                 discarded.append({"item": plan.plan_id, "failed": failed})
                 continue
+            history, core, item_episodes = result
             asked.append(plan)
             built[plan.plan_id] = (history, core)
-            ids = {s.session_id for s in item_episodes[-1].sessions}
-            for sid in ids:
+            for sid in {s.session_id for s in item_episodes[-1].sessions}:
                 self._usage.setdefault(sid, set()).add(plan.plan_id)
             episodes.extend(item_episodes)
         write_jsonl(self.out / "manifest.jsonl", episodes)
@@ -429,6 +481,26 @@ class VoxMemBuilder:
         dump_config(self.config, self.out / "config.yaml")
         self.write_qc(asked, episodes, discarded, revised)
         return self.out
+
+    def _attempt(self, index: int, attempt: int, asked: list[Plan], built: dict, pool: list[Plan]):
+        """One draw of item ``index``: ``(plan, failed checks, (history, core, episodes) or the error)``."""
+        plan = self.plan(index, attempt, asked)
+        if plan.operation == "AR" and plan.source_plan_id in built:  # reuse the source's history
+            history, source_core = built[plan.source_plan_id]
+            core = [
+                self.topical_session(s.fact, s.role, history.voices, "written") if s.key in plan.ar_edits else c
+                for s, c in zip(plan.sessions, source_core)
+            ]
+        else:  # (an AR item with a private source is assembled around its edited evidence)
+            rng = episode_rng(self.digest, self.config.seed, 1_000_000 + index + 100_003 * attempt)
+            try:
+                history, core = self.assemble(plan, pool, rng)
+            except BudgetFillError as exc:
+                return plan, ["budget_fill"], exc
+            except BudgetTooSmallError as exc:
+                return plan, ["budget_core"], exc
+        item_episodes = self.episodes(plan, history, core)
+        return plan, self._failures(plan, item_episodes), (history, core, item_episodes)
 
     def write_qc(self, plans: list[Plan], episodes: list[VoxMemEpisode], discarded: list, revised: int) -> Path:
         """Write the QC report next to the manifest."""
@@ -459,6 +531,8 @@ class VoxMemBuilder:
             "tokenizer": self.tokens.name,
             "tts": self.backend.identity(),
         }
+        topical = {s.session_id: s for e in episodes for s in e.sessions if s.role in ("evidence", "haystack")}
+        report["separability"] = qc.separability(sorted(topical.values(), key=lambda s: s.session_id), self.config.seed)
         if self.qc_reasoner is not None:
             smallest = [e for e in episodes if e.budget == self.budgets[0] and e.items[0].annotations["audio_native"]]
             solved = [e.items[0].item_id for e in smallest if qc.transcript_llm_solves(self.qc_reasoner, e)]

@@ -1,8 +1,8 @@
 """Filler sessions: ordinary instruction-following dialogues unrelated to any question.
 
 * :class:`GeneratedFillerCorpus` (default, offline): requests drawn from a bank of everyday
-  tasks and phrasings, answered with short step lists; deterministic per index, effectively
-  unbounded (tasks x phrasings x answer orders).
+  tasks and phrasings, answered with two steps (12,000 distinct dialogues: 40 tasks x 5 phrasings x
+  with/without a follow-up x 30 ordered step pairs); deterministic per index.
 * :class:`InstructS2SCorpus`: a local copy of InstructS2S(-200K) or any ShareGPT-style JSON /
   JSONL file or folder of them; each record has ``"conversation"`` or ``"conversations"``: a list
   of ``{"from": "human"|"gpt", "value": ...}`` (or ``{"role": "user"|"assistant", "content"}``)
@@ -14,6 +14,8 @@ Both yield ``(user_texts, assistant_texts, source_name)`` by index.
 
 from __future__ import annotations
 
+import abc
+import itertools
 import json
 from pathlib import Path
 
@@ -82,6 +84,7 @@ _STEPS = (
     "Look at a quick example first so you know what the result should look like.",
     "Finish by tidying up and noting what you would do differently next time.",
 )
+_STEP_PAIRS = tuple(itertools.permutations(range(len(_STEPS)), 2))
 _FOLLOWUPS = (
     "That makes sense. Anything I should avoid?",
     "Great, how long does that usually take?",
@@ -95,17 +98,18 @@ _FOLLOWUP_ANSWERS = (
 )
 
 
-class FillerCorpus:
+class FillerCorpus(abc.ABC):
     """Indexable source of filler dialogues."""
 
     name = "filler"
 
+    @abc.abstractmethod
     def __len__(self) -> int:
-        raise NotImplementedError
+        """Number of dialogues."""
 
+    @abc.abstractmethod
     def dialogue(self, index: int) -> tuple[list[str], list[str]]:
         """``(user_texts, assistant_texts)`` of filler ``index`` (same lengths)."""
-        raise NotImplementedError
 
 
 class GeneratedFillerCorpus(FillerCorpus):
@@ -114,15 +118,16 @@ class GeneratedFillerCorpus(FillerCorpus):
     name = "generated"
 
     def __len__(self) -> int:
-        return len(_TASKS) * len(_ASKS) * 4
+        return len(_TASKS) * len(_ASKS) * 2 * len(_STEP_PAIRS)  # task x phrasing x follow-up x steps
 
     def dialogue(self, index: int) -> tuple[list[str], list[str]]:
+        index %= len(self)
         rng = np.random.default_rng([7, index])
         task = _TASKS[index % len(_TASKS)]
         ask = _ASKS[(index // len(_TASKS)) % len(_ASKS)]
-        steps = [str(s) for s in rng.permutation(_STEPS)[:3]]
+        first, second = _STEP_PAIRS[index // (len(_TASKS) * len(_ASKS) * 2)]
         user = [ask.format(task=task)]
-        assistant = [f"Here is a simple way to {task}. " + " ".join(steps)]
+        assistant = [f"Here is a simple way to {task}. {_STEPS[first]} {_STEPS[second]}"]
         if (index // (len(_TASKS) * len(_ASKS))) % 2 == 1:
             user.append(str(rng.choice(_FOLLOWUPS)))
             assistant.append(str(rng.choice(_FOLLOWUP_ANSWERS)))

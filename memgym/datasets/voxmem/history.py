@@ -18,6 +18,15 @@ import numpy as np
 
 from memgym.core.errors import MemgymError
 
+
+class BudgetFillError(MemgymError):
+    """A history could not be filled close enough to its budget (the item is redrawn)."""
+
+
+class BudgetTooSmallError(MemgymError):
+    """An item's own sessions do not fit the smallest budget."""
+
+
 HEADER_TEMPLATE = "Session {index} - {timestamp}"
 """Text shown before each session (counted in the budget)."""
 TIME_FORMAT = "%Y-%m-%d %H:%M"
@@ -45,6 +54,7 @@ def nest_histories(
     rng: np.random.Generator,
     *,
     min_fill: float = 0.9,
+    headroom: int = 0,
 ) -> tuple[list[object], dict[int, list[int]]]:
     """Grow one history budget by budget.
 
@@ -55,19 +65,21 @@ def nest_histories(
         next_extra: ``(remaining_tokens) -> (session, tokens)`` of the next extra session that
             fits in ``remaining_tokens``, or ``None`` when nothing more fits.
         rng: draws insertion gaps.
-        min_fill: a history must reach ``min_fill * budget`` tokens.
+        min_fill: a history must reach ``min_fill * (budget - headroom)`` tokens.
+        headroom: tokens left free below every budget (sessions are added up to ``budget - headroom``).
     Returns:
         ``(sessions, histories)``: every placed session (core ones as their index ``int`` into
         ``core_tokens``, extras as returned by ``next_extra``), and per budget the indices into
         ``sessions`` in history order.
     Raises:
-        MemgymError: the core alone exceeds the smallest budget, or a budget cannot be filled.
+        BudgetTooSmallError: the core alone exceeds the smallest budget.
+        BudgetFillError: a budget cannot be filled to ``min_fill``.
     """
     budgets = sorted(int(b) for b in budgets)
     core_total = int(sum(core_tokens))
-    if core_total > budgets[0]:
-        raise MemgymError(
-            f"the item's evidence and haystack sessions need {core_total} tokens, more than the "
+    if core_total + headroom > budgets[0]:
+        raise BudgetTooSmallError(
+            f"the item's evidence and haystack sessions need {core_total} tokens (+{headroom} kept free), more than the "
             f"smallest budget {budgets[0]}; use a larger budget"
         )
     sessions: list[object] = list(range(len(core_tokens)))
@@ -76,19 +88,22 @@ def nest_histories(
     total = core_total
     histories: dict[int, list[int]] = {}
     for budget in budgets:
+        limit = budget - headroom
         while True:
-            extra = next_extra(budget - total)
+            extra = next_extra(limit - total)
             if extra is None:
                 break
             session, count = extra
-            if total + count > budget:
+            if total + count > limit:
                 break
             sessions.append(session)
             tokens.append(int(count))
             current.insert(int(rng.integers(0, len(current) + 1)), len(sessions) - 1)
             total += int(count)
-        if total < min_fill * budget:
-            raise MemgymError(f"could only fill {total} of {budget} tokens; the filler source ran out")
+        if total < min_fill * limit:
+            raise BudgetFillError(
+                f"could only fill {total} of {limit} tokens (budget {budget}); no session fits the rest"
+            )
         histories[budget] = list(current)
     return sessions, histories
 

@@ -13,6 +13,7 @@ nor background sounds.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 from memgym.datasets.speech.cues import CUE_WORDS
@@ -44,11 +45,14 @@ def _state(query: Query, fact: SessionFact) -> str:
 
 
 def _premise(query: Query, facts: Sequence[SessionFact], subject: str) -> list[SessionFact]:
-    """Sessions in which a value for ``subject`` was stated (by the asker where the question says "I")."""
+    """Sessions in which a value for ``subject`` was stated.
+
+    Questions about the asker's own tone, and IE sound questions ("when I told you ..."), only
+    count the asker's sessions; speaker questions count everyone's (who said it is the question).
+    """
     hits = [f for f in facts if f.subject == subject and f.value]
-    if query.evidence in ("paralinguistic",) or (query.operation == "IE" and query.evidence != "speaker"):
-        hits = [f for f in hits if f.speaker == query.asker]
-    return hits
+    said_by_asker = query.evidence == "paralinguistic" or (query.operation == "IE" and query.evidence == "sound")
+    return [f for f in hits if f.speaker == query.asker] if said_by_asker else hits
 
 
 def _unique(values: list[str]) -> str:
@@ -108,7 +112,8 @@ def answer_query(query: Query, facts: Sequence[SessionFact]) -> str:
                 ranks.append(family.values.index(value))
             return _argmax(query.subjects, ranks)
         if ev == "speaker":
-            return _argmax(query.subjects, [sum(f.speaker == query.asker for f in hits) for hits in per_subject])
+            mine = [sum(f.speaker == query.asker for f in hits) for hits in per_subject]
+            return REFUSAL if not any(mine) else _argmax(query.subjects, mine)
         if ev == "paralinguistic":
             ranks = []
             for hits in per_subject:
@@ -164,12 +169,6 @@ def transcript_candidates(query: Query, facts: Sequence[SessionFact]) -> set[str
         for i in relevant:
             code, pick = divmod(code, len(choices))
             field = {"speaker": "speaker", "paralinguistic": "cue", "sound": "sound"}[query.evidence]
-            altered[i] = _replace(facts[i], **{field: choices[pick]})
+            altered[i] = dataclasses.replace(facts[i], **{field: choices[pick]})
         answers.add(answer_query(query, altered))
     return answers - {AMBIGUOUS}
-
-
-def _replace(fact: SessionFact, **changes: str) -> SessionFact:
-    import dataclasses
-
-    return dataclasses.replace(fact, **changes)

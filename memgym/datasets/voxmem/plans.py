@@ -7,7 +7,8 @@ computed by the oracle from the planned facts and checked against the answer the
 and for audio-native cells the transcript-only candidates must include at least one wrong
 answer (validity constraints). :func:`derive_refusal` turns an IE/MSR/TET plan into an AR plan by
 removing the context (the subject is never mentioned) or neutralising the acoustic cue (tone or
-sound removed, or the statement re-voiced by another user), so no unique answer remains.
+sound removed, or the asker's statements re-voiced by another user), so no unique answer remains;
+for audio-native items the words stay unchanged.
 """
 
 from __future__ import annotations
@@ -366,17 +367,66 @@ _LAYOUTS = {"IE": _layout_ie, "MSR": _layout_msr, "TET": _layout_tet}
 
 
 # ----- answer refusal --------------------------------------------------------------------------------
-def refusal_edit(source: Plan) -> str | None:
-    """How an AR item is derived from ``source``: ``"drop_cue"``, ``"drop_context"`` or ``None`` (ineligible).
+def _edited(source: Plan, edit: str) -> list[SessionPlan] | None:
+    """``source``'s sessions with ``edit`` applied.
 
-    Cue-to-fact items lose their acoustic cue (tone removed, sound removed, or statement re-voiced
-    by another user); context-identified items lose their context (the evidence never mentions the
-    subject). Counting items are ineligible: removing evidence changes the count, not its existence.
+    ``drop_context``: sessions about the first subject move to an unused subject (it is no longer
+    mentioned); ``drop_cue``: the evidence loses its acoustic cue (tone, background sound, or the
+    asker's voice); ``revoice``: the asker's statements about the question's subjects are spoken
+    by another user (words unchanged). ``None`` when the edit is impossible.
     """
-    if source.operation == "IE":
-        return "drop_cue" if source.subtype == "cue_to_fact" else "drop_context"
-    if source.operation in ("MSR", "TET"):
-        return None if source.subtype == "counting" else "drop_context"
+    from memgym.datasets.voxmem.topics import FAMILY_BY_NAME
+
+    family = FAMILY_BY_NAME[source.query.family]
+    used = {s.fact.subject for s in source.sessions}
+    spare = [s for s in family.subjects if s not in used]
+    target = source.query.subjects[0]
+    asker = source.query.asker
+    others = [u for u in source.users if u != asker]
+    sessions = []
+    for session in source.sessions:
+        fact = session.fact
+        if edit == "drop_context" and fact.subject == target:
+            if not spare:
+                return None
+            fact = dataclasses.replace(fact, subject=spare[0])
+        elif edit == "revoice" and fact.subject in source.query.subjects and fact.speaker == asker:
+            fact = dataclasses.replace(fact, speaker=others[0])
+        elif edit == "drop_cue" and session.role == "evidence" and fact.subject == target:
+            if source.evidence == "speaker":
+                fact = dataclasses.replace(fact, speaker=others[0])
+            elif source.evidence == "paralinguistic":
+                fact = dataclasses.replace(fact, cue="neutral")
+            elif source.evidence == "sound":
+                fact = dataclasses.replace(fact, sound="")
+        sessions.append(dataclasses.replace(session, fact=fact))
+    return sessions
+
+
+def refusal_edit(source: Plan) -> str | None:
+    """The edit that turns ``source`` into a valid AR item, or ``None`` when none does.
+
+    Valid: the oracle over the edited facts refuses, and for audio-native evidence the words stay
+    the same (``drop_cue`` / ``revoice``) and a text-only answerer still sees a non-refusal
+    candidate -- the model must notice from the audio that the needed evidence is gone. Semantic
+    items use ``drop_context``. Counting items are never eligible (removing evidence changes the
+    count, not its existence).
+    """
+    if source.operation not in ("IE", "MSR", "TET") or source.subtype == "counting":
+        return None
+    edits = ("drop_context",) if source.evidence == "semantics" else ("drop_cue", "revoice")
+    for edit in edits:
+        if edit == "drop_cue" and source.subtype != "cue_to_fact":
+            continue
+        sessions = _edited(source, edit)
+        if sessions is None:
+            continue
+        facts = [s.fact for s in sorted(sessions, key=lambda s: (s.order < 0, s.order))]
+        if answer_query(source.query, facts) != REFUSAL:
+            continue
+        if source.audio_native and not (transcript_candidates(source.query, facts) - {REFUSAL}):
+            continue
+        return edit
     return None
 
 
@@ -384,38 +434,13 @@ def derive_refusal(source: Plan, plan_id: str) -> Plan:
     """The AR plan of ``source``: same sessions and question, evidence neutralised, answer REFUSAL.
 
     Raises:
-        MemgymError: ``source`` is not eligible or the edit leaves an answer recoverable.
+        MemgymError: ``source`` is not eligible (:func:`refusal_edit` is ``None``).
     """
     edit = refusal_edit(source)
     if edit is None:
         raise MemgymError(f"plan {source.plan_id} ({source.cell}/{source.subtype}) cannot be turned into an AR item")
-    from memgym.datasets.voxmem.topics import FAMILY_BY_NAME
-
-    family = FAMILY_BY_NAME[source.query.family]
-    used = {s.fact.subject for s in source.sessions}
-    spare = [s for s in family.subjects if s not in used]
-    target = source.query.subjects[0]
-    others = [u for u in source.users if u != source.query.asker]
-    sessions, edits = [], {}
-    for session in source.sessions:
-        fact = session.fact
-        context_edit = edit == "drop_context" and fact.subject == target
-        if context_edit or (session.role == "evidence" and fact.subject == target):
-            if edit == "drop_context":
-                if not spare:
-                    raise MemgymError(f"plan {source.plan_id}: no unused subject to move the context to")
-                fact = dataclasses.replace(fact, subject=spare[0])
-            elif source.evidence == "speaker":
-                fact = dataclasses.replace(fact, speaker=others[0])
-            elif source.evidence == "paralinguistic":
-                fact = dataclasses.replace(fact, cue="neutral")
-            else:
-                fact = dataclasses.replace(fact, sound="")
-            edits[session.key] = edit
-        sessions.append(dataclasses.replace(session, fact=fact))
-    facts = [s.fact for s in sorted(sessions, key=lambda s: (s.order < 0, s.order))]
-    if answer_query(source.query, facts) != REFUSAL:
-        raise MemgymError(f"plan {source.plan_id}: the {edit} edit still leaves an answer")
+    sessions = _edited(source, edit)
+    edits = {new.key: edit for new, old in zip(sessions, source.sessions) if new.fact != old.fact}
     return dataclasses.replace(
         source,
         plan_id=plan_id,

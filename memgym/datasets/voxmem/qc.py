@@ -17,7 +17,10 @@ Item level (QC-2), per episode (item x budget):
   * ``budget`` -- the history fits its budget;
   * ``nesting`` -- each longer history contains the shorter one's sessions in the same order.
 
-Dataset level: ``reuse`` -- no session appears in more items' histories than the limit.
+Dataset level: ``reuse`` -- no session appears in more items' histories than the limit;
+``separability`` -- a text-only classifier (multinomial naive Bayes on word counts, 5-fold
+cross-validation, balanced accuracy) should not tell evidence from haystack sessions by their
+words much better than the same classifier trained on shuffled labels.
 
 Optional model check (``qc_reasoner``): a text-only reasoner reads the transcript of the
 smallest history (words and timestamps, no audio) and answers each audio-native question; how
@@ -135,6 +138,46 @@ def transcript_llm_solves(reasoner: Reasoner, episode: VoxMemEpisode) -> bool:
     return bool(gold) and (said == gold or f" {gold} " in f" {said} ")
 
 
+def separability(sessions: Sequence[Session], seed: int = 0, folds: int = 5) -> dict[str, float]:
+    """How well a text-only classifier tells evidence from haystack sessions (see module docstring).
+
+    Returns:
+        ``{"accuracy", "shuffled_accuracy", "sessions"}``: balanced accuracies (0.5 = chance) of
+        naive Bayes on the real and on permuted labels, and the number of sessions used.
+    """
+    import re
+
+    import numpy as np
+
+    texts = [" ".join(t.text for t in s.turns).lower() for s in sessions]
+    labels = np.array([s.role == "evidence" for s in sessions], dtype=int)
+    if len(texts) < 2 * folds or labels.min() == labels.max():
+        return {"accuracy": float("nan"), "shuffled_accuracy": float("nan"), "sessions": len(texts)}
+    vocab: dict[str, int] = {}
+    rows = [[vocab.setdefault(w, len(vocab)) for w in re.findall(r"[a-z']+", t)] for t in texts]
+    counts = np.zeros((len(texts), len(vocab)))
+    for i, row in enumerate(rows):
+        np.add.at(counts[i], row, 1.0)
+    rng = np.random.default_rng(seed)
+    fold_of = rng.permutation(len(texts)) % folds
+
+    def cross_validated(y: np.ndarray) -> float:
+        predictions = np.zeros_like(y)
+        for k in range(folds):
+            train, test = fold_of != k, fold_of == k
+            log_prior = np.log(np.array([np.mean(y[train] == c) for c in (0, 1)]) + 1e-9)
+            word_counts = np.stack([counts[train & (y == c)].sum(axis=0) + 1.0 for c in (0, 1)])
+            log_likelihood = np.log(word_counts / word_counts.sum(axis=1, keepdims=True))
+            predictions[test] = np.argmax(counts[test] @ log_likelihood.T + log_prior, axis=1)
+        return float(np.mean([np.mean(predictions[y == c] == c) for c in (0, 1)]))
+
+    return {
+        "accuracy": cross_validated(labels),
+        "shuffled_accuracy": cross_validated(rng.permutation(labels)),
+        "sessions": len(texts),
+    }
+
+
 def reuse_counts(item_sessions: dict[str, set[str]]) -> collections.Counter:
     """session id -> number of items whose (longest) history contains it."""
     counts: collections.Counter = collections.Counter()
@@ -152,6 +195,12 @@ def write_report(folder: Path, report: dict[str, Any]) -> Path:
     lines += [f"- discarded: {len(report['discarded'])}", f"- revised (redrawn): {report['revised']}"]
     lines += [f"- max session reuse: {report['max_session_reuse']} (limit {report['reuse_limit']})"]
     lines += [f"- audio: {report['audio_hours']:.3f} h in {report['user_turns']} user turns"]
+    if report.get("separability"):
+        sep = report["separability"]
+        lines += [
+            f"- evidence vs haystack, text-only classifier: balanced accuracy {sep['accuracy']:.2f} "
+            f"(shuffled labels {sep['shuffled_accuracy']:.2f}, {sep['sessions']} sessions)"
+        ]
     if report.get("transcript_llm"):
         llm = report["transcript_llm"]
         lines += [

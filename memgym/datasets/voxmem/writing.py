@@ -9,10 +9,13 @@ cannot echo the value. Neither side names the speaker, the tone of voice or a ba
 * :class:`LLMWriter`: any :class:`~memgym.core.protocols.Reasoner`; each side is one request;
   output is validated (the value said exactly once, nothing leaked, turn count) and falls back to
   the template writer when invalid, recording which writer produced the session.
+  :func:`paraphrase_question` rewords template questions the same way (the structured query,
+  not the wording, defines the answer).
 """
 
 from __future__ import annotations
 
+import abc
 import re
 
 import numpy as np
@@ -79,13 +82,14 @@ def leaks(text: str, sound_labels: list[str] = ()) -> bool:
     return any(re.search(rf"\b{re.escape(label)}\b", text, re.IGNORECASE) for label in sound_labels)
 
 
-class DialogueWriter:
-    """Writes the turns of a topical session; returns ``(user_texts, assistant_texts, writer_name)``."""
+class DialogueWriter(abc.ABC):
+    """Writes the turns of a topical session."""
 
     name = "writer"
 
+    @abc.abstractmethod
     def write(self, fact: SessionFact, n_user: int, rng: np.random.Generator) -> tuple[list[str], list[str], str]:
-        raise NotImplementedError
+        """``(user_texts, assistant_texts, writer_name)``: ``n_user`` turns per side."""
 
 
 class TemplateWriter(DialogueWriter):
@@ -167,6 +171,25 @@ class LLMWriter(DialogueWriter):
             assistant[:n_user] if assistant_ok else template_assistant,
             name,
         )
+
+
+def paraphrase_question(reasoner: Reasoner, question: str, keep: list[str]) -> tuple[str, bool]:
+    """Reword a template question with a reasoner; keep it unless every ``keep`` phrase survives.
+
+    Returns:
+        ``(question, rewritten)``: the reasoner's single-line question when valid (ends with
+        ``?``, contains every phrase of ``keep`` verbatim), else the original and ``False``.
+    """
+    prompt = (
+        "Rewrite this question so it sounds like a person casually asking a voice assistant. Keep its exact "
+        "meaning, keep these phrases word for word: " + "; ".join(f'"{k}"' for k in keep) + ". Reply with the "
+        f"question only.\n\nQuestion: {question}"
+    )
+    lines = _lines(reasoner.generate([Message.text("user", prompt)], max_new_tokens=96))
+    candidate = lines[0].strip().strip('"') if lines else ""
+    ok = candidate.endswith("?") and 0 < len(candidate) < 3 * len(question) + 40
+    ok = ok and all(k.lower() in candidate.lower() for k in keep)
+    return (candidate, True) if ok else (question, False)
 
 
 def _lines(text: str) -> list[str]:

@@ -31,6 +31,14 @@ def test_each_cue_pair_differs_in_its_acoustic_feature(backend, cue):
     assert not cue_is_perceptible(cue, pair.plain, pair.plain, backend.sample_rate)
 
 
+def test_every_voice_renders_every_cue(backend):
+    question = "How do I learn to juggle three balls?"
+    for voice in espeak_voice_bank():
+        for cue in ("fast", "slow", "surprise", "hesitation", "laughter", "emphasis"):
+            pair = render_cue_pair(backend, voice, question, cue, np.random.default_rng(1))
+            assert cue_is_perceptible(cue, pair.cued, pair.plain, backend.sample_rate), (voice.voice_id, cue)
+
+
 def test_voice_bank_is_large_and_distinct(backend):
     import librosa
 

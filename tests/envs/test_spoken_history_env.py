@@ -1,0 +1,60 @@
+"""SpokenHistoryEnv: Gymnasium contract, registration, formation/use phases, scoring."""
+
+from __future__ import annotations
+
+import gymnasium
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import memgym  # noqa: F401  (registers the gymnasium ids)
+from memgym.core.errors import MemgymError
+from memgym.datasets.voxmem.build import VoxMemBuilder, VoxMemConfig
+from memgym.envs.spoken_history_env import SpokenHistoryEnv
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory):
+    out = tmp_path_factory.mktemp("voxenv")
+    return VoxMemBuilder(VoxMemConfig(items=2, budgets=("4k",), out=str(out))).build()
+
+
+def test_check_env_through_gymnasium_make(dataset):
+    env = gymnasium.make("memgym/VoxMem-v0", dataset=str(dataset))
+    check_env(env.unwrapped, skip_render_check=False)
+    assert env.unwrapped.render().shape == (128, 256, 3)
+
+
+def test_phases_and_scoring(dataset):
+    env = SpokenHistoryEnv(dataset)
+    obs, info = env.reset(seed=3)
+    episode = env.episode
+    user_turns = sum(t.role == "user" for s in episode.sessions for t in s.turns)
+    heard = obs["role"] == 0
+    while info["phase"] == "formation":
+        obs, reward, terminated, _, info = env.step("ignored")
+        assert reward == 0.0 and not terminated
+        heard += info["phase"] == "formation" and obs["role"] == 0
+    assert heard == user_turns and obs["role"] == 2 and obs["text"] == episode.items[0].prompt
+    _, reward, terminated, _, info = env.step("certainly not the answer")
+    assert reward == 0.0 and terminated and info["score"]["exact_match"] == 0.0
+
+
+def test_missing_dataset_is_a_clear_error(tmp_path):
+    with pytest.raises(MemgymError, match="no manifest.jsonl"):
+        SpokenHistoryEnv(tmp_path)
+
+
+@pytest.mark.slow
+def test_env_generates_an_episode_without_a_dataset():
+    env = SpokenHistoryEnv(budget=4096)
+    obs, info = env.reset(seed=1)
+    assert info["phase"] == "formation" and env.episode.budget == 4096
+
+
+def test_runs_in_a_vector_env(dataset):
+    envs = gymnasium.vector.SyncVectorEnv([lambda: SpokenHistoryEnv(dataset) for _ in range(2)])
+    obs, info = envs.reset(seed=0)
+    assert obs["audio"].shape == (2, 480000) and list(info["phase"]) == ["formation", "formation"]
+    obs, reward, *_ = envs.step(("", ""))
+    assert reward.tolist() == [0.0, 0.0]
+    envs.close()
