@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
 from pathlib import Path
 from typing import Any, Literal
 
@@ -70,6 +71,10 @@ class DataConfig:
         default=0, metadata={"help": "0: a fresh stream for every sample; N: cycle a fixed set of N streams"}
     )
     stream_seed: int = dataclasses.field(default=0, metadata={"help": "seed of the generated streams"})
+    workers: int = dataclasses.field(
+        default=0, metadata={"help": "audio featurising worker processes for training (0: in the training process)"}
+    )
+    cache_dir: str = dataclasses.field(default="", metadata={"help": "on-disk cache of featurised training streams"})
 
 
 @dataclasses.dataclass(frozen=True)
@@ -231,15 +236,45 @@ class StreamBatches:
         order = np.random.default_rng([self.seed, epoch]).permutation(pool)
         return int(order[offset])
 
-    def __call__(self, step: int, rank: int, world: int) -> dict[str, torch.Tensor]:
+    def indices(self, step: int, rank: int, world: int) -> list[int]:
+        """Stream indices of rank ``rank``'s share of step ``step``."""
         share = self.batch_size // world
         first = step * self.batch_size + rank * share
-        arrays = [self.tensors.arrays(self.index(first + i)) for i in range(share)]
+        return [self.index(first + i) for i in range(share)]
+
+    def __call__(self, step: int, rank: int, world: int) -> dict[str, torch.Tensor]:
+        arrays = [self.tensors.arrays(i) for i in self.indices(step, rank, world)]
         return {
             "features": torch.from_numpy(np.stack([a[0] for a in arrays])),
             "gain_labels": torch.from_numpy(np.stack([a[1] for a in arrays])),
             "pan_labels": torch.from_numpy(np.stack([a[2] for a in arrays])),
         }
+
+    def iterate(self, start_step: int, rank: int, world: int):
+        """Batches from ``start_step`` on. Audio streams with ``data.workers`` > 0 are featurised
+        ahead in worker processes by the world's sampler (:mod:`memgym.datasets.amemops.sampler`,
+        with its on-disk cache when ``data.cache_dir`` is set); otherwise in this process."""
+        data = self.tensors.data
+        if data.inputs != "audio" or data.workers <= 0:
+            step = start_step
+            while True:
+                yield self(step, rank, world)
+                step += 1
+        from torch.utils.data import DataLoader
+
+        from memgym.datasets.amemops.sampler import StreamDataset, collate_streams
+
+        dataset = StreamDataset(
+            data.stream,
+            seed=data.stream_seed,
+            length=2**62,
+            cache_dir=data.cache_dir or None,
+            library=self.tensors.library,
+        )
+        plan = (self.indices(step, rank, world) for step in itertools.count(start_step))
+        yield from DataLoader(
+            dataset, batch_sampler=plan, collate_fn=collate_streams, num_workers=data.workers, prefetch_factor=2
+        )
 
 
 def build_model(config: AMemOpsTrainConfig, input_dim: int, n_classes: int) -> AMemOpsModel:
