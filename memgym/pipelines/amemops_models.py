@@ -256,10 +256,9 @@ class StreamBatches:
         with its on-disk cache when ``data.cache_dir`` is set); otherwise in this process."""
         data = self.tensors.data
         if data.inputs != "audio" or data.workers <= 0:
-            step = start_step
-            while True:
+            for step in itertools.count(start_step):
                 yield self(step, rank, world)
-                step += 1
+            return
         from torch.utils.data import DataLoader
 
         from memgym.datasets.amemops.sampler import StreamDataset, collate_streams
