@@ -69,12 +69,15 @@ def _torch_constants() -> tuple[torch.Tensor, torch.Tensor]:
     )
 
 
-def log_mel(audio: np.ndarray | torch.Tensor) -> torch.Tensor:
+def log_mel(audio: np.ndarray | torch.Tensor, *, single_thread: bool = True) -> torch.Tensor:
     """Log-mel frames of multi-channel audio.
 
     Args:
         audio: ``(C, N)`` (or ``(N,)``) float audio at 16 kHz; ``N`` a multiple of 640 gives
             exactly ``N / 640`` frames.
+        single_thread: run the STFT with one torch thread (restored afterwards). Intra-op
+            threads do not speed up STFTs of this size and slow them several-fold on a busy
+            machine; data-loading parallelism belongs in worker processes.
     Returns:
         ``(T, C * 64)`` float32 tensor, ``T = N // 640``: channel 0's 64 bands, then channel 1's.
     """
@@ -86,10 +89,17 @@ def log_mel(audio: np.ndarray | torch.Tensor) -> torch.Tensor:
     )
     if x.ndim == 1:
         x = x[None]
-    window, fb = _torch_constants()
-    x = torch.nn.functional.pad(x, (N_FFT - HOP, 0))
-    spec = torch.stft(x, N_FFT, HOP, window=window, center=False, return_complex=True)  # (C, F, T)
-    power = spec.real.square() + spec.imag.square()
-    mel = torch.matmul(fb, power)  # (C, 64, T)
-    logmel = torch.log(mel + LOG_FLOOR)
-    return logmel.permute(2, 0, 1).reshape(logmel.shape[2], -1).contiguous()
+    threads = torch.get_num_threads()
+    if single_thread and threads > 1:
+        torch.set_num_threads(1)
+    try:
+        window, fb = _torch_constants()
+        x = torch.nn.functional.pad(x, (N_FFT - HOP, 0))
+        spec = torch.stft(x, N_FFT, HOP, window=window, center=False, return_complex=True)  # (C, F, T)
+        power = spec.real.square() + spec.imag.square()
+        mel = torch.matmul(fb, power)  # (C, 64, T)
+        logmel = torch.log(mel + LOG_FLOOR)
+        return logmel.permute(2, 0, 1).reshape(logmel.shape[2], -1).contiguous()
+    finally:
+        if torch.get_num_threads() != threads:
+            torch.set_num_threads(threads)

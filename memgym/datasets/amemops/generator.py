@@ -92,7 +92,7 @@ class StreamGenerator:
         self.pools = (
             pools
             if pools is not None or not needs_pools
-            else SimilarityPools(library, pool_splits(library), cache_dir=library.cache_dir)
+            else SimilarityPools.for_library(library, pool_splits(library), cache_dir=library.cache_dir)
         )
         plan_config = config_to_dict(config)
         plan_config["recordings"] = "original"  # controls share the plan of the original stream

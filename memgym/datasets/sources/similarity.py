@@ -31,6 +31,23 @@ class SimilarityPools:
         correlation: ``(I, I)`` float64 Pearson correlations of mean spectra.
     """
 
+    _memo: dict[str, SimilarityPools] = {}
+
+    @classmethod
+    def for_library(
+        cls,
+        library: SourceLibrary,
+        splits: tuple[str, ...] = ("train", "eval"),
+        *,
+        recordings_per_identity: int = 6,
+        cache_dir: str | Path | None = None,
+    ) -> SimilarityPools:
+        """Pools for ``library``, computed once per process (and per ``cache_dir`` on disk)."""
+        key = config_hash([library.fingerprint(), list(splits), recordings_per_identity])
+        if key not in cls._memo:
+            cls._memo[key] = cls(library, splits, recordings_per_identity=recordings_per_identity, cache_dir=cache_dir)
+        return cls._memo[key]
+
     def __init__(
         self,
         library: SourceLibrary,

@@ -1,0 +1,151 @@
+import numpy as np
+import pytest
+
+from memgym.core.errors import ConfigError, MemgymError
+from memgym.core.records import from_json
+from memgym.datasets.amemops.config import GAINS_DB, NONE_INDEX, PANS, StreamConfig
+from memgym.datasets.amemops.generator import StreamGenerator
+from memgym.datasets.sources.similarity import SimilarityPools
+
+
+@pytest.fixture(scope="module")
+def generator(tones):
+    return StreamGenerator(StreamConfig(), tones, SimilarityPools(tones, recordings_per_identity=1))
+
+
+@pytest.fixture(scope="module")
+def streams(generator):
+    return [generator.generate(seed=3, index=i) for i in range(12)]
+
+
+def _index(event, attribute):
+    return GAINS_DB.index(event.gain_db) if attribute == "gain" else PANS.index(event.pan)
+
+
+def test_durations_nonoverlap_and_length(streams):
+    for stream in streams:
+        assert stream.frames == 2048
+        taken = np.zeros(stream.frames, dtype=int)
+        for event in stream.events:
+            assert event.onset_frame >= 0 and event.end_frame <= 2048
+            assert event.frames == 12 if event.role == "query" else 18 <= event.frames <= 32
+            taken[event.onset_frame : event.end_frame] += 1
+            if event.role == "query":
+                assert event.gain_db == -3.0 and event.pan == 0.5
+            else:
+                assert event.gain_db in GAINS_DB and event.pan in PANS
+        assert taken.max() == 1
+
+
+def test_query_counts_and_drops(streams):
+    for stream in streams:
+        counts = {t: 0 for t in ("initial", "update", "interference", "absent")}
+        for item in stream.items:
+            counts[item.annotations["type"]] += 1
+        for kind, proposed in stream.annotations["proposed"].items():
+            assert counts[kind] + stream.annotations["dropped"][kind] == proposed
+        assert stream.annotations["distractors_requested"] in (4, 8, 16)
+        assert (
+            stream.annotations["distractors"] + stream.annotations["dropped"]["distractor"]
+            == stream.annotations["distractors_requested"]
+        )
+        assert sum(e.role == "distractor" for e in stream.events) == stream.annotations["distractors"]
+        assert [i.annotations["onset_frame"] for i in stream.items] == sorted(
+            i.annotations["onset_frame"] for i in stream.items
+        )
+    total = sum(len(s.items) for s in streams)
+    assert total > 12 * 15  # most of the 26 proposals fit
+
+
+def test_update_queries_ask_gain_and_pan_equally(generator):
+    attributes = []
+    for i in range(30):
+        stream = generator.generate(seed=0, index=i)
+        dropped = stream.annotations["dropped"]["update"]
+        asked = [it.annotations["attribute"] for it in stream.items if it.annotations["type"] == "update"]
+        if dropped == 0:
+            assert asked.count("gain") == asked.count("pan") == 4
+        attributes += asked
+    assert abs(attributes.count("gain") / len(attributes) - 0.5) < 0.1
+
+
+def test_answers_operations_and_delays(streams, generator):
+    ops = []
+    for stream in streams:
+        for item in stream.items:
+            a = item.annotations
+            query = next(e for e in stream.events if e.query_id == item.item_id)
+            assert query.identity == a["identity"] and query.onset_frame == a["onset_frame"]
+            assert a["end_frame"] == query.end_frame - 1
+            own = [e for e in stream.events if e.identity == a["identity"] and e.role == "target"]
+            group = [e for e in stream.events if e.group == a["group"]]
+            if a["type"] == "absent":
+                assert item.answer == NONE_INDEX and a["delay_s"] is None
+                assert all(e.role == "query" for e in stream.events if e.identity == a["identity"])
+                continue
+            latest = own[-1]
+            assert all(e.end_frame <= query.onset_frame for e in own)
+            assert item.answer == _index(latest, a["attribute"])
+            assert a["delay_s"] == pytest.approx((query.end_frame - latest.end_frame) / 25)
+            onsets = [e.onset_frame for e in group]
+            assert all(2 * 25 - 1 <= b - o <= 60 * 25 + 1 for o, b in zip(onsets, onsets[1:]))  # log-uniform 2-60 s
+            other = "pan" if a["attribute"] == "gain" else "gain"
+            asked_values = {_index(e, a["attribute"]) for e in own}
+            other_values = [_index(e, other) for e in own]
+            if a["type"] == "initial":
+                assert len(own) == 1 and a["operation"] == "initial"
+            elif a["type"] == "update":
+                assert len(own) >= 2
+                changes = [_index(x, a["attribute"]) != _index(y, a["attribute"]) for x, y in zip(own, own[1:])]
+                if a["operation"] == "updated":
+                    assert all(changes)
+                else:
+                    assert a["operation"] == "retained"
+                    assert len(asked_values) == 1 and len(set(other_values)) > 1
+            elif a["type"] == "interference":
+                partner = [e for e in group if e.role == "interferer"]
+                assert len(own) == 1 and len(partner) == 1
+                assert own[0].end_frame <= partner[0].onset_frame < query.onset_frame
+                assert partner[0].identity in generator.pools.similar(a["identity"])
+                assert _index(partner[0], a["attribute"]) != item.answer
+            ops.append(a["operation"])
+    assert {"initial", "updated", "retained", "interference"} <= set(ops)
+
+
+def test_identities_distinct_across_roles(streams):
+    for stream in streams:
+        by_group = {}
+        for event in stream.events:
+            key = event.group or f"distractor-{event.identity}"
+            by_group.setdefault(event.identity, set()).add(key)
+        assert all(len(groups) == 1 for groups in by_group.values())
+
+
+def test_deterministic_and_round_trip(generator, tones):
+    a = generator.generate(seed=7, index=2)
+    again = StreamGenerator(StreamConfig(), tones, generator.pools).generate(seed=7, index=2)
+    assert a == again
+    assert a != generator.generate(seed=7, index=3)
+    assert a != generator.generate(seed=8, index=2)
+    assert from_json(a.to_json()) == a
+
+
+def test_impossible_settings_raise_clear_errors(tones):
+    with pytest.raises(ConfigError, match="impossible stream settings.*frames=200"):
+        StreamConfig(frames=200)
+    with pytest.raises(ConfigError, match="excerpt_frames"):
+        StreamConfig(excerpt_frames=(30, 20))
+    with pytest.raises(ConfigError, match="offset_seconds min"):
+        StreamConfig(offset_seconds=(0.5, 60.0))
+    small = StreamConfig(n_absent=15)
+    with pytest.raises(ConfigError, match="has 60 identities.*need 61"):
+        StreamGenerator(small, tones)
+
+
+def test_clip_shorter_than_excerpt_is_named(tones):
+    short = type(tones)(seconds=1.0)
+    generator = StreamGenerator(StreamConfig(), short, SimilarityPools(short, recordings_per_identity=1))
+    with pytest.raises(
+        MemgymError, match=r"recording 'tone\d\d-train-\d' has 16000 samples.*shorter than a \d+-frame excerpt"
+    ):
+        generator.generate(seed=0, index=0)
