@@ -7,6 +7,7 @@ batch 8; then matched attention (RoPE) against GDN2's chunked form at ``T = 4,09
 runs in a fresh spawned process so its peak resident memory (``ru_maxrss``) is that step's own.
 
     python -m benchmarks amemops_train [--length 2048] [--batch 8] [--long 4096] [--cores gdn2,kda]
+        [--step-length 512]   # time the (slow) step loop on fewer frames
 """
 
 from __future__ import annotations
@@ -55,10 +56,17 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--long", type=int, default=4096, help="frames per stream for attention vs GDN2")
     parser.add_argument("--cores", default="gdn2,kda,gdn,no_erase,mamba2", help="comma-separated delta-rule cores")
     parser.add_argument("--repeats", type=int, default=2, help="timed chunked steps (best kept)")
+    parser.add_argument(
+        "--step-length",
+        type=int,
+        default=0,
+        help="frames for the step loop (default: --length; its tokens/s is flat in T)",
+    )
     args = parser.parse_args(argv)
     for core in args.cores.split(","):
         chunked, chunked_peak = _measure(f"{core} chunked (C=64)", core, False, args.batch, args.length, args.repeats)
-        stepped, step_peak = _measure(f"{core} step loop", core, True, args.batch, args.length, 1)
+        step_length = args.step_length or args.length
+        stepped, step_peak = _measure(f"{core} step loop (T={step_length})", core, True, args.batch, step_length, 1)
         report(
             f"amemops_train: {core}, T={args.length}, batch {args.batch}, forward+backward",
             chunked,
