@@ -141,6 +141,9 @@ class AMemOpsEvalConfig:
         default="query", metadata={"help": "query-weighted (Table 2) or per-stream (Table 3) accuracy"}
     )
     device: str = dataclasses.field(default="cpu", metadata={"help": "torch device"})
+    form: Literal["chunked", "step"] = dataclasses.field(
+        default="chunked", metadata={"help": "chunked form, or step form through the registered Memory (slower)"}
+    )
     name: str = dataclasses.field(default="", metadata={"help": "eval run folder name (default: config hash)"})
 
     def __post_init__(self) -> None:
@@ -314,17 +317,44 @@ def train_job(args: JobArgs) -> Path:
     return train_model(config, args.runs_dir, progress=args.progress)
 
 
-def score_stream(model: AMemOpsModel, stream: AMemOpsStream, arrays, device: str = "cpu") -> list[dict[str, Any]]:
-    """Per-query results of ``model`` on one stream (chunked form over the whole stream)."""
-    features = torch.from_numpy(arrays[0])[None].to(device)
+def _step_form_logits(model: AMemOpsModel, features: np.ndarray, frames: set[int]) -> dict[int, dict[str, np.ndarray]]:
+    """Gain/pan probabilities at ``frames`` from the registered memory observing one frame at a time."""
+    from memgym.memory.recurrent.core_memory import CORE_MEMORIES
+
+    memory = CORE_MEMORIES[model.config.core](model)
+    read = {}
+    for t, frame in enumerate(features):
+        memory.observe(frame)
+        if t in frames:
+            answer = memory.retrieve()
+            read[t] = {"gain": answer["gain_probs"], "pan": answer["pan_probs"]}
+    return read
+
+
+def score_stream(
+    model: AMemOpsModel,
+    stream: AMemOpsStream,
+    arrays,
+    device: str = "cpu",
+    *,
+    form: Literal["chunked", "step"] = "chunked",
+) -> list[dict[str, Any]]:
+    """Per-query results of ``model`` on one stream: the chunked form over the whole stream, or the
+    step form (the model as a memgym ``Memory``, one ``observe`` per frame; same numbers, slower)."""
     labels = {"gain": arrays[1], "pan": arrays[2]}
-    with torch.no_grad():
-        out = model(features)
+    if form == "step":
+        outputs = _step_form_logits(model, arrays[0], {item.annotations["end_frame"] for item in stream.items})
+    else:
+        with torch.no_grad():
+            out = model(torch.from_numpy(arrays[0])[None].to(device))
     rows = []
     for item in stream.items:
         attribute = item.annotations["attribute"]
         frame = item.annotations["end_frame"]
-        prediction = int(out[attribute][0, frame].argmax())
+        if form == "step":
+            prediction = int(np.argmax(outputs[frame][attribute]))
+        else:
+            prediction = int(out[attribute][0, frame].argmax())
         answer = int(labels[attribute][frame])
         rows.append(
             {
@@ -370,7 +400,7 @@ def evaluate_models(config: AMemOpsEvalConfig, runs_dir: Path, *, progress: bool
 
         def work(index: int, model=model, model_name=model_name, seed=seed, step=step) -> dict[str, Any]:
             stream = tensors.stream(index)
-            queries = score_stream(model, stream, tensors.arrays(index), config.device)
+            queries = score_stream(model, stream, tensors.arrays(index), config.device, form=config.form)
             return {
                 "model": model_name,
                 "seed": seed,

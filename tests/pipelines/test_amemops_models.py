@@ -54,3 +54,30 @@ def test_eval_names_the_missing_checkpoint(tmp_path):
 def test_unknown_model_is_a_config_error(tmp_path):
     with pytest.raises(ConfigError, match="model='lstm'"):
         train(tmp_path, "model=lstm")
+
+
+def test_step_form_scores_like_the_chunked_form(tmp_path):
+    import torch
+
+    from memgym.datasets.amemops.config import StreamConfig
+    from memgym.memory.recurrent.model import AMemOpsModel, ModelConfig
+    from memgym.pipelines.amemops_models import DataConfig, score_stream, stream_tensors
+
+    data = DataConfig(
+        inputs="symbolic",
+        stream=StreamConfig(
+            frames=256, n_initial=2, n_update=2, n_interference=0, n_absent=1, distractors=(1,), offset_seconds=(2, 4)
+        ),
+    )
+    tensors = stream_tensors(data)
+    torch.manual_seed(0)
+    model = AMemOpsModel(
+        ModelConfig(
+            core="gdn", input_dim=tensors.input_dim, width=16, heads=1, head_dim=8, mlp_hidden=16, n_gain=17, n_pan=17
+        )
+    )
+    stream, arrays = tensors.stream(0), tensors.arrays(0)
+    chunked = score_stream(model, stream, arrays)
+    step = score_stream(model, stream, arrays, form="step")
+    assert [r["prediction"] for r in chunked] == [r["prediction"] for r in step]
+    assert {r["query_type"] for r in chunked} <= {"initial", "post_update", "retained", "absent", "interference"}
