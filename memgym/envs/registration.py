@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import gymnasium
 
-GYM_ENVS: dict[str, str] = {}
+GYM_ENVS: dict[str, str] = {
+    "memgym/AMemOps-v0": "memgym.envs.audio_stream_env:AudioStreamEnv",
+}
 """Gymnasium id -> ``module:Class`` entry point."""
 
 

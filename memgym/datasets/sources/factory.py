@@ -13,8 +13,8 @@ from memgym.datasets.sources.library import SourceLibrary
 class LibraryConfig:
     """Which sound library to use."""
 
-    kind: Literal["synthetic_env", "synthetic_instruments", "esc50", "nsynth"] = dataclasses.field(
-        default="synthetic_env", metadata={"help": "sound source library"}
+    kind: Literal["synthetic_env", "synthetic_instruments", "esc50", "nsynth", "tones"] = dataclasses.field(
+        default="synthetic_env", metadata={"help": "sound source library (tones = fast diagnostic harmonic tones)"}
     )
     root: str = dataclasses.field(default="", metadata={"help": "local data folder (esc50 / nsynth)"})
     instrument_set: int = dataclasses.field(default=1, metadata={"help": "NSynth / synthetic instrument set (1-3)"})
@@ -34,6 +34,10 @@ def open_library(config: LibraryConfig | str) -> SourceLibrary:
         from memgym.datasets.sources.synthetic_instruments import SyntheticInstrumentLibrary
 
         return SyntheticInstrumentLibrary(config.instrument_set, seed=config.seed, cache_dir=config.cache_dir or None)
+    if config.kind == "tones":
+        from memgym.datasets.sources.tones import ToneLibrary
+
+        return ToneLibrary()
     if not config.root:
         raise ConfigError(f"library.kind={config.kind} needs library.root=<local folder>")
     if config.kind == "esc50":

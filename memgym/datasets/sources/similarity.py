@@ -39,7 +39,7 @@ class SimilarityPools:
         library: SourceLibrary,
         splits: tuple[str, ...] = ("train", "eval"),
         *,
-        recordings_per_identity: int = 6,
+        recordings_per_identity: int = 4,
         cache_dir: str | Path | None = None,
     ) -> SimilarityPools:
         """Pools for ``library``, computed once per process (and per ``cache_dir`` on disk)."""
@@ -53,7 +53,7 @@ class SimilarityPools:
         library: SourceLibrary,
         splits: tuple[str, ...] = ("train", "eval"),
         *,
-        recordings_per_identity: int = 6,
+        recordings_per_identity: int = 4,
         cache_dir: str | Path | None = None,
     ) -> None:
         self.identities = sorted({i for s in splits for i in library.identities(s)})

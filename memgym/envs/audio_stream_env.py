@@ -1,0 +1,164 @@
+"""``AudioStreamEnv``: AMemOps audio streams as a two-phase Gymnasium environment.
+
+## Description
+One episode is one AMemOps stream (paper section 2): 2,048 frames at 25 Hz (81.92 s) of stereo
+16 kHz audio holding sound events with their own gain and pan, distractors, and 12-frame
+*queries* that ask for a source's latest gain or pan (or "none" if the source never occurred).
+
+## Formation phase
+The stream is shown in blocks of ``block_frames`` frames (default 32 = 1.28 s), 64 steps for a
+2,048-frame stream. Query frames are part of the stream, flagged in the features, exactly as a
+model sees them in training: a memory should produce its answer when a query ends.
+
+## Use phase
+One step per query, in time order: the observation repeats the query's 12 frames (rows 0-11 of
+``features``, ``valid`` marks them) and ``start_frame`` its onset, so an agent can look up the
+answer it formed at that time or answer afresh. The action answers both heads.
+
+## Observation space
+``Dict``:
+
+| key | space | meaning |
+| --- | --- | --- |
+| ``features`` | ``Box(-24, 40, (block_frames, 131), float32)`` | log-mel L (0-63), R (64-127) in natural-log power, query / gain-request / pan-request flags (128-130) |
+| ``valid`` | ``Box(0, 1, (block_frames,), float32)`` | 1 for rows holding real frames |
+| ``start_frame`` | ``Box(0, 10**7, (), int64)`` | stream frame of row 0 |
+
+## Action space
+``MultiDiscrete([5, 5])``: (gain class, pan class); classes 0-3 are -18/-12/-6/0 dB and pans
+0/⅓/⅔/1, class 4 is "none". Only the requested head is scored. Ignored during formation.
+
+## Rewards
+0 in formation; in use 1.0 if the requested head's class is right, else 0.0.
+
+## Episode end
+``terminated`` after the last query is answered; never truncated.
+
+## Arguments
+``config`` (:class:`~memgym.datasets.amemops.config.StreamConfig`), ``library`` (a
+:class:`~memgym.datasets.sources.library.SourceLibrary` or library kind name), ``seed`` (run seed
+mixed with the reset seed), ``block_frames``, ``render_mode`` (``"rgb_array"``).
+``reset(options={"episode": stream})`` plays a given :class:`AMemOpsStream` (e.g. a
+matched-history stream) whose library fingerprint must match the env's library.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from memgym.core.episode import Episode, TaskItem
+from memgym.core.errors import MemgymError
+from memgym.datasets.amemops.audio import StreamRenderer
+from memgym.datasets.amemops.config import NONE_INDEX, StreamConfig
+from memgym.datasets.amemops.features import N_FEATURES, stream_features
+from memgym.datasets.amemops.generator import StreamGenerator
+from memgym.datasets.amemops.records import AMemOpsStream
+from memgym.datasets.sources.factory import LibraryConfig, open_library
+from memgym.datasets.sources.library import SourceLibrary
+from memgym.envs.two_phase import TwoPhaseEnv
+
+MAX_FRAME = 10**7
+FEATURE_LOW, FEATURE_HIGH = -24.0, 40.0
+"""Bounds of the features box: log-mel >= log(1e-10) ~ -23.03; far above any 0 dB stream."""
+
+
+class AudioStreamEnv(TwoPhaseEnv):
+    """AMemOps streams: formation = frame blocks, use = one query per step (see module docstring)."""
+
+    metadata = {"render_modes": ["rgb_array"], "render_fps": 4}
+
+    def __init__(
+        self,
+        config: StreamConfig | None = None,
+        *,
+        library: SourceLibrary | str | None = None,
+        seed: int = 0,
+        block_frames: int = 32,
+        render_mode: str | None = None,
+    ) -> None:
+        super().__init__(render_mode=render_mode)
+        self.config = config or StreamConfig()
+        if isinstance(library, str):
+            library = open_library(LibraryConfig(kind=library))  # type: ignore[arg-type]
+        self.library = library if library is not None else open_library(self.config.library)
+        self.run_seed = seed
+        if block_frames < self.config.query_frames:
+            raise MemgymError(
+                f"block_frames={block_frames} must hold a whole query ({self.config.query_frames} frames)"
+            )
+        self.block_frames = block_frames
+        self._generator: StreamGenerator | None = None
+        self._renderer = StreamRenderer(self.library)
+        self.observation_space = spaces.Dict(
+            {
+                "features": spaces.Box(FEATURE_LOW, FEATURE_HIGH, (block_frames, N_FEATURES), np.float32),
+                "valid": spaces.Box(0.0, 1.0, (block_frames,), np.float32),
+                "start_frame": spaces.Box(0, MAX_FRAME, (), np.int64),
+            }
+        )
+        self.action_space = spaces.MultiDiscrete([NONE_INDEX + 1, NONE_INDEX + 1])
+        self.features: np.ndarray | None = None
+
+    # ----- hooks ------------------------------------------------------------------------------
+    def _build_episode(self, rng: np.random.Generator, options: dict[str, Any]) -> Episode:
+        if self._generator is None:
+            self._generator = StreamGenerator(self.config, self.library)
+        return self._generator.generate(self.run_seed, int(rng.integers(2**31)))
+
+    def _begin(self, episode: Episode) -> int:
+        if not isinstance(episode, AMemOpsStream):
+            raise MemgymError(f"AudioStreamEnv plays AMemOpsStream episodes, got {type(episode).__name__}")
+        if episode.library != self.library.fingerprint():
+            raise MemgymError(
+                f"stream {episode.episode_id} was built from library '{episode.library}', "
+                f"but this env uses '{self.library.fingerprint()}'"
+            )
+        self.audio = self._renderer.render(episode)
+        self.features = stream_features(episode, self.audio)
+        return -(-episode.frames // self.block_frames)
+
+    def _block(self, start: int, stop: int) -> dict[str, Any]:
+        rows = self.features[start:stop]
+        features = np.zeros((self.block_frames, N_FEATURES), dtype=np.float32)
+        valid = np.zeros(self.block_frames, dtype=np.float32)
+        features[: len(rows)] = np.clip(rows, FEATURE_LOW, FEATURE_HIGH)
+        valid[: len(rows)] = 1.0
+        return {"features": features, "valid": valid, "start_frame": np.array(start, dtype=np.int64)}
+
+    def _formation_observation(self, step: int) -> dict[str, Any]:
+        start = step * self.block_frames
+        return self._block(start, start + self.block_frames)
+
+    def _use_observation(self, item: TaskItem, index: int) -> dict[str, Any]:
+        onset, last = item.annotations["onset_frame"], item.annotations["end_frame"]
+        return self._block(onset, last + 1)
+
+    def _score(self, item: TaskItem, action: Any) -> dict[str, Any]:
+        action = np.asarray(action).reshape(-1)
+        head = 0 if item.annotations["attribute"] == "gain" else 1
+        correct = bool(int(action[head]) == int(item.answer))
+        return {
+            "reward": float(correct),
+            "correct": correct,
+            "type": item.annotations["type"],
+            "operation": item.annotations["operation"],
+            "attribute": item.annotations["attribute"],
+            "predicted": int(action[head]),
+            "answer": int(item.answer),
+        }
+
+    # ----- rendering --------------------------------------------------------------------------
+    def render(self) -> np.ndarray | None:
+        """``(H, W, 3)`` uint8 spectrogram of the current stream with events and queries marked."""
+        if self.render_mode != "rgb_array" or self.episode is None:
+            return None
+        from memgym.datasets.amemops.plots import figure_to_array, spectrogram_figure
+
+        marker = None
+        if self.phase == "formation":
+            marker = min((self.step_index + 1) * self.block_frames, self.episode.frames)
+        figure = spectrogram_figure(self.episode, self.features, position=marker)
+        return figure_to_array(figure)
