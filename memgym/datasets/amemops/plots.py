@@ -51,7 +51,10 @@ def spectrogram_figure(stream: AMemOpsStream, features: np.ndarray, *, position:
     ax_events.set_ylim(-0.6, 3.6)
     ax_events.set_xlabel("time (s)")
     ax_events.legend(
-        handles=[Patch(color=c, label=r) for r, c in ROLE_COLOURS.items()], fontsize=6, ncol=4, loc="upper right"
+        handles=[Patch(color=c, label=r) for r, c in ROLE_COLOURS.items()],
+        fontsize=6,
+        loc="upper left",
+        bbox_to_anchor=(1.0, 1.0),
     )
     return fig
 

@@ -1,0 +1,150 @@
+"""Stream sets on disk: a JSONL manifest of stream records plus per-stream feature files.
+
+Layout of a stream-set folder::
+
+    config.yaml                 the StreamSetConfig that built it
+    manifest.jsonl              one AMemOpsStream record per line (rebuilds the exact audio)
+    features/<episode_id>.npz   features (T, 131) float32, gain (T,) int64, pan (T,) int64
+
+Writing is resumable: the manifest is written first (atomically); feature files that already
+exist are skipped, each written atomically, so an interrupted ``memgym generate amemops`` picks
+up where it stopped.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+from tqdm import tqdm
+
+from memgym.core.config import dump_config
+from memgym.core.episode import Dataset
+from memgym.core.errors import ConfigError, RecordError
+from memgym.datasets.amemops.audio import StreamRenderer
+from memgym.datasets.amemops.config import RECORDING_CONTROLS, StreamConfig
+from memgym.datasets.amemops.features import stream_features, stream_labels
+from memgym.datasets.amemops.generator import StreamGenerator
+from memgym.datasets.amemops.records import AMemOpsStream
+from memgym.datasets.amemops.templates import N_TEMPLATES, build_history_stream
+from memgym.datasets.sources.library import SourceLibrary
+
+
+@dataclasses.dataclass(frozen=True)
+class HistorySetConfig:
+    """Which matched-history conditions a ``kind=history`` set crosses (all paired by template)."""
+
+    templates: int = dataclasses.field(default=N_TEMPLATES, metadata={"help": "templates 0..N-1 (max 192)"})
+    operations: tuple[str, ...] = dataclasses.field(
+        default=("no_update", "updated", "retained"), metadata={"help": "no_update / updated / retained"}
+    )
+    delays: tuple[float, ...] = dataclasses.field(default=(20.0, 120.0), metadata={"help": "retrieval delays (s)"})
+    loads: tuple[str, ...] = dataclasses.field(
+        default=("low", "high"), metadata={"help": "low (4) / high (16) distractors"}
+    )
+    earlier: tuple[str, ...] = dataclasses.field(
+        default=("target",), metadata={"help": "target / omitted / distractor (earlier-event controls)"}
+    )
+    recordings: tuple[str, ...] = dataclasses.field(default=("original",), metadata={"help": "recording controls"})
+
+
+@dataclasses.dataclass(frozen=True)
+class StreamSetConfig:
+    """What ``memgym generate amemops`` builds and ``memgym render amemops`` shows."""
+
+    stream: StreamConfig = dataclasses.field(default_factory=StreamConfig, metadata={"help": "generator settings"})
+    kind: Literal["streams", "history"] = dataclasses.field(
+        default="streams", metadata={"help": "random streams or matched-history templates"}
+    )
+    count: int = dataclasses.field(default=48, metadata={"help": "streams in a kind=streams set"})
+    seed: int = dataclasses.field(default=0, metadata={"help": "run seed"})
+    history: HistorySetConfig = dataclasses.field(default_factory=HistorySetConfig, metadata={"help": "history set"})
+    features: bool = dataclasses.field(default=True, metadata={"help": "also write features/labels per stream"})
+    index: int = dataclasses.field(default=0, metadata={"help": "render: which stream of the set"})
+    manifest: str = dataclasses.field(default="", metadata={"help": "render: a stream-set folder or manifest.jsonl"})
+
+    def __post_init__(self) -> None:
+        if self.count < 1:
+            raise ConfigError(f"count must be >= 1, got {self.count}")
+        if not 1 <= self.history.templates <= N_TEMPLATES:
+            raise ConfigError(f"history.templates must be 1-{N_TEMPLATES}, got {self.history.templates}")
+        bad = [r for r in self.history.recordings if r not in RECORDING_CONTROLS]
+        if bad:
+            raise ConfigError(f"history.recordings {bad} not in {list(RECORDING_CONTROLS)}")
+
+
+def build_records(config: StreamSetConfig, library: SourceLibrary) -> list[AMemOpsStream]:
+    """The stream records of a set (cheap: no audio)."""
+    if config.kind == "streams":
+        generator = StreamGenerator(config.stream, library)
+        return [generator.generate(config.seed, i) for i in range(config.count)]
+    h = config.history
+    return [
+        build_history_stream(
+            t,
+            library,
+            split=config.stream.split,
+            seed=config.seed,
+            operation=op,  # type: ignore[arg-type]
+            delay_s=delay,
+            load=load,  # type: ignore[arg-type]
+            earlier=earlier,  # type: ignore[arg-type]
+            recordings=rec,
+        )
+        for t in range(h.templates)
+        for op in h.operations
+        for delay in h.delays
+        for load in h.loads
+        for earlier in h.earlier
+        for rec in h.recordings
+    ]
+
+
+def write_stream_set(
+    config: StreamSetConfig, library: SourceLibrary, folder: str | Path, *, progress: bool = True
+) -> Path:
+    """Build the set into ``folder`` (see the module docstring); returns the manifest path."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    dump_config(config, folder / "config.yaml")
+    records = build_records(config, library)
+    manifest = folder / "manifest.jsonl"
+    Dataset(records).save(manifest)
+    if config.features:
+        renderer = StreamRenderer(library)
+        (folder / "features").mkdir(exist_ok=True)
+        for stream in tqdm(records, desc="amemops streams", disable=not progress):
+            path = folder / "features" / f"{stream.episode_id}.npz"
+            if path.is_file():
+                continue
+            features = stream_features(stream, renderer.render(stream))
+            gain, pan = stream_labels(stream)
+            tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp.npz")
+            np.savez(tmp, features=features, gain=gain, pan=pan)
+            tmp.replace(path)
+    return manifest
+
+
+def load_stream_set(path: str | Path) -> Dataset:
+    """The streams of a set folder (or of a ``manifest.jsonl`` path)."""
+    path = Path(path)
+    manifest = path / "manifest.jsonl" if path.is_dir() else path
+    if not manifest.is_file():
+        raise RecordError(f"{path} is not an AMemOps stream set (no manifest.jsonl)")
+    dataset = Dataset.load(manifest)
+    for episode in dataset:
+        if not isinstance(episode, AMemOpsStream):
+            raise RecordError(f"{manifest}: expected amemops.stream records, found {type(episode).__name__}")
+    return dataset
+
+
+def load_stream_features(folder: str | Path, episode_id: str) -> dict[str, np.ndarray]:
+    """``{"features", "gain", "pan"}`` arrays saved for one stream of a set folder."""
+    path = Path(folder) / "features" / f"{episode_id}.npz"
+    if not path.is_file():
+        raise RecordError(f"{path} does not exist (was the set generated with features=true?)")
+    with np.load(path) as data:
+        return {k: data[k] for k in ("features", "gain", "pan")}

@@ -1,0 +1,119 @@
+"""``amemops`` benchmark: stream sets, stream renders and the quickstart section.
+
+Jobs:
+
+* ``memgym generate amemops [key=value ...] [--out DIR]`` — a stream set (manifest + features,
+  :mod:`memgym.datasets.amemops.stream_set`); keys are those of
+  :class:`~memgym.datasets.amemops.stream_set.StreamSetConfig` (``count=48 kind=history
+  stream.library.kind=esc50 stream.library.root=/data/ESC-50 stream.split=eval ...``).
+* ``memgym render amemops [manifest=DIR] [index=0] [--out file.png]`` — one stream's
+  spectrogram with its events and queries (from a set, or generated from the config).
+* ``memgym run quickstart`` — a small build summarised in a table and a plot.
+
+Training and evaluation of memory models extend this class with ``train`` / ``eval``.
+"""
+
+from __future__ import annotations
+
+import collections
+from pathlib import Path
+
+import numpy as np
+
+from memgym.core.benchmark import Benchmark, JobArgs, ReportSection
+from memgym.core.config import load_config
+from memgym.core.registry import register_benchmark
+from memgym.core.seeding import config_hash
+from memgym.datasets.amemops.audio import StreamRenderer
+from memgym.datasets.amemops.config import QUERY_TYPES, StreamConfig
+from memgym.datasets.amemops.features import stream_features
+from memgym.datasets.amemops.records import AMemOpsStream
+from memgym.datasets.amemops.stream_set import StreamSetConfig, build_records, load_stream_set, write_stream_set
+from memgym.datasets.sources.factory import LibraryConfig, open_library
+from memgym.datasets.sources.library import SourceLibrary
+
+
+@register_benchmark("amemops")
+class AMemOpsBenchmark(Benchmark):
+    """AMemOps: latest-attribute retrieval in long audio streams."""
+
+    name = "amemops"
+    description = "AMemOps audio streams: memory updates of source gain/pan"
+
+    def load_set_config(self, args: JobArgs) -> StreamSetConfig:
+        """The :class:`StreamSetConfig` from the job's YAML file and overrides."""
+        return load_config(StreamSetConfig, path=args.config_path, overrides=args.overrides)
+
+    def generate(self, args: JobArgs) -> Path:
+        config = self.load_set_config(args)
+        library = open_library(config.stream.library)
+        folder = args.out or Path(args.runs_dir) / "amemops" / f"{config.kind}-{config_hash(config)}"
+        write_stream_set(config, library, folder, progress=args.progress)
+        return Path(folder)
+
+    def render(self, args: JobArgs) -> Path:
+        config = self.load_set_config(args)
+        library = open_library(config.stream.library)
+        if config.manifest:
+            streams = load_stream_set(config.manifest)
+            if not 0 <= config.index < len(streams):
+                from memgym.core.errors import ConfigError
+
+                raise ConfigError(f"index={config.index} but {config.manifest} holds {len(streams)} streams")
+            stream = streams[config.index]
+        else:
+            one = StreamSetConfig(stream=config.stream, kind=config.kind, count=config.index + 1, seed=config.seed)
+            stream = build_records(one, library)[config.index]
+        out = Path(args.out or Path(args.runs_dir) / "amemops" / f"render-{stream.episode_id}.png")
+        save_spectrogram(stream, library, out)
+        return out
+
+    def quickstart(self, report_dir: Path, args: JobArgs) -> ReportSection:
+        library = open_library(LibraryConfig(kind="synthetic_env", cache_dir=str(Path(args.runs_dir) / "cache")))
+        config = StreamSetConfig(stream=StreamConfig(library=LibraryConfig(kind="synthetic_env")), count=4, seed=0)
+        folder = Path(report_dir) / "amemops" / "streams"
+        write_stream_set(config, library, folder, progress=args.progress)
+        streams = list(load_stream_set(folder))
+        plot = Path("amemops") / "stream0.png"
+        save_spectrogram(streams[0], library, Path(report_dir) / plot)
+        return ReportSection("AMemOps streams", summary_markdown(streams, folder), (str(plot),))
+
+
+def save_spectrogram(stream: AMemOpsStream, library: SourceLibrary, out: Path) -> Path:
+    """Write ``stream``'s spectrogram (events and queries marked) as a PNG."""
+    from memgym.datasets.amemops.plots import spectrogram_figure
+
+    features = stream_features(stream, StreamRenderer(library).render(stream))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    figure = spectrogram_figure(stream, features)
+    figure.savefig(out, dpi=110)
+    import matplotlib.pyplot as plt
+
+    plt.close(figure)
+    return out
+
+
+def summary_markdown(streams: list[AMemOpsStream], folder: Path) -> str:
+    """Markdown table of query counts by type and attribute, delays and dropped proposals."""
+    counts = collections.Counter((i.annotations["type"], i.annotations["attribute"]) for s in streams for i in s.items)
+    operations = collections.Counter(i.annotations["operation"] for s in streams for i in s.items)
+    delays = {
+        t: [i.annotations["delay_s"] for s in streams for i in s.items if i.annotations["type"] == t]
+        for t in QUERY_TYPES
+    }
+    dropped = collections.Counter()
+    for s in streams:
+        dropped.update(s.annotations.get("dropped", {}))
+    lines = [
+        f"{len(streams)} streams of {streams[0].frames} frames ({streams[0].frames / 25:.2f} s) in `{folder}`.",
+        "",
+        "| query type | gain | pan | mean delay (s) | dropped proposals |",
+        "| --- | ---: | ---: | ---: | ---: |",
+    ]
+    for t in QUERY_TYPES:
+        known = [d for d in delays[t] if d is not None]
+        mean = f"{np.mean(known):.1f}" if known else "-"
+        lines.append(f"| {t} | {counts[(t, 'gain')]} | {counts[(t, 'pan')]} | {mean} | {dropped[t]} |")
+    lines += ["", "Operations: " + ", ".join(f"{k} {v}" for k, v in sorted(operations.items()))]
+    lines.append(f"Distractors per stream: {[s.annotations['distractors'] for s in streams]}")
+    return "\n".join(lines) + "\n"
