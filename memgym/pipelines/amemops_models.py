@@ -301,12 +301,16 @@ def build_model(config: AMemOpsTrainConfig, input_dim: int, n_classes: int) -> A
 def train_model(config: AMemOpsTrainConfig, runs_dir: Path, *, progress: bool = True) -> Path:
     """Train (or resume) one model; returns its run folder."""
     dist_env = init_distributed()
-    store = RunStore.open(runs_dir, TRAIN_JOB, config, name=config.run_name(), seeds=[config.seed])
+    folder = Path(runs_dir) / TRAIN_JOB / config.run_name()
+    if dist_env.is_main:  # one process creates (or checks) the run folder, the others wait for it
+        folder = RunStore.open(runs_dir, TRAIN_JOB, config, name=config.run_name(), seeds=[config.seed]).folder
+    if dist_env.world_size > 1:
+        torch.distributed.barrier()
     tensors = stream_tensors(config.data)
     torch.manual_seed(config.seed)
     model = build_model(config, tensors.input_dim, tensors.n_classes)
     trainer = Trainer(
-        model, config.trainer_config(), store.folder, dist_env=dist_env, device=config.device, progress=progress
+        model, config.trainer_config(), folder, dist_env=dist_env, device=config.device, progress=progress
     )
     return trainer.fit(StreamBatches(tensors, config.batch_size, config.seed))
 
