@@ -127,7 +127,11 @@ class CoreMemory(Memory):
 
 
 def _register(core: str) -> type[CoreMemory]:
-    cls = type(f"{core.title().replace('_', '')}Memory", (CoreMemory,), {"core": core, "__doc__": CoreMemory.__doc__})
+    cls = type(
+        f"{core.title().replace('_', '')}Memory",
+        (CoreMemory,),
+        {"core": core, "__doc__": f"Table 1 AMemOps model with the {core} core, one frame per observe() (step form)."},
+    )
     return register_memory(core)(cls)
 
 

@@ -1,0 +1,67 @@
+"""Slow: a short CPU training run of each model beats chance on post-update queries.
+
+All six models train on the same small set of embedded-default streams (synthetic environmental
+sounds, 384-frame streams, several updates each) and are scored on held-out streams of the eval
+split. Post-update answers are one of four values (never "none"), so chance is 25%; with ~190
+post-update queries a pass needs a clear margin above it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from memgym.core.config import load_config
+from memgym.core.results import RunStore
+from memgym.pipelines.amemops_models import (
+    AMemOpsEvalConfig,
+    AMemOpsTrainConfig,
+    evaluate_models,
+    query_rows,
+    train_model,
+)
+
+STEPS = 200
+STREAM = [
+    "data.stream.frames=384",
+    "data.stream.n_initial=2",
+    "data.stream.n_update=4",
+    "data.stream.n_interference=0",
+    "data.stream.n_absent=1",
+    "data.stream.distractors=[1]",
+    "data.stream.offset_seconds=[2,4]",
+]
+TRAIN = [
+    f"steps={STEPS}",
+    "batch_size=16",
+    "lr=0.003",
+    "warmup_steps=20",
+    f"checkpoint_steps=[{STEPS}]",
+    "save_every=100",
+    "data.pool=256",
+    "arch.width=64",
+    "arch.head_dim=32",
+    "arch.mlp_hidden=128",
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model", ["gdn2", "kda", "gdn", "no_erase", "mamba2", "attention_rope"])
+def test_short_training_beats_chance_on_post_update_queries(tmp_path_factory, model):
+    runs = tmp_path_factory.getbasetemp() / "amemops_learning"
+    train_model(load_config(AMemOpsTrainConfig, overrides=[f"model={model}", *TRAIN, *STREAM]), runs, progress=False)
+    config = load_config(
+        AMemOpsEvalConfig,
+        overrides=[
+            f"models=[{model}]",
+            "seeds=[0]",
+            f"checkpoints=[{STEPS}]",
+            "streams=48",
+            *STREAM,
+            "data.stream.split=eval",
+        ],
+    )
+    folder = evaluate_models(config, runs, progress=False)
+    rows = [r for r in query_rows(RunStore(folder, "").rows()) if r["query_type"] == "post_update"]
+    accuracy = sum(r["correct"] for r in rows) / len(rows)
+    assert len(rows) > 100
+    assert accuracy > 0.35, f"{model}: post-update accuracy {accuracy:.3f} on {len(rows)} queries (chance 0.25)"
