@@ -20,12 +20,15 @@ import time
 from benchmarks.harness import Timing, report
 
 
-def _train_step_worker(core: str, step: bool, batch: int, length: int, repeats: int) -> tuple[float, float]:
+def _train_step_worker(
+    core: str, step: bool, batch: int, length: int, repeats: int, threads: int
+) -> tuple[float, float]:
     """Best seconds per training step and peak RSS in MiB (runs inside a fresh process)."""
     import torch
 
     from memgym.memory.recurrent.model import AMemOpsModel, ModelConfig, query_loss
 
+    torch.set_num_threads(threads)
     torch.manual_seed(0)
     model = AMemOpsModel(ModelConfig(core=core))
     x = torch.randn(batch, length, 131)
@@ -43,9 +46,12 @@ def _train_step_worker(core: str, step: bool, batch: int, length: int, repeats: 
     return best, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+THREADS = 1
+
+
 def _measure(label: str, core: str, step: bool, batch: int, length: int, repeats: int) -> tuple[Timing, float]:
     with multiprocessing.get_context("spawn").Pool(1) as pool:
-        seconds, peak = pool.apply(_train_step_worker, (core, step, batch, length, repeats))
+        seconds, peak = pool.apply(_train_step_worker, (core, step, batch, length, repeats, THREADS))
     return Timing(label, seconds, batch * length, "tokens"), peak
 
 
@@ -62,7 +68,10 @@ def main(argv: list[str]) -> None:
         default=0,
         help="frames for the step loop (default: --length; its tokens/s is flat in T)",
     )
+    parser.add_argument("--threads", type=int, default=1, help="torch threads per timed process (both forms alike)")
     args = parser.parse_args(argv)
+    global THREADS
+    THREADS = args.threads
     for core in args.cores.split(","):
         chunked, chunked_peak = _measure(f"{core} chunked (C=64)", core, False, args.batch, args.length, args.repeats)
         step_length = args.step_length or args.length

@@ -98,6 +98,9 @@ class AMemOpsTrainConfig:
     data: DataConfig = dataclasses.field(default_factory=DataConfig, metadata={"help": "training streams"})
     arch: ArchConfig = dataclasses.field(default_factory=ArchConfig, metadata={"help": "model sizes"})
     device: str = dataclasses.field(default="cpu", metadata={"help": "torch device (cpu, cuda, cuda:1)"})
+    threads: int = dataclasses.field(
+        default=0, metadata={"help": "torch CPU threads (0: torch default; 1 avoids thrashing on a busy machine)"}
+    )
     name: str = dataclasses.field(default="", metadata={"help": "run folder name (default <model>-seed<seed>)"})
 
     def __post_init__(self) -> None:
@@ -141,6 +144,7 @@ class AMemOpsEvalConfig:
         default="query", metadata={"help": "query-weighted (Table 2) or per-stream (Table 3) accuracy"}
     )
     device: str = dataclasses.field(default="cpu", metadata={"help": "torch device"})
+    threads: int = dataclasses.field(default=0, metadata={"help": "torch CPU threads (0: torch default)"})
     form: Literal["chunked", "step"] = dataclasses.field(
         default="chunked", metadata={"help": "chunked form, or step form through the registered Memory (slower)"}
     )
@@ -300,6 +304,8 @@ def build_model(config: AMemOpsTrainConfig, input_dim: int, n_classes: int) -> A
 # ----- jobs ----------------------------------------------------------------------------------
 def train_model(config: AMemOpsTrainConfig, runs_dir: Path, *, progress: bool = True) -> Path:
     """Train (or resume) one model; returns its run folder."""
+    if config.threads > 0:
+        torch.set_num_threads(config.threads)
     dist_env = init_distributed()
     folder = Path(runs_dir) / TRAIN_JOB / config.run_name()
     if dist_env.is_main:  # one process creates (or checks) the run folder, the others wait for it
@@ -376,6 +382,8 @@ def score_stream(
 
 def evaluate_models(config: AMemOpsEvalConfig, runs_dir: Path, *, progress: bool = True) -> Path:
     """Score every (model, seed, checkpoint) on the held-out streams; write tables and a plot."""
+    if config.threads > 0:
+        torch.set_num_threads(config.threads)
     store = RunStore.open(runs_dir, EVAL_JOB, config, name=config.name or None, seeds=list(config.seeds))
     train_dir = Path(config.train_dir) if config.train_dir else Path(runs_dir) / TRAIN_JOB
     tensors = stream_tensors(config.data)
@@ -472,6 +480,7 @@ QUICKSTART_TRAIN = (
     "arch.width=64",
     "arch.head_dim=32",
     "arch.mlp_hidden=128",
+    "threads=1",
 )
 QUICKSTART_NOTE = (
     f"Six models (width 64, two heads of 32) trained for {QUICKSTART_STEPS} steps of 8 streams on 32 "
@@ -496,6 +505,7 @@ def quickstart_models(runs_dir: Path, *, progress: bool = True, eval_streams: in
         f"checkpoints=[{QUICKSTART_STEPS}]",
         f"streams={eval_streams}",
         "name=quickstart",
+        "threads=1",
         *QUICKSTART_STREAM,
         "data.stream.split=eval",
         cache,

@@ -41,6 +41,7 @@ TRAIN = [
     "arch.width=64",
     "arch.head_dim=32",
     "arch.mlp_hidden=128",
+    "threads=1",
 ]
 
 
