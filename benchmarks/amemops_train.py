@@ -46,12 +46,11 @@ def _train_step_worker(
     return best, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-THREADS = 1
-
-
-def _measure(label: str, core: str, step: bool, batch: int, length: int, repeats: int) -> tuple[Timing, float]:
+def _measure(
+    label: str, core: str, step: bool, batch: int, length: int, repeats: int, threads: int
+) -> tuple[Timing, float]:
     with multiprocessing.get_context("spawn").Pool(1) as pool:
-        seconds, peak = pool.apply(_train_step_worker, (core, step, batch, length, repeats, THREADS))
+        seconds, peak = pool.apply(_train_step_worker, (core, step, batch, length, repeats, threads))
     return Timing(label, seconds, batch * length, "tokens"), peak
 
 
@@ -70,21 +69,23 @@ def main(argv: list[str]) -> None:
     )
     parser.add_argument("--threads", type=int, default=1, help="torch threads per timed process (both forms alike)")
     args = parser.parse_args(argv)
-    global THREADS
-    THREADS = args.threads
     for core in args.cores.split(","):
-        chunked, chunked_peak = _measure(f"{core} chunked (C=64)", core, False, args.batch, args.length, args.repeats)
+        chunked, chunked_peak = _measure(
+            f"{core} chunked (C=64)", core, False, args.batch, args.length, args.repeats, args.threads
+        )
         step_length = args.step_length or args.length
-        stepped, step_peak = _measure(f"{core} step loop (T={step_length})", core, True, args.batch, step_length, 1)
+        stepped, step_peak = _measure(
+            f"{core} step loop (T={step_length})", core, True, args.batch, step_length, 1, args.threads
+        )
         report(
             f"amemops_train: {core}, T={args.length}, batch {args.batch}, forward+backward",
             chunked,
             stepped,
             [f"peak RSS: chunked {chunked_peak:.0f} MiB, step loop {step_peak:.0f} MiB"],
         )
-    gdn2, gdn2_peak = _measure("gdn2 chunked (C=64)", "gdn2", False, args.batch, args.long, args.repeats)
+    gdn2, gdn2_peak = _measure("gdn2 chunked (C=64)", "gdn2", False, args.batch, args.long, args.repeats, args.threads)
     attention, attention_peak = _measure(
-        "attention_rope (SDPA)", "attention_rope", False, args.batch, args.long, args.repeats
+        "attention_rope (SDPA)", "attention_rope", False, args.batch, args.long, args.repeats, args.threads
     )
     report(
         f"amemops_train: attention vs GDN2, T={args.long}, batch {args.batch}, forward+backward",
