@@ -484,8 +484,9 @@ QUICKSTART_TRAIN = (
 )
 QUICKSTART_NOTE = (
     f"Six models (width 64, two heads of 32) trained for {QUICKSTART_STEPS} steps of 8 streams on 32 "
-    "short (384-frame) synthetic streams, evaluated on 16 held-out streams: a smoke test of the "
-    "pipeline, not the paper's numbers (those need `memgym train amemops` at 24k steps, batch 40)."
+    "short (384-frame) synthetic streams without interference queries, evaluated on 16 held-out "
+    "streams: a smoke test of the pipeline, not the paper's numbers (those need "
+    "`memgym train amemops` at 24k steps, batch 40)."
 )
 
 
