@@ -10,7 +10,7 @@ projections, convolution, MLP and classifiers cost the same in both forms. Each 
 runs in a fresh spawned process so its peak resident memory (``ru_maxrss``) is that step's own.
 
     python -m benchmarks amemops_train [--length 2048] [--batch 8] [--long 4096] [--cores gdn2,kda]
-        [--step-length 512]   # time the (slow) step loop on fewer frames
+        [--step-length 256]   # quicker, but flatters the step loop (its per-token cost grows with T)
 """
 
 from __future__ import annotations
