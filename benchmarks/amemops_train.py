@@ -99,7 +99,7 @@ def main(argv: list[str]) -> None:
         "--step-length",
         type=int,
         default=0,
-        help="frames for the step loop (default: --length; its tokens/s is flat in T)",
+        help="frames for the step loop (default: --length); shorter is quicker but flatters the step loop",
     )
     parser.add_argument("--threads", type=int, default=1, help="torch threads per timed process (both forms alike)")
     args = parser.parse_args(argv)
