@@ -83,6 +83,7 @@ class Registry(Generic[T]):
 PLUGIN_MODULES: list[str] = [
     "memgym.tasks.text_match",
     "memgym.memory.recurrent.core_memory",
+    "memgym.tasks.attribute_retrieval",
     "memgym.pipelines.amemops",
 ]
 """Modules imported on first registry lookup; each registers its classes on import."""

@@ -56,6 +56,7 @@ from memgym.datasets.amemops.config import NONE_INDEX, StreamConfig
 from memgym.datasets.amemops.features import N_FEATURES, stream_features
 from memgym.datasets.amemops.generator import StreamGenerator
 from memgym.datasets.amemops.records import AMemOpsStream
+from memgym.datasets.amemops.scoring import score_query
 from memgym.datasets.sources.factory import LibraryConfig, open_library
 from memgym.datasets.sources.library import SourceLibrary
 from memgym.envs.two_phase import TwoPhaseEnv
@@ -137,18 +138,7 @@ class AudioStreamEnv(TwoPhaseEnv):
         return self._block(onset, last + 1)
 
     def _score(self, item: TaskItem, action: Any) -> dict[str, Any]:
-        action = np.asarray(action).reshape(-1)
-        head = 0 if item.annotations["attribute"] == "gain" else 1
-        correct = bool(int(action[head]) == int(item.answer))
-        return {
-            "reward": float(correct),
-            "correct": correct,
-            "type": item.annotations["type"],
-            "operation": item.annotations["operation"],
-            "attribute": item.annotations["attribute"],
-            "predicted": int(action[head]),
-            "answer": int(item.answer),
-        }
+        return score_query(item, action)
 
     # ----- rendering --------------------------------------------------------------------------
     def render(self) -> np.ndarray | None:

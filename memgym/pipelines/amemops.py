@@ -103,11 +103,7 @@ def save_spectrogram(stream: AMemOpsStream, library: SourceLibrary, out: Path) -
 
     features = stream_features(stream, StreamRenderer(library).render(stream))
     out.parent.mkdir(parents=True, exist_ok=True)
-    figure = spectrogram_figure(stream, features)
-    figure.savefig(out, dpi=110)
-    import matplotlib.pyplot as plt
-
-    plt.close(figure)
+    spectrogram_figure(stream, features).savefig(out, dpi=110)
     return out
 
 

@@ -71,3 +71,13 @@ def test_registered_id():
     obs, info = env.reset(seed=0)
     assert info["phase"] == "formation"
     env.close()
+
+
+def test_vector_env(tones):
+    envs = gymnasium.vector.SyncVectorEnv(
+        [lambda: AudioStreamEnv(StreamConfig(distractors=(4,)), library=tones) for _ in range(2)]
+    )
+    obs, info = envs.reset(seed=[1, 2])
+    assert obs["features"].shape == (2, 32, 131)
+    assert not np.array_equal(obs["features"][0], obs["features"][1])
+    envs.close()

@@ -56,3 +56,12 @@ def test_quickstart_section(tmp_path):
     section = AMemOpsBenchmark().quickstart(tmp_path / "report", JobArgs(runs_dir=tmp_path, progress=False))
     assert "| initial |" in section.markdown and "| absent |" in section.markdown
     assert all((tmp_path / "report" / p).is_file() for p in section.plots)
+
+
+def test_packaged_configs_load():
+    from memgym.core.config import CONFIG_DIR, load_config
+    from memgym.datasets.amemops.stream_set import StreamSetConfig
+
+    assert load_config(StreamSetConfig, path=CONFIG_DIR / "amemops_streams.yaml") == StreamSetConfig()
+    history = load_config(StreamSetConfig, path=CONFIG_DIR / "amemops_history.yaml")
+    assert history.kind == "history" and history.stream.split == "eval" and len(history.history.earlier) == 3

@@ -43,12 +43,17 @@ class StreamConfig:
     n_update: int = dataclasses.field(default=8, metadata={"help": "post-update query proposals (half gain, half pan)"})
     n_interference: int = dataclasses.field(default=6, metadata={"help": "similar-source interference proposals"})
     n_absent: int = dataclasses.field(default=2, metadata={"help": "absent-source query proposals"})
+    update_queries: Literal["one", "both"] = dataclasses.field(
+        default="one",
+        metadata={"help": "one: each update proposal asks gain or pan (balanced); both: n_update/2 sources asked both"},
+    )
     max_updates: int = dataclasses.field(default=1, metadata={"help": "updates per update source (1..max, uniform)"})
     distractors: tuple[int, ...] = dataclasses.field(
         default=(4, 8, 16), metadata={"help": "distractor source counts; each stream draws one uniformly"}
     )
-    distractor_similarity: Literal["any", "similar", "dissimilar"] = dataclasses.field(
-        default="any", metadata={"help": "draw distractors from queried sources' similar/dissimilar pools"}
+    distractor_similarity: Literal["any", "similar", "dissimilar", "mixed"] = dataclasses.field(
+        default="any",
+        metadata={"help": "distractors from queried sources' similar/dissimilar pools; mixed = one policy per stream"},
     )
     excerpt_frames: tuple[int, int] = dataclasses.field(
         default=(18, 32), metadata={"help": "event excerpt length range in frames (inclusive)"}
@@ -78,6 +83,10 @@ class StreamConfig:
             raise ConfigError(f"frames and query_frames must be positive, got {self.frames}, {self.query_frames}")
         if min(self.n_initial, self.n_update, self.n_interference, self.n_absent) < 0 or self.max_updates < 1:
             raise ConfigError("query proposal counts must be >= 0 and max_updates >= 1")
+        if self.update_queries == "both" and self.n_update % 2:
+            raise ConfigError(
+                f"update_queries=both asks gain and pan of each update source: n_update must be even, got {self.n_update}"
+            )
         if not self.distractors or min(self.distractors) < 0:
             raise ConfigError(f"distractors must be a non-empty list of counts >= 0, got {self.distractors}")
         low, high = self.offset_seconds
@@ -97,9 +106,12 @@ class StreamConfig:
     def min_frames_needed(self) -> int:
         """Frames the proposals would occupy with the shortest excerpts (placement lower bound)."""
         lo, q = self.excerpt_frames[0], self.query_frames
+        update = (
+            (self.n_update // 2) * (2 * lo + 2 * q) if self.update_queries == "both" else self.n_update * (2 * lo + q)
+        )
         return (
             self.n_initial * (lo + q)
-            + self.n_update * (2 * lo + q)
+            + update
             + self.n_interference * (2 * lo + q)
             + self.n_absent * q
             + max(self.distractors) * lo
@@ -107,4 +119,5 @@ class StreamConfig:
 
     def identities_needed(self) -> int:
         """Distinct identities one stream can need."""
-        return self.n_initial + self.n_update + 2 * self.n_interference + self.n_absent + max(self.distractors)
+        update_sources = self.n_update // 2 if self.update_queries == "both" else self.n_update
+        return self.n_initial + update_sources + 2 * self.n_interference + self.n_absent + max(self.distractors)

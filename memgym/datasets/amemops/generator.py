@@ -10,6 +10,9 @@ grid without overlap:
   in equal numbers. With probability 1/2 the query is *updated* (every update changes the
   queried attribute; the other changes with probability 1/2), otherwise *retained* (every update
   changes only the other attribute, so the queried one never changed although the other did).
+  With ``update_queries="both"`` each of ``n_update / 2`` update sources is instead asked gain
+  and pan in two separate queries (each update changes gain, pan or both; the changed attribute
+  is *updated*, an unchanged one *retained*).
 * interference: an event of the target, then an event of a *similar* source (upper
   correlation quartile of mean spectra) whose queried attribute differs, then the query.
 * absent: only a query, about a source that never occurs in the stream (answer: none).
@@ -18,7 +21,8 @@ Onset offsets between consecutive events of a chain are log-uniform in ``offset_
 (2-60 s); a chain's start is uniform over the positions where it fits. A proposal that does not
 fit after ``placement_attempts`` tries is dropped and counted in ``annotations["dropped"]``.
 Then ``distractors`` (one count drawn per stream) other sources appear once each at free
-positions. Excerpts last ``excerpt_frames`` (18-32) frames, queries ``query_frames`` (12) at -3 dB
+positions, drawn from the queried sources' similar or dissimilar pools when
+``distractor_similarity`` asks (``mixed``: one policy drawn per stream). Excerpts last ``excerpt_frames`` (18-32) frames, queries ``query_frames`` (12) at -3 dB
 and centre pan. The stream length is always ``frames``; settings that cannot fit raise
 :class:`~memgym.core.errors.ConfigError`.
 """
@@ -28,6 +32,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.random import Generator
 
 from memgym.core.config import config_to_dict
 from memgym.core.episode import TaskItem
@@ -130,10 +135,16 @@ class StreamGenerator:
                 continue
             used.update(pair)
             proposals.append(self._interference(rng, *pair))
-        update_attrs = ["gain", "pan"] * (cfg.n_update // 2) + [str(rng.choice(["gain", "pan"]))] * (cfg.n_update % 2)
-        rng.shuffle(update_attrs)
-        for attribute in update_attrs:
-            proposals.append(self._update(rng, take_identity(), attribute))
+        if cfg.update_queries == "both":
+            for _ in range(cfg.n_update // 2):
+                proposals.append(self._update_both(rng, take_identity()))
+        else:
+            update_attrs = ["gain", "pan"] * (cfg.n_update // 2) + [str(rng.choice(["gain", "pan"]))] * (
+                cfg.n_update % 2
+            )
+            rng.shuffle(update_attrs)
+            for attribute in update_attrs:
+                proposals.append(self._update(rng, take_identity(), attribute))
         for _ in range(cfg.n_initial):
             proposals.append(self._initial(rng, take_identity()))
         for _ in range(cfg.n_absent):
@@ -145,15 +156,17 @@ class StreamGenerator:
             proposal = proposals[int(k)]
             onsets = self._place_chain(rng, occupancy, proposal["lengths"])
             if onsets is None:
-                dropped[proposal["type"]] += 1
+                dropped[proposal["type"]] += len(proposal["queries"])
             else:
                 placed.append((proposal, onsets))
 
         n_distractors = int(rng.choice(np.asarray(cfg.distractors)))
+        policy = cfg.distractor_similarity
+        if policy == "mixed":
+            policy = str(rng.choice(["any", "similar", "dissimilar"]))
         distractor_events = []
-        for identity in self._distractor_identities(
-            rng, n_distractors, order, used, [p["identity"] for p, _ in placed]
-        ):
+        anchors = [p["identity"] for p, _ in placed]
+        for identity in self._distractor_identities(rng, n_distractors, order, used, anchors, policy):
             length = self._excerpt_length(rng)
             onsets = self._place_chain(rng, occupancy, [length])
             if onsets is None:
@@ -162,7 +175,9 @@ class StreamGenerator:
             distractor_events.append(
                 self._event(rng, identity, "distractor", onsets[0], length, *self._random_attributes(rng))
             )
-        return self._assemble(rng, episode_id, placed, distractor_events, n_distractors, dropped)
+        stream = self._assemble(rng, episode_id, placed, distractor_events, n_distractors, dropped)
+        stream.annotations["distractor_similarity"] = policy
+        return stream
 
     def _excerpt_length(self, rng: np.random.Generator) -> int:
         lo, hi = self.config.excerpt_frames
@@ -176,25 +191,32 @@ class StreamGenerator:
     def _other_value(rng: np.random.Generator, value: int) -> int:
         return int(rng.choice([v for v in range(4) if v != value]))
 
-    def _chain(self, rng, kind, identity, attribute, operation, history, extra=None) -> dict:
-        """A proposal: ``history`` is [(identity, role, gain_idx, pan_idx)], then the query."""
-        lengths = [self._excerpt_length(rng) for _ in history] + [self.config.query_frames]
+    def _chain(
+        self,
+        rng: Generator,
+        kind: str,
+        identity: str,
+        queries: list[tuple[str, str]],
+        history: list[tuple[str, str, int, int]],
+        extra: dict | None = None,
+    ) -> dict:
+        """A proposal: ``history`` [(identity, role, gain_idx, pan_idx)] then ``queries`` [(attribute, operation)]."""
+        lengths = [self._excerpt_length(rng) for _ in history] + [self.config.query_frames] * len(queries)
         return {
             "type": kind,
             "identity": identity,
-            "attribute": attribute,
-            "operation": operation,
+            "queries": queries,
             "history": history,
             "lengths": lengths,
             **(extra or {}),
         }
 
-    def _initial(self, rng, identity: str) -> dict:
+    def _initial(self, rng: Generator, identity: str) -> dict:
         g, p = self._random_attributes(rng)
         attribute = str(rng.choice(["gain", "pan"]))
-        return self._chain(rng, "initial", identity, attribute, "initial", [(identity, "target", g, p)])
+        return self._chain(rng, "initial", identity, [(attribute, "initial")], [(identity, "target", g, p)])
 
-    def _update(self, rng, identity: str, attribute: str) -> dict:
+    def _update(self, rng: Generator, identity: str, attribute: str) -> dict:
         g, p = self._random_attributes(rng)
         history = [(identity, "target", g, p)]
         operation = "updated" if rng.random() < 0.5 else "retained"
@@ -207,9 +229,29 @@ class StreamGenerator:
             else:
                 p = self._other_value(rng, p)
             history.append((identity, "target", g, p))
-        return self._chain(rng, "update", identity, attribute, operation, history)
+        return self._chain(rng, "update", identity, [(attribute, operation)], history)
 
-    def _interference(self, rng, target: str, partner: str) -> dict:
+    def _update_both(self, rng: Generator, identity: str) -> dict:
+        """An update source asked gain and pan in two separate queries (``update_queries="both"``).
+
+        Each update changes gain, pan or both (uniformly); an attribute that ever changed is
+        *updated*, the other (never changed while this one did) *retained*.
+        """
+        g, p = self._random_attributes(rng)
+        history = [(identity, "target", g, p)]
+        changed = {"gain": False, "pan": False}
+        for _ in range(int(rng.integers(1, self.config.max_updates + 1))):
+            kind = str(rng.choice(["gain", "pan", "both"]))
+            if kind in ("gain", "both"):
+                g, changed["gain"] = self._other_value(rng, g), True
+            if kind in ("pan", "both"):
+                p, changed["pan"] = self._other_value(rng, p), True
+            history.append((identity, "target", g, p))
+        order = ["gain", "pan"] if rng.random() < 0.5 else ["pan", "gain"]
+        queries = [(a, "updated" if changed[a] else "retained") for a in order]
+        return self._chain(rng, "update", identity, queries, history)
+
+    def _interference(self, rng: Generator, target: str, partner: str) -> dict:
         g, p = self._random_attributes(rng)
         attribute = str(rng.choice(["gain", "pan"]))
         gi, pi = self._random_attributes(rng)
@@ -218,13 +260,13 @@ class StreamGenerator:
         else:
             pi = self._other_value(rng, p)
         history = [(target, "target", g, p), (partner, "interferer", gi, pi)]
-        return self._chain(rng, "interference", target, attribute, "interference", history, {"partner": partner})
+        return self._chain(rng, "interference", target, [(attribute, "interference")], history, {"partner": partner})
 
-    def _absent(self, rng, identity: str) -> dict:
+    def _absent(self, rng: Generator, identity: str) -> dict:
         attribute = str(rng.choice(["gain", "pan"]))
-        return self._chain(rng, "absent", identity, attribute, "absent", [])
+        return self._chain(rng, "absent", identity, [(attribute, "absent")], [])
 
-    def _interference_pair(self, rng, order: list[str], used: set[str]) -> tuple[str, str] | None:
+    def _interference_pair(self, rng: Generator, order: list[str], used: set[str]) -> tuple[str, str] | None:
         assert self.pools is not None
         for target in order:
             if target in used or target not in self.pools.identities:
@@ -234,8 +276,9 @@ class StreamGenerator:
                 return target, partners[int(rng.integers(len(partners)))]
         return None
 
-    def _distractor_identities(self, rng, count, order, used, anchors) -> list[str]:
-        policy = self.config.distractor_similarity
+    def _distractor_identities(
+        self, rng: Generator, count: int, order: list[str], used: set[str], anchors: list[str], policy: str
+    ) -> list[str]:
         chosen: list[str] = []
         for _ in range(count):
             pool = [i for i in order if i not in used]
@@ -251,7 +294,7 @@ class StreamGenerator:
             chosen.append(identity)
         return chosen
 
-    def _place_chain(self, rng, occupancy: _Occupancy, lengths: list[int]) -> list[int] | None:
+    def _place_chain(self, rng: Generator, occupancy: _Occupancy, lengths: list[int]) -> list[int] | None:
         cfg = self.config
         low, high = (math.log(s * FRAME_RATE) for s in cfg.offset_seconds)
         for _ in range(cfg.placement_attempts):
@@ -268,7 +311,19 @@ class StreamGenerator:
         return None
 
     # ----- events ----------------------------------------------------------------------------
-    def _event(self, rng, identity, role, onset, frames, gain_index, pan_index, group="", gain_db=None, pan=None):
+    def _event(
+        self,
+        rng: Generator,
+        identity: str,
+        role: str,
+        onset: int,
+        frames: int,
+        gain_index: int,
+        pan_index: int,
+        group: str = "",
+        gain_db: float | None = None,
+        pan: float | None = None,
+    ) -> StreamEvent:
         recording_id, start = self.pick_excerpt(rng, identity, frames)
         return StreamEvent(
             identity=identity,
@@ -290,7 +345,15 @@ class StreamGenerator:
         recording_id = ids[int(rng.integers(len(ids)))]
         return recording_id, excerpt_start(self.library, recording_id, frames, rng)
 
-    def _assemble(self, rng, episode_id, placed, distractor_events, n_distractors, dropped) -> AMemOpsStream:
+    def _assemble(
+        self,
+        rng: Generator,
+        episode_id: str,
+        placed: list[tuple[dict, list[int]]],
+        distractor_events: list[StreamEvent],
+        n_distractors: int,
+        dropped: dict[str, int],
+    ) -> AMemOpsStream:
         cfg = self.config
         events: list[StreamEvent] = list(distractor_events)
         queries = []
@@ -300,25 +363,27 @@ class StreamGenerator:
             for (identity, role, g, p), onset, length in zip(proposal["history"], onsets, proposal["lengths"]):
                 history.append(self._event(rng, identity, role, onset, length, g, p, group=group))
             events += history
-            query = self._event(
-                rng,
-                proposal["identity"],
-                "query",
-                onsets[-1],
-                cfg.query_frames,
-                0,
-                0,
-                group=group,
-                gain_db=cfg.query_gain_db,
-                pan=0.5,
-            )
-            queries.append((query, proposal, [e for e in history if e.identity == proposal["identity"]]))
+            own = [e for e in history if e.identity == proposal["identity"]]
+            for (attribute, operation), onset in zip(proposal["queries"], onsets[len(history) :]):
+                query = self._event(
+                    rng,
+                    proposal["identity"],
+                    "query",
+                    onset,
+                    cfg.query_frames,
+                    0,
+                    0,
+                    group=group,
+                    gain_db=cfg.query_gain_db,
+                    pan=0.5,
+                )
+                queries.append((query, proposal, attribute, operation, own))
         queries.sort(key=lambda item: item[0].onset_frame)
         items = []
-        for k, (query, proposal, own) in enumerate(queries):
+        for k, (query, proposal, attribute, operation, own) in enumerate(queries):
             query_id = f"q{k:02d}"
             events.append(_with_query_id(query, query_id))
-            items.append(_task_item(query_id, query, proposal, own))
+            items.append(_task_item(query_id, query, proposal, attribute, operation, own))
         events.sort(key=lambda e: (e.onset_frame, e.role))
         return AMemOpsStream(
             episode_id=episode_id,
@@ -371,13 +436,18 @@ def _with_query_id(event: StreamEvent, query_id: str) -> StreamEvent:
     return dataclasses.replace(event, query_id=query_id)
 
 
-def _task_item(query_id: str, query: StreamEvent, proposal: dict, own: list[StreamEvent]) -> TaskItem:
-    attribute = proposal["attribute"]
+def _task_item(
+    query_id: str, query: StreamEvent, proposal: dict, attribute: str, operation: str, own: list[StreamEvent]
+) -> TaskItem:
+    previous = None
     if own:
         latest = own[-1]
         gain_index, pan_index = GAINS_DB.index(latest.gain_db), _pan_index(latest.pan)
         answer = gain_index if attribute == "gain" else pan_index
         delay = (query.end_frame - latest.end_frame) / FRAME_RATE
+        values = [GAINS_DB.index(e.gain_db) if attribute == "gain" else _pan_index(e.pan) for e in own]
+        changed = [v for v in values[:-1] if v != answer]
+        previous = changed[-1] if changed else None  # the superseded value, for updated queries
     else:
         gain_index = pan_index = answer = NONE_INDEX
         delay = None
@@ -387,7 +457,7 @@ def _task_item(query_id: str, query: StreamEvent, proposal: dict, own: list[Stre
         answer=answer,
         annotations={
             "type": proposal["type"],
-            "operation": proposal["operation"],
+            "operation": operation,
             "attribute": attribute,
             "identity": proposal["identity"],
             "group": query.group,
@@ -397,6 +467,7 @@ def _task_item(query_id: str, query: StreamEvent, proposal: dict, own: list[Stre
             "history_events": len(own),
             "gain_index": gain_index,
             "pan_index": pan_index,
+            "previous_index": previous,
             **({"partner": proposal["partner"]} if "partner" in proposal else {}),
         },
     )

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
 from memgym.datasets.amemops.config import FRAME_RATE
@@ -15,7 +13,7 @@ from memgym.datasets.amemops.records import AMemOpsStream
 ROLE_COLOURS = {"target": "tab:blue", "interferer": "tab:orange", "distractor": "tab:gray", "query": "tab:red"}
 
 
-def spectrogram_figure(stream: AMemOpsStream, features: np.ndarray, *, position: int | None = None):
+def spectrogram_figure(stream: AMemOpsStream, features: np.ndarray, *, position: int | None = None) -> Figure:
     """Figure: stacked L/R log-mel (top) and an event lane (bottom) with queries labelled.
 
     Args:
@@ -23,9 +21,9 @@ def spectrogram_figure(stream: AMemOpsStream, features: np.ndarray, *, position:
         features: ``(T, 131)`` features of the stream.
         position: optional frame to mark with a vertical line (the env's playhead).
     """
-    fig, (ax_spec, ax_events) = plt.subplots(
-        2, 1, figsize=(12, 4.5), sharex=True, gridspec_kw={"height_ratios": [3, 1]}, constrained_layout=True
-    )
+    fig = Figure(figsize=(12, 4.5), layout="constrained")  # no pyplot: no global backend, nothing to close
+    FigureCanvasAgg(fig)
+    ax_spec, ax_events = fig.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [3, 1]})
     seconds = stream.frames / FRAME_RATE
     mel = np.concatenate([features[:, 64:128], features[:, :64]], axis=1).T  # right on top of left
     ax_spec.imshow(mel, aspect="auto", origin="lower", extent=(0, seconds, 0, 128), cmap="magma")
@@ -59,9 +57,7 @@ def spectrogram_figure(stream: AMemOpsStream, features: np.ndarray, *, position:
     return fig
 
 
-def figure_to_array(fig) -> np.ndarray:
-    """``(H, W, 3)`` uint8 pixels of a figure (closes it)."""
+def figure_to_array(fig: Figure) -> np.ndarray:
+    """``(H, W, 3)`` uint8 pixels of a figure."""
     fig.canvas.draw()
-    pixels = np.asarray(fig.canvas.buffer_rgba())[..., :3].copy()
-    plt.close(fig)
-    return pixels
+    return np.asarray(fig.canvas.buffer_rgba())[..., :3].copy()

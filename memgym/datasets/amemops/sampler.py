@@ -91,10 +91,9 @@ class StreamDataset(Dataset):
         self.cache = Path(cache_dir) / f"amemops-{self.digest}" if cache_dir else None
         self._state: tuple[StreamGenerator, StreamRenderer] | None = (generator, StreamRenderer(generator.library))
 
-    def __getstate__(self) -> dict[str, Any]:  # workers rebuild the library and caches
+    def __getstate__(self) -> dict[str, Any]:  # workers rebuild generator and renderer caches
         state = dict(self.__dict__)
         state["_state"] = None
-        state["_library"] = None
         return state
 
     def _generator(self) -> StreamGenerator:

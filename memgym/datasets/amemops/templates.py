@@ -149,7 +149,18 @@ def build_history_stream(
     distractor_recs = [excerpt(d, n) for d, n in zip(distractors, durations)]
     noise_seed = int(rng.integers(2**62))
 
-    def event(identity, role, onset, frames, g, p, rec, gain_db=None, pan=None, query_id=""):
+    def event(
+        identity: str,
+        role: str,
+        onset: int,
+        frames: int,
+        g: int,
+        p: int,
+        rec: tuple[str, int],
+        gain_db: float | None = None,
+        pan: float | None = None,
+        query_id: str = "",
+    ) -> StreamEvent:
         return StreamEvent(
             identity=identity,
             role=role,
@@ -187,6 +198,8 @@ def build_history_stream(
     keep = LOW_LOAD if load == "low" else range(N_DISTRACTORS)
     events += [distractor_events[k] for k in keep]
     answer = t.latest_gain if t.attribute == "gain" else t.latest_pan
+    earlier_value = g if t.attribute == "gain" else p
+    previous = earlier_value if earlier == "target" and earlier_value != answer else None
     condition = {"operation": operation, "delay_s": delay_s, "load": load, "earlier": earlier}
     item = TaskItem(
         item_id="q00",
@@ -204,6 +217,7 @@ def build_history_stream(
             "history_events": 2 if earlier == "target" else 1,
             "gain_index": t.latest_gain,
             "pan_index": t.latest_pan,
+            "previous_index": previous,
             "template": index,
             "repeat": t.repeat,
             "change": t.change,

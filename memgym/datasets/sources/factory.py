@@ -19,6 +19,13 @@ class LibraryConfig:
     root: str = dataclasses.field(default="", metadata={"help": "local data folder (esc50 / nsynth)"})
     instrument_set: int = dataclasses.field(default=1, metadata={"help": "NSynth / synthetic instrument set (1-3)"})
     seed: int = dataclasses.field(default=0, metadata={"help": "seed of the synthetic libraries' content"})
+    room: Literal["simple", "pyroomacoustics"] = dataclasses.field(
+        default="simple",
+        metadata={"help": "room model of the synthetic libraries (pyroomacoustics: image-source shoebox)"},
+    )
+    exclude_duplicates: bool = dataclasses.field(
+        default=False, metadata={"help": "nsynth: drop eval notes that duplicate a training waveform"}
+    )
     cache_dir: str = dataclasses.field(default="", metadata={"help": "optional folder caching synthesised clips/notes"})
 
 
@@ -29,11 +36,13 @@ def open_library(config: LibraryConfig | str) -> SourceLibrary:
     if config.kind == "synthetic_env":
         from memgym.datasets.sources.synthetic_environment import SyntheticEnvironmentLibrary
 
-        return SyntheticEnvironmentLibrary(seed=config.seed, cache_dir=config.cache_dir or None)
+        return SyntheticEnvironmentLibrary(seed=config.seed, cache_dir=config.cache_dir or None, room=config.room)
     if config.kind == "synthetic_instruments":
         from memgym.datasets.sources.synthetic_instruments import SyntheticInstrumentLibrary
 
-        return SyntheticInstrumentLibrary(config.instrument_set, seed=config.seed, cache_dir=config.cache_dir or None)
+        return SyntheticInstrumentLibrary(
+            config.instrument_set, seed=config.seed, cache_dir=config.cache_dir or None, room=config.room
+        )
     if config.kind == "tones":
         from memgym.datasets.sources.tones import ToneLibrary
 
@@ -47,5 +56,7 @@ def open_library(config: LibraryConfig | str) -> SourceLibrary:
     if config.kind == "nsynth":
         from memgym.datasets.sources.nsynth import NSynthLibrary
 
-        return NSynthLibrary(config.root, instrument_set=config.instrument_set)
+        return NSynthLibrary(
+            config.root, instrument_set=config.instrument_set, exclude_duplicates=config.exclude_duplicates
+        )
     raise ConfigError(f"unknown library.kind '{config.kind}'")

@@ -85,6 +85,12 @@ class SourceLibrary(abc.ABC):
         self._cache_size = cache_size
         self.cache_dir = Path(cache_dir) if cache_dir else None
 
+    def __getstate__(self) -> dict:
+        """Pickle without the in-memory audio cache (libraries travel to worker processes)."""
+        state = dict(self.__dict__)
+        state["_cache"] = OrderedDict()
+        return state
+
     # ----- metadata ---------------------------------------------------------------------
     def identities(self, split: str | None = None) -> list[str]:
         """Sorted identities (having at least one recording in ``split`` when given)."""

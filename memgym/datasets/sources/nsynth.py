@@ -13,11 +13,13 @@ Instrument sets (AMemOps section 3):
   split ``eval`` / ``train`` by a hash of the note id (``eval_fraction``, default 2632/9086).
 
 Only the splits a set needs are read (``nsynth-train/examples.json`` only for Sets 2/3).
-Exact training-evaluation waveform duplicates are not searched for.
+``exclude_duplicates=True`` also drops evaluation notes that are exact waveform duplicates of a
+training note.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -131,13 +133,21 @@ class NSynthLibrary(SourceLibrary):
         root: folder holding ``nsynth-valid``, ``nsynth-test`` (and ``nsynth-train`` for Sets 2/3).
         instrument_set: 1, 2 or 3.
         eval_fraction: Sets 2/3 only: fraction of non-calibration notes that go to ``eval``.
+        exclude_duplicates: drop evaluation/calibration notes whose waveform exactly equals a
+            training note's (paper section 3; reads every wav of the set once).
         cache_size: notes kept in memory.
     """
 
     name = "nsynth"
 
     def __init__(
-        self, root: str | Path, *, instrument_set: int = 1, eval_fraction: float = 2632 / 9086, cache_size: int = 2048
+        self,
+        root: str | Path,
+        *,
+        instrument_set: int = 1,
+        eval_fraction: float = 2632 / 9086,
+        exclude_duplicates: bool = False,
+        cache_size: int = 2048,
     ) -> None:
         self.root = Path(root)
         self.instrument_set = instrument_set
@@ -173,7 +183,20 @@ class NSynthLibrary(SourceLibrary):
                     u = stable_seed("nsynth-split", meta["note_str"]) / 2**63
                     split = "eval" if u < eval_fraction else "train"
                 infos.append(self._info(meta, split, "train"))
+        if exclude_duplicates:
+            infos = self._without_duplicates(infos)
         super().__init__(infos, cache_size=cache_size)
+
+    def _without_duplicates(self, infos: list[RecordingInfo]) -> list[RecordingInfo]:
+        """Drop eval/calibration notes whose waveform exactly equals a train note's (reads every wav)."""
+        import soundfile
+
+        def digest(info: RecordingInfo) -> str:
+            data, _ = soundfile.read(str(self._files[info.recording_id]), dtype="int16")
+            return hashlib.sha1(data.tobytes()).hexdigest()
+
+        train = {digest(i) for i in infos if i.split == "train"}
+        return [i for i in infos if i.split == "train" or digest(i) not in train]
 
     def _info(self, meta: dict[str, Any], split: str, source_split: str) -> RecordingInfo:
         self._files[meta["note_str"]] = self.root / f"nsynth-{source_split}" / "audio" / f"{meta['note_str']}.wav"

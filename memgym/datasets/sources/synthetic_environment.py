@@ -17,7 +17,7 @@ import numpy as np
 
 from memgym.core.errors import MemgymError
 from memgym.datasets.sources.library import SAMPLE_RATE, RecordingInfo, SourceLibrary
-from memgym.datasets.sources.synthesis import band_noise, harmonic_tone, resonate, room, stable_seed
+from memgym.datasets.sources.synthesis import apply_room, band_noise, check_room, harmonic_tone, resonate, stable_seed
 
 # Component recipes. Keys: kind, and per kind:
 #   call:    f0 (Hz), dur (s), rate (events/s), contour (flat|rise|fall|arch|sweep), harm, slope, noise, am (Hz)
@@ -288,12 +288,17 @@ def _component(rng: np.random.Generator, spec: dict, n: int) -> np.ndarray:
     return out / (np.sqrt(np.mean(out**2)) + 1e-12)
 
 
-def synthesize_clip(category: str, rng: np.random.Generator, seconds: float = CLIP_SECONDS) -> np.ndarray:
-    """``(seconds*16000,)`` float64 clip of ``category`` with per-clip variation from ``rng``."""
+def synthesize_clip(
+    category: str, rng: np.random.Generator, seconds: float = CLIP_SECONDS, room_kind: str = "simple"
+) -> np.ndarray:
+    """``(seconds*16000,)`` float64 clip of ``category`` with per-clip variation from ``rng``.
+
+    ``room_kind``: ``"simple"`` (decaying-noise reverb) or ``"pyroomacoustics"`` (image-source shoebox).
+    """
     n = int(round(seconds * SAMPLE_RATE))
     _, components = CLASSES[category]
     audio = sum(_component(rng, spec, n) for spec in components)
-    audio = room(rng, audio, rt60_s=rng.uniform(0.1, 0.8), wet=rng.uniform(0.05, 0.4))
+    audio = apply_room(room_kind, rng, audio, rt60_s=rng.uniform(0.1, 0.8), wet=rng.uniform(0.05, 0.4))
     background = band_noise(rng, n, 30, 7900, tilt_db=rng.uniform(-6, 0)) * 10 ** (rng.uniform(-35, -20) / 20)
     return (audio / (np.sqrt(np.mean(audio**2)) + 1e-12) + background) * rng.uniform(0.05, 0.3)
 
@@ -306,6 +311,7 @@ class SyntheticEnvironmentLibrary(SourceLibrary):
         seconds: clip length in seconds (ESC-50: 5 s).
         seed: changes every clip.
         cache_size: clips kept in memory.
+        room: ``"simple"`` or ``"pyroomacoustics"`` (image-source shoebox rooms; needs the package).
         cache_dir: optional on-disk cache of synthesised clips (see :class:`SourceLibrary`).
     """
 
@@ -319,7 +325,10 @@ class SyntheticEnvironmentLibrary(SourceLibrary):
         seed: int = 0,
         cache_size: int = 1024,
         cache_dir: str | Path | None = None,
+        room: str = "simple",
     ) -> None:
+        check_room(room)
+        self.room = room
         if seconds < 1.28:
             raise MemgymError(f"synthetic environmental clips must last >= 1.28 s (one excerpt), got seconds={seconds}")
         self.seconds = seconds
@@ -341,11 +350,12 @@ class SyntheticEnvironmentLibrary(SourceLibrary):
 
     def _load_uncached(self, info: RecordingInfo) -> np.ndarray:
         rng = np.random.default_rng(stable_seed("clip", self.seed, info.recording_id))
-        return synthesize_clip(info.identity, rng, self.seconds).astype(np.float32)
+        return synthesize_clip(info.identity, rng, self.seconds, self.room).astype(np.float32)
 
     def num_samples(self, recording_id: str) -> int:
         self.info(recording_id)
         return int(round(self.seconds * SAMPLE_RATE))
 
     def fingerprint(self) -> str:
-        return f"{self.name}:seed{self.seed}:{self.seconds}:{len(self.all_infos())}"
+        room = "" if self.room == "simple" else f":{self.room}"
+        return f"{self.name}:seed{self.seed}:{self.seconds}:{len(self.all_infos())}{room}"

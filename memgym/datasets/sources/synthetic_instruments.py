@@ -22,7 +22,7 @@ import numpy as np
 
 from memgym.core.errors import MemgymError
 from memgym.datasets.sources.library import SAMPLE_RATE, RecordingInfo, SourceLibrary
-from memgym.datasets.sources.synthesis import adsr, band_noise, harmonic_tone, room, stable_seed
+from memgym.datasets.sources.synthesis import adsr, apply_room, band_noise, check_room, harmonic_tone, stable_seed
 
 FAMILY_LAYOUT: tuple[tuple[str, str, int], ...] = (
     ("bass", "synthetic", 5),
@@ -130,7 +130,12 @@ def make_instrument(name: str, family: str, source_type: str, seed: int) -> Inst
 
 
 def synthesize_note(
-    instrument: Instrument, pitch: int, velocity: int, seconds: float, rng: np.random.Generator
+    instrument: Instrument,
+    pitch: int,
+    velocity: int,
+    seconds: float,
+    rng: np.random.Generator,
+    room_kind: str = "simple",
 ) -> np.ndarray:
     """``(round(seconds*16000),)`` float64 note of ``instrument`` with recording variation from ``rng``."""
     n = int(round(seconds * SAMPLE_RATE))
@@ -165,7 +170,7 @@ def synthesize_note(
         tone = tone + instrument.noise * 3 * breath
     onset = int(rng.uniform(0.0, 0.015) * SAMPLE_RATE)
     audio = np.concatenate([np.zeros(onset), tone[: n - onset]]) * loudness
-    audio = room(rng, audio, rt60_s=rng.uniform(0.08, 0.5), wet=rng.uniform(0.05, 0.3))
+    audio = apply_room(room_kind, rng, audio, rt60_s=rng.uniform(0.08, 0.5), wet=rng.uniform(0.05, 0.3))
     floor = np.sqrt(np.mean(audio**2)) * 10 ** (rng.uniform(-60, -40) / 20)
     return audio + floor * rng.standard_normal(n)
 
@@ -183,6 +188,7 @@ class SyntheticInstrumentLibrary(SourceLibrary):
         seed: changes every instrument and note (a different embedded "world").
         cache_size: recordings kept in memory.
         cache_dir: optional on-disk cache of synthesised notes (see :class:`SourceLibrary`).
+        room: ``"simple"`` or ``"pyroomacoustics"`` (image-source shoebox rooms; needs the package).
     """
 
     name = "synthetic_instruments"
@@ -198,7 +204,10 @@ class SyntheticInstrumentLibrary(SourceLibrary):
         seed: int = 0,
         cache_size: int = 1024,
         cache_dir: str | Path | None = None,
+        room: str = "simple",
     ) -> None:
+        check_room(room)
+        self.room = room
         if instrument_set not in (1, 2, 3):
             raise MemgymError(f"instrument_set must be 1, 2 or 3, got {instrument_set}")
         if seconds < 1.28:
@@ -241,11 +250,13 @@ class SyntheticInstrumentLibrary(SourceLibrary):
     def _load_uncached(self, info: RecordingInfo) -> np.ndarray:
         rng = np.random.default_rng(stable_seed("note", self.seed, info.recording_id))
         instrument = self.instruments[info.identity]
-        return synthesize_note(instrument, int(info.pitch), int(info.velocity), self.seconds, rng).astype(np.float32)
+        note = synthesize_note(instrument, int(info.pitch), int(info.velocity), self.seconds, rng, self.room)
+        return note.astype(np.float32)
 
     def num_samples(self, recording_id: str) -> int:
         self.info(recording_id)
         return int(round(self.seconds * SAMPLE_RATE))
 
     def fingerprint(self) -> str:
-        return f"{self.name}:set{self.instrument_set}:seed{self.seed}:{self.seconds}:{len(self.all_infos())}"
+        room = "" if self.room == "simple" else f":{self.room}"
+        return f"{self.name}:set{self.instrument_set}:seed{self.seed}:{self.seconds}:{len(self.all_infos())}{room}"

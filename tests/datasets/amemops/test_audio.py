@@ -96,3 +96,28 @@ def test_generated_stream_audio_shape_and_level(tones):
     audio = render_audio(stream, tones)
     assert audio.shape == (2, 2048 * 640) and audio.dtype == np.float32
     np.testing.assert_array_equal(audio, render_audio(stream, tones))
+
+
+def test_streams_identical_across_processes(tones):
+    """Same config + seed + index => the same record and audio in a fresh interpreter (other hash seed)."""
+    import hashlib
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import hashlib;"
+        "from memgym.datasets.amemops.config import StreamConfig;"
+        "from memgym.datasets.amemops.generator import StreamGenerator;"
+        "from memgym.datasets.amemops.audio import render_audio;"
+        "from memgym.datasets.sources.tones import ToneLibrary;"
+        "t = ToneLibrary(); s = StreamGenerator(StreamConfig(), t).generate(2, 5);"
+        "print(hashlib.sha256(s.to_json().encode() + render_audio(s, t).tobytes()).hexdigest())"
+    )
+    env = dict(os.environ, PYTHONHASHSEED="4321")
+    other = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+    ).stdout.strip()
+    stream = StreamGenerator(StreamConfig(), tones).generate(2, 5)
+    here = hashlib.sha256(stream.to_json().encode() + render_audio(stream, tones).tobytes()).hexdigest()
+    assert other == here

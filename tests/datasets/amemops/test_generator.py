@@ -99,9 +99,11 @@ def test_answers_operations_and_delays(streams, generator):
                 changes = [_index(x, a["attribute"]) != _index(y, a["attribute"]) for x, y in zip(own, own[1:])]
                 if a["operation"] == "updated":
                     assert all(changes)
+                    assert a["previous_index"] == _index(own[-2], a["attribute"]) != item.answer
                 else:
                     assert a["operation"] == "retained"
                     assert len(asked_values) == 1 and len(set(other_values)) > 1
+                    assert a["previous_index"] is None
             elif a["type"] == "interference":
                 partner = [e for e in group if e.role == "interferer"]
                 assert len(own) == 1 and len(partner) == 1
@@ -149,3 +151,47 @@ def test_clip_shorter_than_excerpt_is_named(tones):
         MemgymError, match=r"recording 'tone\d\d-train-\d' has 16000 samples.*shorter than a \d+-frame excerpt"
     ):
         generator.generate(seed=0, index=0)
+
+
+def test_distractor_similarity_policies(tones, generator):
+    for policy in ("similar", "dissimilar"):
+        config = StreamConfig(distractor_similarity=policy, distractors=(4,))
+        stream = StreamGenerator(config, tones, generator.pools).generate(seed=0, index=0)
+        anchors = {i.annotations["identity"] for i in stream.items if i.annotations["type"] != "absent"}
+        pool = set()
+        for anchor in anchors:
+            pool |= set(generator.pools.similar(anchor) if policy == "similar" else generator.pools.dissimilar(anchor))
+        distractors = [e.identity for e in stream.events if e.role == "distractor"]
+        assert distractors and set(distractors) <= pool
+    mixed = StreamGenerator(StreamConfig(distractor_similarity="mixed"), tones, generator.pools)
+    assert {mixed.generate(0, i).annotations["distractor_similarity"] for i in range(30)} == {
+        "any",
+        "similar",
+        "dissimilar",
+    }
+
+
+def test_update_queries_both_asks_gain_and_pan_of_each_update_source(tones, generator):
+    config = StreamConfig(update_queries="both")
+    both = StreamGenerator(config, tones, generator.pools)
+    seen_ops = set()
+    for i in range(6):
+        stream = both.generate(seed=0, index=i)
+        updates = [it for it in stream.items if it.annotations["type"] == "update"]
+        assert len(updates) + stream.annotations["dropped"]["update"] == 8
+        by_group = {}
+        for item in updates:
+            by_group.setdefault(item.annotations["group"], []).append(item)
+        for items in by_group.values():
+            assert sorted(it.annotations["attribute"] for it in items) == ["gain", "pan"]
+            own = [e for e in stream.events if e.group == items[0].annotations["group"] and e.role == "target"]
+            for item in items:
+                a = item.annotations
+                values = {_index(e, a["attribute"]) for e in own}
+                assert (len(values) > 1) == (a["operation"] == "updated")
+                assert item.answer == _index(own[-1], a["attribute"])
+                seen_ops.add(a["operation"])
+            assert any(it.annotations["operation"] == "updated" for it in items)
+    assert seen_ops == {"updated", "retained"}
+    with pytest.raises(ConfigError, match="n_update must be even"):
+        StreamConfig(update_queries="both", n_update=7)

@@ -33,3 +33,13 @@ def test_batches_deterministic_across_workers_and_cache(tones, tmp_path):
     assert again["queries"] == plain["queries"][1]
     resumed = next(iter(make_loader(config, batch_size=1, steps=1, start_step=2, library=tones)))
     assert torch.equal(resumed["features"][0], plain["features"][2])
+
+
+def test_dataset_pickles_for_spawned_workers(tones):
+    import pickle
+
+    dataset = StreamDataset(StreamConfig(distractors=(4,)), library=tones)
+    first = dataset[0]
+    clone = pickle.loads(pickle.dumps(dataset))
+    assert clone._library.fingerprint() == tones.fingerprint() and not clone._library._cache
+    assert torch.equal(clone[0]["features"], first["features"])

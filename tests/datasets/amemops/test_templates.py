@@ -63,6 +63,8 @@ def test_operations(tones, index):
             "retained": (True, False),
         }[operation]
         answers.add(stream.items[0].answer)
+        previous = stream.items[0].annotations["previous_index"]
+        assert previous == (_index(earlier, t.attribute) if operation == "updated" else None)
     assert answers == {t.latest_gain if t.attribute == "gain" else t.latest_pan}
 
 

@@ -78,7 +78,9 @@ def write_nsynth_split(
     (folder / "audio").mkdir(parents=True, exist_ok=True)
     for note in notes:
         t = np.arange(int(seconds * wav_rate)) / wav_rate
-        audio = 0.2 * np.sin(2 * np.pi * 440 * 2 ** ((note["pitch"] - 69) / 12) * t) * np.exp(-t)
+        audio = (
+            0.2 * note["velocity"] / 127 * np.sin(2 * np.pi * 440 * 2 ** ((note["pitch"] - 69) / 12) * t) * np.exp(-t)
+        )
         soundfile.write(folder / "audio" / f"{note['note_str']}.wav", audio.astype(np.float32), wav_rate)
     (folder / "examples.json").write_text(json.dumps({n["note_str"]: n for n in notes}))
 

@@ -93,3 +93,46 @@ def test_nsynth_missing_split(layouts, tmp_path):
     layouts.write_nsynth_split(tmp_path, "valid", [])
     with pytest.raises(MemgymError, match="no nsynth-test/examples.json"):
         NSynthLibrary(tmp_path)
+
+
+@pytest.mark.parametrize("kind", ["esc50", "nsynth"])
+def test_streams_from_real_layouts(layouts, tmp_path, kind):
+    from memgym.datasets.amemops.audio import render_audio
+    from memgym.datasets.amemops.config import StreamConfig
+    from memgym.datasets.amemops.generator import StreamGenerator
+
+    if kind == "esc50":
+        library = ESC50Library(layouts.write_esc50(tmp_path, seconds=2.0))
+    else:
+        library = NSynthLibrary(layouts.write_nsynth(tmp_path))
+    config = StreamConfig(frames=400, n_initial=1, n_update=0, n_interference=0, n_absent=1, distractors=(0,))
+    stream = StreamGenerator(config, library).generate(seed=0, index=0)
+    assert len(stream.items) == 2
+    audio = render_audio(stream, library)
+    assert audio.shape == (2, 400 * 640) and np.isfinite(audio).all()
+    if kind == "nsynth":  # notes are excerpted from their onset; ESC-50 clips anywhere
+        assert {e.start_sample for e in stream.events} == {0}
+
+
+def test_esc50_clip_shorter_than_excerpt(layouts, tmp_path):
+    from memgym.datasets.amemops.config import StreamConfig
+    from memgym.datasets.amemops.generator import StreamGenerator
+
+    library = ESC50Library(layouts.write_esc50(tmp_path, seconds=0.5))
+    config = StreamConfig(frames=400, n_initial=1, n_update=0, n_interference=0, n_absent=1, distractors=(0,))
+    with pytest.raises(MemgymError, match="has 8000 samples .* shorter than a"):
+        StreamGenerator(config, library).generate(seed=0, index=0)
+
+
+def test_nsynth_exclude_waveform_duplicates(layouts, tmp_path):
+    root = layouts.write_nsynth(tmp_path)
+    plain = NSynthLibrary(root)
+    train_id = "keyboard_acoustic_001-060-075"
+    eval_id = "keyboard_acoustic_001-072-100"
+    # make one test note an exact copy of a valid note's waveform
+    source = tmp_path / "nsynth-valid" / "audio" / f"{train_id}.wav"
+    (tmp_path / "nsynth-test" / "audio" / f"{eval_id}.wav").write_bytes(source.read_bytes())
+    deduped = NSynthLibrary(root, exclude_duplicates=True)
+    assert eval_id in plain.recording_ids("keyboard_acoustic_001", "eval")
+    assert eval_id not in deduped.recording_ids("keyboard_acoustic_001", "eval")
+    assert len(deduped.all_infos()) == len(plain.all_infos()) - 1

@@ -1,5 +1,7 @@
 import numpy as np
+import pytest
 
+from memgym.core.errors import MemgymError
 from memgym.datasets.sources import SimilarityPools, SyntheticEnvironmentLibrary, SyntheticInstrumentLibrary
 from memgym.datasets.sources.synthetic_environment import CLASSES
 from memgym.datasets.sources.synthetic_instruments import FAMILY_LAYOUT
@@ -95,3 +97,36 @@ def test_similarity_pools_quartiles():
     assert min(row[pools.identities.index(o)] for o in pools.similar("dog")) > max(
         row[pools.identities.index(o)] for o in pools.dissimilar("dog")
     )
+
+
+def test_instrument_families_have_typical_envelopes_and_spectra():
+    """Plucked/struck families decay, sustained ones hold; flutes are darker than brass."""
+    library = SyntheticInstrumentLibrary(1)
+
+    def note(family, pitch=60, velocity=100):
+        identity = next(i for i in library.identities() if library.family(i) == family)
+        rid = f"{identity}-{pitch:03d}-{velocity:03d}"
+        return library.load(rid).astype(np.float64)
+
+    def sustain_ratio(x):
+        return np.sqrt(np.mean(x[16_000:20_000] ** 2) / np.mean(x[1_000:5_000] ** 2))
+
+    def centroid(x):
+        spectrum = np.abs(np.fft.rfft(x[2_000:18_000]))
+        return float((spectrum * np.arange(len(spectrum))).sum() / spectrum.sum())
+
+    assert sustain_ratio(note("organ")) > 0.6 and sustain_ratio(note("string")) > 0.5
+    assert sustain_ratio(note("guitar")) < 0.4 and sustain_ratio(note("mallet")) < 0.2
+    assert centroid(note("flute")) < centroid(note("brass"))
+
+
+def test_pyroomacoustics_rooms_when_installed():
+    pytest.importorskip("pyroomacoustics")
+    library = SyntheticEnvironmentLibrary(room="pyroomacoustics", clips_per_fold=1)
+    simple = SyntheticEnvironmentLibrary(clips_per_fold=1)
+    rid = library.recording_ids("church_bells", "train")[0]
+    clip = library.load(rid)
+    assert clip.shape == (80_000,) and np.isfinite(clip).all() and not np.allclose(clip, simple.load(rid))
+    assert library.fingerprint() != simple.fingerprint()
+    with pytest.raises(MemgymError, match="room must be one of"):
+        SyntheticInstrumentLibrary(room="cathedral")
