@@ -39,6 +39,7 @@ OPERATION_TO_QUERY_TYPE = {
     "retained": "retained",
     "interference": "interference",
     "absent": "absent",
+    "no_update": "no_update",
 }
 """Generator ``operation`` annotation -> table query type."""
 
@@ -137,6 +138,10 @@ class AMemOpsEvalConfig:
         default_factory=lambda: DataConfig(stream=StreamConfig(split="eval"), stream_seed=1000),
         metadata={"help": "evaluation streams (split eval)"},
     )
+    stream_set: str = dataclasses.field(
+        default="",
+        metadata={"help": "evaluate on a saved stream set (memgym generate amemops ...; e.g. matched histories)"},
+    )
     train_dir: str = dataclasses.field(
         default="", metadata={"help": "folder of train runs (default RUNS/amemops_train)"}
     )
@@ -213,6 +218,40 @@ class StreamTensors:
             self._renderer = StreamRenderer(self.library)
         gain, pan = stream_labels(stream)
         return stream_features(stream, self._renderer.render(stream)), gain, pan
+
+
+class StreamSetTensors:
+    """The streams of a saved stream set (``memgym generate amemops``), same interface as
+    :class:`StreamTensors`: audio features are read from the set's ``features/`` files, symbolic
+    inputs are rendered from the records."""
+
+    def __init__(self, folder: str | Path, data: DataConfig) -> None:
+        from memgym.datasets.amemops.stream_set import load_stream_set
+
+        self.folder = Path(folder)
+        self.data = data
+        self.streams = list(load_stream_set(self.folder))
+        self.identities = _open_library(data.stream.library).identities() if data.inputs == "symbolic" else []
+
+    def __len__(self) -> int:
+        return len(self.streams)
+
+    input_dim = StreamTensors.input_dim
+    n_classes = StreamTensors.n_classes
+
+    def stream(self, index: int) -> AMemOpsStream:
+        return self.streams[index]
+
+    def arrays(self, index: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        stream = self.streams[index]
+        if self.data.inputs == "symbolic":
+            from memgym.datasets.amemops.symbolic import symbolic_stream
+
+            return symbolic_stream(stream, self.identities)
+        from memgym.datasets.amemops.stream_set import load_stream_features
+
+        saved = load_stream_features(self.folder, stream.episode_id)
+        return saved["features"], saved["gain"], saved["pan"]
 
 
 @functools.lru_cache(maxsize=4)
@@ -374,7 +413,7 @@ def score_stream(
                 "answer": answer,
                 "prediction": prediction,
                 "correct": int(prediction == answer),
-                "delay_s": item.annotations.get("delay_s"),
+                **{k: item.annotations.get(k) for k in ("operation", "delay_s", "load", "earlier")},
             }
         )
     return rows
@@ -386,7 +425,11 @@ def evaluate_models(config: AMemOpsEvalConfig, runs_dir: Path, *, progress: bool
         torch.set_num_threads(config.threads)
     store = RunStore.open(runs_dir, EVAL_JOB, config, name=config.name or None, seeds=list(config.seeds))
     train_dir = Path(config.train_dir) if config.train_dir else Path(runs_dir) / TRAIN_JOB
-    tensors = stream_tensors(config.data)
+    if config.stream_set:
+        tensors = StreamSetTensors(config.stream_set, config.data)
+        n_streams = len(tensors)
+    else:
+        tensors, n_streams = stream_tensors(config.data), config.streams
     jobs = []
     for model_name in config.models:
         for seed in config.seeds:
@@ -400,7 +443,7 @@ def evaluate_models(config: AMemOpsEvalConfig, runs_dir: Path, *, progress: bool
                 jobs.append((model_name, seed, step, path))
     done = store.done_keys()
     for model_name, seed, step, path in jobs:
-        keys = [(f"{model_name}|{seed}|{step}|{i}", i) for i in range(config.streams)]
+        keys = [(f"{model_name}|{seed}|{step}|{i}", i) for i in range(n_streams)]
         if all(k in done for k, _ in keys):
             continue
         model = load_checkpoint_model(path, lambda c: AMemOpsModel(ModelConfig(**c))).to(config.device).eval()
@@ -435,8 +478,11 @@ def query_rows(stream_rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def write_tables(store: RunStore, rows: list[dict[str, Any]], config: AMemOpsEvalConfig) -> str:
     """Write ``table.md`` (by query type, and by query type × attribute) and ``accuracy.png``."""
     label = "Query-weighted" if config.weighting == "query" else "Mean per-stream"
-    by_type = accuracy_table(rows, weighting=config.weighting, model_order=config.models)
-    by_attribute = accuracy_table(rows, weighting=config.weighting, by_attribute=True, model_order=config.models)
+    types = (*QUERY_TYPES, "no_update") if any(r["query_type"] == "no_update" for r in rows) else QUERY_TYPES
+    by_type = accuracy_table(rows, weighting=config.weighting, model_order=config.models, query_types=types)
+    by_attribute = accuracy_table(
+        rows, weighting=config.weighting, by_attribute=True, model_order=config.models, query_types=types
+    )
     n_streams = len({r["stream"] for r in rows})
     text = (
         table_markdown(by_type, title=f"{label} accuracy (%) on {n_streams} streams, mean over seeds")
@@ -444,7 +490,7 @@ def write_tables(store: RunStore, rows: list[dict[str, Any]], config: AMemOpsEva
         + table_markdown(by_attribute, title=f"{label} accuracy (%) by query type and attribute")
     )
     store.write_text("table.md", text)
-    plot_accuracy(by_type, store.folder / "accuracy.png", query_types=QUERY_TYPES)
+    plot_accuracy(by_type, store.folder / "accuracy.png", query_types=types)
     return text
 
 
