@@ -22,11 +22,11 @@ from memgym.pipelines.amemops_models import (
     train_model,
 )
 
-STEPS = 200
+STEPS = 400
 STREAM = [
     "data.stream.frames=384",
-    "data.stream.n_initial=2",
-    "data.stream.n_update=4",
+    "data.stream.n_initial=1",
+    "data.stream.n_update=6",
     "data.stream.n_interference=0",
     "data.stream.n_absent=1",
     "data.stream.distractors=[1]",
