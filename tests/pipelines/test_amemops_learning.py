@@ -2,8 +2,8 @@
 
 All six models train on the same small set of embedded-default streams (synthetic environmental
 sounds, 384-frame streams, several updates each) and are scored on held-out streams of the eval
-split. Post-update answers are one of four values (never "none"), so chance is 25%; with ~100
-post-update queries (96 streams) a pass needs a one-sided binomial p < 0.01 above it.
+split. Post-update answers are one of four values (never "none"), so chance is 25%; with ~550
+post-update queries (192 streams) a pass needs a one-sided binomial p < 0.01 above it.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def test_short_training_beats_chance_on_post_update_queries(tmp_path_factory, mo
             f"models=[{model}]",
             "seeds=[0]",
             f"checkpoints=[{STEPS}]",
-            "streams=96",
+            "streams=192",
             *STREAM,
             "data.stream.split=eval",
         ],
