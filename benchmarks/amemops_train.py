@@ -1,12 +1,16 @@
 """AMemOps training speed: chunked parallel form vs step loop per core, and attention vs GDN2.
 
-One training step (forward, query cross-entropy at every 64th frame, backward) of the Table 1
-model on random features. For each delta-rule core the chunked form is timed against the step
-loop (the same model run frame by frame inside each layer) in the same run, at ``T = 2,048``,
-batch 8; then matched attention (RoPE) against GDN2's chunked form at ``T = 4,096``. Each timing
+First the bare recurrence shared by every delta-rule core (forward + backward of
+``chunked_delta_rule`` vs ``delta_rule_loop``, batch 8, two 64x64 heads, ``T = 2,048``). Then one
+training step (forward, query cross-entropy at every 64th frame, backward) of the whole Table 1
+model on random features: for each delta-rule core the chunked form against the step loop (the
+same model run frame by frame inside each layer), and matched attention (RoPE) against GDN2's
+chunked form at ``T = 4,096``. The model-level ratio is smaller than the recurrence's because the
+projections, convolution, MLP and classifiers cost the same in both forms. Each timing
 runs in a fresh spawned process so its peak resident memory (``ru_maxrss``) is that step's own.
 
     python -m benchmarks amemops_train [--length 2048] [--batch 8] [--long 4096] [--cores gdn2,kda]
+        [--step-length 256]   # quicker, but flatters the step loop (its per-token cost grows with T)
 """
 
 from __future__ import annotations
@@ -19,12 +23,15 @@ import time
 from benchmarks.harness import Timing, report
 
 
-def _train_step_worker(core: str, step: bool, batch: int, length: int, repeats: int) -> tuple[float, float]:
+def _train_step_worker(
+    core: str, step: bool, batch: int, length: int, repeats: int, threads: int
+) -> tuple[float, float]:
     """Best seconds per training step and peak RSS in MiB (runs inside a fresh process)."""
     import torch
 
     from memgym.memory.recurrent.model import AMemOpsModel, ModelConfig, query_loss
 
+    torch.set_num_threads(threads)
     torch.manual_seed(0)
     model = AMemOpsModel(ModelConfig(core=core))
     x = torch.randn(batch, length, 131)
@@ -42,9 +49,42 @@ def _train_step_worker(core: str, step: bool, batch: int, length: int, repeats: 
     return best, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def _measure(label: str, core: str, step: bool, batch: int, length: int, repeats: int) -> tuple[Timing, float]:
+def _kernel_worker(chunked: bool, batch: int, length: int, repeats: int, threads: int) -> tuple[float, float]:
+    """Best seconds of the bare recurrence (forward + backward, B x 2 heads x 64 x 64) and peak RSS."""
+    import torch
+    import torch.nn.functional as F
+
+    from memgym.memory.recurrent.delta_rule import chunked_delta_rule, delta_rule_loop
+
+    torch.set_num_threads(threads)
+    gen = torch.Generator().manual_seed(0)
+    shape = (batch, 2, length, 64)
+    q, k = (F.normalize(torch.randn(shape, generator=gen), dim=-1) for _ in range(2))
+    v = torch.randn(shape, generator=gen)
+    g = -0.05 * torch.rand(shape, generator=gen)
+    b, w = torch.rand(shape, generator=gen), torch.rand(shape, generator=gen)
+    inputs = [x.requires_grad_() for x in (q, k, v, g, b, w)]
+    run = chunked_delta_rule if chunked else delta_rule_loop
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        out, state = run(*inputs)
+        (out.square().mean() + state.square().mean()).backward()
+        best = min(best, time.perf_counter() - start)
+    return best, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _measure_kernel(label: str, chunked: bool, batch: int, length: int, repeats: int, threads: int):
     with multiprocessing.get_context("spawn").Pool(1) as pool:
-        seconds, peak = pool.apply(_train_step_worker, (core, step, batch, length, repeats))
+        seconds, peak = pool.apply(_kernel_worker, (chunked, batch, length, repeats, threads))
+    return Timing(label, seconds, batch * length, "tokens"), peak
+
+
+def _measure(
+    label: str, core: str, step: bool, batch: int, length: int, repeats: int, threads: int
+) -> tuple[Timing, float]:
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        seconds, peak = pool.apply(_train_step_worker, (core, step, batch, length, repeats, threads))
     return Timing(label, seconds, batch * length, "tokens"), peak
 
 
@@ -55,19 +95,43 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--long", type=int, default=4096, help="frames per stream for attention vs GDN2")
     parser.add_argument("--cores", default="gdn2,kda,gdn,no_erase,mamba2", help="comma-separated delta-rule cores")
     parser.add_argument("--repeats", type=int, default=2, help="timed chunked steps (best kept)")
+    parser.add_argument(
+        "--step-length",
+        type=int,
+        default=0,
+        help="frames for the step loop (default: --length); shorter is quicker but flatters the step loop",
+    )
+    parser.add_argument("--threads", type=int, default=1, help="torch threads per timed process (both forms alike)")
     args = parser.parse_args(argv)
+    kernel_chunked, kernel_chunked_peak = _measure_kernel(
+        "recurrence chunked (C=64)", True, args.batch, args.length, args.repeats, args.threads
+    )
+    kernel_loop, kernel_loop_peak = _measure_kernel(
+        "recurrence step loop", False, args.batch, args.length, 1, args.threads
+    )
+    report(
+        f"amemops_train: the delta-rule recurrence alone (every core), T={args.length}, batch {args.batch}, 2 heads 64x64, forward+backward",
+        kernel_chunked,
+        kernel_loop,
+        [f"peak RSS: chunked {kernel_chunked_peak:.0f} MiB, step loop {kernel_loop_peak:.0f} MiB"],
+    )
     for core in args.cores.split(","):
-        chunked, chunked_peak = _measure(f"{core} chunked (C=64)", core, False, args.batch, args.length, args.repeats)
-        stepped, step_peak = _measure(f"{core} step loop", core, True, args.batch, args.length, 1)
+        chunked, chunked_peak = _measure(
+            f"{core} chunked (C=64)", core, False, args.batch, args.length, args.repeats, args.threads
+        )
+        step_length = args.step_length or args.length
+        stepped, step_peak = _measure(
+            f"{core} step loop (T={step_length})", core, True, args.batch, step_length, 1, args.threads
+        )
         report(
             f"amemops_train: {core}, T={args.length}, batch {args.batch}, forward+backward",
             chunked,
             stepped,
             [f"peak RSS: chunked {chunked_peak:.0f} MiB, step loop {step_peak:.0f} MiB"],
         )
-    gdn2, gdn2_peak = _measure("gdn2 chunked (C=64)", "gdn2", False, args.batch, args.long, args.repeats)
+    gdn2, gdn2_peak = _measure("gdn2 chunked (C=64)", "gdn2", False, args.batch, args.long, args.repeats, args.threads)
     attention, attention_peak = _measure(
-        "attention_rope (SDPA)", "attention_rope", False, args.batch, args.long, args.repeats
+        "attention_rope (SDPA)", "attention_rope", False, args.batch, args.long, args.repeats, args.threads
     )
     report(
         f"amemops_train: attention vs GDN2, T={args.long}, batch {args.batch}, forward+backward",

@@ -24,9 +24,9 @@ import dataclasses
 import math
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import torch
 from torch import nn
@@ -40,6 +40,23 @@ Batch = dict[str, torch.Tensor]
 
 BatchFn = Callable[[int, int, int], Batch]
 """``batch_fn(step, rank, world_size)``: this rank's share of step ``step``'s batch."""
+
+
+class BatchSource(Protocol):
+    """Yields this rank's share of every batch from ``start_step`` on (e.g. a prefetching DataLoader)."""
+
+    def iterate(self, start_step: int, rank: int, world_size: int) -> Iterator[Batch]: ...
+
+
+def _batches(source: BatchFn | BatchSource, start: int, rank: int, world: int) -> Iterator[Batch]:
+    if hasattr(source, "iterate"):
+        yield from source.iterate(start, rank, world)
+        return
+    step = start
+    while True:
+        yield source(step, rank, world)
+        step += 1
+
 
 METRIC_FIELDS = ("step", "loss", "query_accuracy", "lr", "tokens_per_s", "elapsed_s")
 
@@ -201,8 +218,11 @@ class Trainer:
         handle.flush()
         return handle, writer
 
-    def fit(self, batch_fn: BatchFn) -> Path:
-        """Train until ``config.steps`` (resuming if possible); returns the run folder."""
+    def fit(self, batches: BatchFn | BatchSource) -> Path:
+        """Train until ``config.steps`` (resuming if possible) on ``batches``; returns the run folder.
+
+        Only the tensor entries ``features``, ``gain_labels`` and ``pan_labels`` of a batch are used.
+        """
         from tqdm import tqdm
 
         self.run_dir.mkdir(parents=True, exist_ok=True)
@@ -220,11 +240,11 @@ class Trainer:
         window_tokens, window_start = 0, time.perf_counter()
         losses: list[float] = []
         correct = total = 0
+        stream = _batches(batches, self.step, self.dist.rank, self.dist.world_size)
         try:
             while self.step < self.config.steps:
-                batch = {
-                    k: v.to(self.device) for k, v in batch_fn(self.step, self.dist.rank, self.dist.world_size).items()
-                }
+                raw = next(stream)
+                batch = {k: raw[k].to(self.device) for k in ("features", "gain_labels", "pan_labels")}
                 outputs = network(batch["features"])
                 loss = query_loss(outputs, batch["gain_labels"], batch["pan_labels"])
                 self.optimizer.zero_grad(set_to_none=True)

@@ -8,9 +8,10 @@ Jobs:
   stream.library.kind=esc50 stream.library.root=/data/ESC-50 stream.split=eval ...``).
 * ``memgym render amemops [manifest=DIR] [index=0] [--out file.png]`` — one stream's
   spectrogram with its events and queries (from a set, or generated from the config).
-* ``memgym run quickstart`` — a small build summarised in a table and a plot.
-
-Training and evaluation of memory models extend this class with ``train`` / ``eval``.
+* ``memgym train amemops model=gdn2 seed=0 ...`` / ``memgym eval amemops ...`` — memory models
+  (:mod:`memgym.pipelines.amemops_models`).
+* ``memgym run quickstart`` — a small build summarised in a table and a plot, plus the six memory
+  models trained briefly and evaluated.
 """
 
 from __future__ import annotations
@@ -76,7 +77,24 @@ class AMemOpsBenchmark(Benchmark):
         streams = list(load_stream_set(folder))
         plot = Path("amemops") / "stream0.png"
         save_spectrogram(streams[0], library, Path(report_dir) / plot)
-        return ReportSection("AMemOps streams", summary_markdown(streams, folder), (str(plot),))
+        from memgym.pipelines.amemops_models import QUICKSTART_NOTE, quickstart_models
+
+        eval_folder, tables = quickstart_models(Path(report_dir) / "amemops" / "models", progress=args.progress)
+        markdown = summary_markdown(streams, folder) + f"\n### Memory models\n\n{QUICKSTART_NOTE}\n\n{tables}"
+        accuracy = (eval_folder / "accuracy.png").relative_to(report_dir)
+        return ReportSection("AMemOps streams and models", markdown, (str(plot), str(accuracy)))
+
+    def train(self, args: JobArgs) -> Path:
+        """``memgym train amemops model=gdn2 seed=0 ...`` (see :mod:`memgym.pipelines.amemops_models`)."""
+        from memgym.pipelines.amemops_models import train_job
+
+        return train_job(args)
+
+    def eval(self, args: JobArgs) -> Path:
+        """``memgym eval amemops models=[...] seeds=[...] ...``: Table 2 / 3 style tables and a plot."""
+        from memgym.pipelines.amemops_models import eval_job
+
+        return eval_job(args)
 
 
 def save_spectrogram(stream: AMemOpsStream, library: SourceLibrary, out: Path) -> Path:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
 from pathlib import Path
 from typing import Any, Literal
 
@@ -38,6 +39,7 @@ OPERATION_TO_QUERY_TYPE = {
     "retained": "retained",
     "interference": "interference",
     "absent": "absent",
+    "no_update": "no_update",
 }
 """Generator ``operation`` annotation -> table query type."""
 
@@ -70,6 +72,10 @@ class DataConfig:
         default=0, metadata={"help": "0: a fresh stream for every sample; N: cycle a fixed set of N streams"}
     )
     stream_seed: int = dataclasses.field(default=0, metadata={"help": "seed of the generated streams"})
+    workers: int = dataclasses.field(
+        default=0, metadata={"help": "audio featurising worker processes for training (0: in the training process)"}
+    )
+    cache_dir: str = dataclasses.field(default="", metadata={"help": "on-disk cache of featurised training streams"})
 
 
 @dataclasses.dataclass(frozen=True)
@@ -93,6 +99,9 @@ class AMemOpsTrainConfig:
     data: DataConfig = dataclasses.field(default_factory=DataConfig, metadata={"help": "training streams"})
     arch: ArchConfig = dataclasses.field(default_factory=ArchConfig, metadata={"help": "model sizes"})
     device: str = dataclasses.field(default="cpu", metadata={"help": "torch device (cpu, cuda, cuda:1)"})
+    threads: int = dataclasses.field(
+        default=0, metadata={"help": "torch CPU threads (0: torch default; 1 avoids thrashing on a busy machine)"}
+    )
     name: str = dataclasses.field(default="", metadata={"help": "run folder name (default <model>-seed<seed>)"})
 
     def __post_init__(self) -> None:
@@ -129,6 +138,10 @@ class AMemOpsEvalConfig:
         default_factory=lambda: DataConfig(stream=StreamConfig(split="eval"), stream_seed=1000),
         metadata={"help": "evaluation streams (split eval)"},
     )
+    stream_set: str = dataclasses.field(
+        default="",
+        metadata={"help": "evaluate on a saved stream set (memgym generate amemops ...; e.g. matched histories)"},
+    )
     train_dir: str = dataclasses.field(
         default="", metadata={"help": "folder of train runs (default RUNS/amemops_train)"}
     )
@@ -136,6 +149,10 @@ class AMemOpsEvalConfig:
         default="query", metadata={"help": "query-weighted (Table 2) or per-stream (Table 3) accuracy"}
     )
     device: str = dataclasses.field(default="cpu", metadata={"help": "torch device"})
+    threads: int = dataclasses.field(default=0, metadata={"help": "torch CPU threads (0: torch default)"})
+    form: Literal["chunked", "step"] = dataclasses.field(
+        default="chunked", metadata={"help": "chunked form, or step form through the registered Memory (slower)"}
+    )
     name: str = dataclasses.field(default="", metadata={"help": "eval run folder name (default: config hash)"})
 
     def __post_init__(self) -> None:
@@ -203,6 +220,40 @@ class StreamTensors:
         return stream_features(stream, self._renderer.render(stream)), gain, pan
 
 
+class StreamSetTensors:
+    """The streams of a saved stream set (``memgym generate amemops``), same interface as
+    :class:`StreamTensors`: audio features are read from the set's ``features/`` files, symbolic
+    inputs are rendered from the records."""
+
+    def __init__(self, folder: str | Path, data: DataConfig) -> None:
+        from memgym.datasets.amemops.stream_set import load_stream_set
+
+        self.folder = Path(folder)
+        self.data = data
+        self.streams = list(load_stream_set(self.folder))
+        self.identities = _open_library(data.stream.library).identities() if data.inputs == "symbolic" else []
+
+    def __len__(self) -> int:
+        return len(self.streams)
+
+    input_dim = StreamTensors.input_dim
+    n_classes = StreamTensors.n_classes
+
+    def stream(self, index: int) -> AMemOpsStream:
+        return self.streams[index]
+
+    def arrays(self, index: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        stream = self.streams[index]
+        if self.data.inputs == "symbolic":
+            from memgym.datasets.amemops.symbolic import symbolic_stream
+
+            return symbolic_stream(stream, self.identities)
+        from memgym.datasets.amemops.stream_set import load_stream_features
+
+        saved = load_stream_features(self.folder, stream.episode_id)
+        return saved["features"], saved["gain"], saved["pan"]
+
+
 @functools.lru_cache(maxsize=4)
 def stream_tensors(data: DataConfig) -> StreamTensors:
     """One :class:`StreamTensors` per data config and process, so models trained or evaluated in one
@@ -231,15 +282,44 @@ class StreamBatches:
         order = np.random.default_rng([self.seed, epoch]).permutation(pool)
         return int(order[offset])
 
-    def __call__(self, step: int, rank: int, world: int) -> dict[str, torch.Tensor]:
+    def indices(self, step: int, rank: int, world: int) -> list[int]:
+        """Stream indices of rank ``rank``'s share of step ``step``."""
         share = self.batch_size // world
         first = step * self.batch_size + rank * share
-        arrays = [self.tensors.arrays(self.index(first + i)) for i in range(share)]
+        return [self.index(first + i) for i in range(share)]
+
+    def __call__(self, step: int, rank: int, world: int) -> dict[str, torch.Tensor]:
+        arrays = [self.tensors.arrays(i) for i in self.indices(step, rank, world)]
         return {
             "features": torch.from_numpy(np.stack([a[0] for a in arrays])),
             "gain_labels": torch.from_numpy(np.stack([a[1] for a in arrays])),
             "pan_labels": torch.from_numpy(np.stack([a[2] for a in arrays])),
         }
+
+    def iterate(self, start_step: int, rank: int, world: int):
+        """Batches from ``start_step`` on. Audio streams with ``data.workers`` > 0 are featurised
+        ahead in worker processes by the world's sampler (:mod:`memgym.datasets.amemops.sampler`,
+        with its on-disk cache when ``data.cache_dir`` is set); otherwise in this process."""
+        data = self.tensors.data
+        if data.inputs != "audio" or data.workers <= 0:
+            for step in itertools.count(start_step):
+                yield self(step, rank, world)
+            return
+        from torch.utils.data import DataLoader
+
+        from memgym.datasets.amemops.sampler import StreamDataset, collate_streams
+
+        dataset = StreamDataset(
+            data.stream,
+            seed=data.stream_seed,
+            length=2**62,
+            cache_dir=data.cache_dir or None,
+            library=self.tensors.library,
+        )
+        plan = (self.indices(step, rank, world) for step in itertools.count(start_step))
+        yield from DataLoader(
+            dataset, batch_sampler=plan, collate_fn=collate_streams, num_workers=data.workers, prefetch_factor=2
+        )
 
 
 def build_model(config: AMemOpsTrainConfig, input_dim: int, n_classes: int) -> AMemOpsModel:
@@ -263,13 +343,19 @@ def build_model(config: AMemOpsTrainConfig, input_dim: int, n_classes: int) -> A
 # ----- jobs ----------------------------------------------------------------------------------
 def train_model(config: AMemOpsTrainConfig, runs_dir: Path, *, progress: bool = True) -> Path:
     """Train (or resume) one model; returns its run folder."""
+    if config.threads > 0:
+        torch.set_num_threads(config.threads)
     dist_env = init_distributed()
-    store = RunStore.open(runs_dir, TRAIN_JOB, config, name=config.run_name(), seeds=[config.seed])
+    folder = Path(runs_dir) / TRAIN_JOB / config.run_name()
+    if dist_env.is_main:  # one process creates (or checks) the run folder, the others wait for it
+        folder = RunStore.open(runs_dir, TRAIN_JOB, config, name=config.run_name(), seeds=[config.seed]).folder
+    if dist_env.world_size > 1:
+        torch.distributed.barrier()
     tensors = stream_tensors(config.data)
     torch.manual_seed(config.seed)
     model = build_model(config, tensors.input_dim, tensors.n_classes)
     trainer = Trainer(
-        model, config.trainer_config(), store.folder, dist_env=dist_env, device=config.device, progress=progress
+        model, config.trainer_config(), folder, dist_env=dist_env, device=config.device, progress=progress
     )
     return trainer.fit(StreamBatches(tensors, config.batch_size, config.seed))
 
@@ -280,17 +366,44 @@ def train_job(args: JobArgs) -> Path:
     return train_model(config, args.runs_dir, progress=args.progress)
 
 
-def score_stream(model: AMemOpsModel, stream: AMemOpsStream, arrays, device: str = "cpu") -> list[dict[str, Any]]:
-    """Per-query results of ``model`` on one stream (chunked form over the whole stream)."""
-    features = torch.from_numpy(arrays[0])[None].to(device)
+def _step_form_logits(model: AMemOpsModel, features: np.ndarray, frames: set[int]) -> dict[int, dict[str, np.ndarray]]:
+    """Gain/pan probabilities at ``frames`` from the registered memory observing one frame at a time."""
+    from memgym.memory.recurrent.core_memory import CORE_MEMORIES
+
+    memory = CORE_MEMORIES[model.config.core](model)
+    read = {}
+    for t, frame in enumerate(features):
+        memory.observe(frame)
+        if t in frames:
+            answer = memory.retrieve()
+            read[t] = {"gain": answer["gain_probs"], "pan": answer["pan_probs"]}
+    return read
+
+
+def score_stream(
+    model: AMemOpsModel,
+    stream: AMemOpsStream,
+    arrays,
+    device: str = "cpu",
+    *,
+    form: Literal["chunked", "step"] = "chunked",
+) -> list[dict[str, Any]]:
+    """Per-query results of ``model`` on one stream: the chunked form over the whole stream, or the
+    step form (the model as a memgym ``Memory``, one ``observe`` per frame; same numbers, slower)."""
     labels = {"gain": arrays[1], "pan": arrays[2]}
-    with torch.no_grad():
-        out = model(features)
+    if form == "step":
+        outputs = _step_form_logits(model, arrays[0], {item.annotations["end_frame"] for item in stream.items})
+    else:
+        with torch.no_grad():
+            out = model(torch.from_numpy(arrays[0])[None].to(device))
     rows = []
     for item in stream.items:
         attribute = item.annotations["attribute"]
         frame = item.annotations["end_frame"]
-        prediction = int(out[attribute][0, frame].argmax())
+        if form == "step":
+            prediction = int(np.argmax(outputs[frame][attribute]))
+        else:
+            prediction = int(out[attribute][0, frame].argmax())
         answer = int(labels[attribute][frame])
         rows.append(
             {
@@ -300,7 +413,7 @@ def score_stream(model: AMemOpsModel, stream: AMemOpsStream, arrays, device: str
                 "answer": answer,
                 "prediction": prediction,
                 "correct": int(prediction == answer),
-                "delay_s": item.annotations.get("delay_s"),
+                **{k: item.annotations.get(k) for k in ("operation", "delay_s", "load", "earlier")},
             }
         )
     return rows
@@ -308,9 +421,15 @@ def score_stream(model: AMemOpsModel, stream: AMemOpsStream, arrays, device: str
 
 def evaluate_models(config: AMemOpsEvalConfig, runs_dir: Path, *, progress: bool = True) -> Path:
     """Score every (model, seed, checkpoint) on the held-out streams; write tables and a plot."""
+    if config.threads > 0:
+        torch.set_num_threads(config.threads)
     store = RunStore.open(runs_dir, EVAL_JOB, config, name=config.name or None, seeds=list(config.seeds))
     train_dir = Path(config.train_dir) if config.train_dir else Path(runs_dir) / TRAIN_JOB
-    tensors = stream_tensors(config.data)
+    if config.stream_set:
+        tensors = StreamSetTensors(config.stream_set, config.data)
+        n_streams = len(tensors)
+    else:
+        tensors, n_streams = stream_tensors(config.data), config.streams
     jobs = []
     for model_name in config.models:
         for seed in config.seeds:
@@ -324,7 +443,7 @@ def evaluate_models(config: AMemOpsEvalConfig, runs_dir: Path, *, progress: bool
                 jobs.append((model_name, seed, step, path))
     done = store.done_keys()
     for model_name, seed, step, path in jobs:
-        keys = [(f"{model_name}|{seed}|{step}|{i}", i) for i in range(config.streams)]
+        keys = [(f"{model_name}|{seed}|{step}|{i}", i) for i in range(n_streams)]
         if all(k in done for k, _ in keys):
             continue
         model = load_checkpoint_model(path, lambda c: AMemOpsModel(ModelConfig(**c))).to(config.device).eval()
@@ -336,7 +455,7 @@ def evaluate_models(config: AMemOpsEvalConfig, runs_dir: Path, *, progress: bool
 
         def work(index: int, model=model, model_name=model_name, seed=seed, step=step) -> dict[str, Any]:
             stream = tensors.stream(index)
-            queries = score_stream(model, stream, tensors.arrays(index), config.device)
+            queries = score_stream(model, stream, tensors.arrays(index), config.device, form=config.form)
             return {
                 "model": model_name,
                 "seed": seed,
@@ -359,8 +478,11 @@ def query_rows(stream_rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def write_tables(store: RunStore, rows: list[dict[str, Any]], config: AMemOpsEvalConfig) -> str:
     """Write ``table.md`` (by query type, and by query type × attribute) and ``accuracy.png``."""
     label = "Query-weighted" if config.weighting == "query" else "Mean per-stream"
-    by_type = accuracy_table(rows, weighting=config.weighting, model_order=config.models)
-    by_attribute = accuracy_table(rows, weighting=config.weighting, by_attribute=True, model_order=config.models)
+    types = (*QUERY_TYPES, "no_update") if any(r["query_type"] == "no_update" for r in rows) else QUERY_TYPES
+    by_type = accuracy_table(rows, weighting=config.weighting, model_order=config.models, query_types=types)
+    by_attribute = accuracy_table(
+        rows, weighting=config.weighting, by_attribute=True, model_order=config.models, query_types=types
+    )
     n_streams = len({r["stream"] for r in rows})
     text = (
         table_markdown(by_type, title=f"{label} accuracy (%) on {n_streams} streams, mean over seeds")
@@ -368,7 +490,7 @@ def write_tables(store: RunStore, rows: list[dict[str, Any]], config: AMemOpsEva
         + table_markdown(by_attribute, title=f"{label} accuracy (%) by query type and attribute")
     )
     store.write_text("table.md", text)
-    plot_accuracy(by_type, store.folder / "accuracy.png", query_types=QUERY_TYPES)
+    plot_accuracy(by_type, store.folder / "accuracy.png", query_types=types)
     return text
 
 
@@ -382,33 +504,41 @@ def eval_job(args: JobArgs) -> Path:
 
 # ----- quickstart ------------------------------------------------------------------------------
 QUICKSTART_MODELS = ("gdn2", "kda", "gdn", "no_erase", "mamba2", "attention_rope")
+QUICKSTART_STEPS = 40
 QUICKSTART_STREAM = (
-    "data.stream.frames=512",
+    "data.stream.frames=384",
     "data.stream.n_initial=3",
-    "data.stream.n_update=4",
-    "data.stream.n_interference=1",
+    "data.stream.n_update=3",
+    "data.stream.n_interference=0",
     "data.stream.n_absent=1",
-    "data.stream.distractors=[2,4]",
-    "data.stream.offset_seconds=[2,8]",
+    "data.stream.distractors=[2]",
+    "data.stream.offset_seconds=[2,6]",
 )
 QUICKSTART_TRAIN = (
-    "steps=60",
+    f"steps={QUICKSTART_STEPS}",
     "batch_size=8",
     "lr=0.003",
-    "warmup_steps=10",
-    "checkpoint_steps=[60]",
+    "warmup_steps=5",
+    f"checkpoint_steps=[{QUICKSTART_STEPS}]",
     "save_every=20",
-    "log_every=10",
-    "data.pool=48",
+    "log_every=5",
+    "data.pool=32",
     "arch.width=64",
     "arch.head_dim=32",
     "arch.mlp_hidden=128",
+    "threads=1",
+)
+QUICKSTART_NOTE = (
+    f"Six models (width 64, two heads of 32) trained for {QUICKSTART_STEPS} steps of 8 streams on 32 "
+    "short (384-frame) synthetic streams without interference queries, evaluated on 16 held-out "
+    "streams: a smoke test of the pipeline, not the paper's numbers (those need "
+    "`memgym train amemops` at 24k steps, batch 40)."
 )
 
 
 def quickstart_models(runs_dir: Path, *, progress: bool = True, eval_streams: int = 16) -> tuple[Path, str]:
-    """Train the six models briefly on a small stream set (512-frame streams, 48 training
-    streams, 60 steps of 8, width 64) and evaluate them on ``eval_streams`` held-out streams.
+    """Train the six models briefly on a small stream set (:data:`QUICKSTART_NOTE`) and evaluate
+    them on ``eval_streams`` held-out streams.
 
     Returns the eval folder and its markdown tables. Everything is resumable under ``runs_dir``.
     """
@@ -419,9 +549,10 @@ def quickstart_models(runs_dir: Path, *, progress: bool = True, eval_streams: in
     overrides = (
         f"models=[{','.join(QUICKSTART_MODELS)}]",
         "seeds=[0]",
-        "checkpoints=[60]",
+        f"checkpoints=[{QUICKSTART_STEPS}]",
         f"streams={eval_streams}",
         "name=quickstart",
+        "threads=1",
         *QUICKSTART_STREAM,
         "data.stream.split=eval",
         cache,

@@ -78,6 +78,7 @@ def test_batch_must_split_over_processes(tmp_path):
         Trainer(small_model(), TrainConfig(batch_size=5), tmp_path, dist_env=DistEnv(0, 2))
 
 
+@pytest.mark.slow
 def test_short_training_learns_the_recall_task(tmp_path):
     config = TrainConfig(steps=150, batch_size=4, lr=3e-3, warmup_steps=10, checkpoint_steps=(), save_every=150)
     trainer = Trainer(small_model(), config, tmp_path, progress=False)

@@ -54,3 +54,63 @@ def test_eval_names_the_missing_checkpoint(tmp_path):
 def test_unknown_model_is_a_config_error(tmp_path):
     with pytest.raises(ConfigError, match="model='lstm'"):
         train(tmp_path, "model=lstm")
+
+
+def test_step_form_scores_like_the_chunked_form(tmp_path):
+    import torch
+
+    from memgym.datasets.amemops.config import StreamConfig
+    from memgym.memory.recurrent.model import AMemOpsModel, ModelConfig
+    from memgym.pipelines.amemops_models import DataConfig, score_stream, stream_tensors
+
+    data = DataConfig(
+        inputs="symbolic",
+        stream=StreamConfig(
+            frames=256, n_initial=2, n_update=2, n_interference=0, n_absent=1, distractors=(1,), offset_seconds=(2, 4)
+        ),
+    )
+    tensors = stream_tensors(data)
+    torch.manual_seed(0)
+    model = AMemOpsModel(
+        ModelConfig(
+            core="gdn", input_dim=tensors.input_dim, width=16, heads=1, head_dim=8, mlp_hidden=16, n_gain=17, n_pan=17
+        )
+    )
+    stream, arrays = tensors.stream(0), tensors.arrays(0)
+    chunked = score_stream(model, stream, arrays)
+    step = score_stream(model, stream, arrays, form="step")
+    assert [r["prediction"] for r in chunked] == [r["prediction"] for r in step]
+    assert {r["query_type"] for r in chunked} <= {"initial", "post_update", "retained", "absent", "interference"}
+
+
+def test_eval_on_a_saved_matched_history_set(tmp_path):
+    from memgym.datasets.amemops.stream_set import HistorySetConfig, StreamSetConfig, write_stream_set
+    from memgym.datasets.sources.factory import open_library
+
+    history = HistorySetConfig(templates=1, delays=(20.0,), loads=("low",))
+    set_config = StreamSetConfig(kind="history", history=history)
+    write_stream_set(set_config, open_library(set_config.stream.library), tmp_path / "set", progress=False)
+    audio = [o.replace("data.inputs=symbolic", "data.inputs=audio") for o in STREAM]
+    train_job(
+        JobArgs(
+            overrides=(
+                "model=gdn2",
+                "steps=1",
+                "batch_size=1",
+                "warmup_steps=1",
+                "checkpoint_steps=[1]",
+                "data.pool=1",
+                *audio,
+                *TINY,
+            ),
+            runs_dir=tmp_path,
+            progress=False,
+        )
+    )
+    overrides = ("models=[gdn2]", "seeds=[0]", "checkpoints=[1]", f"stream_set={tmp_path / 'set'}", "name=h")
+    out = eval_job(JobArgs(overrides=overrides, runs_dir=tmp_path, progress=False))
+    rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    types = sorted(q["query_type"] for r in rows for q in r["queries"])
+    assert types == ["no_update", "post_update", "retained"]
+    assert all(q["load"] == "low" and q["delay_s"] == 20.0 for r in rows for q in r["queries"])
+    assert "no-update" in (out / "table.md").read_text()

@@ -1,11 +1,14 @@
 """The AMemOps model as a memgym :class:`~memgym.core.protocols.Memory` (step form, state carried).
 
 ``observe(frame)`` pushes one feature frame ``(input_dim,) float32`` (or a ``(T, input_dim)``
-block, or an observation dict with a ``"features"`` entry) through the model's step form and
-keeps the per-layer states; ``retrieve(query)`` returns the gain and pan class probabilities at
-the latest frame (query frames are observed like any other frame: they update memory, and the
-answer is read at the query's end). One memory is registered per core:
-``gdn2, kda, gdn, no_erase, mamba2, attention, attention_rope``.
+block, or an :class:`~memgym.envs.audio_stream_env.AudioStreamEnv` observation dict with
+``"features"`` and optional ``"valid"`` rows) through the model's step form and keeps the
+per-layer states. Query frames are observed like any other frame (they update memory); the model's
+answer to a query is its output at the query's last frame, so the memory keeps the gain and pan
+probabilities of every frame whose query flag (input column ``input_dim - 3``) is set.
+``retrieve()`` returns the answer at the latest frame; ``retrieve(use_observation)`` with the
+env's ``start_frame``/``valid`` looks up the answer formed at that query's end. One memory is
+registered per core: ``gdn2, kda, gdn, no_erase, mamba2, attention, attention_rope``.
 """
 
 from __future__ import annotations
@@ -39,17 +42,22 @@ class CoreMemory(Memory):
         self.states: list[LayerState] | None = None
         self._last: dict[str, torch.Tensor] | None = None
         self.frames_seen = 0
+        self.query_answers: dict[int, dict[str, torch.Tensor]] = {}
 
     def reset(self) -> None:
         self.states = None
         self._last = None
         self.frames_seen = 0
+        self.query_answers = {}
 
     def _frames(self, observation: Any) -> torch.Tensor:
         if isinstance(observation, dict):
             if "features" not in observation:
                 raise ValueError(f"observation dict needs a 'features' entry, got keys {sorted(observation)}")
-            observation = observation["features"]
+            rows = np.asarray(observation["features"])
+            if "valid" in observation:
+                rows = rows[np.asarray(observation["valid"]) > 0.5]
+            observation = rows
         x = torch.as_tensor(np.asarray(observation), dtype=torch.float32)
         if x.dim() == 1:
             x = x.unsqueeze(0)
@@ -64,23 +72,35 @@ class CoreMemory(Memory):
     def observe(self, observation: Any) -> None:
         """Consume one frame (or a block of frames) with the step form."""
         x = self._frames(observation)
+        if x.shape[1] == 0:
+            return
         param = next(self.model.parameters())
         out = self.model(x.to(param.dtype), self.states, step=True)
         self.states = out["states"]
         self._last = {"gain": out["gain"][0, -1], "pan": out["pan"][0, -1]}
+        flagged = (x[0, :, self.model.config.input_dim - 3] > 0.5).nonzero().flatten().tolist()
+        for row in flagged:
+            self.query_answers[self.frames_seen + row] = {"gain": out["gain"][0, row], "pan": out["pan"][0, row]}
         self.frames_seen += x.shape[1]
 
     def retrieve(self, query: Any = None) -> dict[str, np.ndarray | int]:
-        """Gain/pan class probabilities (last class = none) and argmax predictions at the latest frame.
+        """Gain/pan class probabilities (last class = none) and argmax predictions.
 
-        ``query`` (optional) is observed first, e.g. the query frames of a use-phase item.
+        Args:
+            query: None for the latest frame; a use-phase observation dict (``start_frame`` and
+                ``valid``) for the answer formed at that query's last frame during formation.
         """
-        if query is not None:
-            self.observe(query)
-        if self._last is None:
+        logits = self._last
+        if isinstance(query, dict) and "start_frame" in query:
+            n_valid = int((np.asarray(query.get("valid", np.ones(1))) > 0.5).sum())
+            end = int(query["start_frame"]) + n_valid - 1
+            if end not in self.query_answers:
+                raise KeyError(f"no answer formed at frame {end}: the query was not observed during formation")
+            logits = self.query_answers[end]
+        if logits is None:
             raise RuntimeError("retrieve() before any frame was observed")
-        gain = torch.softmax(self._last["gain"].float(), -1).numpy()
-        pan = torch.softmax(self._last["pan"].float(), -1).numpy()
+        gain = torch.softmax(logits["gain"].float(), -1).numpy()
+        pan = torch.softmax(logits["pan"].float(), -1).numpy()
         return {"gain_probs": gain, "pan_probs": pan, "gain": int(gain.argmax()), "pan": int(pan.argmax())}
 
     def state_dict(self) -> dict[str, Any]:
@@ -92,6 +112,7 @@ class CoreMemory(Memory):
             "states": states,
             "frames_seen": self.frames_seen,
             "last": None if self._last is None else {k: v.clone() for k, v in self._last.items()},
+            "query_answers": {f: {k: v.clone() for k, v in a.items()} for f, a in self.query_answers.items()},
         }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
@@ -102,10 +123,15 @@ class CoreMemory(Memory):
         self.states = state["states"]
         self.frames_seen = state["frames_seen"]
         self._last = state["last"]
+        self.query_answers = state.get("query_answers", {})
 
 
 def _register(core: str) -> type[CoreMemory]:
-    cls = type(f"{core.title().replace('_', '')}Memory", (CoreMemory,), {"core": core, "__doc__": CoreMemory.__doc__})
+    cls = type(
+        f"{core.title().replace('_', '')}Memory",
+        (CoreMemory,),
+        {"core": core, "__doc__": f"Table 1 AMemOps model with the {core} core, one frame per observe() (step form)."},
+    )
     return register_memory(core)(cls)
 
 

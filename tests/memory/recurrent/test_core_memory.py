@@ -26,7 +26,8 @@ def test_observing_frames_matches_the_chunked_model(core):
     memory = MEMORIES.get(core)(model)
     for frame in frames[:-1]:
         memory.observe(frame)
-    answer = memory.retrieve({"features": frames[-1]})
+    memory.observe({"features": frames[-1:]})
+    answer = memory.retrieve()
     with torch.no_grad():
         whole = model(torch.from_numpy(frames)[None])
     expected = torch.softmax(whole["gain"][0, -1], -1).numpy()
