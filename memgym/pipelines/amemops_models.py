@@ -31,7 +31,13 @@ from memgym.datasets.amemops.config import StreamConfig
 from memgym.datasets.amemops.records import AMemOpsStream
 from memgym.memory.recurrent.mixers import CORES
 from memgym.memory.recurrent.model import AMemOpsModel, ModelConfig
-from memgym.tasks.amemops_tables import QUERY_TYPES, accuracy_table, plot_accuracy, table_markdown
+from memgym.tasks.amemops_tables import (
+    QUERY_TYPES,
+    accuracy_table,
+    difference_markdown,
+    plot_accuracy,
+    table_markdown,
+)
 
 OPERATION_TO_QUERY_TYPE = {
     "initial": "initial",
@@ -154,6 +160,9 @@ class AMemOpsEvalConfig:
         default="chunked", metadata={"help": "chunked form, or step form through the registered Memory (slower)"}
     )
     name: str = dataclasses.field(default="", metadata={"help": "eval run folder name (default: config hash)"})
+    bootstrap_resamples: int = dataclasses.field(
+        default=10_000, metadata={"help": "bootstrap resamples of the paired model differences (0: none)"}
+    )
 
     def __post_init__(self) -> None:
         unknown = [m for m in self.models if m not in CORES]
@@ -489,6 +498,15 @@ def write_tables(store: RunStore, rows: list[dict[str, Any]], config: AMemOpsEva
         + "\n"
         + table_markdown(by_attribute, title=f"{label} accuracy (%) by query type and attribute")
     )
+    models_present = [m for m in config.models if any(r["model"] == m for r in rows)]
+    if len(models_present) >= 2 and config.bootstrap_resamples > 0:
+        text += "\n" + difference_markdown(
+            rows,
+            models_present,
+            rng=np.random.default_rng(0),
+            query_types=types,
+            n_resamples=config.bootstrap_resamples,
+        )
     store.write_text("table.md", text)
     plot_accuracy(by_type, store.folder / "accuracy.png", query_types=types)
     return text

@@ -12,7 +12,8 @@ A result row is one query answered by one trained model::
   seeds.
 
 Tables have one row per ``(model, checkpoint)`` and one column per query type (in percent), and
-optionally per ``query_type × attribute``.
+optionally per ``query_type × attribute``. :func:`paired_difference` gives model differences in
+percentage points with the paired stream / independent seed bootstrap of the AMemOps statistics.
 """
 
 from __future__ import annotations
@@ -21,6 +22,10 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal
+
+import numpy as np
+
+from memgym.core.statistics import Interval
 
 QUERY_TYPES: tuple[str, ...] = ("initial", "post_update", "interference", "absent", "retained")
 """Query types of AMemOps in table order."""
@@ -108,7 +113,6 @@ def plot_accuracy(table: Sequence[dict[str, Any]], path: Path, *, query_types: S
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    import numpy as np
 
     fig, ax = plt.subplots(figsize=(max(6.0, 1.6 * len(query_types)), 3.6))
     width = 0.8 / max(1, len(table))
@@ -128,3 +132,103 @@ def plot_accuracy(table: Sequence[dict[str, Any]], path: Path, *, query_types: S
     fig.savefig(path, dpi=120)
     plt.close(fig)
     return path
+
+
+def _stream_scores(rows: Iterable[dict[str, Any]], streams: Sequence[str]) -> np.ndarray:
+    """``(seeds, streams)`` per-stream accuracy (0-1) of one model's rows on the listed streams."""
+    seeds = sorted({r["seed"] for r in rows}, key=str)
+    column = {s: j for j, s in enumerate(streams)}
+    totals = np.zeros((len(seeds), len(streams)))
+    counts = np.zeros((len(seeds), len(streams)))
+    for r in rows:
+        i, j = seeds.index(r["seed"]), column[str(r["stream"])]
+        totals[i, j] += float(r["correct"])
+        counts[i, j] += 1
+    if np.any(counts == 0):
+        raise ValueError("every seed must answer the same streams to pair them across models")
+    return totals / counts
+
+
+def paired_difference(
+    rows: Sequence[dict[str, Any]],
+    model: str,
+    reference: str,
+    query_type: str,
+    *,
+    rng: np.random.Generator,
+    checkpoint: Any = None,
+    n_resamples: int = 10_000,
+    level: float = 0.95,
+) -> Interval | None:
+    """Difference ``model - reference`` in percentage points, with a paired bootstrap interval.
+
+    As in the AMemOps statistics: within each (model, seed) the queries of ``query_type`` are
+    averaged per stream, then non-empty streams and seeds are weighted equally. Each bootstrap
+    resample draws streams once for both models (paired) and seeds independently per model.
+
+    Args:
+        rows: per-query result rows (module docstring); ``checkpoint`` selects one checkpoint.
+    Returns:
+        the interval, or None when either model has no query of this type.
+    """
+
+    def select(name: str) -> list[dict[str, Any]]:
+        return [
+            r
+            for r in rows
+            if r["model"] == name
+            and r["query_type"] == query_type
+            and (checkpoint is None or r["checkpoint"] == checkpoint)
+        ]
+
+    mine, theirs = select(model), select(reference)
+    streams = sorted({str(r["stream"]) for r in mine} & {str(r["stream"]) for r in theirs})
+    if not streams:
+        return None
+    a = _stream_scores([r for r in mine if str(r["stream"]) in streams], streams)
+    b = _stream_scores([r for r in theirs if str(r["stream"]) in streams], streams)
+    estimate = 100.0 * (a.mean() - b.mean())
+    stats = np.empty(n_resamples)
+    batch = max(1, 2_000_000 // (len(streams) * max(a.shape[0], b.shape[0])))
+    for start in range(0, n_resamples, batch):
+        size = min(batch, n_resamples - start)
+        stream_idx = rng.integers(0, len(streams), size=(size, len(streams)))
+        means = []
+        for scores in (a, b):
+            per_seed = scores[:, stream_idx].mean(axis=2)  # (seeds, size)
+            seed_idx = rng.integers(0, scores.shape[0], size=(size, scores.shape[0]))
+            means.append(np.take_along_axis(per_seed.T, seed_idx, axis=1).mean(axis=1))
+        stats[start : start + size] = 100.0 * (means[0] - means[1])
+    alpha = (1.0 - level) / 2.0
+    low, high = np.quantile(stats, [alpha, 1.0 - alpha])
+    return Interval(float(estimate), float(low), float(high), level)
+
+
+def difference_markdown(
+    rows: Sequence[dict[str, Any]],
+    models: Sequence[str],
+    *,
+    rng: np.random.Generator,
+    query_types: Sequence[str] = QUERY_TYPES,
+    n_resamples: int = 10_000,
+) -> str:
+    """Markdown table of :func:`paired_difference` of every model against ``models[0]``, per
+    checkpoint and query type (``estimate [low, high]`` in pp)."""
+    reference = models[0]
+    checkpoints = sorted({r["checkpoint"] for r in rows}, key=str)
+    lines = [
+        f"**Paired differences (pp) against {reference}, 95% bootstrap CI (streams paired, seeds independent)**",
+        "",
+        "| model | checkpoint | " + " | ".join(q.replace("_", "-") for q in query_types) + " |",
+        "| --- | ---: |" + " ---: |" * len(query_types),
+    ]
+    for model in models[1:]:
+        for checkpoint in checkpoints:
+            cells = []
+            for qtype in query_types:
+                interval = paired_difference(
+                    rows, model, reference, qtype, rng=rng, checkpoint=checkpoint, n_resamples=n_resamples
+                )
+                cells.append("-" if interval is None else interval.format(1))
+            lines.append(f"| {model} | {checkpoint} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"

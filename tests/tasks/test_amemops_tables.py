@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from memgym.tasks.amemops_tables import accuracy_cell, accuracy_table, plot_accuracy, table_markdown
@@ -46,3 +47,66 @@ def test_table_has_a_row_per_model_checkpoint_and_empty_cells(tmp_path):
     text = table_markdown(table, title="Table 2")
     assert "| gdn2 | 24000 | 1 | - | 100.0 | - | 0.0 | - |" in text
     assert plot_accuracy(table, tmp_path / "acc.png").stat().st_size > 1000
+
+
+def _paired_rows(rng, n_streams=40, seeds=(0, 1, 2), gap=0.2):
+    """Two models answering the same post-update queries; 'better' is right ``gap`` more often."""
+    rows = []
+    difficulty = rng.uniform(0.2, 0.8, size=n_streams)
+    for seed in seeds:
+        for j in range(n_streams):
+            for q in range(4):
+                u = rng.random()
+                for model, p in (("base", difficulty[j]), ("better", min(1.0, difficulty[j] + gap))):
+                    rows.append(
+                        {
+                            "model": model,
+                            "checkpoint": 100,
+                            "seed": seed,
+                            "stream": f"s{j}",
+                            "query_type": "post_update",
+                            "attribute": "gain" if q % 2 else "pan",
+                            "correct": int(u < p),
+                        }
+                    )
+    return rows
+
+
+def test_paired_difference_estimate_and_interval():
+    from memgym.tasks.amemops_tables import paired_difference
+
+    rows = _paired_rows(np.random.default_rng(0))
+    interval = paired_difference(rows, "better", "base", "post_update", rng=np.random.default_rng(1), n_resamples=2000)
+    by_model = {m: np.mean([r["correct"] for r in rows if r["model"] == m]) for m in ("better", "base")}
+    assert interval.estimate == pytest.approx(100 * (by_model["better"] - by_model["base"]))
+    assert 0 < interval.low < interval.estimate < interval.high
+    one_seed = [r for r in rows if r["seed"] == 0]
+    same = paired_difference(one_seed, "base", "base", "post_update", rng=np.random.default_rng(1), n_resamples=500)
+    assert same.estimate == 0 and same.low == 0 and same.high == 0  # streams paired, one seed: no spread
+    with_seeds = paired_difference(rows, "base", "base", "post_update", rng=np.random.default_rng(1), n_resamples=500)
+    assert with_seeds.low < 0 < with_seeds.high  # seeds are drawn independently per model
+    assert paired_difference(rows, "better", "base", "absent", rng=np.random.default_rng(1)) is None
+
+
+def test_paired_interval_is_narrower_than_unpaired_spread():
+    from memgym.tasks.amemops_tables import paired_difference
+
+    rows = _paired_rows(np.random.default_rng(2), gap=0.1)
+    paired = paired_difference(rows, "better", "base", "post_update", rng=np.random.default_rng(3), n_resamples=2000)
+    # the stream difficulties are shared, so pairing removes their variance from the difference
+    stream_means = {}
+    for r in rows:
+        stream_means.setdefault((r["model"], r["stream"]), []).append(r["correct"])
+    base = np.array([np.mean(v) for (m, _), v in stream_means.items() if m == "base"])
+    unpaired_half_width = 1.96 * 100 * np.sqrt(2 * base.var(ddof=1) / base.size)
+    assert (paired.high - paired.low) / 2 < unpaired_half_width
+
+
+def test_difference_markdown_lists_each_model_against_the_first():
+    from memgym.tasks.amemops_tables import difference_markdown
+
+    rows = _paired_rows(np.random.default_rng(0), n_streams=10)
+    text = difference_markdown(rows, ["base", "better"], rng=np.random.default_rng(0), n_resamples=200)
+    assert "against base" in text
+    line = next(line for line in text.splitlines() if line.startswith("| better | 100 |"))
+    assert line.count("[") == 1 and line.count(" - ") == 4  # post-update filled, other types empty
