@@ -35,7 +35,8 @@ def _as_1d(values: Sequence[float], name: str) -> np.ndarray:
     return array
 
 
-def _percentiles(stats: np.ndarray, estimate: float, level: float) -> Interval:
+def percentile_interval(stats: np.ndarray, estimate: float, level: float = 0.95) -> Interval:
+    """Interval from bootstrap replicates ``stats`` around the point ``estimate`` (percentile method)."""
     alpha = (1.0 - level) / 2.0
     low, high = np.quantile(stats, [alpha, 1.0 - alpha])
     return Interval(float(estimate), float(low), float(high), level)
@@ -55,7 +56,7 @@ def bootstrap_mean(
 ) -> Interval:
     """Percentile bootstrap interval of the mean of ``values``."""
     x = _as_1d(values, "values")
-    return _percentiles(_resampled_means(x, n_resamples, rng), x.mean(), level)
+    return percentile_interval(_resampled_means(x, n_resamples, rng), x.mean(), level)
 
 
 def bootstrap_difference(
@@ -79,7 +80,7 @@ def bootstrap_difference(
             raise ValueError(f"paired bootstrap needs equal lengths, got {x.size} and {y.size}")
         return bootstrap_mean(x - y, rng=rng, n_resamples=n_resamples, level=level)
     stats = _resampled_means(x, n_resamples, rng) - _resampled_means(y, n_resamples, rng)
-    return _percentiles(stats, x.mean() - y.mean(), level)
+    return percentile_interval(stats, x.mean() - y.mean(), level)
 
 
 def simultaneous_half_width(bootstrap_stats: np.ndarray, estimates: np.ndarray, level: float = 0.95) -> float:

@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from memgym.core.statistics import Interval
+from memgym.core.statistics import Interval, percentile_interval
 
 QUERY_TYPES: tuple[str, ...] = ("initial", "post_update", "interference", "absent", "retained")
 """Query types of AMemOps in table order."""
@@ -199,9 +199,7 @@ def paired_difference(
             seed_idx = rng.integers(0, scores.shape[0], size=(size, scores.shape[0]))
             means.append(np.take_along_axis(per_seed.T, seed_idx, axis=1).mean(axis=1))
         stats[start : start + size] = 100.0 * (means[0] - means[1])
-    alpha = (1.0 - level) / 2.0
-    low, high = np.quantile(stats, [alpha, 1.0 - alpha])
-    return Interval(float(estimate), float(low), float(high), level)
+    return percentile_interval(stats, estimate, level)
 
 
 def difference_markdown(
