@@ -19,7 +19,8 @@ q, k       (B, H, T, d_k)         queries and keys (L2-normalised by the model)
 v          (B, H, T, d_v)         values
 g          (B, H, T, d_k)         log decay per key channel (<= 0); a scalar decay
                                   is the same value repeated over d_k
-b          (B, H, T, d_k)         erase gate (0 = additive memory)
+b          (B, H, T, d_k)         erase gate (0 = additive memory); None means all
+                                  zeros and lets the chunked form skip the UT solve
 w          (B, H, T, d_v)         write gate
 state      (B, H, d_v, d_k)       S_{t-1} before the first frame (zeros if None)
 o          (B, H, T, d_v)         outputs
@@ -72,11 +73,15 @@ def _check_shapes(q, k, v, g, b, w, state) -> tuple[int, int, int, int, int]:
         "w": (w, (batch, heads, length, d_v)),
     }
     for name, (tensor, shape) in expected.items():
-        if tuple(tensor.shape) != shape:
+        if tensor is not None and tuple(tensor.shape) != shape:
             raise ValueError(f"{name} must have shape {shape}, got {tuple(tensor.shape)}")
     if state is not None and tuple(state.shape) != (batch, heads, d_v, d_k):
         raise ValueError(f"state must have shape {(batch, heads, d_v, d_k)}, got {tuple(state.shape)}")
     return batch, heads, length, d_k, d_v
+
+
+def _erase_or_zeros(b: torch.Tensor | None, k: torch.Tensor) -> torch.Tensor:
+    return torch.zeros_like(k) if b is None else b
 
 
 def _initial_state(q: torch.Tensor, v: torch.Tensor, state: torch.Tensor | None) -> torch.Tensor:
@@ -113,9 +118,10 @@ def delta_rule_loop(q, k, v, g, b, w, state=None) -> tuple[torch.Tensor, torch.T
     """The step form run frame by frame over a stream; same arguments and returns as the chunked form."""
     _check_shapes(q, k, v, g, b, w, state)
     current = _initial_state(q, v, state)
+    b = _erase_or_zeros(b, k)
     outputs = []
-    for t in range(q.shape[2]):
-        o_t, current = step_delta_rule(q[:, :, t], k[:, :, t], v[:, :, t], g[:, :, t], b[:, :, t], w[:, :, t], current)
+    for frame in zip(*(x.unbind(dim=2) for x in (q, k, v, g, b, w)), strict=True):
+        o_t, current = step_delta_rule(*frame, current)
         outputs.append(o_t)
     return torch.stack(outputs, dim=2), current
 
@@ -124,6 +130,7 @@ def reference_delta_rule(q, k, v, g, b, w, state=None) -> tuple[torch.Tensor, to
     """Slow, literal transcription of the recurrence (explicit matrices, one batch/head at a time)."""
     batch, heads, length, d_k, d_v = _check_shapes(q, k, v, g, b, w, state)
     current = _initial_state(q, v, state).clone()
+    b = _erase_or_zeros(b, k)
     out = q.new_zeros(batch, heads, length, d_v)
     final = torch.empty_like(current)
     for i in range(batch):
@@ -150,6 +157,9 @@ def chunked_delta_rule(q, k, v, g, b, w, state=None, *, chunk_size: int = DEFAUL
         q, k, v, g, b, w, state: as in the module table.
         chunk_size: frames per chunk ``C``; the stream is zero-padded to a multiple of it
             (padded frames have ``k = 0`` and ``g = 0`` and leave the state unchanged).
+
+    With ``b=None`` (additive memory) ``A = 0`` and ``T = I``: the new values are the writes
+    ``U`` themselves and the triangular solve is skipped.
     Returns:
         ``o`` ``(B, H, T, d_v)`` and the final state ``(B, H, d_v, d_k)``.
     """
@@ -157,37 +167,41 @@ def chunked_delta_rule(q, k, v, g, b, w, state=None, *, chunk_size: int = DEFAUL
     current = _initial_state(q, v, state)
     size = chunk_size
     pad = (-length) % size
+    erasing = b is not None
+    inputs = (q, k, v, g, w, b) if erasing else (q, k, v, g, w)
     if pad:
-        q, k, g, b = (F.pad(x, (0, 0, 0, pad)) for x in (q, k, g, b))
-        v, w = (F.pad(x, (0, 0, 0, pad)) for x in (v, w))
+        inputs = tuple(F.pad(x, (0, 0, 0, pad)) for x in inputs)
     n_chunks = (length + pad) // size
-
-    def chunks(x: torch.Tensor) -> torch.Tensor:
-        return x.reshape(batch, heads, n_chunks, size, x.shape[-1])
-
-    q, k, v, g, b, w = (chunks(x) for x in (q, k, v, g, b, w))
+    q, k, v, g, w, *erase = (x.reshape(batch, heads, n_chunks, size, x.shape[-1]) for x in inputs)
     cum = g.cumsum(dim=3)  # log Γ_t, (B, H, N, C, d_k)
     ref = cum[:, :, :, size // 2 : size // 2 + 1]  # factor Γ_t/Γ_s around the middle frame
     gamma_t = torch.exp(cum - ref)
     gamma_s_inv = torch.exp(ref - cum)
-    erase_keys = b * k  # a_t
     keys_out = k * gamma_s_inv  # k_s / Γ_s (scaled)
-    strict = torch.tril(torch.ones(size, size, dtype=torch.bool, device=q.device), diagonal=-1)
     inclusive = torch.tril(torch.ones(size, size, dtype=torch.bool, device=q.device))
-    a_mat = ((erase_keys * gamma_t) @ keys_out.transpose(-1, -2)).masked_fill(~strict, 0.0)
-    eye = torch.eye(size, dtype=q.dtype, device=q.device)
-    ut = torch.linalg.solve_triangular(eye + a_mat, eye.expand_as(a_mat), upper=False, unitriangular=True)
-    u_new = ut @ (w * v)  # T U, (B, H, N, C, d_v)
-    w_state = ut @ (erase_keys * torch.exp(cum))  # T (a ⊙ Γ), (B, H, N, C, d_k)
+    if erasing:
+        erase_keys = erase[0] * k  # a_t
+        strict = torch.tril(torch.ones(size, size, dtype=torch.bool, device=q.device), diagonal=-1)
+        a_mat = ((erase_keys * gamma_t) @ keys_out.transpose(-1, -2)).masked_fill(~strict, 0.0)
+        eye = torch.eye(size, dtype=q.dtype, device=q.device)
+        ut = torch.linalg.solve_triangular(eye + a_mat, eye.expand_as(a_mat), upper=False, unitriangular=True)
+        u_new = ut @ (w * v)  # T U, (B, H, N, C, d_v)
+        w_state = ut @ (erase_keys * torch.exp(cum))  # T (a ⊙ Γ), (B, H, N, C, d_k)
+    else:
+        u_new = w * v
     scores = ((q * gamma_t) @ keys_out.transpose(-1, -2)).masked_fill(~inclusive, 0.0)
     q_state = q * torch.exp(cum)
     gamma_end = torch.exp(cum[:, :, :, -1:])  # (B, H, N, 1, d_k)
     keys_end = k * torch.exp(cum[:, :, :, -1:] - cum)  # k_s ⊙ Γ_C/Γ_s
     scale = 1.0 / math.sqrt(d_k)
     outputs = []
-    for n in range(n_chunks):
-        delta = u_new[:, :, n] - w_state[:, :, n] @ current.transpose(-1, -2)  # (B, H, C, d_v)
-        outputs.append((q_state[:, :, n] @ current.transpose(-1, -2) + scores[:, :, n] @ delta) * scale)
-        current = current * gamma_end[:, :, n] + delta.transpose(-1, -2) @ keys_end[:, :, n]
+    # unbind once: indexing chunk n inside the loop would make backward build a full-size zero
+    # gradient per chunk (quadratic in the number of chunks)
+    per_chunk = zip(*(x.unbind(dim=2) for x in (u_new, q_state, scores, gamma_end, keys_end)), strict=True)
+    state_reads = w_state.unbind(dim=2) if erasing else (None,) * n_chunks
+    for (u_n, q_n, scores_n, gamma_end_n, keys_end_n), w_n in zip(per_chunk, state_reads, strict=True):
+        delta = u_n if w_n is None else u_n - w_n @ current.transpose(-1, -2)  # (B, H, C, d_v)
+        outputs.append((q_n @ current.transpose(-1, -2) + scores_n @ delta) * scale)
+        current = current * gamma_end_n + delta.transpose(-1, -2) @ keys_end_n
     out = torch.cat(outputs, dim=2)[:, :, :length]
     return out, current

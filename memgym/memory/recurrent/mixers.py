@@ -165,8 +165,11 @@ class MemoryMixer(nn.Module):
         batch, length, _ = x.shape
         return x.view(batch, length, -1, per_head).transpose(1, 2)
 
-    def gates(self, x: torch.Tensor) -> dict[str, torch.Tensor]:
-        """Decay, erase and write gates ``(B, H, T, ·)`` of a delta-rule variant for ``x`` ``(B, T, d)``."""
+    def gates(self, x: torch.Tensor) -> dict[str, torch.Tensor | None]:
+        """Decay, erase and write gates ``(B, H, T, ·)`` of a delta-rule variant for ``x`` ``(B, T, d)``.
+
+        ``b`` is None for the additive variants (no erase).
+        """
         cfg, spec = self.config, self.spec
         batch, length, _ = x.shape
         h, dk = cfg.heads, cfg.head_dim
@@ -183,7 +186,7 @@ class MemoryMixer(nn.Module):
         elif spec.erase == "beta":
             b = beta.expand(batch, h, length, dk)
         else:
-            b = x.new_zeros(batch, h, length, dk)
+            b = None  # additive memory: the chunked form skips the UT solve
         if spec.write == "gate":
             w = self._heads(torch.sigmoid(self.write_proj(x)), dk)
         elif spec.write == "beta":

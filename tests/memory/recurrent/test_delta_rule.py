@@ -51,6 +51,22 @@ def test_chunk_size_does_not_change_result(chunk_size):
     assert rel_rms(o, o_ref) < 1e-10 and rel_rms(s, s_ref) < 1e-10
 
 
+@pytest.mark.parametrize("length", [63, 100])
+def test_no_erase_shortcut_equals_zero_erase_gate(length):
+    """``b=None`` (additive memory, no UT solve) gives the numbers of an explicit all-zero erase gate."""
+    q, k, v, g, b, w, state = make_inputs(length)
+    zeros = torch.zeros_like(b)
+    o_ref, s_ref = reference_delta_rule(
+        q[:1, :1], k[:1, :1], v[:1, :1], g[:1, :1], zeros[:1, :1], w[:1, :1], state[:1, :1]
+    )
+    o_none, s_none = chunked_delta_rule(q, k, v, g, None, w, state)
+    o_zero, s_zero = chunked_delta_rule(q, k, v, g, zeros, w, state)
+    o_loop, s_loop = delta_rule_loop(q, k, v, g, None, w, state)
+    assert rel_rms(o_none, o_zero) < 1e-12 and rel_rms(s_none, s_zero) < 1e-12
+    assert rel_rms(o_loop, o_zero) < 1e-10 and rel_rms(s_loop, s_zero) < 1e-10
+    assert rel_rms(o_none[:1, :1], o_ref) < 1e-10 and rel_rms(s_none[:1, :1], s_ref) < 1e-10
+
+
 def test_step_loop_matches_literal_reference():
     inputs = make_inputs(20, batch=1, heads=2)
     o_ref, s_ref = reference_delta_rule(*inputs)
