@@ -145,3 +145,15 @@ def test_eval_on_a_saved_matched_history_set(tmp_path):
     assert types == ["no_update", "post_update", "retained"]
     assert all(q["load"] == "low" and q["delay_s"] == 20.0 for r in rows for q in r["queries"])
     assert "no-update" in (out / "table.md").read_text()
+
+
+def test_packaged_symbolic_configs_use_sixteen_values():
+    from memgym.core.config import CONFIG_DIR, load_config
+    from memgym.pipelines.amemops_models import AMemOpsEvalConfig, AMemOpsTrainConfig
+
+    train = load_config(AMemOpsTrainConfig, path=CONFIG_DIR / "amemops_symbolic.yaml")
+    assert (train.data.inputs, train.data.stream.attribute_values) == ("symbolic", 16)
+    assert (train.arch.layers, train.arch.heads, train.steps) == (1, 1, 20000)
+    evaluation = load_config(AMemOpsEvalConfig, path=CONFIG_DIR / "amemops_symbolic_eval.yaml")
+    assert (evaluation.data.inputs, evaluation.data.stream.attribute_values) == ("symbolic", 16)
+    assert evaluation.data.stream.split == "eval" and evaluation.seeds == (0, 1)
