@@ -35,7 +35,8 @@ answer it formed at that time or answer afresh. The action answers both heads.
 ``terminated`` after the last query is answered; never truncated.
 
 ## Arguments
-``config`` (:class:`~memgym.datasets.amemops.config.StreamConfig`), ``library`` (a
+``config`` (:class:`~memgym.datasets.amemops.config.StreamConfig`; ``attribute_values`` must be
+4, the physical gains and pans), ``library`` (a
 :class:`~memgym.datasets.sources.library.SourceLibrary` or library kind name), ``seed`` (run seed
 mixed with the reset seed), ``block_frames``, ``render_mode`` (``"rgb_array"``).
 ``reset(options={"episode": stream})`` plays a given :class:`AMemOpsStream` (e.g. a
@@ -82,6 +83,7 @@ class AudioStreamEnv(TwoPhaseEnv):
     ) -> None:
         super().__init__(render_mode=render_mode)
         self.config = config or StreamConfig()
+        self.config.require_audio("config")
         if isinstance(library, str):
             library = open_library(LibraryConfig(kind=library))  # type: ignore[arg-type]
         self.library = library if library is not None else open_library(self.config.library)

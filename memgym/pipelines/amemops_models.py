@@ -7,8 +7,10 @@
 * :func:`evaluate_models` scores trained checkpoints on held-out streams, one resumable result
   row per (model, seed, checkpoint, stream), and writes Table 2 / Table 3 style markdown and a
   plot into ``RUNS/amemops_eval/<name>/``.
-* ``inputs=symbolic`` (with ``memgym/configs/amemops_symbolic.yaml``: one layer, one head) runs
-  the same code on the symbolic controls (:mod:`memgym.datasets.amemops.symbolic`).
+* ``inputs=symbolic`` (with ``memgym/configs/amemops_symbolic.yaml``: one layer, one head, 16
+  attribute values) runs the same code on the symbolic controls
+  (:mod:`memgym.datasets.amemops.symbolic`). Both heads have ``data.stream.attribute_values + 1``
+  classes, the last one "none".
 """
 
 from __future__ import annotations
@@ -184,11 +186,15 @@ class StreamTensors:
 
     Args:
         data: stream settings; ``data.stream.split`` selects the library split.
+    Raises:
+        ConfigError: audio inputs with ``data.stream.attribute_values`` other than 4.
     """
 
     def __init__(self, data: DataConfig) -> None:
         from memgym.datasets.amemops.generator import StreamGenerator
 
+        if data.inputs == "audio":
+            data.stream.require_audio("data.stream")
         self.data = data
         self.library = _open_library(data.stream.library)
         self.generator = StreamGenerator(data.stream, self.library)
@@ -200,14 +206,14 @@ class StreamTensors:
         from memgym.datasets.amemops.features import N_FEATURES
         from memgym.datasets.amemops.symbolic import symbolic_input_dim
 
-        return symbolic_input_dim(len(self.identities)) if self.data.inputs == "symbolic" else N_FEATURES
+        if self.data.inputs == "symbolic":
+            return symbolic_input_dim(len(self.identities), self.data.stream.attribute_values)
+        return N_FEATURES
 
     @property
     def n_classes(self) -> int:
-        from memgym.datasets.amemops.config import NONE_INDEX
-        from memgym.datasets.amemops.symbolic import SYMBOLIC_VALUES
-
-        return SYMBOLIC_VALUES + 1 if self.data.inputs == "symbolic" else NONE_INDEX + 1
+        """Classes per head: ``data.stream.attribute_values`` values plus none (the last class)."""
+        return self.data.stream.attribute_values + 1
 
     def stream(self, index: int) -> AMemOpsStream:
         return self.generator.generate(self.data.stream_seed, index)
@@ -240,6 +246,12 @@ class StreamSetTensors:
         self.folder = Path(folder)
         self.data = data
         self.streams = list(load_stream_set(self.folder))
+        mismatched = [s for s in self.streams if s.attribute_values != data.stream.attribute_values]
+        if mismatched:
+            raise ConfigError(
+                f"stream_set {self.folder}: stream {mismatched[0].episode_id} has {mismatched[0].attribute_values} "
+                f"attribute values but data.stream.attribute_values={data.stream.attribute_values}"
+            )
         self.identities = _open_library(data.stream.library).identities() if data.inputs == "symbolic" else []
 
     def __len__(self) -> int:

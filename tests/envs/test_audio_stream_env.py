@@ -4,7 +4,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import memgym  # noqa: F401  (registers the gym ids)
-from memgym.core.errors import MemgymError
+from memgym.core.errors import ConfigError, MemgymError
 from memgym.datasets.amemops.config import StreamConfig
 from memgym.datasets.amemops.templates import build_history_stream
 from memgym.envs.audio_stream_env import AudioStreamEnv
@@ -63,6 +63,11 @@ def test_foreign_library_stream_rejected(env):
     stream = build_history_stream(0, other)
     with pytest.raises(MemgymError, match="was built from library"):
         env.reset(options={"episode": stream})
+
+
+def test_symbolic_attribute_values_are_refused(tones):
+    with pytest.raises(ConfigError, match=r"config.attribute_values=16: audio streams need 4 values"):
+        AudioStreamEnv(StreamConfig(attribute_values=16), library=tones)
 
 
 def test_registered_id():

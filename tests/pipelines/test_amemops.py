@@ -49,6 +49,8 @@ def test_bad_settings_are_config_errors(tmp_path):
         AMemOpsBenchmark().generate(_args(tmp_path, "stream.frames=300"))
     with pytest.raises(ConfigError, match="unknown key"):
         AMemOpsBenchmark().generate(_args(tmp_path, "stream.nope=1"))
+    with pytest.raises(ConfigError, match=r"stream.attribute_values=16: audio streams need 4 values"):
+        AMemOpsBenchmark().generate(_args(tmp_path, "stream.attribute_values=16"))  # features are audio
 
 
 @pytest.mark.slow

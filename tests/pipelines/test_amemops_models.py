@@ -46,6 +46,37 @@ def test_train_then_eval_writes_tables(tmp_path, capsys):
     assert "Query-weighted accuracy" in capsys.readouterr().out
 
 
+def test_sixteen_value_symbolic_controls_train_and_evaluate(tmp_path):
+    from memgym.agents.trainer import load_checkpoint_model
+    from memgym.datasets.sources.factory import open_library
+    from memgym.memory.recurrent.model import AMemOpsModel, ModelConfig
+
+    sixteen = "data.stream.attribute_values=16"
+    folder = train(tmp_path, "model=gdn", "steps=2", sixteen)
+    model = load_checkpoint_model(folder / "step_2.pt", lambda c: AMemOpsModel(ModelConfig(**c)))
+    n_identities = len(open_library("synthetic_env").identities())
+    assert model.config.n_gain == model.config.n_pan == 17 and model.config.input_dim == n_identities + 35
+    overrides = ("models=[gdn]", "seeds=[0]", "checkpoints=[2]", "streams=2", *STREAM, "data.stream.split=eval")
+    out = eval_job(JobArgs(overrides=(*overrides, sixteen, "name=s"), runs_dir=tmp_path, progress=False))
+    queries = [q for line in (out / "results.jsonl").read_text().splitlines() for q in json.loads(line)["queries"]]
+    assert queries and all(0 <= q["answer"] <= 16 and 0 <= q["prediction"] <= 16 for q in queries)
+    assert all(q["answer"] == 16 for q in queries if q["query_type"] == "absent")
+    with pytest.raises(RecordError, match="model expects .* input features"):  # evaluated as 4-value streams
+        eval_job(JobArgs(overrides=(*overrides, "name=four"), runs_dir=tmp_path, progress=False))
+
+
+def test_audio_inputs_refuse_symbolic_value_counts(tmp_path):
+    audio = [o.replace("data.inputs=symbolic", "data.inputs=audio") for o in STREAM]
+    with pytest.raises(ConfigError, match=r"data.stream.attribute_values=16: audio streams need 4 values"):
+        train_job(
+            JobArgs(
+                overrides=("model=gdn", "steps=1", *audio, *TINY, "data.stream.attribute_values=16"),
+                runs_dir=tmp_path,
+                progress=False,
+            )
+        )
+
+
 def test_eval_names_the_missing_checkpoint(tmp_path):
     with pytest.raises(RecordError, match=r"missing checkpoint .*gdn2-seed0/step_12000.pt"):
         eval_job(JobArgs(overrides=("models=[gdn2]", "seeds=[0]", *STREAM), runs_dir=tmp_path, progress=False))
@@ -114,3 +145,15 @@ def test_eval_on_a_saved_matched_history_set(tmp_path):
     assert types == ["no_update", "post_update", "retained"]
     assert all(q["load"] == "low" and q["delay_s"] == 20.0 for r in rows for q in r["queries"])
     assert "no-update" in (out / "table.md").read_text()
+
+
+def test_packaged_symbolic_configs_use_sixteen_values():
+    from memgym.core.config import CONFIG_DIR, load_config
+    from memgym.pipelines.amemops_models import AMemOpsEvalConfig, AMemOpsTrainConfig
+
+    train = load_config(AMemOpsTrainConfig, path=CONFIG_DIR / "amemops_symbolic.yaml")
+    assert (train.data.inputs, train.data.stream.attribute_values) == ("symbolic", 16)
+    assert (train.arch.layers, train.arch.heads, train.steps) == (1, 1, 20000)
+    evaluation = load_config(AMemOpsEvalConfig, path=CONFIG_DIR / "amemops_symbolic_eval.yaml")
+    assert (evaluation.data.inputs, evaluation.data.stream.attribute_values) == ("symbolic", 16)
+    assert evaluation.data.stream.split == "eval" and evaluation.seeds == (0, 1)

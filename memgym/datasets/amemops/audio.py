@@ -6,6 +6,7 @@ Every recording is scaled to RMS ``stream.rms`` (0.05) over its whole length, th
 (left ``cos(pan*pi/2)``, right ``sin(pan*pi/2)``, so left² + right² = 1 and panning preserves
 event energy). Independent white Gaussian noise is added to each channel with standard deviation
 ``rms * 10**(-noise_db/20)`` (45 dB below the RMS reference). No final normalisation, no clipping.
+Only streams with 4 attribute values (the physical gains and pans) can be rendered.
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from memgym.core.errors import MemgymError
-from memgym.datasets.amemops.config import HOP, SAMPLE_RATE
+from memgym.core.errors import ConfigError, MemgymError
+from memgym.datasets.amemops.config import HOP, PHYSICAL_VALUES, SAMPLE_RATE
 from memgym.datasets.amemops.records import AMemOpsStream, StreamEvent
 from memgym.datasets.sources.library import SourceLibrary
 
@@ -65,7 +66,16 @@ class StreamRenderer:
         return audio[event.start_sample : event.start_sample + n] * np.float32(scale)
 
     def render(self, stream: AMemOpsStream, *, noise: bool = True) -> np.ndarray:
-        """``(2, frames*640)`` float32 stereo audio at 16 kHz of ``stream``."""
+        """``(2, frames*640)`` float32 stereo audio at 16 kHz of ``stream``.
+
+        Raises:
+            ConfigError: the stream has symbolic attribute values (``attribute_values`` != 4).
+        """
+        if stream.attribute_values != PHYSICAL_VALUES:
+            raise ConfigError(
+                f"stream {stream.episode_id} was generated with attribute_values={stream.attribute_values}: "
+                f"only attribute_values={PHYSICAL_VALUES} (the physical gains and pans) can be rendered as audio"
+            )
         out = np.zeros((2, stream.frames * HOP), dtype=np.float32)
         fade_samples = int(round(stream.fade_ms * SAMPLE_RATE / 1000))
         for event in stream.events:

@@ -1,10 +1,13 @@
 """AMemOps constants and the typed stream-generator config.
 
-Attribute classes (index -> value) shared by labels, actions and models:
+Attribute classes (index -> value) shared by labels, actions and models of the audio streams:
 
 * gain: ``0: -18 dB, 1: -12 dB, 2: -6 dB, 3: 0 dB``
 * pan:  ``0: 0 (left), 1: 1/3, 2: 2/3, 3: 1 (right)``
 * :data:`NONE_INDEX` = 4: "none" — the answer for a source absent from the stream so far.
+
+With ``StreamConfig.attribute_values = N`` (the symbolic controls use 16) the classes are
+``0..N-1`` without a physical value and ``N`` is none; only ``N = 4`` can be rendered as audio.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Literal
 
+from memgym.core.config import config_to_dict
 from memgym.core.errors import ConfigError
 from memgym.datasets.sources.factory import LibraryConfig
 
@@ -21,7 +25,9 @@ HOP = SAMPLE_RATE // FRAME_RATE  # 640 samples per frame
 GAINS_DB: tuple[float, ...] = (-18.0, -12.0, -6.0, 0.0)
 PANS: tuple[float, ...] = (0.0, 1.0 / 3.0, 2.0 / 3.0, 1.0)
 NONE_INDEX = 4
-"""Label of "none" (absent source) for both heads."""
+"""Label of "none" (absent source) for both heads of the audio streams."""
+PHYSICAL_VALUES = len(GAINS_DB)
+"""Attribute values of streams that can be rendered as audio (the gains and pans above)."""
 IGNORE_INDEX = -100
 """Label of frames without a supervised answer (``torch.nn.CrossEntropyLoss`` default)."""
 ATTRIBUTES = ("gain", "pan")
@@ -74,8 +80,16 @@ class StreamConfig:
     placement_attempts: int = dataclasses.field(
         default=30, metadata={"help": "placement tries per proposal before it is dropped"}
     )
+    attribute_values: int = dataclasses.field(
+        default=PHYSICAL_VALUES,
+        metadata={"help": "values per attribute (classes 0..N-1, N = none); 4 = the audio gains/pans, symbolic: 16"},
+    )
 
     def __post_init__(self) -> None:
+        if self.attribute_values < 2:
+            raise ConfigError(
+                f"attribute_values must be >= 2 (an update changes the value), got {self.attribute_values}"
+            )
         lo, hi = self.excerpt_frames
         if not 1 <= lo <= hi:
             raise ConfigError(f"excerpt_frames must be (min, max) with 1 <= min <= max, got {self.excerpt_frames}")
@@ -101,6 +115,27 @@ class StreamConfig:
             raise ConfigError(
                 f"impossible stream settings: the proposed events need at least {needed} frames "
                 f"but frames={self.frames}; lower the query counts/distractors or raise frames"
+            )
+
+    def key(self) -> dict:
+        """The config as a plain dict for hashes (stream seeds, caches). ``attribute_values`` is left
+        out at its audio default, so streams and caches of earlier versions keep their keys."""
+        data = config_to_dict(self)
+        if self.attribute_values == PHYSICAL_VALUES:
+            del data["attribute_values"]
+        return data
+
+    def require_audio(self, where: str = "StreamConfig") -> None:
+        """Raise :class:`ConfigError` unless the streams can be rendered as audio.
+
+        Args:
+            where: the config path of this stream config, named in the message.
+        """
+        if self.attribute_values != PHYSICAL_VALUES:
+            raise ConfigError(
+                f"{where}.attribute_values={self.attribute_values}: audio streams need "
+                f"{PHYSICAL_VALUES} values (the physical gains {GAINS_DB} dB and pans); "
+                "other value counts are for the symbolic controls only"
             )
 
     def min_frames_needed(self) -> int:

@@ -10,7 +10,8 @@ Features: ``(T, 131)`` float32 per 25 Hz frame —
 
 Labels: two ``(T,)`` int64 arrays for the gain and pan heads. At the *last frame* of a query the
 requested head's label is the answer class (0-3, or :data:`NONE_INDEX` = 4 for an absent
-source); every other position — including the head not asked — is :data:`IGNORE_INDEX` (-100).
+source; ``0..N-1`` and ``N`` for a stream with ``attribute_values = N``); every other position —
+including the head not asked — is :data:`IGNORE_INDEX` (-100).
 """
 
 from __future__ import annotations

@@ -1,15 +1,20 @@
 """The AMemOps stream generator (paper section 2), deterministic by (config, seed, index).
 
+Gain and pan are classes ``0..attribute_values-1`` (4: the physical gains and pans of
+:mod:`.config`; the symbolic controls use 16 without physical values); an absent source's answer
+is class ``attribute_values`` (none).
+
 Per stream the generator *proposes* ``n_initial`` initial-value, ``n_update`` post-update,
 ``n_interference`` similar-source-interference and ``n_absent`` absent-source queries, each
 with its own source identity, then places every proposal's chain of events on the 25 Hz frame
 grid without overlap:
 
-* initial: one event (random gain and pan), then the query.
+* initial: one event (random gain and pan, uniform over the classes), then the query.
 * update: one event, then 1..``max_updates`` updates, then the query. Queries ask gain and pan
   in equal numbers. With probability 1/2 the query is *updated* (every update changes the
-  queried attribute; the other changes with probability 1/2), otherwise *retained* (every update
-  changes only the other attribute, so the queried one never changed although the other did).
+  queried attribute to one of the other classes; the other changes with probability 1/2),
+  otherwise *retained* (every update changes only the other attribute, so the queried one never
+  changed although the other did).
   With ``update_queries="both"`` each of ``n_update / 2`` update sources is instead asked gain
   and pan in two separate queries (each update changes gain, pan or both; the changed attribute
   is *updated*, an unchanged one *retained*).
@@ -34,7 +39,6 @@ import math
 import numpy as np
 from numpy.random import Generator
 
-from memgym.core.config import config_to_dict
 from memgym.core.episode import TaskItem
 from memgym.core.errors import ConfigError, MemgymError
 from memgym.core.seeding import config_hash, episode_rng
@@ -42,8 +46,8 @@ from memgym.datasets.amemops.config import (
     FRAME_RATE,
     GAINS_DB,
     HOP,
-    NONE_INDEX,
     PANS,
+    PHYSICAL_VALUES,
     StreamConfig,
 )
 from memgym.datasets.amemops.controls import apply_recording_control
@@ -99,7 +103,7 @@ class StreamGenerator:
             if pools is not None or not needs_pools
             else SimilarityPools.for_library(library, pool_splits(library), cache_dir=library.cache_dir)
         )
-        plan_config = config_to_dict(config)
+        plan_config = config.key()
         plan_config["recordings"] = "original"  # controls share the plan of the original stream
         self.digest = config_hash({"stream": plan_config, "library": library.fingerprint()})
 
@@ -183,13 +187,14 @@ class StreamGenerator:
         lo, hi = self.config.excerpt_frames
         return int(rng.integers(lo, hi + 1))
 
-    @staticmethod
-    def _random_attributes(rng: np.random.Generator) -> tuple[int, int]:
-        return int(rng.integers(4)), int(rng.integers(4))
+    def _random_attributes(self, rng: np.random.Generator) -> tuple[int, int]:
+        """Uniform ``(gain, pan)`` classes in ``0..attribute_values-1``."""
+        values = self.config.attribute_values
+        return int(rng.integers(values)), int(rng.integers(values))
 
-    @staticmethod
-    def _other_value(rng: np.random.Generator, value: int) -> int:
-        return int(rng.choice([v for v in range(4) if v != value]))
+    def _other_value(self, rng: np.random.Generator, value: int) -> int:
+        """A class other than ``value``, uniform over the ``attribute_values - 1`` others."""
+        return int(rng.choice([v for v in range(self.config.attribute_values) if v != value]))
 
     def _chain(
         self,
@@ -324,17 +329,25 @@ class StreamGenerator:
         gain_db: float | None = None,
         pan: float | None = None,
     ) -> StreamEvent:
+        """One event; its gain and pan are ``gain_db``/``pan`` when given (queries), else the classes
+        ``gain_index``/``pan_index`` — physical values with 4 attribute values, stored indices otherwise."""
         recording_id, start = self.pick_excerpt(rng, identity, frames)
+        if gain_db is not None or self.config.attribute_values == PHYSICAL_VALUES:
+            values = {
+                "gain_db": float(GAINS_DB[gain_index] if gain_db is None else gain_db),
+                "pan": float(PANS[pan_index] if pan is None else pan),
+            }
+        else:
+            values = {"gain_index": gain_index, "pan_index": pan_index}
         return StreamEvent(
             identity=identity,
             role=role,
             onset_frame=int(onset),
             frames=int(frames),
-            gain_db=float(GAINS_DB[gain_index] if gain_db is None else gain_db),
-            pan=float(PANS[pan_index] if pan is None else pan),
             recording_id=recording_id,
             start_sample=start,
             group=group,
+            **values,
         )
 
     def pick_excerpt(self, rng: np.random.Generator, identity: str, frames: int) -> tuple[str, int]:
@@ -383,7 +396,7 @@ class StreamGenerator:
         for k, (query, proposal, attribute, operation, own) in enumerate(queries):
             query_id = f"q{k:02d}"
             events.append(_with_query_id(query, query_id))
-            items.append(_task_item(query_id, query, proposal, attribute, operation, own))
+            items.append(_task_item(query_id, query, proposal, attribute, operation, own, cfg.attribute_values))
         events.sort(key=lambda e: (e.onset_frame, e.role))
         return AMemOpsStream(
             episode_id=episode_id,
@@ -409,6 +422,7 @@ class StreamGenerator:
             noise_db=cfg.noise_db,
             rms=cfg.rms,
             fade_ms=cfg.fade_ms,
+            attribute_values=cfg.attribute_values,
         )
 
 
@@ -437,19 +451,25 @@ def _with_query_id(event: StreamEvent, query_id: str) -> StreamEvent:
 
 
 def _task_item(
-    query_id: str, query: StreamEvent, proposal: dict, attribute: str, operation: str, own: list[StreamEvent]
+    query_id: str,
+    query: StreamEvent,
+    proposal: dict,
+    attribute: str,
+    operation: str,
+    own: list[StreamEvent],
+    none_index: int,
 ) -> TaskItem:
     previous = None
     if own:
         latest = own[-1]
-        gain_index, pan_index = GAINS_DB.index(latest.gain_db), _pan_index(latest.pan)
+        gain_index, pan_index = latest.attribute_class("gain"), latest.attribute_class("pan")
         answer = gain_index if attribute == "gain" else pan_index
         delay = (query.end_frame - latest.end_frame) / FRAME_RATE
-        values = [GAINS_DB.index(e.gain_db) if attribute == "gain" else _pan_index(e.pan) for e in own]
+        values = [e.attribute_class(attribute) for e in own]
         changed = [v for v in values[:-1] if v != answer]
         previous = changed[-1] if changed else None  # the superseded value, for updated queries
     else:
-        gain_index = pan_index = answer = NONE_INDEX
+        gain_index = pan_index = answer = none_index
         delay = None
     return TaskItem(
         item_id=query_id,
@@ -471,7 +491,3 @@ def _task_item(
             **({"partner": proposal["partner"]} if "partner" in proposal else {}),
         },
     )
-
-
-def _pan_index(pan: float) -> int:
-    return int(np.argmin([abs(pan - p) for p in PANS]))

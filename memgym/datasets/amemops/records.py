@@ -12,6 +12,7 @@ from typing import Literal
 
 from memgym.core.episode import Episode
 from memgym.core.records import Record, record
+from memgym.datasets.amemops.config import GAINS_DB, PANS, PHYSICAL_VALUES
 
 Role = Literal["target", "interferer", "distractor", "query"]
 
@@ -27,24 +28,38 @@ class StreamEvent(Record):
             interference history), ``distractor`` or ``query``.
         onset_frame: first 25 Hz frame.
         frames: length in frames (samples = frames * 640).
-        gain_db: gain in dB (queries: -3).
-        pan: equal-power pan in [0, 1] (0 left, 1 right; queries: 0.5).
+        gain_db: gain in dB (queries: -3); None on the source events of a stream whose
+            ``attribute_values`` is not 4 (symbolic values have no physical gain).
+        pan: equal-power pan in [0, 1] (0 left, 1 right; queries: 0.5); None like ``gain_db``.
         recording_id: library recording the excerpt comes from.
         start_sample: excerpt start in the recording (16 kHz samples).
         group: proposal the event belongs to (``""`` for distractors).
         query_id: the task item id for ``role == "query"``, else ``""``.
+        gain_index: gain class of a source event without a physical gain (``gain_db`` None), else None.
+        pan_index: pan class likewise.
     """
 
     identity: str
     role: Role
     onset_frame: int
     frames: int
-    gain_db: float
-    pan: float
+    gain_db: float | None = None
+    pan: float | None = None
     recording_id: str
     start_sample: int
     group: str = ""
     query_id: str = ""
+    gain_index: int | None = None
+    pan_index: int | None = None
+
+    def attribute_class(self, attribute: str) -> int:
+        """Class of ``attribute`` (``"gain"``/``"pan"``) of a source event: the stored index, or the
+        index of the physical value in :data:`GAINS_DB` / the nearest of :data:`PANS`."""
+        if attribute == "gain":
+            return self.gain_index if self.gain_index is not None else GAINS_DB.index(self.gain_db)
+        if self.pan_index is not None:
+            return self.pan_index
+        return min(range(len(PANS)), key=lambda k: abs(self.pan - PANS[k]))
 
     @property
     def end_frame(self) -> int:
@@ -58,7 +73,7 @@ class AMemOpsStream(Episode):
     """An AMemOps stream: events in time order plus query task items.
 
     Task items (``task == "attribute_query"``) are in time order; ``answer`` is the class
-    index of the requested attribute (0-3, or 4 = none) and ``annotations`` hold ``type``
+    index of the requested attribute (``0..attribute_values-1``, or ``attribute_values`` = none) and ``annotations`` hold ``type``
     (initial/update/interference/absent), ``operation`` (initial/updated/retained/interference/
     absent), ``attribute`` (gain/pan), ``onset_frame``, ``end_frame`` (the query's last frame,
     where the label sits), ``delay_s`` (latest source event end -> query end; None when absent),
@@ -74,6 +89,7 @@ class AMemOpsStream(Episode):
         rms: recording RMS reference.
         fade_ms: excerpt fade length.
         recordings: recording control applied.
+        attribute_values: values per attribute (4: the physical gains/pans; else symbolic only).
     """
 
     frames: int
@@ -85,6 +101,7 @@ class AMemOpsStream(Episode):
     rms: float = 0.05
     fade_ms: float = 10.0
     recordings: str = "original"
+    attribute_values: int = PHYSICAL_VALUES
 
     def queries(self) -> list[StreamEvent]:
         """Query events in time order."""

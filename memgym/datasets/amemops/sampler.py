@@ -29,7 +29,8 @@ Usage::
         loss = ce(logits_gain.flatten(0, 1), batch["gain_labels"].flatten()) + ...
 
 The optional on-disk cache (``cache_dir``) stores each stream's features, labels and record in
-``cache_dir/amemops-<config hash>/<index>.npz``; a second epoch or run reads them back.
+``cache_dir/amemops-<config hash>/<index>.npz``; a second epoch or run reads them back. The hash
+covers every generator setting (:meth:`StreamConfig.key`, the value count included).
 """
 
 from __future__ import annotations
@@ -43,7 +44,6 @@ import numpy as np
 import torch
 from torch.utils.data import DataLoader, Dataset
 
-from memgym.core.config import config_to_dict
 from memgym.core.records import from_json
 from memgym.core.seeding import config_hash
 from memgym.datasets.amemops.audio import StreamRenderer
@@ -68,6 +68,8 @@ class StreamDataset(Dataset):
         start: index of the first stream (resume a run at ``step * batch_size``).
         cache_dir: optional on-disk cache of featurised streams.
         library: an already opened library (else opened from ``config.library`` per process).
+    Raises:
+        ConfigError: ``config.attribute_values`` is not 4 (audio needs the physical gains/pans).
     """
 
     def __init__(
@@ -80,6 +82,7 @@ class StreamDataset(Dataset):
         cache_dir: str | Path | None = None,
         library: SourceLibrary | None = None,
     ) -> None:
+        config.require_audio()
         self.config = config
         self.seed = seed
         self.length = length
@@ -87,7 +90,7 @@ class StreamDataset(Dataset):
         self._library = library
         generator = self._generator()  # computes similarity pools once, in this process
         self._pools: SimilarityPools | None = generator.pools
-        self.digest = config_hash({"config": config_to_dict(config), "library": generator.library.fingerprint()})
+        self.digest = config_hash({"config": config.key(), "library": generator.library.fingerprint()})
         self.cache = Path(cache_dir) / f"amemops-{self.digest}" if cache_dir else None
         self._state: tuple[StreamGenerator, StreamRenderer] | None = (generator, StreamRenderer(generator.library))
 

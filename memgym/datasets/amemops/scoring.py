@@ -1,8 +1,8 @@
 """Scoring one AMemOps query answer (used by the env and by the ``attribute_query`` scorer).
 
 A prediction may be the class of the asked head (``int``), a ``(gain, pan)`` pair / array, or a
-mapping ``{"gain": g, "pan": p}``; only the asked head counts. Classes: 0-3 attribute values,
-4 = none.
+mapping ``{"gain": g, "pan": p}``; only the asked head counts. Classes: ``0..N-1`` attribute
+values, ``N`` = none, with ``N`` the stream's ``attribute_values`` (4 for audio, 16 symbolic).
 """
 
 from __future__ import annotations

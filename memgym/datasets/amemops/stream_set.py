@@ -74,6 +74,8 @@ class StreamSetConfig:
         bad = [r for r in self.history.recordings if r not in RECORDING_CONTROLS]
         if bad:
             raise ConfigError(f"history.recordings {bad} not in {list(RECORDING_CONTROLS)}")
+        if self.features or self.kind == "history":  # audio features and matched histories use physical values
+            self.stream.require_audio("stream")
 
 
 def build_records(config: StreamSetConfig, library: SourceLibrary) -> list[AMemOpsStream]:

@@ -1,6 +1,7 @@
 import numpy as np
 import pytest
 
+from memgym.core.errors import ConfigError
 from memgym.datasets.amemops.audio import StreamRenderer, fade, noise_for, pan_gains, render_audio
 from memgym.datasets.amemops.config import GAINS_DB, PANS, StreamConfig
 from memgym.datasets.amemops.generator import StreamGenerator
@@ -121,3 +122,10 @@ def test_streams_identical_across_processes(tones):
     stream = StreamGenerator(StreamConfig(), tones).generate(2, 5)
     here = hashlib.sha256(stream.to_json().encode() + render_audio(stream, tones).tobytes()).hexdigest()
     assert other == here
+
+
+def test_symbolic_value_streams_are_not_rendered(tones):
+    config = StreamConfig(distractors=(4,), n_interference=0, attribute_values=16)
+    stream = StreamGenerator(config, tones).generate(seed=0, index=0)
+    with pytest.raises(ConfigError, match="generated with attribute_values=16: only attribute_values=4"):
+        StreamRenderer(tones).render(stream)

@@ -1,3 +1,5 @@
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -195,3 +197,59 @@ def test_update_queries_both_asks_gain_and_pan_of_each_update_source(tones, gene
     assert seen_ops == {"updated", "retained"}
     with pytest.raises(ConfigError, match="n_update must be even"):
         StreamConfig(update_queries="both", n_update=7)
+
+
+@pytest.fixture(scope="module")
+def sixteen(tones, generator):
+    config = StreamConfig(attribute_values=16, update_queries="both", max_updates=3)
+    return StreamGenerator(config, tones, generator.pools)
+
+
+def test_sixteen_values_cover_all_classes_and_keep_the_planned_relations(sixteen):
+    streams = [sixteen.generate(seed=0, index=i) for i in range(8)]
+    seen = {"gain": set(), "pan": set()}
+    most_per_stream = 0
+    for stream in streams:
+        assert stream.attribute_values == 16
+        sources = [e for e in stream.events if e.role != "query"]
+        assert all(e.gain_db is None and e.pan is None for e in sources)
+        for attribute in seen:
+            values = {e.attribute_class(attribute) for e in sources}
+            assert values <= set(range(16))
+            seen[attribute] |= values
+            most_per_stream = max(most_per_stream, len(values))
+        for item in stream.items:
+            a = item.annotations
+            assert 0 <= item.answer <= 16
+            own = [e for e in stream.events if e.group == a["group"] and e.role == "target"]
+            if a["type"] == "absent":
+                assert item.answer == 16 and not own
+                continue
+            assert item.answer == own[-1].attribute_class(a["attribute"]) < 16
+            if a["operation"] == "updated":
+                assert a["previous_index"] is not None and a["previous_index"] != item.answer
+            elif a["operation"] == "retained":
+                assert {e.attribute_class(a["attribute"]) for e in own} == {item.answer}
+            elif a["operation"] == "interference":
+                partner = next(e for e in stream.events if e.group == a["group"] and e.role == "interferer")
+                assert partner.attribute_class(a["attribute"]) != item.answer
+    assert seen == {"gain": set(range(16)), "pan": set(range(16))}
+    assert most_per_stream > 4  # a stream is not limited to four values of an attribute
+
+
+def test_sixteen_values_are_deterministic_and_round_trip(sixteen, tones, generator):
+    a = sixteen.generate(seed=5, index=1)
+    assert a == StreamGenerator(sixteen.config, tones, generator.pools).generate(seed=5, index=1)
+    assert from_json(a.to_json()) == a
+    assert a != sixteen.generate(seed=5, index=2)
+
+
+def test_value_count_enters_the_stream_key_only_when_not_four(tones, generator, sixteen):
+    assert "attribute_values" not in StreamConfig().key()  # streams of earlier versions are unchanged
+    assert StreamConfig(attribute_values=16).key()["attribute_values"] == 16
+    eight = dataclasses.replace(sixteen.config, attribute_values=8)
+    assert sixteen.digest != StreamGenerator(eight, tones, generator.pools).digest
+    with pytest.raises(ConfigError, match="attribute_values must be >= 2"):
+        StreamConfig(attribute_values=1)
+    with pytest.raises(ConfigError, match=r"data.stream.attribute_values=16: audio streams need 4 values"):
+        StreamConfig(attribute_values=16).require_audio("data.stream")

@@ -1,5 +1,7 @@
+import pytest
 import torch
 
+from memgym.core.errors import ConfigError
 from memgym.datasets.amemops.config import IGNORE_INDEX, StreamConfig
 from memgym.datasets.amemops.sampler import StreamDataset, make_loader
 from memgym.datasets.sources.similarity import SimilarityPools
@@ -43,3 +45,8 @@ def test_dataset_pickles_for_spawned_workers(tones):
     clone = pickle.loads(pickle.dumps(dataset))
     assert clone._library.fingerprint() == tones.fingerprint() and not clone._library._cache
     assert torch.equal(clone[0]["features"], first["features"])
+
+
+def test_audio_sampler_refuses_symbolic_values(tones):
+    with pytest.raises(ConfigError, match=r"StreamConfig.attribute_values=16: audio streams need 4 values"):
+        StreamDataset(StreamConfig(attribute_values=16), library=tones)
