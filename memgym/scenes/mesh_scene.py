@@ -165,8 +165,12 @@ class MeshScene(Scene):
     def navgrid(self) -> NavGrid:
         """The navigation grid (built on first use)."""
         if self._nav is None:
-            self._nav = NavGrid.from_raycasting(self._raycaster, self.bounds(), self.agent, self.floor_height)
+            self._nav = self._build_navgrid()
         return self._nav
+
+    def _build_navgrid(self) -> NavGrid:
+        """The grid computed from the render mesh (backends with another source override this)."""
+        return NavGrid.from_raycasting(self._raycaster, self.bounds(), self.agent, self.floor_height)
 
     def render(
         self, position: np.ndarray, rotation: np.ndarray, intrinsics: PinholeIntrinsics | None = None

@@ -1,0 +1,124 @@
+import struct
+
+import numpy as np
+import pytest
+
+from memgym.core.errors import MemgymError
+from memgym.scenes.navmesh_file import (
+    DT_NAVMESH_MAGIC,
+    NAVMESHSET_MAGIC,
+    NavMeshFileError,
+    NavMeshSettings,
+    navigable_rectangles,
+    read_navmesh,
+    write_navmesh,
+)
+
+# Detour winding (negative sum of x_i z_{i+1} - x_{i+1} z_i); the two squares share the edge x = 1
+SQUARE_A = np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 1.0], [1.0, 0.0, 0.0]])
+SQUARE_B = SQUARE_A + [1.0, 0.0, 0.0]
+TRIANGLE = np.array([[0.0, 0.5, 2.0], [1.0, 0.5, 3.0], [2.0, 0.5, 2.0]])
+HEXAGON = np.array([[np.cos(a) * 2 + 5, 1.25, -np.sin(a) * 2] for a in np.linspace(0, 2 * np.pi, 7)[:-1]])
+
+
+@pytest.fixture
+def written(tmp_path):
+    return write_navmesh(
+        tmp_path / "X.navmesh",
+        [SQUARE_A, SQUARE_B, TRIANGLE, HEXAGON],
+        flags=[1, 3, 0, 1],
+        areas=[0, 1, 0, 5],
+        walkable_radius=0.17,
+    )
+
+
+def test_round_trip_gives_the_same_polygons(written):
+    navmesh = read_navmesh(written)
+    assert navmesh.version == 1 and navmesh.settings is None and len(navmesh.tiles) == 1
+    tile = navmesh.tiles[0]
+    for got, expected in zip([tile.vertices[p] for p in tile.polygons], [SQUARE_A, SQUARE_B, TRIANGLE, HEXAGON]):
+        np.testing.assert_allclose(got, expected, atol=1e-6)
+    assert tile.flags.tolist() == [1, 3, 0, 1] and tile.areas.tolist() == [0, 1, 0, 5]
+    assert tile.types.tolist() == [0, 0, 0, 0]
+    assert tile.walkable().tolist() == [True, True, False, True]  # polygon 2 lacks the walk flag
+    assert len(navmesh.walkable_polygons()) == 3
+    # the shared edge links the squares both ways (Detour neis: neighbour index + 1)
+    assert 2 in tile.neighbours[0] and 1 in tile.neighbours[1] and not tile.neighbours[2].any()
+    # fan detail triangles cover each walkable polygon: 2 + 2 + 4
+    triangles = navmesh.walkable_triangles()
+    assert triangles.shape == (8, 3, 3)
+    areas = 0.5 * np.abs(np.cross(triangles[:, 1] - triangles[:, 0], triangles[:, 2] - triangles[:, 0])[:, 1])
+    assert areas.sum() == pytest.approx(2.0 + 6 * np.sqrt(3), rel=1e-5)
+    assert navmesh.agent_radius == pytest.approx(0.17)
+    np.testing.assert_allclose(navmesh.bounds(), [[0.0, 0.0, -np.sqrt(3)], [7.0, 1.25, 3.0]], atol=1e-5)
+
+
+def test_file_layout_matches_habitat_sim(written):
+    data = written.read_bytes()
+    magic, version, tiles = struct.unpack_from("<3i", data)
+    assert (magic, version, tiles) == (NAVMESHSET_MAGIC, 1, 1) and data[:4] == b"TESM"
+    *origin, width, depth, max_tiles, max_polys = struct.unpack_from("<5f2i", data, 12)
+    assert (max_tiles, max_polys) == (1, 4) and width == pytest.approx(7.0)
+    tile_ref, size = struct.unpack_from("<Ii", data, 40)
+    assert tile_ref == 1 << 2 and size == len(data) - 48  # salt 1 above 2 poly bits (4 polygons)
+    assert struct.unpack_from("<2i", data, 48) == (DT_NAVMESH_MAGIC, 7)
+
+
+def test_version_2_carries_habitat_settings(tmp_path):
+    settings = NavMeshSettings(agent_radius=0.25, cell_size=0.04, filter_ledge_spans=False)
+    navmesh = read_navmesh(write_navmesh(tmp_path / "v2.navmesh", [SQUARE_A], settings=settings))
+    assert navmesh.version == 2
+    assert navmesh.settings.agent_radius == pytest.approx(0.25) and navmesh.settings.cell_size == pytest.approx(0.04)
+    assert navmesh.settings.filter_ledge_spans is False and navmesh.settings.filter_low_hanging_obstacles is True
+    np.testing.assert_allclose(navmesh.walkable_polygons()[0], SQUARE_A)
+
+
+def test_writer_stores_detour_winding_and_rejects_bad_polygons(tmp_path):
+    navmesh = read_navmesh(write_navmesh(tmp_path / "w.navmesh", [SQUARE_A[::-1]]))
+    np.testing.assert_allclose(navmesh.walkable_polygons()[0], SQUARE_A)
+    with pytest.raises(MemgymError, match="polygon 0 is not strictly convex"):
+        write_navmesh(tmp_path / "bad.navmesh", [SQUARE_A[[0, 2, 1, 3]]])
+    with pytest.raises(MemgymError, match=r"polygon 1 must be \(k, 3\) with 3 <= k <= 6"):
+        write_navmesh(tmp_path / "bad.navmesh", [SQUARE_A, SQUARE_A[:2]])
+
+
+def test_errors_name_the_file(written, tmp_path):
+    data = written.read_bytes()
+    bad = tmp_path / "bad.navmesh"
+    bad.write_bytes(b"NOPE" + data[4:])
+    with pytest.raises(NavMeshFileError, match=r"bad.navmesh: not a navmesh: magic .* expected 'MSET'"):
+        read_navmesh(bad)
+    bad.write_bytes(data[:4] + struct.pack("<i", 3) + data[8:])
+    with pytest.raises(NavMeshFileError, match=r"bad.navmesh: unsupported navmesh set version 3"):
+        read_navmesh(bad)
+    bad.write_bytes(data[: len(data) - 10])
+    with pytest.raises(NavMeshFileError, match=r"bad.navmesh: truncated: tile 0 declares \d+ bytes"):
+        read_navmesh(bad)
+    bad.write_bytes(data[:20])
+    with pytest.raises(NavMeshFileError, match=r"bad.navmesh: truncated: 20 bytes"):
+        read_navmesh(bad)
+    tile_size = struct.unpack_from("<i", data, 44)[0]
+    bad.write_bytes(data[:44] + struct.pack("<i", tile_size + 4) + data[48:] + bytes(4))
+    with pytest.raises(NavMeshFileError, match=r"tile 0: tile data size mismatch: .* need \d+ bytes, the tile holds"):
+        read_navmesh(bad)
+    bad.write_bytes(data[:52] + struct.pack("<i", 6) + data[56:])
+    with pytest.raises(NavMeshFileError, match=r"tile 0: unsupported Detour tile version 6, expected 7"):
+        read_navmesh(bad)
+    with pytest.raises(NavMeshFileError, match="missing.navmesh does not exist"):
+        read_navmesh(tmp_path / "missing.navmesh")
+
+
+def test_navigable_rectangles_cover_exactly_the_cells():
+    rng = np.random.default_rng(0)
+    cells = rng.random((12, 17)) > 0.4
+    heights = rng.random((12, 17)).astype(np.float32)
+    rects = navigable_rectangles(cells, np.zeros_like(heights), (1.0, -2.0), 0.5)
+    covered = np.zeros_like(cells)
+    for rect in rects:
+        (c0, r0), (c1, r1) = (
+            ((rect[:, [0, 2]].min(0) - (1.0, -2.0)) / 0.5).round().astype(int),
+            ((rect[:, [0, 2]].max(0) - (1.0, -2.0)) / 0.5).round().astype(int),
+        )
+        assert not covered[r0:r1, c0:c1].any()  # no overlaps
+        covered[r0:r1, c0:c1] = True
+    np.testing.assert_array_equal(covered, cells)
