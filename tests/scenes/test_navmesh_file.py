@@ -1,9 +1,11 @@
 import struct
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from memgym.core.errors import MemgymError
+from memgym.scenes.navigation import AgentSpec, NavGrid
 from memgym.scenes.navmesh_file import (
     DT_NAVMESH_MAGIC,
     NAVMESHSET_MAGIC,
@@ -14,6 +16,9 @@ from memgym.scenes.navmesh_file import (
     write_navmesh,
 )
 
+RECAST_WALL = Path(__file__).parents[1] / "support" / "data" / "recast_wall.navmesh"
+"""Built by recastnavigation itself (``make_recast_wall.mjs`` beside it): a floor split by a wall
+with a 1 m gap; Detour's own path from (2, 0, 1) to (8, 0, 1) is 7.5622 m long."""
 # Detour winding (negative sum of x_i z_{i+1} - x_{i+1} z_i); the two squares share the edge x = 1
 SQUARE_A = np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 1.0], [1.0, 0.0, 0.0]])
 SQUARE_B = SQUARE_A + [1.0, 0.0, 0.0]
@@ -122,3 +127,27 @@ def test_navigable_rectangles_cover_exactly_the_cells():
         assert not covered[r0:r1, c0:c1].any()  # no overlaps
         covered[r0:r1, c0:c1] = True
     np.testing.assert_array_equal(covered, cells)
+
+
+def _signed_area(polygon):
+    x, z = polygon[:, 0], polygon[:, 2]
+    return 0.5 * float(np.sum(x * np.roll(z, -1) - np.roll(x, -1) * z))
+
+
+def test_reads_a_navmesh_built_by_detour():
+    navmesh = read_navmesh(RECAST_WALL)
+    assert navmesh.version == 1 and navmesh.max_tiles == 1 and len(navmesh.tiles) == 1
+    tile = navmesh.tiles[0]
+    assert len(tile.polygons) == navmesh.max_polys == 42 and tile.walkable().all()
+    assert tile.walkable_radius == pytest.approx(0.2)
+    polygons = navmesh.walkable_polygons()
+    assert all(_signed_area(p) < 0 for p in polygons)  # Detour's winding, as the writer stores it
+    assert all((p[:, 1] < 0.1).all() for p in polygons)  # all on the floor
+    # the detail triangles cover the eroded floor minus the wall: about 9.6 x 3.6 - 0.6 x 3.45 m^2
+    tris = navmesh.walkable_triangles()
+    area = 0.5 * np.abs(np.cross(tris[:, 1] - tris[:, 0], tris[:, 2] - tris[:, 0])[:, 1]).sum()
+    assert area == pytest.approx(9.6 * 3.6 - 0.6 * 3.45, rel=0.05)
+    grid = NavGrid.from_surface_triangles(tris, navmesh.bounds(), AgentSpec(radius=0.2, cell_size=0.05), 0.0)
+    result = grid.geodesic((2.0, 0.0, 1.0), (8.0, 0.0, 1.0))
+    assert result.status == "ok" and result.path[:, 2].max() > 3.0  # through the gap
+    assert result.distance == pytest.approx(7.5622, rel=0.015)  # Detour's findPath + straight path
