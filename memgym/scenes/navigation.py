@@ -453,9 +453,9 @@ def _inside_solid(scene: o3d.t.geometry.RaycastingScene, points: np.ndarray, hei
 
 def _grid_frame(bounds: np.ndarray, cell: float) -> tuple[float, float, int, int]:
     """``(x0, z0, nx, nz)``: the corner and size of the grid of ``cell``-metre cells covering the
-    ``(2, 3)`` ``bounds`` (float32 rounding of an exact multiple does not add a row)."""
+    ``(2, 3)`` ``bounds`` (float32 rounding past a whole number of cells does not add a row)."""
     box = np.asarray(bounds, np.float64)
     x0, z0 = float(box[0, 0]), float(box[0, 2])
-    nx = max(1, math.ceil((box[1, 0] - x0) / cell - 1e-6))
-    nz = max(1, math.ceil((box[1, 2] - z0) / cell - 1e-6))
+    nx = max(1, math.ceil((box[1, 0] - x0) / cell - 1e-3))
+    nz = max(1, math.ceil((box[1, 2] - z0) / cell - 1e-3))
     return x0, z0, nx, nz

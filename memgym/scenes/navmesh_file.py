@@ -28,11 +28,16 @@ habitat-sim files. Polygons are convex, 3-6 vertices, wound as Detour winds them
 the (x, z) plane: negative ``sum(x_i z_{i+1} - x_{i+1} z_i)``); polygons with habitat's walk flag
 (``flags & 1``) that are not off-mesh connections are walkable. Detail triangles refine their
 heights.
+
+:func:`write_navmesh` writes convex polygons as one tile, :func:`write_grid_navmesh` navigable
+grid cells as one tile per row linked through Detour portals; both load in Detour (checked with
+recastnavigation's own WebAssembly build, see ``tests/support/data/make_recast_wall.mjs``).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 import struct
 from collections.abc import Sequence
 from pathlib import Path
@@ -47,6 +52,7 @@ DT_NAVMESH_MAGIC = ord("D") << 24 | ord("N") << 16 | ord("A") << 8 | ord("V")
 DT_NAVMESH_VERSION = 7
 DT_VERTS_PER_POLYGON = 6
 DT_POLYTYPE_OFFMESH_CONNECTION = 1
+DT_EXT_LINK = 0x8000
 POLYFLAGS_WALK = 0x01
 """habitat-sim's walkable flag (its query filter includes only polygons carrying it)."""
 
@@ -370,7 +376,8 @@ def write_navmesh(
         path: output file.
         polygons: ``(k, 3)`` vertices (metres, Y up) of each convex polygon, 3 <= k <= 6; either
             winding (they are stored in Detour's). Polygons sharing an edge (the same two
-            vertices) become Detour neighbours.
+            vertices) become Detour neighbours; Detour cannot link polygons that share only part
+            of an edge inside a tile (see :func:`write_grid_navmesh` for grid cells).
         flags: per-polygon flags (default habitat's walk flag, 1).
         areas: per-polygon area ids < 64 (default 0, habitat's ground).
         walkable_height, walkable_radius, walkable_climb: the agent the area was made for (m);
@@ -378,17 +385,87 @@ def write_navmesh(
         cell_size: the Recast cell size (sets the tile's BV quantisation factor).
         settings: when given, a version-2 file carrying these habitat-sim settings; else version 1.
 
-    The tile has no detail vertices (each polygon is fan-triangulated, as Detour does for a mesh
+    Tiles have no detail vertices (each polygon is fan-triangulated, as Detour does for a mesh
     without detail data), no BV tree (Detour then searches polygons linearly) and no off-mesh
     connections; link space is reserved as ``dtCreateNavMeshData`` does.
     """
-    path = Path(path)
     loops = [_detour_winding(np.asarray(p, np.float64), i) for i, p in enumerate(polygons)]
     count = len(loops)
     flags = np.full(count, POLYFLAGS_WALK, np.uint16) if flags is None else np.asarray(flags, np.uint16)
     areas = np.zeros(count, np.uint8) if areas is None else np.asarray(areas, np.uint8)
     if len(flags) != count or len(areas) != count or (areas >= 64).any():
         raise MemgymError(f"write_navmesh: need one flag and one area id (< 64) per polygon ({count} polygons)")
+    agent = (walkable_height, walkable_radius, walkable_climb, cell_size)
+    tile, bounds = _tile_data(loops, flags, areas, 0, None, agent)
+    extent = bounds[1] - bounds[0]
+    return _write_set(Path(path), [(tile, count)], (*bounds[0], extent[0], extent[2]), settings)
+
+
+def write_grid_navmesh(
+    path: str | Path,
+    navigable: np.ndarray,
+    heights: np.ndarray,
+    origin: Sequence[float],
+    cell: float,
+    *,
+    walkable_height: float = 1.5,
+    walkable_radius: float = 0.1,
+    walkable_climb: float = 0.2,
+    settings: NavMeshSettings | None = None,
+) -> Path:
+    """Export navigable grid cells (e.g. a :class:`~memgym.scenes.navigation.NavGrid`'s) as a navmesh.
+
+    Args:
+        path: output file.
+        navigable: ``(nz, nx) bool`` cells; row ``r``, column ``c`` spans
+            ``x in origin[0] + [c, c + 1) * cell``, ``z in origin[1] + [r, r + 1) * cell``.
+        heights: ``(nz, nx)`` surface height of each cell, metres.
+        origin: ``(x, z)`` corner of cell ``(0, 0)``.
+        cell: cell size, metres.
+        walkable_height, walkable_radius, walkable_climb, settings: as in :func:`write_navmesh`.
+
+    Each grid row becomes one tile holding one flat quad per run of cells (at the run's mean
+    height); the quads' edges on the row borders are Detour portals, which Detour links to the
+    overlapping quads of the neighbouring rows when it adds the tiles, so the runs need not meet
+    edge to edge.
+    """
+    navigable = np.asarray(navigable, bool)
+    nz, nx = navigable.shape
+    agent = (walkable_height, walkable_radius, walkable_climb, cell)
+    x0, x1 = float(origin[0]), float(origin[0]) + nx * cell
+    tiles, low = [], math.inf
+    for row in range(nz):
+        edges = np.flatnonzero(np.diff(np.concatenate([[0], navigable[row].astype(np.int8), [0]])))
+        if not len(edges):
+            continue
+        z0, z1 = float(origin[1]) + row * cell, float(origin[1]) + (row + 1) * cell
+        quads = []
+        for c0, c1 in zip(edges[::2], edges[1::2]):
+            y = float(np.mean(heights[row, c0:c1]))
+            xa, xb = x0 + c0 * cell, x0 + c1 * cell
+            quads.append(np.array([[xa, y, z0], [xa, y, z1], [xb, y, z1], [xb, y, z0]]))
+        walk = np.full(len(quads), POLYFLAGS_WALK, np.uint16)
+        tile, bounds = _tile_data(quads, walk, np.zeros(len(quads), np.uint8), row, (x0, z0, x1, z1), agent)
+        tiles.append((tile, len(quads)))
+        low = min(low, float(bounds[0, 1]))
+    origin3 = (x0, 0.0 if not tiles else low, float(origin[1]))
+    return _write_set(Path(path), tiles, (*origin3, nx * cell, cell), settings)
+
+
+def _tile_data(
+    loops: list[np.ndarray],
+    flags: np.ndarray,
+    areas: np.ndarray,
+    tile_y: int,
+    border: tuple[float, float, float, float] | None,
+    agent: tuple[float, float, float, float],
+) -> tuple[bytes, np.ndarray]:
+    """``(Detour tile bytes, (2, 3) bounds)`` of Detour-wound ``loops`` at tile ``(0, tile_y)``.
+
+    Edges on the ``border`` box ``(x0, z0, x1, z1)`` become portals to the neighbouring tiles.
+    ``agent`` is ``(walkable height, radius, climb, cell size)``.
+    """
+    count = len(loops)
     points = np.concatenate(loops).astype(np.float32) if loops else np.zeros((0, 3), np.float32)
     vertices, inverse = np.unique(points, axis=0, return_inverse=True)
     inverse = inverse.reshape(-1)
@@ -401,21 +478,32 @@ def write_navmesh(
     edge_owner = {(int(v[j]), int(v[(j + 1) % len(v)])): i for i, v in enumerate(indices) for j in range(len(v))}
     tris = []
     details = np.zeros(count, _DETAIL)
+    portals = 0
     for i, v in enumerate(indices):
         n = len(v)
         polys["vert_count"][i] = n
         polys["verts"][i, :n] = v
-        polys["neis"][i, :n] = [edge_owner.get((int(v[(j + 1) % n]), int(v[j])), -1) + 1 for j in range(n)]
+        for j in range(n):
+            a, b = int(v[j]), int(v[(j + 1) % n])
+            side = _border_side(vertices[a], vertices[b], border)
+            if (b, a) in edge_owner:
+                polys["neis"][i, j] = edge_owner[(b, a)] + 1
+            elif side is not None:
+                polys["neis"][i, j] = DT_EXT_LINK | side
+                portals += 1
         details["tri_base"][i], details["tri_count"][i] = len(tris), n - 2
         for j in range(2, n):  # the fan dtCreateNavMeshData builds without detail data, with edge flags
             tris.append((0, j - 1, j, (1 << 2) | (1 if j == 2 else 0) | ((1 << 4) if j == n - 1 else 0)))
     bmin = vertices.min(0) if len(vertices) else np.zeros(3, np.float32)
     bmax = vertices.max(0) if len(vertices) else np.zeros(3, np.float32)
-    max_links = sum(len(v) for v in indices)
+    if border is not None:
+        bmin[[0, 2]], bmax[[0, 2]] = border[:2], border[2:]
+    height, radius, climb, cell_size = agent
+    max_links = sum(len(v) for v in indices) + 2 * portals  # as dtCreateNavMeshData reserves them
     header = _MESH_HEADER.pack(
-        DT_NAVMESH_MAGIC, DT_NAVMESH_VERSION, 0, 0, 0, 0,
+        DT_NAVMESH_MAGIC, DT_NAVMESH_VERSION, 0, tile_y, 0, 0,
         count, len(vertices), max_links, count, 0, len(tris), 0, 0, count,
-        walkable_height, walkable_radius, walkable_climb, *bmin, *bmax, 1.0 / cell_size,
+        height, radius, climb, *bmin, *bmax, 1.0 / cell_size,
     )  # fmt: skip
     sections = [
         header,
@@ -425,14 +513,39 @@ def write_navmesh(
         details.tobytes(),
         np.asarray(tris, np.uint8).reshape(-1, 4).tobytes(),
     ]
-    tile = b"".join(s + bytes(_align4(len(s)) - len(s)) for s in sections)
-    tile_ref = 1 << max(count - 1, 0).bit_length()  # salt 1 above ilog2(nextPow2(maxPolys)) poly bits, tile 0
-    params = (*bmin, float(bmax[0] - bmin[0]), float(bmax[2] - bmin[2]), 1, max(count, 1))
-    out = [_SET_HEADER.pack(NAVMESHSET_MAGIC, 1 if settings is None else 2, 1, *params)]
+    return b"".join(s + bytes(_align4(len(s)) - len(s)) for s in sections), np.stack([bmin, bmax])
+
+
+def _border_side(a: np.ndarray, b: np.ndarray, border: tuple[float, float, float, float] | None) -> int | None:
+    """Detour's side code (0 +x, 2 +z, 4 -x, 6 -z) of the edge ``a -> b`` when it lies on ``border``."""
+    if border is None:
+        return None
+    x0, z0, x1, z1 = border
+    for side, axis, value in ((0, 0, x1), (2, 2, z1), (4, 0, x0), (6, 2, z0)):
+        if abs(a[axis] - value) < 1e-5 and abs(b[axis] - value) < 1e-5:
+            return side
+    return None
+
+
+def _write_set(
+    path: Path, tiles: list[tuple[bytes, int]], params: tuple[float, ...], settings: NavMeshSettings | None
+) -> Path:
+    """Write the set header (``params``: origin x, y, z, tile width, tile height), settings and tiles."""
+    tile_bits = max(len(tiles) - 1, 0).bit_length()  # ilog2(nextPow2(maxTiles)), as dtNavMesh::init
+    max_polys = max([count for _, count in tiles] + [1])
+    poly_bits = (max_polys - 1).bit_length()
+    if tile_bits + poly_bits > 22:
+        raise MemgymError(
+            f"write_navmesh: {len(tiles)} tiles of up to {max_polys} polygons leave Detour fewer than 10 salt bits"
+        )
+    version = 1 if settings is None else 2
+    out = [_SET_HEADER.pack(NAVMESHSET_MAGIC, version, len(tiles), *params, len(tiles), max_polys)]
     if settings is not None:
         block = _SETTINGS.pack(*dataclasses.astuple(settings))
         out.append(block + bytes(_align4(len(block)) - len(block)))
-    out += [struct.pack("<Ii", tile_ref, len(tile)), tile]
+    for index, (tile, _) in enumerate(tiles):
+        tile_ref = (1 << (poly_bits + tile_bits)) | (index << poly_bits)  # salt 1, tile index
+        out += [struct.pack("<Ii", tile_ref, len(tile)), tile]
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(b"".join(out))
     return path
@@ -449,35 +562,3 @@ def _detour_winding(loop: np.ndarray, index: int) -> np.ndarray:
     if not ((cross > 0).all() or (cross < 0).all()):
         raise MemgymError(f"write_navmesh: polygon {index} is not strictly convex in the (x, z) plane")
     return loop if cross[0] < 0 else loop[::-1]
-
-
-def navigable_rectangles(
-    navigable: np.ndarray, heights: np.ndarray, origin: Sequence[float], cell: float
-) -> list[np.ndarray]:
-    """Cover the ``(nz, nx) bool`` cells with axis-aligned quads ``(4, 3)`` (for :func:`write_navmesh`).
-
-    Runs of cells in a row are merged, and equal runs in consecutive rows become one rectangle; a
-    rectangle's height is the mean of its cells' ``heights``. ``origin`` is the ``(x, z)`` corner
-    of cell ``(0, 0)``; ``cell`` the cell size in metres.
-    """
-    nz, _ = navigable.shape
-    open_runs: dict[tuple[int, int], int] = {}  # (c0, c1) -> first row
-    rects = []
-
-    def close(c0: int, c1: int, r0: int, r1: int) -> None:
-        x0, x1 = origin[0] + c0 * cell, origin[0] + c1 * cell
-        z0, z1 = origin[1] + r0 * cell, origin[1] + r1 * cell
-        y = float(heights[r0:r1, c0:c1].mean())
-        rects.append(np.array([[x0, y, z0], [x1, y, z0], [x1, y, z1], [x0, y, z1]]))
-
-    for row in range(nz + 1):
-        runs = set()
-        if row < nz:
-            padded = np.concatenate([[False], navigable[row], [False]]).astype(np.int8)
-            edges = np.flatnonzero(np.diff(padded))
-            runs = {(int(a), int(b)) for a, b in zip(edges[::2], edges[1::2])}
-        for run in [r for r in open_runs if r not in runs]:
-            close(run[0], run[1], open_runs.pop(run), row)
-        for run in runs:
-            open_runs.setdefault(run, row)
-    return rects

@@ -8,7 +8,7 @@ import pytest
 
 from memgym.core.errors import MemgymError
 from memgym.scenes.hm3d import HEADER, Z_UP_TO_Y_UP, HM3DScene, export_hm3d, instance_color, read_semantic_txt
-from memgym.scenes.navmesh_file import NavMeshFileError, navigable_rectangles, write_navmesh
+from memgym.scenes.navmesh_file import NavMeshFileError, write_grid_navmesh
 from memgym.scenes.procedural import generate_house
 from memgym.scenes.spec import SceneSpec, load_scene
 
@@ -149,8 +149,9 @@ def test_navmesh_file_drives_navigation(house, stem, tmp_path):
     near_border = (gx > x0 - 0.3) & (gx < x1 + 0.3) & (gz > z0 - 0.3) & (gz < z1 + 0.3)
     near_border &= ~((gx > x0 + 0.3) & (gx < x1 - 0.3) & (gz > z0 + 0.3) & (gz < z1 - 0.3))
     cells = mesh_nav.navigable & ~near_border
-    rects = navigable_rectangles(cells, mesh_nav.heights, mesh_nav.origin, mesh_nav.cell)
-    write_navmesh(f"{copy}.navmesh", rects, walkable_radius=house.agent.radius)
+    write_grid_navmesh(
+        f"{copy}.navmesh", cells, mesh_nav.heights, mesh_nav.origin, mesh_nav.cell, walkable_radius=house.agent.radius
+    )
 
     scene = HM3DScene.load(copy)  # navigation="auto" picks the navmesh up
     assert scene.navmesh is not None and scene.navmesh_path == tmp_path / "scene" / "X.navmesh"

@@ -11,8 +11,8 @@ from memgym.scenes.navmesh_file import (
     NAVMESHSET_MAGIC,
     NavMeshFileError,
     NavMeshSettings,
-    navigable_rectangles,
     read_navmesh,
+    write_grid_navmesh,
     write_navmesh,
 )
 
@@ -113,20 +113,31 @@ def test_errors_name_the_file(written, tmp_path):
         read_navmesh(tmp_path / "missing.navmesh")
 
 
-def test_navigable_rectangles_cover_exactly_the_cells():
+def test_grid_export_has_one_tile_per_row_with_portals(tmp_path):
     rng = np.random.default_rng(0)
     cells = rng.random((12, 17)) > 0.4
-    heights = rng.random((12, 17)).astype(np.float32)
-    rects = navigable_rectangles(cells, np.zeros_like(heights), (1.0, -2.0), 0.5)
-    covered = np.zeros_like(cells)
-    for rect in rects:
-        (c0, r0), (c1, r1) = (
-            ((rect[:, [0, 2]].min(0) - (1.0, -2.0)) / 0.5).round().astype(int),
-            ((rect[:, [0, 2]].max(0) - (1.0, -2.0)) / 0.5).round().astype(int),
-        )
-        assert not covered[r0:r1, c0:c1].any()  # no overlaps
-        covered[r0:r1, c0:c1] = True
-    np.testing.assert_array_equal(covered, cells)
+    cells[5] = False  # an empty row writes no tile
+    heights = np.where(np.arange(17) < 8, 0.0, 0.1)[None, :].repeat(12, 0)
+    path = write_grid_navmesh(tmp_path / "g.navmesh", cells, heights, (1.0, -2.0), 0.5, walkable_radius=0.2)
+    navmesh = read_navmesh(path)
+    assert len(navmesh.tiles) == 11 and navmesh.tile_height == 0.5 and navmesh.tile_width == 8.5
+    assert [t.y for t in navmesh.tiles] == [r for r in range(12) if r != 5]
+    assert navmesh.max_polys == max(len(t.polygons) for t in navmesh.tiles)
+    for tile in navmesh.tiles:
+        z = tile.vertices[:, 2]
+        assert set(np.round(z, 6)) <= {-2.0 + 0.5 * tile.y, -1.5 + 0.5 * tile.y}
+        # every quad: its +z edge is a portal to the next row's tile (side 2), its -z edge to the
+        # previous one (6); x edges are portals (0, 4) only on the grid's border, as Recast marks them
+        for poly, neis in zip(tile.polygons, tile.neighbours):
+            edges = neis[: len(poly)].tolist()
+            assert edges.count(0x8002) == 1 and edges.count(0x8006) == 1
+            assert set(edges) - {0x8002, 0x8006} <= {0, 0x8000, 0x8004}
+    # the quads cover exactly the cells: rasterised back they give the same grid
+    grid = NavGrid.from_surface_triangles(
+        navmesh.walkable_triangles(), np.array([[1.0, 0, -2.0], [9.5, 0, 4.0]]), AgentSpec(cell_size=0.5), 0.0
+    )
+    np.testing.assert_array_equal(grid.navigable, cells)
+    assert grid.heights[cells].max() == pytest.approx(0.1, abs=1e-6)
 
 
 def _signed_area(polygon):
