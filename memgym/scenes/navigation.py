@@ -177,38 +177,30 @@ class NavGrid:
         cell = agent.cell_size
         x0, z0, nx, nz = _grid_frame(bounds, cell)
         tri = np.asarray(triangles, np.float64).reshape(-1, 3, 3)
-        # cells whose centre can fall in each triangle's box: cols c0..c1, rows r0..r1
+        # cells whose centre can fall in each triangle's box: from column/row lo, width x depth cells
         lo = np.ceil((tri[:, :, [0, 2]].min(1) - (x0, z0)) / cell - 0.5).astype(np.int64)
         hi = np.floor((tri[:, :, [0, 2]].max(1) - (x0, z0)) / cell - 0.5).astype(np.int64)
         lo = np.maximum(lo, 0)
-        hi = np.minimum(hi, (nx - 1, nz - 1))
-        width, depth = np.maximum(hi - lo + 1, 0).T
-        counts = width * depth
-        which = np.repeat(np.arange(len(tri)), counts)
-        k = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
-        cols = lo[which, 0] + k % np.maximum(width[which], 1)
-        rows = lo[which, 1] + k // np.maximum(width[which], 1)
-        a, b, c = tri[which, 0], tri[which, 1], tri[which, 2]
-        px = x0 + (cols + 0.5) * cell - a[:, 0]
-        pz = z0 + (rows + 0.5) * cell - a[:, 2]
-        e1x, e1z, e2x, e2z = b[:, 0] - a[:, 0], b[:, 2] - a[:, 2], c[:, 0] - a[:, 0], c[:, 2] - a[:, 2]
-        det = e1x * e2z - e2x * e1z
-        flat = np.abs(det) < 1e-12
-        det = np.where(flat, 1.0, det)
-        u = (px * e2z - e2x * pz) / det
-        v = (e1x * pz - px * e1z) / det
-        height = a[:, 1] + u * (b[:, 1] - a[:, 1]) + v * (c[:, 1] - a[:, 1])
-        gap = np.abs(height - floor_height)
-        eps = 1e-9
-        hit = ~flat & (u >= -eps) & (v >= -eps) & (u + v <= 1 + eps) & (gap <= level_band)
-        cell_index, gap, height = rows[hit] * nx + cols[hit], gap[hit], height[hit]
-        order = np.lexsort((gap, cell_index))  # per cell, the surface nearest the floor level first
-        first = order[np.r_[True, np.diff(cell_index[order]) != 0]] if len(order) else order
-        walkable = np.zeros(nz * nx, bool)
+        size = np.maximum(np.minimum(hi, (nx - 1, nz - 1)) - lo + 1, 0)
+        ends = np.cumsum(size[:, 0] * size[:, 1])
+        best = np.full(nz * nx, np.inf)  # |surface height - floor level| of the chosen surface
         heights = np.full(nz * nx, floor_height, np.float32)
-        walkable[cell_index[first]] = True
-        heights[cell_index[first]] = height[first]
-        return cls(walkable.reshape(nz, nx), heights.reshape(nz, nx), (x0, z0), agent, floor_height, erosion)
+        start = 0
+        while start < len(tri):  # chunks of about _RASTER_CHUNK candidate cells bound the memory
+            base = ends[start - 1] if start else 0
+            stop = max(start + 1, int(np.searchsorted(ends, base + _RASTER_CHUNK, side="right")))
+            window = slice(start, stop)
+            cells, height = _surface_samples(tri[window], lo[window], size[window], (x0, z0, nx), cell)
+            gap = np.abs(height - floor_height)
+            keep = gap <= level_band
+            cells, gap, height = cells[keep], gap[keep], height[keep]
+            order = np.lexsort((gap, cells))  # per cell, the surface nearest the floor level first
+            first = order[np.r_[True, np.diff(cells[order]) != 0]] if len(order) else order
+            better = first[gap[first] < best[cells[first]]]
+            best[cells[better]], heights[cells[better]] = gap[better], height[better]
+            start = stop
+        walkable = np.isfinite(best).reshape(nz, nx)
+        return cls(walkable, heights.reshape(nz, nx), (x0, z0), agent, floor_height, erosion)
 
     def _build_graph(self) -> csr_matrix:
         nav, node = self.navigable, self._node_of
@@ -459,3 +451,34 @@ def _grid_frame(bounds: np.ndarray, cell: float) -> tuple[float, float, int, int
     nx = max(1, math.ceil((box[1, 0] - x0) / cell - 1e-3))
     nz = max(1, math.ceil((box[1, 2] - z0) / cell - 1e-3))
     return x0, z0, nx, nz
+
+
+_RASTER_CHUNK = 1 << 20
+
+
+def _surface_samples(
+    tri: np.ndarray, lo: np.ndarray, size: np.ndarray, frame: tuple[float, float, int], cell: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Grid cells whose centres lie inside triangles ``tri`` ``(T, 3, 3)`` seen from above.
+
+    ``lo``/``size`` ``(T, 2)``: first column/row and number of columns/rows of each triangle's
+    candidate cells; ``frame``: grid corner ``(x0, z0)`` and columns ``nx``. Returns the flat
+    cell index and the surface height (metres) of every covered cell centre.
+    """
+    x0, z0, nx = frame
+    counts = size[:, 0] * size[:, 1]
+    which = np.repeat(np.arange(len(tri)), counts)
+    k = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
+    width = np.maximum(size[which, 0], 1)
+    cols, rows = lo[which, 0] + k % width, lo[which, 1] + k // width
+    a, b, c = tri[which, 0], tri[which, 1], tri[which, 2]
+    px, pz = x0 + (cols + 0.5) * cell - a[:, 0], z0 + (rows + 0.5) * cell - a[:, 2]
+    e1x, e1z, e2x, e2z = b[:, 0] - a[:, 0], b[:, 2] - a[:, 2], c[:, 0] - a[:, 0], c[:, 2] - a[:, 2]
+    det = e1x * e2z - e2x * e1z
+    flat = np.abs(det) < 1e-12  # vertical or degenerate: covers no cell centre
+    det = np.where(flat, 1.0, det)
+    u, v = (px * e2z - e2x * pz) / det, (e1x * pz - px * e1z) / det
+    eps = 1e-9
+    inside = ~flat & (u >= -eps) & (v >= -eps) & (u + v <= 1 + eps)
+    height = (a[:, 1] + u * (b[:, 1] - a[:, 1]) + v * (c[:, 1] - a[:, 1]))[inside]
+    return (rows * nx + cols)[inside], height

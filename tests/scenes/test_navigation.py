@@ -132,3 +132,17 @@ def test_grid_from_surface_triangles_follows_floor_levels():
     eroded = NavGrid.from_surface_triangles(surface, bounds, agent, floor_height=2.5, erosion=0.15)
     assert eroded.navigable.sum() == 18 * 18
     assert upper.geodesic((0.5, 2.5, 0.5), (1.5, 2.5, 1.5)).distance == pytest.approx(np.sqrt(2))
+
+
+def test_surface_rasterisation_in_chunks_matches_one_pass(monkeypatch):
+    import memgym.scenes.navigation as navigation
+
+    agent = AgentSpec(radius=0.2, cell_size=0.1)
+    surface = np.array(_quad(0, 4, 0, 2, 0.0) + _quad(4, 6, 0, 2, 0.0, 1.0) + _quad(0, 2, 0, 2, 0.3))
+    bounds = np.array([[-1.0, 0.0, -1.0], [7.0, 3.0, 3.0]])
+    whole = NavGrid.from_surface_triangles(surface, bounds, agent, floor_height=0.0)
+    monkeypatch.setattr(navigation, "_RASTER_CHUNK", 7)
+    chunked = NavGrid.from_surface_triangles(surface, bounds, agent, floor_height=0.0)
+    np.testing.assert_array_equal(chunked.navigable, whole.navigable)
+    np.testing.assert_array_equal(chunked.heights, whole.heights)
+    assert whole.heights[whole.cell_of((1.0, 0.0, 1.0))] == pytest.approx(0.0)  # nearer than the 0.3 m deck
