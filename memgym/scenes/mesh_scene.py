@@ -9,7 +9,8 @@ read as a room. Depth is the z-depth along the optical axis in metres (0 where n
 as Habitat's depth sensor reports it.
 
 Navigation (islands, geodesics, snapping) is delegated to a :class:`NavGrid` built from the
-same geometry for an :class:`AgentSpec`.
+same geometry for an :class:`AgentSpec` (backends with a better source, such as an HM3D scene's
+navmesh, override :meth:`MeshScene._build_navgrid`).
 """
 
 from __future__ import annotations

@@ -78,6 +78,22 @@ def test_version_2_carries_habitat_settings(tmp_path):
     np.testing.assert_allclose(navmesh.walkable_polygons()[0], SQUARE_A)
 
 
+def test_reads_64_bit_ref_tiles(written, tmp_path):
+    """DT_POLYREF64 builds: 16-byte tile headers (uint64 ref, int size, padding), 16-byte links."""
+    data = written.read_bytes()
+    tile_ref, size = struct.unpack_from("<Ii", data, 40)
+    tile = data[48:]
+    polys, verts, links = struct.unpack_from("<3i", tile, 24)
+    links_end = 100 + 12 * verts + 32 * polys + 12 * links  # (all sizes already multiples of 4)
+    tile = tile[:links_end] + bytes(4 * links) + tile[links_end:]
+    wide = tmp_path / "wide.navmesh"
+    wide.write_bytes(data[:40] + struct.pack("<Qi4x", tile_ref, len(tile)) + tile)
+    a, b = read_navmesh(written), read_navmesh(wide)
+    for got, expected in zip(b.walkable_polygons(), a.walkable_polygons()):
+        np.testing.assert_array_equal(got, expected)
+    np.testing.assert_array_equal(b.walkable_triangles(), a.walkable_triangles())
+
+
 def test_writer_stores_detour_winding_and_rejects_bad_polygons(tmp_path):
     navmesh = read_navmesh(write_navmesh(tmp_path / "w.navmesh", [SQUARE_A[::-1]]))
     np.testing.assert_allclose(navmesh.walkable_polygons()[0], SQUARE_A)
