@@ -5,7 +5,7 @@ Layout of one scene ``X`` (as in ``hm3d/val/00800-TEEsavR23oF/``)::
     X.glb              textured geometry, Z up
     X.semantic.glb     the same surfaces textured with one flat colour per instance
     X.semantic.txt     "HM3D Semantic Annotations", then rows  id,HEXCOLOR,"category",region_id
-    X.navmesh          optional (Recast); not parsed: navigability is computed from X.glb
+    X.navmesh          optional habitat-sim navmesh (Recast/Detour); read by memgym.scenes.navmesh_file
     X.objects.json.gz  optional GOAT-Bench-style object annotations (or pass ``annotations=``)
 
 Geometry is converted from the files' Z-up frame to Habitat's Y-up frame:
@@ -17,6 +17,12 @@ give id 0. Object annotations follow GOAT-Bench's goals (or ObjectNav's ``goals_
 id of an annotation is its ``semantic_id`` field or the integer ending its ``object_id``. Without
 annotations every annotated instance except walls, floors and ceilings becomes an object, and
 view points are computed.
+
+Navigation (``navigation=``): ``"navmesh"`` rasterises the walkable polygons of ``X.navmesh``
+onto the navigation grid at the floor level (they are already eroded by the radius the navmesh
+was built for; a larger agent radius erodes the difference), so islands, geodesics and snapping
+follow habitat-sim's navmesh; ``"mesh"`` computes navigability from ``X.glb``; ``"auto"`` (the
+default) uses the navmesh when the file exists and the mesh otherwise.
 """
 
 from __future__ import annotations
@@ -37,11 +43,13 @@ from PIL import Image
 from memgym.core.errors import MemgymError
 from memgym.core.registry import register_scene
 from memgym.scenes.mesh_scene import MeshScene, SurfaceLookup, estimate_floor_height
-from memgym.scenes.navigation import AgentSpec
+from memgym.scenes.navigation import AgentSpec, NavGrid
+from memgym.scenes.navmesh_file import NavMesh, read_navmesh
 from memgym.scenes.objects import Region, Relation, SceneObject, ViewPoint
 from memgym.scenes.view_points import compute_view_points
 
 HEADER = "HM3D Semantic Annotations"
+NAVIGATION_SOURCES = ("auto", "navmesh", "mesh")
 STRUCTURE = {"wall", "floor", "ceiling", "unknown", "misc"}
 Z_UP_TO_Y_UP = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, -1.0, 0.0]])
 """Maps Z-up file coordinates to Habitat's Y-up frame: ``(x, y, z) -> (x, z, -y)``."""
@@ -198,6 +206,8 @@ class HM3DScene(MeshScene):
 
     semantic_table: dict[int, tuple[str, int]]
     navmesh_path: Path | None
+    navmesh: NavMesh | None = None
+    """The parsed ``X.navmesh`` when navigation uses it (``navigation`` ``"navmesh"``/``"auto"``)."""
 
     @classmethod
     def from_spec(cls, spec) -> HM3DScene:
@@ -215,6 +225,7 @@ class HM3DScene(MeshScene):
         agent: AgentSpec | None = None,
         up_axis: str = "z",
         camera_height: float = 1.25,
+        navigation: str = "auto",
     ) -> HM3DScene:
         """Read ``stem.glb``, ``stem.semantic.glb``, ``stem.semantic.txt`` and annotations.
 
@@ -227,7 +238,11 @@ class HM3DScene(MeshScene):
             agent: agent body for navigation.
             up_axis: ``"z"`` for HM3D files, ``"y"`` for meshes already in the Habitat frame.
             camera_height: eye height used when view points have to be computed.
+            navigation: where navigability comes from: ``"navmesh"`` (``stem.navmesh``, which
+                must exist), ``"mesh"`` (``stem.glb``) or ``"auto"`` (the navmesh if present).
         """
+        if navigation not in NAVIGATION_SOURCES:
+            raise MemgymError(f"HM3D navigation must be one of {NAVIGATION_SOURCES}, got {navigation!r}")
         stem = Path(stem)
         if stem.suffix == ".glb":
             stem = stem.with_suffix("")
@@ -270,6 +285,10 @@ class HM3DScene(MeshScene):
         )
         scene.semantic_table = table
         scene.navmesh_path = files[".navmesh"] if files[".navmesh"].is_file() else None
+        if navigation == "navmesh" and scene.navmesh_path is None:
+            raise MemgymError(f"HM3D scene {stem}: navigation='navmesh' but {files['.navmesh']} does not exist")
+        use_navmesh = navigation != "mesh" and scene.navmesh_path is not None
+        scene.navmesh = read_navmesh(scene.navmesh_path) if use_navmesh else None
         boxes = scene._instance_boxes() if semantic_mesh is not None else {}
         if goals:
             objects = []
@@ -308,6 +327,19 @@ class HM3DScene(MeshScene):
         scene.set_objects(objects)
         scene.regions = _regions(objects)
         return scene
+
+    def _build_navgrid(self) -> NavGrid:
+        """From the navmesh's walkable polygons when it is used, else from the mesh."""
+        if self.navmesh is None:
+            return super()._build_navgrid()
+        box = self.bounds()
+        if self.navmesh.tiles:
+            nav_box = self.navmesh.bounds()
+            box = np.stack([np.minimum(box[0], nav_box[0]), np.maximum(box[1], nav_box[1])])
+        erosion = max(0.0, self.agent.radius - self.navmesh.agent_radius)
+        return NavGrid.from_surface_triangles(
+            self.navmesh.walkable_triangles(), box, self.agent, self.floor_height, erosion=erosion
+        )
 
     def _instance_boxes(self) -> dict[int, np.ndarray]:
         """Instance id -> ``(2, 3)`` bounding box of the semantic-mesh triangles carrying it."""

@@ -9,7 +9,8 @@ read as a room. Depth is the z-depth along the optical axis in metres (0 where n
 as Habitat's depth sensor reports it.
 
 Navigation (islands, geodesics, snapping) is delegated to a :class:`NavGrid` built from the
-same geometry for an :class:`AgentSpec`.
+same geometry for an :class:`AgentSpec` (backends with a better source, such as an HM3D scene's
+navmesh, override :meth:`MeshScene._build_navgrid`).
 """
 
 from __future__ import annotations
@@ -165,8 +166,12 @@ class MeshScene(Scene):
     def navgrid(self) -> NavGrid:
         """The navigation grid (built on first use)."""
         if self._nav is None:
-            self._nav = NavGrid.from_raycasting(self._raycaster, self.bounds(), self.agent, self.floor_height)
+            self._nav = self._build_navgrid()
         return self._nav
+
+    def _build_navgrid(self) -> NavGrid:
+        """The grid computed from the render mesh (backends with another source override this)."""
+        return NavGrid.from_raycasting(self._raycaster, self.bounds(), self.agent, self.floor_height)
 
     def render(
         self, position: np.ndarray, rotation: np.ndarray, intrinsics: PinholeIntrinsics | None = None

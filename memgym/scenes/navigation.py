@@ -7,7 +7,9 @@ below ``max_slope``), lies within ``max_climb`` of the floor level and the colum
 solid: at half the agent height, at least three of four horizontal rays first hit a face from
 behind, as they do inside a wall. Walkable cells closer than ``radius`` to a
 non-walkable cell are removed (the cylinder must fit), and the rest is split into 8-connected
-islands.
+islands. Alternatively (:meth:`NavGrid.from_surface_triangles`) the walkable cells are the cells
+whose centres a given walkable surface covers near the floor level, e.g. the polygons of a
+habitat-sim navmesh (``memgym.scenes.navmesh_file``), already eroded by its agent radius.
 
 Geodesic distance is found by Dijkstra on the 8-connected cell graph (no corner cutting) and
 the resulting cell path is shortened by string pulling (line-of-sight on the grid), so open
@@ -33,6 +35,9 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import dijkstra
 
 GeodesicStatus = Literal["ok", "start_off_navmesh", "goal_off_navmesh", "unreachable"]
+LEVEL_BAND = 0.5
+"""How far (metres) a navmesh surface may lie above or below the floor level and still count as
+that floor: habitat-sim's ``isNavigable`` default ``maxYDelta`` (Recast heights are voxelised)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -83,6 +88,8 @@ class NavGrid:
         origin: ``(x, z)`` of the corner of cell ``(0, 0)``.
         agent: the agent body.
         floor_height: the floor level the grid was built for, metres.
+        erosion: how far (metres) navigable cells must be from non-walkable ones; default the
+            agent radius (0 for a surface that already keeps the radius away from obstacles).
     """
 
     def __init__(
@@ -92,6 +99,7 @@ class NavGrid:
         origin: tuple[float, float],
         agent: AgentSpec,
         floor_height: float,
+        erosion: float | None = None,
     ) -> None:
         self.agent = agent
         self.cell = agent.cell_size
@@ -99,7 +107,7 @@ class NavGrid:
         self.floor_height = float(floor_height)
         self.heights = heights.astype(np.float32)
         clearance = ndimage.distance_transform_edt(walkable) * self.cell
-        self.navigable = clearance > agent.radius
+        self.navigable = clearance > (agent.radius if erosion is None else erosion)
         self.islands, self.num_islands = ndimage.label(self.navigable, structure=np.ones((3, 3), bool))
         sizes = np.bincount(self.islands.ravel(), minlength=self.num_islands + 1)
         sizes[0] = 0
@@ -126,9 +134,7 @@ class NavGrid:
     ) -> NavGrid:
         """Build the grid from a ray-casting scene over the ``(2, 3)`` ``bounds`` (metres)."""
         cell = agent.cell_size
-        x0, z0 = float(bounds[0, 0]), float(bounds[0, 2])
-        nx = max(1, math.ceil((bounds[1, 0] - x0) / cell))
-        nz = max(1, math.ceil((bounds[1, 2] - z0) / cell))
+        x0, z0, nx, nz = _grid_frame(bounds, cell)
         xs = x0 + (np.arange(nx) + 0.5) * cell
         zs = z0 + (np.arange(nz) + 0.5) * cell
         gx, gz = np.meshgrid(xs, zs)
@@ -149,6 +155,52 @@ class NavGrid:
         )
         heights = np.where(walkable, surface, floor_height).astype(np.float32)
         return cls(walkable.reshape(nz, nx), heights.reshape(nz, nx), (x0, z0), agent, floor_height)
+
+    @classmethod
+    def from_surface_triangles(
+        cls,
+        triangles: np.ndarray,
+        bounds: np.ndarray,
+        agent: AgentSpec,
+        floor_height: float,
+        *,
+        level_band: float = LEVEL_BAND,
+        erosion: float = 0.0,
+    ) -> NavGrid:
+        """Build the grid from walkable surface triangles ``(T, 3, 3)`` (metres), e.g. a navmesh's.
+
+        A cell is walkable when its centre lies inside a triangle (seen from above) whose height
+        there is within ``level_band`` of ``floor_height``; where triangles overlap (stacked
+        floors, stairs) the one nearest the floor level gives the height. ``erosion`` is the
+        extra clearance to remove (a navmesh is already eroded by the radius it was built for).
+        """
+        cell = agent.cell_size
+        x0, z0, nx, nz = _grid_frame(bounds, cell)
+        tri = np.asarray(triangles, np.float64).reshape(-1, 3, 3)
+        # cells whose centre can fall in each triangle's box: from column/row lo, width x depth cells
+        lo = np.ceil((tri[:, :, [0, 2]].min(1) - (x0, z0)) / cell - 0.5).astype(np.int64)
+        hi = np.floor((tri[:, :, [0, 2]].max(1) - (x0, z0)) / cell - 0.5).astype(np.int64)
+        lo = np.maximum(lo, 0)
+        size = np.maximum(np.minimum(hi, (nx - 1, nz - 1)) - lo + 1, 0)
+        ends = np.cumsum(size[:, 0] * size[:, 1])
+        best = np.full(nz * nx, np.inf)  # |surface height - floor level| of the chosen surface
+        heights = np.full(nz * nx, floor_height, np.float32)
+        start = 0
+        while start < len(tri):  # chunks of about _RASTER_CHUNK candidate cells bound the memory
+            base = ends[start - 1] if start else 0
+            stop = max(start + 1, int(np.searchsorted(ends, base + _RASTER_CHUNK, side="right")))
+            window = slice(start, stop)
+            cells, height = _surface_samples(tri[window], lo[window], size[window], (x0, z0, nx), cell)
+            gap = np.abs(height - floor_height)
+            keep = gap <= level_band
+            cells, gap, height = cells[keep], gap[keep], height[keep]
+            order = np.lexsort((gap, cells))  # per cell, the surface nearest the floor level first
+            first = order[np.r_[True, np.diff(cells[order]) != 0]] if len(order) else order
+            better = first[gap[first] < best[cells[first]]]
+            best[cells[better]], heights[cells[better]] = gap[better], height[better]
+            start = stop
+        walkable = np.isfinite(best).reshape(nz, nx)
+        return cls(walkable, heights.reshape(nz, nx), (x0, z0), agent, floor_height, erosion)
 
     def _build_graph(self) -> csr_matrix:
         nav, node = self.navigable, self._node_of
@@ -389,3 +441,44 @@ def _inside_solid(scene: o3d.t.geometry.RaycastingScene, points: np.ndarray, hei
         facing = hits["primitive_normals"].numpy() @ np.asarray(direction, np.float32)
         back += (np.isfinite(hits["t_hit"].numpy()) & (facing > 0)).astype(np.int32)
     return back >= 3
+
+
+def _grid_frame(bounds: np.ndarray, cell: float) -> tuple[float, float, int, int]:
+    """``(x0, z0, nx, nz)``: the corner and size of the grid of ``cell``-metre cells covering the
+    ``(2, 3)`` ``bounds`` (float32 rounding past a whole number of cells does not add a row)."""
+    box = np.asarray(bounds, np.float64)
+    x0, z0 = float(box[0, 0]), float(box[0, 2])
+    nx = max(1, math.ceil((box[1, 0] - x0) / cell - 1e-3))
+    nz = max(1, math.ceil((box[1, 2] - z0) / cell - 1e-3))
+    return x0, z0, nx, nz
+
+
+_RASTER_CHUNK = 1 << 20
+
+
+def _surface_samples(
+    tri: np.ndarray, lo: np.ndarray, size: np.ndarray, frame: tuple[float, float, int], cell: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Grid cells whose centres lie inside triangles ``tri`` ``(T, 3, 3)`` seen from above.
+
+    ``lo``/``size`` ``(T, 2)``: first column/row and number of columns/rows of each triangle's
+    candidate cells; ``frame``: grid corner ``(x0, z0)`` and columns ``nx``. Returns the flat
+    cell index and the surface height (metres) of every covered cell centre.
+    """
+    x0, z0, nx = frame
+    counts = size[:, 0] * size[:, 1]
+    which = np.repeat(np.arange(len(tri)), counts)
+    k = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
+    width = np.maximum(size[which, 0], 1)
+    cols, rows = lo[which, 0] + k % width, lo[which, 1] + k // width
+    a, b, c = tri[which, 0], tri[which, 1], tri[which, 2]
+    px, pz = x0 + (cols + 0.5) * cell - a[:, 0], z0 + (rows + 0.5) * cell - a[:, 2]
+    e1x, e1z, e2x, e2z = b[:, 0] - a[:, 0], b[:, 2] - a[:, 2], c[:, 0] - a[:, 0], c[:, 2] - a[:, 2]
+    det = e1x * e2z - e2x * e1z
+    flat = np.abs(det) < 1e-12  # vertical or degenerate: covers no cell centre
+    det = np.where(flat, 1.0, det)
+    u, v = (px * e2z - e2x * pz) / det, (e1x * pz - px * e1z) / det
+    eps = 1e-9
+    inside = ~flat & (u >= -eps) & (v >= -eps) & (u + v <= 1 + eps)
+    height = (a[:, 1] + u * (b[:, 1] - a[:, 1]) + v * (c[:, 1] - a[:, 1]))[inside]
+    return (rows * nx + cols)[inside], height

@@ -1,11 +1,14 @@
 import gzip
 import json
+import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from memgym.core.errors import MemgymError
 from memgym.scenes.hm3d import HEADER, Z_UP_TO_Y_UP, HM3DScene, export_hm3d, instance_color, read_semantic_txt
+from memgym.scenes.navmesh_file import NavMeshFileError, write_grid_navmesh
 from memgym.scenes.procedural import generate_house
 from memgym.scenes.spec import SceneSpec, load_scene
 
@@ -111,3 +114,67 @@ def test_missing_and_mismatched_files_are_clear_errors(stem, tmp_path):
 def test_instance_colours_are_distinct():
     colors = {instance_color(i) for i in range(1, 5000)}
     assert len(colors) == 4999 and all(len(c) == 6 for c in colors)
+
+
+def _copy_scene(stem, folder):
+    folder.mkdir()
+    for suffix in (".glb", ".semantic.glb", ".semantic.txt", ".objects.json.gz"):
+        shutil.copy(f"{stem}{suffix}", folder / f"X{suffix}")
+    return folder / "X"
+
+
+def _cell_centres(nav):
+    nz, nx = nav.navigable.shape
+    xs = nav.origin[0] + (np.arange(nx) + 0.5) * nav.cell
+    zs = nav.origin[1] + (np.arange(nz) + 0.5) * nav.cell
+    return np.meshgrid(xs, zs)
+
+
+def _point_in(nav, box, margin=0.6):
+    """A navigable cell centre at least ``margin`` inside the region ``box`` (x0, z0, x1, z1)."""
+    gx, gz = _cell_centres(nav)
+    x0, z0, x1, z1 = box
+    inside = nav.navigable & (gx > x0 + margin) & (gx < x1 - margin) & (gz > z0 + margin) & (gz < z1 - margin)
+    row, col = np.argwhere(inside)[0]
+    return nav.cell_center(int(row), int(col))
+
+
+def test_navmesh_file_drives_navigation(house, stem, tmp_path):
+    """A navmesh that cuts one room off makes it unreachable; the mesh path still reaches it."""
+    copy = _copy_scene(stem, tmp_path / "scene")
+    mesh_nav = HM3DScene.load(copy).navgrid  # no navmesh yet: computed from the mesh
+    room, *others = house.regions
+    x0, z0, x1, z1 = room.bounds
+    gx, gz = _cell_centres(mesh_nav)
+    near_border = (gx > x0 - 0.3) & (gx < x1 + 0.3) & (gz > z0 - 0.3) & (gz < z1 + 0.3)
+    near_border &= ~((gx > x0 + 0.3) & (gx < x1 - 0.3) & (gz > z0 + 0.3) & (gz < z1 - 0.3))
+    cells = mesh_nav.navigable & ~near_border
+    write_grid_navmesh(
+        f"{copy}.navmesh", cells, mesh_nav.heights, mesh_nav.origin, mesh_nav.cell, walkable_radius=house.agent.radius
+    )
+
+    scene = HM3DScene.load(copy)  # navigation="auto" picks the navmesh up
+    assert scene.navmesh is not None and scene.navmesh_path == tmp_path / "scene" / "X.navmesh"
+    np.testing.assert_array_equal(scene.navgrid.navigable, cells)
+    inside, outside, elsewhere = (_point_in(mesh_nav, r.bounds) for r in (room, others[-1], others[-2]))
+    assert mesh_nav.geodesic(inside, outside).status == "ok"
+    assert scene.geodesic(inside, outside).status == "unreachable"
+    assert scene.navgrid.island_of(inside) != scene.navgrid.island_of(outside)
+    # away from the cut, the navmesh gives the mesh's geodesics
+    assert scene.geodesic_distance(outside, elsewhere) == pytest.approx(
+        mesh_nav.geodesic_distance(outside, elsewhere), abs=1e-6
+    )
+    assert HM3DScene.load(copy, navigation="mesh").geodesic(inside, outside).status == "ok"
+    assert HM3DScene.load(copy, navigation="navmesh").navmesh is not None
+
+
+def test_navigation_option_errors(stem, tmp_path):
+    with pytest.raises(MemgymError, match=r"navigation must be one of \('auto', 'navmesh', 'mesh'\), got 'grid'"):
+        HM3DScene.load(stem, navigation="grid")
+    with pytest.raises(MemgymError, match=r"navigation='navmesh' but .*HOUSE2.navmesh does not exist"):
+        HM3DScene.load(stem, navigation="navmesh")
+    copy = _copy_scene(stem, tmp_path / "corrupt")
+    Path(f"{copy}.navmesh").write_bytes(b"MSET" + bytes(60))
+    with pytest.raises(NavMeshFileError, match=r"X.navmesh: not a navmesh"):
+        HM3DScene.load(copy)
+    assert HM3DScene.load(copy, navigation="mesh").navmesh is None

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from memgym.scenes.locomotion import ActionSpec, AgentState, GreedyFollower, apply_action
-from memgym.scenes.navigation import AgentSpec
+from memgym.scenes.navigation import AgentSpec, NavGrid
 from memgym.scenes.procedural import generate_house
 from memgym.scenes.simple import box_room
 
@@ -106,3 +106,43 @@ def test_greedy_follower_reaches_goals_in_a_house():
                 break
             state, _ = apply_action(nav, state, action)
         assert nav.geodesic(state.position, goals).distance <= 0.3
+
+
+def _quad(x0, x1, z0, z1, y0, y1=None):
+    """Two triangles covering ``[x0, x1] x [z0, z1]``, rising linearly in x from ``y0`` to ``y1``."""
+    y1 = y0 if y1 is None else y1
+    a, b, c, d = (x0, y0, z0), (x1, y1, z0), (x1, y1, z1), (x0, y0, z1)
+    return [np.array([a, b, c]), np.array([a, c, d])]
+
+
+def test_grid_from_surface_triangles_follows_floor_levels():
+    agent = AgentSpec(radius=0.2, cell_size=0.1)
+    # ground floor 0..4 x 0..2, a ramp 4..6 rising to 1 m, an upper floor over 0..2 at 2.5 m
+    surface = np.array(_quad(0, 4, 0, 2, 0.0) + _quad(4, 6, 0, 2, 0.0, 1.0) + _quad(0, 2, 0, 2, 2.5))
+    bounds = np.array([[-1.0, 0.0, -1.0], [7.0, 3.0, 3.0]])
+    ground = NavGrid.from_surface_triangles(surface, bounds, agent, floor_height=0.0)
+    # cells whose centre is within 0.5 m of the floor level: x < 5.0 (ramp height 0.5 at x = 5)
+    assert ground.navigable.sum() == 50 * 20
+    assert ground.is_navigable((4.9, 7.0, 1.0)) and not ground.is_navigable((5.1, 0.0, 1.0))
+    assert ground.heights[ground.cell_of((1.0, 0.0, 1.0))] == pytest.approx(0.0)  # not the upper floor
+    assert ground.heights[ground.cell_of((4.55, 0.0, 1.0))] == pytest.approx(0.275)
+    upper = NavGrid.from_surface_triangles(surface, bounds, agent, floor_height=2.5)
+    assert upper.navigable.sum() == 20 * 20 and upper.heights[upper.cell_of((1.0, 0.0, 1.0))] == pytest.approx(2.5)
+    # extra erosion removes the border cells closer than 0.15 m (1 cell at 0.1 m) to the edge
+    eroded = NavGrid.from_surface_triangles(surface, bounds, agent, floor_height=2.5, erosion=0.15)
+    assert eroded.navigable.sum() == 18 * 18
+    assert upper.geodesic((0.5, 2.5, 0.5), (1.5, 2.5, 1.5)).distance == pytest.approx(np.sqrt(2))
+
+
+def test_surface_rasterisation_in_chunks_matches_one_pass(monkeypatch):
+    import memgym.scenes.navigation as navigation
+
+    agent = AgentSpec(radius=0.2, cell_size=0.1)
+    surface = np.array(_quad(0, 4, 0, 2, 0.0) + _quad(4, 6, 0, 2, 0.0, 1.0) + _quad(0, 2, 0, 2, 0.3))
+    bounds = np.array([[-1.0, 0.0, -1.0], [7.0, 3.0, 3.0]])
+    whole = NavGrid.from_surface_triangles(surface, bounds, agent, floor_height=0.0)
+    monkeypatch.setattr(navigation, "_RASTER_CHUNK", 7)
+    chunked = NavGrid.from_surface_triangles(surface, bounds, agent, floor_height=0.0)
+    np.testing.assert_array_equal(chunked.navigable, whole.navigable)
+    np.testing.assert_array_equal(chunked.heights, whole.heights)
+    assert whole.heights[whole.cell_of((1.0, 0.0, 1.0))] == pytest.approx(0.0)  # nearer than the 0.3 m deck
