@@ -25,6 +25,8 @@ all cells gives all of them.
 * accuracy of every cell (Fig. 3: operation × delay × load per model);
 * update gaps ``updated − no_update`` and ``retained − no_update`` per model, checkpoint,
   recordings, delay and load (earlier target present);
+* with earlier-event controls in the set, ``acc(operation, earlier target) − acc(control)`` for
+  the ``omitted`` and ``distractor`` controls (section 3.3's conflicting / consistent history);
 * the primary history contrasts (original recordings, earlier target present): with
   ``A(d, l) = gap_ref(d, l) − gap_base(d, l)`` the reference model's update-gap advantage over a
   baseline, the delay effect ``mean_l [A(long, l) − A(short, l)]`` and the load effect
@@ -256,6 +258,20 @@ def gap_contrasts(cells: Sequence[Cell]) -> list[Contrast]:
     return contrasts
 
 
+def earlier_contrasts(cells: Sequence[Cell]) -> list[Contrast]:
+    """Section 3.3's history baselines: ``acc(operation, earlier target) − acc(control)`` for each
+    earlier-event control (``omitted``, ``distractor``) in the rows, per operation and condition
+    (conflicting history: ``updated``; consistent history: ``no_update``). Labels carry the
+    control as ``earlier``."""
+    present = set(cells)
+    contrasts = []
+    for cell, control in itertools.product(cells, ("omitted", "distractor")):
+        base = cell._replace(earlier=control)
+        if cell.earlier == "target" and base in present:
+            contrasts.append(Contrast(_labels("earlier_control", base), {cell: 1.0, base: -1.0}))
+    return contrasts
+
+
 def _advantage(
     reference: str, baseline: str, checkpoint: Any, delay: float, load: str, sign: float
 ) -> dict[Cell, float]:
@@ -322,6 +338,7 @@ class HistoryReport:
 
     accuracy: list[ContrastResult]
     gaps: list[ContrastResult]
+    controls: list[ContrastResult]
     primary: list[ContrastResult]
     notes: list[str]
     templates: int
@@ -336,7 +353,7 @@ def history_report(
     n_resamples: int = 10_000,
     primary_models: Sequence[str] = PRIMARY_MODELS,
 ) -> HistoryReport:
-    """Fig. 3 accuracies, update gaps and primary contrasts (``primary_models[0]`` against each of
+    """Fig. 3 accuracies, update gaps, earlier-event control differences and primary contrasts (``primary_models[0]`` against each of
     the others) of matched-history rows; simultaneous intervals over each checkpoint's primary
     contrasts."""
     scores = cell_scores(rows)
@@ -357,6 +374,7 @@ def history_report(
     return HistoryReport(
         accuracy=run(accuracy_contrasts(cells)),
         gaps=run(gap_contrasts(cells)),
+        controls=run(earlier_contrasts(cells)),
         primary=primary,
         notes=notes,
         templates=len(scores.templates),
@@ -393,7 +411,8 @@ def _by_condition(results: Sequence[ContrastResult], columns: Sequence[str]) -> 
 
 
 def report_markdown(report: HistoryReport, *, model_order: Sequence[str] = ()) -> str:
-    """``history_contrasts.md``: primary contrasts (with notes), update gaps, Fig. 3 accuracies."""
+    """``history_contrasts.md``: primary contrasts (with notes), update gaps, earlier-event control
+    differences (when the set has controls), Fig. 3 accuracies."""
     order = {m: i for i, m in enumerate(model_order)}
 
     def ordered(results: Sequence[ContrastResult]) -> list[ContrastResult]:
@@ -430,6 +449,12 @@ def report_markdown(report: HistoryReport, *, model_order: Sequence[str] = ()) -
         (*gap_header, "updated - no-update", "retained - no-update"),
         _by_condition(ordered(report.gaps), ("updated", "retained")),
     )
+    if report.controls:
+        lines += ["## Earlier target against earlier-event controls (pp)", ""]
+        lines += _markdown_table(
+            (*gap_header[:3], "control", *gap_header[4:], *(f"{op.replace('_', '-')} - control" for op in OPERATIONS)),
+            _by_condition(ordered(report.controls), OPERATIONS),
+        )
     lines += ["## Accuracy (%) by operation (Fig. 3)", ""]
     lines += _markdown_table(
         (*gap_header, *(op.replace("_", "-") for op in OPERATIONS)),
@@ -459,11 +484,11 @@ CSV_COLUMNS: tuple[str, ...] = (
 
 def report_csv(report: HistoryReport) -> str:
     """``history_contrasts.csv``: one line per reported number (tables ``primary``, ``update_gap``,
-    ``accuracy``; percent or pp), empty fields where a column does not apply."""
+    ``earlier_control``, ``accuracy``; percent or pp), empty fields where a column does not apply."""
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=CSV_COLUMNS, extrasaction="ignore", lineterminator="\n")
     writer.writeheader()
-    for result in (*report.primary, *report.gaps, *report.accuracy):
+    for result in (*report.primary, *report.gaps, *report.controls, *report.accuracy):
         line = dict(result.labels, estimate=f"{result.estimate:.4f}")
         for prefix, interval in (("", result.interval), ("simultaneous_", result.simultaneous)):
             if interval is not None:

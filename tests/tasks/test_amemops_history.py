@@ -41,13 +41,17 @@ def accuracy(model, seed, operation, delay, load):
     return {"no_update": 0.8, "retained": 0.7, "updated": 0.8 - loss(model, seed, delay, load)}[operation]
 
 
-def history_rows(models=("gdn2", "no_erase", "attention"), seeds=(0, 1), accuracy=accuracy, checkpoint=24000):
-    """One query per (model, seed, template, condition); template t is right iff t < accuracy·T."""
+def history_rows(
+    models=("gdn2", "no_erase", "attention"), seeds=(0, 1), accuracy=accuracy, checkpoint=24000, earlier=("target",)
+):
+    """One query per (model, seed, template, condition); template t is right iff t < accuracy·T
+    (accuracy of an earlier-event control: 0.9 without the earlier event, 0.6 with a distractor)."""
     rows = []
-    for model, seed, op, delay, load in itertools.product(
-        models, seeds, ("no_update", "updated", "retained"), DELAYS, LOADS
+    for model, seed, op, delay, load, where in itertools.product(
+        models, seeds, ("no_update", "updated", "retained"), DELAYS, LOADS, earlier
     ):
-        right = round(accuracy(model, seed, op, delay, load) * N_TEMPLATES)
+        p = {"target": accuracy(model, seed, op, delay, load), "omitted": 0.9, "distractor": 0.6}[where]
+        right = round(p * N_TEMPLATES)
         for t in range(N_TEMPLATES):
             rows.append(
                 {
@@ -62,7 +66,7 @@ def history_rows(models=("gdn2", "no_erase", "attention"), seeds=(0, 1), accurac
                     "operation": op,
                     "delay_s": delay,
                     "load": load,
-                    "earlier": "target",
+                    "earlier": where,
                     "recordings": "original",
                 }
             )
@@ -206,3 +210,19 @@ def test_rows_without_their_template_are_a_record_error():
     del rows[5]["template"]
     with pytest.raises(RecordError, match=r"lacks \['template'\]"):
         cell_scores(rows)
+
+
+def test_earlier_event_controls_give_conflicting_and_consistent_history_differences():
+    rows = history_rows(models=("gdn2", "attention"), earlier=("target", "omitted", "distractor"))
+    report = history_report(rows, rng=np.random.default_rng(0), n_resamples=100)
+    where = {"model": "attention", "delay_s": 120.0, "load": "high"}
+    assert by_labels(report.controls, operation="updated", earlier="omitted", **where).estimate == pytest.approx(-70.0)
+    assert by_labels(report.controls, operation="no_update", earlier="omitted", **where).estimate == pytest.approx(
+        -10.0
+    )
+    assert by_labels(report.controls, operation="no_update", earlier="distractor", **where).estimate == pytest.approx(
+        20.0
+    )
+    assert len(report.controls) == 2 * 3 * 4 * 2 and len(report.gaps) == 2 * 2 * 4
+    assert "| attention | 24000 | original | omitted | 120 | high | -10.0 [" in report_markdown(report)
+    assert len(report.primary) == 2 and report.primary[1].estimate == pytest.approx(20.0)
