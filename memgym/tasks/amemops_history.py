@@ -55,6 +55,7 @@ from memgym.core.statistics import Interval, percentile_interval, simultaneous_i
 
 OPERATIONS: tuple[str, ...] = ("no_update", "updated", "retained")
 LOADS: tuple[str, ...] = ("low", "high")
+EARLIER: tuple[str, ...] = ("target", "omitted", "distractor")
 PRIMARY_MODELS: tuple[str, ...] = ("gdn2", "no_erase", "attention")
 """Reference model, then the baselines of the paper's primary history contrasts."""
 ROW_FIELDS: tuple[str, ...] = ("template", "operation", "delay_s", "load", "earlier", "recordings")
@@ -132,10 +133,13 @@ def _cell(row: dict[str, Any]) -> Cell:
     )
 
 
+def _rank(value: str, order: tuple[str, ...]) -> int:
+    return order.index(value) if value in order else len(order)
+
+
 def _sort_key(cell: Cell) -> tuple:
-    operation = OPERATIONS.index(cell.operation) if cell.operation in OPERATIONS else len(OPERATIONS)
-    load = LOADS.index(cell.load) if cell.load in LOADS else len(LOADS)
-    return (cell.model, str(cell.checkpoint), cell.recordings, cell.earlier, cell.delay_s, load, operation)
+    earlier, load, operation = _rank(cell.earlier, EARLIER), _rank(cell.load, LOADS), _rank(cell.operation, OPERATIONS)
+    return (cell.model, str(cell.checkpoint), cell.recordings, earlier, cell.delay_s, load, operation)
 
 
 def cell_scores(rows: Iterable[dict[str, Any]]) -> CellScores:
@@ -265,7 +269,7 @@ def earlier_contrasts(cells: Sequence[Cell]) -> list[Contrast]:
     control as ``earlier``."""
     present = set(cells)
     contrasts = []
-    for cell, control in itertools.product(cells, ("omitted", "distractor")):
+    for cell, control in itertools.product(cells, EARLIER[1:]):
         base = cell._replace(earlier=control)
         if cell.earlier == "target" and base in present:
             contrasts.append(Contrast(_labels("earlier_control", base), {cell: 1.0, base: -1.0}))
@@ -506,7 +510,10 @@ def plot_history(report: HistoryReport, path: Path, *, model_order: Sequence[str
     import matplotlib.pyplot as plt
 
     results = [r for r in report.accuracy if r.labels["earlier"] == "target"]
-    panels = sorted({(r.labels["recordings"], r.labels["delay_s"], r.labels["load"]) for r in results}, key=str)
+    panels = sorted(
+        {(r.labels["recordings"], r.labels["delay_s"], r.labels["load"]) for r in results},
+        key=lambda p: (p[0], p[1], _rank(p[2], LOADS)),
+    )
     order = {m: i for i, m in enumerate(model_order)}
     series = sorted(
         {(r.labels["model"], r.labels["checkpoint"]) for r in results}, key=lambda s: (order.get(s[0], len(order)), s)
@@ -538,8 +545,8 @@ def plot_history(report: HistoryReport, path: Path, *, model_order: Sequence[str
     for ax in axes.flat[len(panels) :]:
         ax.set_visible(False)
     axes[0, 0].set_ylabel("accuracy (%)")
-    axes[0, 0].legend(fontsize=7)
-    fig.tight_layout()
+    fig.legend(*axes[0, 0].get_legend_handles_labels(), fontsize=7, loc="lower center", ncols=min(4, len(series)))
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=120)
     plt.close(fig)
