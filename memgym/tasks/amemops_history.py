@@ -357,9 +357,9 @@ def history_report(
     n_resamples: int = 10_000,
     primary_models: Sequence[str] = PRIMARY_MODELS,
 ) -> HistoryReport:
-    """Fig. 3 accuracies, update gaps, earlier-event control differences and primary contrasts (``primary_models[0]`` against each of
-    the others) of matched-history rows; simultaneous intervals over each checkpoint's primary
-    contrasts."""
+    """Fig. 3 accuracies, update gaps, earlier-event control differences and primary contrasts
+    (``primary_models[0]`` against each of the others) of matched-history rows; simultaneous
+    intervals over each checkpoint's primary contrasts."""
     scores = cell_scores(rows)
     estimates, replicates = bootstrap_cells(scores, rng=rng, n_resamples=n_resamples)
     cells = scores.cells
