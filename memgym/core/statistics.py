@@ -94,3 +94,15 @@ def simultaneous_half_width(bootstrap_stats: np.ndarray, estimates: np.ndarray, 
     """
     errors = np.abs(np.asarray(bootstrap_stats) - np.asarray(estimates)[None, :]).max(axis=1)
     return float(np.quantile(errors, level))
+
+
+def simultaneous_intervals(bootstrap_stats: np.ndarray, estimates: np.ndarray, level: float = 0.95) -> list[Interval]:
+    """Symmetric simultaneous intervals ``estimate ± h`` over K contrasts, ``h`` from
+    :func:`simultaneous_half_width` (all K cover jointly in ``level`` of the resamples).
+
+    Args:
+        bootstrap_stats: ``(R, K)`` bootstrap replicates; estimates: ``(K,)`` point estimates.
+    """
+    estimates = np.asarray(estimates, dtype=np.float64)
+    half = simultaneous_half_width(bootstrap_stats, estimates, level)
+    return [Interval(float(e), float(e - half), float(e + half), level) for e in estimates]

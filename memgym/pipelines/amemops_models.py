@@ -33,6 +33,7 @@ from memgym.datasets.amemops.config import StreamConfig
 from memgym.datasets.amemops.records import AMemOpsStream
 from memgym.memory.recurrent.mixers import CORES
 from memgym.memory.recurrent.model import AMemOpsModel, ModelConfig
+from memgym.tasks.amemops_history import PRIMARY_MODELS, is_history, write_history_report
 from memgym.tasks.amemops_tables import (
     QUERY_TYPES,
     accuracy_table,
@@ -165,11 +166,16 @@ class AMemOpsEvalConfig:
     bootstrap_resamples: int = dataclasses.field(
         default=10_000, metadata={"help": "bootstrap resamples of the paired model differences (0: none)"}
     )
+    history_contrasts: tuple[str, ...] = dataclasses.field(
+        default=PRIMARY_MODELS,
+        metadata={"help": "matched histories: reference model, then the baselines of the primary contrasts"},
+    )
 
     def __post_init__(self) -> None:
-        unknown = [m for m in self.models if m not in CORES]
-        if unknown:
-            raise ConfigError(f"models: '{unknown[0]}' is not a memory core; choose from {', '.join(CORES)}")
+        for field in ("models", "history_contrasts"):
+            unknown = [m for m in getattr(self, field) if m not in CORES]
+            if unknown:
+                raise ConfigError(f"{field}: '{unknown[0]}' is not a memory core; choose from {', '.join(CORES)}")
 
 
 @functools.lru_cache(maxsize=4)
@@ -434,7 +440,8 @@ def score_stream(
                 "answer": answer,
                 "prediction": prediction,
                 "correct": int(prediction == answer),
-                **{k: item.annotations.get(k) for k in ("operation", "delay_s", "load", "earlier")},
+                **{k: item.annotations.get(k) for k in ("operation", "delay_s", "load", "earlier", "template")},
+                "recordings": stream.recordings,
             }
         )
     return rows
@@ -519,6 +526,15 @@ def write_tables(store: RunStore, rows: list[dict[str, Any]], config: AMemOpsEva
             query_types=types,
             n_resamples=config.bootstrap_resamples,
         )
+    if is_history(rows):
+        write_history_report(
+            store,
+            rows,
+            model_order=config.models,
+            primary_models=config.history_contrasts,
+            n_resamples=config.bootstrap_resamples,
+        )
+        text += "\nMatched histories: update gaps and primary contrasts in `history_contrasts.md`.\n"
     store.write_text("table.md", text)
     plot_accuracy(by_type, store.folder / "accuracy.png", query_types=types)
     return text

@@ -1,7 +1,12 @@
 import numpy as np
 import pytest
 
-from memgym.core.statistics import bootstrap_difference, bootstrap_mean, simultaneous_half_width
+from memgym.core.statistics import (
+    bootstrap_difference,
+    bootstrap_mean,
+    simultaneous_half_width,
+    simultaneous_intervals,
+)
 
 
 def test_bootstrap_mean_interval_covers_the_mean_and_matches_normal_theory():
@@ -39,3 +44,13 @@ def test_reproducible_and_validated():
 def test_simultaneous_half_width_is_max_abs_error_quantile():
     stats = np.array([[1.0, 0.0], [0.0, 3.0], [2.0, 1.0]])
     assert simultaneous_half_width(stats, np.array([1.0, 1.0]), level=1.0) == pytest.approx(2.0)
+
+
+def test_simultaneous_intervals_are_symmetric_and_cover_jointly():
+    rng = np.random.default_rng(0)
+    stats = rng.normal(0.0, [1.0, 2.0, 0.5], size=(20_000, 3))
+    intervals = simultaneous_intervals(stats, np.zeros(3))
+    half = intervals[0].high
+    assert all(i.high == pytest.approx(half) and i.low == pytest.approx(-half) for i in intervals)
+    assert np.mean(np.all(np.abs(stats) <= half, axis=1)) == pytest.approx(0.95, abs=0.005)
+    assert half > np.quantile(np.abs(stats[:, 1]), 0.95)  # wider than the widest marginal one

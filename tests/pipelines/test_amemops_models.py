@@ -157,3 +157,45 @@ def test_packaged_symbolic_configs_use_sixteen_values():
     evaluation = load_config(AMemOpsEvalConfig, path=CONFIG_DIR / "amemops_symbolic_eval.yaml")
     assert (evaluation.data.inputs, evaluation.data.stream.attribute_values) == ("symbolic", 16)
     assert evaluation.data.stream.split == "eval" and evaluation.seeds == (0, 1)
+
+
+def test_eval_on_a_matched_history_set_writes_the_history_contrasts(tmp_path):
+    """One template × 3 operations × 2 delays × 2 loads, symbolic inputs, gdn2 and attention (no
+    no_erase: its two contrasts are skipped with a note)."""
+    from memgym.datasets.amemops.stream_set import HistorySetConfig, StreamSetConfig, write_stream_set
+    from memgym.datasets.sources.factory import open_library
+
+    set_config = StreamSetConfig(kind="history", history=HistorySetConfig(templates=1), features=False)
+    write_stream_set(set_config, open_library(set_config.stream.library), tmp_path / "set", progress=False)
+    for model in ("gdn2", "attention"):
+        train(tmp_path, f"model={model}", "arch.chunk_size=256")
+    overrides = (
+        "models=[gdn2,attention]",
+        "seeds=[0]",
+        "checkpoints=[2]",
+        f"stream_set={tmp_path / 'set'}",
+        "data.inputs=symbolic",
+        "bootstrap_resamples=200",
+        "name=h",
+    )
+    out = eval_job(JobArgs(overrides=overrides, runs_dir=tmp_path, progress=False))
+    text = (out / "history_contrasts.md").read_text()
+    assert (
+        "| gdn2 | attention | 2 | delay 120 s - 20 s |" in text and "| gdn2 | attention | 2 | load high - low |" in text
+    )
+    assert "gdn2 vs no_erase @ 2 skipped: no rows for no_erase" in text
+    csv_lines = (out / "history_contrasts.csv").read_text().splitlines()
+    assert len(csv_lines) == 1 + 2 + 2 * 2 * 4 + 2 * 12  # header, contrasts, gaps, accuracies
+    assert (out / "history_accuracy.png").stat().st_size > 1000
+    assert "history_contrasts.md" in (out / "table.md").read_text()
+    (out / "history_contrasts.md").unlink()
+    eval_job(JobArgs(overrides=overrides, runs_dir=tmp_path, progress=False))  # resumed: from the stored rows
+    assert (out / "history_contrasts.md").read_text() == text
+    assert len((out / "results.jsonl").read_text().splitlines()) == 2 * 12
+
+
+def test_history_contrasts_must_name_memory_cores():
+    from memgym.pipelines.amemops_models import AMemOpsEvalConfig
+
+    with pytest.raises(ConfigError, match="history_contrasts: 'lstm'"):
+        AMemOpsEvalConfig(history_contrasts=("gdn2", "lstm"))
