@@ -440,6 +440,7 @@ def score_stream(
                 "answer": answer,
                 "prediction": prediction,
                 "correct": int(prediction == answer),
+                "previous_value": int(prediction == item.annotations.get("previous_index", -1)),
                 **{k: item.annotations.get(k) for k in ("operation", "delay_s", "load", "earlier", "template")},
                 "recordings": stream.recordings,
             }

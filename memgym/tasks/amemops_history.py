@@ -34,6 +34,9 @@ all cells gives all of them.
   ``attention`` (no RoPE) these are the paper's four pre-specified interactions; they also get
   simultaneous intervals (``estimate ± h``, ``h`` the 95th percentile of the maximum absolute
   centred bootstrap error over the four).
+* the share of update errors that gave the superseded (previous) value, seeds pooled, per model,
+  checkpoint and condition (rows carry ``previous_value``; section 3.3's "previous values account
+  for 78% of ... update errors").
 """
 
 from __future__ import annotations
@@ -344,10 +347,39 @@ class HistoryReport:
     gaps: list[ContrastResult]
     controls: list[ContrastResult]
     primary: list[ContrastResult]
+    previous: list[PreviousValueShare]
     notes: list[str]
     templates: int
     seeds: dict[str, int]
     n_resamples: int
+
+
+@dataclasses.dataclass(frozen=True)
+class PreviousValueShare:
+    """Update errors of one model checkpoint under one condition (seeds pooled) and how many of
+    them gave the superseded value."""
+
+    cell: Cell
+    errors: int
+    previous: int
+
+    @property
+    def share(self) -> float:
+        """Percent of the errors that gave the previous value (nan without errors)."""
+        return 100.0 * self.previous / self.errors if self.errors else float("nan")
+
+
+def previous_value_shares(rows: Iterable[dict[str, Any]]) -> list[PreviousValueShare]:
+    """Per updated-query cell: wrong answers and those equal to the previous value (rows without
+    ``previous_value``, from older runs, are left out)."""
+    counts: dict[Cell, list[int]] = defaultdict(lambda: [0, 0])
+    for r in rows:
+        if r.get("operation") != "updated" or "previous_value" not in r or r["correct"]:
+            continue
+        entry = counts[_cell(r)]
+        entry[0] += 1
+        entry[1] += int(r["previous_value"])
+    return [PreviousValueShare(cell, *counts[cell]) for cell in sorted(counts, key=_sort_key)]
 
 
 def history_report(
@@ -380,6 +412,7 @@ def history_report(
         gaps=run(gap_contrasts(cells)),
         controls=run(earlier_contrasts(cells)),
         primary=primary,
+        previous=previous_value_shares(rows),
         notes=notes,
         templates=len(scores.templates),
         seeds={m: len(s) for m, s in scores.seeds.items()},
@@ -459,6 +492,15 @@ def report_markdown(report: HistoryReport, *, model_order: Sequence[str] = ()) -
             (*gap_header[:3], "control", *gap_header[4:], *(f"{op.replace('_', '-')} - control" for op in OPERATIONS)),
             _by_condition(ordered(report.controls), OPERATIONS),
         )
+    if report.previous:
+        lines += ["## Update errors that gave the previous value (seeds pooled)", ""]
+        lines += _markdown_table(
+            (*gap_header[:4], "delay (s)", "load", "errors", "previous value", "share (%)"),
+            (
+                [*p.cell[:4], f"{p.cell.delay_s:g}", p.cell.load, p.errors, p.previous, f"{p.share:.1f}"]
+                for p in sorted(report.previous, key=lambda p: order.get(p.cell.model, len(order)))
+            ),
+        )
     lines += ["## Accuracy (%) by operation (Fig. 3)", ""]
     lines += _markdown_table(
         (*gap_header, *(op.replace("_", "-") for op in OPERATIONS)),
@@ -488,7 +530,8 @@ CSV_COLUMNS: tuple[str, ...] = (
 
 def report_csv(report: HistoryReport) -> str:
     """``history_contrasts.csv``: one line per reported number (tables ``primary``, ``update_gap``,
-    ``earlier_control``, ``accuracy``; percent or pp), empty fields where a column does not apply."""
+    ``earlier_control``, ``accuracy`` in percent or pp; ``previous_value_share`` in percent), empty
+    fields where a column does not apply."""
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=CSV_COLUMNS, extrasaction="ignore", lineterminator="\n")
     writer.writeheader()
@@ -498,6 +541,8 @@ def report_csv(report: HistoryReport) -> str:
             if interval is not None:
                 line[f"{prefix}low"], line[f"{prefix}high"] = f"{interval.low:.4f}", f"{interval.high:.4f}"
         writer.writerow(line)
+    for p in report.previous:
+        writer.writerow(dict(p.cell._asdict(), table="previous_value_share", estimate=f"{p.share:.4f}"))
     return buffer.getvalue()
 
 

@@ -16,6 +16,7 @@ from memgym.tasks.amemops_history import (
     evaluate_contrasts,
     history_report,
     plot_history,
+    previous_value_shares,
     primary_contrasts,
     report_csv,
     report_markdown,
@@ -226,3 +227,20 @@ def test_earlier_event_controls_give_conflicting_and_consistent_history_differen
     assert len(report.controls) == 2 * 3 * 4 * 2 and len(report.gaps) == 2 * 2 * 4
     assert "| attention | 24000 | original | omitted | 120 | high | -10.0 [" in report_markdown(report)
     assert len(report.primary) == 2 and report.primary[1].estimate == pytest.approx(20.0)
+
+
+def test_previous_value_share_counts_update_errors_that_gave_the_superseded_value():
+    rows = history_rows(models=("gdn2",), seeds=(0,))
+    for r in rows:  # wrong updated answers: even templates gave the previous value
+        r["previous_value"] = int(r["operation"] == "updated" and not r["correct"] and r["template"] % 2 == 0)
+    shares = previous_value_shares(rows)
+    assert len(shares) == len(DELAYS) * len(LOADS)  # updated cells only
+    for share in shares:
+        assert share.cell.operation == "updated"
+        assert (share.errors, share.previous) == (3, 1)  # templates 7, 8, 9 wrong (accuracy 0.7); 8 is even
+        assert share.share == pytest.approx(100 / 3)
+    report = history_report(rows, rng=np.random.default_rng(0), n_resamples=50, primary_models=("gdn2",))
+    assert "| gdn2 | 24000 | original | target | 20 | low | 3 | 1 | 33.3 |" in report_markdown(report)
+    assert report_csv(report).count("previous_value_share") == len(shares)
+    older = [{k: v for k, v in r.items() if k != "previous_value"} for r in rows]
+    assert previous_value_shares(older) == []
