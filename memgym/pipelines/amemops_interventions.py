@@ -12,7 +12,7 @@ For every trained recurrent checkpoint, held-out stream and target source
    subspace (from that source's final occurrence before the edit), the controls rescaled per layer
    to the target edit's Frobenius norm (relative error checked < 1e-6);
 3. continues the stream from frame ``e`` from each edited state and from the unedited one (one
-   batch) and scores the eligible queries.
+   batch, up to the last eligible query's read frame) and scores the eligible queries.
 
 Random subspaces depend only on ``subspace_seed``, the stream and the target, so every model sees
 the same ones. Rows (one per model × seed × checkpoint × stream × target × edit × query) go to
@@ -211,11 +211,12 @@ def score_plan(
     generator = subspace_generator(config.subspace_seed, stream.episode_id, plan.target.identity)
     edits = edited_states(model, features, plan, config, generator)
     names = config.edit_names(plan)
-    rest = features[None, plan.edit_frame :].expand(len(names), -1, -1)
+    roles = plan.roles()
+    last_read = max(int(i.annotations["end_frame"]) for i in stream.items if i.item_id in roles)
+    rest = features[None, plan.edit_frame : last_read + 1].expand(len(names), -1, -1)  # up to the last read
     with torch.no_grad():
         out = model(rest, _stack_states([edits[n]["states"] for n in names]))
     labels = {"gain": arrays[1], "pan": arrays[2]}
-    roles = plan.roles()
     rows = []
     for item in stream.items:
         if item.item_id not in roles:
