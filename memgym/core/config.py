@@ -95,11 +95,27 @@ def build_config(cls: type[C], data: Mapping[str, Any], *, where: str = "config"
     hints = typing.get_type_hints(cls)
     kwargs = {}
     for name, value in data.items():
+        default = _field_default(fields[name])
+        if dataclasses.is_dataclass(hints[name]) and dataclasses.is_dataclass(default) and isinstance(value, Mapping):
+            # keys given for a nested config update the field's default (e.g. an eval config's
+            # default_factory data split), they do not start from the nested class's own defaults
+            merged = config_to_dict(default)
+            _merge(merged, value)
+            value = merged
         kwargs[name] = _convert(value, hints[name], where, f"{prefix}{name}")
     try:
         return cls(**kwargs)
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"{where}: {exc}") from None
+
+
+def _field_default(field: dataclasses.Field) -> Any:
+    """A field's default value (calling its default factory), or None when it has none."""
+    if field.default is not dataclasses.MISSING:
+        return field.default
+    if field.default_factory is not dataclasses.MISSING:
+        return field.default_factory()
+    return None
 
 
 def config_to_dict(config: Any) -> dict[str, Any]:

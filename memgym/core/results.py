@@ -115,16 +115,26 @@ class RunStore:
 
     def append(self, key: str, row: dict[str, Any]) -> None:
         """Record one finished item durably. A key may be written only once."""
-        if key in self._keys:
-            raise RecordError(f"{self.results_path}: item '{key}' is already recorded")
-        full = {"key": key, **row}
-        line = json.dumps(full, default=_json_default)
+        self.append_many([(key, row)])
+
+    def append_many(self, items: Sequence[tuple[str, dict[str, Any]]]) -> None:
+        """Record several finished items with one write and one fsync (keys unique, not yet recorded).
+
+        An interruption mid-write loses at most the items of this call (a partial last line is
+        dropped on reopen); items fully written before it are kept.
+        """
+        keys: set[str] = set()
+        for key, _ in items:
+            if key in self._keys or key in keys:
+                raise RecordError(f"{self.results_path}: item '{key}' is already recorded")
+            keys.add(key)
+        lines = [json.dumps({"key": key, **row}, default=_json_default) for key, row in items]
         with self.results_path.open("a", encoding="utf-8") as handle:
-            handle.write(line + "\n")
+            handle.write("".join(line + "\n" for line in lines))
             handle.flush()
             os.fsync(handle.fileno())
-        self._rows.append(json.loads(line))
-        self._keys.add(key)
+        self._rows.extend(json.loads(line) for line in lines)
+        self._keys.update(keys)
 
     def run_pending(
         self,

@@ -9,7 +9,8 @@ Jobs:
 * ``memgym render amemops [manifest=DIR] [index=0] [--out file.png]`` — one stream's
   spectrogram with its events and queries (from a set, or generated from the config).
 * ``memgym train amemops model=gdn2 seed=0 ...`` / ``memgym eval amemops ...`` — memory models
-  (:mod:`memgym.pipelines.amemops_models`).
+  (:mod:`memgym.pipelines.amemops_models`); ``memgym eval amemops intervention=true ...`` — state
+  interventions (:mod:`memgym.pipelines.amemops_interventions`).
 * ``memgym run quickstart`` — a small build summarised in a table and a plot, plus the six memory
   models trained briefly and evaluated.
 """
@@ -91,10 +92,12 @@ class AMemOpsBenchmark(Benchmark):
         return train_job(args)
 
     def eval(self, args: JobArgs) -> Path:
-        """``memgym eval amemops models=[...] seeds=[...] ...``: Table 2 / 3 style tables and a plot."""
+        """``memgym eval amemops models=[...] seeds=[...] ...``: Table 2 / 3 style tables and a plot;
+        with ``intervention=true``, the state-intervention job (:mod:`memgym.pipelines.amemops_interventions`)."""
+        from memgym.pipelines.amemops_interventions import intervention_job, intervention_requested
         from memgym.pipelines.amemops_models import eval_job
 
-        return eval_job(args)
+        return intervention_job(args) if intervention_requested(args) else eval_job(args)
 
 
 def save_spectrogram(stream: AMemOpsStream, library: SourceLibrary, out: Path) -> Path:

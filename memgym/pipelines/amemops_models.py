@@ -448,17 +448,22 @@ def score_stream(
     return rows
 
 
-def evaluate_models(config: AMemOpsEvalConfig, runs_dir: Path, *, progress: bool = True) -> Path:
-    """Score every (model, seed, checkpoint) on the held-out streams; write tables and a plot."""
-    if config.threads > 0:
-        torch.set_num_threads(config.threads)
-    store = RunStore.open(runs_dir, EVAL_JOB, config, name=config.name or None, seeds=list(config.seeds))
+def eval_streams(data: DataConfig, stream_set: str, streams: int) -> tuple[StreamTensors | StreamSetTensors, int]:
+    """The evaluation streams: a saved set when ``stream_set`` is set, else ``streams`` generated ones."""
+    if stream_set:
+        tensors = StreamSetTensors(stream_set, data)
+        return tensors, len(tensors)
+    return stream_tensors(data), streams
+
+
+def checkpoint_jobs(config: Any, runs_dir: Path) -> list[tuple[str, int, int, Path]]:
+    """``(model, seed, step, path)`` of every checkpoint an eval config (``models``, ``seeds``,
+    ``checkpoints``, ``train_dir``) asks for.
+
+    Raises:
+        RecordError: a checkpoint is missing (names the train command that makes it).
+    """
     train_dir = Path(config.train_dir) if config.train_dir else Path(runs_dir) / TRAIN_JOB
-    if config.stream_set:
-        tensors = StreamSetTensors(config.stream_set, config.data)
-        n_streams = len(tensors)
-    else:
-        tensors, n_streams = stream_tensors(config.data), config.streams
     jobs = []
     for model_name in config.models:
         for seed in config.seeds:
@@ -470,17 +475,33 @@ def evaluate_models(config: AMemOpsEvalConfig, runs_dir: Path, *, progress: bool
                         f"with {step} in checkpoint_steps, or set train_dir/checkpoints"
                     )
                 jobs.append((model_name, seed, step, path))
+    return jobs
+
+
+def load_eval_model(path: Path, tensors: StreamTensors | StreamSetTensors, device: str) -> AMemOpsModel:
+    """A trained checkpoint in eval mode on ``device``, checked against the streams' input size."""
+    model = load_checkpoint_model(path, lambda c: AMemOpsModel(ModelConfig(**c))).to(device).eval()
+    if model.config.input_dim != tensors.input_dim:
+        raise RecordError(
+            f"{path}: model expects {model.config.input_dim} input features but data.inputs="
+            f"{tensors.data.inputs} gives {tensors.input_dim}"
+        )
+    return model
+
+
+def evaluate_models(config: AMemOpsEvalConfig, runs_dir: Path, *, progress: bool = True) -> Path:
+    """Score every (model, seed, checkpoint) on the held-out streams; write tables and a plot."""
+    if config.threads > 0:
+        torch.set_num_threads(config.threads)
+    store = RunStore.open(runs_dir, EVAL_JOB, config, name=config.name or None, seeds=list(config.seeds))
+    tensors, n_streams = eval_streams(config.data, config.stream_set, config.streams)
+    jobs = checkpoint_jobs(config, runs_dir)
     done = store.done_keys()
     for model_name, seed, step, path in jobs:
         keys = [(f"{model_name}|{seed}|{step}|{i}", i) for i in range(n_streams)]
         if all(k in done for k, _ in keys):
             continue
-        model = load_checkpoint_model(path, lambda c: AMemOpsModel(ModelConfig(**c))).to(config.device).eval()
-        if model.config.input_dim != tensors.input_dim:
-            raise RecordError(
-                f"{path}: model expects {model.config.input_dim} input features but data.inputs="
-                f"{config.data.inputs} gives {tensors.input_dim}"
-            )
+        model = load_eval_model(path, tensors, config.device)
 
         def work(index: int, model=model, model_name=model_name, seed=seed, step=step) -> dict[str, Any]:
             stream = tensors.stream(index)

@@ -74,3 +74,13 @@ def test_describe_lists_nested_keys_with_help():
     rows = {key: help_text for key, _, help_text in describe_config(ExperimentConfig)}
     assert rows["train.steps"] == "optimiser steps"
     assert "model" in rows
+
+
+@dataclasses.dataclass(frozen=True)
+class EvalConfig:
+    train: TrainConfig = dataclasses.field(default_factory=lambda: TrainConfig(steps=7, lr=0.5))
+
+
+def test_nested_keys_update_the_fields_own_default():
+    assert load_config(EvalConfig, overrides=["train.lr=0.1"]) == EvalConfig(train=TrainConfig(steps=7, lr=0.1))
+    assert load_config(EvalConfig) == EvalConfig()

@@ -35,6 +35,16 @@ def test_duplicate_key_is_refused(tmp_path):
         store.append("a", {"x": 2})
 
 
+def test_append_many_writes_a_batch_or_nothing_on_a_repeated_key(tmp_path):
+    store = RunStore.open(tmp_path, "eval", Cfg())
+    store.append_many([("a", {"x": 1}), ("b", {"x": 2})])
+    for batch in ([("c", {"x": 3}), ("a", {"x": 4})], [("d", {}), ("d", {})]):
+        with pytest.raises(RecordError, match="already recorded"):
+            store.append_many(batch)
+    again = RunStore.open(tmp_path, "eval", Cfg())
+    assert [(r["key"], r["x"]) for r in again.rows()] == [("a", 1), ("b", 2)]
+
+
 def test_resume_after_kill_skips_done_items_and_loses_nothing(tmp_path):
     """A run killed mid-way resumes: finished items are kept, only the rest are computed."""
     script = textwrap.dedent(

@@ -1,0 +1,316 @@
+"""AMemOps state interventions: ``memgym eval amemops intervention=true ...`` (paper: "State
+interventions", section 3.4, Fig. 4b,c).
+
+For every trained recurrent checkpoint, held-out stream and target source
+(:func:`~memgym.tasks.amemops_interventions.edit_plans`), :func:`score_plan`
+
+1. runs the model (chunked form) on frames ``0 .. e-1``, ``e`` the end of the target's final
+   occurrence, keeping its per-layer states and the keys its mixers used;
+2. builds the edits of :mod:`memgym.memory.recurrent.intervention` in both layers: the target's
+   key subspace (top-``rank`` right singular vectors of its keys at the final occurrence, per
+   head), ``random_subspaces`` Haar-random subspaces and the most-overlapping other source's
+   subspace (from that source's final occurrence before the edit), the controls rescaled per layer
+   to the target edit's Frobenius norm (relative error checked < 1e-6);
+3. continues the stream from frame ``e`` from each edited state and from the unedited one (one
+   batch, up to the last eligible query's read frame) and scores the eligible queries.
+
+Random subspaces depend only on ``subspace_seed``, the stream and the target, so every model sees
+the same ones. Rows (one per model × seed × checkpoint × stream × target × edit × query) go to
+``RUNS/amemops_interventions/<name>/results.jsonl`` as each stream finishes (resumable); then
+``table.md`` (:func:`~memgym.tasks.amemops_interventions.loss_markdown`) and ``interventions.png``
+(:func:`~memgym.tasks.amemops_interventions.plot_losses`). Attention cores have no recurrent
+state ``S`` and are refused.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+import yaml
+
+from memgym.core.benchmark import JobArgs
+from memgym.core.config import load_config, parse_override
+from memgym.core.errors import ConfigError, MemgymError, RecordError
+from memgym.core.results import RunStore
+from memgym.datasets.amemops.config import StreamConfig
+from memgym.datasets.amemops.records import AMemOpsStream
+from memgym.memory.recurrent.intervention import (
+    SUBSPACE_RANK,
+    edit_states,
+    key_subspace,
+    most_overlapping,
+    random_subspace,
+)
+from memgym.memory.recurrent.mixers import DELTA_VARIANTS, LayerState
+from memgym.memory.recurrent.model import AMemOpsModel
+from memgym.pipelines.amemops_models import (
+    OPERATION_TO_QUERY_TYPE,
+    PAPER_MODELS,
+    DataConfig,
+    checkpoint_jobs,
+    eval_streams,
+    load_eval_model,
+)
+from memgym.tasks.amemops_interventions import EditPlan, edit_plans, loss_markdown, loss_table, plot_losses
+
+JOB = "amemops_interventions"
+NORM_TOLERANCE = 1e-6
+"""Largest relative error allowed between a control edit's and the target edit's per-layer norm."""
+RECURRENT_MODELS = tuple(m for m in PAPER_MODELS if m in DELTA_VARIANTS)
+
+
+class InterventionError(MemgymError):
+    """An edit could not be built as specified (e.g. a control that cannot be norm-matched)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class AMemOpsInterventionConfig:
+    """``memgym eval amemops intervention=true ...``."""
+
+    intervention: bool = dataclasses.field(default=True, metadata={"help": "run the state-intervention job"})
+    models: tuple[str, ...] = dataclasses.field(
+        default=RECURRENT_MODELS, metadata={"help": "trained recurrent cores to edit"}
+    )
+    seeds: tuple[int, ...] = dataclasses.field(default=(0, 1, 2), metadata={"help": "training seeds"})
+    checkpoints: tuple[int, ...] = dataclasses.field(default=(12000, 24000), metadata={"help": "checkpoint steps"})
+    streams: int = dataclasses.field(default=48, metadata={"help": "held-out streams"})
+    data: DataConfig = dataclasses.field(
+        default_factory=lambda: DataConfig(stream=StreamConfig(split="eval"), stream_seed=1000),
+        metadata={"help": "evaluation streams (split eval)"},
+    )
+    stream_set: str = dataclasses.field(default="", metadata={"help": "edit on a saved stream set instead"})
+    train_dir: str = dataclasses.field(
+        default="", metadata={"help": "folder of train runs (default RUNS/amemops_train)"}
+    )
+    rank: int = dataclasses.field(default=SUBSPACE_RANK, metadata={"help": "key subspace rank per head"})
+    random_subspaces: int = dataclasses.field(default=3, metadata={"help": "random-subspace control edits"})
+    subspace_seed: int = dataclasses.field(default=0, metadata={"help": "seed of the random subspaces"})
+    device: str = dataclasses.field(default="cpu", metadata={"help": "torch device"})
+    threads: int = dataclasses.field(default=0, metadata={"help": "torch CPU threads (0: torch default)"})
+    name: str = dataclasses.field(default="", metadata={"help": "run folder name (default: config hash)"})
+    bootstrap_resamples: int = dataclasses.field(default=10_000, metadata={"help": "bootstrap resamples"})
+
+    def __post_init__(self) -> None:
+        if not self.intervention:
+            raise ConfigError("intervention must be true for the state-intervention job")
+        bad = [m for m in self.models if m not in DELTA_VARIANTS]
+        if bad:
+            raise ConfigError(
+                f"models: '{bad[0]}' has no recurrent state S to edit (attention keeps a key/value cache); "
+                f"state interventions need one of {', '.join(DELTA_VARIANTS)}"
+            )
+        if self.rank < 1 or self.random_subspaces < 0 or self.bootstrap_resamples < 1:
+            raise ConfigError("rank and bootstrap_resamples must be >= 1 and random_subspaces >= 0")
+
+    def edit_names(self, plan: EditPlan) -> list[str]:
+        """Edits scored for ``plan``: ``none``, ``target``, ``random0..``, ``overlap`` (if a candidate exists)."""
+        names = ["none", "target", *(f"random{i}" for i in range(self.random_subspaces))]
+        return names + (["overlap"] if plan.others else [])
+
+
+def intervention_requested(args: JobArgs) -> bool:
+    """Whether ``memgym eval amemops`` was asked for the intervention job (``intervention=true`` on
+    the command line or ``intervention: true`` in the config file)."""
+    value: Any = False
+    if args.config_path is not None and Path(args.config_path).is_file():
+        loaded = yaml.safe_load(Path(args.config_path).read_text(encoding="utf-8"))
+        if isinstance(loaded, dict):
+            value = loaded.get("intervention", False)
+    for override in args.overrides:
+        key, parsed = parse_override(override)
+        if key == "intervention":
+            value = parsed
+    if not isinstance(value, bool):
+        raise ConfigError(f"intervention={value!r}: expected true or false")
+    return value
+
+
+def subspace_generator(subspace_seed: int, stream_id: str, target: str) -> torch.Generator:
+    """The random-subspace generator of one (stream, target); model independent."""
+    digest = hashlib.sha256(f"{subspace_seed}|{stream_id}|{target}".encode()).digest()
+    return torch.Generator().manual_seed(int.from_bytes(digest[:8], "little") >> 1)
+
+
+def occurrence_bases(keys: list[torch.Tensor], onset: int, end: int, rank: int) -> list[torch.Tensor]:
+    """Per-layer ``(H, d_k, rank)`` key subspaces of frames ``onset .. end-1`` from keys ``(1, H, T, d_k)``."""
+    return [key_subspace(layer[0, :, onset:end], rank) for layer in keys]
+
+
+def check_matched(norms: list[torch.Tensor], target: list[torch.Tensor], edit: str) -> None:
+    """Raise unless every layer's edit norm matches the target edit's within :data:`NORM_TOLERANCE`."""
+    for layer, (got, want) in enumerate(zip(norms, target, strict=True)):
+        error = ((got - want).abs() / want).max().item() if bool((want > 0).all()) else float("nan")
+        if not error < NORM_TOLERANCE:
+            raise InterventionError(
+                f"{edit} edit of layer {layer}: norm {got.tolist()} vs target {want.tolist()} "
+                f"(relative error {error:.3g}, allowed < {NORM_TOLERANCE:g}); the target or control "
+                "subspace reads nothing from the state"
+            )
+
+
+def edited_states(
+    model: AMemOpsModel,
+    features: torch.Tensor,
+    plan: EditPlan,
+    config: AMemOpsInterventionConfig,
+    generator: torch.Generator,
+) -> dict[str, dict[str, Any]]:
+    """Run ``features`` ``(T, D)`` up to the edit frame and build every edit of ``plan``.
+
+    Returns:
+        edit name -> ``{"states": per-layer states at the edit frame (batch 1), "bases": per-layer
+        ``(H, d_k, rank)`` bases (None for ``none``), "norms": per-layer ``(1,)`` edit norms,
+        "source": the subspace's source (overlap: the chosen other source)}``.
+    """
+    with torch.no_grad():
+        prefix = model(features[None, : plan.edit_frame])
+    states, keys = prefix["states"], prefix["keys"]
+    target = occurrence_bases(keys, plan.target.onset, plan.target.end, config.rank)
+    target_states, target_norms = edit_states(states, target)
+    edits = {
+        "none": {"states": states, "bases": None, "norms": None, "source": ""},
+        "target": {"states": target_states, "bases": target, "norms": target_norms, "source": plan.target.identity},
+    }
+    controls: list[tuple[str, list[torch.Tensor], str]] = []
+    heads, d_k = target[0].shape[0], target[0].shape[1]
+    for i in range(config.random_subspaces):
+        bases = [random_subspace(heads, d_k, config.rank, generator=generator).to(features.device) for _ in target]
+        controls.append((f"random{i}", bases, ""))
+    if plan.others:
+        candidates = [occurrence_bases(keys, o.onset, o.end, config.rank) for o in plan.others]
+        chosen = most_overlapping(target, candidates)
+        controls.append(("overlap", candidates[chosen], plan.others[chosen].identity))
+    for name, bases, source in controls:
+        control_states, norms = edit_states(states, bases, match_norms=target_norms)
+        check_matched(norms, target_norms, name)
+        edits[name] = {"states": control_states, "bases": bases, "norms": norms, "source": source}
+    return edits
+
+
+def _stack_states(per_edit: list[list[LayerState]]) -> list[LayerState]:
+    """Concatenate batch-1 per-layer states of several edits along the batch dimension."""
+    return [
+        {k: torch.cat([s[layer][k] for s in per_edit]) for k in per_edit[0][layer]} for layer in range(len(per_edit[0]))
+    ]
+
+
+def score_plan(
+    model: AMemOpsModel,
+    stream: AMemOpsStream,
+    arrays: tuple[np.ndarray, np.ndarray, np.ndarray],
+    plan: EditPlan,
+    config: AMemOpsInterventionConfig,
+) -> list[dict[str, Any]]:
+    """One row per edit × eligible query of ``plan`` (module docstring)."""
+    features = torch.from_numpy(arrays[0]).to(config.device)
+    generator = subspace_generator(config.subspace_seed, stream.episode_id, plan.target.identity)
+    edits = edited_states(model, features, plan, config, generator)
+    names = config.edit_names(plan)
+    roles = plan.roles()
+    last_read = max(int(i.annotations["end_frame"]) for i in stream.items if i.item_id in roles)
+    rest = features[None, plan.edit_frame : last_read + 1].expand(len(names), -1, -1)  # up to the last read
+    with torch.no_grad():
+        out = model(rest, _stack_states([edits[n]["states"] for n in names]))
+    labels = {"gain": arrays[1], "pan": arrays[2]}
+    rows = []
+    for item in stream.items:
+        if item.item_id not in roles:
+            continue
+        attribute, frame = item.annotations["attribute"], item.annotations["end_frame"]
+        predictions = out[attribute][:, frame - plan.edit_frame].argmax(dim=-1).tolist()
+        answer = int(labels[attribute][frame])
+        for b, name in enumerate(names):
+            norms = edits[name]["norms"]
+            rows.append(
+                {
+                    "target": plan.target.identity,
+                    "edit_frame": plan.edit_frame,
+                    "edit": name,
+                    "edit_type": name.rstrip("0123456789"),
+                    "subspace_source": edits[name]["source"],
+                    "edit_norms": None if norms is None else [float(n[0]) for n in norms],
+                    "query": item.item_id,
+                    "role": roles[item.item_id],
+                    "identity": item.annotations["identity"],
+                    "query_type": OPERATION_TO_QUERY_TYPE[item.annotations["operation"]],
+                    "attribute": attribute,
+                    "answer": answer,
+                    "prediction": int(predictions[b]),
+                    "correct": int(predictions[b] == answer),
+                }
+            )
+    return rows
+
+
+def run_interventions(config: AMemOpsInterventionConfig, runs_dir: Path, *, progress: bool = True) -> Path:
+    """Score every edit of every (checkpoint, stream, target); write ``table.md`` and ``interventions.png``."""
+    from tqdm import tqdm
+
+    if config.threads > 0:
+        torch.set_num_threads(config.threads)
+    store = RunStore.open(runs_dir, JOB, config, name=config.name or None, seeds=list(config.seeds))
+    tensors, n_streams = eval_streams(config.data, config.stream_set, config.streams)
+    streams = [tensors.stream(i) for i in range(n_streams)]
+    plans = [edit_plans(s, rank=config.rank) for s in streams]
+    done = store.done_keys()
+    for model_name, seed, step, path in checkpoint_jobs(config, runs_dir):
+        model = None
+        prefix = f"{model_name}|{seed}|{step}"
+        for index in tqdm(range(n_streams), desc=f"edit {prefix}", disable=not progress, leave=False):
+            stream = streams[index]
+            keys = [
+                f"{prefix}|{index}|{p.target.identity}|{e}|{q}"
+                for p in plans[index]
+                for q in p.roles()
+                for e in config.edit_names(p)
+            ]
+            if all(k in done for k in keys):
+                continue
+            if model is None:
+                model = load_eval_model(path, tensors, config.device)
+                if model.config.core not in DELTA_VARIANTS:
+                    raise RecordError(f"{path}: core '{model.config.core}' has no recurrent state to edit")
+            arrays = tensors.arrays(index)
+            base = {"model": model_name, "seed": seed, "checkpoint": step, "stream": stream.episode_id}
+            rows = [base | r for p in plans[index] for r in score_plan(model, stream, arrays, p, config)]
+            pending = []
+            for row in rows:
+                key = f"{prefix}|{index}|{row['target']}|{row['edit']}|{row['query']}"
+                if key not in done:
+                    pending.append((key, row))
+            store.append_many(pending)
+    write_summary(store, config)
+    return store.folder
+
+
+def write_summary(store: RunStore, config: AMemOpsInterventionConfig) -> str:
+    """Write ``table.md`` and ``interventions.png`` from the store's rows; returns the markdown."""
+    rows = store.rows()
+    if not rows:
+        text = "_no eligible queries: no stream has a target source queried after its final occurrence_\n"
+        store.write_text("table.md", text)
+        return text
+    table = loss_table(rows, rng=np.random.default_rng(0), n_resamples=config.bootstrap_resamples)
+    n_streams = len({r["stream"] for r in rows})
+    n_targets = len({(r["stream"], r["target"]) for r in rows})
+    text = (
+        f"{n_targets} edited targets in {n_streams} streams; edits: target key subspace (rank {config.rank}), "
+        f"{config.random_subspaces} random subspaces, most-overlapping other-source subspace, controls "
+        "norm-matched per layer.\n\n" + loss_markdown(table, model_order=config.models)
+    )
+    store.write_text("table.md", text)
+    plot_losses(table, store.folder / "interventions.png")
+    return text
+
+
+def intervention_job(args: JobArgs) -> Path:
+    """``memgym eval amemops intervention=true key=value ...``; prints the table."""
+    config = load_config(AMemOpsInterventionConfig, path=args.config_path, overrides=args.overrides)
+    folder = run_interventions(config, args.runs_dir, progress=args.progress)
+    print((folder / "table.md").read_text(encoding="utf-8"))
+    return folder

@@ -1,0 +1,148 @@
+"""State-intervention job: edits at the edit frame, norm matching, end to end with resume and determinism."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+
+from memgym.core.benchmark import JobArgs
+from memgym.core.errors import ConfigError
+from memgym.datasets.amemops.config import StreamConfig
+from memgym.memory.recurrent.model import AMemOpsModel, ModelConfig
+from memgym.pipelines import amemops_interventions as interventions
+from memgym.pipelines.amemops import AMemOpsBenchmark
+from memgym.pipelines.amemops_interventions import (
+    AMemOpsInterventionConfig,
+    InterventionError,
+    check_matched,
+    edited_states,
+    intervention_requested,
+    score_plan,
+    subspace_generator,
+)
+from memgym.pipelines.amemops_models import DataConfig, score_stream, stream_tensors, train_job
+from memgym.tasks.amemops_interventions import edit_plans
+
+STREAM = {
+    "frames": 256,
+    "n_initial": 2,
+    "n_update": 2,
+    "n_interference": 0,
+    "n_absent": 1,
+    "distractors": (1,),
+    "offset_seconds": (2, 4),
+}
+STREAM_OVERRIDES = [
+    "data.inputs=symbolic",
+    *(f"data.stream.{k}={list(v) if isinstance(v, tuple) else v}" for k, v in STREAM.items()),
+]
+TINY = ["arch.width=16", "arch.heads=2", "arch.head_dim=8", "arch.mlp_hidden=16", "arch.layers=2"]
+EVAL = ["seeds=[0]", "checkpoints=[1]", "streams=2", "bootstrap_resamples=200", *STREAM_OVERRIDES]
+
+
+@pytest.fixture(scope="module")
+def setup():
+    """An untrained two-layer, two-head gdn2 and a symbolic eval stream with its edit plans."""
+    data = DataConfig(inputs="symbolic", stream=StreamConfig(split="eval", **STREAM), stream_seed=1000)
+    tensors = stream_tensors(data)
+    torch.manual_seed(0)
+    model = AMemOpsModel(
+        ModelConfig(core="gdn2", input_dim=tensors.input_dim, width=16, heads=2, head_dim=8, mlp_hidden=16)
+    ).eval()
+    stream, arrays = tensors.stream(0), tensors.arrays(0)
+    plans = edit_plans(stream)
+    assert plans and any(p.other_queries for p in plans)
+    return model, stream, arrays, plans
+
+
+def test_target_edit_zeroes_its_subspace_at_the_edit_frame_and_controls_match_its_norm(setup):
+    model, _, arrays, plans = setup
+    plan = next(p for p in plans if p.others)
+    features = torch.from_numpy(arrays[0])
+    edits = edited_states(model, features, plan, AMemOpsInterventionConfig(), subspace_generator(0, "s", "t"))
+    assert set(edits) == {"none", "target", "random0", "random1", "random2", "overlap"}
+    assert edits["overlap"]["source"] in {o.identity for o in plan.others}
+    with torch.no_grad():
+        prefix = model(features[None, : plan.edit_frame])
+    for layer, (state, basis) in enumerate(zip(edits["target"]["states"], edits["target"]["bases"], strict=True)):
+        assert torch.equal(edits["none"]["states"][layer]["S"], prefix["states"][layer]["S"])
+        reads = state["S"] @ basis.unsqueeze(0)  # (1, H, d_v, rank): what the subspace's keys read
+        assert reads.abs().max() < 1e-5 * prefix["states"][layer]["S"].abs().max()
+        assert not torch.allclose(state["S"], prefix["states"][layer]["S"])
+    target_norms = edits["target"]["norms"]
+    for name in ("random0", "random1", "random2", "overlap"):
+        for got, want in zip(edits[name]["norms"], target_norms, strict=True):
+            assert ((got - want).abs() / want).item() < 1e-6
+        removed = [
+            (a["S"] - b["S"]).double().flatten(1).norm(dim=1) for a, b in zip(prefix["states"], edits[name]["states"])
+        ]
+        for got, want in zip(removed, target_norms, strict=True):
+            assert got.item() == pytest.approx(want.item(), rel=1e-5)
+
+
+def test_unmatched_or_empty_edits_are_refused():
+    check_matched([torch.tensor([2.0])], [torch.tensor([2.0])], "random0")
+    with pytest.raises(InterventionError, match="random0 edit of layer 1"):
+        check_matched(
+            [torch.tensor([2.0]), torch.tensor([1.0])], [torch.tensor([2.0]), torch.tensor([1.001])], "random0"
+        )
+    with pytest.raises(InterventionError, match="reads nothing"):
+        check_matched([torch.tensor([0.0])], [torch.tensor([0.0])], "overlap")
+
+
+def test_unedited_continuation_scores_like_the_whole_stream_and_scoring_is_deterministic(setup):
+    model, stream, arrays, plans = setup
+    config = AMemOpsInterventionConfig()
+    whole = {r["query"]: r["prediction"] for r in score_stream(model, stream, arrays)}
+    for plan in plans:
+        rows = score_plan(model, stream, arrays, plan, config)
+        assert rows == score_plan(model, stream, arrays, plan, config)
+        assert {r["query"] for r in rows} == set(plan.roles())
+        assert {r["edit"] for r in rows} == set(config.edit_names(plan))
+        for r in rows:
+            if r["edit"] == "none":
+                assert r["prediction"] == whole[r["query"]]
+
+
+def test_attention_cannot_be_edited_and_the_switch_is_parsed(tmp_path):
+    with pytest.raises(ConfigError, match="'attention_rope' has no recurrent state S"):
+        AMemOpsInterventionConfig(models=("gdn2", "attention_rope"))
+    assert intervention_requested(JobArgs(overrides=("intervention=true", "streams=2")))
+    assert not intervention_requested(JobArgs(overrides=("streams=2",)))
+    path = tmp_path / "c.yaml"
+    path.write_text("intervention: true\nstreams: 2\n")
+    assert intervention_requested(JobArgs(config_path=path))
+    with pytest.raises(ConfigError, match="expected true or false"):
+        intervention_requested(JobArgs(overrides=("intervention=maybe",)))
+
+
+def test_job_runs_end_to_end_resumes_and_is_deterministic(tmp_path, monkeypatch, capsys):
+    overrides = ("model=mamba2", "steps=1", "batch_size=1", "warmup_steps=1", "checkpoint_steps=[1]", "data.pool=1")
+    train_job(JobArgs(overrides=(*overrides, *STREAM_OVERRIDES, *TINY), runs_dir=tmp_path, progress=False))
+    overrides = ("intervention=true", "models=[mamba2]", "name=a", *EVAL)
+    out = AMemOpsBenchmark().eval(JobArgs(overrides=overrides, runs_dir=tmp_path, progress=False))
+    assert out == tmp_path / "amemops_interventions" / "a"
+    table = (out / "table.md").read_text()
+    assert "| mamba2 | 1 | target |" in table and "| mamba2 | 1 | overlap |" in table
+    assert "State interventions" in capsys.readouterr().out
+    assert (out / "interventions.png").stat().st_size > 1000
+    lines = (out / "results.jsonl").read_text().splitlines()
+    rows = [json.loads(line) for line in lines]
+    assert {r["edit"] for r in rows} == {"none", "target", "random0", "random1", "random2", "overlap"}
+    assert {r["model"] for r in rows} == {"mamba2"} and len({r["stream"] for r in rows}) == 2
+    assert len({r["key"] for r in rows}) == len(rows)
+
+    def no_recompute(*args, **kwargs):
+        raise AssertionError("finished streams must not be recomputed")
+
+    monkeypatch.setattr(interventions, "score_plan", no_recompute)
+    AMemOpsBenchmark().eval(JobArgs(overrides=overrides, runs_dir=tmp_path, progress=False))
+    assert (out / "results.jsonl").read_text().splitlines() == lines
+    monkeypatch.undo()
+    again = AMemOpsBenchmark().eval(
+        JobArgs(overrides=("intervention=true", "models=[mamba2]", "name=b", *EVAL), runs_dir=tmp_path, progress=False)
+    )
+    assert (again / "results.jsonl").read_text().splitlines() == lines
+    assert (again / "table.md").read_text() == table
