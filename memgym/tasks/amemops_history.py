@@ -374,11 +374,12 @@ def previous_value_shares(rows: Iterable[dict[str, Any]]) -> list[PreviousValueS
     ``previous_value``, from older runs, are left out)."""
     counts: dict[Cell, list[int]] = defaultdict(lambda: [0, 0])
     for r in rows:
-        if r.get("operation") != "updated" or "previous_value" not in r or r["correct"]:
+        if r.get("operation") != "updated" or "previous_value" not in r:
             continue
         entry = counts[_cell(r)]
-        entry[0] += 1
-        entry[1] += int(r["previous_value"])
+        wrong = not r["correct"]
+        entry[0] += int(wrong)
+        entry[1] += int(wrong and r["previous_value"])
     return [PreviousValueShare(cell, *counts[cell]) for cell in sorted(counts, key=_sort_key)]
 
 

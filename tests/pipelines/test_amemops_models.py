@@ -185,7 +185,8 @@ def test_eval_on_a_matched_history_set_writes_the_history_contrasts(tmp_path):
     )
     assert "gdn2 vs no_erase @ 2 skipped: no rows for no_erase" in text
     csv_lines = (out / "history_contrasts.csv").read_text().splitlines()
-    assert len(csv_lines) == 1 + 2 + 2 * 2 * 4 + 2 * 12  # header, contrasts, gaps, accuracies
+    # header, contrasts, gaps, previous-value shares, accuracies
+    assert len(csv_lines) == 1 + 2 + 2 * 2 * 4 + 2 * 4 + 2 * 12
     assert (out / "history_accuracy.png").stat().st_size > 1000
     assert "history_contrasts.md" in (out / "table.md").read_text()
     (out / "history_contrasts.md").unlink()
