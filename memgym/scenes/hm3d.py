@@ -2,11 +2,18 @@
 
 Layout of one scene ``X`` (as in ``hm3d/val/00800-TEEsavR23oF/``)::
 
-    X.glb              textured geometry, Z up
+    X.glb              textured geometry, Z up (HM3D v0.2 ships X.basis.glb instead, read when X.glb is absent)
     X.semantic.glb     the same surfaces textured with one flat colour per instance
     X.semantic.txt     "HM3D Semantic Annotations", then rows  id,HEXCOLOR,"category",region_id
     X.navmesh          optional (Recast); not parsed: navigability is computed from X.glb
     X.objects.json.gz  optional GOAT-Bench-style object annotations (or pass ``annotations=``)
+
+``X.basis.glb`` holds the same geometry with Basis Universal textures (glTF extension
+``KHR_texture_basisu``, ``image/ktx2`` images), which cannot be decoded here: its geometry and depth
+are exact, and surfaces whose texture cannot be decoded take their vertex colours (``COLOR_0``)
+and/or their material's ``baseColorFactor`` instead (grey without either), with one
+:class:`UndecodedTextureWarning` per file. ``X.semantic.glb`` must carry decodable textures (or
+colours): instance ids cannot be read from a texture that cannot be decoded.
 
 Geometry is converted from the files' Z-up frame to Habitat's Y-up frame:
 ``(x, y, z) -> (x, z, -y)``. Instance ids are read from ``X.semantic.glb``'s texture at the hit's
@@ -27,6 +34,8 @@ import gzip
 import io
 import json
 import re
+import struct
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +51,8 @@ from memgym.scenes.objects import Region, Relation, SceneObject, ViewPoint
 from memgym.scenes.view_points import compute_view_points
 
 HEADER = "HM3D Semantic Annotations"
+MESH_SUFFIXES = (".glb", ".basis.glb")
+"""Textured-geometry file names of a scene stem ``X``, in order of preference."""
 STRUCTURE = {"wall", "floor", "ceiling", "unknown", "misc"}
 Z_UP_TO_Y_UP = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, -1.0, 0.0]])
 """Maps Z-up file coordinates to Habitat's Y-up frame: ``(x, y, z) -> (x, z, -y)``."""
@@ -122,10 +133,60 @@ def read_semantic_txt(path: Path) -> list[tuple[int, str, str, int]]:
     return rows
 
 
-def load_textured_glb(path: Path, up_axis: str = "z"):
-    """``(vertices (N,3) float32 Y-up, triangles (M,3), tri_uv, tri_texture, textures, tri_color)``."""
+class UndecodedTextureWarning(UserWarning):
+    """A GLB's textures cannot be decoded (e.g. Basis Universal); flat colours stand in."""
+
+
+_warned_files: set[Path] = set()
+
+
+def undecodable_textures(path: Path) -> list[str]:
+    """Descriptions of the images of GLB ``path`` that cannot be decoded here (Basis Universal:
+    ``image/ktx2`` images or textures using ``KHR_texture_basisu``); ``[]`` when all can be."""
+    try:
+        with open(path, "rb") as handle:
+            magic, _, _, json_length, json_type = struct.unpack("<4sIIII", handle.read(20))
+            if magic != b"glTF" or json_type != 0x4E4F534A:
+                return []
+            header = json.loads(handle.read(json_length))
+    except (OSError, struct.error, ValueError) as exc:
+        raise MemgymError(f"{path}: cannot read the GLB header ({exc})") from None
+    images = header.get("images", [])
+    bad = {i for i, image in enumerate(images) if image.get("mimeType") == "image/ktx2"}
+    for texture in header.get("textures", []):
+        basisu = texture.get("extensions", {}).get("KHR_texture_basisu")
+        if isinstance(basisu, dict) and isinstance(basisu.get("source"), int):
+            bad.add(basisu["source"])
+    return [
+        f"images[{i}] ({images[i].get('mimeType', 'no mimeType') if i < len(images) else 'missing'})"
+        for i in sorted(bad)
+    ]
+
+
+def load_textured_glb(path: Path, up_axis: str = "z", *, need_textures: bool = False):
+    """``(vertices (N,3) float32 Y-up, triangles (M,3), tri_uv, tri_texture, textures, tri_color)``.
+
+    Surfaces whose texture cannot be decoded (see :func:`undecodable_textures`) get flat colours
+    (``tri_texture`` -1) and one :class:`UndecodedTextureWarning` per file and process; with
+    ``need_textures`` (instance-id textures) such a file is an error instead.
+    """
     if not path.is_file():
         raise MemgymError(f"HM3D mesh {path} does not exist")
+    undecodable = undecodable_textures(path)
+    if undecodable and need_textures:
+        raise MemgymError(
+            f"{path}: textures {', '.join(undecodable)} are Basis Universal (KHR_texture_basisu), which cannot be "
+            "decoded here; instance ids need a GLB with PNG/JPEG textures"
+        )
+    if undecodable and path.resolve() not in _warned_files:
+        _warned_files.add(path.resolve())
+        warnings.warn(
+            f"{path}: textures {', '.join(undecodable)} are Basis Universal (KHR_texture_basisu) and cannot be "
+            "decoded here; those surfaces use vertex colours / their material's baseColorFactor (grey without). "
+            "Geometry, depth and instance ids are unaffected; use X.glb for textured colours.",
+            UndecodedTextureWarning,
+            stacklevel=2,
+        )
     try:
         loaded = trimesh.load(str(path), force="scene", process=False)
     except Exception as exc:  # trimesh raises many types for corrupt files
@@ -179,17 +240,31 @@ def load_textured_glb(path: Path, up_axis: str = "z"):
 
 
 def _flat_colors(geom: trimesh.Trimesh, faces: np.ndarray) -> np.ndarray:
+    """``(M, 3) uint8`` colour of each face without a decodable texture: face or vertex colours
+    (``COLOR_0``, first corner) times the material's ``baseColorFactor``; grey without either."""
     visual = geom.visual
-    if getattr(visual, "kind", None) in ("vertex", "face"):
-        if visual.kind == "face":
-            return np.asarray(visual.face_colors, np.uint8)[:, :3]
+    if getattr(visual, "kind", None) == "face":
+        return np.asarray(visual.face_colors, np.uint8)[:, :3]
+    if getattr(visual, "kind", None) == "vertex":
         return np.asarray(visual.vertex_colors, np.uint8)[faces[:, 0], :3]
     material = getattr(visual, "material", None)
     factor = getattr(material, "baseColorFactor", None)
-    color = np.asarray(factor[:3] if factor is not None else (180, 180, 180), float)
-    if color.max() <= 1.0:
-        color = color * 255
-    return np.tile(color.astype(np.uint8), (len(faces), 1))
+    vertex = getattr(visual, "vertex_attributes", {}).get("color")
+    if vertex is not None:
+        vertex = np.asarray(vertex)
+        scale = 255.0 if vertex.dtype.kind == "f" else 255.0 / np.iinfo(vertex.dtype).max
+        color = vertex[faces[:, 0], :3] * scale
+        if factor is not None:
+            color = color * _unit_rgb(factor)
+        return np.clip(np.round(color), 0, 255).astype(np.uint8)
+    color = _unit_rgb(factor) * 255 if factor is not None else np.full(3, 180.0)
+    return np.tile(np.clip(np.round(color), 0, 255).astype(np.uint8), (len(faces), 1))
+
+
+def _unit_rgb(factor) -> np.ndarray:
+    """A base colour factor (trimesh stores uint8 0..255 or floats 0..1) as ``(3,)`` floats in [0, 1]."""
+    factor = np.asarray(factor)[:3]
+    return factor / 255.0 if factor.dtype.kind in "ui" or factor.max() > 1.0 else factor.astype(float)
 
 
 @register_scene("hm3d")
@@ -216,10 +291,11 @@ class HM3DScene(MeshScene):
         up_axis: str = "z",
         camera_height: float = 1.25,
     ) -> HM3DScene:
-        """Read ``stem.glb``, ``stem.semantic.glb``, ``stem.semantic.txt`` and annotations.
+        """Read ``stem.glb`` (or ``stem.basis.glb``), ``stem.semantic.glb``, ``stem.semantic.txt`` and annotations.
 
         Args:
-            stem: path without extension, e.g. ``hm3d/val/00800-TEEsavR23oF/TEEsavR23oF``.
+            stem: path without extension, e.g. ``hm3d/val/00800-TEEsavR23oF/TEEsavR23oF``, or one
+                of the mesh files itself (``X.glb``, ``X.basis.glb``); see :func:`scene_files`.
             annotations: GOAT-Bench-style goals file (``.json`` or ``.json.gz``); default
                 ``stem.objects.json.gz`` when it exists.
             floor_height: floor level to navigate (metres, Y up); default: the median height of
@@ -228,14 +304,8 @@ class HM3DScene(MeshScene):
             up_axis: ``"z"`` for HM3D files, ``"y"`` for meshes already in the Habitat frame.
             camera_height: eye height used when view points have to be computed.
         """
-        stem = Path(stem)
-        if stem.suffix == ".glb":
-            stem = stem.with_suffix("")
-        files = {k: Path(f"{stem}{k}") for k in (".glb", ".semantic.glb", ".semantic.txt", ".navmesh")}
-        if not files[".glb"].is_file():
-            raise MemgymError(
-                f"HM3D scene {stem}: {files['.glb']} does not exist (expected X.glb, X.semantic.glb, X.semantic.txt)"
-            )
+        stem, mesh = scene_files(stem)
+        files = {k: Path(f"{stem}{k}") for k in (".semantic.glb", ".semantic.txt", ".navmesh")}
         if files[".semantic.glb"].is_file() != files[".semantic.txt"].is_file():
             have, lack = (
                 (".semantic.glb", ".semantic.txt")
@@ -243,7 +313,7 @@ class HM3DScene(MeshScene):
                 else (".semantic.txt", ".semantic.glb")
             )
             raise MemgymError(f"HM3D scene {stem}: {files[have]} exists but {files[lack]} is missing")
-        v, t, uv, tex, textures, colors = load_textured_glb(files[".glb"], up_axis)
+        v, t, uv, tex, textures, colors = load_textured_glb(mesh, up_axis)
         lookup = TexturedLookup(uv, tex, textures, colors)
         semantic_mesh = None
         table: dict[int, tuple[str, int]] = {}
@@ -251,7 +321,9 @@ class HM3DScene(MeshScene):
             rows = read_semantic_txt(files[".semantic.txt"])
             color_to_id = {int(c, 16): i for i, c, _, _ in rows}
             table = {i: (cat, reg) for i, _, cat, reg in rows}
-            sv, st, suv, stex, stextures, scolors = load_textured_glb(files[".semantic.glb"], up_axis)
+            sv, st, suv, stex, stextures, scolors = load_textured_glb(
+                files[".semantic.glb"], up_axis, need_textures=True
+            )
             semantic_mesh = (sv, st, TexturedLookup(suv, stex, stextures, scolors, color_to_id))
         goals = _read_goals(
             Path(annotations) if annotations else Path(f"{stem}.objects.json.gz"), required=annotations is not None
@@ -322,6 +394,26 @@ class HM3DScene(MeshScene):
             pts = sv[st[ids == sid]].reshape(-1, 3)
             boxes[int(sid)] = np.stack([pts.min(0), pts.max(0)])
         return boxes
+
+
+def scene_files(path: str | Path) -> tuple[Path, Path]:
+    """``(stem, mesh file)`` of a scene given as its stem ``X`` (``X.glb``, else ``X.basis.glb``) or
+    as a mesh file ``X.glb`` / ``X.basis.glb`` (that file); a clear error names the candidates."""
+    path = Path(path)
+    for suffix in MESH_SUFFIXES[::-1]:  # ".basis.glb" before ".glb": the longer name first
+        if path.name.endswith(suffix) and not path.name.endswith(".semantic.glb"):
+            stem = path.with_name(path.name[: -len(suffix)])
+            if not path.is_file():
+                raise MemgymError(f"HM3D scene {stem}: {path} does not exist")
+            return stem, path
+    candidates = [Path(f"{path}{suffix}") for suffix in MESH_SUFFIXES]
+    found = next((c for c in candidates if c.is_file()), None)
+    if found is None:
+        raise MemgymError(
+            f"HM3D scene {path}: neither {candidates[0]} nor {candidates[1]} exists "
+            "(expected X.glb or X.basis.glb, X.semantic.glb, X.semantic.txt)"
+        )
+    return path, found
 
 
 def _with(obj: SceneObject, **changes: Any) -> SceneObject:
