@@ -65,7 +65,7 @@ class TexturedLookup(SurfaceLookup):
     Args:
         tri_uv: ``(M, 3, 2)`` texture coordinates of each triangle's corners (origin bottom-left).
         tri_texture: ``(M,)`` index into ``textures`` (-1: use ``tri_color``).
-        textures: ``(H, W, 3) uint8`` images.
+        textures: ``(H, W, 3+) uint8`` images.
         tri_color: ``(M, 3) uint8`` fallback colour of triangles without a texture.
         color_to_id: packed 24-bit RGB -> instance id, for semantic textures (None for albedo).
     """
@@ -73,39 +73,75 @@ class TexturedLookup(SurfaceLookup):
     def __init__(self, tri_uv, tri_texture, textures, tri_color, color_to_id: dict[int, int] | None = None) -> None:
         self.tri_uv = np.asarray(tri_uv, np.float32)
         self.tri_texture = np.asarray(tri_texture, np.int64)
-        self.textures = [np.asarray(t, np.uint8) for t in textures]
-        self.tri_color = np.asarray(tri_color, np.uint8)
+        images = [np.asarray(t, np.uint8)[:, :, :3] for t in textures]
+        tri_color = np.asarray(tri_color, np.uint8).reshape(-1, 3)
+        # one colour table: the M flat triangle colours, then each texture's texels row by row, so
+        # that a hit's colour is one np.take at its texel index (see texel_index)
+        self._table = np.concatenate([tri_color, *(image.reshape(-1, 3) for image in images)])
+        sizes = [image.shape[0] * image.shape[1] for image in images]
+        self._start = len(tri_color) + np.cumsum([0, *sizes[:-1]]).astype(np.int64)
+        self._width = np.array([image.shape[1] for image in images], np.float32)
+        self._height = np.array([image.shape[0] for image in images], np.float32)
+        self.tri_color = self._table[: len(tri_color)]
+        self.textures = [
+            self._table[start : start + size].reshape(image.shape[0], image.shape[1], 3)
+            for start, size, image in zip(self._start, sizes, images)
+        ]
         self.color_to_id = color_to_id
         if color_to_id:
             self._keys = np.array(sorted(color_to_id), np.int64)
             self._values = np.array([color_to_id[int(k)] for k in self._keys], np.int32)
+            rgb = self._table.astype(np.int64)
+            self._packed = (rgb[:, 0] << 16) | (rgb[:, 1] << 8) | rgb[:, 2]  # 24-bit colour of each table row
+
+    def texel_index(self, primitive_ids: np.ndarray, uvs: np.ndarray) -> np.ndarray:
+        """``(N,) int64`` row of the colour table seen by each hit: the triangle's own row when it
+        has no texture, else its texture's texel at the interpolated UV (nearest, wrapping)."""
+        ids = np.asarray(primitive_ids).astype(np.int64, copy=False)
+        if not self.textures:
+            return ids
+        which = np.take(self.tri_texture, ids)
+        textured = which >= 0
+        if not textured.any():
+            return ids
+        which = np.maximum(which, 0)
+        corners = np.take(self.tri_uv, ids, axis=0)
+        u, v = uvs[:, 0], uvs[:, 1]
+        w0 = 1 - u - v
+        texel = []
+        for axis, size in ((0, self._width), (1, self._height)):
+            # per component on 1-D arrays (a (N, 2) broadcast is several times slower), then wrap
+            # into [0, 1) with x - floor(x): the same single rounding as np.mod(x, 1.0), faster
+            coord = w0 * corners[:, 0, axis]
+            coord += u * corners[:, 1, axis]
+            coord += v * corners[:, 2, axis]
+            coord -= np.floor(coord)
+            if axis == 1:
+                np.subtract(1.0, coord, out=coord)  # rows count from the top
+            extent = np.take(size, which)  # float32: float32 products, as with a Python int
+            coord *= extent
+            index = np.floor(coord, out=coord).astype(np.int64)
+            texel.append(np.clip(index, 0, extent.astype(np.int64) - 1, out=index))
+        cols, rows = texel
+        rows *= np.take(self._width, which).astype(np.int64)
+        rows += cols
+        rows += np.take(self._start, which)
+        return np.where(textured, rows, ids)
 
     def colors(self, primitive_ids: np.ndarray, uvs: np.ndarray) -> np.ndarray:
         """``(N, 3) uint8`` texel colours at the hits."""
-        out = self.tri_color[primitive_ids].copy()
-        corners = self.tri_uv[primitive_ids]
-        u, v = uvs[:, 0:1], uvs[:, 1:2]
-        tex_uv = (1 - u - v) * corners[:, 0] + u * corners[:, 1] + v * corners[:, 2]
-        which = self.tri_texture[primitive_ids]
-        for k, image in enumerate(self.textures):
-            sel = which == k
-            if not sel.any():
-                continue
-            h, w = image.shape[:2]
-            cols = np.clip(np.floor(np.mod(tex_uv[sel, 0], 1.0) * w).astype(np.int64), 0, w - 1)
-            rows = np.clip(np.floor((1.0 - np.mod(tex_uv[sel, 1], 1.0)) * h).astype(np.int64), 0, h - 1)
-            out[sel] = image[rows, cols, :3]
-        return out
+        return np.take(self._table, self.texel_index(primitive_ids, uvs), axis=0)
 
     def albedo(self, primitive_ids: np.ndarray, uvs: np.ndarray) -> np.ndarray:
-        return self.colors(primitive_ids, uvs).astype(np.float32) / 255.0
+        albedo = self.colors(primitive_ids, uvs).astype(np.float32)
+        albedo /= 255.0
+        return albedo
 
     def semantic(self, primitive_ids: np.ndarray, uvs: np.ndarray) -> np.ndarray:
         if not self.color_to_id:
             return np.zeros(len(primitive_ids), np.int32)
-        rgb = self.colors(primitive_ids, uvs).astype(np.int64)
-        packed = (rgb[:, 0] << 16) | (rgb[:, 1] << 8) | rgb[:, 2]
-        idx = np.clip(np.searchsorted(self._keys, packed), 0, len(self._keys) - 1)
+        packed = np.take(self._packed, self.texel_index(primitive_ids, uvs))
+        idx = np.minimum(np.searchsorted(self._keys, packed), len(self._keys) - 1)
         return np.where(self._keys[idx] == packed, self._values[idx], 0).astype(np.int32)
 
 

@@ -238,3 +238,35 @@ def test_untextured_surfaces_take_vertex_colours_times_base_colour():
     np.testing.assert_array_equal(_flat_colors(mesh, faces), [[255, 128, 0], [0, 0, 0]])
     mesh.visual.vertex_attributes.pop("color")
     np.testing.assert_array_equal(_flat_colors(mesh, faces), [[255, 128, 255]] * 2)
+
+
+def test_textured_lookup_matches_per_texture_nearest_texel():
+    """Two textures of different sizes, untextured triangles and wrapping UVs, against the direct
+    per-texture computation (float32, nearest texel, origin bottom-left)."""
+    from memgym.scenes.hm3d import TexturedLookup
+
+    rng = np.random.default_rng(3)
+    textures = [rng.integers(0, 256, (5, 7, 3), np.uint8), rng.integers(0, 256, (4, 3, 4), np.uint8)]
+    tri_uv = rng.uniform(-1.5, 2.5, (6, 3, 2)).astype(np.float32)
+    tri_texture = np.array([0, 1, -1, 1, 0, -1])
+    tri_color = rng.integers(0, 256, (6, 3), np.uint8)
+    ids = rng.integers(0, 6, 500)
+    uvs = rng.dirichlet([1, 1, 1], 500)[:, 1:].astype(np.float32)
+    expected = tri_color[ids].copy()
+    corners = tri_uv[ids]
+    u, v = uvs[:, 0:1], uvs[:, 1:2]
+    tex_uv = (1 - u - v) * corners[:, 0] + u * corners[:, 1] + v * corners[:, 2]
+    for k, image in enumerate(textures):
+        sel = tri_texture[ids] == k
+        h, w = image.shape[:2]
+        cols = np.clip(np.floor(np.mod(tex_uv[sel, 0], 1.0) * w).astype(int), 0, w - 1)
+        rows = np.clip(np.floor((1.0 - np.mod(tex_uv[sel, 1], 1.0)) * h).astype(int), 0, h - 1)
+        expected[sel] = image[rows, cols, :3]
+    packed = (expected[:, 0].astype(int) << 16) | (expected[:, 1].astype(int) << 8) | expected[:, 2]
+    known = {int(c): i + 1 for i, c in enumerate(np.unique(packed)[::2])}  # every other colour has an id
+    lookup = TexturedLookup(tri_uv, tri_texture, textures, tri_color, known)
+    np.testing.assert_array_equal(lookup.colors(ids, uvs), expected)
+    np.testing.assert_array_equal(lookup.colors(ids.astype(np.uint32), uvs), expected)
+    semantic = lookup.semantic(ids, uvs)
+    np.testing.assert_array_equal(semantic, [known.get(int(c), 0) for c in packed])
+    assert 0 < (semantic > 0).mean() < 1
