@@ -23,6 +23,7 @@ import numpy as np
 import open3d as o3d
 
 from memgym.core.errors import MemgymError
+from memgym.core.heap import retain_freed_heap
 from memgym.core.protocols import Scene
 from memgym.scenes.navigation import AgentSpec, GeodesicResult, NavGrid
 from memgym.scenes.objects import Region, SceneObject
@@ -119,6 +120,7 @@ class MeshScene(Scene):
         if len(self.triangles) == 0:
             raise MemgymError(f"scene {scene_id}: the mesh has no triangles")
         self.lookup = lookup
+        retain_freed_heap()  # per-frame buffers are reused instead of page-faulted in again (memgym.core.heap)
         self._raycaster = _raycaster(self.vertices, self.triangles)
         self._semantic = None
         self.semantic_geometry: tuple[np.ndarray, np.ndarray] | None = None
