@@ -89,10 +89,8 @@ class TexturedLookup(SurfaceLookup):
         ]
         self.color_to_id = color_to_id
         if color_to_id:
-            self._keys = np.array(sorted(color_to_id), np.int64)
+            self._keys = np.array(sorted(color_to_id), np.int32)  # packed 24-bit colours
             self._values = np.array([color_to_id[int(k)] for k in self._keys], np.int32)
-            rgb = self._table.astype(np.int64)
-            self._packed = (rgb[:, 0] << 16) | (rgb[:, 1] << 8) | rgb[:, 2]  # 24-bit colour of each table row
 
     def texel_index(self, primitive_ids: np.ndarray, uvs: np.ndarray) -> np.ndarray:
         """``(N,) int64`` row of the colour table seen by each hit: the triangle's own row when it
@@ -140,7 +138,10 @@ class TexturedLookup(SurfaceLookup):
     def semantic(self, primitive_ids: np.ndarray, uvs: np.ndarray) -> np.ndarray:
         if not self.color_to_id:
             return np.zeros(len(primitive_ids), np.int32)
-        packed = np.take(self._packed, self.texel_index(primitive_ids, uvs))
+        rgb = self.colors(primitive_ids, uvs)
+        packed = rgb[:, 0].astype(np.int32) << 16
+        packed |= rgb[:, 1].astype(np.int32) << 8
+        packed |= rgb[:, 2]
         idx = np.minimum(np.searchsorted(self._keys, packed), len(self._keys) - 1)
         return np.where(self._keys[idx] == packed, self._values[idx], 0).astype(np.int32)
 
