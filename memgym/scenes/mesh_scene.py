@@ -137,7 +137,7 @@ class MeshScene(Scene):
             estimate_floor_height(self.vertices, self.triangles) if floor_height is None else floor_height
         )
         self._nav: NavGrid | None = None
-        self._rays: dict[PinholeIntrinsics, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        self._camera_bases: dict[PinholeIntrinsics, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         self.default_intrinsics = PinholeIntrinsics()
 
     # ----- Scene API ---------------------------------------------------------------------------
@@ -198,10 +198,12 @@ class MeshScene(Scene):
             semantic = self.semantic_of_rays(rays)
         return {"rgb": rgb.reshape(h, w, 3), "depth": depth.reshape(h, w), "semantic": semantic.reshape(h, w)}
 
-    def _shade(self, normals: np.ndarray, rays: np.ndarray, hit: np.ndarray, intrinsics: PinholeIntrinsics):
+    def _shade(
+        self, normals: np.ndarray, rays: np.ndarray, hit: np.ndarray, intrinsics: PinholeIntrinsics
+    ) -> np.ndarray:
         """``(N,) float32`` light falling on each hit (0 for misses) from its unit surface normal ``(N, 3)``:
         a head light ``0.25 + 0.5 |cos(normal, ray)|`` plus a sky light ``0.3 max(0, normal . sky)``."""
-        # per column, in place: the same float32 operations in the same order as an einsum, without its cost
+        # per column and in place: an einsum over the (N, 3) rows gives the same float32 values 2-3x slower
         n0, n1, n2 = normals[:, 0], normals[:, 1], normals[:, 2]
         shade = n0 * rays[:, 3]
         shade += n1 * rays[:, 4]
@@ -233,11 +235,11 @@ class MeshScene(Scene):
     def _camera_basis(self, intrinsics: PinholeIntrinsics) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Contiguous ``(H*W,) float32`` camera-frame ray components x, y (z = -1) and 1 / ray length,
         computed once per intrinsics."""
-        if intrinsics not in self._rays:
+        if intrinsics not in self._camera_bases:
             camera = intrinsics.camera_rays().reshape(-1, 3)
             inv_length = (1.0 / np.linalg.norm(camera, axis=1)).astype(np.float32)
-            self._rays[intrinsics] = (camera[:, 0].copy(), camera[:, 1].copy(), inv_length)
-        return self._rays[intrinsics]
+            self._camera_bases[intrinsics] = (camera[:, 0].copy(), camera[:, 1].copy(), inv_length)
+        return self._camera_bases[intrinsics]
 
     def semantic_of_rays(self, rays: np.ndarray) -> np.ndarray:
         """``(N,) int32`` instance id first hit by each of ``rays`` ``(N, 6)`` (0 = miss / none)."""
