@@ -178,8 +178,9 @@ _warned_files: set[Path] = set()
 
 
 def undecodable_textures(path: Path) -> list[str]:
-    """Descriptions of the images of GLB ``path`` that cannot be decoded here (Basis Universal:
-    ``image/ktx2`` images or textures using ``KHR_texture_basisu``); ``[]`` when all can be."""
+    """Descriptions of the textures of GLB ``path`` that cannot be decoded here: Basis Universal
+    (``KHR_texture_basisu`` without a PNG/JPEG ``source`` fallback, or an ``image/ktx2`` source);
+    ``[]`` when all can be."""
     try:
         with open(path, "rb") as handle:
             magic, _, _, json_length, json_type = struct.unpack("<4sIIII", handle.read(20))
@@ -188,16 +189,24 @@ def undecodable_textures(path: Path) -> list[str]:
             header = json.loads(handle.read(json_length))
     except (OSError, struct.error, ValueError) as exc:
         raise MemgymError(f"{path}: cannot read the GLB header ({exc})") from None
-    images = header.get("images", [])
-    bad = {i for i, image in enumerate(images) if image.get("mimeType") == "image/ktx2"}
-    for texture in header.get("textures", []):
-        basisu = texture.get("extensions", {}).get("KHR_texture_basisu")
-        if isinstance(basisu, dict) and isinstance(basisu.get("source"), int):
-            bad.add(basisu["source"])
-    return [
-        f"images[{i}] ({images[i].get('mimeType', 'no mimeType') if i < len(images) else 'missing'})"
-        for i in sorted(bad)
-    ]
+    if not isinstance(header, dict):
+        raise MemgymError(f"{path}: the GLB's JSON chunk is not an object")
+    images = [image if isinstance(image, dict) else {} for image in header.get("images", [])]
+
+    def is_ktx2(index: Any) -> bool:
+        return isinstance(index, int) and 0 <= index < len(images) and images[index].get("mimeType") == "image/ktx2"
+
+    bad = []
+    for number, texture in enumerate(header.get("textures", [])):
+        if not isinstance(texture, dict):
+            continue
+        basisu = (texture.get("extensions") or {}).get("KHR_texture_basisu")
+        source = texture.get("source")
+        if is_ktx2(source) or (source is None and isinstance(basisu, dict)):
+            image = source if source is not None else basisu.get("source")
+            via = "KHR_texture_basisu, " if isinstance(basisu, dict) else ""
+            bad.append(f"textures[{number}] ({via}images[{image}] image/ktx2)")
+    return bad
 
 
 def load_textured_glb(path: Path, up_axis: str = "z", *, need_textures: bool = False):
@@ -212,14 +221,14 @@ def load_textured_glb(path: Path, up_axis: str = "z", *, need_textures: bool = F
     undecodable = undecodable_textures(path)
     if undecodable and need_textures:
         raise MemgymError(
-            f"{path}: textures {', '.join(undecodable)} are Basis Universal (KHR_texture_basisu), which cannot be "
-            "decoded here; instance ids need a GLB with PNG/JPEG textures"
+            f"{path}: {', '.join(undecodable)} cannot be decoded here (Basis Universal); instance ids need "
+            "a GLB with PNG/JPEG textures"
         )
     if undecodable and path.resolve() not in _warned_files:
         _warned_files.add(path.resolve())
         warnings.warn(
-            f"{path}: textures {', '.join(undecodable)} are Basis Universal (KHR_texture_basisu) and cannot be "
-            "decoded here; those surfaces use vertex colours / their material's baseColorFactor (grey without). "
+            f"{path}: {', '.join(undecodable)} cannot be decoded here (Basis Universal); those surfaces "
+            "use vertex colours / their material's baseColorFactor (grey without). "
             "Geometry, depth and instance ids are unaffected; use X.glb for textured colours.",
             UndecodedTextureWarning,
             stacklevel=2,

@@ -174,7 +174,10 @@ def basis_stem(stem, tmp_path_factory):
 
 
 def test_basis_glb_loads_with_exact_geometry_and_flat_colours(house, stem, basis_stem):
-    with pytest.warns(UndecodedTextureWarning, match=r"HOUSE2\.basis\.glb: textures images\[0\] \(image/ktx2\)"):
+    with pytest.warns(
+        UndecodedTextureWarning,
+        match=r"HOUSE2\.basis\.glb: textures\[0\] \(KHR_texture_basisu, images\[0\] image/ktx2\)",
+    ):
         scene = HM3DScene.load(basis_stem)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # one warning per file: loading it again is silent
@@ -219,7 +222,7 @@ def test_semantic_glb_with_basis_textures_is_an_error(stem, tmp_path):
     for suffix in (".glb", ".semantic.txt"):
         shutil.copy(f"{stem}{suffix}", tmp_path / f"S{suffix}")
     _as_basis_glb(Path(f"{stem}.semantic.glb"), tmp_path / "S.semantic.glb", [1.0, 1.0, 1.0, 1.0])
-    with pytest.raises(MemgymError, match=r"S.semantic.glb: textures images\[0\] .*instance ids need"):
+    with pytest.raises(MemgymError, match=r"S.semantic.glb: textures\[0\] .*instance ids need"):
         HM3DScene.load(tmp_path / "S")
 
 
@@ -270,3 +273,24 @@ def test_textured_lookup_matches_per_texture_nearest_texel():
     semantic = lookup.semantic(ids, uvs)
     np.testing.assert_array_equal(semantic, [known.get(int(c), 0) for c in packed])
     assert 0 < (semantic > 0).mean() < 1
+
+
+def test_basis_textures_with_a_png_fallback_are_decodable(tmp_path):
+    from memgym.scenes.hm3d import undecodable_textures
+
+    def glb(header: dict) -> Path:
+        text = json.dumps(header).encode()
+        text += b" " * (-len(text) % 4)
+        path = tmp_path / "t.glb"
+        path.write_bytes(
+            struct.pack("<4sII", b"glTF", 2, 20 + len(text)) + struct.pack("<I4s", len(text), b"JSON") + text
+        )
+        return path
+
+    images = [{"bufferView": 0, "mimeType": "image/png"}, {"bufferView": 1, "mimeType": "image/ktx2"}]
+    basisu = {"extensions": {"KHR_texture_basisu": {"source": 1}}}
+    assert undecodable_textures(glb({"images": images, "textures": [{"source": 0, **basisu}]})) == []
+    assert undecodable_textures(glb({"images": images, "textures": [{"source": 0}, basisu, {"source": 1}]})) == [
+        "textures[1] (KHR_texture_basisu, images[1] image/ktx2)",
+        "textures[2] (images[1] image/ktx2)",
+    ]
