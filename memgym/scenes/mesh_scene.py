@@ -188,8 +188,7 @@ class MeshScene(Scene):
         prim = np.where(hit, hits["primitive_ids"].numpy(), np.uint32(0))
         uvs = hits["primitive_uvs"].numpy()
         shade = self._shade(hits["primitive_normals"].numpy(), rays, hit, intrinsics)
-        rgb = self.lookup.albedo(prim, uvs) * (shade * 255.0)[:, None]
-        rgb = np.minimum(rgb, 255.0, out=rgb).astype(np.uint8)
+        rgb = self._colour(self.lookup.albedo(prim, uvs), shade)
         depth = np.where(hit, t, np.float32(0.0))
         scene, lookup = self._semantic if self._semantic is not None else (self._raycaster, self.lookup)
         if scene is self._raycaster:
@@ -221,14 +220,26 @@ class MeshScene(Scene):
         shade *= hit
         return shade
 
+    @staticmethod
+    def _colour(albedo: np.ndarray, shade: np.ndarray) -> np.ndarray:
+        """``(N, 3) uint8`` shaded colour from ``(N, 3)`` albedo in [0, 1] and ``(N,)`` light."""
+        # per channel: a (N, 3) * (N, 1) broadcast runs 3-element inner loops, ~1.5x slower
+        scaled = shade * 255.0
+        rgb = np.empty(albedo.shape, np.float32)
+        for c in range(3):
+            np.multiply(albedo[:, c], scaled, out=rgb[:, c])
+        return np.minimum(rgb, 255.0, out=rgb).astype(np.uint8)
+
     def _rays_for(self, position: np.ndarray, rotation: np.ndarray, intrinsics: PinholeIntrinsics) -> np.ndarray:
         """``(H*W, 6) float32`` rays (origin, direction with camera-frame z = -1) of a camera pose."""
-        # written out per column: a BLAS (N, 3) @ (3, 3) product is slow and contends for threads
+        # written out per column: a BLAS (N, 3) @ (3, 3) product is slow and contends for threads, and
+        # broadcasting the (3,) origin into the (N, 6) rows costs more than three scalar column fills
         x, y, _ = self._camera_basis(intrinsics)
         r = quat_to_matrix(rotation).astype(np.float32)
+        origin = np.asarray(position, np.float32)
         rays = np.empty((len(x), 6), np.float32)
-        rays[:, :3] = np.asarray(position, np.float32)
         for i in range(3):
+            rays[:, i] = origin[i]
             rays[:, 3 + i] = x * r[i, 0] + y * r[i, 1] - r[i, 2]
         return rays
 
