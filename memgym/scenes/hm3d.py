@@ -80,8 +80,7 @@ class TexturedLookup(SurfaceLookup):
         self._table = np.concatenate([tri_color, *(image.reshape(-1, 3) for image in images)])
         sizes = [image.shape[0] * image.shape[1] for image in images]
         self._start = len(tri_color) + np.cumsum([0, *sizes[:-1]]).astype(np.int64)
-        self._width = np.array([image.shape[1] for image in images], np.float32)
-        self._height = np.array([image.shape[0] for image in images], np.float32)
+        self._shape = np.array([image.shape[:2] for image in images], np.int64).reshape(-1, 2)  # (height, width)
         self.tri_color = self._table[: len(tri_color)]
         self.textures = [
             self._table[start : start + size].reshape(image.shape[0], image.shape[1], 3)
@@ -100,14 +99,20 @@ class TexturedLookup(SurfaceLookup):
             return ids
         which = np.take(self.tri_texture, ids)
         textured = which >= 0
-        if not textured.any():
+        everywhere = bool(textured.all())
+        if not everywhere and not textured.any():
             return ids
         which = np.maximum(which, 0)
+
+        def per_hit(values: np.ndarray) -> np.ndarray:
+            """A per-texture value at each hit (one texture: the scalar, same arithmetic)."""
+            return values[0] if len(values) == 1 else np.take(values, which)
+
         corners = np.take(self.tri_uv, ids, axis=0)
         u, v = uvs[:, 0], uvs[:, 1]
         w0 = 1 - u - v
         texel = []
-        for axis, size in ((0, self._width), (1, self._height)):
+        for axis, size in ((0, self._shape[:, 1]), (1, self._shape[:, 0])):
             # per component on 1-D arrays (a (N, 2) broadcast is several times slower), then wrap
             # into [0, 1) with x - floor(x): the same single rounding as np.mod(x, 1.0), faster
             coord = w0 * corners[:, 0, axis]
@@ -116,15 +121,15 @@ class TexturedLookup(SurfaceLookup):
             coord -= np.floor(coord)
             if axis == 1:
                 np.subtract(1.0, coord, out=coord)  # rows count from the top
-            extent = np.take(size, which)  # float32: float32 products, as with a Python int
-            coord *= extent
+            extent = per_hit(size)
+            coord *= extent.astype(np.float32)  # float32 products, as with a Python int
             index = np.floor(coord, out=coord).astype(np.int64)
-            texel.append(np.clip(index, 0, extent.astype(np.int64) - 1, out=index))
+            texel.append(np.clip(index, 0, extent - 1, out=index))
         cols, rows = texel
-        rows *= np.take(self._width, which).astype(np.int64)
+        rows *= per_hit(self._shape[:, 1])
         rows += cols
-        rows += np.take(self._start, which)
-        return np.where(textured, rows, ids)
+        rows += per_hit(self._start)
+        return rows if everywhere else np.where(textured, rows, ids)
 
     def colors(self, primitive_ids: np.ndarray, uvs: np.ndarray) -> np.ndarray:
         """``(N, 3) uint8`` texel colours at the hits."""
