@@ -111,14 +111,16 @@ def scene_specs(config: DialogMemGenerateConfig) -> list[SceneSpec]:
     root = Path(config.hm3d_path)
     if not config.hm3d_path or not root.is_dir():
         raise ConfigError(f"source=hm3d needs hm3d_path=<folder of HM3D scenes>; got {config.hm3d_path!r}")
-    stems = sorted(p.with_suffix("") for p in root.glob("**/*.glb") if not p.name.endswith(".semantic.glb"))
+    meshes = (p for p in root.glob("**/*.glb") if not p.name.endswith(".semantic.glb"))
+    # X.glb and X.basis.glb are the same scene (the reader prefers X.glb)
+    stems = sorted({p.with_name(p.name.removesuffix(".glb").removesuffix(".basis")) for p in meshes})
     if not stems:
-        raise ConfigError(f"hm3d_path {root} holds no <name>.glb scene files")
+        raise ConfigError(f"hm3d_path {root} holds no <name>.glb or <name>.basis.glb scene files")
     specs = []
     for stem in stems[: config.scenes]:
         options: dict[str, Any] = {}
         if config.goat_path:
-            scene_name = stem.name.split(".")[0]  # "TEEsavR23oF" for TEEsavR23oF.glb / TEEsavR23oF.basis.glb
+            scene_name = stem.name  # "TEEsavR23oF" for TEEsavR23oF.glb / TEEsavR23oF.basis.glb
             candidates = [Path(config.goat_path) / f"{scene_name}{ext}" for ext in (".json.gz", ".json")]
             found = next((c for c in candidates if c.is_file()), None)
             if found is None:

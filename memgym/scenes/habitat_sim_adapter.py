@@ -1,7 +1,9 @@
 """habitat-sim behind memgym's ``Scene`` interface, when ``habitat_sim`` imports.
 
 habitat-sim is conda-only, so this adapter is optional: without it, read HM3D files with the
-``hm3d`` backend (:mod:`memgym.scenes.hm3d`), which needs no simulator. With it, rendering,
+``hm3d`` backend (:mod:`memgym.scenes.hm3d`), which needs no simulator and takes ``X.glb`` or
+``X.basis.glb`` (whose Basis Universal textures it cannot decode: flat colours, exact geometry).
+habitat-sim decodes Basis textures itself. With it, rendering,
 navmesh queries and the semantic scene come from habitat-sim itself::
 
     scene = HabitatSimScene("hm3d/val/00800-TEEsavR23oF/TEEsavR23oF.basis.glb",

@@ -2,11 +2,18 @@
 
 Layout of one scene ``X`` (as in ``hm3d/val/00800-TEEsavR23oF/``)::
 
-    X.glb              textured geometry, Z up
+    X.glb              textured geometry, Z up (HM3D v0.2 ships X.basis.glb instead, read when X.glb is absent)
     X.semantic.glb     the same surfaces textured with one flat colour per instance
     X.semantic.txt     "HM3D Semantic Annotations", then rows  id,HEXCOLOR,"category",region_id
     X.navmesh          optional habitat-sim navmesh (Recast/Detour); read by memgym.scenes.navmesh_file
     X.objects.json.gz  optional GOAT-Bench-style object annotations (or pass ``annotations=``)
+
+``X.basis.glb`` holds the same geometry with Basis Universal textures (glTF extension
+``KHR_texture_basisu``, ``image/ktx2`` images), which cannot be decoded here: its geometry and depth
+are exact, and surfaces whose texture cannot be decoded take their vertex colours (``COLOR_0``)
+and/or their material's ``baseColorFactor`` instead (grey without either), with one
+:class:`UndecodedTextureWarning` per file. ``X.semantic.glb`` must carry decodable textures (or
+colours): instance ids cannot be read from a texture that cannot be decoded.
 
 Geometry is converted from the files' Z-up frame to Habitat's Y-up frame:
 ``(x, y, z) -> (x, z, -y)``. Instance ids are read from ``X.semantic.glb``'s texture at the hit's
@@ -33,6 +40,8 @@ import gzip
 import io
 import json
 import re
+import struct
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +59,8 @@ from memgym.scenes.view_points import compute_view_points
 
 HEADER = "HM3D Semantic Annotations"
 NAVIGATION_SOURCES = ("auto", "navmesh", "mesh")
+MESH_SUFFIXES = (".glb", ".basis.glb")
+"""Textured-geometry file names of a scene stem ``X``, in order of preference."""
 STRUCTURE = {"wall", "floor", "ceiling", "unknown", "misc"}
 Z_UP_TO_Y_UP = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, -1.0, 0.0]])
 """Maps Z-up file coordinates to Habitat's Y-up frame: ``(x, y, z) -> (x, z, -y)``."""
@@ -62,7 +73,7 @@ class TexturedLookup(SurfaceLookup):
     Args:
         tri_uv: ``(M, 3, 2)`` texture coordinates of each triangle's corners (origin bottom-left).
         tri_texture: ``(M,)`` index into ``textures`` (-1: use ``tri_color``).
-        textures: ``(H, W, 3) uint8`` images.
+        textures: ``(H, W, 3+) uint8`` images.
         tri_color: ``(M, 3) uint8`` fallback colour of triangles without a texture.
         color_to_id: packed 24-bit RGB -> instance id, for semantic textures (None for albedo).
     """
@@ -70,39 +81,81 @@ class TexturedLookup(SurfaceLookup):
     def __init__(self, tri_uv, tri_texture, textures, tri_color, color_to_id: dict[int, int] | None = None) -> None:
         self.tri_uv = np.asarray(tri_uv, np.float32)
         self.tri_texture = np.asarray(tri_texture, np.int64)
-        self.textures = [np.asarray(t, np.uint8) for t in textures]
-        self.tri_color = np.asarray(tri_color, np.uint8)
+        images = [np.asarray(t, np.uint8)[:, :, :3] for t in textures]
+        tri_color = np.asarray(tri_color, np.uint8).reshape(-1, 3)
+        # one colour table: the M flat triangle colours, then each texture's texels row by row, so
+        # that a hit's colour is one np.take at its texel index (see texel_index)
+        self._table = np.concatenate([tri_color, *(image.reshape(-1, 3) for image in images)])
+        sizes = [image.shape[0] * image.shape[1] for image in images]
+        self._start = len(tri_color) + np.cumsum([0, *sizes[:-1]]).astype(np.int64)
+        self._shape = np.array([image.shape[:2] for image in images], np.int64).reshape(-1, 2)  # (height, width)
+        self.tri_color = self._table[: len(tri_color)]
+        self.textures = [
+            self._table[start : start + size].reshape(image.shape[0], image.shape[1], 3)
+            for start, size, image in zip(self._start, sizes, images)
+        ]
         self.color_to_id = color_to_id
         if color_to_id:
-            self._keys = np.array(sorted(color_to_id), np.int64)
+            self._keys = np.array(sorted(color_to_id), np.int32)  # packed 24-bit colours
             self._values = np.array([color_to_id[int(k)] for k in self._keys], np.int32)
+
+    def texel_index(self, primitive_ids: np.ndarray, uvs: np.ndarray) -> np.ndarray:
+        """``(N,) int64`` row of the colour table seen by each hit: the triangle's own row when it
+        has no texture, else its texture's texel at the interpolated UV (nearest, wrapping)."""
+        ids = np.asarray(primitive_ids).astype(np.int64, copy=False)
+        if not self.textures:
+            return ids
+        which = np.take(self.tri_texture, ids)
+        textured = which >= 0
+        everywhere = bool(textured.all())
+        if not everywhere and not textured.any():
+            return ids
+        which = np.maximum(which, 0)
+
+        def per_hit(values: np.ndarray) -> np.ndarray:
+            """A per-texture value at each hit (one texture: the scalar, same arithmetic)."""
+            return values[0] if len(values) == 1 else np.take(values, which)
+
+        corners = np.take(self.tri_uv, ids, axis=0)
+        u, v = uvs[:, 0], uvs[:, 1]
+        w0 = 1 - u - v
+        texel = []
+        for axis, size in ((0, self._shape[:, 1]), (1, self._shape[:, 0])):
+            # per component on 1-D arrays (a (N, 2) broadcast is several times slower), then wrap
+            # into [0, 1) with x - floor(x): the same single rounding as np.mod(x, 1.0), faster
+            coord = w0 * corners[:, 0, axis]
+            coord += u * corners[:, 1, axis]
+            coord += v * corners[:, 2, axis]
+            coord -= np.floor(coord)
+            if axis == 1:
+                np.subtract(1.0, coord, out=coord)  # rows count from the top
+            extent = per_hit(size)
+            coord *= extent.astype(np.float32)  # float32 products, as with a Python int
+            index = np.floor(coord, out=coord).astype(np.int64)
+            texel.append(np.clip(index, 0, extent - 1, out=index))
+        cols, rows = texel
+        rows *= per_hit(self._shape[:, 1])
+        rows += cols
+        rows += per_hit(self._start)
+        return rows if everywhere else np.where(textured, rows, ids)
 
     def colors(self, primitive_ids: np.ndarray, uvs: np.ndarray) -> np.ndarray:
         """``(N, 3) uint8`` texel colours at the hits."""
-        out = self.tri_color[primitive_ids].copy()
-        corners = self.tri_uv[primitive_ids]
-        u, v = uvs[:, 0:1], uvs[:, 1:2]
-        tex_uv = (1 - u - v) * corners[:, 0] + u * corners[:, 1] + v * corners[:, 2]
-        which = self.tri_texture[primitive_ids]
-        for k, image in enumerate(self.textures):
-            sel = which == k
-            if not sel.any():
-                continue
-            h, w = image.shape[:2]
-            cols = np.clip(np.floor(np.mod(tex_uv[sel, 0], 1.0) * w).astype(np.int64), 0, w - 1)
-            rows = np.clip(np.floor((1.0 - np.mod(tex_uv[sel, 1], 1.0)) * h).astype(np.int64), 0, h - 1)
-            out[sel] = image[rows, cols, :3]
-        return out
+        return np.take(self._table, self.texel_index(primitive_ids, uvs), axis=0)
 
     def albedo(self, primitive_ids: np.ndarray, uvs: np.ndarray) -> np.ndarray:
-        return self.colors(primitive_ids, uvs).astype(np.float32) / 255.0
+        albedo = self.colors(primitive_ids, uvs).astype(np.float32)
+        albedo /= 255.0
+        return albedo
 
     def semantic(self, primitive_ids: np.ndarray, uvs: np.ndarray) -> np.ndarray:
         if not self.color_to_id:
             return np.zeros(len(primitive_ids), np.int32)
-        rgb = self.colors(primitive_ids, uvs).astype(np.int64)
-        packed = (rgb[:, 0] << 16) | (rgb[:, 1] << 8) | rgb[:, 2]
-        idx = np.clip(np.searchsorted(self._keys, packed), 0, len(self._keys) - 1)
+        rgb = self.colors(primitive_ids, uvs)
+        packed = rgb[:, 0].astype(np.int32) << 16
+        packed |= rgb[:, 1].astype(np.int32) << 8
+        packed |= rgb[:, 2]
+        idx = np.minimum(np.searchsorted(self._keys, packed), len(self._keys) - 1)
         return np.where(self._keys[idx] == packed, self._values[idx], 0).astype(np.int32)
 
 
@@ -130,10 +183,69 @@ def read_semantic_txt(path: Path) -> list[tuple[int, str, str, int]]:
     return rows
 
 
-def load_textured_glb(path: Path, up_axis: str = "z"):
-    """``(vertices (N,3) float32 Y-up, triangles (M,3), tri_uv, tri_texture, textures, tri_color)``."""
+class UndecodedTextureWarning(UserWarning):
+    """A GLB's textures cannot be decoded (e.g. Basis Universal); flat colours stand in."""
+
+
+_warned_files: set[Path] = set()
+
+
+def undecodable_textures(path: Path) -> list[str]:
+    """Descriptions of the textures of GLB ``path`` that cannot be decoded here: Basis Universal
+    (``KHR_texture_basisu`` without a PNG/JPEG ``source`` fallback, or an ``image/ktx2`` source);
+    ``[]`` when all can be."""
+    try:
+        with open(path, "rb") as handle:
+            magic, _, _, json_length, json_type = struct.unpack("<4sIIII", handle.read(20))
+            if magic != b"glTF" or json_type != 0x4E4F534A:
+                return []
+            header = json.loads(handle.read(json_length))
+    except (OSError, struct.error, ValueError) as exc:
+        raise MemgymError(f"{path}: cannot read the GLB header ({exc})") from None
+    if not isinstance(header, dict):
+        raise MemgymError(f"{path}: the GLB's JSON chunk is not an object")
+    images = [image if isinstance(image, dict) else {} for image in header.get("images", [])]
+
+    def is_ktx2(index: Any) -> bool:
+        return isinstance(index, int) and 0 <= index < len(images) and images[index].get("mimeType") == "image/ktx2"
+
+    bad = []
+    for number, texture in enumerate(header.get("textures", [])):
+        if not isinstance(texture, dict):
+            continue
+        basisu = (texture.get("extensions") or {}).get("KHR_texture_basisu")
+        source = texture.get("source")
+        if is_ktx2(source) or (source is None and isinstance(basisu, dict)):
+            image = source if source is not None else basisu.get("source")
+            via = "KHR_texture_basisu, " if isinstance(basisu, dict) else ""
+            bad.append(f"textures[{number}] ({via}images[{image}] image/ktx2)")
+    return bad
+
+
+def load_textured_glb(path: Path, up_axis: str = "z", *, need_textures: bool = False):
+    """``(vertices (N,3) float32 Y-up, triangles (M,3), tri_uv, tri_texture, textures, tri_color)``.
+
+    Surfaces whose texture cannot be decoded (see :func:`undecodable_textures`) get flat colours
+    (``tri_texture`` -1) and one :class:`UndecodedTextureWarning` per file and process; with
+    ``need_textures`` (instance-id textures) such a file is an error instead.
+    """
     if not path.is_file():
         raise MemgymError(f"HM3D mesh {path} does not exist")
+    undecodable = undecodable_textures(path)
+    if undecodable and need_textures:
+        raise MemgymError(
+            f"{path}: {', '.join(undecodable)} cannot be decoded here (Basis Universal); instance ids need "
+            "a GLB with PNG/JPEG textures"
+        )
+    if undecodable and path.resolve() not in _warned_files:
+        _warned_files.add(path.resolve())
+        warnings.warn(
+            f"{path}: {', '.join(undecodable)} cannot be decoded here (Basis Universal); those surfaces "
+            "use vertex colours / their material's baseColorFactor (grey without). "
+            "Geometry, depth and instance ids are unaffected; use X.glb for textured colours.",
+            UndecodedTextureWarning,
+            stacklevel=2,
+        )
     try:
         loaded = trimesh.load(str(path), force="scene", process=False)
     except Exception as exc:  # trimesh raises many types for corrupt files
@@ -187,17 +299,31 @@ def load_textured_glb(path: Path, up_axis: str = "z"):
 
 
 def _flat_colors(geom: trimesh.Trimesh, faces: np.ndarray) -> np.ndarray:
+    """``(M, 3) uint8`` colour of each face without a decodable texture: face or vertex colours
+    (``COLOR_0``, first corner) times the material's ``baseColorFactor``; grey without either."""
     visual = geom.visual
-    if getattr(visual, "kind", None) in ("vertex", "face"):
-        if visual.kind == "face":
-            return np.asarray(visual.face_colors, np.uint8)[:, :3]
+    if getattr(visual, "kind", None) == "face":
+        return np.asarray(visual.face_colors, np.uint8)[:, :3]
+    if getattr(visual, "kind", None) == "vertex":
         return np.asarray(visual.vertex_colors, np.uint8)[faces[:, 0], :3]
     material = getattr(visual, "material", None)
     factor = getattr(material, "baseColorFactor", None)
-    color = np.asarray(factor[:3] if factor is not None else (180, 180, 180), float)
-    if color.max() <= 1.0:
-        color = color * 255
-    return np.tile(color.astype(np.uint8), (len(faces), 1))
+    vertex = getattr(visual, "vertex_attributes", {}).get("color")
+    if vertex is not None:
+        vertex = np.asarray(vertex)
+        scale = 255.0 if vertex.dtype.kind == "f" else 255.0 / np.iinfo(vertex.dtype).max
+        color = vertex[faces[:, 0], :3] * scale
+        if factor is not None:
+            color = color * _unit_rgb(factor)
+        return np.clip(np.round(color), 0, 255).astype(np.uint8)
+    color = _unit_rgb(factor) * 255 if factor is not None else np.full(3, 180.0)
+    return np.tile(np.clip(np.round(color), 0, 255).astype(np.uint8), (len(faces), 1))
+
+
+def _unit_rgb(factor) -> np.ndarray:
+    """A base colour factor (trimesh stores uint8 0..255 or floats 0..1) as ``(3,)`` floats in [0, 1]."""
+    factor = np.asarray(factor)[:3]
+    return factor / 255.0 if factor.dtype.kind in "ui" or factor.max() > 1.0 else factor.astype(float)
 
 
 @register_scene("hm3d")
@@ -227,10 +353,11 @@ class HM3DScene(MeshScene):
         camera_height: float = 1.25,
         navigation: str = "auto",
     ) -> HM3DScene:
-        """Read ``stem.glb``, ``stem.semantic.glb``, ``stem.semantic.txt`` and annotations.
+        """Read ``stem.glb`` (or ``stem.basis.glb``), ``stem.semantic.glb``, ``stem.semantic.txt`` and annotations.
 
         Args:
-            stem: path without extension, e.g. ``hm3d/val/00800-TEEsavR23oF/TEEsavR23oF``.
+            stem: path without extension, e.g. ``hm3d/val/00800-TEEsavR23oF/TEEsavR23oF``, or one
+                of the mesh files itself (``X.glb``, ``X.basis.glb``); see :func:`scene_files`.
             annotations: GOAT-Bench-style goals file (``.json`` or ``.json.gz``); default
                 ``stem.objects.json.gz`` when it exists.
             floor_height: floor level to navigate (metres, Y up); default: the median height of
@@ -243,14 +370,8 @@ class HM3DScene(MeshScene):
         """
         if navigation not in NAVIGATION_SOURCES:
             raise MemgymError(f"HM3D navigation must be one of {NAVIGATION_SOURCES}, got {navigation!r}")
-        stem = Path(stem)
-        if stem.suffix == ".glb":
-            stem = stem.with_suffix("")
-        files = {k: Path(f"{stem}{k}") for k in (".glb", ".semantic.glb", ".semantic.txt", ".navmesh")}
-        if not files[".glb"].is_file():
-            raise MemgymError(
-                f"HM3D scene {stem}: {files['.glb']} does not exist (expected X.glb, X.semantic.glb, X.semantic.txt)"
-            )
+        stem, mesh = scene_files(stem)
+        files = {k: Path(f"{stem}{k}") for k in (".semantic.glb", ".semantic.txt", ".navmesh")}
         if files[".semantic.glb"].is_file() != files[".semantic.txt"].is_file():
             have, lack = (
                 (".semantic.glb", ".semantic.txt")
@@ -258,7 +379,7 @@ class HM3DScene(MeshScene):
                 else (".semantic.txt", ".semantic.glb")
             )
             raise MemgymError(f"HM3D scene {stem}: {files[have]} exists but {files[lack]} is missing")
-        v, t, uv, tex, textures, colors = load_textured_glb(files[".glb"], up_axis)
+        v, t, uv, tex, textures, colors = load_textured_glb(mesh, up_axis)
         lookup = TexturedLookup(uv, tex, textures, colors)
         semantic_mesh = None
         table: dict[int, tuple[str, int]] = {}
@@ -266,7 +387,9 @@ class HM3DScene(MeshScene):
             rows = read_semantic_txt(files[".semantic.txt"])
             color_to_id = {int(c, 16): i for i, c, _, _ in rows}
             table = {i: (cat, reg) for i, _, cat, reg in rows}
-            sv, st, suv, stex, stextures, scolors = load_textured_glb(files[".semantic.glb"], up_axis)
+            sv, st, suv, stex, stextures, scolors = load_textured_glb(
+                files[".semantic.glb"], up_axis, need_textures=True
+            )
             semantic_mesh = (sv, st, TexturedLookup(suv, stex, stextures, scolors, color_to_id))
         goals = _read_goals(
             Path(annotations) if annotations else Path(f"{stem}.objects.json.gz"), required=annotations is not None
@@ -354,6 +477,26 @@ class HM3DScene(MeshScene):
             pts = sv[st[ids == sid]].reshape(-1, 3)
             boxes[int(sid)] = np.stack([pts.min(0), pts.max(0)])
         return boxes
+
+
+def scene_files(path: str | Path) -> tuple[Path, Path]:
+    """``(stem, mesh file)`` of a scene given as its stem ``X`` (``X.glb``, else ``X.basis.glb``) or
+    as a mesh file ``X.glb`` / ``X.basis.glb`` (that file); a clear error names the candidates."""
+    path = Path(path)
+    for suffix in MESH_SUFFIXES[::-1]:  # ".basis.glb" before ".glb": the longer name first
+        if path.name.endswith(suffix) and not path.name.endswith(".semantic.glb"):
+            stem = path.with_name(path.name[: -len(suffix)])
+            if not path.is_file():
+                raise MemgymError(f"HM3D scene {stem}: {path} does not exist")
+            return stem, path
+    candidates = [Path(f"{path}{suffix}") for suffix in MESH_SUFFIXES]
+    found = next((c for c in candidates if c.is_file()), None)
+    if found is None:
+        raise MemgymError(
+            f"HM3D scene {path}: neither {candidates[0]} nor {candidates[1]} exists "
+            "(expected X.glb or X.basis.glb, X.semantic.glb, X.semantic.txt)"
+        )
+    return path, found
 
 
 def _with(obj: SceneObject, **changes: Any) -> SceneObject:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from memgym.core.config import load_config
 from memgym.core.episode import Dataset
 from memgym.core.errors import ConfigError
 from memgym.core.seeding import config_hash
-from memgym.pipelines.dialogmem_jobs import DialogMemGenerateConfig, evaluate, generate
+from memgym.pipelines.dialogmem_jobs import DialogMemGenerateConfig, evaluate, generate, scene_specs
 
 SMALL = (
     "scenes=1",
@@ -174,6 +175,22 @@ def test_generate_from_hm3d_layout(tmp_path):
     (tmp_path / "hm3d" / "00001-house7" / "house7.objects.json.gz").rename(goat / "house7.json.gz")
     out = generate(JobArgs(overrides=(*overrides, f"goat_path={goat}"), out=tmp_path / "goat.jsonl", progress=False))
     assert Dataset.load(out)[0].traversal.scene.options["annotations"] == str(goat / "house7.json.gz")
+
+
+def test_hm3d_scene_stems_accept_basis_glb(tmp_path):
+    """HM3D v0.2 folders hold X.basis.glb: one stem per scene, whichever mesh file(s) it has."""
+    for name in ("00001-A/A.glb", "00001-A/A.basis.glb", "00001-A/A.semantic.glb", "00002-B/B.basis.glb"):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_bytes(b"")
+    (tmp_path / "goat").mkdir()
+    (tmp_path / "goat" / "B.json.gz").write_bytes(b"")
+    config = DialogMemGenerateConfig(source="hm3d", hm3d_path=str(tmp_path), scenes=5)
+    assert [s.path for s in scene_specs(config)] == [str(tmp_path / "00001-A/A"), str(tmp_path / "00002-B/B")]
+    config = dataclasses.replace(config, goat_path=str(tmp_path / "goat"), scenes=2)
+    with pytest.raises(ConfigError, match=r"no A.json.gz or A.json"):
+        scene_specs(config)
+    (tmp_path / "goat" / "A.json").write_bytes(b"")
+    assert scene_specs(config)[1].options["annotations"] == str(tmp_path / "goat" / "B.json.gz")
 
 
 @pytest.fixture

@@ -1,13 +1,24 @@
 import gzip
 import json
 import shutil
+import struct
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from memgym.core.errors import MemgymError
-from memgym.scenes.hm3d import HEADER, Z_UP_TO_Y_UP, HM3DScene, export_hm3d, instance_color, read_semantic_txt
+from memgym.scenes.hm3d import (
+    HEADER,
+    Z_UP_TO_Y_UP,
+    HM3DScene,
+    UndecodedTextureWarning,
+    export_hm3d,
+    instance_color,
+    read_semantic_txt,
+)
+from memgym.scenes.mesh_scene import MeshScene, PerTriangleLookup
 from memgym.scenes.navmesh_file import NavMeshFileError, write_grid_navmesh
 from memgym.scenes.procedural import generate_house
 from memgym.scenes.spec import SceneSpec, load_scene
@@ -94,8 +105,10 @@ def test_semantic_txt_errors_name_file_and_line(tmp_path):
 
 
 def test_missing_and_mismatched_files_are_clear_errors(stem, tmp_path):
-    with pytest.raises(MemgymError, match=r"nothere.glb does not exist"):
+    with pytest.raises(MemgymError, match=r"neither .*nothere.glb nor .*nothere.basis.glb exists"):
         HM3DScene.load(tmp_path / "nothere")
+    with pytest.raises(MemgymError, match=r"nothere.basis.glb does not exist"):
+        HM3DScene.load(tmp_path / "nothere.basis.glb")
     lonely = tmp_path / "L"
     lonely.with_suffix(".glb").write_bytes(stem.with_suffix(".glb").read_bytes())
     (tmp_path / "L.semantic.glb").write_bytes(stem.parent.joinpath(stem.name + ".semantic.glb").read_bytes())
@@ -178,3 +191,171 @@ def test_navigation_option_errors(stem, tmp_path):
     with pytest.raises(NavMeshFileError, match=r"X.navmesh: not a navmesh"):
         HM3DScene.load(copy)
     assert HM3DScene.load(copy, navigation="mesh").navmesh is None
+
+
+# ----- X.basis.glb (HM3D v0.2): Basis Universal textures this reader cannot decode -------------------
+KTX2_PAYLOAD = b"\xabKTX 20\xbb\r\n\x1a\n" + bytes(68)  # a KTX2 identifier, then an empty header
+
+
+def _as_basis_glb(source: Path, target: Path, base_color: list[float] | None) -> None:
+    """Rewrite GLB ``source`` as HM3D v0.2 does: every image becomes a ``image/ktx2`` payload declared
+    through ``KHR_texture_basisu``; materials get ``base_color`` as their ``baseColorFactor`` (none: no factor)."""
+    data = source.read_bytes()
+    json_length = struct.unpack_from("<I", data, 12)[0]
+    header = json.loads(data[20 : 20 + json_length])
+    binary = data[28 + json_length :]
+    images = {image["bufferView"] for image in header["images"]}
+    packed = bytearray()
+    for index, view in enumerate(header["bufferViews"]):
+        start = view.get("byteOffset", 0)
+        chunk = KTX2_PAYLOAD if index in images else binary[start : start + view["byteLength"]]
+        packed += bytes(-len(packed) % 4)
+        view.update(byteOffset=len(packed), byteLength=len(chunk))
+        packed += chunk
+    packed += bytes(-len(packed) % 4)
+    header["buffers"] = [{"byteLength": len(packed)}]
+    for image in header["images"]:
+        image["mimeType"] = "image/ktx2"
+    header["textures"] = [{"extensions": {"KHR_texture_basisu": {"source": t["source"]}}} for t in header["textures"]]
+    header["extensionsUsed"] = header["extensionsRequired"] = ["KHR_texture_basisu"]
+    for material in header["materials"]:
+        material["pbrMetallicRoughness"].pop("baseColorFactor", None)
+        if base_color is not None:
+            material["pbrMetallicRoughness"]["baseColorFactor"] = base_color
+    text = json.dumps(header).encode()
+    text += b" " * (-len(text) % 4)
+    chunks = struct.pack("<I4s", len(text), b"JSON") + text + struct.pack("<I4s", len(packed), b"BIN\x00") + packed
+    target.write_bytes(struct.pack("<4sII", b"glTF", 2, 12 + len(chunks)) + chunks)
+
+
+@pytest.fixture(scope="module")
+def basis_stem(stem, tmp_path_factory):
+    """The exported scene with ``X.basis.glb`` (and no ``X.glb``) as HM3D v0.2 ships it."""
+    folder = tmp_path_factory.mktemp("hm3d_basis")
+    for suffix in (".semantic.glb", ".semantic.txt", ".objects.json.gz"):
+        shutil.copy(f"{stem}{suffix}", folder / f"{stem.name}{suffix}")
+    _as_basis_glb(Path(f"{stem}.glb"), folder / f"{stem.name}.basis.glb", [0.5, 0.25, 1.0, 1.0])
+    return folder / stem.name
+
+
+def test_basis_glb_loads_with_exact_geometry_and_flat_colours(house, stem, basis_stem):
+    with pytest.warns(
+        UndecodedTextureWarning,
+        match=r"HOUSE2\.basis\.glb: textures\[0\] \(KHR_texture_basisu, images\[0\] image/ktx2\)",
+    ):
+        scene = HM3DScene.load(basis_stem)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # one warning per file: loading it again is silent
+        again = HM3DScene.load(f"{basis_stem}.basis.glb")  # the mesh file named directly
+    assert scene.scene_id == again.scene_id == "hm3d:HOUSE2"
+    textured = HM3DScene.load(stem)
+    assert sorted(o.object_id for o in scene.objects) == sorted(o.object_id for o in textured.objects)
+    # the same geometry under one flat albedo: the material's baseColorFactor
+    flat = MeshScene(
+        textured.vertices,
+        textured.triangles,
+        PerTriangleLookup(
+            np.tile([128 / 255, 64 / 255, 1.0], (len(textured.triangles), 1)), np.zeros(len(textured.triangles))
+        ),
+    )
+    for obj in house.objects[:3]:
+        vp = obj.view_points[0]
+        eye, rot = np.array(vp.position) + [0, 1.25, 0], np.array(vp.rotation)
+        a, b = textured.render(eye, rot), scene.render(eye, rot)
+        np.testing.assert_array_equal(b["depth"], a["depth"])
+        np.testing.assert_array_equal(b["semantic"], a["semantic"])  # ids come from X.semantic.glb
+        np.testing.assert_array_equal(b["rgb"], flat.render(eye, rot)["rgb"])
+        assert not np.array_equal(b["rgb"], a["rgb"])
+
+
+def test_basis_glb_falls_back_to_grey_and_is_second_choice(stem, basis_stem, tmp_path):
+    both = tmp_path / "B"
+    shutil.copy(f"{stem}.glb", f"{both}.glb")
+    shutil.copy(f"{basis_stem}.basis.glb", f"{both}.basis.glb")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        preferred = HM3DScene.load(both)  # X.glb is read when both exist: no warning
+    assert preferred.lookup.textures
+    grey = tmp_path / "G.basis.glb"
+    _as_basis_glb(Path(f"{stem}.glb"), grey, None)
+    with pytest.warns(UndecodedTextureWarning, match="G.basis.glb"):
+        scene = HM3DScene.load(grey)
+    assert not scene.lookup.textures and (scene.lookup.tri_color == 180).all()
+
+
+def test_semantic_glb_with_basis_textures_is_an_error(stem, tmp_path):
+    for suffix in (".glb", ".semantic.txt"):
+        shutil.copy(f"{stem}{suffix}", tmp_path / f"S{suffix}")
+    _as_basis_glb(Path(f"{stem}.semantic.glb"), tmp_path / "S.semantic.glb", [1.0, 1.0, 1.0, 1.0])
+    with pytest.raises(MemgymError, match=r"S.semantic.glb: textures\[0\] .*instance ids need"):
+        HM3DScene.load(tmp_path / "S")
+
+
+def test_untextured_surfaces_take_vertex_colours_times_base_colour():
+    import trimesh
+
+    from memgym.scenes.hm3d import _flat_colors
+
+    faces = np.array([[0, 1, 2], [2, 1, 3]])
+    material = trimesh.visual.material.PBRMaterial(baseColorFactor=[1.0, 0.5, 1.0, 1.0])
+    visual = trimesh.visual.TextureVisuals(uv=np.zeros((4, 2)), material=material)
+    visual.vertex_attributes["color"] = np.array(
+        [[1.0, 1.0, 0.0, 1.0], [0, 0, 0, 1], [0, 0, 0, 1], [0.2, 0.6, 1.0, 1.0]]
+    )
+    mesh = trimesh.Trimesh(np.eye(4, 3), faces, visual=visual, process=False)
+    np.testing.assert_array_equal(_flat_colors(mesh, faces), [[255, 128, 0], [0, 0, 0]])
+    mesh.visual.vertex_attributes.pop("color")
+    np.testing.assert_array_equal(_flat_colors(mesh, faces), [[255, 128, 255]] * 2)
+
+
+def test_textured_lookup_matches_per_texture_nearest_texel():
+    """Two textures of different sizes, untextured triangles and wrapping UVs, against the direct
+    per-texture computation (float32, nearest texel, origin bottom-left)."""
+    from memgym.scenes.hm3d import TexturedLookup
+
+    rng = np.random.default_rng(3)
+    textures = [rng.integers(0, 256, (5, 7, 3), np.uint8), rng.integers(0, 256, (4, 3, 4), np.uint8)]
+    tri_uv = rng.uniform(-1.5, 2.5, (6, 3, 2)).astype(np.float32)
+    tri_texture = np.array([0, 1, -1, 1, 0, -1])
+    tri_color = rng.integers(0, 256, (6, 3), np.uint8)
+    ids = rng.integers(0, 6, 500)
+    uvs = rng.dirichlet([1, 1, 1], 500)[:, 1:].astype(np.float32)
+    expected = tri_color[ids].copy()
+    corners = tri_uv[ids]
+    u, v = uvs[:, 0:1], uvs[:, 1:2]
+    tex_uv = (1 - u - v) * corners[:, 0] + u * corners[:, 1] + v * corners[:, 2]
+    for k, image in enumerate(textures):
+        sel = tri_texture[ids] == k
+        h, w = image.shape[:2]
+        cols = np.clip(np.floor(np.mod(tex_uv[sel, 0], 1.0) * w).astype(int), 0, w - 1)
+        rows = np.clip(np.floor((1.0 - np.mod(tex_uv[sel, 1], 1.0)) * h).astype(int), 0, h - 1)
+        expected[sel] = image[rows, cols, :3]
+    packed = (expected[:, 0].astype(int) << 16) | (expected[:, 1].astype(int) << 8) | expected[:, 2]
+    known = {int(c): i + 1 for i, c in enumerate(np.unique(packed)[::2])}  # every other colour has an id
+    lookup = TexturedLookup(tri_uv, tri_texture, textures, tri_color, known)
+    np.testing.assert_array_equal(lookup.colors(ids, uvs), expected)
+    np.testing.assert_array_equal(lookup.colors(ids.astype(np.uint32), uvs), expected)
+    semantic = lookup.semantic(ids, uvs)
+    np.testing.assert_array_equal(semantic, [known.get(int(c), 0) for c in packed])
+    assert 0 < (semantic > 0).mean() < 1
+
+
+def test_basis_textures_with_a_png_fallback_are_decodable(tmp_path):
+    from memgym.scenes.hm3d import undecodable_textures
+
+    def glb(header: dict) -> Path:
+        text = json.dumps(header).encode()
+        text += b" " * (-len(text) % 4)
+        path = tmp_path / "t.glb"
+        path.write_bytes(
+            struct.pack("<4sII", b"glTF", 2, 20 + len(text)) + struct.pack("<I4s", len(text), b"JSON") + text
+        )
+        return path
+
+    images = [{"bufferView": 0, "mimeType": "image/png"}, {"bufferView": 1, "mimeType": "image/ktx2"}]
+    basisu = {"extensions": {"KHR_texture_basisu": {"source": 1}}}
+    assert undecodable_textures(glb({"images": images, "textures": [{"source": 0, **basisu}]})) == []
+    assert undecodable_textures(glb({"images": images, "textures": [{"source": 0}, basisu, {"source": 1}]})) == [
+        "textures[1] (KHR_texture_basisu, images[1] image/ktx2)",
+        "textures[2] (images[1] image/ktx2)",
+    ]

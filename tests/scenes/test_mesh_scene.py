@@ -85,3 +85,28 @@ def test_quaternion_yaw_round_trip():
         assert yaw_from_quat(quat_from_yaw(yaw)) == pytest.approx(yaw)
         np.testing.assert_allclose(quat_to_matrix(quat_from_yaw(yaw)) @ [0, 0, -1], forward_vector(yaw), atol=1e-12)
     assert math.isclose(forward_vector(math.pi / 2)[0], -1.0)  # yaw +90 deg faces -x (a left turn)
+
+
+def test_separate_semantic_mesh_is_cast_only_when_its_surfaces_differ():
+    from memgym.scenes.mesh_scene import MeshScene, PerTriangleLookup
+
+    room = box_room(6.0, 4.0, 2.5)
+    eye, rotation = np.array([3.0, 1.25, 2.0]), quat_from_yaw(0.0)  # looking along -z at the z=0 wall
+    ids = np.arange(1, len(room.triangles) + 1)
+    # the same triangles with their vertices renumbered: one cast serves both images
+    order = np.arange(len(room.vertices))[::-1]
+    same = (room.vertices[order], np.argsort(order)[room.triangles], PerTriangleLookup(room.lookup.colors, ids))
+    scene = MeshScene(room.vertices, room.triangles, room.lookup, semantic_mesh=same, floor_height=0.0)
+    assert scene._semantic[0] is scene._raycaster
+    semantic = scene.render(eye, rotation)["semantic"]
+    direct = MeshScene(room.vertices, room.triangles, PerTriangleLookup(room.lookup.colors, ids), floor_height=0.0)
+    np.testing.assert_array_equal(semantic, direct.render(eye, rotation)["semantic"])
+    assert set(np.unique(semantic)) <= set(ids) and len(np.unique(semantic)) > 3
+    # a semantic mesh of one quad 1 m in front of the wall: cast separately
+    quad = np.array([[0, 0, 1], [6, 0, 1], [6, 2.5, 1], [0, 2.5, 1]], np.float32)
+    other = (quad, np.array([[0, 1, 2], [0, 2, 3]]), PerTriangleLookup(np.ones((2, 3)), [7, 7]))
+    scene = MeshScene(room.vertices, room.triangles, room.lookup, semantic_mesh=other, floor_height=0.0)
+    assert scene._semantic[0] is not scene._raycaster
+    out = scene.render(eye, rotation)
+    assert (out["semantic"] == 7).mean() > 0.5 and set(np.unique(out["semantic"])) <= {0, 7}
+    np.testing.assert_array_equal(out["depth"], room.render(eye, rotation)["depth"])
