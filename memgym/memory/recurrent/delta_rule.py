@@ -177,6 +177,7 @@ def chunked_delta_rule(q, k, v, g, b, w, state=None, *, chunk_size: int = DEFAUL
     ref = cum[:, :, :, size // 2 : size // 2 + 1]  # factor Γ_t/Γ_s around the middle frame
     gamma_t = torch.exp(cum - ref)
     gamma_s_inv = torch.exp(ref - cum)
+    gamma_from_start = torch.exp(cum)  # Γ_t
     keys_out = k * gamma_s_inv  # k_s / Γ_s (scaled)
     inclusive = torch.tril(torch.ones(size, size, dtype=torch.bool, device=q.device))
     if erasing:
@@ -186,13 +187,13 @@ def chunked_delta_rule(q, k, v, g, b, w, state=None, *, chunk_size: int = DEFAUL
         eye = torch.eye(size, dtype=q.dtype, device=q.device)
         ut = torch.linalg.solve_triangular(eye + a_mat, eye.expand_as(a_mat), upper=False, unitriangular=True)
         u_new = ut @ (w * v)  # T U, (B, H, N, C, d_v)
-        w_state = ut @ (erase_keys * torch.exp(cum))  # T (a ⊙ Γ), (B, H, N, C, d_k)
+        w_state = ut @ (erase_keys * gamma_from_start)  # T (a ⊙ Γ), (B, H, N, C, d_k)
     else:
         u_new = w * v
     scores = ((q * gamma_t) @ keys_out.transpose(-1, -2)).masked_fill(~inclusive, 0.0)
-    q_state = q * torch.exp(cum)
+    q_state = q * gamma_from_start
     gamma_end = torch.exp(cum[:, :, :, -1:])  # (B, H, N, 1, d_k)
-    keys_end = k * torch.exp(cum[:, :, :, -1:] - cum)  # k_s ⊙ Γ_C/Γ_s
+    keys_end = keys_out * torch.exp(cum[:, :, :, -1:] - ref)  # k_s ⊙ Γ_C/Γ_s
     scale = 1.0 / math.sqrt(d_k)
     outputs = []
     # unbind once: indexing chunk n inside the loop would make backward build a full-size zero

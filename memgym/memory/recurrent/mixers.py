@@ -87,6 +87,42 @@ def _inverse_softplus(x: torch.Tensor) -> torch.Tensor:
     return x + torch.log(-torch.expm1(-x))
 
 
+class _DepthwiseShiftConv(torch.autograd.Function):
+    """``y[:, t] = Σ_j full[:, t + j] ⊙ weight[:, j]`` for ``full`` ``(B, T + K - 1, C)``, weight ``(C, K)``.
+
+    The same numbers as a grouped ``conv1d``, written as ``K`` in-place multiply-adds whose
+    backward scatters into one gradient buffer (autograd's slicing backward would allocate and
+    add a full-size zero tensor per tap).
+    """
+
+    @staticmethod
+    def forward(ctx, full: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
+        kernel = weight.shape[1]
+        length = full.shape[1] - kernel + 1
+        y = full[:, :length] * weight[:, 0]
+        for j in range(1, kernel):
+            y.addcmul_(full[:, j : j + length], weight[:, j])
+        ctx.save_for_backward(full, weight)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad: torch.Tensor) -> tuple[torch.Tensor | None, torch.Tensor | None]:
+        full, weight = ctx.saved_tensors
+        kernel = weight.shape[1]
+        length = grad.shape[1]
+        grad_full = grad_weight = None
+        if ctx.needs_input_grad[0]:
+            grad_full = torch.zeros_like(full)
+            for j in range(kernel):
+                grad_full[:, j : j + length].addcmul_(grad, weight[:, j])
+        if ctx.needs_input_grad[1]:
+            flat = grad.reshape(-1, grad.shape[-1])
+            grad_weight = torch.stack(
+                [(full[:, j : j + length].reshape(-1, flat.shape[-1]) * flat).sum(0) for j in range(kernel)], dim=1
+            )
+        return grad_full, grad_weight
+
+
 class CausalConv(nn.Module):
     """Depthwise causal convolution over time + SiLU; carries its last ``K-1`` inputs as state."""
 
@@ -102,9 +138,8 @@ class CausalConv(nn.Module):
         if history is None:
             history = x.new_zeros(x.shape[0], self.kernel - 1, x.shape[2])
         full = torch.cat([history, x], dim=1)
-        length = x.shape[1]
-        # K shifted multiply-adds: same result as a grouped conv1d, ~9x faster backward on CPU
-        y = self.bias + sum(full[:, j : j + length] * self.weight[:, 0, j] for j in range(self.kernel))
+        # K shifted multiply-adds: same result as a grouped conv1d, several times faster on CPU
+        y = _DepthwiseShiftConv.apply(full, self.weight[:, 0]) + self.bias
         return F.silu(y), full[:, full.shape[1] - (self.kernel - 1) :]
 
 

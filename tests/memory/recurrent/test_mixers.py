@@ -156,3 +156,14 @@ def test_query_loss_uses_only_labelled_frames():
 def test_bad_config_is_rejected():
     with pytest.raises(ValueError, match="core 'lstm'"):
         ModelConfig(core="lstm")
+
+
+def test_causal_conv_equals_grouped_conv1d_with_gradients():
+    from memgym.memory.recurrent.mixers import _DepthwiseShiftConv
+
+    gen = torch.Generator().manual_seed(0)
+    full = torch.randn(2, 10, 5, generator=gen, dtype=torch.float64, requires_grad=True)
+    weight = torch.randn(5, 4, generator=gen, dtype=torch.float64, requires_grad=True)
+    reference = torch.nn.functional.conv1d(full.transpose(1, 2), weight.unsqueeze(1), groups=5).transpose(1, 2)
+    assert torch.allclose(_DepthwiseShiftConv.apply(full, weight), reference, atol=1e-12)
+    assert torch.autograd.gradcheck(_DepthwiseShiftConv.apply, (full, weight))
