@@ -90,6 +90,7 @@ class RunStore:
                     f"{folder}: holds results of a different config (hash {manifest.get('config_hash')}, "
                     f"now {digest}); choose another run name"
                 )
+            dump_config(config, folder / "config.yaml")  # may differ in settings that are not hashed
             return cls(folder, digest)
         folder.mkdir(parents=True, exist_ok=True)
         dump_config(config, folder / "config.yaml")

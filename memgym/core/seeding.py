@@ -8,8 +8,10 @@ earlier episodes drew.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
+import typing
 from typing import Any
 
 import numpy as np
@@ -22,9 +24,57 @@ def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), default=_json_default)
 
 
+NOT_HASHED = {"hashed": False}
+"""Field metadata of settings that cannot change a result (threads, devices, worker counts, cache
+folders, how stored rows are summarised): ``dataclasses.field(..., metadata={"help": ..., **NOT_HASHED})``."""
+
+
+@functools.cache
+def _float_fields(cls: type) -> frozenset[str]:
+    """Fields of dataclass ``cls`` typed ``float`` or a tuple of floats."""
+    try:
+        hints = typing.get_type_hints(cls)
+    except (NameError, TypeError):  # unresolvable annotations: leave values as they are
+        return frozenset()
+    names = set()
+    for name, hint in hints.items():
+        args = [a for a in typing.get_args(hint) if a is not Ellipsis]
+        if hint is float or (typing.get_origin(hint) is tuple and args and all(a is float for a in args)):
+            names.add(name)
+    return frozenset(names)
+
+
+def _as_float(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return tuple(_as_float(v) for v in value)
+    return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+def result_identity(config: Any) -> Any:
+    """``config`` as it enters hashes: every field marked :data:`NOT_HASHED` set back to its
+    default, and integers in ``float`` fields written as floats (``offset_seconds=(2, 4)`` and
+    ``(2.0, 4.0)`` are the same config), recursively through nested dataclasses. Settings that
+    cannot change a result so leave hashes, seeds and run folders unchanged."""
+    if not dataclasses.is_dataclass(config) or isinstance(config, type):
+        return config
+    changes = {}
+    floats = _float_fields(type(config))
+    for field in dataclasses.fields(config):
+        value = getattr(config, field.name)
+        if field.metadata.get("hashed", True):
+            identity = _as_float(value) if field.name in floats else result_identity(value)
+            if identity is not value:
+                changes[field.name] = identity
+        elif field.default is not dataclasses.MISSING:
+            changes[field.name] = field.default
+        elif field.default_factory is not dataclasses.MISSING:
+            changes[field.name] = field.default_factory()
+    return dataclasses.replace(config, **changes) if changes else config
+
+
 def config_hash(config: Any, length: int = 16) -> str:
-    """Hex SHA-256 prefix of :func:`canonical_json` of ``config``."""
-    return hashlib.sha256(canonical_json(config).encode()).hexdigest()[:length]
+    """Hex SHA-256 prefix of :func:`canonical_json` of :func:`result_identity` of ``config``."""
+    return hashlib.sha256(canonical_json(result_identity(config)).encode()).hexdigest()[:length]
 
 
 def episode_seed_sequence(config_digest: str, seed: int, index: int) -> np.random.SeedSequence:

@@ -37,6 +37,7 @@ from memgym.core.benchmark import JobArgs
 from memgym.core.config import load_config, parse_override
 from memgym.core.errors import ConfigError, MemgymError, RecordError
 from memgym.core.results import RunStore
+from memgym.core.seeding import NOT_HASHED
 from memgym.datasets.amemops.config import StreamConfig
 from memgym.datasets.amemops.records import AMemOpsStream
 from memgym.memory.recurrent.intervention import (
@@ -90,10 +91,10 @@ class AMemOpsInterventionConfig:
     rank: int = dataclasses.field(default=SUBSPACE_RANK, metadata={"help": "key subspace rank per head"})
     random_subspaces: int = dataclasses.field(default=3, metadata={"help": "random-subspace control edits"})
     subspace_seed: int = dataclasses.field(default=0, metadata={"help": "seed of the random subspaces"})
-    device: str = dataclasses.field(default="cpu", metadata={"help": "torch device"})
-    threads: int = dataclasses.field(default=0, metadata={"help": "torch CPU threads (0: torch default)"})
+    device: str = dataclasses.field(default="cpu", metadata={"help": "torch device", **NOT_HASHED})
+    threads: int = dataclasses.field(default=0, metadata={"help": "torch CPU threads (0: torch default)", **NOT_HASHED})
     name: str = dataclasses.field(default="", metadata={"help": "run folder name (default: config hash)"})
-    bootstrap_resamples: int = dataclasses.field(default=10_000, metadata={"help": "bootstrap resamples"})
+    bootstrap_resamples: int = dataclasses.field(default=10_000, metadata={"help": "bootstrap resamples", **NOT_HASHED})
 
     def __post_init__(self) -> None:
         if not self.intervention:

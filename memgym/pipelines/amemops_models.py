@@ -29,6 +29,7 @@ from memgym.core.benchmark import JobArgs
 from memgym.core.config import load_config
 from memgym.core.errors import ConfigError, RecordError
 from memgym.core.results import RunStore
+from memgym.core.seeding import NOT_HASHED
 from memgym.datasets.amemops.config import StreamConfig
 from memgym.datasets.amemops.records import AMemOpsStream
 from memgym.memory.recurrent.mixers import CORES
@@ -82,9 +83,12 @@ class DataConfig:
     )
     stream_seed: int = dataclasses.field(default=0, metadata={"help": "seed of the generated streams"})
     workers: int = dataclasses.field(
-        default=0, metadata={"help": "audio featurising worker processes for training (0: in the training process)"}
+        default=0,
+        metadata={"help": "audio featurising worker processes for training (0: in the training process)", **NOT_HASHED},
     )
-    cache_dir: str = dataclasses.field(default="", metadata={"help": "on-disk cache of featurised training streams"})
+    cache_dir: str = dataclasses.field(
+        default="", metadata={"help": "on-disk cache of featurised training streams", **NOT_HASHED}
+    )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -107,9 +111,10 @@ class AMemOpsTrainConfig:
     log_every: int = dataclasses.field(default=10, metadata={"help": "steps between metrics.csv rows"})
     data: DataConfig = dataclasses.field(default_factory=DataConfig, metadata={"help": "training streams"})
     arch: ArchConfig = dataclasses.field(default_factory=ArchConfig, metadata={"help": "model sizes"})
-    device: str = dataclasses.field(default="cpu", metadata={"help": "torch device (cpu, cuda, cuda:1)"})
+    device: str = dataclasses.field(default="cpu", metadata={"help": "torch device (cpu, cuda, cuda:1)", **NOT_HASHED})
     threads: int = dataclasses.field(
-        default=0, metadata={"help": "torch CPU threads (0: torch default; 1 avoids thrashing on a busy machine)"}
+        default=0,
+        metadata={"help": "torch CPU threads (0: torch default; 1 avoids thrashing on a busy machine)", **NOT_HASHED},
     )
     name: str = dataclasses.field(default="", metadata={"help": "run folder name (default <model>-seed<seed>)"})
 
@@ -157,18 +162,21 @@ class AMemOpsEvalConfig:
     weighting: Literal["query", "stream"] = dataclasses.field(
         default="query", metadata={"help": "query-weighted (Table 2) or per-stream (Table 3) accuracy"}
     )
-    device: str = dataclasses.field(default="cpu", metadata={"help": "torch device"})
-    threads: int = dataclasses.field(default=0, metadata={"help": "torch CPU threads (0: torch default)"})
+    device: str = dataclasses.field(default="cpu", metadata={"help": "torch device", **NOT_HASHED})
+    threads: int = dataclasses.field(default=0, metadata={"help": "torch CPU threads (0: torch default)", **NOT_HASHED})
     form: Literal["chunked", "step"] = dataclasses.field(
         default="chunked", metadata={"help": "chunked form, or step form through the registered Memory (slower)"}
     )
     name: str = dataclasses.field(default="", metadata={"help": "eval run folder name (default: config hash)"})
     bootstrap_resamples: int = dataclasses.field(
-        default=10_000, metadata={"help": "bootstrap resamples of the paired model differences (0: none)"}
+        default=10_000, metadata={"help": "bootstrap resamples of the paired model differences (0: none)", **NOT_HASHED}
     )
     history_contrasts: tuple[str, ...] = dataclasses.field(
         default=PRIMARY_MODELS,
-        metadata={"help": "matched histories: reference model, then the baselines of the primary contrasts"},
+        metadata={
+            "help": "matched histories: reference model, then the baselines of the primary contrasts",
+            **NOT_HASHED,
+        },
     )
 
     def __post_init__(self) -> None:

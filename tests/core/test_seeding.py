@@ -33,3 +33,28 @@ def test_torch_seed_reproducible():
     g1 = torch.Generator().manual_seed(episode_torch_seed(h, 0, 1))
     g2 = torch.Generator().manual_seed(episode_torch_seed(h, 0, 1))
     assert torch.equal(torch.rand(3, generator=g1), torch.rand(3, generator=g2))
+
+
+@dataclasses.dataclass(frozen=True)
+class _Inner:
+    rate: float = 1.0
+    cache_dir: str = dataclasses.field(default="", metadata={"hashed": False})
+
+
+@dataclasses.dataclass(frozen=True)
+class _Outer:
+    span: tuple[float, float] = (2.0, 4.0)
+    steps: int = 3
+    threads: int = dataclasses.field(default=0, metadata={"hashed": False})
+    inner: _Inner = dataclasses.field(default_factory=_Inner)
+
+
+def test_settings_marked_not_hashed_leave_the_hash_unchanged():
+    base = config_hash(_Outer())
+    assert config_hash(_Outer(threads=8, inner=_Inner(cache_dir="/tmp/x"))) == base
+    assert config_hash(_Outer(steps=4)) != base
+    assert config_hash(_Outer(inner=_Inner(rate=2.0))) != base
+
+
+def test_integers_in_float_fields_hash_like_floats():
+    assert config_hash(_Outer(span=(2, 4), inner=_Inner(rate=1))) == config_hash(_Outer())

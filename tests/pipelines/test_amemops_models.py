@@ -200,3 +200,15 @@ def test_history_contrasts_must_name_memory_cores():
 
     with pytest.raises(ConfigError, match="history_contrasts: 'lstm'"):
         AMemOpsEvalConfig(history_contrasts=("gdn2", "lstm"))
+
+
+def test_amemops_streams_ignore_cache_folders_and_threads():
+    from memgym.core.seeding import config_hash
+    from memgym.datasets.amemops.config import StreamConfig
+    from memgym.datasets.sources.factory import LibraryConfig
+    from memgym.pipelines.amemops_models import AMemOpsEvalConfig, AMemOpsTrainConfig
+
+    cached = StreamConfig(library=LibraryConfig(cache_dir="/tmp/clips"), offset_seconds=(2, 60))
+    assert cached.key() == StreamConfig().key()
+    assert config_hash(AMemOpsTrainConfig(threads=1, device="cuda")) == config_hash(AMemOpsTrainConfig())
+    assert config_hash(AMemOpsEvalConfig(bootstrap_resamples=100_000)) == config_hash(AMemOpsEvalConfig())

@@ -17,6 +17,7 @@ from typing import Literal
 
 from memgym.core.config import config_to_dict
 from memgym.core.errors import ConfigError
+from memgym.core.seeding import result_identity
 from memgym.datasets.sources.factory import LibraryConfig
 
 SAMPLE_RATE = 16_000
@@ -119,8 +120,9 @@ class StreamConfig:
 
     def key(self) -> dict:
         """The config as a plain dict for hashes (stream seeds, caches). ``attribute_values`` is left
-        out at its audio default, so streams and caches of earlier versions keep their keys."""
-        data = config_to_dict(self)
+        out at its audio default, so streams and caches of earlier versions keep their keys; settings that
+        cannot change a stream (``library.cache_dir``) enter at their defaults."""
+        data = config_to_dict(result_identity(self))
         if self.attribute_values == PHYSICAL_VALUES:
             del data["attribute_values"]
         return data

@@ -6,6 +6,7 @@ import dataclasses
 from typing import Literal
 
 from memgym.core.errors import ConfigError
+from memgym.core.seeding import NOT_HASHED
 from memgym.datasets.sources.library import SourceLibrary
 
 
@@ -26,7 +27,9 @@ class LibraryConfig:
     exclude_duplicates: bool = dataclasses.field(
         default=False, metadata={"help": "nsynth: drop eval notes that duplicate a training waveform"}
     )
-    cache_dir: str = dataclasses.field(default="", metadata={"help": "optional folder caching synthesised clips/notes"})
+    cache_dir: str = dataclasses.field(
+        default="", metadata={"help": "optional folder caching synthesised clips/notes", **NOT_HASHED}
+    )
 
 
 def open_library(config: LibraryConfig | str) -> SourceLibrary:
