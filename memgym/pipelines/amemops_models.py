@@ -358,7 +358,12 @@ class StreamBatches:
 
 
 def build_model(config: AMemOpsTrainConfig, input_dim: int, n_classes: int) -> AMemOpsModel:
+    """The Table 1 model for ``config``; audio inputs have their log-mel columns standardised with
+    the fixed :data:`~memgym.sensors.log_mel.LOG_MEL_MEAN` / ``LOG_MEL_STD`` (symbolic ones are one-hot)."""
+    from memgym.sensors.log_mel import LOG_MEL_MEAN, LOG_MEL_STD, N_MELS
+
     arch = config.arch
+    audio = config.data.inputs == "audio"
     return AMemOpsModel(
         ModelConfig(
             core=config.model,
@@ -371,6 +376,9 @@ def build_model(config: AMemOpsTrainConfig, input_dim: int, n_classes: int) -> A
             chunk_size=arch.chunk_size,
             n_gain=n_classes,
             n_pan=n_classes,
+            standardised_inputs=2 * N_MELS if audio else 0,
+            input_mean=LOG_MEL_MEAN if audio else 0.0,
+            input_std=LOG_MEL_STD if audio else 1.0,
         )
     )
 

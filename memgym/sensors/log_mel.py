@@ -27,6 +27,10 @@ FMAX = 7800.0
 LOG_FLOOR = 1e-10
 """Added to mel power before the log (so silence maps to log(1e-10) ~ -23)."""
 FRAME_RATE = SAMPLE_RATE / HOP  # 25 frames/s
+LOG_MEL_MEAN = -11.1
+LOG_MEL_STD = 3.3
+"""Mean and standard deviation of the log-mel values of the embedded-default AMemOps streams
+(12 training streams of 2,048 frames, both channels); models standardise their inputs with them."""
 
 
 def _hz_to_mel(freqs: np.ndarray) -> np.ndarray:

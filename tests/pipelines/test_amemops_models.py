@@ -212,3 +212,14 @@ def test_amemops_streams_ignore_cache_folders_and_threads():
     assert cached.key() == StreamConfig().key()
     assert config_hash(AMemOpsTrainConfig(threads=1, device="cuda")) == config_hash(AMemOpsTrainConfig())
     assert config_hash(AMemOpsEvalConfig(bootstrap_resamples=100_000)) == config_hash(AMemOpsEvalConfig())
+
+
+def test_audio_models_standardise_the_log_mel_columns_and_symbolic_ones_do_not():
+    from memgym.core.config import load_config
+    from memgym.pipelines.amemops_models import AMemOpsTrainConfig, build_model
+    from memgym.sensors.log_mel import LOG_MEL_MEAN, LOG_MEL_STD
+
+    audio = build_model(AMemOpsTrainConfig(), 131, 5).config
+    assert (audio.standardised_inputs, audio.input_mean, audio.input_std) == (128, LOG_MEL_MEAN, LOG_MEL_STD)
+    symbolic = build_model(load_config(AMemOpsTrainConfig, overrides=["data.inputs=symbolic"]), 40, 17).config
+    assert symbolic.standardised_inputs == 0

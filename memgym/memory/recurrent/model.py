@@ -1,7 +1,8 @@
 """The Table 1 AMemOps model: input projection, pre-norm memory blocks, gain and pan classifiers.
 
-``x (B, T, input_dim) float32`` (stereo log-mel + query flags, 25 frames/s) ->
-``Linear(input_dim, d)`` -> ``layers`` × [``x + Mixer(RMSNorm(x))``; ``x + MLP(RMSNorm(x))``] ->
+``x (B, T, input_dim) float32`` (stereo log-mel + query flags, 25 frames/s) -> optional fixed
+standardisation of the leading ``standardised_inputs`` columns (the log-mel ones for audio:
+``(x - input_mean) / input_std``, constants from the config, no parameters) -> ``Linear(input_dim, d)`` -> ``layers`` × [``x + Mixer(RMSNorm(x))``; ``x + MLP(RMSNorm(x))``] ->
 ``RMSNorm`` -> separate gain and pan classifiers ``(B, T, n_gain)`` and ``(B, T, n_pan)``
 (class 0..n-2: attribute values, last class: "none"). The mixer is one of
 :data:`~memgym.memory.recurrent.mixers.CORES`; the MLP is ``Linear(d, mlp_hidden)``, SiLU,
@@ -44,6 +45,11 @@ class ModelConfig:
     decay_max: float = dataclasses.field(default=1e-1, metadata={"help": "largest initial -log(alpha)"})
     gate_init: float = dataclasses.field(default=1.0, metadata={"help": "erase/write gate bias (sigmoid(1))"})
     chunk_size: int = dataclasses.field(default=64, metadata={"help": "frames per chunk of the parallel form"})
+    standardised_inputs: int = dataclasses.field(
+        default=0, metadata={"help": "leading input columns standardised as (x - input_mean) / input_std"}
+    )
+    input_mean: float = dataclasses.field(default=0.0, metadata={"help": "mean subtracted from those columns"})
+    input_std: float = dataclasses.field(default=1.0, metadata={"help": "spread they are divided by"})
 
     def __post_init__(self) -> None:
         if self.core not in CORES:
@@ -51,6 +57,11 @@ class ModelConfig:
         for name in ("input_dim", "width", "layers", "heads", "head_dim", "mlp_hidden", "conv_kernel", "chunk_size"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+        if not 0 <= self.standardised_inputs <= self.input_dim or self.input_std <= 0:
+            raise ValueError(
+                f"standardised_inputs must be in [0, input_dim] and input_std > 0, got "
+                f"{self.standardised_inputs} and {self.input_std}"
+            )
         if self.n_gain < 2 or self.n_pan < 2:
             raise ValueError("n_gain and n_pan need at least one value class plus 'none'")
 
@@ -92,6 +103,11 @@ class AMemOpsModel(nn.Module):
     def __init__(self, config: ModelConfig) -> None:
         super().__init__()
         self.config = config
+        shift, scale = torch.zeros(config.input_dim), torch.ones(config.input_dim)
+        shift[: config.standardised_inputs] = config.input_mean
+        scale[: config.standardised_inputs] = config.input_std
+        self.register_buffer("input_shift", shift, persistent=False)  # from the config, not the checkpoint
+        self.register_buffer("input_scale", scale, persistent=False)
         self.input_proj = nn.Linear(config.input_dim, config.width)
         self.blocks = nn.ModuleList(Block(config) for _ in range(config.layers))
         self.final_norm = nn.RMSNorm(config.width)
@@ -113,6 +129,8 @@ class AMemOpsModel(nn.Module):
         """
         if x.dim() != 3 or x.shape[-1] != self.config.input_dim:
             raise ValueError(f"expected inputs (B, T, {self.config.input_dim}), got {tuple(x.shape)}")
+        if self.config.standardised_inputs:
+            x = (x - self.input_shift) / self.input_scale
         h = self.input_proj(x)
         new_states, keys = [], []
         for i, block in enumerate(self.blocks):

@@ -167,3 +167,19 @@ def test_causal_conv_equals_grouped_conv1d_with_gradients():
     reference = torch.nn.functional.conv1d(full.transpose(1, 2), weight.unsqueeze(1), groups=5).transpose(1, 2)
     assert torch.allclose(_DepthwiseShiftConv.apply(full, weight), reference, atol=1e-12)
     assert torch.autograd.gradcheck(_DepthwiseShiftConv.apply, (full, weight))
+
+
+def test_input_standardisation_is_fixed_and_adds_no_parameters():
+    plain = ModelConfig(core="gdn2", width=16, heads=1, head_dim=8, mlp_hidden=16, layers=1)
+    standardised = ModelConfig(**{**plain.__dict__, "standardised_inputs": 128, "input_mean": -11.1, "input_std": 3.3})
+    torch.manual_seed(0)
+    reference = AMemOpsModel(plain)
+    torch.manual_seed(0)
+    model = AMemOpsModel(standardised)
+    assert parameter_count(model) == parameter_count(reference)
+    assert set(model.state_dict()) == set(reference.state_dict())  # checkpoints unchanged
+    x = torch.randn(2, 20, 131) * 3.3 - 11.1
+    by_hand = torch.cat([(x[..., :128] + 11.1) / 3.3, x[..., 128:]], dim=-1)
+    assert torch.allclose(model(x)["gain"], reference(by_hand)["gain"], atol=1e-6)
+    with pytest.raises(ValueError, match="standardised_inputs"):
+        ModelConfig(standardised_inputs=200)
