@@ -340,21 +340,6 @@ def primary_contrasts(
 
 # ----- report ----------------------------------------------------------------------------------
 @dataclasses.dataclass(frozen=True)
-class HistoryReport:
-    """Everything :func:`history_report` computes (all results keep their :class:`Contrast` labels)."""
-
-    accuracy: list[ContrastResult]
-    gaps: list[ContrastResult]
-    controls: list[ContrastResult]
-    primary: list[ContrastResult]
-    previous: list[PreviousValueShare]
-    notes: list[str]
-    templates: int
-    seeds: dict[str, int]
-    n_resamples: int
-
-
-@dataclasses.dataclass(frozen=True)
 class PreviousValueShare:
     """Update errors of one model checkpoint under one condition (seeds pooled) and how many of
     them gave the superseded value."""
@@ -367,6 +352,21 @@ class PreviousValueShare:
     def share(self) -> float:
         """Percent of the errors that gave the previous value (nan without errors)."""
         return 100.0 * self.previous / self.errors if self.errors else float("nan")
+
+
+@dataclasses.dataclass(frozen=True)
+class HistoryReport:
+    """Everything :func:`history_report` computes (all results keep their :class:`Contrast` labels)."""
+
+    accuracy: list[ContrastResult]
+    gaps: list[ContrastResult]
+    controls: list[ContrastResult]
+    primary: list[ContrastResult]
+    previous: list[PreviousValueShare]
+    notes: list[str]
+    templates: int
+    seeds: dict[str, int]
+    n_resamples: int
 
 
 def previous_value_shares(rows: Iterable[dict[str, Any]]) -> list[PreviousValueShare]:

@@ -10,19 +10,10 @@ import pytest
 
 from memgym.core.benchmark import JobArgs
 from memgym.pipelines.amemops_interventions import intervention_job
-from memgym.pipelines.amemops_models import train_job
+from memgym.pipelines.amemops_models import QUICKSTART_STREAM, train_job
 from memgym.tasks.amemops_interventions import loss_table
 
-STREAM = (
-    "data.inputs=symbolic",
-    "data.stream.frames=384",
-    "data.stream.n_initial=3",
-    "data.stream.n_update=3",
-    "data.stream.n_interference=0",
-    "data.stream.n_absent=1",
-    "data.stream.distractors=[2]",
-    "data.stream.offset_seconds=[2,6]",
-)
+STREAM = ("data.inputs=symbolic", *QUICKSTART_STREAM)  # the quickstart's short streams, symbolic
 ARCH = ("arch.width=64", "arch.head_dim=32", "arch.mlp_hidden=128", "threads=1")
 
 
