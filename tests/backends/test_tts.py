@@ -24,6 +24,29 @@ def test_espeak_synthesizes_16k_float_audio():
     np.testing.assert_array_equal(audio, again)
 
 
+def test_espeak_breath_voices_are_identical_in_engines_started_in_different_seconds():
+    """libespeak-ng seeds its noise generator from the clock; the worker re-seeds it per utterance."""
+    import time
+
+    from memgym.backends.tts.espeak import _Engine
+    from memgym.backends.tts.espeak import style_to_ssml as ssml
+    from memgym.datasets.speech.voices import espeak_voice_bank
+
+    bank = espeak_voice_bank()
+    breathy = [bank[3], bank[5], bank[9]]  # f2, f3, f5 variants: breath noise
+    assert [v.name.split("+")[1] for v in breathy] == ["f2", "f3", "f5"]
+    document = ssml("Please water the tomato plants every two days.", SpeechStyle())
+    first = _Engine()
+    time.sleep(1.05 - time.time() % 1.0)  # the second engine initialises in a later clock second
+    second = _Engine()
+    try:
+        for voice in breathy:
+            np.testing.assert_array_equal(first.speak(document, voice), second.speak(document, voice))
+    finally:
+        first._close()
+        second._close()
+
+
 def test_espeak_rejects_unknown_voice_and_foreign_backend():
     backend = make_tts_backend(TTSConfig())
     with pytest.raises(TTSError, match="no voice"):

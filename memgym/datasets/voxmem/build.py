@@ -23,6 +23,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from memgym.backends.asr import ASRConfig
 from memgym.backends.tts import TTSConfig, make_tts_backend
 from memgym.backends.tts.base import Voice
 from memgym.core.config import dump_config
@@ -115,6 +116,10 @@ class VoxMemConfig:
     filler_cue_rate: float = dataclasses.field(default=0.2, metadata={"help": "share of filler sessions with a cue"})
     filler_sound_rate: float = dataclasses.field(default=0.3, metadata={"help": "share of filler sessions with sound"})
     max_revisions: int = dataclasses.field(default=2, metadata={"help": "redraws of an item that fails QC"})
+    asr: ASRConfig = dataclasses.field(
+        default_factory=ASRConfig,
+        metadata={"help": "speech recogniser of the QC intelligibility gate (asr.kind=none: no gate)"},
+    )
 
 
 def voice_bank(config: VoxMemConfig) -> list[Voice]:
@@ -213,6 +218,7 @@ class VoxMemBuilder:
 
             qc_reasoner = REASONERS.get(config.qc_reasoner)()
         self.qc_reasoner = qc_reasoner
+        self.gate = qc.intelligibility_gate(self.out, config.asr)  # None with asr.kind=none
         self._filler_next = 0
         self._usage: dict[str, set[str]] = {}
         self.check_failures: dict[str, int] = {}
@@ -436,6 +442,8 @@ class VoxMemBuilder:
             if sid in core_ids
             for name in names
         ]
+        if self.gate is not None:  # evidence turns must be heard by the offline recogniser
+            failed += [f"session_{name}" for names in self.gate.failures(longest).values() for name in names]
         return sorted(set(failed))
 
     # ----- dataset -------------------------------------------------------------------------------------
@@ -531,6 +539,8 @@ class VoxMemBuilder:
             "tokenizer": self.tokens.name,
             "tts": self.backend.identity(),
         }
+        if self.gate is not None:
+            report["intelligibility"] = self.gate.report(episodes)
         topical = {s.session_id: s for e in episodes for s in e.sessions if s.role in ("evidence", "haystack")}
         report["separability"] = qc.separability(sorted(topical.values(), key=lambda s: s.session_id), self.config.seed)
         if self.qc_reasoner is not None:
