@@ -7,7 +7,8 @@ tiny.en (faster-whisper, bundled model). Reports WER per condition (each cue, an
 with background sound) and per voice, and how often the stated value was recognised.
 
 ``python -m benchmarks voxmem_intelligibility [--voices N] [--sentences K] [--snr DB]``
-(defaults: all 24 voices, 2 sentences per voice and condition, 10 dB).
+(defaults: all 24 voices, 2 sentences per voice and condition, 10 dB; ``--voices N`` takes N voices
+spread evenly over the bank).
 """
 
 from __future__ import annotations
@@ -58,7 +59,8 @@ def main(argv: list[str]) -> None:
 
     backend, asr = EspeakBackend(), FasterWhisperBackend()
     library = open_library("synthetic_env")
-    bank = espeak_voice_bank()[: args.voices]
+    full = espeak_voice_bank()
+    bank = [full[i] for i in np.linspace(0, len(full) - 1, min(args.voices, len(full))).round().astype(int)]
     rng = np.random.default_rng(0)
     errors: dict[tuple[str, str], list[int]] = {}
     start = time.perf_counter()
