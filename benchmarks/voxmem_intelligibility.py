@@ -14,6 +14,7 @@ spread evenly over the bank).
 from __future__ import annotations
 
 import argparse
+import json
 import tempfile
 import time
 from pathlib import Path
@@ -54,6 +55,7 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--voices", type=int, default=24)
     parser.add_argument("--sentences", type=int, default=2)
     parser.add_argument("--snr", type=float, default=10.0)
+    parser.add_argument("--transcripts", default="", help="write one JSON line per turn (words, heard) here")
     args = parser.parse_args(argv)
     import soundfile
 
@@ -63,6 +65,7 @@ def main(argv: list[str]) -> None:
     bank = [full[i] for i in np.linspace(0, len(full) - 1, min(args.voices, len(full))).round().astype(int)]
     rng = np.random.default_rng(0)
     errors: dict[tuple[str, str], list[int]] = {}
+    rows: list[dict[str, str]] = []
     start = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         renderer = TurnRenderer(Path(tmp), backend, library_clip_source(library), library.fingerprint(), args.snr)
@@ -77,7 +80,10 @@ def main(argv: list[str]) -> None:
                     wrong, total = word_errors(turn.text, heard)
                     hit = phrase_recognised(value, heard)
                     errors.setdefault((voice.voice_id, condition), []).extend([wrong, total, int(hit), 1])
+                    rows.append({"voice": voice.voice_id, "condition": condition, "words": turn.text, "heard": heard})
     seconds = time.perf_counter() - start
+    if args.transcripts:
+        Path(args.transcripts).write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
 
     def table(key_index: int, keys) -> list[str]:
         rows = []
