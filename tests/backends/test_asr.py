@@ -37,7 +37,7 @@ def test_whisper_recognises_espeak_speech_and_caches_by_audio(asr, speech):
     assert asr.transcribe(audio.copy(), rate) == heard and audio_digest(audio, rate) in asr._cache
     assert make_asr_backend(ASRConfig()) is asr  # one model per config and process
     assert asr.transcribe(np.zeros(0, np.float32), rate) == ""
-    assert "tiny.en" in asr.identity() and "float32" in asr.identity()
+    assert "tiny.en" in asr.identity() and "float32" in asr.identity() and "beam1" in asr.identity()
 
 
 def test_other_sample_rates_are_resampled(asr, speech):
@@ -72,6 +72,8 @@ def test_missing_package_model_and_kind_are_clear_errors(tmp_path, monkeypatch):
 
     with pytest.raises(ASRError, match="not a faster-whisper model folder"):
         FasterWhisperBackend(tmp_path)
+    with pytest.raises(ASRError, match="beam_size"):
+        FasterWhisperBackend(beam_size=0)
     with pytest.raises(ASRError, match="names no speech recogniser"):
         make_asr_backend(ASRConfig(kind="none"))
     monkeypatch.setitem(sys.modules, "faster_whisper", None)

@@ -4,7 +4,7 @@
 kind                engine                                               config keys
 ==================  ===================================================  ==========================
 ``faster-whisper``  Whisper via CTranslate2 (default: bundled tiny.en)   ``model_path``, ``device``,
-                                                                         ``compute_type``
+                                                                         ``compute_type``, ``beam_size``
 ``none``            no recogniser (checks that need one are skipped)     --
 ==================  ===================================================  ==========================
 
@@ -37,6 +37,7 @@ class ASRConfig:
     )
     device: str = dataclasses.field(default="cpu", metadata={"help": "cpu or cuda"})
     compute_type: str = dataclasses.field(default="float32", metadata={"help": "CTranslate2 compute type"})
+    beam_size: int = dataclasses.field(default=1, metadata={"help": "decoder beam width (1 = greedy)"})
 
 
 @functools.lru_cache(maxsize=4)
@@ -49,5 +50,7 @@ def make_asr_backend(config: ASRConfig) -> ASRBackend:
     if config.kind == "faster-whisper":
         from memgym.backends.asr.faster_whisper import FasterWhisperBackend
 
-        return FasterWhisperBackend(config.model_path, device=config.device, compute_type=config.compute_type)
+        return FasterWhisperBackend(
+            config.model_path, device=config.device, compute_type=config.compute_type, beam_size=config.beam_size
+        )
     raise ASRError(f"asr.kind '{config.kind}' names no speech recogniser; expected faster-whisper")

@@ -3,7 +3,10 @@
 Speech recognisers write numbers as digits (``"$5,000"``, ``"the 22nd"``, ``"45 minutes"``)
 where VoxMem's words spell them out; :func:`normalize_words` maps both sides to one form
 (lower-case words, numbers, currency, ordinals, percentages and clock times spelled out,
-hyphens split, other punctuation dropped, apostrophes kept) before they are compared.
+hyphens split, other punctuation dropped, apostrophes kept) before they are compared. A bare
+three- or four-digit number can also be a clock time (``"715"`` for "seven fifteen"), so a
+recognised text is compared in both readings and the better one counts. Words that sound
+exactly like a number word (``for``/``four``, ``to``/``two``, ``won``/``one``) compare equal.
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ _NUMBER = re.compile(
     r"(?P<ordinal>st|nd|rd|th)?(?P<percent>%)?"
 )
 _CURRENCY = {"$": "dollars", "£": "pounds", "€": "euros"}
+_HOMOPHONES = {"for": "four", "fore": "four", "to": "two", "too": "two", "won": "one", "ate": "eight"}
 
 
 def number_words(value: int) -> str:
@@ -80,10 +84,24 @@ def ordinal_words(value: int) -> str:
     return " ".join(words)
 
 
-def _spell(match: re.Match) -> str:
+def _clock(match: re.Match) -> str | None:
+    """A bare 3-4 digit number read as a clock time ("715" -> "seven fifteen"), else ``None``."""
+    digits = match["int"]
+    if any(match[g] for g in ("currency", "minutes", "frac", "ordinal", "percent")) or not 3 <= len(digits) <= 4:
+        return None
+    hours, minutes = divmod(int(digits), 100)
+    if not 1 <= hours <= 23 or minutes >= 60:
+        return None
+    tail = "" if minutes == 0 else (" oh " + _ONES[minutes] if minutes < 10 else f" {number_words(minutes)}")
+    return f" {number_words(hours)}{tail} "
+
+
+def _spell(match: re.Match, clock: bool = False) -> str:
     digits = match["int"].replace(",", "")
     if len(digits) > 12:
         return f" {' '.join(_ONES[int(d)] for d in digits)} "
+    if clock and (time := _clock(match)):
+        return time
     value = int(digits)
     if match["ordinal"]:
         words = ordinal_words(value)
@@ -101,13 +119,14 @@ def _spell(match: re.Match) -> str:
     return f" {words} "
 
 
-def normalize_words(text: str) -> list[str]:
+def normalize_words(text: str, *, clock: bool = False) -> list[str]:
     """Lower-case words of ``text`` with digits spelled out and punctuation removed.
 
     ``"I've set $5,000 for the 22nd."`` -> ``["i've", "set", "five", "thousand", "dollars",
-    "for", "the", "twenty", "second"]``.
+    "for", "the", "twenty", "second"]``. With ``clock`` a bare 3-4 digit number that is a valid
+    time is read as one (``"715"`` -> ``["seven", "fifteen"]``).
     """
-    text = _NUMBER.sub(_spell, str(text).lower().replace("’", "'"))
+    text = _NUMBER.sub(lambda m: _spell(m, clock), str(text).lower().replace("’", "'"))
     text = re.sub(r"[-–—/]", " ", text)
     text = re.sub(r"[^a-z0-9' ]+", " ", text)
     return [w.strip("'") for w in text.split() if w.strip("'")]
@@ -124,15 +143,29 @@ def edit_distance(reference: list[str], hypothesis: list[str]) -> int:
     return previous[-1]
 
 
+def _compared(words: list[str]) -> list[str]:
+    return [_HOMOPHONES.get(w, w) for w in words]
+
+
+def _readings(hypothesis: str) -> list[list[str]]:
+    """The recognised text's word sequences: numbers as numbers, and bare numbers as clock times."""
+    plain, clock = normalize_words(hypothesis), normalize_words(hypothesis, clock=True)
+    return [_compared(plain)] + ([_compared(clock)] if clock != plain else [])
+
+
 def word_errors(reference: str, hypothesis: str) -> tuple[int, int]:
-    """``(errors, reference words)`` after :func:`normalize_words`; WER = errors / words."""
-    ref, hyp = normalize_words(reference), normalize_words(hypothesis)
-    return edit_distance(ref, hyp), len(ref)
+    """``(errors, reference words)`` after normalisation (best reading); WER = errors / words."""
+    ref = _compared(normalize_words(reference))
+    return min(edit_distance(ref, heard) for heard in _readings(hypothesis)), len(ref)
 
 
 def phrase_recognised(phrase: str, hypothesis: str) -> bool:
     """Whether the normalised words of ``phrase`` occur contiguously, in order, in ``hypothesis``."""
-    words, heard = normalize_words(phrase), normalize_words(hypothesis)
+    words = _compared(normalize_words(phrase))
     if not words:
         return True
-    return any(heard[i : i + len(words)] == words for i in range(len(heard) - len(words) + 1))
+    return any(
+        heard[i : i + len(words)] == words
+        for heard in _readings(hypothesis)
+        for i in range(len(heard) - len(words) + 1)
+    )

@@ -8,7 +8,7 @@ Session level (QC-1), per rendered user turn:
     (:data:`~memgym.datasets.speech.cues.CUE_MIN_DELTA`);
   * ``intelligible`` -- in evidence sessions, an offline speech recogniser
     (:class:`IntelligibilityGate`) hears the answer-bearing words of every user turn as heard
-    (cue spoken, sound mixed): the stated value and the subject, where the turn says them.
+    (cue spoken, sound mixed): the stated value, where the turn says it.
 
 Item level (QC-2), per episode (item x budget):
   * ``unique_answer`` -- the oracle over every topical session of the assembled history (evidence,
@@ -82,9 +82,8 @@ def session_failures(sessions: Sequence[Session], snr_target: float) -> dict[str
 
 
 def answer_phrases(fact: SessionFact, text: str) -> tuple[str, ...]:
-    """The answer-bearing phrases a user turn says: the fact's value and subject (article dropped)."""
-    subject = fact.subject.removeprefix("the ").removeprefix("a ").removeprefix("an ")
-    return tuple(p for p in (fact.value, subject) if p and p.lower() in text.lower())
+    """The answer-bearing phrases a user turn says: the fact's stated value, if the turn says it."""
+    return (fact.value,) if fact.value and fact.value.lower() in text.lower() else ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -160,8 +159,9 @@ class IntelligibilityGate:
 
         Returns:
             ``{"asr", "turns", "wer", "wer_by_voice", "wer_by_cue", "wer_by_background",
-            "answer_phrases": {"said", "recognised"}, "answer_turns": {"said", "recognised"}}``;
-            each ``wer*`` entry is ``{"wer", "words", "turns"}`` (unique turn audio counted once).
+            "answer_turns": {"said", "recognised"}}`` (turns stating the value, and those in which
+            the recogniser heard it); each ``wer*`` entry is ``{"wer", "words", "turns"}``
+            (unique turn audio counted once).
         """
         seen: dict[str, tuple[HeardTurn, str, Turn]] = {}
         for episode in episodes:
@@ -183,10 +183,6 @@ class IntelligibilityGate:
             "turns": len(seen),
             "wer": _wer([h for h, _, _ in seen.values()]),
             **{f"wer_by_{name}": {k: _wer(v) for k, v in sorted(g.items())} for name, g in groups.items()},
-            "answer_phrases": {
-                "said": sum(len(h.required) for h in said),
-                "recognised": sum(len(h.required) - len(h.missing) for h in said),
-            },
             "answer_turns": {"said": len(said), "recognised": sum(not h.missing for h in said)},
         }
 
@@ -350,11 +346,10 @@ def write_report(folder: Path, report: dict[str, Any]) -> Path:
 
 def _intelligibility_lines(heard: dict[str, Any]) -> list[str]:
     """Report lines for :meth:`IntelligibilityGate.report`: overall, then WER tables by voice, cue, background."""
-    phrases, turns = heard["answer_phrases"], heard["answer_turns"]
+    turns = heard["answer_turns"]
     lines = [
         f"- evidence turns heard by {heard['asr']}: WER {heard['wer']['wer']:.1%} over {heard['turns']} turns; "
-        f"answer-bearing phrases recognised {phrases['recognised']} of {phrases['said']} "
-        f"({turns['recognised']} of {turns['said']} turns complete)"
+        f"stated value recognised in {turns['recognised']} of {turns['said']} turns"
     ]
     for name in ("voice", "cue", "background"):
         lines += ["", f"| {name} | WER | words | turns |", "| --- | ---: | ---: | ---: |"]

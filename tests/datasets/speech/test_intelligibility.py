@@ -50,6 +50,11 @@ def test_word_errors_count_substitutions_insertions_and_deletions():
 
 
 def test_phrases_must_be_heard_whole_and_in_order():
+    assert phrase_recognised("seven fifteen", "We leave at 715.") and phrase_recognised("seven fifteen", "at 7:15")
+    assert phrase_recognised("seven hundred fifteen", "We paid 715.")
+    assert not phrase_recognised("seven fifteen", "at 7:50") and not phrase_recognised("seven fifteen", "at 1515")
+    assert phrase_recognised("four sessions", "for sessions") and not phrase_recognised("three hours", "free hours")
+    assert word_errors("leave at seven fifteen", "Leave at 715.") == (0, 4)
     assert phrase_recognised("twenty second", "It's due the 22nd.")
     assert phrase_recognised("forty five minutes", "bake it 45 minutes")
     assert not phrase_recognised("twelve guests", "12 guest")
