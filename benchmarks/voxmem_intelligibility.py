@@ -7,8 +7,8 @@ tiny.en (faster-whisper, bundled model). Reports WER per condition (each cue, an
 with background sound) and per voice, and how often the stated value was recognised.
 
 ``python -m benchmarks voxmem_intelligibility [--voices N] [--sentences K] [--snr DB]``
-(defaults: all 24 voices, 2 sentences per voice and condition, 10 dB; ``--voices N`` takes N voices
-spread evenly over the bank).
+(defaults: the whole bank, 2 sentences per voice and condition, 15 dB as VoxMem builds; ``--voices N``
+takes N voices spread evenly over the bank).
 """
 
 from __future__ import annotations
@@ -52,9 +52,9 @@ def statements(count: int, rng: np.random.Generator) -> list[tuple[str, str]]:
 
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks voxmem_intelligibility")
-    parser.add_argument("--voices", type=int, default=24)
+    parser.add_argument("--voices", type=int, default=100)
     parser.add_argument("--sentences", type=int, default=2)
-    parser.add_argument("--snr", type=float, default=10.0)
+    parser.add_argument("--snr", type=float, default=15.0)
     parser.add_argument("--transcripts", default="", help="write one JSON line per turn (words, heard) here")
     args = parser.parse_args(argv)
     import soundfile

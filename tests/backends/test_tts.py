@@ -32,9 +32,8 @@ def test_espeak_breath_voices_are_identical_in_engines_started_in_different_seco
     from memgym.backends.tts.espeak import style_to_ssml as ssml
     from memgym.datasets.speech.voices import espeak_voice_bank
 
-    bank = espeak_voice_bank()
-    breathy = [bank[3], bank[5], bank[9]]  # f2, f3, f5 variants: breath noise
-    assert [v.name.split("+")[1] for v in breathy] == ["f2", "f3", "f5"]
+    breathy = [v for v in espeak_voice_bank() if v.name.split("+")[1] in ("f2", "f3", "f5")]  # breath noise
+    assert len(breathy) == 3
     document = ssml("Please water the tomato plants every two days.", SpeechStyle())
     first = _Engine()
     time.sleep(1.05 - time.time() % 1.0)  # the second engine initialises in a later clock second

@@ -89,7 +89,9 @@ class VoxMemConfig:
     sound_classes: tuple[str, ...] = dataclasses.field(
         default=DEFAULT_SOUND_CLASSES, metadata={"help": "sound classes used as background sounds"}
     )
-    snr_db: float = dataclasses.field(default=10.0, metadata={"help": "speech-to-sound SNR on the active region"})
+    snr_db: float = dataclasses.field(
+        default=15.0, metadata={"help": "speech-to-sound SNR in dB on the speech's active region (see docs/voxmem.md)"}
+    )
     users: int = dataclasses.field(default=3, metadata={"help": "users per history (distinct voices)"})
     writer: Literal["template", "llm"] = dataclasses.field(
         default="template", metadata={"help": "dialogue writer: template (offline) or llm (needs reasoner)"}
