@@ -6,7 +6,8 @@ where VoxMem's words spell them out; :func:`normalize_words` maps both sides to 
 hyphens split, other punctuation dropped, apostrophes kept) before they are compared. A bare
 three- or four-digit number can also be a clock time (``"715"`` for "seven fifteen"), so a
 recognised text is compared in both readings and the better one counts. Words that sound
-exactly like a number word (``for``/``four``, ``to``/``two``, ``won``/``one``) compare equal.
+exactly like a number word (``for``/``four``, ``to``/``two``, ``won``/``one``) compare equal, and
+so do an ordinal and its cardinal (``"the 28"`` is heard as "the twenty eighth").
 """
 
 from __future__ import annotations
@@ -143,8 +144,14 @@ def edit_distance(reference: list[str], hypothesis: list[str]) -> int:
     return previous[-1]
 
 
+_CARDINAL_OF = {ordinal_words(n).split()[-1]: number_words(n).split()[-1] for n in (*range(1, 20), *range(20, 100, 10))}
+_CARDINAL_OF.update(hundredth="hundred", thousandth="thousand", millionth="million")
+
+
 def _compared(words: list[str]) -> list[str]:
-    return [_HOMOPHONES.get(w, w) for w in words]
+    """Words as compared: homophones of number words and ordinals mapped to their cardinals."""
+    words = [_HOMOPHONES.get(w, w) for w in words]
+    return [_CARDINAL_OF.get(w, w) for w in words]
 
 
 def _readings(hypothesis: str) -> list[list[str]]:

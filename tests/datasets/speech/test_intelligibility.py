@@ -56,6 +56,8 @@ def test_phrases_must_be_heard_whole_and_in_order():
     assert phrase_recognised("four sessions", "for sessions") and not phrase_recognised("three hours", "free hours")
     assert word_errors("leave at seven fifteen", "Leave at 715.") == (0, 4)
     assert phrase_recognised("twenty second", "It's due the 22nd.")
+    assert phrase_recognised("the twenty eighth", "due the 28") and phrase_recognised("the third", "by the 3")
+    assert not phrase_recognised("the twenty eighth", "due the 27th")
     assert phrase_recognised("forty five minutes", "bake it 45 minutes")
     assert not phrase_recognised("twelve guests", "12 guest")
     assert not phrase_recognised("three nights", "nights three")

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from memgym.backends.asr import ASRConfig
 from memgym.core.episode import Dataset
 from memgym.core.protocols import Reasoner
 from memgym.datasets.voxmem.build import VoxMemBuilder, VoxMemConfig
@@ -24,7 +25,14 @@ class AlwaysYes(Reasoner):
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     out = tmp_path_factory.mktemp("vox")
-    config = VoxMemConfig(items=3, budgets=("4k", "8k"), out=str(out), filler_cue_rate=0.5, filler_sound_rate=0.5)
+    config = VoxMemConfig(  # no intelligibility gate here: it may drop items (tests/datasets/voxmem/test_gate.py)
+        items=3,
+        budgets=("4k", "8k"),
+        out=str(out),
+        filler_cue_rate=0.5,
+        filler_sound_rate=0.5,
+        asr=ASRConfig(kind="none"),
+    )
     builder = VoxMemBuilder(config, qc_reasoner=AlwaysYes())
     return config, builder.build()
 
