@@ -65,6 +65,7 @@ class VoxMemBenchmark(Benchmark):
             [
                 f"Built {qc['items_kept']} of {qc['items_planned']} items ({qc['audio_hours'] * 60:.1f} min of audio) "
                 f"into `{folder}`; QC report `qc_report.md` kept with the dataset.",
+                *_heard_line(qc.get("intelligibility")),
                 "",
                 *rows,
                 "",
@@ -73,6 +74,19 @@ class VoxMemBenchmark(Benchmark):
             ]
         )
         return ReportSection("VoxMem", body, plots)
+
+
+def _heard_line(heard: dict | None) -> list[str]:
+    """One sentence on what the QC recogniser heard in the evidence turns (nothing without the gate)."""
+    if not heard:
+        return []
+    said = heard["answer_turns"]
+    return [
+        "",
+        f"Evidence turns as the offline recogniser hears them: WER {heard['wer']['wer']:.0%}; the stated value "
+        f"was heard in {said['recognised']} of {said['said']} turns that say it (items where it was not are "
+        "redrawn, then dropped).",
+    ]
 
 
 def save_figures(folder: Path, episodes: list, report_dir: Path) -> tuple[str, ...]:
