@@ -64,7 +64,7 @@ def main(argv: list[str]) -> None:
     full = espeak_voice_bank()
     bank = [full[i] for i in np.linspace(0, len(full) - 1, min(args.voices, len(full))).round().astype(int)]
     rng = np.random.default_rng(0)
-    errors: dict[tuple[str, str], list[int]] = {}
+    errors: dict[tuple[str, str], np.ndarray] = {}  # (voice, condition) -> [word errors, words, hits, turns]
     rows: list[dict[str, str]] = []
     start = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
@@ -79,7 +79,8 @@ def main(argv: list[str]) -> None:
                     heard = asr.transcribe(audio, rate)
                     wrong, total = word_errors(turn.text, heard)
                     hit = phrase_recognised(value, heard)
-                    errors.setdefault((voice.voice_id, condition), []).extend([wrong, total, int(hit), 1])
+                    key = (voice.voice_id, condition)
+                    errors[key] = errors.get(key, np.zeros(4, dtype=int)) + [wrong, total, int(hit), 1]
                     rows.append({"voice": voice.voice_id, "condition": condition, "words": turn.text, "heard": heard})
     seconds = time.perf_counter() - start
     if args.transcripts:
