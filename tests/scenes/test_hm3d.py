@@ -190,7 +190,9 @@ def test_hm3d_v02_basis_navmesh_is_read(house, stem, tmp_path):
     gx, gz = _cell_centres(mesh_nav)
     cells = mesh_nav.navigable & ~((gx > x0 - 0.3) & (gx < x1 + 0.3) & (gz > z0 - 0.3) & (gz < z1 + 0.3))
     basis = Path(f"{copy}.basis.navmesh")
-    write_grid_navmesh(basis, cells, mesh_nav.heights, mesh_nav.origin, mesh_nav.cell, walkable_radius=house.agent.radius)
+    write_grid_navmesh(
+        basis, cells, mesh_nav.heights, mesh_nav.origin, mesh_nav.cell, walkable_radius=house.agent.radius
+    )
     inside, outside = _point_in(mesh_nav, room.bounds), _point_in(mesh_nav, house.regions[-1].bounds)
     for navigation in ("auto", "navmesh"):
         scene = HM3DScene.load(copy, navigation=navigation)
