@@ -8,10 +8,11 @@ to face it. Every discrete action produces one posed frame.
 
 A visited goal must be observed. Observing poses (:func:`observing_poses`) are floor points on
 the main island, on rings 0.3-1.5 m around the object's footprint, from which the object covers at
-least ``min_coverage`` of the view when faced exactly; only objects with one are drawn as goals.
+least :data:`OBSERVING_MARGIN` x ``min_coverage`` of the view when faced exactly (the margin
+absorbs stopping short and facing within half a turn); only objects with one are drawn as goals.
 Facing with discrete turns, or stopping ``goal_radius`` short of the pose, can still leave the
-goal under ``min_coverage``: the agent then walks on to the nearest remaining observing pose (at
-most ``max_goal_attempts`` poses per goal). ``NavigationSegment.observed`` records whether the
+goal under ``min_coverage``: the agent then walks on to within half a step of the pose, and then
+to the nearest remaining observing poses (``max_goal_attempts`` walks per goal in all). ``NavigationSegment.observed`` records whether the
 goal covers ``min_coverage`` of the segment's last frame.
 
 An object counts as *observed* in a frame when its instance mask covers at least
@@ -60,7 +61,7 @@ class TraversalConfig:
     forward_step: float = dataclasses.field(default=0.25, metadata={"help": "move_forward distance, m"})
     turn_angle: float = dataclasses.field(default=30.0, metadata={"help": "turn angle, degrees"})
     max_goal_attempts: int = dataclasses.field(
-        default=3, metadata={"help": "observing poses tried per goal until the goal covers min_coverage"}
+        default=3, metadata={"help": "walks toward observing poses per goal until the goal covers min_coverage"}
     )
     visibility_width: int = dataclasses.field(
         default=64,
@@ -291,12 +292,15 @@ OBSERVING_DISTANCES = (0.3, 0.6, 1.0, 1.5)
 """Distances (m) beyond an object's footprint radius of the rings of candidate observing poses."""
 OBSERVING_DIRECTIONS = 12
 """Candidate poses per ring (evenly spaced directions around the object)."""
+OBSERVING_MARGIN = 1.5
+"""An observing pose shows the object at this multiple of ``min_coverage`` when faced exactly."""
 
 
 def observing_poses(scene: MeshScene, obj: SceneObject, sensor: RGBDCamera, min_coverage: float) -> np.ndarray:
     """``(P, 3)`` floor points on the main island from which ``obj`` covers at least
     ``min_coverage`` of ``sensor``'s semantic view when faced exactly (level camera at the
-    sensor height), in ring order (nearest ring first, directions counter-clockwise from +x)."""
+    sensor height), in ring order (nearest ring first, directions counter-clockwise from +x).
+    The traversal passes ``OBSERVING_MARGIN * min_coverage``."""
     nav = scene.navgrid
     centre = np.asarray(obj.position, float)
     radius = 0.5 * math.hypot(obj.size[0], obj.size[2])
@@ -330,7 +334,7 @@ def _sample_goals(
     goals, poses = [], {}
     for i in rng.permutation(len(candidates)):
         obj = candidates[int(i)]
-        points = observing_poses(scene, obj, sensor, config.min_coverage)
+        points = observing_poses(scene, obj, sensor, OBSERVING_MARGIN * config.min_coverage)
         if len(points):
             goals.append(obj)
             poses[obj.object_id] = points
@@ -345,12 +349,15 @@ def _sample_goals(
 
 
 def _visit(goal, poses, state, recorder, segment, config, nav, follower, actions) -> AgentState:
-    """Walk to the nearest observing pose and face the goal; while the goal covers less than
-    ``min_coverage`` of the last frame, drop the poses near where the agent stands and go on to the
-    nearest remaining one (at most ``max_goal_attempts`` poses)."""
+    """Walk to the nearest observing pose and face the goal. While the goal covers less than
+    ``min_coverage`` of the last frame: first walk on to within half a step of the same pose (the
+    follower stops ``goal_radius`` short), then drop the poses near where the agent stands and go
+    on to the nearest remaining one (``max_goal_attempts`` walks in all)."""
+    close = GreedyFollower(nav, actions, min(config.goal_radius, config.forward_step / 2))
     remaining = poses
-    for _ in range(config.max_goal_attempts):
-        state = _walk(nav, follower, actions, state, remaining, recorder, segment, config.max_leg_steps)
+    for attempt in range(config.max_goal_attempts):
+        walker = follower if attempt == 0 else close
+        state = _walk(nav, walker, actions, state, remaining, recorder, segment, config.max_leg_steps)
         for _ in range(int(360 / config.turn_angle) + 1):
             action = follower.face(state, np.asarray(goal.position))
             if action == "stop":
@@ -359,6 +366,8 @@ def _visit(goal, poses, state, recorder, segment, config, nav, follower, actions
             recorder.add(state, action, segment)
         if goal.object_id in recorder.frames[-1].visible:
             break
+        if attempt == 0:
+            continue
         keep = np.hypot(remaining[:, 0] - state.position[0], remaining[:, 2] - state.position[2]) > config.goal_radius
         keep[max(nav.geodesic(state.position, remaining).goal_index, 0)] = False  # the pose just tried
         remaining = remaining[keep]

@@ -4,6 +4,7 @@ import pytest
 from memgym.core.errors import MemgymError
 from memgym.core.records import from_json
 from memgym.datasets.traversal import (
+    OBSERVING_MARGIN,
     TraversalConfig,
     episodic_observations,
     generate_traversal,
@@ -39,7 +40,7 @@ def test_goals_segments_and_frames(traversal):
         assert seg.reached and seg.observed, seg
         goal = scene.object(seg.goal_object_id)
         end = np.array(frames[seg.end_frame].position)
-        poses = observing_poses(scene, goal, RGBDCamera(CAMERA), CONFIG.min_coverage)
+        poses = observing_poses(scene, goal, RGBDCamera(CAMERA), OBSERVING_MARGIN * CONFIG.min_coverage)
         assert scene.geodesic(end, poses).distance <= CONFIG.goal_radius + scene.navgrid.cell
         previous_end = seg.end_frame
     # exploration: the walked route is longer than the shortest paths between the goals
