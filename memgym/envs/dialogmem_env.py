@@ -147,12 +147,20 @@ class DialogMemEnv(EmbodiedEnv):
     def execute(self, goal: np.ndarray) -> np.ndarray:
         """Roll out the greedy follower from the Phase 1 end pose toward ``goal``.
 
+        The goal is snapped onto the navigation grid; when that point lies on another island
+        than the start, the rollout heads for the nearest point of the start's island within the
+        snap distance instead (as close as the agent can get).
+
         Returns:
             ``(K, 3)`` positions after each move (empty when the goal is off the navigation
-            grid or already reached).
+            grid, out of reach or already reached).
         """
         nav = self.scene.navgrid
         target = nav.snap(goal)
+        island = nav.island_of(self._start.position)
+        if target is not None and nav.island_of(target) != island:
+            near = nav.island_points_near(goal, island)
+            target = near[0] if len(near) else None
         if target is None:
             return np.zeros((0, 3))
         spec = ActionSpec(self.config.traversal.forward_step, self.config.traversal.turn_angle)

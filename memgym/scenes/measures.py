@@ -72,21 +72,9 @@ def _sees(scene: MeshScene, floor: np.ndarray, target: SceneObject, eye_height: 
 def _nearest_seeing_point(scene: MeshScene, target: SceneObject, island: int, eye_height: float) -> np.ndarray | None:
     """Nearest navigable cell centre on ``island`` within ``snap_distance`` of the object's centre
     that sees it (:func:`_sees`); None if there is none."""
-    nav = scene.navgrid
-    centre = np.asarray(target.position, float)
-    reach = nav.agent.snap_distance
-    row0, col0 = nav.cell_of((centre[0] - reach, 0.0, centre[2] - reach))
-    row1, col1 = nav.cell_of((centre[0] + reach, 0.0, centre[2] + reach))
-    rows, cols = np.nonzero(nav.islands[row0 : row1 + 1, col0 : col1 + 1] == island)
-    rows, cols = rows + row0, cols + col0
-    xs = nav.origin[0] + (cols + 0.5) * nav.cell
-    zs = nav.origin[1] + (rows + 0.5) * nav.cell
-    distance = np.hypot(xs - centre[0], zs - centre[2])
-    order = np.lexsort((cols, rows, distance))  # nearest first; ties by cell index
-    order = order[distance[order] <= reach]
-    if not len(order):
+    floor = scene.navgrid.island_points_near(np.asarray(target.position, float), island)
+    if not len(floor):
         return None
-    floor = np.stack([xs[order], nav.heights[rows[order], cols[order]], zs[order]], axis=1)
     visible = _sees(scene, floor, target, eye_height)
     return floor[int(np.argmax(visible))] if visible.any() else None
 

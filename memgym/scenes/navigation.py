@@ -263,6 +263,21 @@ class NavGrid:
             return None
         return point
 
+    def island_points_near(self, position: Sequence[float], island: int) -> np.ndarray:
+        """``(K, 3)`` centres of the cells of ``island`` within ``snap_distance`` (horizontal) of
+        ``position``, nearest first (ties in cell order)."""
+        reach = self.agent.snap_distance
+        row0, col0 = self.cell_of((position[0] - reach, 0.0, position[2] - reach))
+        row1, col1 = self.cell_of((position[0] + reach, 0.0, position[2] + reach))
+        rows, cols = np.nonzero(self.islands[row0 : row1 + 1, col0 : col1 + 1] == island)
+        rows, cols = rows + row0, cols + col0
+        xs = self.origin[0] + (cols + 0.5) * self.cell
+        zs = self.origin[1] + (rows + 0.5) * self.cell
+        distance = np.hypot(xs - position[0], zs - position[2])
+        order = np.lexsort((cols, rows, distance))
+        order = order[distance[order] <= reach]
+        return np.stack([xs[order], self.heights[rows[order], cols[order]].astype(float), zs[order]], axis=1)
+
     def sample_navigable(self, rng: np.random.Generator, island: int | None = None) -> np.ndarray:
         """A uniformly random navigable cell centre (on ``island``, default the largest)."""
         island = self.largest_island if island is None else island

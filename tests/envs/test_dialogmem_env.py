@@ -142,3 +142,16 @@ def test_runs_in_a_vector_env():
     observations, rewards, _, _, info = envs.step(envs.action_space.sample())
     assert observations["rgb"].shape == (2, 24, 32, 3) and list(rewards) == [0.0, 0.0]
     envs.close()
+
+
+def test_rollouts_toward_another_island_end_as_close_as_the_agent_gets():
+    from memgym.scenes.locomotion import AgentState
+    from memgym.scenes.simple import box_room
+
+    env = DialogMemEnv(SMALL)
+    env.scene = box_room(8.0, 4.0, inner_walls=[((4.0, 1.25, 2.0), (0.1, 2.5, 4.0))])  # two closed rooms
+    env._start = AgentState(np.array([1.0, 0.0, 2.0]), 0.0)
+    path = env.execute(np.array([4.3, 0.0, 2.0]))  # snaps into the other room: out of reach
+    wall_side = 4.0 - 0.05 - env.scene.agent.radius
+    assert len(path) and path[-1][0] < 4.0 and np.hypot(path[-1][0] - wall_side, path[-1][2] - 2.0) < 0.3
+    assert len(env.execute(np.array([30.0, 0.0, 2.0]))) == 0  # off the grid: no rollout

@@ -146,3 +146,16 @@ def test_surface_rasterisation_in_chunks_matches_one_pass(monkeypatch):
     np.testing.assert_array_equal(chunked.navigable, whole.navigable)
     np.testing.assert_array_equal(chunked.heights, whole.heights)
     assert whole.heights[whole.cell_of((1.0, 0.0, 1.0))] == pytest.approx(0.0)  # nearer than the 0.3 m deck
+
+
+def test_island_points_near_are_sorted_and_stay_on_the_island():
+    scene = box_room(8.0, 4.0, inner_walls=[((4.0, 1.25, 2.0), (0.1, 2.5, 4.0))], agent=AGENT)
+    nav = scene.navgrid
+    left = nav.island_of((1.0, 0.0, 2.0))
+    assert left != nav.island_of((6.0, 0.0, 2.0))
+    points = nav.island_points_near((4.3, 0.0, 2.0), left)
+    assert len(points) and all(nav.island_of(p) == left for p in points)
+    distances = np.hypot(points[:, 0] - 4.3, points[:, 2] - 2.0)
+    assert np.all(np.diff(distances) >= 0) and distances.max() <= AGENT.snap_distance
+    assert points[0][0] == pytest.approx(4.0 - 0.05 - AGENT.radius, abs=AGENT.cell_size)
+    assert len(nav.island_points_near((30.0, 0.0, 2.0), left)) == 0
