@@ -146,7 +146,7 @@ def plot_comparison(table: Sequence[dict[str, Any]], path: Path) -> Path:
         axis.set_xticklabels(ticks, rotation=30, ha="right")
         metric = cells[0]["metric"] if cells else ""
         axis.set_title("navigation (%)" if task == "navigation" else f"QA: {metric} (%)")
-        axis.set_ylim(0, 110)
+        axis.set_ylim(0, 125)  # room for the legend above 100
         axis.legend(fontsize=8, ncol=2, loc="upper left")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
