@@ -12,8 +12,9 @@ least :data:`OBSERVING_MARGIN` x ``min_coverage`` of the view when faced exactly
 absorbs stopping short and facing within half a turn); only objects with one are drawn as goals.
 Facing with discrete turns, or stopping ``goal_radius`` short of the pose, can still leave the
 goal under ``min_coverage``: the agent then walks on to within half a step of the pose, and then
-to the nearest remaining observing poses (``max_goal_attempts`` walks per goal in all). ``NavigationSegment.observed`` records whether the
-goal covers ``min_coverage`` of the segment's last frame.
+to the nearest remaining observing poses (``max_goal_attempts`` walks per goal in all).
+``NavigationSegment.observed`` records whether the goal covers ``min_coverage`` of the segment's
+last frame.
 
 An object counts as *observed* in a frame when its instance mask covers at least
 ``min_coverage`` (default 5%) of the image. From the frames the traversal derives, per observed
@@ -75,6 +76,8 @@ class TraversalConfig:
             )
         if not 0.0 < self.min_coverage <= 1.0:
             raise MemgymError(f"traversal config: min_coverage must be in (0, 1], got {self.min_coverage}")
+        if self.max_goal_attempts < 1:
+            raise MemgymError(f"traversal config: max_goal_attempts must be >= 1, got {self.max_goal_attempts}")
 
 
 @record("embodied.frame")

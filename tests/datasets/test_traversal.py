@@ -131,6 +131,8 @@ def test_config_validation_and_too_few_objects():
         TraversalConfig(min_goals=0)
     with pytest.raises(MemgymError, match="min_coverage"):
         TraversalConfig(min_coverage=0.0)
+    with pytest.raises(MemgymError, match="max_goal_attempts"):
+        TraversalConfig(max_goal_attempts=0)
     scene = load_scene(SPEC)
     with pytest.raises(MemgymError, match="objects that can be observed"):
         generate_traversal(scene, SPEC, np.random.default_rng(0), TraversalConfig(min_goals=500, max_goals=500), CAMERA)
