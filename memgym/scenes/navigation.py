@@ -135,7 +135,7 @@ class NavGrid:
         x0, z0, nx, nz = _grid_frame(bounds, cell)
         tri = np.asarray(triangles, np.float32).reshape(-1, 3, 3)
         walkable, heights = _column_floors(tri, (x0, z0, nx, nz), agent, floor_height)
-        walkable &= ~_crossed_cells(tri, (x0, z0, nx, nz), agent, floor_height)
+        walkable &= ~_crossed_cells(tri, (x0, z0, nx, nz), agent, floor_height, walkable)
         return cls(walkable, heights, (x0, z0), agent, floor_height)
 
     @classmethod
@@ -418,6 +418,9 @@ _COINCIDENT = 1e-3
 """Surfaces closer than this (metres) in height are one surface (coincident faces, rounding)."""
 _PARALLEL = 1e-4
 """A face whose unit normal has a smaller component along a grid axis runs along that axis."""
+_TOUCH = 1e-4
+"""A face this close (metres) to a segment between neighbouring cell centres meets it, so that
+faces through (or within rounding of) centres give the same cells whichever side they lie."""
 
 
 def _chunks(counts: np.ndarray, limit: int) -> Iterator[slice]:
@@ -576,15 +579,16 @@ def _column_floors(
 
 
 def _crossed_cells(
-    tri: np.ndarray, frame: tuple[float, float, int, int], agent: AgentSpec, floor_height: float
+    tri: np.ndarray, frame: tuple[float, float, int, int], agent: AgentSpec, floor_height: float, walkable: np.ndarray
 ) -> np.ndarray:
-    """``(nz, nx) bool``: cells a face separates from a neighbour within the agent's body.
+    """``(nz, nx) bool``: walkable cells that a face separates from a walkable neighbour.
 
-    A face meeting the vertical rectangle between two neighbouring cell centres, from
-    ``max_climb`` (plus 1 mm) to ``height`` above the floor level, marks the centre behind it
-    (the one its normal points away from). A thick wall marks only centres inside it, which the
-    column test already rejects; a wall thinner than a cell, down to a single quad, marks the
-    centres on both sides (one for a one-sided quad), so it is never walked through.
+    A face meeting (within ``_TOUCH``) the vertical rectangle between two neighbouring
+    ``walkable`` cell centres, from ``max_climb`` (plus 1 mm) to ``height`` above the floor
+    level, marks the centre behind
+    it (the one its normal points away from). Faces of solids thicker than a cell lie between a
+    walkable and a rejected centre and mark nothing; a wall thinner than a cell, down to a single
+    quad, marks the centres on both sides (one for a one-sided quad), so it is never walked through.
     """
     x0, z0, nx, nz = frame
     cell = agent.cell_size
@@ -606,10 +610,14 @@ def _crossed_cells(
             (ta[:, :, across].min(1) - o_across) / cell, (ta[:, :, across].max(1) - o_across) / cell, 0.5, n_across, 1
         )
         lo, size = np.stack([lo_a, lo_c], 1), np.stack([n_a, n_c], 1)
-        half = np.zeros(3)
-        half[axis], half[1] = cell / 2, (y_hi - y_lo) / 2
+        half = np.full(3, _TOUCH)  # widened a little: a face through a centre marks both its segments
+        half[axis] += cell / 2
+        half[1] += (y_hi - y_lo) / 2
+        free = walkable if axis == 0 else walkable.T  # free[across index, along index]
         for w in _chunks(size[:, 0] * size[:, 1], max(1, _RASTER_CHUNK // 8)):
             which, k, r = _pairs(lo[w], size[w])
+            both = free[r, k] & free[r, k + 1]
+            which, k, r = which[both], k[both], r[both]
             centre = np.empty((len(which), 3))
             centre[:, axis], centre[:, 1], centre[:, across] = o_along + (k + 1) * cell, (y_lo + y_hi) / 2, o_across
             centre[:, across] += (r + 0.5) * cell
