@@ -1,15 +1,26 @@
 """Navigable floor, islands, geodesic distance and shortest paths on a fine grid.
 
-:class:`NavGrid` is computed from the scene mesh for a cylinder agent (:class:`AgentSpec`):
-one vertical ray per grid cell, cast downwards from ``floor_height + agent height``, finds the
-highest surface under the agent's head. The cell is walkable when that surface faces up (slope
-below ``max_slope``), lies within ``max_climb`` of the floor level and the column is not inside a
-solid: at half the agent height, at least three of four horizontal rays first hit a face from
-behind, as they do inside a wall. Walkable cells closer than ``radius`` to a
-non-walkable cell are removed (the cylinder must fit), and the rest is split into 8-connected
-islands. Alternatively (:meth:`NavGrid.from_surface_triangles`) the walkable cells are the cells
-whose centres a given walkable surface covers near the floor level, e.g. the polygons of a
-habitat-sim navmesh (``memgym.scenes.navmesh_file``), already eroded by its agent radius.
+:class:`NavGrid` is computed from the scene's triangles for a cylinder agent (:class:`AgentSpec`)
+(:meth:`NavGrid.from_mesh`). No decision takes the first of several coincident faces, as a ray
+cast would (which one a ray tracer reports differs between CPUs); every face counts:
+
+* the vertical line through each cell centre is crossed with every triangle, each crossing
+  counted exactly once (a centre on an edge shared by two triangles goes to one of them by a
+  top-left rule on exactly antisymmetric edge functions). The agent stands on the highest
+  upward surface (slope below ``max_slope``) within ``max_climb`` of the floor level; the cell is
+  walkable when no other surface lies between it and the agent's head (``floor_height +
+  height``) and the point just above it is inside no closed solid: the faces above it, counted
+  +1 facing up and -1 facing down, sum to 0 or less. A wall standing on the floor, its bottom
+  face coincident with the floor's top face, sums to 1 and is not walked on;
+* a face meeting the vertical rectangle between two such walkable neighbouring centres, within
+  the agent's body (above ``max_climb``, below ``height``), marks the centre behind it: walls
+  thinner than a cell, down to a single quad, separate the cells on their two sides.
+
+Walkable cells closer than ``radius`` to a non-walkable cell are removed (the cylinder must
+fit), and the rest is split into 8-connected islands. Alternatively
+(:meth:`NavGrid.from_surface_triangles`) the walkable cells are the cells whose centres a given
+walkable surface covers near the floor level, e.g. the polygons of a habitat-sim navmesh
+(``memgym.scenes.navmesh_file``), already eroded by its agent radius.
 
 Geodesic distance is found by Dijkstra on the 8-connected cell graph (no corner cutting) and
 the resulting cell path is shortened by string pulling (line-of-sight on the grid), so open
@@ -159,7 +170,7 @@ class NavGrid:
         cell = agent.cell_size
         x0, z0, nx, nz = _grid_frame(bounds, cell)
         tri = np.asarray(triangles, np.float64).reshape(-1, 3, 3)
-        lo, size = _centre_ranges(tri, (x0, z0, nx, nz), cell, pad=0)
+        lo, size = _centre_ranges(tri, (x0, z0, nx, nz), cell, slack=0.0)
         best = np.full(nz * nx, np.inf)  # |surface height - floor level| of the chosen surface
         heights = np.full(nz * nx, floor_height, np.float32)
         for window in _chunks(size[:, 0] * size[:, 1], _RASTER_CHUNK):
@@ -421,6 +432,9 @@ _PARALLEL = 1e-4
 _TOUCH = 1e-4
 """A face this close (metres) to a segment between neighbouring cell centres meets it, so that
 faces through (or within rounding of) centres give the same cells whichever side they lie."""
+_SLACK = 0.01
+"""How far (cells) a triangle's box is widened when listing the centres or segments it may
+meet: more than rounding and ``_TOUCH``, so the exact tests see every candidate."""
 
 
 def _chunks(counts: np.ndarray, limit: int) -> Iterator[slice]:
@@ -434,20 +448,22 @@ def _chunks(counts: np.ndarray, limit: int) -> Iterator[slice]:
         start = stop
 
 
-def _index_range(lo: np.ndarray, hi: np.ndarray, first: float, count: int, pad: int) -> tuple[np.ndarray, np.ndarray]:
+def _index_range(
+    lo: np.ndarray, hi: np.ndarray, first: float, count: int, slack: float
+) -> tuple[np.ndarray, np.ndarray]:
     """First index and number of indices ``k`` in ``[0, count)`` whose points ``first + k`` (in
-    cells) lie in ``[lo, hi]`` (in cells), widened by ``pad`` on each side."""
-    start = np.maximum(np.ceil(lo - first).astype(np.int64) - pad, 0)
-    stop = np.minimum(np.floor(hi - first).astype(np.int64) + pad, count - 1)
+    cells) lie in ``[lo - slack, hi + slack]`` (in cells)."""
+    start = np.maximum(np.ceil(lo - first - slack).astype(np.int64), 0)
+    stop = np.minimum(np.floor(hi - first + slack).astype(np.int64), count - 1)
     return start, np.maximum(stop - start + 1, 0)
 
 
-def _centre_ranges(tri: np.ndarray, frame: tuple[float, float, int, int], cell: float, pad: int):
+def _centre_ranges(tri: np.ndarray, frame: tuple[float, float, int, int], cell: float, slack: float):
     """``(lo, size)`` ``(T, 2)``: first column/row and number of columns/rows of the cells whose
-    centres can fall in each triangle's box, seen from above."""
+    centres can fall in each triangle's box seen from above, widened by ``slack`` cells."""
     x0, z0, nx, nz = frame
-    lo_x, n_x = _index_range((tri[:, :, 0].min(1) - x0) / cell, (tri[:, :, 0].max(1) - x0) / cell, 0.5, nx, pad)
-    lo_z, n_z = _index_range((tri[:, :, 2].min(1) - z0) / cell, (tri[:, :, 2].max(1) - z0) / cell, 0.5, nz, pad)
+    lo_x, n_x = _index_range((tri[:, :, 0].min(1) - x0) / cell, (tri[:, :, 0].max(1) - x0) / cell, 0.5, nx, slack)
+    lo_z, n_z = _index_range((tri[:, :, 2].min(1) - z0) / cell, (tri[:, :, 2].max(1) - z0) / cell, 0.5, nz, slack)
     return np.stack([lo_x, lo_z], 1), np.stack([n_x, n_z], 1)
 
 
@@ -511,7 +527,7 @@ def _crossings(tri: np.ndarray, frame: tuple[float, float, int, int], cell: floa
     direction = q - p
     owns = (direction[..., 1] > 0) | ((direction[..., 1] == 0) & (direction[..., 0] < 0))
     # one item per (triangle, row of centres), columns first..last
-    lo, size = _centre_ranges(tri[keep], frame, cell, pad=1)  # +-1 cell: centres on a box edge are tested
+    lo, size = _centre_ranges(tri[keep], frame, cell, slack=_SLACK)  # centres on a box edge are tested
     tr = np.repeat(np.arange(len(keep)), size[:, 1])
     row = lo[tr, 1] + np.arange(len(tr)) - np.repeat(np.cumsum(size[:, 1]) - size[:, 1], size[:, 1])
     first = lo[tr, 0]
@@ -524,13 +540,14 @@ def _crossings(tri: np.ndarray, frame: tuple[float, float, int, int], cell: floa
         # a: the first column in [first, last + 1] where the edge test equals `rising` (it holds
         # from there on for a rising edge function, fails from there on for a falling one)
         a, b = first.copy(), first + size[tr, 0]
-        while (a < b).any():
-            mid = (a + b) // 2
-            e = k * (x0 + (mid + 0.5) * cell) + c
-            flip = ((e > 0) | ((e == 0) & own)) == rising
-            active = a < b
-            b = np.where(active & flip, mid, b)
-            a = np.where(active & ~flip, mid + 1, a)
+        active = np.flatnonzero(a < b)
+        while len(active):
+            mid = (a[active] + b[active]) // 2
+            e = k[active] * (x0 + (mid + 0.5) * cell) + c[active]
+            flip = ((e > 0) | ((e == 0) & own[active])) == rising[active]
+            b[active] = np.where(flip, mid, b[active])
+            a[active] = np.where(flip, a[active], mid + 1)
+            active = active[a[active] < b[active]]
         left = np.where(rising, np.maximum(left, a), left)
         right = np.where(k < 0, np.minimum(right, a - 1), right)
         empty |= (k == 0) & ~((c > 0) | ((c == 0) & own))
@@ -585,10 +602,10 @@ def _crossed_cells(
 
     A face meeting (within ``_TOUCH``) the vertical rectangle between two neighbouring
     ``walkable`` cell centres, from ``max_climb`` (plus 1 mm) to ``height`` above the floor
-    level, marks the centre behind
-    it (the one its normal points away from). Faces of solids thicker than a cell lie between a
-    walkable and a rejected centre and mark nothing; a wall thinner than a cell, down to a single
-    quad, marks the centres on both sides (one for a one-sided quad), so it is never walked through.
+    level, marks the centre behind it (the one its normal points away from). Faces of solids
+    thicker than a cell lie between a walkable and a rejected centre and mark nothing; a wall
+    thinner than a cell, down to a single quad, marks the centres on both sides (one for a
+    one-sided quad), so it is never walked through.
     """
     x0, z0, nx, nz = frame
     cell = agent.cell_size
@@ -602,12 +619,20 @@ def _crossed_cells(
         if n_along < 2 or not crossing.any():
             continue
         ta, side = t[crossing], normal[crossing, axis] < 0
-        # segment k joins the centres k and k + 1 along the axis: its points are k + 0.5 .. k + 1.5 cells
+        # segment k joins the centres k and k + 1 along the axis: k + 1 cells +- half a cell
         lo_a, n_a = _index_range(
-            (ta[:, :, axis].min(1) - o_along) / cell, (ta[:, :, axis].max(1) - o_along) / cell, 1.5, n_along - 1, 1
+            (ta[:, :, axis].min(1) - o_along) / cell - 0.5,
+            (ta[:, :, axis].max(1) - o_along) / cell + 0.5,
+            1.0,
+            n_along - 1,
+            _SLACK,
         )
         lo_c, n_c = _index_range(
-            (ta[:, :, across].min(1) - o_across) / cell, (ta[:, :, across].max(1) - o_across) / cell, 0.5, n_across, 1
+            (ta[:, :, across].min(1) - o_across) / cell,
+            (ta[:, :, across].max(1) - o_across) / cell,
+            0.5,
+            n_across,
+            _SLACK,
         )
         lo, size = np.stack([lo_a, lo_c], 1), np.stack([n_a, n_c], 1)
         half = np.full(3, _TOUCH)  # widened a little: a face through a centre marks both its segments
