@@ -144,9 +144,10 @@ class NavGrid:
         """
         cell = agent.cell_size
         x0, z0, nx, nz = _grid_frame(bounds, cell)
-        tri = np.asarray(triangles, np.float32).reshape(-1, 3, 3)
-        walkable, heights = _column_floors(tri, (x0, z0, nx, nz), agent, floor_height)
-        walkable &= ~_crossed_cells(tri, (x0, z0, nx, nz), agent, floor_height, walkable)
+        tri = np.asarray(triangles, np.float32).reshape(-1, 3, 3).astype(np.float64)  # as the render mesh
+        normal = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])  # outward for counter-clockwise faces
+        walkable, heights = _column_floors(tri, normal, (x0, z0, nx, nz), agent, floor_height)
+        walkable &= ~_crossed_cells(tri, normal, (x0, z0, nx, nz), agent, floor_height, walkable)
         return cls(walkable, heights, (x0, z0), agent, floor_height)
 
     @classmethod
@@ -462,9 +463,16 @@ def _centre_ranges(tri: np.ndarray, frame: tuple[float, float, int, int], cell: 
     """``(lo, size)`` ``(T, 2)``: first column/row and number of columns/rows of the cells whose
     centres can fall in each triangle's box seen from above, widened by ``slack`` cells."""
     x0, z0, nx, nz = frame
-    lo_x, n_x = _index_range((tri[:, :, 0].min(1) - x0) / cell, (tri[:, :, 0].max(1) - x0) / cell, 0.5, nx, slack)
-    lo_z, n_z = _index_range((tri[:, :, 2].min(1) - z0) / cell, (tri[:, :, 2].max(1) - z0) / cell, 0.5, nz, slack)
+    (x_lo, x_hi), (z_lo, z_hi) = _span(tri, 0), _span(tri, 2)
+    lo_x, n_x = _index_range((x_lo - x0) / cell, (x_hi - x0) / cell, 0.5, nx, slack)
+    lo_z, n_z = _index_range((z_lo - z0) / cell, (z_hi - z0) / cell, 0.5, nz, slack)
     return np.stack([lo_x, lo_z], 1), np.stack([n_x, n_z], 1)
+
+
+def _span(tri: np.ndarray, axis: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(T,)`` smallest and largest coordinate ``axis`` of each triangle of ``(T, 3, 3)``."""
+    a, b, c = tri[:, 0, axis], tri[:, 1, axis], tri[:, 2, axis]
+    return np.minimum(np.minimum(a, b), c), np.maximum(np.maximum(a, b), c)
 
 
 def _pairs(lo: np.ndarray, size: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -500,8 +508,9 @@ def _surface_samples(
     return (rows * nx + cols)[inside], height
 
 
-def _crossings(tri: np.ndarray, frame: tuple[float, float, int, int], cell: float):
-    """Where vertical lines through cell centres cross triangles ``tri`` ``(T, 3, 3)``, exactly once
+def _crossings(tri: np.ndarray, normal: np.ndarray, frame: tuple[float, float, int, int], cell: float):
+    """Where vertical lines through cell centres cross triangles ``tri`` ``(T, 3, 3)`` (normals
+    ``normal`` ``(T, 3)``), exactly once
     per surface: a centre on an edge or vertex shared by triangles belongs to one of them.
 
     Each edge function is computed from the edge's lexicographically smaller end, so the two
@@ -512,11 +521,12 @@ def _crossings(tri: np.ndarray, frame: tuple[float, float, int, int], cell: floa
     triangle index of every crossing.
     """
     x0, z0, nx, nz = frame
-    xz = tri[:, :, [0, 2]].astype(np.float64)
-    u, w = xz[:, 1] - xz[:, 0], xz[:, 2] - xz[:, 0]
-    ccw = u[:, 0] * w[:, 1] - u[:, 1] * w[:, 0]  # > 0: counter-clockwise in (x, z), as the edge functions
-    keep = np.flatnonzero(ccw != 0)  # vertical or degenerate triangles cross no vertical line
-    xz = np.where((ccw < 0)[keep, None, None], xz[keep][:, [0, 2, 1]], xz[keep])
+    lo, size = _centre_ranges(tri, frame, cell, slack=_SLACK)  # centres on a box edge are tested too
+    ccw = -normal[:, 1]  # > 0: counter-clockwise in (x, z), as the edge functions (exactly: float32 input)
+    keep = np.flatnonzero((ccw != 0) & (size[:, 0] > 0) & (size[:, 1] > 0))  # vertical ones cross no line
+    a, b, c = (tri[keep, i][:, [0, 2]] for i in range(3))
+    flip = (ccw[keep] < 0)[:, None]
+    xz = np.stack([a, np.where(flip, c, b), np.where(flip, b, c)], axis=1)
     # per triangle and edge: e(x, z) = kx x + kz z + k0, positive inside, from the canonical end
     p, q = xz[:, [1, 2, 0]], xz[:, [2, 0, 1]]
     swap = (q[..., 0] < p[..., 0]) | ((q[..., 0] == p[..., 0]) & (q[..., 1] < p[..., 1]))
@@ -527,7 +537,7 @@ def _crossings(tri: np.ndarray, frame: tuple[float, float, int, int], cell: floa
     direction = q - p
     owns = (direction[..., 1] > 0) | ((direction[..., 1] == 0) & (direction[..., 0] < 0))
     # one item per (triangle, row of centres), columns first..last
-    lo, size = _centre_ranges(tri[keep], frame, cell, slack=_SLACK)  # centres on a box edge are tested
+    lo, size = lo[keep], size[keep]
     tr = np.repeat(np.arange(len(keep)), size[:, 1])
     row = lo[tr, 1] + np.arange(len(tr)) - np.repeat(np.cumsum(size[:, 1]) - size[:, 1], size[:, 1])
     first = lo[tr, 0]
@@ -555,20 +565,18 @@ def _crossings(tri: np.ndarray, frame: tuple[float, float, int, int], cell: floa
     item = np.repeat(np.arange(len(tr)), count)
     cols = left[item] + np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
     rows, which = row[item], tr[item]
-    t64 = tri[keep].astype(np.float64)
-    normal = np.cross(t64[:, 1] - t64[:, 0], t64[:, 2] - t64[:, 0])
-    slope = -normal[:, [0, 2]] / normal[:, 1:2]  # dy/dx, dy/dz of the triangle's plane
-    base = t64[which, 0]
+    slope = -normal[keep][:, [0, 2]] / normal[keep][:, 1:2]  # dy/dx, dy/dz of the triangle's plane
+    base = tri[keep[which], 0]
     px, pz = x0 + (cols + 0.5) * cell, z0 + (rows + 0.5) * cell
     height = base[:, 1] + slope[which, 0] * (px - base[:, 0]) + slope[which, 1] * (pz - base[:, 2])
     return rows * nx + cols, height, keep[which]
 
 
 def _column_floors(
-    tri: np.ndarray, frame: tuple[float, float, int, int], agent: AgentSpec, floor_height: float
+    tri: np.ndarray, normal: np.ndarray, frame: tuple[float, float, int, int], agent: AgentSpec, floor_height: float
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``(nz, nx)`` walkable cells and surface heights from every surface crossing the vertical
-    line through each cell centre.
+    """``(nz, nx)`` walkable cells and surface heights from every surface of ``tri`` ``(T, 3, 3)``
+    (outward normals ``normal`` ``(T, 3)``) crossing the vertical line through each cell centre.
 
     The agent stands on the highest upward surface (slope below ``max_slope``) within
     ``max_climb`` of the floor level; the cell is walkable when no other surface lies between
@@ -578,12 +586,11 @@ def _column_floors(
     """
     x0, z0, nx, nz = frame
     cell = agent.cell_size
-    cells, y, which = _crossings(tri, frame, cell)
-    t64 = tri.astype(np.float64)
-    normal = np.cross(t64[:, 1] - t64[:, 0], t64[:, 2] - t64[:, 0])
-    up = normal[:, 1] / np.maximum(np.linalg.norm(normal, axis=1), 1e-300)
-    facing = np.sign(up)[which]
-    support = (up[which] >= math.cos(math.radians(agent.max_slope))) & (np.abs(y - floor_height) <= agent.max_climb)
+    cells, y, which = _crossings(tri, normal, frame, cell)
+    n = normal[which]
+    facing = np.sign(n[:, 1])
+    upright = n[:, 1] >= math.cos(math.radians(agent.max_slope)) * np.linalg.norm(n, axis=1)
+    support = upright & (np.abs(y - floor_height) <= agent.max_climb)
     stand = np.full(nz * nx, -np.inf)
     np.maximum.at(stand, cells[support], y[support])
     above = y > stand[cells] + _COINCIDENT
@@ -596,9 +603,15 @@ def _column_floors(
 
 
 def _crossed_cells(
-    tri: np.ndarray, frame: tuple[float, float, int, int], agent: AgentSpec, floor_height: float, walkable: np.ndarray
+    tri: np.ndarray,
+    normal: np.ndarray,
+    frame: tuple[float, float, int, int],
+    agent: AgentSpec,
+    floor_height: float,
+    walkable: np.ndarray,
 ) -> np.ndarray:
-    """``(nz, nx) bool``: walkable cells that a face separates from a walkable neighbour.
+    """``(nz, nx) bool``: walkable cells that a face of ``tri`` ``(T, 3, 3)`` (outward normals
+    ``normal`` ``(T, 3)``) separates from a walkable neighbour.
 
     A face meeting (within ``_TOUCH``) the vertical rectangle between two neighbouring
     ``walkable`` cell centres, from ``max_climb`` (plus 1 mm) to ``height`` above the floor
@@ -610,8 +623,9 @@ def _crossed_cells(
     x0, z0, nx, nz = frame
     cell = agent.cell_size
     y_lo, y_hi = floor_height + agent.max_climb + _COINCIDENT, floor_height + agent.height
-    t = tri[(tri[:, :, 1].min(1) <= y_hi) & (tri[:, :, 1].max(1) >= y_lo)].astype(np.float64)
-    normal = np.cross(t[:, 1] - t[:, 0], t[:, 2] - t[:, 0])
+    y_min, y_max = _span(tri, 1)
+    in_body = (y_min <= y_hi) & (y_max >= y_lo)
+    t, normal = tri[in_body], normal[in_body]
     length = np.linalg.norm(normal, axis=1)
     blocked = np.zeros((nz, nx), bool)
     for axis, across, n_along, n_across, o_along, o_across in ((0, 2, nx, nz, x0, z0), (2, 0, nz, nx, z0, x0)):
@@ -620,20 +634,9 @@ def _crossed_cells(
             continue
         ta, side = t[crossing], normal[crossing, axis] < 0
         # segment k joins the centres k and k + 1 along the axis: k + 1 cells +- half a cell
-        lo_a, n_a = _index_range(
-            (ta[:, :, axis].min(1) - o_along) / cell - 0.5,
-            (ta[:, :, axis].max(1) - o_along) / cell + 0.5,
-            1.0,
-            n_along - 1,
-            _SLACK,
-        )
-        lo_c, n_c = _index_range(
-            (ta[:, :, across].min(1) - o_across) / cell,
-            (ta[:, :, across].max(1) - o_across) / cell,
-            0.5,
-            n_across,
-            _SLACK,
-        )
+        (a_lo, a_hi), (c_lo, c_hi) = _span(ta, axis), _span(ta, across)
+        lo_a, n_a = _index_range((a_lo - o_along) / cell - 0.5, (a_hi - o_along) / cell + 0.5, 1.0, n_along - 1, _SLACK)
+        lo_c, n_c = _index_range((c_lo - o_across) / cell, (c_hi - o_across) / cell, 0.5, n_across, _SLACK)
         lo, size = np.stack([lo_a, lo_c], 1), np.stack([n_a, n_c], 1)
         half = np.full(3, _TOUCH)  # widened a little: a face through a centre marks both its segments
         half[axis] += cell / 2
