@@ -283,3 +283,15 @@ def test_solids_triangulated_through_cell_centres_leave_no_holes():
     assert nav.heights.min() == 0.0 == nav.heights.max()
     assert reference.navigable.sum() == (32 - 4) * (24 - 4)  # the floor cells more than a radius from walls
     np.testing.assert_array_equal(nav.navigable, reference.navigable)
+
+
+def test_subdividing_the_mesh_changes_nothing():
+    import trimesh
+
+    scene = box_room(8.0, 4.0, inner_walls=[WALLS["flush"], ((2.0, 1.25, 3.0), (0.0, 2.5, 2.0))], agent=AGENT)
+    vertices, triangles = scene.vertices.astype(np.float64), scene.triangles
+    for _ in range(3):  # each triangle into 4, three times: 64 for each, with many shared edges
+        vertices, triangles = trimesh.remesh.subdivide(vertices, triangles)
+    fine = NavGrid.from_mesh(vertices[triangles], scene.bounds(), AGENT, 0.0)
+    np.testing.assert_array_equal(fine.navigable, scene.navgrid.navigable)
+    np.testing.assert_array_equal(fine.heights, scene.navgrid.heights)
