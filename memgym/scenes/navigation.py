@@ -16,8 +16,8 @@ cast would (which one a ray tracer reports differs between CPUs); every face cou
   the agent's body (above ``max_climb``, below ``height``), marks the centre behind it: walls
   thinner than a cell, down to a single quad, separate the cells on their two sides.
 
-Walkable cells closer than ``radius`` to a non-walkable cell are removed (the cylinder must
-fit), and the rest is split into 8-connected islands. Alternatively
+Walkable cells closer than ``radius`` to a non-walkable cell or to the grid's edge are removed
+(the cylinder must fit), and the rest is split into 8-connected islands. Alternatively
 (:meth:`NavGrid.from_surface_triangles`) the walkable cells are the cells whose centres a given
 walkable surface covers near the floor level, e.g. the polygons of a habitat-sim navmesh
 (``memgym.scenes.navmesh_file``), already eroded by its agent radius.
@@ -98,7 +98,7 @@ class NavGrid:
         origin: ``(x, z)`` of the corner of cell ``(0, 0)``.
         agent: the agent body.
         floor_height: the floor level the grid was built for, metres.
-        erosion: how far (metres) navigable cells must be from non-walkable ones; default the
+        erosion: how far (metres) navigable cells must be from non-walkable ones and the grid's edge;
             agent radius (0 for a surface that already keeps the radius away from obstacles).
     """
 
@@ -116,7 +116,8 @@ class NavGrid:
         self.origin = np.asarray(origin, float)
         self.floor_height = float(floor_height)
         self.heights = heights.astype(np.float32)
-        clearance = ndimage.distance_transform_edt(walkable) * self.cell
+        # outside the grid counts as blocked: a wall on the mesh's bounds keeps the agent a radius away
+        clearance = ndimage.distance_transform_edt(np.pad(walkable, 1))[1:-1, 1:-1] * self.cell
         self.navigable = clearance > (agent.radius if erosion is None else erosion)
         self.islands, self.num_islands = ndimage.label(self.navigable, structure=np.ones((3, 3), bool))
         sizes = np.bincount(self.islands.ravel(), minlength=self.num_islands + 1)

@@ -295,3 +295,28 @@ def test_subdividing_the_mesh_changes_nothing():
     fine = NavGrid.from_mesh(vertices[triangles], scene.bounds(), AGENT, 0.0)
     np.testing.assert_array_equal(fine.navigable, scene.navgrid.navigable)
     np.testing.assert_array_equal(fine.heights, scene.navgrid.heights)
+
+
+def test_room_of_one_sided_surfaces_like_a_scan():
+    # a scan has no closed solids: one quad per floor, ceiling and wall, facing into the room
+    def quad(a, b, c, d):  # counter-clockwise seen from the side it faces
+        return [np.array([a, b, c]), np.array([a, c, d])]
+
+    w, d, h = 6.0, 4.0, 2.5
+    tri = quad((0, 0, 0), (0, 0, d), (w, 0, d), (w, 0, 0)) + quad((0, h, 0), (w, h, 0), (w, h, d), (0, h, d))
+    tri += quad((0, 0, 0), (w, 0, 0), (w, h, 0), (0, h, 0)) + quad((0, 0, d), (0, h, d), (w, h, d), (w, 0, d))
+    tri += quad((0, 0, 0), (0, h, 0), (0, h, d), (0, 0, d)) + quad((w, 0, 0), (w, 0, d), (w, h, d), (w, h, 0))
+    tri = np.array(tri, float)
+    normals = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
+    centre = np.array([w / 2, h / 2, d / 2])
+    assert (np.einsum("ij,ij->i", normals, centre - tri[:, 0]) > 0).all()  # every face looks into the room
+    bounds = np.array([[0.0, 0.0, 0.0], [w, h, d]])
+    nav = NavGrid.from_mesh(tri, bounds, AGENT, 0.0)
+    # the walls lie on the grid's edge and still keep the agent a radius away
+    assert nav.num_islands == 1 and nav.navigable.sum() == (120 - 8) * (80 - 8)
+    assert nav.navigable.sum() == box_room(w, d, agent=AGENT).navgrid.navigable.sum()
+    # a one-sided partition (facing -x) across the room at x = 3 splits it
+    split = NavGrid.from_mesh(
+        np.concatenate([tri, quad((3, 0, 0), (3, 0, d), (3, h, d), (3, h, 0))]), bounds, AGENT, 0.0
+    )
+    assert split.num_islands == 2 and split.island_of((2.0, 0, 2.0)) != split.island_of((4.0, 0, 2.0))
