@@ -99,7 +99,7 @@ class NavGrid:
         agent: the agent body.
         floor_height: the floor level the grid was built for, metres.
         erosion: how far (metres) navigable cells must be from non-walkable ones and the grid's edge;
-            agent radius (0 for a surface that already keeps the radius away from obstacles).
+            default the agent radius (0 for a surface that already keeps the radius away from obstacles).
     """
 
     def __init__(
