@@ -14,7 +14,7 @@ def _grow(seed, budgets=(1000, 2000, 4000)):
     counter = iter(range(10**6))
     ranks = [0, 1, 2, -1, -1]
     order = core_order(ranks, rng)
-    return ranks, nest_histories([40] * 5, order, budgets, lambda rem: (f"f{next(counter)}", 30), rng)
+    return ranks, nest_histories([40] * 5, order, budgets, lambda rem, budget: (f"f{next(counter)}", 30), rng)
 
 
 def test_longer_histories_strictly_extend_shorter_ones():
@@ -42,4 +42,4 @@ def test_core_positions_spread_uniformly():
 
 def test_budget_too_small_is_a_clear_error():
     with pytest.raises(MemgymError, match="smallest budget 100"):
-        nest_histories([80, 80], [0, 1], [100], lambda rem: None, np.random.default_rng(0))
+        nest_histories([80, 80], [0, 1], [100], lambda rem, budget: None, np.random.default_rng(0))
