@@ -513,12 +513,11 @@ class VoxMemBuilder:
     def _next_haystack(self, plan, borrowable, checks, voices, rng) -> Session | None:
         """A haystack for ``plan``'s history that supplies no alternative answer, or ``None``.
 
-        Evidence sessions borrowed from other items on the same topic family come first; then
-        sessions written for the item: another subject of its family, a value (or none), a user,
-        and for paralinguistic / sound items often the question's own cue or sound (its acoustic
-        context). Each is kept only when the oracle still gives every answer in ``checks`` with
-        it (the item's, and the refusal of the AR item derivable from it) and the session is not
-        yet in ``max_session_reuse`` items' histories.
+        Evidence sessions borrowed from other items on the same topic family come first, then
+        sessions written for the item (:meth:`_written_haystack`). Each is kept only when the
+        oracle still gives every answer in ``checks`` with it (the item's, and the refusal of the
+        AR item derivable from it) and the session is not yet in ``max_session_reuse`` items'
+        histories.
         """
         for _ in range(HAYSTACK_TRIES):
             if borrowable:
@@ -526,7 +525,7 @@ class VoxMemBuilder:
                 source = f"borrowed:{source_id}"
                 fact = dataclasses.replace(fact, speaker=fact.speaker if fact.speaker in voices else plan.users[-1])
             else:
-                fact, source = self._written_haystack(plan.query, plan.users, rng), "written"
+                fact, source = self._written_haystack(plan, rng), "written"
             if not all(check.holds_with(fact) for check in checks):
                 continue
             session = self.topical_session(fact, "haystack", voices, source)
@@ -537,10 +536,14 @@ class VoxMemBuilder:
             return session
         return None
 
-    def _written_haystack(self, query: Query, users: tuple[str, ...], rng: np.random.Generator) -> SessionFact:
+    def _written_haystack(self, plan: Plan, rng: np.random.Generator) -> SessionFact:
+        """A haystack written for ``plan``: one of its evidence sessions moved to another subject of
+        its family with another value (phrased the same way, so words do not tell it from evidence),
+        by any user, in the question's cue or sound half the time for paralinguistic / sound items."""
+        query = plan.query
+        evidence = [s.fact for s in plan.sessions if s.role == "evidence"]
+        like = evidence[int(rng.integers(len(evidence)))]
         family = FAMILY_BY_NAME[query.family]
-        subjects = [x for x in family.subjects if x not in query.subjects]
-        value = "" if rng.random() < 0.2 else str(rng.choice(family.values))
         cue, sound = "neutral", ""
         if query.evidence == "paralinguistic":
             cue = query.cue if query.cue and rng.random() < 0.5 else str(rng.choice(STATE_CUES))
@@ -549,11 +552,11 @@ class VoxMemBuilder:
             sound = str(rng.choice(targets)) if targets and rng.random() < 0.5 else str(rng.choice(self.sound_classes))
         elif rng.random() < 0.4:
             sound = str(rng.choice(self.sound_classes))
-        return SessionFact(
-            family=family.name,
-            subject=str(rng.choice(subjects)),
-            value=value,
-            speaker=str(rng.choice(users)),
+        return dataclasses.replace(
+            like,
+            subject=str(rng.choice([x for x in family.subjects if x not in query.subjects])),
+            value=str(rng.choice([v for v in family.values if v != like.value])),
+            speaker=str(rng.choice(plan.users)),
             cue=cue,
             sound=sound,
         )
@@ -716,7 +719,11 @@ class VoxMemBuilder:
         return plan, self._failures(plan, item_episodes), (history, core, item_episodes)
 
     def write_qc(self, plans: list[Plan], episodes: list[VoxMemEpisode], discarded: list, revised: int) -> Path:
-        """Write the QC report next to the manifest."""
+        """Write the QC report next to the manifest.
+
+        Besides the checks it records which item every AR item derives from (``ar_sources``) and
+        the sessions of each role per budget, summed over items (``sessions_per_budget``).
+        """
         counts = qc.reuse_counts(
             {
                 p.plan_id: {s.session_id for s in e.sessions}
@@ -729,6 +736,12 @@ class VoxMemBuilder:
         per_cell: dict[str, int] = {}
         for p in plans:
             per_cell[p.cell] = per_cell.get(p.cell, 0) + 1
+        roles: dict[int, dict[str, int]] = {
+            budget: {"evidence": 0, "haystack": 0, "filler": 0} for budget in self.budgets
+        }
+        for e in episodes:
+            for s in e.sessions:
+                roles[e.budget][s.role] += 1
         report = {
             "items_planned": self.config.items,
             "items_kept": len(plans),
@@ -736,6 +749,8 @@ class VoxMemBuilder:
             "revised": revised,
             "check_failures": dict(self.check_failures),
             "items_per_cell": per_cell,
+            "ar_sources": {p.plan_id: p.source_plan_id for p in plans if p.operation == "AR"},
+            "sessions_per_budget": roles,
             "max_session_reuse": max(counts.values(), default=0),
             "reuse_limit": self.config.max_session_reuse,
             "audio_hours": sum(turns.values()) / 3600.0,
