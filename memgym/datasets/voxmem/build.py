@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -59,7 +58,13 @@ from memgym.datasets.voxmem.render import TurnRenderer, library_clip_source
 from memgym.datasets.voxmem.taxonomy import CELLS, OPERATIONS, REFUSAL, SUBTYPES, cell_name
 from memgym.datasets.voxmem.tokens import TokenCounter, audio_tokens
 from memgym.datasets.voxmem.topics import FAMILY_BY_NAME
-from memgym.datasets.voxmem.writing import DialogueWriter, LLMWriter, TemplateWriter, paraphrase_question
+from memgym.datasets.voxmem.writing import (
+    DialogueWriter,
+    LLMWriter,
+    TemplateWriter,
+    paraphrase_question,
+    replace_phrase,
+)
 
 AR_HEADROOM = 0.4
 """Share of the evidence's tokens left free in the histories of items an AR item can be derived
@@ -147,19 +152,6 @@ def voice_bank(config: VoxMemConfig) -> list[Voice]:
         voices = corpus.voices(kind)
         return [dataclasses.replace(v, name=str(order.index(v.name))) for v in voices] if kind == "hf" else voices
     return espeak_voice_bank() if kind == "espeak" else named_voice_bank(kind, config.tts.voices)
-
-
-def replace_phrase(text: str, old: str, new: str) -> str:
-    """``text`` with every case-insensitive occurrence of ``old`` replaced by ``new``.
-
-    An occurrence that starts with a capital letter (sentence start) keeps it: ``"The lamp"`` ->
-    ``"The fence"`` for ``old="the lamp"``, ``new="the fence"``.
-    """
-
-    def swap(match: re.Match) -> str:
-        return new[:1].upper() + new[1:] if match.group(0)[:1].isupper() else new
-
-    return re.sub(re.escape(old), swap, text, flags=re.IGNORECASE)
 
 
 def parse_budget(text: str) -> int:

@@ -40,6 +40,24 @@ def test_core_positions_spread_uniformly():
     assert hist.min() > 0.7 * hist.mean()
 
 
+def test_callback_is_told_the_level_it_fills():
+    """A caller that adds two "h" sessions per level gets them at every level, in nested histories."""
+    added = {}
+
+    def next_extra(remaining, budget):
+        kind = "h" if added.get(budget, 0) < 2 else "f"
+        added[budget] = added.get(budget, 0) + 1
+        return f"{kind}{budget}-{added[budget]}", 100
+
+    sessions, histories = nest_histories([100], [0], [500, 1000, 2000], next_extra, np.random.default_rng(0))
+    for budget, previous in [(500, 0), (1000, 500), (2000, 1000)]:
+        new = [sessions[i] for i in histories[budget] if i not in histories.get(previous, [0])]
+        assert sorted(new) == sorted(
+            [f"h{budget}-1", f"h{budget}-2"] + [f"f{budget}-{k}" for k in range(3, len(new) + 1)]
+        )
+        assert len(histories[budget]) == budget // 100
+
+
 def test_budget_too_small_is_a_clear_error():
     with pytest.raises(MemgymError, match="smallest budget 100"):
         nest_histories([80, 80], [0, 1], [100], lambda rem, budget: None, np.random.default_rng(0))

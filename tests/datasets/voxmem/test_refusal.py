@@ -10,11 +10,12 @@ import pytest
 from memgym.core.episode import Dataset
 from memgym.core.errors import ConfigError
 from memgym.core.records import read_jsonl
-from memgym.datasets.voxmem.build import VoxMemBuilder, VoxMemConfig, replace_phrase
+from memgym.datasets.voxmem.build import VoxMemBuilder, VoxMemConfig
 from memgym.datasets.voxmem.oracle import answer_query
 from memgym.datasets.voxmem.plans import derive_refusal, plan_item, refusal_edit
 from memgym.datasets.voxmem.records import Plan, Query, SessionFact, SessionPlan
 from memgym.datasets.voxmem.taxonomy import REFUSAL
+from memgym.datasets.voxmem.writing import replace_phrase
 
 SOUNDS = ["dog", "rain", "siren", "clock_alarm", "vacuum_cleaner", "thunderstorm"]
 
@@ -40,6 +41,7 @@ def test_ar_items_reuse_their_sources_history_and_edit_only_the_evidence_words_k
         for budget, ar in episodes[plan.plan_id].items():
             original = episodes[source.plan_id][budget]
             assert [s.timestamp for s in ar.sessions] == [s.timestamp for s in original.sessions]
+            assert ar.question_audio == original.question_audio and ar.items[0].prompt == original.items[0].prompt
             changed = [(a, b) for a, b in zip(ar.sessions, original.sessions) if a.session_id != b.session_id]
             assert changed and len(changed) == len(edited_keys)  # every other session is shared
             for new, old in changed:
