@@ -90,7 +90,10 @@ class VoxMemConfig:
 
     items: int = dataclasses.field(default=15, metadata={"help": "number of items (cycling over the cells)"})
     cells: tuple[str, ...] = dataclasses.field(
-        default=(), metadata={"help": "cells to build, e.g. [speaker/IE,sound/AR]; empty = all 15"}
+        default=(),
+        metadata={
+            "help": "cells to build, e.g. [speaker/IE,sound/IE,sound/AR] (AR needs a source cell); empty = all 15"
+        },
     )
     budgets: tuple[str, ...] = dataclasses.field(
         default=("8k", "16k", "32k", "64k"), metadata={"help": "context budgets (8k = 8192 tokens)"}
