@@ -310,10 +310,17 @@ class VoxMemBuilder:
                     schedule[j], pick = (*schedule[j][:2], sub), j
                     break
             if pick is None:
+                usable = [
+                    f"{evidence}/{op} ({sub})"
+                    for (e, op) in CELLS
+                    if e == evidence and op != "AR"
+                    for sub in SUBTYPES[op]
+                    if self._refusable(index, (e, op, sub))
+                ]
                 raise ConfigError(
-                    f"cells/items: AR item {index} ({evidence}/AR) has no {evidence} item left to derive from "
-                    f"(an AR item reuses the history of its own IE, MSR or TET item of the same evidence type whose "
-                    f"evidence can be removed); add {evidence} cells or items"
+                    f"cells/items: AR item {index} ({evidence}/AR) has no {evidence} item left to derive from (an AR "
+                    f"item reuses the history of its own item of the same evidence type); {evidence} AR items can "
+                    f"derive from {', '.join(usable)}: add such cells or more items"
                 )
             sources[index] = pick
         self._layout = (schedule, sources)
