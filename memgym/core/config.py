@@ -4,9 +4,10 @@ A config is a (frozen) dataclass whose fields carry their defaults and a help st
 ``field(metadata={"help": ...})``. :func:`load_config` starts from those defaults, applies a
 YAML file (for example one of ``memgym/configs/*.yaml``) and then command-line overrides such as
 ``model=gdn2 train.steps=200 distractors=[4,8]``. Values are parsed as YAML scalars and checked
-against the field's type hint, ``Literal`` choices and nested dataclasses; the first bad key
-raises :class:`~memgym.core.errors.ConfigError` naming the key (and the file) with the allowed
-keys or values.
+against the field's type hint, ``Literal`` choices and nested dataclasses, and against the
+field's ``metadata={"min": ..., "max": ...}`` bounds (inclusive; applied to each element of a
+tuple or list); the first bad key raises :class:`~memgym.core.errors.ConfigError` naming the key
+(and the file) with the allowed keys, values or range.
 """
 
 from __future__ import annotations
@@ -103,6 +104,7 @@ def build_config(cls: type[C], data: Mapping[str, Any], *, where: str = "config"
             _merge(merged, value)
             value = merged
         kwargs[name] = _convert(value, hints[name], where, f"{prefix}{name}")
+        _check_range(kwargs[name], fields[name].metadata, where, f"{prefix}{name}")
     try:
         return cls(**kwargs)
     except (TypeError, ValueError) as exc:
@@ -193,6 +195,39 @@ def _convert(value: Any, hint: Any, where: str, key: str) -> Any:
             raise ConfigError(f"{where}: '{key}' must be a string, got {value!r}")
         return "" if value is None else str(value)
     return value
+
+
+def check_ranges(config: Any) -> None:
+    """Check every field of a config dataclass against its metadata ``min``/``max`` (for
+    ``__post_init__`` of configs that are also built in code).
+
+    Raises:
+        ConfigError: naming the class, field and allowed range.
+    """
+    for field in dataclasses.fields(config):
+        _check_range(getattr(config, field.name), field.metadata, type(config).__name__, field.name)
+
+
+def _check_range(value: Any, metadata: Mapping[str, Any], where: str, key: str) -> None:
+    """Raise ConfigError when a number (or any number in a list) is outside the field's min/max."""
+    low, high = metadata.get("min"), metadata.get("max")
+    if low is None and high is None:
+        return
+    values = value if isinstance(value, (list, tuple)) else [value]
+    for index, number in enumerate(values):
+        if isinstance(number, bool) or not isinstance(number, (int, float)):
+            continue
+        name = f"{key}[{index}]" if isinstance(value, (list, tuple)) else key
+        if low is not None and number < low:
+            raise ConfigError(f"{where}: '{name}' = {number!r} is too small; expected {_range_text(low, high)}")
+        if high is not None and number > high:
+            raise ConfigError(f"{where}: '{name}' = {number!r} is too large; expected {_range_text(low, high)}")
+
+
+def _range_text(low: float | None, high: float | None) -> str:
+    if low is not None and high is not None:
+        return f"a value from {low} to {high}"
+    return f"a value >= {low}" if low is not None else f"a value <= {high}"
 
 
 def _type_name(hint: Any) -> str:

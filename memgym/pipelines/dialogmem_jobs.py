@@ -53,9 +53,11 @@ class DialogMemGenerateConfig:
     source: Literal["procedural", "hm3d"] = field(
         default="procedural", metadata={"help": "generated houses, or HM3D scenes read from hm3d_path"}
     )
-    scenes: int = field(default=27, metadata={"help": "number of scenes (first N HM3D scenes, sorted)"})
+    scenes: int = field(
+        default=27, metadata={"help": "number of scenes (first N HM3D scenes, sorted)", "min": 1, "max": 10000}
+    )
     first_house_seed: int = field(default=0, metadata={"help": "procedural: house seeds start here"})
-    episodes_per_scene: int = field(default=1, metadata={"help": "traversals (episodes) per scene"})
+    episodes_per_scene: int = field(default=1, metadata={"help": "traversals (episodes) per scene", "min": 1})
     seed: int = field(default=0, metadata={"help": "run seed; episode generators derive from it"})
     hm3d_path: str = field(default="", metadata={"help": "hm3d: folder holding <id>/<name>.glb scenes"})
     goat_path: str = field(
@@ -92,7 +94,7 @@ class DialogMemEvalConfig:
         metadata={"help": "LLM-match judge (e.g. judge.model=Qwen/Qwen3-VL-4B-Instruct)"},
     )
     execute_navigation: bool = field(default=False, metadata={"help": "also report execution success and SPL"})
-    max_episodes: int = field(default=0, metadata={"help": "evaluate only the first N episodes (0 = all)"})
+    max_episodes: int = field(default=0, metadata={"help": "evaluate only the first N episodes (0 = all)", "min": 0})
     camera: CameraConfig = field(default_factory=CameraConfig, metadata={"help": "formation rendering"})
     name: str = field(default="", metadata={"help": "run folder name (default: config hash)"})
 

@@ -59,7 +59,7 @@ class StreamSetConfig:
     kind: Literal["streams", "history"] = dataclasses.field(
         default="streams", metadata={"help": "random streams or matched-history templates"}
     )
-    count: int = dataclasses.field(default=48, metadata={"help": "streams in a kind=streams set"})
+    count: int = dataclasses.field(default=48, metadata={"help": "streams in a kind=streams set", "min": 1})
     seed: int = dataclasses.field(default=0, metadata={"help": "run seed"})
     history: HistorySetConfig = dataclasses.field(default_factory=HistorySetConfig, metadata={"help": "history set"})
     features: bool = dataclasses.field(default=True, metadata={"help": "also write features/labels per stream"})
