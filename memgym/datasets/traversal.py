@@ -52,7 +52,11 @@ class TraversalConfig:
     turn_angle: float = dataclasses.field(default=30.0, metadata={"help": "turn angle, degrees"})
     visibility_width: int = dataclasses.field(
         default=64,
-        metadata={"help": "width (pixels) of the semantic render that decides 'observed'; 0 = camera width", "min": 0, "max": 4096},
+        metadata={
+            "help": "width (pixels) of the semantic render that decides 'observed'; 0 = camera width",
+            "min": 0,
+            "max": 4096,
+        },
     )
 
     def __post_init__(self) -> None:
