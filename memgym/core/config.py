@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 import yaml
 
 from memgym.core.errors import ConfigError
+from memgym.core.textfiles import read_text
 
 C = TypeVar("C")
 CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
@@ -53,7 +54,7 @@ def load_config(
         if not path.is_file():
             raise ConfigError(f"config file {path} does not exist")
         try:
-            loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
+            loaded = yaml.safe_load(read_text(path))
         except yaml.YAMLError as exc:
             raise ConfigError(f"{path}: not valid YAML ({_first_line(exc)})") from None
         if loaded is None:

@@ -9,7 +9,8 @@ Eval (resumable through :class:`~memgym.core.results.RunStore`): plays each epis
 :class:`~memgym.envs.dialogmem_env.DialogMemEnv` with a registered memory and a
 :class:`~memgym.agents.reasoner_agent.ReasonerAgent`; one result row per item, appended as it
 finishes. A reasoner or judge failure, an episode with dangling ids or a duplicated episode id
-becomes an ``error`` row and the run goes on. Tables by task and content type go to
+becomes an ``error`` row and the run goes on; a re-run retries the items that failed, and a run
+whose every item failed exits with an error. Tables by task and content type go to
 ``results.md``.
 """
 
@@ -33,8 +34,9 @@ from memgym.core.episode import Dataset, TaskItem
 from memgym.core.errors import ConfigError, RecordError
 from memgym.core.records import from_json, write_jsonl
 from memgym.core.registry import MEMORIES
-from memgym.core.results import RunStore, aggregate, to_markdown
+from memgym.core.results import RunStore, aggregate, raise_if_all_failed, to_markdown
 from memgym.core.seeding import config_hash, episode_rng
+from memgym.core.textfiles import text_lines
 from memgym.datasets.dialogmem.episode import ConstructionConfig, DialogMemEpisode, build_episode
 from memgym.datasets.dialogmem.realise import LLMRealiser, TemplateRealiser
 from memgym.datasets.dialogmem.residents import profiles_from_reasoner
@@ -217,32 +219,33 @@ def load_episodes(path: Path) -> tuple[list[DialogMemEpisode], list[tuple[str, d
     if not path.is_file():
         raise RecordError(f"dataset {path} does not exist; run 'memgym generate dialogmem' first")
     episodes, errors, seen = [], [], set()
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            episode = from_json(line, where=f"{path}:{number}")
-            if not isinstance(episode, DialogMemEpisode):
-                errors.append((f"line{number}", {"error": f"{path}:{number}: not a dialogmem.episode record"}))
-                continue
-            if episode.episode_id in seen:
-                errors.append(
-                    (
-                        f"{episode.episode_id}@line{number}",
-                        {"episode_id": episode.episode_id, "error": f"{path}:{number}: duplicated episode id"},
-                    )
+    for number, line in text_lines(path):
+        if not line.strip():
+            continue
+        episode = from_json(line, where=f"{path}:{number}")
+        if not isinstance(episode, DialogMemEpisode):
+            errors.append((f"line{number}", {"error": f"{path}:{number}: not a dialogmem.episode record"}))
+            continue
+        if episode.episode_id in seen:
+            errors.append(
+                (
+                    f"{episode.episode_id}@line{number}",
+                    {"episode_id": episode.episode_id, "error": f"{path}:{number}: duplicated episode id"},
                 )
-                continue
-            seen.add(episode.episode_id)
-            try:
-                episode.check()
-            except RecordError as exc:
-                errors += [
-                    (i.item_id, {"episode_id": episode.episode_id, "item_id": i.item_id, "error": str(exc)})
-                    for i in episode.items
-                ]
-                continue
-            episodes.append(episode)
+            )
+            continue
+        seen.add(episode.episode_id)
+        try:
+            episode.check()
+        except RecordError as exc:
+            errors += [
+                (i.item_id, {"episode_id": episode.episode_id, "item_id": i.item_id, "error": str(exc)})
+                for i in episode.items
+            ]
+            continue
+        episodes.append(episode)
+    if not episodes and not errors:
+        raise RecordError(f"dataset {path} holds no episodes")
     return episodes, errors
 
 
@@ -263,7 +266,7 @@ def evaluate(args: JobArgs) -> Path:
         episodes = episodes[: config.max_episodes]
     store = RunStore.open(args.runs_dir, "eval-dialogmem", config, name=config.name or None)
     for key, row in errors:
-        if key not in store.done_keys():
+        if key not in store.recorded_keys():
             store.append(key, row)
     scorers = {}
     if config.qa_scorer == "llm_match":
@@ -284,6 +287,7 @@ def evaluate(args: JobArgs) -> Path:
         if pending:
             _play(env, agent, episode, set(pending), store)
     write_tables(store)
+    raise_if_all_failed(store)
     return store.folder
 
 

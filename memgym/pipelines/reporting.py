@@ -19,7 +19,9 @@ def read_results(run_dir: str | Path) -> list[dict[str, Any]]:
     return RunStore(run_dir, config_digest="").rows()
 
 
-def check_report_columns(rows: Sequence[dict[str, Any]], by: Sequence[str], metrics: Sequence[str], where: Path) -> None:
+def check_report_columns(
+    rows: Sequence[dict[str, Any]], by: Sequence[str], metrics: Sequence[str], where: Path
+) -> None:
     """Refuse ``memgym report`` columns that no row has, and metrics holding non-numbers.
 
     Raises:

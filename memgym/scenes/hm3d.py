@@ -51,6 +51,7 @@ from PIL import Image
 
 from memgym.core.errors import MemgymError
 from memgym.core.registry import register_scene
+from memgym.core.textfiles import read_text
 from memgym.scenes.mesh_scene import MeshScene, SurfaceLookup, estimate_floor_height
 from memgym.scenes.navigation import AgentSpec, NavGrid
 from memgym.scenes.navmesh_file import NavMesh, read_navmesh
@@ -164,7 +165,7 @@ def read_semantic_txt(path: Path) -> list[tuple[int, str, str, int]]:
     if not path.is_file():
         raise MemgymError(f"HM3D semantic annotations {path} do not exist")
     rows = []
-    lines = path.read_text(encoding="utf-8").splitlines()
+    lines = read_text(path).splitlines()
     for number, row in enumerate(csv.reader(lines), start=1):
         if not row or (number == 1 and row[0].strip() == HEADER):
             continue
