@@ -168,7 +168,7 @@ def test_connect_timeout_bounds_a_silent_endpoint():
         url = f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
         client = OpenAIChatReasoner("m", url, timeout_s=30, connect_timeout_s=0.3, max_retries=3, sleep=lambda s: None)
         start = time.monotonic()
-        with pytest.raises(ReasonerError, match="cannot connect \(no answer within 0.3 s\)"):
+        with pytest.raises(ReasonerError, match=r"cannot connect \(no answer within 0.3 s\)"):
             client.generate([Message.text("user", "hi")])
         for filler in fillers:
             filler.close()
