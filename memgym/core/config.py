@@ -128,9 +128,14 @@ def config_to_dict(config: Any) -> dict[str, Any]:
     return _plain(dataclasses.asdict(config))
 
 
+def yaml_text(config: Any) -> str:
+    """A config as YAML text that :func:`load_config` reads back to an equal config."""
+    return yaml.safe_dump(config_to_dict(config), sort_keys=False)
+
+
 def dump_config(config: Any, path: str | Path) -> None:
     """Write a config as YAML that :func:`load_config` reads back to an equal config."""
-    Path(path).write_text(yaml.safe_dump(config_to_dict(config), sort_keys=False), encoding="utf-8")
+    Path(path).write_text(yaml_text(config), encoding="utf-8")
 
 
 def describe_config(cls: type) -> list[tuple[str, str, str]]:

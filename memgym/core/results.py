@@ -39,6 +39,7 @@ from typing import Any
 
 from memgym.core.config import config_to_dict, dump_config
 from memgym.core.errors import MemgymError, RecordError
+from memgym.core.outputs import make_writable_folder
 from memgym.core.seeding import config_hash
 
 RESULTS_VERSION = 1
@@ -132,7 +133,7 @@ class RunStore:
         digest = config_hash(config)
         folder = Path(runs_dir) / job / (name or digest)
         manifest_path = folder / "manifest.json"
-        _make_folder(folder)
+        make_writable_folder(folder, f"run folder {folder}")
         lock = FolderLock.acquire(folder)
         if manifest_path.exists():
             manifest = read_manifest(manifest_path)
@@ -294,16 +295,6 @@ def raise_if_all_failed(store: RunStore) -> None:
             f"all {len(rows)} items of {store.results_path} failed (first error: {rows[0]['error']}); "
             "fix the cause and re-run the same command to retry them"
         )
-
-
-def _make_folder(folder: Path) -> None:
-    """Create a run folder (and parents), or raise a one-line error naming the path."""
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except (FileExistsError, NotADirectoryError):
-        raise MemgymError(f"cannot create run folder {folder}: a file is in the way") from None
-    except PermissionError:
-        raise MemgymError(f"cannot create run folder {folder}: permission denied") from None
 
 
 def environment_info() -> dict[str, Any]:

@@ -29,9 +29,10 @@ from tqdm import tqdm
 from memgym.backends.config import ReasonerConfig, build_reasoner
 from memgym.backends.errors import ReasonerError
 from memgym.core.benchmark import JobArgs
-from memgym.core.config import dump_config, load_config
+from memgym.core.config import load_config, yaml_text
 from memgym.core.episode import Dataset, TaskItem
 from memgym.core.errors import ConfigError, RecordError
+from memgym.core.outputs import prepare_output_file, write_text_atomic
 from memgym.core.records import from_json, write_jsonl
 from memgym.core.registry import MEMORIES
 from memgym.core.results import RunStore, aggregate, raise_if_all_failed, to_markdown
@@ -137,9 +138,8 @@ def scene_specs(config: DialogMemGenerateConfig) -> list[SceneSpec]:
 def generate(args: JobArgs) -> Path:
     """Build the dataset (module docstring); returns the JSONL path."""
     config = load_config(DialogMemGenerateConfig, path=args.config_path, overrides=args.overrides)
-    out = Path(args.out or config.out)
+    out = prepare_output_file(args.out or config.out)
     partial = out.with_name(out.name + ".partial")
-    out.parent.mkdir(parents=True, exist_ok=True)
     digest = config_hash(config)
     done = {e.episode_id: e for e in list(_read_partial(partial, digest))}
     realiser, auditor, writer = _writers(config)
@@ -177,8 +177,8 @@ def generate(args: JobArgs) -> Path:
     write_jsonl(out, episodes)
     stats = dataset_statistics(episodes)
     text = "\n".join(f"## {name}\n\n{to_markdown(table)}" for name, table in stats.items())
-    out.with_name(out.stem + ".stats.md").write_text(text, encoding="utf-8")
-    dump_config(config, out.with_name(out.stem + ".config.yaml"))
+    write_text_atomic(out.with_name(out.stem + ".stats.md"), text)
+    write_text_atomic(out.with_name(out.stem + ".config.yaml"), yaml_text(config))
     partial.unlink()
     return out
 
