@@ -9,6 +9,7 @@ mixed with the new build.
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -68,12 +69,19 @@ def write_text_atomic(path: str | Path, text: str) -> Path:
 
 
 def make_writable_folder(folder: Path, what: str) -> None:
-    """Create ``folder`` (and parents) or raise MemgymError naming ``what`` and the reason."""
+    """Create ``folder`` (and parents) and probe that a file can be written in it.
+
+    Raises:
+        MemgymError: naming ``what`` and the reason (a file in the way, no permission, ...).
+    """
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except (FileExistsError, NotADirectoryError):
         raise MemgymError(f"cannot create {what}: a file is in the way") from None
-    except PermissionError:
-        raise MemgymError(f"cannot create {what}: permission denied") from None
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise MemgymError(f"{what} is not writable")
+    except OSError as exc:
+        raise MemgymError(f"cannot create {what}: {exc.strerror or exc}") from None
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        raise MemgymError(f"{what} is not writable ({exc.strerror or exc})") from None
