@@ -528,8 +528,8 @@ def _read_goals(path: Path, *, required: bool) -> list[SceneObject]:
     try:
         raw = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
         data = json.loads(raw)
-    except (OSError, json.JSONDecodeError) as exc:
-        raise MemgymError(f"{path}: not valid (gzipped) JSON ({exc})") from None
+    except (OSError, ValueError) as exc:  # ValueError: JSON and UTF-8 decoding errors
+        raise MemgymError(f"{path}: not valid (gzipped) UTF-8 JSON ({exc})") from None
     goals = None
     if isinstance(data, dict):  # GOAT-Bench: "goals"; HM3D ObjectNav: "goals_by_category"
         goals = data.get("goals", data.get("goals_by_category"))
