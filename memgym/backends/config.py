@@ -14,7 +14,6 @@ from dataclasses import field
 from memgym.core.errors import ConfigError
 from memgym.core.protocols import Reasoner
 from memgym.core.registry import REASONERS
-from memgym.core.seeding import NOT_HASHED
 
 
 @dataclasses.dataclass(frozen=True)
@@ -33,10 +32,6 @@ class ReasonerConfig:
     )
     api_key_env: str = field(default="OPENAI_API_KEY", metadata={"help": "openai: environment variable with the key"})
     timeout_s: float = field(default=120.0, metadata={"help": "openai: seconds before one request times out"})
-    connect_timeout_s: float = field(
-        default=10.0,
-        metadata={"help": "openai: seconds to reach the endpoint; an unreachable one fails at once", **NOT_HASHED},
-    )
     max_retries: int = field(default=3, metadata={"help": "openai: retries after a timeout, 429 or 5xx"})
     backoff_s: float = field(default=1.0, metadata={"help": "openai: first retry delay, doubled each retry"})
     device: str = field(default="cpu", metadata={"help": "hf: torch device ('cpu', 'cuda', 'cuda:1')"})

@@ -29,6 +29,8 @@ from memgym.core.protocols import Reasoner
 from memgym.core.registry import register_reasoner
 
 RETRY_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
+CONNECT_TIMEOUT_S = 10.0
+"""Seconds to reach an endpoint when built from a config (or ``timeout_s`` if shorter)."""
 
 
 @register_reasoner("openai")
@@ -57,7 +59,7 @@ class OpenAIChatReasoner(Reasoner):
         api_key: str | None = None,
         api_key_env: str = "OPENAI_API_KEY",
         timeout_s: float = 120.0,
-        connect_timeout_s: float = 10.0,
+        connect_timeout_s: float = CONNECT_TIMEOUT_S,
         max_retries: int = 3,
         backoff_s: float = 1.0,
         seed: int = 0,
@@ -95,7 +97,7 @@ class OpenAIChatReasoner(Reasoner):
             config.base_url,
             api_key_env=config.api_key_env,
             timeout_s=config.timeout_s,
-            connect_timeout_s=config.connect_timeout_s,
+            connect_timeout_s=min(CONNECT_TIMEOUT_S, config.timeout_s),
             max_retries=config.max_retries,
             backoff_s=config.backoff_s,
             seed=config.seed,
