@@ -5,8 +5,8 @@ fixed seed. A reply that times out (``timeout_s``), a connection dropped mid-req
 429 or any 5xx answer is retried after ``backoff_s * 2**attempt`` seconds, up to ``max_retries``
 times; other 4xx answers (a wrong model name, a bad key) fail at once, and so does an endpoint
 that cannot be reached at all (connection refused, unknown host, or no connection within
-``connect_timeout_s``), so an eval against a server that is down fails each item in about a
-second instead of hanging. A request that still fails raises
+``connect_timeout_s``, 10 s by default), so an eval against a server that is down fails each item
+at once (or after ``connect_timeout_s``) instead of retrying for minutes. A request that still fails raises
 :class:`~memgym.backends.errors.ReasonerError` with the endpoint, the attempts and the last cause,
 which evaluation loops record for that item before going on.
 """
