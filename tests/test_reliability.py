@@ -155,6 +155,8 @@ def test_output_paths_that_cannot_be_written_fail_before_any_work(capsys, datase
     fails_with_one_line(capsys, [*small, "--out", "/proc/self/x.jsonl"], "/proc/self is not writable")
     fails_with_one_line(capsys, ["generate", "amemops", "count=1", "--out", str(a_file)], "is a file")
     fails_with_one_line(capsys, ["generate", "voxmem", "items=1", "--out", str(a_file)], "a file is in the way")
+    fails_with_one_line(capsys, ["render", "dialogmem", "--out", str(tmp_path)], "is a folder; --out must name a file")
+    fails_with_one_line(capsys, ["render", "amemops", "--out", str(a_file / "x.png")], "a file is in the way")
     argv = ["eval", "dialogmem", f"dataset={dataset}", *EVAL_CAMERA, "--runs-dir", str(a_file)]
     fails_with_one_line(capsys, argv, "cannot create run folder", "a file is in the way")
 
