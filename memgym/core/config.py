@@ -139,7 +139,8 @@ def dump_config(config: Any, path: str | Path) -> None:
 
 
 def describe_config(cls: type) -> list[tuple[str, str, str]]:
-    """(dotted key, default, help) rows for ``--help`` output, nested configs flattened."""
+    """(dotted key, default, help) rows for ``--help`` output, nested configs flattened; bounded
+    fields say their range."""
     rows: list[tuple[str, str, str]] = []
     hints = typing.get_type_hints(cls)
     defaults = cls()
@@ -148,7 +149,11 @@ def describe_config(cls: type) -> list[tuple[str, str, str]]:
         if dataclasses.is_dataclass(hints[field.name]):
             rows += [(f"{field.name}.{k}", d, h) for k, d, h in describe_config(hints[field.name])]
         else:
-            rows.append((field.name, repr(_plain(value)), field.metadata.get("help", "")))
+            help_text = field.metadata.get("help", "")
+            if field.metadata.get("min") is not None or field.metadata.get("max") is not None:
+                bounds = f"({_range_text(field.metadata.get('min'), field.metadata.get('max'))})"
+                help_text = f"{help_text} {bounds}" if help_text else bounds
+            rows.append((field.name, repr(_plain(value)), help_text))
     return rows
 
 

@@ -117,3 +117,8 @@ def test_configs_built_in_code_check_their_bounds():
         CameraConfig(width=0)
     with pytest.raises(ConfigError, match=r"'height' = 50000 is too large"):
         CameraConfig(height=50000)
+
+
+def test_describe_states_bounds():
+    rows = {key: help_text for key, _, help_text in describe_config(Outer)}
+    assert rows["inner.width"] == "(a value from 1 to 64)" and rows["inner.steps"] == "(a value >= 1)"
