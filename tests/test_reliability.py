@@ -165,6 +165,12 @@ def test_empty_dataset_is_an_error(capsys, tmp_path):
     empty = tmp_path / "empty.jsonl"
     empty.write_text("\n")
     fails_with_one_line(capsys, ["eval", "dialogmem", f"dataset={empty}", "--runs-dir", str(tmp_path)], "no episodes")
+    fails_with_one_line(
+        capsys, ["render", "dialogmem", f"episodes={empty}", "--runs-dir", str(tmp_path)], "no episodes"
+    )
+    (tmp_path / "set").mkdir()
+    (tmp_path / "set" / "manifest.jsonl").write_text("")
+    fails_with_one_line(capsys, ["render", "amemops", f"manifest={tmp_path / 'set'}"], "holds no streams")
 
 
 def _run_folder(tmp_path: Path) -> Path:

@@ -148,6 +148,8 @@ def load_stream_set(path: str | Path) -> Dataset:
     if not manifest.is_file():
         raise RecordError(f"{path} is not an AMemOps stream set (no manifest.jsonl)")
     dataset = Dataset.load(manifest)
+    if not len(dataset):
+        raise RecordError(f"{manifest} holds no streams")
     for episode in dataset:
         if not isinstance(episode, AMemOpsStream):
             raise RecordError(f"{manifest}: expected amemops.stream records, found {type(episode).__name__}")
