@@ -196,8 +196,8 @@ def test_report_refuses_unknown_and_text_columns_and_bad_manifests(capsys, tmp_p
 
 def test_eval_into_a_folder_with_a_list_manifest_is_one_error(capsys, dataset, tmp_path):
     args = ["eval", "dialogmem", f"dataset={dataset}", *EVAL_CAMERA, "name=r", "--runs-dir", str(tmp_path)]
-    (tmp_path / "eval-dialogmem" / "r").mkdir(parents=True)
-    (tmp_path / "eval-dialogmem" / "r" / "manifest.json").write_text("[]")
+    (tmp_path / "eval-dialogmem" / "r" / "dialogue").mkdir(parents=True)
+    (tmp_path / "eval-dialogmem" / "r" / "dialogue" / "manifest.json").write_text("[]")
     fails_with_one_line(capsys, [*args, "--no-progress"], "expected a JSON object, got a list")
 
 
@@ -272,7 +272,7 @@ def _items(dataset: Path) -> set[str]:
 
 def test_eval_killed_mid_run_resumes_with_each_item_once(dataset, tmp_path):
     args = ["eval", "dialogmem", f"dataset={dataset}", *EVAL_CAMERA, "name=k", "--runs-dir", str(tmp_path)]
-    results = tmp_path / "eval-dialogmem" / "k" / "results.jsonl"
+    results = tmp_path / "eval-dialogmem" / "k" / "dialogue" / "results.jsonl"
     process = _start([*args, "--no-progress"])
     _wait_for(lambda: results.is_file() and results.read_bytes().count(b"\n") >= 1, process)
     _kill(process)
@@ -290,10 +290,10 @@ def test_a_second_writer_of_a_run_folder_is_refused(capsys, dataset, tmp_path):
     assert sorted(codes) in ([0, 0], [0, 2]), errors  # the second waits for nothing: it is refused
     refused = [e for c, e in zip(codes, errors) if c == 2]
     assert all("is being written by another memgym process (pid " in e for e in refused), errors
-    keys = _keys(tmp_path / "eval-dialogmem" / "c")
+    keys = _keys(tmp_path / "eval-dialogmem" / "c" / "dialogue")
     assert set(keys) == _items(dataset) and set(keys.values()) == {1}
     # Deterministic: while another process holds the folder's lock, an eval into it is refused.
-    folder = tmp_path / "eval-dialogmem" / "c"
+    folder = tmp_path / "eval-dialogmem" / "c" / "dialogue"
     holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(folder / ".lock")], stdout=subprocess.PIPE)
     try:
         assert holder.stdout.readline().strip() == b"locked"
@@ -375,7 +375,8 @@ def test_outage_fails_loudly_and_a_rerun_retries_the_failed_items(capsys, datase
     start = time.monotonic()
     line = fails_with_one_line(capsys, args, "items of ", "failed (first error: ", "cannot connect")
     assert time.monotonic() - start < 30  # connection refused is not retried
-    (folder,) = (tmp_path / "eval-dialogmem").iterdir()
+    (run,) = (tmp_path / "eval-dialogmem").iterdir()
+    folder = run / "dialogue"
     failed = RunStore(folder, "").rows()
     assert failed and all(r["error"] for r in failed) and str(len(failed)) in line
     server = ChatServer(port)

@@ -6,8 +6,10 @@
 * ``memgym generate dialogmem [key=value ...] [--out FILE]`` builds the dataset (27 generated
   houses by default, or ``source=hm3d hm3d_path=... goat_path=...``); see
   :mod:`memgym.pipelines.dialogmem_jobs`.
-* ``memgym eval dialogmem memory=dialogue reasoner.backend=... [qa_scorer=llm_match judge.*]``
-  evaluates a memory and reasoner, resumably, into ``RUNS/eval-dialogmem/NAME/``.
+* ``memgym eval dialogmem memories=[dialogue,oracle] reasoner.backend=... [qa_scorer=llm_match judge.*]``
+  evaluates each memory with the reasoner on the same items, resumably, into
+  ``RUNS/eval-dialogmem/NAME/<memory>/`` and compares them in ``RUNS/eval-dialogmem/NAME/comparison.*``
+  (``memory=dialogue`` evaluates one).
 * ``memgym run quickstart`` runs :meth:`DialogMemBenchmark.quickstart`: it generates a house,
   walks a traversal and reports the house, the segments and the map, then runs a small
   generate -> eval (Dialogue memory, structured reasoner, token F1) and reports its tables.
@@ -67,7 +69,7 @@ class DialogMemBenchmark(Benchmark):
         return dialogmem_jobs.generate(args)
 
     def eval(self, args: JobArgs) -> Path:
-        """Evaluate a memory + reasoner (:func:`memgym.pipelines.dialogmem_jobs.evaluate`)."""
+        """Evaluate and compare memories with a reasoner (:func:`memgym.pipelines.dialogmem_jobs.evaluate`)."""
         return dialogmem_jobs.evaluate(args)
 
     def render(self, args: JobArgs) -> Path:
