@@ -6,7 +6,8 @@ fixed seed. A reply that times out (``timeout_s``), a connection dropped mid-req
 times; other 4xx answers (a wrong model name, a bad key) fail at once, and so does an endpoint
 that cannot be reached at all (connection refused, unknown host, or no connection within
 ``connect_timeout_s``, 10 s by default), so an eval against a server that is down fails each item
-at once (or after ``connect_timeout_s``) instead of retrying for minutes. A request that still fails raises
+at once instead of retrying for minutes; after a connection attempt that got no answer, requests in
+the next ``SILENT_HOLD_S`` seconds fail without trying. A request that still fails raises
 :class:`~memgym.backends.errors.ReasonerError` with the endpoint, the attempts and the last cause,
 which evaluation loops record for that item before going on.
 """
@@ -31,6 +32,8 @@ from memgym.core.registry import register_reasoner
 RETRY_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
 CONNECT_TIMEOUT_S = 10.0
 """Seconds to reach an endpoint when built from a config (or ``timeout_s`` if shorter)."""
+SILENT_HOLD_S = 30.0
+"""After a connection attempt got no answer, requests in the next this many seconds fail at once."""
 
 
 @register_reasoner("openai")
@@ -88,6 +91,8 @@ class OpenAIChatReasoner(Reasoner):
         self.backoff_s = backoff_s
         self.seed = seed
         self.sleep = sleep
+        self._silent_until = -1.0  # time.monotonic() before which the endpoint counts as unreachable
+        self._silent_reason = ""
 
     @classmethod
     def from_config(cls, config: ReasonerConfig) -> OpenAIChatReasoner:
@@ -149,6 +154,8 @@ class OpenAIChatReasoner(Reasoner):
         Raises:
             ReasonerError: the endpoint cannot be reached within ``connect_timeout_s`` (not retried).
         """
+        if time.monotonic() < self._silent_until:
+            raise ReasonerError(self._silent_reason + f" (not tried again for {SILENT_HOLD_S:g} s)")
         cls = http.client.HTTPSConnection if self._secure else http.client.HTTPConnection
         connection = cls(self._host, self._port, timeout=self.connect_timeout_s)
         try:
@@ -156,9 +163,12 @@ class OpenAIChatReasoner(Reasoner):
         except (OSError, http.client.HTTPException) as exc:
             connection.close()
             reason = "no answer" if isinstance(exc, TimeoutError) else str(exc)
-            raise ReasonerError(
+            message = (
                 f"{self.url}: cannot connect ({reason} within {self.connect_timeout_s:g} s); is the server running?"
-            ) from None
+            )
+            if isinstance(exc, TimeoutError):  # a silent host costs connect_timeout_s per try: hold off
+                self._silent_until, self._silent_reason = time.monotonic() + SILENT_HOLD_S, message
+            raise ReasonerError(message) from None
         connection.sock.settimeout(self.timeout_s)
         return connection
 

@@ -170,9 +170,13 @@ def test_connect_timeout_bounds_a_silent_endpoint():
         start = time.monotonic()
         with pytest.raises(ReasonerError, match=r"cannot connect \(no answer within 0.3 s\)"):
             client.generate([Message.text("user", "hi")])
+        assert time.monotonic() - start < 5.0
+        start = time.monotonic()
+        with pytest.raises(ReasonerError, match="not tried again for 30 s"):  # the next item does not wait
+            client.generate([Message.text("user", "hi")])
+        assert time.monotonic() - start < 0.2
         for filler in fillers:
             filler.close()
-    assert time.monotonic() - start < 5.0
 
 
 def test_build_from_config_and_bad_config():
