@@ -50,8 +50,8 @@ Quat = tuple[float, float, float, float]
 class TraversalConfig:
     """How traversals are sampled."""
 
-    min_goals: int = dataclasses.field(default=5, metadata={"help": "fewest navigation goals"})
-    max_goals: int = dataclasses.field(default=16, metadata={"help": "most navigation goals"})
+    min_goals: int = dataclasses.field(default=5, metadata={"help": "fewest navigation goals", "min": 1})
+    max_goals: int = dataclasses.field(default=16, metadata={"help": "most navigation goals", "min": 1})
     max_detours: int = dataclasses.field(default=2, metadata={"help": "most exploration waypoints per segment"})
     look_around_prob: float = dataclasses.field(
         default=0.5, metadata={"help": "chance of a full 360-degree look-around at an exploration waypoint"}
@@ -66,7 +66,11 @@ class TraversalConfig:
     )
     visibility_width: int = dataclasses.field(
         default=64,
-        metadata={"help": "width (pixels) of the semantic render that decides 'observed'; 0 = camera width"},
+        metadata={
+            "help": "width (pixels) of the semantic render that decides 'observed'; 0 = camera width",
+            "min": 0,
+            "max": 4096,
+        },
     )
 
     def __post_init__(self) -> None:

@@ -27,6 +27,7 @@ from memgym.core.benchmark import Benchmark, JobArgs, ReportSection
 from memgym.core.config import load_config
 from memgym.core.episode import Dataset
 from memgym.core.errors import MemgymError
+from memgym.core.outputs import prepare_output_file
 from memgym.core.registry import register_benchmark
 from memgym.core.seeding import config_hash, episode_rng
 from memgym.datasets.embodied import EmbodiedEpisode
@@ -75,9 +76,11 @@ class DialogMemBenchmark(Benchmark):
         config = load_config(RenderConfig, path=args.config_path, overrides=args.overrides)
         if config.format not in ("mp4", "gif"):
             raise MemgymError(f"format must be mp4 or gif, got {config.format!r}")
+        if args.out is not None:
+            prepare_output_file(args.out)  # before the traversal is generated
         traversal, name = self._traversal_to_render(config, args.progress)
         scene = load_scene(traversal.scene)
-        out = args.out or Path(args.runs_dir) / "dialogmem" / "render" / f"{name}.{config.format}"
+        out = prepare_output_file(args.out or Path(args.runs_dir) / "dialogmem" / "render" / f"{name}.{config.format}")
         frames = trajectory_frames(scene, traversal, stride=config.stride)  # the camera it was recorded with
         total = len(traversal.frames[:: max(1, config.stride)])
         path = write_video(frames, Path(out), fps=config.fps, total=total, progress=args.progress)

@@ -10,7 +10,8 @@ Eval (resumable through :class:`~memgym.core.results.RunStore`): for each memory
 :class:`~memgym.envs.dialogmem_env.DialogMemEnv` with that registered memory and a
 :class:`~memgym.agents.reasoner_agent.ReasonerAgent`; one result row per item, appended as it
 finishes. A reasoner or judge failure, an episode with dangling ids or a duplicated episode id
-becomes an ``error`` row and the run goes on. Layout of ``RUNS/eval-dialogmem/NAME/`` (``NAME``:
+becomes an ``error`` row and the run goes on; a re-run retries the items that failed, and an
+eval in which every item of a memory failed ends with an error once its tables are written. Layout of ``RUNS/eval-dialogmem/NAME/`` (``NAME``:
 ``name=`` or the hash of the config without the memory names)::
 
     <memory>/           one RunStore per memory: results.jsonl, results.md (tables by task and
@@ -40,13 +41,15 @@ from tqdm import tqdm
 from memgym.backends.config import ReasonerConfig, build_reasoner
 from memgym.backends.errors import ReasonerError
 from memgym.core.benchmark import JobArgs
-from memgym.core.config import dump_config, load_config
+from memgym.core.config import load_config, yaml_text
 from memgym.core.episode import Dataset, TaskItem
 from memgym.core.errors import ConfigError, RecordError
+from memgym.core.outputs import prepare_output_file, write_text_atomic
 from memgym.core.records import from_json, write_jsonl
 from memgym.core.registry import MEMORIES
-from memgym.core.results import RunStore, aggregate, to_markdown
+from memgym.core.results import RunStore, aggregate, raise_if_all_failed, to_markdown
 from memgym.core.seeding import NOT_HASHED, config_hash, episode_rng
+from memgym.core.textfiles import text_lines
 from memgym.datasets.dialogmem.episode import ConstructionConfig, DialogMemEpisode, build_episode
 from memgym.datasets.dialogmem.realise import LLMRealiser, TemplateRealiser
 from memgym.datasets.dialogmem.residents import profiles_from_reasoner
@@ -66,9 +69,11 @@ class DialogMemGenerateConfig:
     source: Literal["procedural", "hm3d"] = field(
         default="procedural", metadata={"help": "generated houses, or HM3D scenes read from hm3d_path"}
     )
-    scenes: int = field(default=27, metadata={"help": "number of scenes (first N HM3D scenes, sorted)"})
+    scenes: int = field(
+        default=27, metadata={"help": "number of scenes (first N HM3D scenes, sorted)", "min": 1, "max": 10000}
+    )
     first_house_seed: int = field(default=0, metadata={"help": "procedural: house seeds start here"})
-    episodes_per_scene: int = field(default=1, metadata={"help": "traversals (episodes) per scene"})
+    episodes_per_scene: int = field(default=1, metadata={"help": "traversals (episodes) per scene", "min": 1})
     seed: int = field(default=0, metadata={"help": "run seed; episode generators derive from it"})
     hm3d_path: str = field(default="", metadata={"help": "hm3d: folder holding <id>/<name>.glb scenes"})
     goat_path: str = field(
@@ -112,7 +117,7 @@ class DialogMemEvalConfig:
         metadata={"help": "LLM-match judge (e.g. judge.model=Qwen/Qwen3-VL-4B-Instruct)"},
     )
     execute_navigation: bool = field(default=False, metadata={"help": "also report execution success and SPL"})
-    max_episodes: int = field(default=0, metadata={"help": "evaluate only the first N episodes (0 = all)"})
+    max_episodes: int = field(default=0, metadata={"help": "evaluate only the first N episodes (0 = all)", "min": 0})
     camera: CameraConfig = field(default_factory=CameraConfig, metadata={"help": "formation rendering"})
     name: str = field(default="", metadata={"help": "run folder name (default: config hash)"})
     bootstrap_seed: int = field(default=0, metadata={"help": "seed of the comparison's bootstrap intervals"})
@@ -166,9 +171,8 @@ def scene_specs(config: DialogMemGenerateConfig) -> list[SceneSpec]:
 def generate(args: JobArgs) -> Path:
     """Build the dataset (module docstring); returns the JSONL path."""
     config = load_config(DialogMemGenerateConfig, path=args.config_path, overrides=args.overrides)
-    out = Path(args.out or config.out)
+    out = prepare_output_file(args.out or config.out)
     partial = out.with_name(out.name + ".partial")
-    out.parent.mkdir(parents=True, exist_ok=True)
     digest = config_hash(config)
     done = {e.episode_id: e for e in list(_read_partial(partial, digest))}
     realiser, auditor, writer = _writers(config)
@@ -206,8 +210,8 @@ def generate(args: JobArgs) -> Path:
     write_jsonl(out, episodes)
     stats = dataset_statistics(episodes)
     text = "\n".join(f"## {name}\n\n{to_markdown(table)}" for name, table in stats.items())
-    out.with_name(out.stem + ".stats.md").write_text(text, encoding="utf-8")
-    dump_config(config, out.with_name(out.stem + ".config.yaml"))
+    write_text_atomic(out.with_name(out.stem + ".stats.md"), text)
+    write_text_atomic(out.with_name(out.stem + ".config.yaml"), yaml_text(config))
     partial.unlink()
     return out
 
@@ -248,32 +252,33 @@ def load_episodes(path: Path) -> tuple[list[DialogMemEpisode], list[tuple[str, d
     if not path.is_file():
         raise RecordError(f"dataset {path} does not exist; run 'memgym generate dialogmem' first")
     episodes, errors, seen = [], [], set()
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            episode = from_json(line, where=f"{path}:{number}")
-            if not isinstance(episode, DialogMemEpisode):
-                errors.append((f"line{number}", {"error": f"{path}:{number}: not a dialogmem.episode record"}))
-                continue
-            if episode.episode_id in seen:
-                errors.append(
-                    (
-                        f"{episode.episode_id}@line{number}",
-                        {"episode_id": episode.episode_id, "error": f"{path}:{number}: duplicated episode id"},
-                    )
+    for number, line in text_lines(path):
+        if not line.strip():
+            continue
+        episode = from_json(line, where=f"{path}:{number}")
+        if not isinstance(episode, DialogMemEpisode):
+            errors.append((f"line{number}", {"error": f"{path}:{number}: not a dialogmem.episode record"}))
+            continue
+        if episode.episode_id in seen:
+            errors.append(
+                (
+                    f"{episode.episode_id}@line{number}",
+                    {"episode_id": episode.episode_id, "error": f"{path}:{number}: duplicated episode id"},
                 )
-                continue
-            seen.add(episode.episode_id)
-            try:
-                episode.check()
-            except RecordError as exc:
-                errors += [
-                    (i.item_id, {"episode_id": episode.episode_id, "item_id": i.item_id, "error": str(exc)})
-                    for i in episode.items
-                ]
-                continue
-            episodes.append(episode)
+            )
+            continue
+        seen.add(episode.episode_id)
+        try:
+            episode.check()
+        except RecordError as exc:
+            errors += [
+                (i.item_id, {"episode_id": episode.episode_id, "item_id": i.item_id, "error": str(exc)})
+                for i in episode.items
+            ]
+            continue
+        episodes.append(episode)
+    if not episodes and not errors:
+        raise RecordError(f"dataset {path} holds no episodes")
     return episodes, errors
 
 
@@ -292,7 +297,7 @@ def evaluate(args: JobArgs) -> Path:
         episodes = episodes[: config.max_episodes]
     shared = dataclasses.replace(config, memory="", memories=())
     folder_name = config.name or config_hash(shared)
-    rows = {}
+    rows, stores = {}, []
     for name in names:
         # each memory is its own resumable store, hashed without the list: adding a memory to
         # memories=[...] later reuses the results of the others
@@ -300,8 +305,11 @@ def evaluate(args: JobArgs) -> Path:
         store = RunStore.open(args.runs_dir, "eval-dialogmem", memory_config, name=f"{folder_name}/{name}")
         _evaluate_memory(memory_config, store, episodes, errors, args.progress)
         rows[name] = store.rows()
+        stores.append(store)
     folder = Path(args.runs_dir) / "eval-dialogmem" / folder_name
     write_comparison(folder, rows, seed=config.bootstrap_seed, n_resamples=config.bootstrap_resamples)
+    for store in stores:
+        raise_if_all_failed(store)  # after the tables: they show the errors
     return folder
 
 
@@ -318,7 +326,7 @@ def _evaluate_memory(
     from memgym.tasks.llm_match import JudgeCache, LLMMatchScorer
 
     for key, row in errors:
-        if key not in store.done_keys():
+        if key not in store.recorded_keys():
             store.append(key, row)
     scorers = {}
     if config.qa_scorer == "llm_match":

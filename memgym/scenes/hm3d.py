@@ -52,6 +52,7 @@ from PIL import Image
 
 from memgym.core.errors import MemgymError
 from memgym.core.registry import register_scene
+from memgym.core.textfiles import read_text
 from memgym.scenes.mesh_scene import MeshScene, SurfaceLookup, estimate_floor_height
 from memgym.scenes.navigation import AgentSpec, NavGrid
 from memgym.scenes.navmesh_file import NavMesh, read_navmesh
@@ -167,7 +168,7 @@ def read_semantic_txt(path: Path) -> list[tuple[int, str, str, int]]:
     if not path.is_file():
         raise MemgymError(f"HM3D semantic annotations {path} do not exist")
     rows = []
-    lines = path.read_text(encoding="utf-8").splitlines()
+    lines = read_text(path).splitlines()
     for number, row in enumerate(csv.reader(lines), start=1):
         if not row or (number == 1 and row[0].strip() == HEADER):
             continue
@@ -534,8 +535,8 @@ def _read_goals(path: Path, *, required: bool) -> list[SceneObject]:
     try:
         raw = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
         data = json.loads(raw)
-    except (OSError, json.JSONDecodeError) as exc:
-        raise MemgymError(f"{path}: not valid (gzipped) JSON ({exc})") from None
+    except (OSError, ValueError) as exc:  # ValueError: JSON and UTF-8 decoding errors
+        raise MemgymError(f"{path}: not valid (gzipped) UTF-8 JSON ({exc})") from None
     goals = None
     if isinstance(data, dict):  # GOAT-Bench: "goals"; HM3D ObjectNav: "goals_by_category"
         goals = data.get("goals", data.get("goals_by_category"))

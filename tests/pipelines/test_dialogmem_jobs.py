@@ -13,7 +13,7 @@ import pytest
 from memgym.core.benchmark import JobArgs
 from memgym.core.config import load_config
 from memgym.core.episode import Dataset
-from memgym.core.errors import ConfigError, RegistryError
+from memgym.core.errors import ConfigError, MemgymError, RegistryError
 from memgym.core.seeding import config_hash
 from memgym.pipelines.dialogmem_jobs import DialogMemGenerateConfig, evaluate, generate, scene_specs
 
@@ -106,15 +106,17 @@ def test_eval_end_to_end_and_resume(dataset, tmp_path):
 
 
 def test_endpoint_failures_become_item_errors(dataset, tmp_path):
-    run = run_eval(
-        dataset,
-        tmp_path,
-        "reasoner.backend=openai",
-        "reasoner.model=m",
-        "reasoner.base_url=http://127.0.0.1:9/v1",
-        "reasoner.max_retries=0",
-        "reasoner.timeout_s=0.5",
-    )
+    with pytest.raises(MemgymError, match=r"all \d+ items of .*results.jsonl failed"):  # every item failed: exit 2
+        run_eval(
+            dataset,
+            tmp_path,
+            "reasoner.backend=openai",
+            "reasoner.model=m",
+            "reasoner.base_url=http://127.0.0.1:9/v1",
+            "reasoner.max_retries=0",
+            "reasoner.timeout_s=0.5",
+        )
+    (run,) = (tmp_path / "eval-dialogmem").iterdir()
     result = rows(run)
     assert len(result) == len(Dataset.load(dataset)[0].items)
     assert all("cannot connect" in r["error"] or "connection" in r["error"] for r in result)

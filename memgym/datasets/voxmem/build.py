@@ -88,7 +88,7 @@ DEFAULT_SOUND_CLASSES: tuple[str, ...] = (
 class VoxMemConfig:
     """Configuration of ``memgym generate voxmem``."""
 
-    items: int = dataclasses.field(default=15, metadata={"help": "number of items (cycling over the cells)"})
+    items: int = dataclasses.field(default=15, metadata={"help": "number of items (cycling over the cells)", "min": 1})
     cells: tuple[str, ...] = dataclasses.field(
         default=(),
         metadata={
@@ -108,7 +108,7 @@ class VoxMemConfig:
         default=DEFAULT_SOUND_CLASSES, metadata={"help": "sound classes used as background sounds"}
     )
     snr_db: float = dataclasses.field(default=10.0, metadata={"help": "speech-to-sound SNR on the active region"})
-    users: int = dataclasses.field(default=3, metadata={"help": "users per history (distinct voices)"})
+    users: int = dataclasses.field(default=3, metadata={"help": "users per history (distinct voices)", "min": 1})
     writer: Literal["template", "llm"] = dataclasses.field(
         default="template", metadata={"help": "dialogue writer: template (offline) or llm (needs reasoner)"}
     )
