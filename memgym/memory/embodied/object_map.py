@@ -1,0 +1,203 @@
+"""Object instances fused across frames, as ConceptGraphs builds them.
+
+Each new :class:`~memgym.memory.embodied.perception.ObjectView` is compared with every existing
+:class:`Instance` whose bounding box it touches:
+
+* geometric similarity -- the fraction of the view's voxels that have an instance voxel among
+  their 27 neighbouring cells (ConceptGraphs' nearest-neighbour overlap ratio on a voxel grid);
+* semantic similarity -- the cosine of the crop embeddings when both have one, else 1 for the
+  same label and 0 for different labels.
+
+The view merges into the most similar instance when ``geometric + semantic > threshold`` (and
+the geometric part is positive); otherwise it starts a new instance. Merging unions the voxel
+clouds, adds a vote for the label, keeps the largest crop and averages the embeddings.
+An instance's location is the centre of the bounding box of its fused cloud after statistical
+outlier removal (open3d), computed when asked and cached until the instance changes.
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+from typing import Any
+
+import numpy as np
+
+from memgym.memory.embodied.backproject import NEIGHBOUR_OFFSETS, remove_outliers, voxel_downsample, voxel_keys
+from memgym.memory.embodied.perception import ObjectView
+
+
+@dataclasses.dataclass(eq=False)
+class Instance:
+    """One fused object.
+
+    Attributes:
+        id: ``obj_<n>`` in order of creation.
+        points: ``(M, 3)`` voxel centroids of the fused cloud, metres, sorted by voxel key.
+        keys: ``(M,)`` their sorted voxel keys.
+        votes: label -> number of views with that label.
+        crop: the crop of its largest view.
+        crop_coverage: that view's frame coverage.
+        frames: ``{frame index: coverage}`` of the frames it was detected in.
+        embedding: mean unit crop embedding, or None.
+    """
+
+    id: str
+    points: np.ndarray
+    keys: np.ndarray
+    votes: collections.Counter
+    crop: np.ndarray
+    crop_coverage: float
+    frames: dict[int, float]
+    embedding: np.ndarray | None = None
+    _box: np.ndarray | None = None
+
+    @property
+    def label(self) -> str:
+        """The most voted label (alphabetical among ties)."""
+        best = max(self.votes.values())
+        return min(label for label, n in self.votes.items() if n == best)
+
+    @property
+    def box(self) -> np.ndarray:
+        """``(2, 3)`` min/max corner of the outlier-filtered cloud, metres."""
+        if self._box is None:
+            inliers = remove_outliers(self.points)
+            self._box = np.stack([inliers.min(0), inliers.max(0)])
+        return self._box
+
+    @property
+    def location(self) -> tuple[float, float, float]:
+        """Centre of :attr:`box`, metres."""
+        centre = self.box.mean(axis=0)
+        return (float(centre[0]), float(centre[1]), float(centre[2]))
+
+    def sightings(self) -> int:
+        """Separate sightings: runs of consecutive frames in which it was detected."""
+        frames = np.array(sorted(self.frames))
+        return int(1 + np.count_nonzero(np.diff(frames) > 1)) if len(frames) else 0
+
+    def state(self) -> dict[str, Any]:
+        """Plain-data form (see :meth:`from_state`)."""
+        return {
+            "id": self.id,
+            "points": self.points.copy(),
+            "votes": dict(self.votes),
+            "crop": self.crop.copy(),
+            "crop_coverage": self.crop_coverage,
+            "frames": dict(self.frames),
+            "embedding": None if self.embedding is None else self.embedding.copy(),
+        }
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any], voxel: float) -> Instance:
+        points = np.asarray(state["points"], float).reshape(-1, 3)
+        return cls(
+            id=str(state["id"]),
+            points=points,
+            keys=voxel_keys(points, voxel),
+            votes=collections.Counter({str(k): int(v) for k, v in state["votes"].items()}),
+            crop=np.asarray(state["crop"], np.uint8),
+            crop_coverage=float(state["crop_coverage"]),
+            frames={int(k): float(v) for k, v in state["frames"].items()},
+            embedding=None if state["embedding"] is None else np.asarray(state["embedding"], np.float32),
+        )
+
+
+class ObjectMap:
+    """Instances and the association rule of the module docstring.
+
+    Args:
+        voxel: voxel size of the fused clouds, metres (must match the views').
+        threshold: merge when geometric + semantic similarity exceeds it.
+    """
+
+    def __init__(self, voxel: float = 0.05, threshold: float = 1.1) -> None:
+        self.voxel = float(voxel)
+        self.threshold = float(threshold)
+        self.instances: list[Instance] = []
+        self._boxes = np.zeros((0, 2, 3))
+
+    def add(self, views: list[ObjectView]) -> list[str]:
+        """Associate the views of one frame (larger views first); returns the instance id each view
+        went to, in the order of ``views``."""
+        ids = [""] * len(views)
+        for index in sorted(range(len(views)), key=lambda k: -len(views[k].points)):
+            view = views[index]
+            keys = voxel_keys(view.points, self.voxel)
+            best, best_sim = -1, self.threshold
+            for k in self._candidates(view.points):
+                geometric = self.overlap(keys, self.instances[k].keys)
+                if geometric <= 0:
+                    continue
+                sim = geometric + self.semantic(view, self.instances[k])
+                if sim > best_sim:
+                    best, best_sim = k, sim
+            if best < 0:
+                self._create(view)
+                best = len(self.instances) - 1
+            else:
+                self._merge(self.instances[best], view)
+            ids[index] = self.instances[best].id
+            self._boxes[best] = [self.instances[best].points.min(0), self.instances[best].points.max(0)]
+        return ids
+
+    def overlap(self, keys: np.ndarray, instance_keys: np.ndarray) -> float:
+        """Fraction of ``keys`` with an instance voxel among their 27 neighbouring cells."""
+        near = (keys[:, None] + NEIGHBOUR_OFFSETS[None, :]).reshape(-1)
+        at = np.minimum(np.searchsorted(instance_keys, near), len(instance_keys) - 1)
+        hit = (instance_keys[at] == near).reshape(len(keys), -1).any(axis=1)
+        return float(hit.mean())
+
+    @staticmethod
+    def semantic(view: ObjectView, instance: Instance) -> float:
+        """Cosine of the embeddings when both exist, else label equality (1 or 0)."""
+        if view.embedding is not None and instance.embedding is not None:
+            norm = float(np.linalg.norm(instance.embedding)) or 1.0
+            return float(view.embedding @ instance.embedding) / norm
+        return 1.0 if view.label in instance.votes else 0.0
+
+    def _candidates(self, points: np.ndarray) -> np.ndarray:
+        if not len(self.instances):
+            return np.zeros(0, int)
+        low, high = points.min(0) - self.voxel, points.max(0) + self.voxel
+        touching = np.all((self._boxes[:, 0] <= high) & (self._boxes[:, 1] >= low), axis=1)
+        return np.flatnonzero(touching)
+
+    def _create(self, view: ObjectView) -> None:
+        points = voxel_downsample(view.points, self.voxel)
+        self.instances.append(
+            Instance(
+                id=f"obj_{len(self.instances)}",
+                points=points,
+                keys=voxel_keys(points, self.voxel),
+                votes=collections.Counter({view.label: 1}),
+                crop=view.crop,
+                crop_coverage=view.coverage,
+                frames={view.frame: view.coverage},
+                embedding=view.embedding,
+            )
+        )
+        self._boxes = np.concatenate([self._boxes, np.zeros((1, 2, 3))])
+
+    def _merge(self, instance: Instance, view: ObjectView) -> None:
+        instance.points = voxel_downsample(np.concatenate([instance.points, view.points]), self.voxel)
+        instance.keys = voxel_keys(instance.points, self.voxel)
+        instance.votes[view.label] += 1
+        instance.frames[view.frame] = max(instance.frames.get(view.frame, 0.0), view.coverage)
+        if view.coverage > instance.crop_coverage:
+            instance.crop, instance.crop_coverage = view.crop, view.coverage
+        if view.embedding is not None:
+            n = sum(instance.votes.values()) - 1
+            base = instance.embedding if instance.embedding is not None else view.embedding
+            instance.embedding = ((base * n + view.embedding) / (n + 1)).astype(np.float32)
+        instance._box = None
+
+    def state(self) -> list[dict[str, Any]]:
+        """Plain-data form of the instances."""
+        return [i.state() for i in self.instances]
+
+    def load(self, states: list[dict[str, Any]]) -> None:
+        """Restore :meth:`state` output."""
+        self.instances = [Instance.from_state(s, self.voxel) for s in states]
+        self._boxes = np.array([[i.points.min(0), i.points.max(0)] for i in self.instances]).reshape(-1, 2, 3)

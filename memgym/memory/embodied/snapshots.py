@@ -1,0 +1,153 @@
+"""``3dmem`` and ``3dmem+dialogue``: snapshots of co-observed objects, as 3D-Mem keeps them.
+
+Formation fuses detections into instances exactly as ``conceptgraph`` does. A frame's image
+is kept while it is the best view (largest mask coverage) of at least one instance. Snapshots
+are then chosen from those frames by co-visibility: repeatedly take the frame that sees the
+most instances not yet in a snapshot (ties: larger summed coverage, then earlier frame); those
+instances form its snapshot. Each :class:`Snapshot` holds the scene image, its objects (with
+their crops in the instances) and a list of linked dialogue turns.
+
+Retrieval (3D-Mem's setting): the reasoner predicts relevant categories; the snapshots holding
+an instance of one of them are kept, and every object in a kept snapshot is an entry (grouped
+by snapshot, its location the instance's estimated 3D location); the images are the kept
+snapshots' scene images. ``3dmem+dialogue`` appends the full transcript.
+
+Seams for linkers and probes: :attr:`SnapshotMemory.linker` (a :class:`Linker`) fills each
+snapshot's ``turns`` when snapshots are built, and a kept snapshot's turns come with the
+evidence; probes can replace :meth:`SnapshotMemory.snapshots`, the facts
+(:meth:`~memgym.memory.embodied.conceptgraph.ObjectMemory.facts`) or entry locations.
+"""
+
+from __future__ import annotations
+
+import abc
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from memgym.core.registry import register_memory
+from memgym.memory.embodied.conceptgraph import ObjectMemory
+from memgym.memory.embodied.evidence import Entry, VisualEvidence
+from memgym.memory.embodied.object_map import Instance
+
+
+@dataclasses.dataclass(eq=False)
+class Snapshot:
+    """One snapshot.
+
+    Attributes:
+        id: ``snap_<k>`` in order of selection.
+        frame: formation frame index of its image.
+        image: ``(H, W, 3) uint8`` scene image.
+        objects: instance ids it holds.
+        turns: indices into the memory's ``turns`` linked to it (empty without a linker).
+    """
+
+    id: str
+    frame: int
+    image: np.ndarray
+    objects: tuple[str, ...]
+    turns: list[int] = dataclasses.field(default_factory=list)
+
+
+class Linker(abc.ABC):
+    """Links dialogue turns to snapshots during formation (DialogMem's CLIP and VLM linkers)."""
+
+    @abc.abstractmethod
+    def link(
+        self, turns: Sequence[tuple[int, str]], snapshots: Sequence[Snapshot], instances: Sequence[Instance]
+    ) -> dict[str, list[int]]:
+        """Snapshot id -> indices of the ``(frame, line)`` turns linked to it."""
+
+
+def select_snapshots(
+    frame_objects: dict[int, dict[str, float]], candidates: Sequence[int]
+) -> list[tuple[int, list[str]]]:
+    """Greedy co-visibility cover (module docstring): ``(frame, instance ids)`` per snapshot."""
+    uncovered = {o for f in candidates for o in frame_objects.get(f, {})}
+    chosen = []
+    while uncovered:
+        best = max(
+            candidates,
+            key=lambda f: (
+                len(uncovered & frame_objects[f].keys()),
+                sum(c for o, c in frame_objects[f].items() if o in uncovered),
+                -f,
+            ),
+        )
+        members = sorted(uncovered & frame_objects[best].keys())
+        chosen.append((best, members))
+        uncovered -= set(members)
+    return chosen
+
+
+@register_memory("3dmem")
+class SnapshotMemory(ObjectMemory):
+    """Snapshots of the predicted categories as evidence (see the module docstring)."""
+
+    def _reset_store(self) -> None:
+        super()._reset_store()
+        self.images: dict[int, np.ndarray] = {}
+        self.best_view: dict[str, tuple[float, int]] = {}
+        self.linker: Linker | None = getattr(self, "linker", None)
+        self._snapshots: list[Snapshot] | None = None
+
+    def _after_frame(self, observation: Any, index: int, seen: dict[str, float]) -> None:
+        for object_id, coverage in seen.items():
+            if object_id not in self.best_view or coverage > self.best_view[object_id][0]:
+                self.best_view[object_id] = (coverage, index)
+                self.images.setdefault(index, np.asarray(observation["rgb"], np.uint8).copy())
+        needed = {f for _, f in self.best_view.values()}
+        self.images = {f: image for f, image in self.images.items() if f in needed}
+        self._snapshots = None
+
+    def snapshots(self) -> list[Snapshot]:
+        """The snapshots (selected after formation changes, then linked when a linker is set)."""
+        if self._snapshots is None:
+            chosen = select_snapshots(self.frame_objects, sorted(self.images))
+            self._snapshots = [
+                Snapshot(f"snap_{k}", frame, self.images[frame], tuple(members))
+                for k, (frame, members) in enumerate(chosen)
+            ]
+            if self.linker is not None:
+                links = self.linker.link(self.turns, self._snapshots, self.objects.instances)
+                for snapshot in self._snapshots:
+                    snapshot.turns = sorted(links.get(snapshot.id, []))
+        return self._snapshots
+
+    def retrieve(self, query: Any) -> VisualEvidence:
+        categories = self.categories(query)
+        facts = self.facts()
+        instances = {i.id: i for i in self.objects.instances}
+        kept = [s for s in self.snapshots() if any(instances[o].label in categories for o in s.objects)]
+        entries = tuple(
+            Entry(o, instances[o].label, instances[o].location, facts[o], image=k, group=s.id)
+            for k, s in enumerate(kept)
+            for o in s.objects
+        )
+        captions = tuple(f"{s.id}: " + ", ".join(f"{o} ({instances[o].label})" for o in s.objects) for s in kept)
+        linked = [self.turns[t][1] for s in kept for t in s.turns]
+        dialogue = self.transcript() or "\n".join(linked)
+        return VisualEvidence(entries, tuple(s.image for s in kept), captions, dialogue, categories)
+
+    def _store_state(self) -> dict[str, Any]:
+        return {
+            **super()._store_state(),
+            "images": {int(f): image.copy() for f, image in self.images.items()},
+            "best_view": {o: [c, f] for o, (c, f) in self.best_view.items()},
+        }
+
+    def _load_store(self, state: dict[str, Any]) -> None:
+        super()._load_store(state)
+        self.images = {int(f): np.asarray(image, np.uint8) for f, image in state["images"].items()}
+        self.best_view = {str(o): (float(c), int(f)) for o, (c, f) in state["best_view"].items()}
+        self._snapshots = None
+
+
+@register_memory("3dmem+dialogue")
+class SnapshotDialogueMemory(SnapshotMemory):
+    """``3dmem`` plus the full transcript."""
+
+    with_dialogue = True
