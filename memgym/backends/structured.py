@@ -261,17 +261,36 @@ class StructuredReasoner(Reasoner):
 
 
 def select_categories(request: str, listed: str) -> str:
-    """The categories of the JSON list ``listed`` named in ``request``, comma-separated in the
-    order named (the longest name first at one position); :data:`UNKNOWN` when none is."""
+    """The categories of the JSON list ``listed`` named in ``request`` (:func:`named_categories`),
+    comma-separated; :data:`UNKNOWN` when none is named."""
     try:
         categories = [str(c) for c in json.loads(listed)]
     except (json.JSONDecodeError, TypeError):
         return UNKNOWN
-    text = " " + " ".join(words(request)) + " "
-    named = sorted(
-        (at, -len(c), c) for c in set(categories) if words(c) and (at := text.find(f" {' '.join(words(c))} ")) >= 0
-    )
-    return ", ".join(c for _, _, c in named) if named else UNKNOWN
+    return ", ".join(named_categories(request, categories)) or UNKNOWN
+
+
+def named_categories(text: str, categories: Iterable[str]) -> list[str]:
+    """The ``categories`` named in ``text`` (case and punctuation ignored), in the order first
+    named; a name inside a longer named one (``counter`` in ``kitchen counter``) does not count."""
+    padded = " " + " ".join(words(text)) + " "
+    spans = []
+    for category in set(categories):
+        phrase = f" {' '.join(words(category))} "
+        start = padded.find(phrase) if phrase.strip() else -1
+        while start >= 0:
+            spans.append((start, -len(phrase), category))
+            start = padded.find(phrase, start + 1)
+    named: list[str] = []
+    covered: list[tuple[int, int]] = []
+    for start, negative, category in sorted(spans):
+        end = start - negative
+        if any(a <= start and end <= b for a, b in covered):
+            continue
+        covered.append((start, end))
+        if category not in named:
+            named.append(category)
+    return named
 
 
 def extractive_answer(question: str, context: str) -> str:

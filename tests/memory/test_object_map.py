@@ -13,17 +13,12 @@ from memgym.memory.embodied.object_map import ObjectMap
 from memgym.memory.embodied.perception import Perception
 from memgym.memory.embodied.relations import observable_facts, relation_graph
 from memgym.sensors.camera import CameraConfig
+from tests.support.box_scene import TABLE_LABELS as LABELS
+from tests.support.box_scene import TABLE_SCENE as SCENE
 from tests.support.box_scene import box_scene, views_around
 
 CAMERA = CameraConfig(width=128, height=96, hfov=80.0)
 MODEL = CameraModel(hfov=80.0)
-LABELS = {1: "crate", 2: "crate", 3: "mug", 4: "table"}
-SCENE = [
-    ((0.0, 0.3, 0.0), (0.6, 0.6, 0.6), 1),  # two crates 1.2 m apart
-    ((1.2, 0.3, 0.0), (0.6, 0.6, 0.6), 2),
-    ((0.6, 0.4, -1.6), (1.0, 0.8, 0.6), 4),  # a table with a mug on it
-    ((0.6, 0.925, -1.6), (0.25, 0.25, 0.25), 3),
-]
 
 
 @pytest.fixture(scope="module")

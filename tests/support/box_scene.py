@@ -56,3 +56,14 @@ def views_around(
         yaw = heading_to(position, np.asarray(target))
         out.append({**sensor.observe(scene, position, yaw), **pose.observe(position, yaw), "text": ""})
     return out
+
+
+TABLE_SCENE = [
+    ((0.0, 0.3, 0.0), (0.6, 0.6, 0.6), 1),  # two crates 1.2 m apart (0.6 m gap)
+    ((1.2, 0.3, 0.0), (0.6, 0.6, 0.6), 2),
+    ((0.6, 0.4, -1.6), (1.0, 0.8, 0.6), 4),  # a table with a mug on it
+    ((0.6, 0.925, -1.6), (0.25, 0.25, 0.25), 3),
+]
+"""Boxes ``(centre, size, semantic id)`` of the shared memory-test scene."""
+TABLE_LABELS = {1: "crate", 2: "crate", 3: "mug", 4: "table"}
+"""Its instance id -> category table."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
-from memgym.backends.structured import CATEGORIES_PREFIX, words
+from memgym.backends.structured import CATEGORIES_PREFIX, named_categories
 from memgym.core.chat import Message
 from memgym.core.errors import MemgymError
 from memgym.core.protocols import Reasoner
@@ -33,13 +33,7 @@ def category_messages(request: str, categories: Iterable[str]) -> list[Message]:
 
 def parse_categories(reply: str, categories: Iterable[str]) -> tuple[str, ...]:
     """Categories of ``categories`` named in ``reply``, in the order first named."""
-    text = " " + " ".join(words(reply)) + " "
-    found = []
-    for category in set(categories):
-        at = text.find(" " + " ".join(words(category)) + " ")
-        if at >= 0:
-            found.append((at, -len(category), category))
-    return tuple(c for _, _, c in sorted(found))
+    return tuple(named_categories(reply, categories))
 
 
 def predict_categories(reasoner: Reasoner | None, request: str, categories: Iterable[str]) -> tuple[str, ...]:

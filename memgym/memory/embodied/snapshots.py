@@ -91,8 +91,18 @@ class SnapshotMemory(ObjectMemory):
         super()._reset_store()
         self.images: dict[int, np.ndarray] = {}
         self.best_view: dict[str, tuple[float, int]] = {}
-        self.linker: Linker | None = getattr(self, "linker", None)
+        self._linker: Linker | None = getattr(self, "_linker", None)  # kept across episodes
         self._snapshots: list[Snapshot] | None = None
+
+    @property
+    def linker(self) -> Linker | None:
+        """The linker filling each snapshot's ``turns`` (None: no links); setting it re-links."""
+        return self._linker
+
+    @linker.setter
+    def linker(self, linker: Linker | None) -> None:
+        self._linker = linker
+        self._snapshots = None
 
     def _after_frame(self, observation: Any, index: int, seen: dict[str, float]) -> None:
         for object_id, coverage in seen.items():

@@ -1,0 +1,74 @@
+"""3D-Mem snapshots: co-visibility cover, retrieval by category, the linker seam."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from memgym.agents.reasoner_agent import ReasonerAgent
+from memgym.backends.structured import StructuredReasoner
+from memgym.core.registry import MEMORIES
+from memgym.memory.embodied.snapshots import Linker, SnapshotMemory, select_snapshots
+from tests.support.box_scene import TABLE_LABELS, TABLE_SCENE
+
+OPTIONS = {"hfov": 80.0, "stride": 1, "voxel": 0.03}
+
+
+def build(views, name="3dmem"):
+    memory = MEMORIES.get(name)(**OPTIONS)
+    memory.detector.set_labels(TABLE_LABELS)
+    for view in views:
+        memory.observe(view)
+    memory.bind_reasoner(StructuredReasoner())
+    return memory
+
+
+def test_greedy_cover_takes_the_frame_seeing_most_uncovered_objects():
+    seen = {0: {"a": 0.1}, 1: {"a": 0.2, "b": 0.1}, 2: {"c": 0.3}, 3: {"b": 0.5, "c": 0.1}, 4: {"d": 0.1}}
+    assert select_snapshots(seen, [0, 1, 2, 3, 4]) == [(3, ["b", "c"]), (1, ["a"]), (4, ["d"])]
+    # ties on count go to the larger coverage, then to the earlier frame
+    assert select_snapshots({5: {"a": 0.1}, 2: {"a": 0.1}}, [2, 5]) == [(2, ["a"])]
+    assert select_snapshots({}, []) == []
+
+
+def test_every_object_is_in_exactly_one_snapshot_with_a_kept_image(box_views):
+    memory = build(box_views)
+    snapshots = memory.snapshots()
+    members = [o for s in snapshots for o in s.objects]
+    assert sorted(members) == sorted(i.id for i in memory.objects.instances)
+    for snapshot in snapshots:
+        assert snapshot.image.shape == (96, 128, 3)
+        assert np.array_equal(snapshot.image, box_views[snapshot.frame]["rgb"])
+        assert all(o in memory.frame_objects[snapshot.frame] for o in snapshot.objects)
+    assert set(memory.images) <= {f for _, f in memory.best_view.values()}  # only best views are kept
+
+
+def test_retrieval_keeps_snapshots_with_the_predicted_categories(box_views):
+    memory = build(box_views)
+    evidence = memory.retrieve("Go to the mug.")
+    kept = {e.group for e in evidence.entries}
+    assert evidence.categories == ("mug",)
+    assert len(evidence.images) == len(kept) == len(evidence.captions)
+    assert "mug" in {e.label for e in evidence.entries}
+    assert all(e.group.startswith("snap_") for e in evidence.entries)
+    agent = ReasonerAgent(memory, StructuredReasoner())
+    action = agent.answer({"text": "Go to the mug.", "position": np.zeros(3)}, {"task": "navigation"})
+    assert np.linalg.norm(action["position"] - np.array(TABLE_SCENE[3][0])) < 0.05
+
+
+class FirstSnapshotLinker(Linker):
+    def link(self, turns, snapshots, instances):
+        return {snapshots[0].id: list(range(len(turns)))}
+
+
+def test_a_linker_attaches_turns_to_snapshots(box_views):
+    memory = build(box_views)
+    assert all(s.turns == [] for s in memory.snapshots())
+    memory.linker = FirstSnapshotLinker()
+    first = memory.snapshots()[0]
+    assert first.turns == [0]
+    held = [o for o in first.objects]
+    label = memory.objects.instances[int(held[0].split("_")[1])].label
+    evidence = memory.retrieve(f"Go to the {label}.")
+    assert evidence.dialogue == "Amelia: The mug on the table is mine."
+    memory.reset()
+    assert isinstance(memory, SnapshotMemory) and isinstance(memory.linker, FirstSnapshotLinker)
