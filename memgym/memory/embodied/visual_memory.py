@@ -10,7 +10,9 @@ Two bindings come from outside the stream:
 
 * :meth:`bind_episode` -- gives the ``gt`` detector the instance id -> category table of the
   episode's scene (the simulator's semantic annotation, what a perfect detector outputs: a label
-  per mask; no positions, no ids are passed on). The evaluation loop calls it before formation.
+  per mask; no positions, no ids are passed on), or an open-vocabulary detector with no
+  configured vocabulary the scene's category names as its queries. The evaluation loop calls it
+  before formation.
 * :meth:`bind_reasoner` -- the reasoner whose category predictions drive retrieval
   (:class:`~memgym.agents.reasoner_agent.ReasonerAgent` binds its own before each retrieval).
   It is not part of :meth:`state_dict` and is dropped when pickling.
@@ -31,16 +33,16 @@ from memgym.memory.embodied.encoders import build_encoder
 from memgym.memory.embodied.perception import Perception
 
 
-def build_detector(detector: str, device: str = "cpu", threshold: float = 0.1) -> Detector | None:
+def build_detector(detector: str, vocabulary: tuple[str, ...] = (), device: str = "cpu") -> Detector | None:
     """``"gt"`` (semantic image), ``""``/``"none"`` (no detector), else a zero-shot detection model
-    (local folder or hub id) through transformers."""
+    (local folder or hub id) through transformers, looking for ``vocabulary``."""
     if detector == "gt":
         return GroundTruthDetector()
     if detector in ("", "none"):
         return None
     from memgym.memory.embodied.open_vocabulary import ZeroShotDetector
 
-    return ZeroShotDetector(detector, device=device, threshold=threshold)
+    return ZeroShotDetector(detector, vocabulary, device=device)
 
 
 class VisualMemory(Memory, abc.ABC):
@@ -85,9 +87,7 @@ class VisualMemory(Memory, abc.ABC):
             "stride": stride,
             "voxel": voxel,
         }
-        self.detector = build_detector(detector, device)
-        if self.detector is not None and vocabulary and hasattr(self.detector, "vocabulary"):
-            self.detector.vocabulary = tuple(vocabulary)
+        self.detector = build_detector(detector, tuple(vocabulary), device)
         self.encoder = build_encoder(encoder_model, device)
         self.camera = CameraModel(hfov, sensor_height, max_depth)
         self.perception = (
@@ -100,12 +100,18 @@ class VisualMemory(Memory, abc.ABC):
 
     # ----- bindings ----------------------------------------------------------------------------
     def bind_episode(self, episode: Any) -> None:
-        """Give a ``gt`` detector the category table of ``episode``'s scene (module docstring)."""
-        if isinstance(self.detector, GroundTruthDetector):
-            from memgym.scenes.spec import load_scene
+        """Give a ``gt`` detector the category table of ``episode``'s scene, and an open-vocabulary
+        detector without a configured vocabulary the scene's category names (module docstring)."""
+        gt = isinstance(self.detector, GroundTruthDetector)
+        if not gt and (self.detector is None or self.options["vocabulary"]):
+            return
+        from memgym.scenes.spec import load_scene
 
-            scene = load_scene(episode.traversal.scene)
+        scene = load_scene(episode.traversal.scene)
+        if gt:
             self.detector.set_labels({o.semantic_id: o.category for o in scene.objects})
+        else:
+            self.detector.vocabulary = tuple(sorted({o.category for o in scene.objects}))
 
     def bind_reasoner(self, reasoner: Reasoner) -> None:
         """Use ``reasoner`` for category prediction at retrieval."""
