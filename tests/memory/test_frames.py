@@ -79,3 +79,7 @@ def test_runs_without_a_detector():
     memory.observe({k: v for k, v in observation(0).items() if k != "semantic"})
     evidence = memory.retrieve("Go to the mug.")
     assert [e.id for e in evidence.entries] == ["frame_0"]
+
+
+def test_only_the_gt_detector_needs_semantic_images():
+    assert FramesMemory().needs_semantic and not FramesMemory(detector="none").needs_semantic

@@ -98,6 +98,12 @@ class VisualMemory(Memory, abc.ABC):
         self.reasoner: Reasoner | None = None
         self.reset()
 
+    @property
+    def needs_semantic(self) -> bool:
+        """Whether formation observations must carry the ``semantic`` image (the ``gt`` detector):
+        an evaluation loop builds its env with ``semantic=True`` for such a memory."""
+        return isinstance(self.detector, GroundTruthDetector)
+
     # ----- bindings ----------------------------------------------------------------------------
     def bind_episode(self, episode: Any) -> None:
         """Give a ``gt`` detector the category table of ``episode``'s scene, and an open-vocabulary
