@@ -84,12 +84,6 @@ def voxel_keys(points: np.ndarray, voxel: float) -> np.ndarray:
     return (cells[:, 0] << 42) | (cells[:, 1] << 21) | cells[:, 2]
 
 
-NEIGHBOUR_OFFSETS = np.array(
-    [(dx << 42) + (dy << 21) + dz for dx in (-1, 0, 1) for dy in (-1, 0, 1) for dz in (-1, 0, 1)], np.int64
-)
-"""Key offsets of the 27 cells around (and including) a voxel."""
-
-
 def voxel_downsample(points: np.ndarray, voxel: float) -> np.ndarray:
     """Centroid of the points in each occupied ``voxel``-m cell, ``(M, 3)``, ordered by cell key.
 

@@ -3,14 +3,15 @@
 Each new :class:`~memgym.memory.embodied.perception.ObjectView` is compared with every existing
 :class:`Instance` whose bounding box it touches:
 
-* geometric similarity -- the fraction of the view's voxels that have an instance voxel among
-  their 27 neighbouring cells (ConceptGraphs' nearest-neighbour overlap ratio on a voxel grid);
+* geometric similarity -- the fraction of the view's voxels whose cell of a grid twice as coarse
+  also holds instance points (ConceptGraphs' nearest-neighbour overlap ratio, on a grid);
 * semantic similarity -- the cosine of the crop embeddings when both have one, else 1 for the
   same label and 0 for different labels.
 
 The view merges into the most similar instance when ``geometric + semantic > threshold`` (and
-the geometric part is positive); otherwise it starts a new instance. Merging unions the voxel
-clouds, adds a vote for the label, keeps the largest crop and averages the embeddings.
+the geometric part is positive); otherwise it starts a new instance. Merging adds the view's
+voxels the instance does not have yet (a voxel keeps its first centroid), adds a vote for the
+label, keeps the largest crop and averages the embeddings.
 An instance's location is the centre of the bounding box of its fused cloud after statistical
 outlier removal (open3d), computed when asked and cached until the instance changes.
 """
@@ -23,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from memgym.memory.embodied.backproject import NEIGHBOUR_OFFSETS, remove_outliers, voxel_downsample, voxel_keys
+from memgym.memory.embodied.backproject import remove_outliers, voxel_downsample, voxel_keys
 from memgym.memory.embodied.perception import ObjectView
 
 
@@ -35,6 +36,7 @@ class Instance:
         id: ``obj_<n>`` in order of creation.
         points: ``(M, 3)`` voxel centroids of the fused cloud, metres, sorted by voxel key.
         keys: ``(M,)`` their sorted voxel keys.
+        cells: sorted unique keys of the coarse association grid (``2 * voxel``) it occupies.
         votes: label -> number of views with that label.
         crop: the crop of its largest view.
         crop_coverage: that view's frame coverage.
@@ -45,6 +47,7 @@ class Instance:
     id: str
     points: np.ndarray
     keys: np.ndarray
+    cells: np.ndarray
     votes: collections.Counter
     crop: np.ndarray
     crop_coverage: float
@@ -96,6 +99,7 @@ class Instance:
             id=str(state["id"]),
             points=points,
             keys=voxel_keys(points, voxel),
+            cells=np.unique(voxel_keys(points, 2 * voxel)),
             votes=collections.Counter({str(k): int(v) for k, v in state["votes"].items()}),
             crop=np.asarray(state["crop"], np.uint8),
             crop_coverage=float(state["crop_coverage"]),
@@ -124,10 +128,11 @@ class ObjectMap:
         ids = [""] * len(views)
         for index in sorted(range(len(views)), key=lambda k: -len(views[k].points)):
             view = views[index]
-            keys = voxel_keys(view.points, self.voxel)
+            keys, cells = voxel_keys(view.points, self.voxel), voxel_keys(view.points, 2 * self.voxel)
+            low, high = view.points.min(0), view.points.max(0)
             best, best_sim = -1, self.threshold
-            for k in self._candidates(view.points):
-                geometric = self.overlap(keys, self.instances[k].keys)
+            for k in self._candidates(low, high):
+                geometric = self.overlap(cells, self.instances[k].cells)
                 if geometric <= 0:
                     continue
                 sim = geometric + self.semantic(view, self.instances[k])
@@ -135,19 +140,20 @@ class ObjectMap:
                     best, best_sim = k, sim
             if best < 0:
                 self._create(view)
+                self._boxes = np.concatenate([self._boxes, [[low, high]]])
                 best = len(self.instances) - 1
             else:
-                self._merge(self.instances[best], view)
+                self._merge(self.instances[best], view, keys, cells)
+                np.minimum(self._boxes[best, 0], low, out=self._boxes[best, 0])
+                np.maximum(self._boxes[best, 1], high, out=self._boxes[best, 1])
             ids[index] = self.instances[best].id
-            self._boxes[best] = [self.instances[best].points.min(0), self.instances[best].points.max(0)]
         return ids
 
-    def overlap(self, keys: np.ndarray, instance_keys: np.ndarray) -> float:
-        """Fraction of ``keys`` with an instance voxel among their 27 neighbouring cells."""
-        near = (keys[:, None] + NEIGHBOUR_OFFSETS[None, :]).reshape(-1)
-        at = np.minimum(np.searchsorted(instance_keys, near), len(instance_keys) - 1)
-        hit = (instance_keys[at] == near).reshape(len(keys), -1).any(axis=1)
-        return float(hit.mean())
+    @staticmethod
+    def overlap(cells: np.ndarray, instance_cells: np.ndarray) -> float:
+        """Fraction of ``cells`` (one per view voxel) present in the sorted ``instance_cells``."""
+        at = np.minimum(np.searchsorted(instance_cells, cells), len(instance_cells) - 1)
+        return float(np.mean(instance_cells[at] == cells))
 
     @staticmethod
     def semantic(view: ObjectView, instance: Instance) -> float:
@@ -157,11 +163,12 @@ class ObjectMap:
             return float(view.embedding @ instance.embedding) / norm
         return 1.0 if view.label in instance.votes else 0.0
 
-    def _candidates(self, points: np.ndarray) -> np.ndarray:
+    def _candidates(self, low: np.ndarray, high: np.ndarray) -> np.ndarray:
+        """Instances whose bounding box touches ``[low, high]`` grown by one coarse cell."""
         if not len(self.instances):
             return np.zeros(0, int)
-        low, high = points.min(0) - self.voxel, points.max(0) + self.voxel
-        touching = np.all((self._boxes[:, 0] <= high) & (self._boxes[:, 1] >= low), axis=1)
+        margin = 2 * self.voxel
+        touching = np.all((self._boxes[:, 0] <= high + margin) & (self._boxes[:, 1] >= low - margin), axis=1)
         return np.flatnonzero(touching)
 
     def _create(self, view: ObjectView) -> None:
@@ -171,6 +178,7 @@ class ObjectMap:
                 id=f"obj_{len(self.instances)}",
                 points=points,
                 keys=voxel_keys(points, self.voxel),
+                cells=np.unique(voxel_keys(points, 2 * self.voxel)),
                 votes=collections.Counter({view.label: 1}),
                 crop=view.crop,
                 crop_coverage=view.coverage,
@@ -178,11 +186,19 @@ class ObjectMap:
                 embedding=view.embedding,
             )
         )
-        self._boxes = np.concatenate([self._boxes, np.zeros((1, 2, 3))])
 
-    def _merge(self, instance: Instance, view: ObjectView) -> None:
-        instance.points = voxel_downsample(np.concatenate([instance.points, view.points]), self.voxel)
-        instance.keys = voxel_keys(instance.points, self.voxel)
+    def _merge(self, instance: Instance, view: ObjectView, keys: np.ndarray, cells: np.ndarray) -> None:
+        """Add the view's voxels the instance lacks (``keys``/``cells``: the view points' fine and
+        coarse keys), its label vote, sighting, crop and embedding."""
+        at = np.minimum(np.searchsorted(instance.keys, keys), len(instance.keys) - 1)
+        new = instance.keys[at] != keys
+        if new.any():
+            merged = np.concatenate([instance.keys, keys[new]])
+            order = np.argsort(merged, kind="stable")
+            instance.keys = merged[order]
+            instance.points = np.concatenate([instance.points, view.points[new]])[order]
+            instance.cells = np.union1d(instance.cells, cells[new])
+            instance._box = None
         instance.votes[view.label] += 1
         instance.frames[view.frame] = max(instance.frames.get(view.frame, 0.0), view.coverage)
         if view.coverage > instance.crop_coverage:
@@ -191,7 +207,6 @@ class ObjectMap:
             n = sum(instance.votes.values()) - 1
             base = instance.embedding if instance.embedding is not None else view.embedding
             instance.embedding = ((base * n + view.embedding) / (n + 1)).astype(np.float32)
-        instance._box = None
 
     def state(self) -> list[dict[str, Any]]:
         """Plain-data form of the instances."""
