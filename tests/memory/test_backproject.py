@@ -81,3 +81,13 @@ def test_statistical_outlier_removal_drops_a_stray_point():
     cloud = np.concatenate([rng.normal(0, 0.05, (300, 3)), [[3.0, 3.0, 3.0]]])
     kept = remove_outliers(cloud)
     assert len(kept) < len(cloud) and not np.any(np.all(kept == [3.0, 3.0, 3.0], axis=1))
+
+
+def test_views_from_four_sides_fuse_into_one_box(scene):
+    """Faces seen from 90 degrees apart share few cells; a new face inside the box fused so far joins it."""
+    perception = Perception(GroundTruthDetector({7: "box"}), MODEL, stride=1, voxel=0.02)
+    objects = ObjectMap(voxel=0.02)
+    for k, view in enumerate(views_around(scene, CENTRE, 2.5, 4, CAMERA)):
+        objects.add(perception.views(view, k))
+    assert len(objects.instances) == 1
+    np.testing.assert_allclose(objects.instances[0].location, CENTRE, atol=0.03)

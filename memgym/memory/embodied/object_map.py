@@ -4,7 +4,9 @@ Each new :class:`~memgym.memory.embodied.perception.ObjectView` is compared with
 :class:`Instance` whose bounding box it touches:
 
 * geometric similarity -- the fraction of the view's voxels whose cell of a grid twice as coarse
-  also holds instance points (ConceptGraphs' nearest-neighbour overlap ratio, on a grid);
+  also holds instance points (ConceptGraphs' nearest-neighbour overlap ratio, on a grid), or,
+  when larger, the fraction inside the instance's bounding box grown by one voxel (a new face of
+  a large object seen for the first time lies on its box, not on its points);
 * semantic similarity -- the cosine of the crop embeddings when both have one, else 1 for the
   same label and 0 for different labels.
 
@@ -132,7 +134,7 @@ class ObjectMap:
             low, high = view.points.min(0), view.points.max(0)
             best, best_sim = -1, self.threshold
             for k in self._candidates(low, high):
-                geometric = self.overlap(cells, self.instances[k].cells)
+                geometric = max(self.overlap(cells, self.instances[k].cells), self._inside(view.points, k))
                 if geometric <= 0:
                     continue
                 sim = geometric + self.semantic(view, self.instances[k])
@@ -154,6 +156,11 @@ class ObjectMap:
         """Fraction of ``cells`` (one per view voxel) present in the sorted ``instance_cells``."""
         at = np.minimum(np.searchsorted(instance_cells, cells), len(instance_cells) - 1)
         return float(np.mean(instance_cells[at] == cells))
+
+    def _inside(self, points: np.ndarray, k: int) -> float:
+        """Fraction of ``points`` inside instance ``k``'s bounding box grown by one voxel."""
+        low, high = self._boxes[k, 0] - self.voxel, self._boxes[k, 1] + self.voxel
+        return float(np.mean(np.all((points >= low) & (points <= high), axis=1)))
 
     @staticmethod
     def semantic(view: ObjectView, instance: Instance) -> float:
