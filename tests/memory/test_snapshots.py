@@ -1,4 +1,4 @@
-"""3D-Mem snapshots: co-visibility cover, retrieval by category, the linker seam."""
+"""3D-Mem snapshots: every object in one snapshot, retrieval by category, the linker seam."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import numpy as np
 from memgym.agents.reasoner_agent import ReasonerAgent
 from memgym.backends.structured import StructuredReasoner
 from memgym.core.registry import MEMORIES
-from memgym.memory.embodied.snapshots import Linker, SnapshotMemory, select_snapshots
+from memgym.memory.embodied.snapshots import Linker, SnapshotMemory
 from tests.support.box_scene import TABLE_LABELS, TABLE_SCENE
 
 OPTIONS = {"hfov": 80.0, "stride": 1, "voxel": 0.03}
@@ -22,14 +22,6 @@ def build(views, name="3dmem"):
     return memory
 
 
-def test_greedy_cover_takes_the_frame_seeing_most_uncovered_objects():
-    seen = {0: {"a": 0.1}, 1: {"a": 0.2, "b": 0.1}, 2: {"c": 0.3}, 3: {"b": 0.5, "c": 0.1}, 4: {"d": 0.1}}
-    assert select_snapshots(seen, [0, 1, 2, 3, 4]) == [(3, ["b", "c"]), (1, ["a"]), (4, ["d"])]
-    # ties on count go to the larger coverage, then to the earlier frame
-    assert select_snapshots({5: {"a": 0.1}, 2: {"a": 0.1}}, [2, 5]) == [(2, ["a"])]
-    assert select_snapshots({}, []) == []
-
-
 def test_every_object_is_in_exactly_one_snapshot_with_a_kept_image(box_views):
     memory = build(box_views)
     snapshots = memory.snapshots()
@@ -39,7 +31,6 @@ def test_every_object_is_in_exactly_one_snapshot_with_a_kept_image(box_views):
         assert snapshot.image.shape == (96, 128, 3)
         assert np.array_equal(snapshot.image, box_views[snapshot.frame]["rgb"])
         assert all(o in memory.frame_objects[snapshot.frame] for o in snapshot.objects)
-    assert set(memory.images) <= {f for _, f in memory.best_view.values()}  # only best views are kept
 
 
 def test_retrieval_keeps_snapshots_with_the_predicted_categories(box_views):

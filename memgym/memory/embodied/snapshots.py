@@ -1,11 +1,11 @@
 """``3dmem`` and ``3dmem+dialogue``: snapshots of co-observed objects, as 3D-Mem keeps them.
 
-Formation fuses detections into instances exactly as ``conceptgraph`` does. A frame's image
-is kept while it is the best view (largest mask coverage) of at least one instance. Snapshots
-are then chosen from those frames by co-visibility: repeatedly take the frame that sees the
-most instances not yet in a snapshot (ties: larger summed coverage, then earlier frame); those
-instances form its snapshot. Each :class:`Snapshot` holds the scene image, its objects (with
-their crops in the instances) and a list of linked dialogue turns.
+Formation fuses detections into instances exactly as ``conceptgraph`` does and keeps the image
+of every frame in which it detected something. Snapshots are chosen by 3D-Mem's co-visibility
+clustering (:mod:`~memgym.memory.embodied.covisibility`): object groups that one frame shows
+together, split by their 3D locations until each has such a frame. Each :class:`Snapshot` holds
+that frame's scene image, its objects (their crops are in the instances) and a list of linked
+dialogue turns.
 
 Retrieval (3D-Mem's setting): the reasoner predicts relevant categories; the snapshots holding
 an instance of one of them are kept, and every object in a kept snapshot is an entry (grouped
@@ -29,6 +29,7 @@ import numpy as np
 
 from memgym.core.registry import register_memory
 from memgym.memory.embodied.conceptgraph import ObjectMemory
+from memgym.memory.embodied.covisibility import covisibility_clusters
 from memgym.memory.embodied.evidence import Entry, VisualEvidence
 from memgym.memory.embodied.object_map import Instance
 
@@ -62,27 +63,6 @@ class Linker(abc.ABC):
         """Snapshot id -> indices of the ``(frame, line)`` turns linked to it."""
 
 
-def select_snapshots(
-    frame_objects: dict[int, dict[str, float]], candidates: Sequence[int]
-) -> list[tuple[int, list[str]]]:
-    """Greedy co-visibility cover (module docstring): ``(frame, instance ids)`` per snapshot."""
-    uncovered = {o for f in candidates for o in frame_objects.get(f, {})}
-    chosen = []
-    while uncovered:
-        best = max(
-            candidates,
-            key=lambda f: (
-                len(uncovered & frame_objects[f].keys()),
-                sum(c for o, c in frame_objects[f].items() if o in uncovered),
-                -f,
-            ),
-        )
-        members = sorted(uncovered & frame_objects[best].keys())
-        chosen.append((best, members))
-        uncovered -= set(members)
-    return chosen
-
-
 @register_memory("3dmem")
 class SnapshotMemory(ObjectMemory):
     """Snapshots of the predicted categories as evidence (see the module docstring)."""
@@ -90,7 +70,6 @@ class SnapshotMemory(ObjectMemory):
     def _reset_store(self) -> None:
         super()._reset_store()
         self.images: dict[int, np.ndarray] = {}
-        self.best_view: dict[str, tuple[float, int]] = {}
         self._linker: Linker | None = getattr(self, "_linker", None)  # kept across episodes
         self._snapshots: list[Snapshot] | None = None
 
@@ -105,18 +84,14 @@ class SnapshotMemory(ObjectMemory):
         self._snapshots = None
 
     def _after_frame(self, observation: Any, index: int, seen: dict[str, float]) -> None:
-        for object_id, coverage in seen.items():
-            if object_id not in self.best_view or coverage > self.best_view[object_id][0]:
-                self.best_view[object_id] = (coverage, index)
-                self.images.setdefault(index, np.asarray(observation["rgb"], np.uint8).copy())
-        needed = {f for _, f in self.best_view.values()}
-        self.images = {f: image for f, image in self.images.items() if f in needed}
+        self.images[index] = np.asarray(observation["rgb"], np.uint8).copy()
         self._snapshots = None
 
     def snapshots(self) -> list[Snapshot]:
         """The snapshots (selected after formation changes, then linked when a linker is set)."""
         if self._snapshots is None:
-            chosen = select_snapshots(self.frame_objects, sorted(self.images))
+            locations = {i.id: i.location for i in self.objects.instances}
+            chosen = covisibility_clusters(locations, self.frame_objects)
             self._snapshots = [
                 Snapshot(f"snap_{k}", frame, self.images[frame], tuple(members))
                 for k, (frame, members) in enumerate(chosen)
@@ -146,13 +121,11 @@ class SnapshotMemory(ObjectMemory):
         return {
             **super()._store_state(),
             "images": {int(f): image.copy() for f, image in self.images.items()},
-            "best_view": {o: [c, f] for o, (c, f) in self.best_view.items()},
         }
 
     def _load_store(self, state: dict[str, Any]) -> None:
         super()._load_store(state)
         self.images = {int(f): np.asarray(image, np.uint8) for f, image in state["images"].items()}
-        self.best_view = {str(o): (float(c), int(f)) for o, (c, f) in state["best_view"].items()}
         self._snapshots = None
 
 
