@@ -89,3 +89,10 @@ def test_vlms_get_images_and_text_the_structured_reasoner_gets_facts():
     assert messages[-1].text_only().startswith("Memory:\nFACT ")
     action = structured.answer({"text": "Go to the mug.", "position": np.zeros(3)}, {"task": "navigation"})
     np.testing.assert_allclose(action["position"], [1.0, 0.9, -2.0], rtol=1e-6)
+
+
+def test_frame_entries_have_no_fact_lines():
+    frame = Entry("frame_3", "", (1.0, 0.0, 2.0), image=0)
+    assert frame.fact_lines() == []
+    assert frame.line() == "[frame_3] view at (1.00, 0.00, 2.00) m; image 1"
+    assert VisualEvidence(entries=(frame,)).locations == {"frame_3": (1.0, 0.0, 2.0)}

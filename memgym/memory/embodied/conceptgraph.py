@@ -21,7 +21,7 @@ import networkx as nx
 from memgym.core.registry import register_memory
 from memgym.memory.embodied.category_retrieval import predict_categories
 from memgym.memory.embodied.evidence import Entry, VisualEvidence
-from memgym.memory.embodied.object_map import ObjectMap
+from memgym.memory.embodied.object_map import Instance, ObjectMap
 from memgym.memory.embodied.relations import observable_facts, relation_graph
 from memgym.memory.embodied.visual_memory import VisualMemory, pose_of
 
@@ -72,8 +72,13 @@ class ObjectMemory(VisualMemory):
         return self._graph
 
     def facts(self) -> dict[str, dict[str, str]]:
-        """Instance id -> observable facts."""
+        """Instance id -> observable facts (the seam a metadata probe replaces)."""
         return observable_facts(self.objects.instances, self.graph)
+
+    def location_of(self, instance: Instance) -> tuple[float, float, float]:
+        """The navigation destination of ``instance``'s entry: its estimated 3D location, metres
+        (the seam an oracle-position probe replaces)."""
+        return instance.location
 
     def categories(self, query: Any) -> tuple[str, ...]:
         """The categories the bound reasoner names for ``query`` among the instances' labels."""
@@ -102,7 +107,7 @@ class ConceptGraphMemory(ObjectMemory):
         categories = self.categories(query)
         facts = self.facts()
         chosen = [i for i in self.objects.instances if i.label in categories]
-        entries = tuple(Entry(i.id, i.label, i.location, facts[i.id], image=k) for k, i in enumerate(chosen))
+        entries = tuple(Entry(i.id, i.label, self.location_of(i), facts[i.id], image=k) for k, i in enumerate(chosen))
         return VisualEvidence(
             entries=entries,
             images=tuple(i.crop for i in chosen),

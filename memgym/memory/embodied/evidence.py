@@ -33,7 +33,8 @@ class Entry:
 
     Attributes:
         id: unique within the evidence (``"obj_3"``, ``"frame_12:mug"``).
-        label: category of the object (the detector's label).
+        label: category of the object (the detector's label); ``""`` for an entry that is a whole
+            frame (no fact lines: the structured reasoner selects objects).
         location: ``(3,)`` metres, Habitat frame: where navigation goes when the entry is chosen.
         facts: observable key -> value words (``{"near": "table", "times_seen": "twice"}``).
         image: index into :attr:`VisualEvidence.images` of the picture showing it, or -1.
@@ -50,7 +51,7 @@ class Entry:
     def line(self) -> str:
         """Readable one-line description."""
         where = ", ".join(f"{v:.2f}" for v in self.location)
-        parts = [f"[{self.id}] {self.label} at ({where}) m"]
+        parts = [f"[{self.id}] {self.label or 'view'} at ({where}) m"]
         parts += [f"{k.replace('_', ' ')}: {v}" for k, v in sorted(self.facts.items())]
         if self.group:
             parts.append(f"in {self.group}")
@@ -59,7 +60,9 @@ class Entry:
         return "; ".join(parts)
 
     def fact_lines(self) -> list[str]:
-        """``FACT`` lines: its label as ``detected``, then each observable fact."""
+        """``FACT`` lines: its label as ``detected``, then each observable fact (none without a label)."""
+        if not self.label:
+            return []
         facts = [Fact(self.id, self.label, "perceptual", "detected", self.label)]
         for key, value in sorted(self.facts.items()):
             kind = "episodic" if key in EPISODIC_FACT_KEYS else "perceptual"

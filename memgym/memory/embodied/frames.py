@@ -69,7 +69,7 @@ class FramesMemory(VisualMemory):
         frames = self.sampled()
         entries = []
         for k, frame in enumerate(frames):
-            entries.append(Entry(f"frame_{frame['index']}", "frame", _location(frame), image=k))
+            entries.append(Entry(f"frame_{frame['index']}", "", _location(frame), image=k))
         best: dict[str, tuple[float, int]] = {}
         for k, frame in enumerate(frames):
             for label, coverage in frame["labels"].items():

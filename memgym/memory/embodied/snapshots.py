@@ -14,8 +14,10 @@ snapshots' scene images. ``3dmem+dialogue`` appends the full transcript.
 
 Seams for linkers and probes: :attr:`SnapshotMemory.linker` (a :class:`Linker`) fills each
 snapshot's ``turns`` when snapshots are built, and a kept snapshot's turns come with the
-evidence; probes can replace :meth:`SnapshotMemory.snapshots`, the facts
-(:meth:`~memgym.memory.embodied.conceptgraph.ObjectMemory.facts`) or entry locations.
+evidence; a probe replaces one component by overriding one method: the facts attached to
+objects (:meth:`~memgym.memory.embodied.conceptgraph.ObjectMemory.facts`), the entry locations
+(:meth:`~memgym.memory.embodied.conceptgraph.ObjectMemory.location_of`) or the evidence itself
+(:meth:`SnapshotMemory.retrieve`, e.g. keeping only the true target's entry).
 """
 
 from __future__ import annotations
@@ -108,7 +110,7 @@ class SnapshotMemory(ObjectMemory):
         instances = {i.id: i for i in self.objects.instances}
         kept = [s for s in self.snapshots() if any(instances[o].label in categories for o in s.objects)]
         entries = tuple(
-            Entry(o, instances[o].label, instances[o].location, facts[o], image=k, group=s.id)
+            Entry(o, instances[o].label, self.location_of(instances[o]), facts[o], image=k, group=s.id)
             for k, s in enumerate(kept)
             for o in s.objects
         )
