@@ -104,3 +104,8 @@ def test_dialogue_variants_append_the_transcript(box_views):
     assert evidence.dialogue == "Amelia: The mug on the table is mine."
     assert evidence.text.endswith(evidence.dialogue) and evidence.structured_text.endswith(evidence.dialogue)
     assert isinstance(spoken, ConceptGraphMemory) and not isinstance(spoken, SnapshotMemory)
+
+
+def test_formation_is_deterministic(box_views):
+    first, second = build("3dmem", box_views).state_dict(), build("3dmem", box_views).state_dict()
+    assert pickle.dumps(first) == pickle.dumps(second)
