@@ -82,11 +82,11 @@ class Perception:
         embeddings: list[np.ndarray | None] = [None] * len(keep)
         if self.encoder is not None and keep:
             embeddings = list(self.encoder.encode_images([detections[k].crop for k in keep]))
-        return [
-            ObjectView(index, d.label, d.score, clouds[k], d.crop, d.coverage, e)
-            for k, e in zip(keep, embeddings)
-            for d in (detections[k],)
-        ]
+        views = []
+        for k, embedding in zip(keep, embeddings):
+            d = detections[k]
+            views.append(ObjectView(index, d.label, d.score, clouds[k], d.crop, d.coverage, embedding))
+        return views
 
     def lift(
         self, detections: list[Detection], depth: np.ndarray, position: np.ndarray, rotation: np.ndarray

@@ -15,8 +15,8 @@ snapshots' scene images. ``3dmem+dialogue`` appends the full transcript.
 Seams for linkers and probes: :attr:`SnapshotMemory.linker` (a :class:`Linker`) fills each
 snapshot's ``turns`` when snapshots are built, and a kept snapshot's turns come with the
 evidence; a probe replaces one component by overriding one method: the facts attached to
-objects (:meth:`~memgym.memory.embodied.conceptgraph.ObjectMemory.facts`), the entry locations
-(:meth:`~memgym.memory.embodied.conceptgraph.ObjectMemory.location_of`) or the evidence itself
+objects (:meth:`~memgym.memory.embodied.object_memory.ObjectMemory.facts`), the entry locations
+(:meth:`~memgym.memory.embodied.object_memory.ObjectMemory.location_of`) or the evidence itself
 (:meth:`SnapshotMemory.retrieve`, e.g. keeping only the true target's entry).
 """
 
@@ -30,10 +30,10 @@ from typing import Any
 import numpy as np
 
 from memgym.core.registry import register_memory
-from memgym.memory.embodied.conceptgraph import ObjectMemory
 from memgym.memory.embodied.covisibility import covisibility_clusters
 from memgym.memory.embodied.evidence import Entry, VisualEvidence
 from memgym.memory.embodied.object_map import Instance
+from memgym.memory.embodied.object_memory import ObjectMemory
 
 
 @dataclasses.dataclass(eq=False)
