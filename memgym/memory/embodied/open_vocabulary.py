@@ -1,5 +1,10 @@
-"""An open-vocabulary detector through transformers zero-shot object detection (OWLv2, OWL-ViT,
-Grounding DINO), with masks from the box and depth.
+"""An open-vocabulary detector through transformers zero-shot object detection, with masks from
+the box and depth.
+
+It drives any model behind ``AutoModelForZeroShotObjectDetection`` whose processor has
+``post_process_grounded_object_detection`` (OWLv2 and OWL-ViT; Grounding DINO's extra
+``input_ids`` argument is passed when the processor asks for it). The test suite runs it on a
+tiny random OWLv2.
 
 The model (a local folder or hub id) is loaded with ``AutoModelForZeroShotObjectDetection`` and
 its ``AutoProcessor``; the text queries are the category names of :attr:`ZeroShotDetector.vocabulary`
