@@ -23,7 +23,7 @@ from memgym.memory.embodied.object_memory import ObjectMemory
 
 @register_memory("conceptgraph")
 class ConceptGraphMemory(ObjectMemory):
-    """Instances of the predicted categories as evidence (see the module docstring)."""
+    """ConceptGraphs object instances; evidence: the instances of the categories the reasoner names."""
 
     def retrieve(self, query: Any) -> VisualEvidence:
         categories = self.categories(query)

@@ -24,7 +24,7 @@ from memgym.memory.embodied.visual_memory import VisualMemory, pose_of
 
 @register_memory("frames")
 class FramesMemory(VisualMemory):
-    """All frames; ``num_frames`` uniformly sampled ones as evidence (see the module docstring).
+    """Every RGB-D frame with its pose; evidence: ``num_frames`` uniformly sampled frames.
 
     Args:
         num_frames: frames given to the reasoner (the paper's default 16, ablated up to 128).

@@ -67,7 +67,7 @@ class Linker(abc.ABC):
 
 @register_memory("3dmem")
 class SnapshotMemory(ObjectMemory):
-    """Snapshots of the predicted categories as evidence (see the module docstring)."""
+    """3D-Mem snapshots of co-observed objects; evidence: the snapshots holding the categories the reasoner names."""
 
     def _reset_store(self) -> None:
         super()._reset_store()
