@@ -1,9 +1,9 @@
 """``frames`` and ``frames+dialogue``: raw RGB-D frames with their poses.
 
-Every formation frame is kept (``rgb``, ``depth``, pose) with the labels and mask coverages
-its detector finds (when one is configured). Retrieval ignores the request and returns
-``num_frames`` frames sampled uniformly over the traversal (first and last included) as
-images. Entries: per sampled frame, ``frame_<i>`` (any reasoner may name a frame); and, for
+Every formation frame is kept (``rgb``, ``depth`` at half precision -- about 1 cm at 10 m --
+and the pose) with the labels and mask coverages its detector finds (when one is configured).
+Retrieval ignores the request and returns ``num_frames`` frames sampled uniformly over the
+traversal (first and last included) as images. Entries: per sampled frame, ``frame_<i>`` (any reasoner may name a frame); and, for
 each detected label, ``frame_<i>:<label>`` for the sampled frame where that label covers the
 most pixels -- the structured reasoner's reading of "the frame that shows it best". An entry's
 location is the frame's observation pose (agent base position): navigation goes to where the
@@ -51,7 +51,7 @@ class FramesMemory(VisualMemory):
             {
                 "index": index,
                 "rgb": np.asarray(observation["rgb"], np.uint8).copy(),
-                "depth": np.asarray(observation["depth"], np.float32).copy(),
+                "depth": np.asarray(observation["depth"]).astype(np.float16),
                 "position": position,
                 "rotation": rotation,
                 "labels": labels,
@@ -96,7 +96,7 @@ class FramesMemory(VisualMemory):
             {
                 "index": int(f["index"]),
                 "rgb": np.asarray(f["rgb"], np.uint8),
-                "depth": np.asarray(f["depth"], np.float32),
+                "depth": np.asarray(f["depth"], np.float16),
                 "position": np.asarray(f["position"], float),
                 "rotation": np.asarray(f["rotation"], float),
                 "labels": {str(k): float(v) for k, v in f["labels"].items()},
