@@ -71,30 +71,6 @@ def test_gt_detector_needs_semantic_images_and_labels(box_views):
         memory.observe({k: v for k, v in box_views[0].items() if k != "semantic"})
 
 
-@pytest.mark.parametrize("name", ["conceptgraph", "conceptgraph+dialogue", "3dmem", "3dmem+dialogue"])
-def test_round_trip_and_swap_mid_run(box_views, name):
-    reasoner = StructuredReasoner()
-    whole = build(name, box_views)
-    agent = ReasonerAgent(build(name, box_views, 4), reasoner)
-    restored = MEMORIES.get(name)(**OPTIONS)
-    restored.load_state_dict(pickle.loads(pickle.dumps(agent.memory.state_dict())))
-    previous = agent.swap_memory(restored)
-    for view in box_views[4:]:
-        agent.act(view, {"phase": "formation"})
-    assert previous.frame_count == 4 and restored.frame_count == len(box_views)
-    whole.bind_reasoner(reasoner)
-    for prompt in ("Go to the mug.", "Which crate did you see first?"):
-        ours = agent.answer({**OBS, "text": prompt}, {"task": "qa"})
-        assert ours["text"] == ReasonerAgent(whole, reasoner).answer({**OBS, "text": prompt}, {"task": "qa"})["text"]
-        assert restored.retrieve(prompt).text == whole.retrieve(prompt).text
-    clone = pickle.loads(pickle.dumps(whole))
-    assert clone.reasoner is None
-    clone.bind_reasoner(reasoner)
-    assert clone.retrieve("Go to the mug.").structured_text == whole.retrieve("Go to the mug.").structured_text
-    with pytest.raises(ConfigError, match="options"):
-        MEMORIES.get(name)(voxel=0.1).load_state_dict(whole.state_dict())
-
-
 def test_dialogue_variants_append_the_transcript(box_views):
     plain, spoken = build("conceptgraph", box_views), build("conceptgraph+dialogue", box_views)
     for memory in (plain, spoken):

@@ -1,15 +1,20 @@
-"""Every visual memory through a DialogMem episode with the offline structured reasoner."""
+"""Every visual memory: state round trip and swap mid-run on an agent, and a DialogMem episode
+with the offline structured reasoner."""
 
 from __future__ import annotations
+
+import pickle
 
 import numpy as np
 import pytest
 
 from memgym.agents.reasoner_agent import ReasonerAgent
 from memgym.backends.structured import StructuredReasoner
+from memgym.core.errors import ConfigError
 from memgym.core.registry import MEMORIES
 from memgym.envs.dialogmem_env import DialogMemEnv
 from memgym.scenes.spec import load_scene
+from tests.support.box_scene import TABLE_LABELS
 
 SMALL = {
     "house_seed": 2,
@@ -101,3 +106,41 @@ def test_appended_dialogue_lifts_qa(played):
 
     for name in ("frames", "conceptgraph", "3dmem"):
         assert qa(f"{name}+dialogue") > qa(name)
+
+
+OPTIONS = {"hfov": 80.0, "stride": 1, "voxel": 0.03}
+OBS = {"text": "", "position": np.zeros(3, np.float32)}
+
+
+def build(name, views, upto=None):
+    memory = MEMORIES.get(name)(**OPTIONS)
+    memory.detector.set_labels(TABLE_LABELS)
+    for view in views[:upto]:
+        memory.observe(view)
+    return memory
+
+
+@pytest.mark.parametrize(
+    "name", ["frames", "frames+dialogue", "conceptgraph", "conceptgraph+dialogue", "3dmem", "3dmem+dialogue"]
+)
+def test_round_trip_and_swap_mid_run(box_views, name):
+    reasoner = StructuredReasoner()
+    whole = build(name, box_views)
+    agent = ReasonerAgent(build(name, box_views, 4), reasoner)
+    restored = MEMORIES.get(name)(**OPTIONS)
+    restored.load_state_dict(pickle.loads(pickle.dumps(agent.memory.state_dict())))
+    previous = agent.swap_memory(restored)
+    for view in box_views[4:]:
+        agent.act(view, {"phase": "formation"})
+    assert previous.frame_count == 4 and restored.frame_count == len(box_views)
+    whole.bind_reasoner(reasoner)
+    for prompt in ("Go to the mug.", "Which crate did you see first?"):
+        ours = agent.answer({**OBS, "text": prompt}, {"task": "qa"})
+        assert ours["text"] == ReasonerAgent(whole, reasoner).answer({**OBS, "text": prompt}, {"task": "qa"})["text"]
+        assert restored.retrieve(prompt).text == whole.retrieve(prompt).text
+    clone = pickle.loads(pickle.dumps(whole))
+    assert clone.reasoner is None
+    clone.bind_reasoner(reasoner)
+    assert clone.retrieve("Go to the mug.").structured_text == whole.retrieve("Go to the mug.").structured_text
+    with pytest.raises(ConfigError, match="options"):
+        MEMORIES.get(name)(voxel=0.1).load_state_dict(whole.state_dict())
