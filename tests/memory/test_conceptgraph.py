@@ -13,19 +13,14 @@ from memgym.core.errors import ConfigError, MemgymError
 from memgym.core.registry import MEMORIES
 from memgym.memory.embodied.conceptgraph import ConceptGraphMemory
 from memgym.memory.embodied.snapshots import SnapshotMemory
-from tests.support.box_scene import TABLE_LABELS, TABLE_SCENE
+from tests.support.box_scene import TABLE_LABELS, TABLE_MEMORY_OPTIONS, TABLE_SCENE, table_memory
 
-OPTIONS = {"hfov": 80.0, "stride": 1, "voxel": 0.03}
+OPTIONS = TABLE_MEMORY_OPTIONS
 MUG = np.array(TABLE_SCENE[3][0])
 OBS = {"text": "", "position": np.zeros(3, np.float32)}
 
 
-def build(name, views, upto=None):
-    memory = MEMORIES.get(name)(**OPTIONS)
-    memory.detector.set_labels(TABLE_LABELS)
-    for view in views[:upto]:
-        memory.observe(view)
-    return memory
+build = table_memory
 
 
 @pytest.fixture(scope="module")

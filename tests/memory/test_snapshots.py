@@ -6,18 +6,12 @@ import numpy as np
 
 from memgym.agents.reasoner_agent import ReasonerAgent
 from memgym.backends.structured import StructuredReasoner
-from memgym.core.registry import MEMORIES
 from memgym.memory.embodied.snapshots import Linker, SnapshotMemory
-from tests.support.box_scene import TABLE_LABELS, TABLE_SCENE
-
-OPTIONS = {"hfov": 80.0, "stride": 1, "voxel": 0.03}
+from tests.support.box_scene import TABLE_SCENE, table_memory
 
 
 def build(views, name="3dmem"):
-    memory = MEMORIES.get(name)(**OPTIONS)
-    memory.detector.set_labels(TABLE_LABELS)
-    for view in views:
-        memory.observe(view)
+    memory = table_memory(name, views)
     memory.bind_reasoner(StructuredReasoner())
     return memory
 

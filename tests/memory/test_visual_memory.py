@@ -14,7 +14,7 @@ from memgym.core.errors import ConfigError
 from memgym.core.registry import MEMORIES
 from memgym.envs.dialogmem_env import DialogMemEnv
 from memgym.scenes.spec import load_scene
-from tests.support.box_scene import TABLE_LABELS
+from tests.support.box_scene import TABLE_MEMORY_OPTIONS, table_memory
 
 SMALL = {
     "house_seed": 2,
@@ -108,16 +108,11 @@ def test_appended_dialogue_lifts_qa(played):
         assert qa(f"{name}+dialogue") > qa(name)
 
 
-OPTIONS = {"hfov": 80.0, "stride": 1, "voxel": 0.03}
+OPTIONS = TABLE_MEMORY_OPTIONS
 OBS = {"text": "", "position": np.zeros(3, np.float32)}
 
 
-def build(name, views, upto=None):
-    memory = MEMORIES.get(name)(**OPTIONS)
-    memory.detector.set_labels(TABLE_LABELS)
-    for view in views[:upto]:
-        memory.observe(view)
-    return memory
+build = table_memory
 
 
 @pytest.mark.parametrize(

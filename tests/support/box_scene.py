@@ -67,3 +67,17 @@ TABLE_SCENE = [
 """Boxes ``(centre, size, semantic id)`` of the shared memory-test scene."""
 TABLE_LABELS = {1: "crate", 2: "crate", 3: "mug", 4: "table"}
 """Its instance id -> category table."""
+
+TABLE_MEMORY_OPTIONS = {"hfov": 80.0, "stride": 1, "voxel": 0.03}
+"""Visual-memory options matching :func:`views_around`'s test camera (80 degrees) at full resolution."""
+
+
+def table_memory(name: str, views: list, upto: int | None = None):
+    """The registered visual memory ``name`` with the ``gt`` labels of :data:`TABLE_SCENE`, fed ``views[:upto]``."""
+    from memgym.core.registry import MEMORIES
+
+    memory = MEMORIES.get(name)(**TABLE_MEMORY_OPTIONS)
+    memory.detector.set_labels(TABLE_LABELS)
+    for view in views[:upto]:
+        memory.observe(view)
+    return memory
