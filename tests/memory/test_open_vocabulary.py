@@ -72,3 +72,20 @@ def test_memories_run_on_the_zero_shot_detector(tiny_owlv2, box_views):
 def test_an_unloadable_model_is_a_config_error(tmp_path):
     with pytest.raises(ConfigError, match="zero-shot object detection"):
         ZeroShotDetector(str(tmp_path))
+
+
+def test_bind_episode_queries_the_scene_categories_unless_a_vocabulary_is_set(tiny_owlv2):
+    from types import SimpleNamespace
+
+    from memgym.scenes.spec import load_scene
+    from tests.support.dialogmem_fixtures import TRAVERSAL
+
+    episode = SimpleNamespace(traversal=TRAVERSAL)
+    categories = tuple(sorted({o.category for o in load_scene(TRAVERSAL.scene).objects}))
+    memory = MEMORIES.get("3dmem")(detector=tiny_owlv2)
+    assert memory.detector.vocabulary == () and not memory.needs_semantic
+    memory.bind_episode(episode)
+    assert memory.detector.vocabulary == categories
+    configured = MEMORIES.get("3dmem")(detector=tiny_owlv2, vocabulary=("mug",))
+    configured.bind_episode(episode)
+    assert configured.detector.vocabulary == ("mug",)
