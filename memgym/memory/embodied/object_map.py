@@ -216,10 +216,10 @@ class ObjectMap:
             instance.embedding = ((base * n + view.embedding) / (n + 1)).astype(np.float32)
 
     def state(self) -> list[dict[str, Any]]:
-        """Plain-data form of the instances."""
-        return [i.state() for i in self.instances]
+        """Plain-data form of the instances, each with the ``bounds`` of every point it was shown."""
+        return [{**i.state(), "bounds": self._boxes[k].copy()} for k, i in enumerate(self.instances)]
 
     def load(self, states: list[dict[str, Any]]) -> None:
         """Restore :meth:`state` output."""
         self.instances = [Instance.from_state(s, self.voxel) for s in states]
-        self._boxes = np.array([[i.points.min(0), i.points.max(0)] for i in self.instances]).reshape(-1, 2, 3)
+        self._boxes = np.array([np.asarray(s["bounds"], float) for s in states]).reshape(-1, 2, 3)
