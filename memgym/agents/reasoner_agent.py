@@ -5,7 +5,8 @@ a memory with ``bind_reasoner`` first gets the agent's reasoner, which its retri
 turns it into chat content (text evidence as a text part; evidence objects may also offer
 ``images`` ``(H, W, 3) uint8`` and ``locations`` ``{entry id: (3,) metres}``, and
 ``structured_text`` -- fact lines sent instead of ``text`` to reasoners with ``reads_facts``,
-the offline structured one), appends the item's prompt as the last line and asks the reasoner.
+the offline structured one; images go only to reasoners whose ``accepts_images`` is not False,
+so text LMs get the text alone), appends the item's prompt as the last line and asks the reasoner.
 Answers:
 
 * ``qa`` -- the reply text;
@@ -57,7 +58,7 @@ class ReasonerAgent(Agent):
         if structured:
             text = evidence.structured_text
         parts: list[Any] = [TextPart(f"Memory:\n{text or '(empty)'}")]
-        if not structured:
+        if not structured and getattr(self.reasoner, "accepts_images", True):
             parts += [ImagePart(np.asarray(image, np.uint8)) for image in getattr(evidence, "images", ())]
         parts.append(TextPart(prompt))
         return [Message.text("system", SYSTEM_PROMPT), Message("user", tuple(parts))]

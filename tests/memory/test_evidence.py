@@ -96,3 +96,18 @@ def test_frame_entries_have_no_fact_lines():
     assert frame.fact_lines() == []
     assert frame.line() == "[frame_3] view at (1.00, 0.00, 2.00) m; image 1"
     assert VisualEvidence(entries=(frame,)).locations == {"frame_3": (1.0, 0.0, 2.0)}
+
+
+def test_hf_text_models_get_text_and_vlms_get_images(tmp_path):
+    from memgym.backends.hf import HFReasoner
+    from tests.support.tiny_hf_models import build_tiny_llama, build_tiny_llava
+
+    text_model = HFReasoner(str(build_tiny_llama(tmp_path / "llama")))
+    vlm = HFReasoner(str(build_tiny_llava(tmp_path / "llava")))
+    assert not text_model.accepts_images and vlm.accepts_images
+    for reasoner, images in ((text_model, 0), (vlm, 1)):
+        agent = ReasonerAgent(FixedMemory(), reasoner)
+        messages = agent.messages("Go to the mug.", EVIDENCE)
+        assert sum(isinstance(p, ImagePart) for p in messages[-1].content) == images
+        action = agent.answer({"text": "Go to the mug.", "position": np.zeros(3)}, {"task": "navigation"})
+        assert isinstance(action["text"], str) and action["position"].shape == (3,)
