@@ -155,8 +155,8 @@ def test_cli_eval_and_bad_keys(dataset, tmp_path, capsys):
     assert "unknown key 'memroy'" in capsys.readouterr().err
     assert main(["eval", "dialogmem", f"dataset={tmp_path / 'none.jsonl'}", "--runs-dir", str(tmp_path)]) == 2
     assert "memgym generate dialogmem" in capsys.readouterr().err
-    assert main(["eval", "dialogmem", f"dataset={dataset}", "memory=frames", "--runs-dir", str(tmp_path)]) == 2
-    assert "unknown memory 'frames'" in capsys.readouterr().err
+    assert main(["eval", "dialogmem", f"dataset={dataset}", "memory=no_such_memory", "--runs-dir", str(tmp_path)]) == 2
+    assert "unknown memory 'no_such_memory'" in capsys.readouterr().err
 
 
 def test_generate_from_hm3d_layout(tmp_path):
