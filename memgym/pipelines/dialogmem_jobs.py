@@ -96,6 +96,24 @@ class DialogMemGenerateConfig:
 
 
 @dataclasses.dataclass(frozen=True)
+class VisualMemoryOptions:
+    """Options of the visual memories (``frames``, ``conceptgraph``, ``3dmem`` and their ``+dialogue``
+    forms); the camera model they back-project with is the eval's ``camera``."""
+
+    detector: str = field(
+        default="gt", metadata={"help": "gt (semantic image), none, or a zero-shot detection model folder / hub id"}
+    )
+    encoder_model: str = field(
+        default="", metadata={"help": "CLIP model folder / hub id for crops (empty: labels only)"}
+    )
+    num_frames: int = field(default=16, metadata={"help": "frames: uniformly sampled frames shown", "min": 1})
+    stride: int = field(default=2, metadata={"help": "back-projection pixel step", "min": 1})
+    voxel: float = field(default=0.05, metadata={"help": "point-cloud voxel size, m", "min": 0.001})
+    threshold: float = field(default=1.1, metadata={"help": "conceptgraph/3dmem: association score to merge"})
+    device: str = field(default="cpu", metadata={"help": "torch device of detector and encoder", **NOT_HASHED})
+
+
+@dataclasses.dataclass(frozen=True)
 class DialogMemEvalConfig:
     """``memgym eval dialogmem`` settings."""
 
@@ -119,6 +137,9 @@ class DialogMemEvalConfig:
     execute_navigation: bool = field(default=False, metadata={"help": "also report execution success and SPL"})
     max_episodes: int = field(default=0, metadata={"help": "evaluate only the first N episodes (0 = all)", "min": 0})
     camera: CameraConfig = field(default_factory=CameraConfig, metadata={"help": "formation rendering"})
+    visual: VisualMemoryOptions = field(
+        default_factory=VisualMemoryOptions, metadata={"help": "options of the visual memories"}
+    )
     name: str = field(default="", metadata={"help": "run folder name (default: config hash)"})
     bootstrap_seed: int = field(default=0, metadata={"help": "seed of the comparison's bootstrap intervals"})
     bootstrap_resamples: int = field(default=2000, metadata={"help": "bootstrap resamples per interval", **NOT_HASHED})
@@ -313,6 +334,34 @@ def evaluate(args: JobArgs) -> Path:
     return folder
 
 
+def build_memory(config: DialogMemEvalConfig) -> Any:
+    """``config.memory`` built with the options it takes: a visual memory gets ``config.visual`` and
+    the formation camera's field of view, height and depth clip; other memories take none."""
+    from memgym.memory.embodied.frames import FramesMemory
+    from memgym.memory.embodied.object_memory import ObjectMemory
+    from memgym.memory.embodied.visual_memory import VisualMemory
+
+    cls = MEMORIES.get(config.memory)
+    if not issubclass(cls, VisualMemory):
+        return cls()
+    visual, camera = config.visual, config.camera
+    options: dict[str, Any] = {
+        "detector": visual.detector,
+        "encoder_model": visual.encoder_model or None,
+        "hfov": camera.hfov,
+        "sensor_height": camera.sensor_height,
+        "max_depth": camera.max_depth,
+        "stride": visual.stride,
+        "voxel": visual.voxel,
+        "device": visual.device,
+    }
+    if issubclass(cls, FramesMemory):
+        options["num_frames"] = visual.num_frames
+    if issubclass(cls, ObjectMemory):
+        options["threshold"] = visual.threshold
+    return cls(**options)
+
+
 def _evaluate_memory(
     config: DialogMemEvalConfig,
     store: RunStore,
@@ -335,12 +384,16 @@ def _evaluate_memory(
         judge = build_reasoner(config.judge)
         cache = JudgeCache(store.folder / "judge_cache.jsonl")
         scorers["qa"] = LLMMatchScorer(judge, config.judge.identity(), cache, config.judge.max_new_tokens)
+    memory = build_memory(config)
     env = DialogMemEnv(
-        DialogMemEnvConfig(camera=config.camera, execute_navigation=config.execute_navigation), scorers=scorers
+        DialogMemEnvConfig(
+            camera=config.camera,
+            execute_navigation=config.execute_navigation,
+            semantic=getattr(memory, "needs_semantic", False),
+        ),
+        scorers=scorers,
     )
-    agent = ReasonerAgent(
-        MEMORIES.get(config.memory)(), build_reasoner(config.reasoner), config.reasoner.max_new_tokens
-    )
+    agent = ReasonerAgent(memory, build_reasoner(config.reasoner), config.reasoner.max_new_tokens)
     for episode in tqdm(episodes, desc=f"episodes ({config.memory})", disable=not progress):
         done = store.done_keys()
         pending = [i.item_id for i in episode.items if item_key(episode, i) not in done]
@@ -352,7 +405,7 @@ def _evaluate_memory(
 def _play(env, agent, episode: DialogMemEpisode, pending: set[str], store: RunStore) -> None:
     observation, info = env.reset(options={"episode": episode, "score_items": pending})
     agent.reset()
-    if hasattr(agent.memory, "bind_episode"):  # ground-truth probes (memory=oracle)
+    if hasattr(agent.memory, "bind_episode"):  # ground-truth probes; the gt detector's label table
         agent.memory.bind_episode(episode)
     formation_action = env.formation_action()
     while info["phase"] == "formation":

@@ -355,3 +355,35 @@ def test_memories_config_errors(dataset, tmp_path):
         run_eval(dataset, tmp_path, "memories=[dialogue,dialogue]")
     with pytest.raises(RegistryError, match="unknown memory 'nope'"):
         run_eval(dataset, tmp_path, "memories=[dialogue,nope]")
+
+
+def test_visual_memories_get_the_eval_camera_and_options():
+    from memgym.core.config import load_config
+    from memgym.pipelines.dialogmem_jobs import DialogMemEvalConfig, build_memory
+
+    config = load_config(
+        DialogMemEvalConfig,
+        overrides=(
+            "memory=frames",
+            "camera.hfov=70",
+            "camera.sensor_height=1.1",
+            "visual.num_frames=4",
+            "visual.stride=3",
+        ),
+    )
+    memory = build_memory(config)
+    assert memory.num_frames == 4 and memory.needs_semantic
+    assert (memory.camera.hfov, memory.camera.sensor_height, memory.options["stride"]) == (70, 1.1, 3)
+    frames = build_memory(dataclasses.replace(config, visual=dataclasses.replace(config.visual, detector="none")))
+    assert not frames.needs_semantic
+    assert build_memory(dataclasses.replace(config, memory="3dmem")).options["voxel"] == config.visual.voxel
+    assert type(build_memory(dataclasses.replace(config, memory="dialogue"))).__name__ == "DialogueMemory"
+
+
+def test_visual_memories_are_evaluated_with_semantic_frames(dataset, tmp_path):
+    run = run_eval(dataset, tmp_path, "memories=[frames,3dmem+dialogue]", "visual.num_frames=4")
+    for memory in ("frames", "3dmem+dialogue"):
+        results = rows(run, memory)
+        assert results and not any(r.get("error") for r in results)
+        navigation = [r for r in results if r["task"] == "navigation"]
+        assert navigation and all("geodesic_success" in r for r in navigation)
