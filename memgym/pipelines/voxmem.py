@@ -13,6 +13,7 @@ from pathlib import Path
 
 from memgym.core.benchmark import Benchmark, JobArgs, ReportSection
 from memgym.core.config import load_config
+from memgym.core.outputs import make_writable_folder
 from memgym.core.registry import register_benchmark
 from memgym.datasets.voxmem.build import VoxMemBuilder, VoxMemConfig
 
@@ -26,6 +27,7 @@ class VoxMemBenchmark(Benchmark):
     def generate(self, args: JobArgs) -> Path:
         values = {"out": str(args.out)} if args.out else None
         config = load_config(VoxMemConfig, path=args.config_path, overrides=args.overrides, values=values)
+        make_writable_folder(Path(config.out), f"output folder {config.out}")  # before any synthesis
         return VoxMemBuilder(config, progress=args.progress).build()
 
     def quickstart(self, report_dir: Path, args: JobArgs) -> ReportSection:
