@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from memgym.core.protocols import Reasoner
 from memgym.backends.asr import ASRConfig
+from memgym.core.protocols import Reasoner
 from memgym.datasets.voxmem.build import VoxMemBuilder, VoxMemConfig
 
 SMALL_CELLS = ("semantics/TET", "semantics/AR", "speaker/IE", "speaker/AR", "sound/IE", "sound/AR")
