@@ -526,8 +526,8 @@ class VoxMemBuilder:
         Evidence sessions borrowed from other items on the same topic family come first, then
         sessions written for the item (:meth:`_written_haystack`). Each is kept only when the
         oracle still gives every answer in ``checks`` with it (the item's, and the refusal of the
-        AR item derivable from it) and the session is not yet in ``max_session_reuse`` items'
-        histories.
+        AR item derivable from it), its fact is not already in the history, and the session is not
+        yet in ``max_session_reuse`` items' histories.
         """
         for _ in range(HAYSTACK_TRIES):
             if borrowable:
@@ -536,8 +536,8 @@ class VoxMemBuilder:
                 fact = dataclasses.replace(fact, speaker=fact.speaker if fact.speaker in voices else plan.users[-1])
             else:
                 fact, source = self._written_haystack(plan, rng), "written"
-            if not all(check.holds_with(fact) for check in checks):
-                continue
+            if fact in checks[0].facts or not all(check.holds_with(fact) for check in checks):
+                continue  # (a fact already in this history would repeat one of its sessions)
             session = self.topical_session(fact, "haystack", voices, source)
             if len(self._usage.get(session.session_id, ())) >= self.config.max_session_reuse:
                 continue
