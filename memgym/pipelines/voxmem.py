@@ -39,7 +39,8 @@ class VoxMemBenchmark(Benchmark):
 
         out = Path(args.runs_dir) / "quickstart" / "voxmem" / "dataset"
         cells = "[semantics/TET,speaker/IE,paralinguistic/MSR,sound/IE,sound/AR]"
-        overrides = ("items=5", f"cells={cells}", "budgets=[8k]", f"out={out}", *args.overrides)
+        # more redraws than a default build: each evidence type should survive the intelligibility gate
+        overrides = ("items=5", f"cells={cells}", "budgets=[8k]", "max_revisions=6", f"out={out}", *args.overrides)
         config = load_config(VoxMemConfig, path=args.config_path, overrides=overrides)
         folder = VoxMemBuilder(config, progress=args.progress).build()
         episodes = Dataset.load(folder / "manifest.jsonl")
