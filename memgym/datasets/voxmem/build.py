@@ -773,8 +773,15 @@ class VoxMemBuilder:
         }
         if self.gate is not None:
             report["intelligibility"] = self.gate.report(episodes)
-        topical = {s.session_id: s for e in episodes for s in e.sessions if s.role in ("evidence", "haystack")}
-        report["separability"] = qc.separability(sorted(topical.values(), key=lambda s: s.session_id), self.config.seed)
+        topical: dict[str, tuple[Session, str]] = {}
+        for e in sorted(episodes, key=lambda e: e.items[0].item_id):
+            for s in e.sessions:
+                if s.role in ("evidence", "haystack"):
+                    topical.setdefault(s.session_id, (s, e.items[0].item_id))  # grouped by first item
+        ordered = [topical[k] for k in sorted(topical)]
+        report["separability"] = qc.separability(
+            [s for s, _ in ordered], self.config.seed, groups=[item for _, item in ordered]
+        )
         if self.qc_reasoner is not None:
             smallest = [e for e in episodes if e.budget == self.budgets[0] and e.items[0].annotations["audio_native"]]
             solved = [e.items[0].item_id for e in smallest if qc.transcript_llm_solves(self.qc_reasoner, e)]

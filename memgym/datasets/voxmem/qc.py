@@ -22,7 +22,7 @@ Item level (QC-2), per episode (item x budget):
 
 Dataset level: ``reuse`` -- no session appears in more items' histories than the limit;
 ``separability`` -- a text-only classifier (multinomial naive Bayes on word counts, 5-fold
-cross-validation, balanced accuracy) should not tell evidence from haystack sessions by their
+cross-validation with the folds grouped by item, balanced accuracy) should not tell evidence from haystack sessions by their
 words much better than the same classifier trained on shuffled labels.
 
 Optional model check (``qc_reasoner``): a text-only reasoner reads the transcript of the
@@ -264,8 +264,15 @@ def transcript_llm_solves(reasoner: Reasoner, episode: VoxMemEpisode) -> bool:
     return bool(gold) and (said == gold or f" {gold} " in f" {said} ")
 
 
-def separability(sessions: Sequence[Session], seed: int = 0, folds: int = 5) -> dict[str, float]:
+def separability(
+    sessions: Sequence[Session], seed: int = 0, folds: int = 5, groups: Sequence[str] | None = None
+) -> dict[str, float]:
     """How well a text-only classifier tells evidence from haystack sessions (see module docstring).
+
+    Args:
+        groups: one label per session (the item it belongs to); sessions of one group share a
+            fold, so words particular to an item (its subject) cannot carry from training to test
+            folds. ``None`` puts every session in its own group.
 
     Returns:
         ``{"accuracy", "shuffled_accuracy", "sessions"}``: balanced accuracies (0.5 = chance) of
@@ -285,7 +292,12 @@ def separability(sessions: Sequence[Session], seed: int = 0, folds: int = 5) -> 
     for i, row in enumerate(rows):
         np.add.at(counts[i], row, 1.0)
     rng = np.random.default_rng(seed)
-    fold_of = rng.permutation(len(texts)) % folds
+    names = [s.session_id for s in sessions] if groups is None else list(groups)
+    if len(names) != len(texts):
+        raise ValueError(f"separability: {len(names)} groups for {len(texts)} sessions")
+    group_ids = {g: i for i, g in enumerate(dict.fromkeys(names))}
+    fold_of_group = rng.permutation(len(group_ids)) % folds
+    fold_of = fold_of_group[[group_ids[g] for g in names]]
 
     def cross_validated(y: np.ndarray) -> float:
         predictions = np.zeros_like(y)
