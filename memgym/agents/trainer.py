@@ -1,7 +1,8 @@
-"""Training loop for memory models on batches drawn from env rollouts: resumable, logged, DDP-ready.
+"""Training loop for memory models: resumable, logged, DDP-ready.
 
 :class:`Trainer` runs AdamW with linear warm-up and cosine decay on batches produced by a
-``batch_fn(step, rank, world_size) -> Batch``. Because every batch is a pure function of the
+``batch_fn(step, rank, world_size) -> Batch`` or a :class:`BatchSource` (AMemOps: streams read
+from the generator, or recorded from env rollouts by :mod:`memgym.agents.stream_rollouts`). Because every batch is a pure function of the
 step index (the sampler derives its generator from ``(config hash, seed, step, rank)``), a run that
 is interrupted and resumed sees exactly the batches it would have seen.
 
@@ -283,6 +284,7 @@ class Trainer:
                 if self.step % self.config.save_every == 0 or self.step == self.config.steps:
                     self._save(self.last_path, full=True)
         finally:
+            stream.close()  # stops a batch source's workers (e.g. async vector envs)
             bar.close()
             if handle is not None:
                 handle.close()

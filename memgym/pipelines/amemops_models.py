@@ -1,7 +1,8 @@
 """AMemOps models: ``memgym train amemops`` and ``memgym eval amemops`` (paper sections 2-3).
 
 * :func:`train_model` trains one Table 1 model (``model=gdn2 seed=0 steps=24000``) on batches of
-  generated streams (:class:`StreamBatches`), with AdamW, batch 40, peak lr 1e-3, 300 warm-up
+  generated streams (:class:`StreamBatches`; read from the generator, or with ``data.source=env``
+  recorded from ``memgym/AMemOps-v0`` vector-env rollouts, the same tensors), with AdamW, batch 40, peak lr 1e-3, 300 warm-up
   steps and cosine decay (:class:`~memgym.agents.trainer.Trainer`), into
   ``RUNS/amemops_train/<model>-seed<seed>/`` (resumable; ``step_<N>.pt`` checkpoints).
 * :func:`evaluate_models` scores trained checkpoints on held-out streams, one resumable result
@@ -89,6 +90,33 @@ class DataConfig:
     cache_dir: str = dataclasses.field(
         default="", metadata={"help": "on-disk cache of featurised training streams", **NOT_HASHED}
     )
+    source: Literal["direct", "env"] = dataclasses.field(
+        default="direct",
+        metadata={
+            "help": "training batches from the stream generator (direct) or from rollouts of memgym/AMemOps-v0 "
+            "vector envs (env; audio only; the same batches)",
+            **NOT_HASHED,
+        },
+    )
+    vectorization: Literal["sync", "async"] = dataclasses.field(
+        default="sync",
+        metadata={"help": "source=env: gymnasium.make_vec mode (async: one worker process per stream)", **NOT_HASHED},
+    )
+    block_frames: int = dataclasses.field(
+        default=32, metadata={"help": "source=env: frames per formation step", "min": 1, **NOT_HASHED}
+    )
+
+    def __post_init__(self) -> None:
+        if self.source == "env" and self.inputs != "audio":
+            raise ConfigError(
+                "data.source=env plays memgym/AMemOps-v0, whose observations are audio: "
+                "set data.inputs=audio or data.source=direct"
+            )
+        if self.block_frames < self.stream.query_frames:
+            raise ConfigError(
+                f"data.block_frames={self.block_frames} must hold a whole query "
+                f"(data.stream.query_frames={self.stream.query_frames})"
+            )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -324,18 +352,18 @@ class StreamBatches:
         return [self.index(first + i) for i in range(share)]
 
     def __call__(self, step: int, rank: int, world: int) -> dict[str, torch.Tensor]:
-        arrays = [self.tensors.arrays(i) for i in self.indices(step, rank, world)]
-        return {
-            "features": torch.from_numpy(np.stack([a[0] for a in arrays])),
-            "gain_labels": torch.from_numpy(np.stack([a[1] for a in arrays])),
-            "pan_labels": torch.from_numpy(np.stack([a[2] for a in arrays])),
-        }
+        return stack_streams([self.tensors.arrays(i) for i in self.indices(step, rank, world)])
 
     def iterate(self, start_step: int, rank: int, world: int):
-        """Batches from ``start_step`` on. Audio streams with ``data.workers`` > 0 are featurised
-        ahead in worker processes by the world's sampler (:mod:`memgym.datasets.amemops.sampler`,
-        with its on-disk cache when ``data.cache_dir`` is set); otherwise in this process."""
+        """Batches from ``start_step`` on. With ``data.source=env`` they are recorded from
+        rollouts of ``memgym/AMemOps-v0`` vector envs (:mod:`memgym.agents.stream_rollouts`; the
+        same tensors). Otherwise audio streams with ``data.workers`` > 0 are featurised ahead in
+        worker processes by the world's sampler (:mod:`memgym.datasets.amemops.sampler`, with its
+        on-disk cache when ``data.cache_dir`` is set), else in this process."""
         data = self.tensors.data
+        if data.source == "env":
+            yield from self._env_batches(start_step, rank, world)
+            return
         if data.inputs != "audio" or data.workers <= 0:
             for step in itertools.count(start_step):
                 yield self(step, rank, world)
@@ -355,6 +383,34 @@ class StreamBatches:
         yield from DataLoader(
             dataset, batch_sampler=plan, collate_fn=collate_streams, num_workers=data.workers, prefetch_factor=2
         )
+
+    def _env_batches(self, start_step: int, rank: int, world: int):
+        from memgym.agents.stream_rollouts import make_stream_envs, rollout_streams
+
+        data = self.tensors.data
+        envs = make_stream_envs(
+            data.stream,
+            self.batch_size // world,
+            run_seed=data.stream_seed,
+            mode=data.vectorization,
+            block_frames=data.block_frames,
+            library=self.tensors.library,
+        )
+        try:
+            plan = (self.indices(step, rank, world) for step in itertools.count(start_step))
+            for streams in rollout_streams(envs, plan):
+                yield stack_streams(streams)
+        finally:
+            envs.close()
+
+
+def stack_streams(arrays: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> dict[str, torch.Tensor]:
+    """The :data:`~memgym.agents.trainer.Batch` of equally long streams' ``(features, gain, pan)``."""
+    return {
+        "features": torch.from_numpy(np.stack([a[0] for a in arrays])),
+        "gain_labels": torch.from_numpy(np.stack([a[1] for a in arrays])),
+        "pan_labels": torch.from_numpy(np.stack([a[2] for a in arrays])),
+    }
 
 
 def build_model(config: AMemOpsTrainConfig, input_dim: int, n_classes: int) -> AMemOpsModel:
