@@ -30,7 +30,7 @@ from memgym.core.benchmark import JobArgs
 from memgym.core.config import load_config
 from memgym.core.errors import ConfigError, RecordError
 from memgym.core.results import RunStore
-from memgym.core.seeding import NOT_HASHED
+from memgym.core.seeding import ADDED_FIELD, NOT_HASHED
 from memgym.datasets.amemops.config import StreamConfig
 from memgym.datasets.amemops.records import AMemOpsStream
 from memgym.memory.recurrent.mixers import CORES
@@ -69,6 +69,10 @@ class ArchConfig:
     head_dim: int = dataclasses.field(default=64, metadata={"help": "d_k = d_v"})
     mlp_hidden: int = dataclasses.field(default=512, metadata={"help": "SiLU MLP width"})
     chunk_size: int = dataclasses.field(default=64, metadata={"help": "chunk of the parallel form"})
+    conv_kernel: int = dataclasses.field(
+        default=4,
+        metadata={"help": "depthwise causal conv frames (0: no convolution, the ablation)", "min": 0, **ADDED_FIELD},
+    )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -96,14 +100,19 @@ class DataConfig:
             "help": "training batches from the stream generator (direct) or from rollouts of memgym/AMemOps-v0 "
             "vector envs (env; audio only; the same batches)",
             **NOT_HASHED,
+            **ADDED_FIELD,
         },
     )
     vectorization: Literal["sync", "async"] = dataclasses.field(
         default="sync",
-        metadata={"help": "source=env: gymnasium.make_vec mode (async: one worker process per stream)", **NOT_HASHED},
+        metadata={
+            "help": "source=env: gymnasium.make_vec mode (async: one worker process per stream)",
+            **NOT_HASHED,
+            **ADDED_FIELD,
+        },
     )
     block_frames: int = dataclasses.field(
-        default=32, metadata={"help": "source=env: frames per formation step", "min": 1, **NOT_HASHED}
+        default=32, metadata={"help": "source=env: frames per formation step", "min": 1, **NOT_HASHED, **ADDED_FIELD}
     )
 
     def __post_init__(self) -> None:
@@ -430,6 +439,7 @@ def build_model(config: AMemOpsTrainConfig, input_dim: int, n_classes: int) -> A
             head_dim=arch.head_dim,
             mlp_hidden=arch.mlp_hidden,
             chunk_size=arch.chunk_size,
+            conv_kernel=arch.conv_kernel,
             n_gain=n_classes,
             n_pan=n_classes,
             standardised_inputs=2 * N_MELS if audio else 0,

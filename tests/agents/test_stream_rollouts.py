@@ -106,4 +106,4 @@ def test_the_documented_training_loop_runs():
         "from memgym.datasets.sources.factory import LibraryConfig\n" + snippet.replace(sizes, tiny),
         namespace,
     )
-    assert namespace["step"] == 2 and np.isfinite(float(namespace["loss"]))
+    assert namespace["step"] == 2 and np.isfinite(namespace["loss"].item())

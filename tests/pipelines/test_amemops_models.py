@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+import torch
 
 from memgym.core.benchmark import JobArgs
 from memgym.core.errors import ConfigError, RecordError
@@ -212,6 +213,28 @@ def test_amemops_streams_ignore_cache_folders_and_threads():
     assert cached.key() == StreamConfig().key()
     assert config_hash(AMemOpsTrainConfig(threads=1, device="cuda")) == config_hash(AMemOpsTrainConfig())
     assert config_hash(AMemOpsEvalConfig(bootstrap_resamples=100_000)) == config_hash(AMemOpsEvalConfig())
+
+
+def test_default_amemops_hashes_are_those_of_stored_runs():
+    """Settings added later (data.source, arch.conv_kernel, ...) leave default hashes alone."""
+    from memgym.core.config import load_config
+    from memgym.core.seeding import config_hash
+    from memgym.pipelines.amemops_models import AMemOpsEvalConfig, AMemOpsTrainConfig
+
+    assert config_hash(AMemOpsTrainConfig()) == "a8631b0253a526d0"
+    assert config_hash(AMemOpsEvalConfig()) == "3fad8bb1b79bc08e"
+    same = ("data.source=env", "data.vectorization=async", "data.block_frames=64", "arch.conv_kernel=4")
+    assert config_hash(load_config(AMemOpsTrainConfig, overrides=same)) == "a8631b0253a526d0"
+    assert config_hash(load_config(AMemOpsTrainConfig, overrides=("arch.conv_kernel=0",))) != "a8631b0253a526d0"
+
+
+def test_the_convolution_ablation_trains_and_evaluates(tmp_path):
+    folder = train(tmp_path, "model=gdn2", "arch.conv_kernel=0", "name=gdn2-seed0")
+    state = torch.load(folder / "step_3.pt", weights_only=False)
+    assert state["model_config"]["conv_kernel"] == 0 and not any("conv" in k for k in state["model"])
+    overrides = ("models=[gdn2]", "seeds=[0]", "checkpoints=[3]", "streams=2", "name=noconv", *STREAM)
+    out = eval_job(JobArgs(overrides=(*overrides, "data.stream.split=eval"), runs_dir=tmp_path, progress=False))
+    assert "| gdn2 | 3 | 1 |" in (out / "table.md").read_text()
 
 
 def test_audio_models_standardise_the_log_mel_columns_and_symbolic_ones_do_not():
