@@ -32,9 +32,11 @@ from memgym.core.errors import ConfigError, RecordError
 from memgym.core.results import RunStore
 from memgym.core.seeding import ADDED_FIELD, NOT_HASHED
 from memgym.datasets.amemops.config import StreamConfig
+from memgym.datasets.amemops.query_conditions import pitch_differences
 from memgym.datasets.amemops.records import AMemOpsStream
 from memgym.memory.recurrent.mixers import CORES
 from memgym.memory.recurrent.model import AMemOpsModel, ModelConfig
+from memgym.tasks.amemops_breakdowns import pitch_difference_report
 from memgym.tasks.amemops_history import PRIMARY_MODELS, is_history, write_history_report
 from memgym.tasks.amemops_tables import (
     QUERY_TYPES,
@@ -177,6 +179,16 @@ class AMemOpsTrainConfig:
         )
 
 
+BREAKDOWNS = ("pitch_difference",)
+"""Names accepted by ``AMemOpsEvalConfig.breakdowns``."""
+
+
+def model_core(name: str) -> str:
+    """The memory core of an eval model name: ``gdn2``, or a variant such as ``gdn2@noconv``
+    (trained with ``name=gdn2@noconv-seed<seed>``, e.g. ``arch.conv_kernel=0``)."""
+    return name.split("@", 1)[0]
+
+
 @dataclasses.dataclass(frozen=True)
 class AMemOpsEvalConfig:
     """``memgym eval amemops ...``."""
@@ -215,12 +227,27 @@ class AMemOpsEvalConfig:
             **NOT_HASHED,
         },
     )
+    breakdowns: tuple[str, ...] = dataclasses.field(
+        default=(),
+        metadata={
+            "help": f"extra tables with CIs and plots: {', '.join(BREAKDOWNS)}",
+            **NOT_HASHED,
+            **ADDED_FIELD,
+        },
+    )
 
     def __post_init__(self) -> None:
-        for field in ("models", "history_contrasts"):
-            unknown = [m for m in getattr(self, field) if m not in CORES]
-            if unknown:
-                raise ConfigError(f"{field}: '{unknown[0]}' is not a memory core; choose from {', '.join(CORES)}")
+        unknown = [m for m in self.models if model_core(m) not in CORES]
+        if unknown:
+            raise ConfigError(
+                f"models: '{unknown[0]}' is not a memory core or <core>@<variant>; cores: {', '.join(CORES)}"
+            )
+        unknown = [m for m in self.history_contrasts if m not in CORES]
+        if unknown:
+            raise ConfigError(f"history_contrasts: '{unknown[0]}' is not a memory core; choose from {', '.join(CORES)}")
+        unknown = [b for b in self.breakdowns if b not in BREAKDOWNS]
+        if unknown:
+            raise ConfigError(f"breakdowns: '{unknown[0]}' is unknown; choose from {', '.join(BREAKDOWNS)}")
 
 
 @functools.lru_cache(maxsize=4)
@@ -313,6 +340,11 @@ class StreamSetTensors:
 
     def stream(self, index: int) -> AMemOpsStream:
         return self.streams[index]
+
+    @functools.cached_property
+    def library(self):
+        """The library the set's streams were generated from (opened on first use)."""
+        return _open_library(self.data.stream.library)
 
     def arrays(self, index: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         stream = self.streams[index]
@@ -553,7 +585,8 @@ def checkpoint_jobs(config: Any, runs_dir: Path) -> list[tuple[str, int, int, Pa
                 path = train_dir / f"{model_name}-seed{seed}" / f"step_{step}.pt"
                 if not path.exists():
                     raise RecordError(
-                        f"missing checkpoint {path}: run 'memgym train amemops model={model_name} seed={seed}' "
+                        f"missing checkpoint {path}: run 'memgym train amemops model={model_core(model_name)} "
+                        f"seed={seed}{'' if model_core(model_name) == model_name else f' name={path.parent.name}'}' "
                         f"with {step} in checkpoint_steps, or set train_dir/checkpoints"
                     )
                 jobs.append((model_name, seed, step, path))
@@ -588,6 +621,8 @@ def evaluate_models(config: AMemOpsEvalConfig, runs_dir: Path, *, progress: bool
         def work(index: int, model=model, model_name=model_name, seed=seed, step=step) -> dict[str, Any]:
             stream = tensors.stream(index)
             queries = score_stream(model, stream, tensors.arrays(index), config.device, form=config.form)
+            pitches = pitch_differences(stream, tensors.library)
+            queries = [q | {"pitch_difference": pitches.get(q["query"])} for q in queries]
             return {
                 "model": model_name,
                 "seed": seed,
@@ -639,6 +674,9 @@ def write_tables(store: RunStore, rows: list[dict[str, Any]], config: AMemOpsEva
             n_resamples=config.bootstrap_resamples,
         )
         text += "\nMatched histories: update gaps and primary contrasts in `history_contrasts.md`.\n"
+    if "pitch_difference" in config.breakdowns:
+        pitch_difference_report(rows, config.models, store.folder, n_resamples=config.bootstrap_resamples)
+        text += "\nAccuracy by pitch difference (Fig. 2a): `pitch_difference.md`, `pitch_difference.png`.\n"
     store.write_text("table.md", text)
     plot_accuracy(by_type, store.folder / "accuracy.png", query_types=types)
     return text

@@ -246,3 +246,40 @@ def test_audio_models_standardise_the_log_mel_columns_and_symbolic_ones_do_not()
     assert (audio.standardised_inputs, audio.input_mean, audio.input_std) == (128, LOG_MEL_MEAN, LOG_MEL_STD)
     symbolic = build_model(load_config(AMemOpsTrainConfig, overrides=["data.inputs=symbolic"]), 40, 17).config
     assert symbolic.standardised_inputs == 0
+
+
+def test_convolution_ablation_by_pitch_difference(tmp_path):
+    """Fig. 2a as a config: GDN2 with and without its convolution, accuracy per pitch-difference bin."""
+    instruments = ("data.stream.library.kind=synthetic_instruments",)
+    train(tmp_path, "model=gdn2", *instruments)
+    train(tmp_path, "model=gdn2", "arch.conv_kernel=0", "name=gdn2@noconv-seed0", *instruments)
+    overrides = (
+        "models=[gdn2,gdn2@noconv]",
+        "seeds=[0]",
+        "checkpoints=[3]",
+        "streams=3",
+        "name=fig2a",
+        "breakdowns=[pitch_difference]",
+        "bootstrap_resamples=200",
+        *STREAM,
+        *instruments,
+        "data.stream.split=eval",
+    )
+    out = eval_job(JobArgs(overrides=overrides, runs_dir=tmp_path, progress=False))
+    rows = [q for line in (out / "results.jsonl").read_text().splitlines() for q in json.loads(line)["queries"]]
+    differences = [q["pitch_difference"] for q in rows]
+    assert any(d is None for d in differences) and any(d is not None and d > 0 for d in differences)
+    assert all(q["pitch_difference"] is None for q in rows if q["query_type"] == "absent")
+    report = (out / "pitch_difference.md").read_text()
+    assert "| gdn2@noconv | 3 |" in report and "Paired differences (pp) against gdn2" in report
+    assert (out / "pitch_difference.png").stat().st_size > 1000
+    assert "pitch_difference.md" in (out / "table.md").read_text()
+
+
+def test_eval_model_variants_name_their_train_command(tmp_path):
+    with pytest.raises(RecordError, match="model=gdn2 seed=0 name=gdn2@noconv-seed0"):
+        eval_job(JobArgs(overrides=("models=[gdn2@noconv]", "seeds=[0]", *STREAM), runs_dir=tmp_path, progress=False))
+    with pytest.raises(ConfigError, match="models: 'lstm@x'"):
+        eval_job(JobArgs(overrides=("models=[lstm@x]",), runs_dir=tmp_path, progress=False))
+    with pytest.raises(ConfigError, match="breakdowns: 'pitch'"):
+        eval_job(JobArgs(overrides=("breakdowns=[pitch]",), runs_dir=tmp_path, progress=False))

@@ -1,0 +1,175 @@
+"""AMemOps accuracy broken down by a per-query condition, with bootstrap intervals (Fig. 2a).
+
+:func:`pitch_difference_report` bins the per-query rows (:mod:`memgym.tasks.amemops_tables`) by
+``pitch_difference``, the semitones between a query's recording and the recording of the
+source's latest earlier event (instrument libraries only), and writes per bin:
+
+* accuracy (%) per model and checkpoint: seeds averaged within each stream, then streams
+  averaged; 95% percentile interval from resampling streams
+  (:func:`memgym.core.statistics.bootstrap_mean`);
+* paired differences against the first model (:func:`~memgym.tasks.amemops_tables.difference_markdown`:
+  streams paired, seeds independent), e.g. GDN2 without against with its convolution.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from memgym.core.statistics import Interval, bootstrap_mean
+from memgym.tasks.amemops_tables import difference_markdown
+
+PITCH_BINS: tuple[tuple[int, int | None, str], ...] = (
+    (0, 0, "0"),
+    (1, 4, "1-4"),
+    (5, 11, "5-11"),
+    (12, 23, "12-23"),
+    (24, None, "24+"),
+)
+"""``(low, high, label)`` semitone bins (inclusive; ``None``: no upper end)."""
+
+
+def pitch_bin(difference: int | None) -> str | None:
+    """Label of the :data:`PITCH_BINS` bin holding ``difference`` (None: no pitch difference)."""
+    if difference is None:
+        return None
+    for low, high, label in PITCH_BINS:
+        if difference >= low and (high is None or difference <= high):
+            return label
+    raise ValueError(f"pitch difference must be >= 0, got {difference}")
+
+
+def binned_rows(rows: Sequence[dict[str, Any]], *, query_types: Sequence[str] | None = None) -> list[dict[str, Any]]:
+    """Rows that have a pitch difference (and one of ``query_types`` if given), with
+    ``query_type`` replaced by their pitch bin label (so the per-type tools work per bin)."""
+    out = []
+    for row in rows:
+        label = pitch_bin(row.get("pitch_difference"))
+        if label is not None and (query_types is None or row["query_type"] in query_types):
+            out.append({**row, "query_type": label})
+    return out
+
+
+def bin_accuracy(
+    rows: Sequence[dict[str, Any]], *, rng: np.random.Generator, n_resamples: int = 10_000
+) -> Interval | None:
+    """Accuracy (%) of one model/checkpoint's rows: per-stream accuracy averaged over seeds, then
+    over streams, with the stream-resampling interval (None without rows)."""
+    per_seed: dict[tuple[str, Any], list[float]] = defaultdict(list)
+    for row in rows:
+        per_seed[str(row["stream"]), row["seed"]].append(float(row["correct"]))
+    per_stream: dict[str, list[float]] = defaultdict(list)
+    for (stream, _), values in per_seed.items():
+        per_stream[stream].append(sum(values) / len(values))
+    if not per_stream:
+        return None
+    scores = [100.0 * sum(v) / len(v) for _, v in sorted(per_stream.items())]
+    if n_resamples <= 0:  # no interval asked for: a degenerate one at the estimate
+        mean = float(np.mean(scores))
+        return Interval(mean, mean, mean)
+    return bootstrap_mean(scores, rng=rng, n_resamples=n_resamples)
+
+
+def accuracy_markdown(
+    rows: Sequence[dict[str, Any]],
+    models: Sequence[str],
+    labels: Sequence[str],
+    *,
+    title: str,
+    rng: np.random.Generator,
+    n_resamples: int,
+) -> tuple[str, dict[tuple[str, Any], list[Interval | None]]]:
+    """Markdown of :func:`bin_accuracy` per (model, checkpoint) and bin label, and the intervals."""
+    groups: dict[tuple[str, Any, str], list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        groups[row["model"], row["checkpoint"], row["query_type"]].append(row)
+    checkpoints = sorted({r["checkpoint"] for r in rows}, key=str)
+    lines = [
+        title,
+        "",
+        "| model | checkpoint | " + " | ".join(labels) + " |",
+        "| --- | ---: |" + " ---: |" * len(labels),
+    ]
+    intervals: dict[tuple[str, Any], list[Interval | None]] = {}
+    for model in models:
+        for checkpoint in checkpoints:
+            cells, found = [], []
+            for label in labels:
+                group = groups.get((model, checkpoint, label), [])
+                interval = bin_accuracy(group, rng=rng, n_resamples=n_resamples)
+                found.append(interval)
+                shown = interval and (interval.format(1) if n_resamples > 0 else f"{interval.estimate:.1f}")
+                cells.append("-" if interval is None else f"{shown} (n={len(group)})")
+            if any(found):
+                intervals[model, checkpoint] = found
+                lines.append(f"| {model} | {checkpoint} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n", intervals
+
+
+def plot_bins(intervals: dict[tuple[str, Any], list[Interval | None]], labels: Sequence[str], path: Path) -> Path:
+    """Accuracy per bin, one line with 95% interval bars per (model, checkpoint)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.4, 4.0))
+    x = np.arange(len(labels))
+    for (model, checkpoint), found in intervals.items():
+        points = [(i, v) for i, v in enumerate(found) if v is not None]
+        xs = np.array([x[i] for i, _ in points])
+        est = np.array([v.estimate for _, v in points])
+        err = np.array([[v.estimate - v.low for _, v in points], [v.high - v.estimate for _, v in points]])
+        ax.errorbar(xs, est, yerr=err, marker="o", capsize=3, label=f"{model} @ {checkpoint}")
+    ax.set_xticks(x, labels)
+    ax.set_xlabel("pitch difference to the answer-carrying event (semitones)")
+    ax.set_ylabel("accuracy (%)")
+    ax.set_ylim(0, 100)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def pitch_difference_report(
+    rows: Sequence[dict[str, Any]], models: Sequence[str], folder: Path, *, n_resamples: int = 10_000
+) -> str:
+    """Write ``pitch_difference.md`` and ``pitch_difference.png`` into ``folder``; returns the markdown.
+
+    Sections: all queries with a pitch difference, then post-update queries alone; each with
+    accuracy per bin and, for two or more models, paired differences against ``models[0]``.
+    """
+    labels = [label for _, _, label in PITCH_BINS]
+    text = "# Accuracy by pitch difference (Fig. 2a)\n\n"
+    intervals_all: dict[tuple[str, Any], list[Interval | None]] = {}
+    for name, types in (("all queries", None), ("post-update queries", ("post_update",))):
+        binned = binned_rows(rows, query_types=types)
+        if not binned:
+            text += f"No {name} with a pitch difference (instrument libraries only).\n\n"
+            continue
+        present = [m for m in models if any(r["model"] == m for r in binned)]
+        table, intervals = accuracy_markdown(
+            binned,
+            present,
+            labels,
+            title=f"**Accuracy (%) of {name} by pitch difference, 95% CI over streams (seeds averaged)**",
+            rng=np.random.default_rng(0),
+            n_resamples=n_resamples,
+        )
+        intervals_all = intervals_all or intervals
+        text += table + "\n"
+        if len(present) >= 2 and n_resamples > 0:
+            text += difference_markdown(
+                binned, present, rng=np.random.default_rng(1), query_types=labels, n_resamples=n_resamples
+            )
+            text += "\n"
+    (folder / "pitch_difference.md").write_text(text, encoding="utf-8")
+    if intervals_all:
+        plot_bins(intervals_all, labels, folder / "pitch_difference.png")
+    return text
