@@ -14,7 +14,7 @@ runs in a fresh spawned process so its peak resident memory (``ru_maxrss``) is t
 
     python -m benchmarks amemops_train [--length 2048] [--batch 8] [--long 4096] [--cores gdn2,kda]
         [--step-length 256]   # quicker, but flatters the step loop (its per-token cost grows with T)
-        [--parts sources] [--source-batch 8] [--source-steps 3] [--source-frames 2048] [--source-repeats 2]
+        [--parts sources] [--source-batch 8] [--source-steps 3] [--source-frames 2048]
 """
 
 from __future__ import annotations
@@ -78,46 +78,45 @@ def _kernel_worker(chunked: bool, batch: int, length: int, repeats: int, threads
     return best, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def _source_worker(source: str, vectorization: str, batch: int, steps: int, frames: int) -> float:
-    """Seconds for ``steps`` training batches of fresh streams after a first, untimed one (which
-    opens the library and starts any workers)."""
+SOURCES = {
+    ("direct", "sync"): "direct (generator, in process)",
+    ("env", "sync"): "env rollouts (sync make_vec)",
+    ("env", "async"): "env rollouts (async make_vec)",
+}
+
+
+def _source_worker(batch: int, steps: int, frames: int) -> dict[tuple[str, str], float]:
+    """Seconds for ``steps`` batches of each data source, timed batch by batch in turn (so a busy
+    machine's load drifts onto all alike), after a first untimed batch of each (which opens the
+    library and starts the workers). Each source trains its own seed: the streams are disjoint."""
     from memgym.core.config import load_config
     from memgym.pipelines.amemops_models import AMemOpsTrainConfig, StreamBatches, stream_tensors
 
-    overrides = (f"data.source={source}", f"data.vectorization={vectorization}", f"data.stream.frames={frames}")
-    config = load_config(AMemOpsTrainConfig, overrides=overrides)
-    batches = StreamBatches(stream_tensors(config.data), batch, seed=0).iterate(0, 0, 1)
-    next(batches)
-    start = time.perf_counter()
+    iterators = {}
+    for seed, (source, vectorization) in enumerate(SOURCES):
+        overrides = (f"data.source={source}", f"data.vectorization={vectorization}", f"data.stream.frames={frames}")
+        config = load_config(AMemOpsTrainConfig, overrides=overrides)
+        iterators[source, vectorization] = StreamBatches(stream_tensors(config.data), batch, seed=seed).iterate(0, 0, 1)
+        next(iterators[source, vectorization])
+    seconds = dict.fromkeys(SOURCES, 0.0)
     for _ in range(steps):
-        next(batches)
-    seconds = time.perf_counter() - start
-    batches.close()
+        for key, batches in iterators.items():
+            start = time.perf_counter()
+            next(batches)
+            seconds[key] += time.perf_counter() - start
+    for batches in iterators.values():
+        batches.close()
     return seconds
 
 
-def _measure_source(source: str, vectorization: str, args: argparse.Namespace) -> float:
+def _sources(args: argparse.Namespace) -> None:
     # a non-daemonic worker process: async vector envs start processes of their own
     import concurrent.futures
 
     context = multiprocessing.get_context("spawn")
     with concurrent.futures.ProcessPoolExecutor(1, mp_context=context) as pool:
-        work = (source, vectorization, args.source_batch, args.source_steps, args.source_frames)
-        return pool.submit(_source_worker, *work).result()
-
-
-def _sources(args: argparse.Namespace) -> None:
-    """Each source timed ``--source-repeats`` times, interleaved (a busy machine's load drifts); best kept."""
-    labels = {
-        ("direct", "sync"): "direct (generator, in process)",
-        ("env", "sync"): "env rollouts (sync make_vec)",
-        ("env", "async"): "env rollouts (async make_vec)",
-    }
-    best = dict.fromkeys(labels, float("inf"))
-    for _ in range(args.source_repeats):
-        for key in labels:
-            best[key] = min(best[key], _measure_source(*key, args))
-    timings = {key: Timing(label, best[key], args.source_steps, "batches") for key, label in labels.items()}
+        seconds = pool.submit(_source_worker, args.source_batch, args.source_steps, args.source_frames).result()
+    timings = {key: Timing(label, seconds[key], args.source_steps, "batches") for key, label in SOURCES.items()}
     for mode in ("sync", "async"):
         report(
             f"amemops_train: data sources, batch {args.source_batch} of fresh {args.source_frames}-frame streams",
@@ -158,7 +157,6 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--source-batch", type=int, default=8, help="streams per batch for the data sources")
     parser.add_argument("--source-steps", type=int, default=3, help="timed batches per data source")
     parser.add_argument("--source-frames", type=int, default=2048, help="frames per stream for the data sources")
-    parser.add_argument("--source-repeats", type=int, default=2, help="interleaved timings per data source")
     args = parser.parse_args(argv)
     parts = set(args.parts.split(","))
     if "recurrence" in parts:

@@ -32,7 +32,7 @@ from memgym.core.errors import ConfigError, RecordError
 from memgym.core.results import RunStore
 from memgym.core.seeding import ADDED_FIELD, NOT_HASHED
 from memgym.datasets.amemops.config import StreamConfig
-from memgym.datasets.amemops.query_conditions import pitch_differences
+from memgym.datasets.amemops.query_conditions import AudioMatches, pitch_differences
 from memgym.datasets.amemops.records import AMemOpsStream
 from memgym.memory.recurrent.mixers import CORES
 from memgym.memory.recurrent.model import AMemOpsModel, ModelConfig
@@ -181,6 +181,11 @@ class AMemOpsTrainConfig:
 
 BREAKDOWNS = ("pitch_difference",)
 """Names accepted by ``AMemOpsEvalConfig.breakdowns``."""
+EXCLUSION_TEXT = {
+    "training_audio": "queries whose own or earlier same-source audio matches training audio",
+    "duplicate_notes": "streams with duplicate notes",
+}
+"""Names accepted by ``AMemOpsEvalConfig.exclude`` and what they drop."""
 
 
 def model_core(name: str) -> str:
@@ -227,6 +232,16 @@ class AMemOpsEvalConfig:
             **NOT_HASHED,
         },
     )
+    exclude: tuple[str, ...] = dataclasses.field(
+        default=(),
+        metadata={
+            "help": "also tabulate without: training_audio (queries whose own or earlier same-source recording "
+            "matches training audio, first-second cosine > 0.9999), duplicate_notes (streams holding two "
+            "recordings of the same audio)",
+            **NOT_HASHED,
+            **ADDED_FIELD,
+        },
+    )
     breakdowns: tuple[str, ...] = dataclasses.field(
         default=(),
         metadata={
@@ -248,6 +263,9 @@ class AMemOpsEvalConfig:
         unknown = [b for b in self.breakdowns if b not in BREAKDOWNS]
         if unknown:
             raise ConfigError(f"breakdowns: '{unknown[0]}' is unknown; choose from {', '.join(BREAKDOWNS)}")
+        unknown = [e for e in self.exclude if e not in EXCLUSION_TEXT]
+        if unknown:
+            raise ConfigError(f"exclude: '{unknown[0]}' is unknown; choose from {', '.join(EXCLUSION_TEXT)}")
 
 
 @functools.lru_cache(maxsize=4)
@@ -621,8 +639,6 @@ def evaluate_models(config: AMemOpsEvalConfig, runs_dir: Path, *, progress: bool
         def work(index: int, model=model, model_name=model_name, seed=seed, step=step) -> dict[str, Any]:
             stream = tensors.stream(index)
             queries = score_stream(model, stream, tensors.arrays(index), config.device, form=config.form)
-            pitches = pitch_differences(stream, tensors.library)
-            queries = [q | {"pitch_difference": pitches.get(q["query"])} for q in queries]
             return {
                 "model": model_name,
                 "seed": seed,
@@ -633,8 +649,44 @@ def evaluate_models(config: AMemOpsEvalConfig, runs_dir: Path, *, progress: bool
 
         store.run_pending(keys, work, progress=progress, description=f"eval {model_name} seed {seed} @ {step}")
     rows = query_rows(store.rows())
+    if config.breakdowns or config.exclude:
+        rows = annotate_conditions(rows, tensors, n_streams, config)
     write_tables(store, rows, config)
     return store.folder
+
+
+def annotate_conditions(
+    rows: list[dict[str, Any]], tensors: StreamTensors | StreamSetTensors, n_streams: int, config: AMemOpsEvalConfig
+) -> list[dict[str, Any]]:
+    """Per-query conditions the breakdowns and exclusions need, from the (regenerated) streams:
+    ``pitch_difference``, ``training_match`` (the query's or an earlier same-source recording
+    matches training audio) and ``duplicate_notes`` (its stream holds two recordings of the same
+    audio); see :mod:`memgym.datasets.amemops.query_conditions`."""
+    streams = {s.episode_id: s for s in (tensors.stream(i) for i in range(n_streams))}
+    matches = AudioMatches(tensors.library)
+    conditions: dict[str, dict[str, dict[str, Any]]] = {}
+    for episode_id in sorted({str(r["stream"]) for r in rows}):
+        stream = streams[episode_id]
+        per_query: dict[str, dict[str, Any]] = {q.query_id: {} for q in stream.queries()}
+        if "pitch_difference" in config.breakdowns:
+            for query, value in pitch_differences(stream, tensors.library).items():
+                per_query[query]["pitch_difference"] = value
+        if "training_audio" in config.exclude:
+            for query, value in matches.training_matches(stream).items():
+                per_query[query]["training_match"] = value
+        if "duplicate_notes" in config.exclude:
+            duplicate = matches.has_duplicate_notes(stream)
+            for values in per_query.values():
+                values["duplicate_notes"] = duplicate
+        conditions[episode_id] = per_query
+    return [r | conditions[str(r["stream"])][r["query"]] for r in rows]
+
+
+def excluded(row: dict[str, Any], exclude: tuple[str, ...]) -> bool:
+    """Whether ``exclude`` drops this annotated query row."""
+    return ("training_audio" in exclude and row["training_match"]) or (
+        "duplicate_notes" in exclude and row["duplicate_notes"]
+    )
 
 
 def query_rows(stream_rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -642,10 +694,12 @@ def query_rows(stream_rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{k: r[k] for k in ("model", "seed", "checkpoint", "stream")} | q for r in stream_rows for q in r["queries"]]
 
 
-def write_tables(store: RunStore, rows: list[dict[str, Any]], config: AMemOpsEvalConfig) -> str:
-    """Write ``table.md`` (by query type, and by query type × attribute) and ``accuracy.png``."""
+def _accuracy_markdown(
+    rows: list[dict[str, Any]], config: AMemOpsEvalConfig, types: tuple[str, ...]
+) -> tuple[str, list[dict[str, Any]]]:
+    """Accuracy by query type and by query type × attribute, and the paired differences against
+    the first model; returns the markdown and the by-type table."""
     label = "Query-weighted" if config.weighting == "query" else "Mean per-stream"
-    types = (*QUERY_TYPES, "no_update") if any(r["query_type"] == "no_update" for r in rows) else QUERY_TYPES
     by_type = accuracy_table(rows, weighting=config.weighting, model_order=config.models, query_types=types)
     by_attribute = accuracy_table(
         rows, weighting=config.weighting, by_attribute=True, model_order=config.models, query_types=types
@@ -665,6 +719,35 @@ def write_tables(store: RunStore, rows: list[dict[str, Any]], config: AMemOpsEva
             query_types=types,
             n_resamples=config.bootstrap_resamples,
         )
+    return text, by_type
+
+
+def _write_exclusions(store: RunStore, rows: list[dict[str, Any]], config: AMemOpsEvalConfig, types) -> str:
+    """``table_excluded.md`` and ``accuracy_excluded.png``: the tables on the rows ``exclude`` keeps."""
+    kept = [r for r in rows if not excluded(r, config.exclude)]
+    first = rows[0]["model"], rows[0]["seed"], rows[0]["checkpoint"]  # counts of one model/seed/checkpoint
+    one = [r for r in rows if (r["model"], r["seed"], r["checkpoint"]) == first]
+    kept_one = [r for r in one if not excluded(r, config.exclude)]
+    updates = sum(r["query_type"] == "post_update" for r in kept_one)
+    text = (
+        f"# Tables without {' and '.join(EXCLUSION_TEXT[e] for e in config.exclude)}\n\n"
+        f"Kept {len(kept_one)} of {len(one)} queries per model, seed and checkpoint ({updates} post-update) "
+        f"in {len({r['stream'] for r in kept_one})} of {len({r['stream'] for r in one})} streams.\n\n"
+    )
+    if not kept:
+        store.write_text("table_excluded.md", text + "Nothing is left to tabulate.\n")
+        return text
+    body, by_type = _accuracy_markdown(kept, config, types)
+    store.write_text("table_excluded.md", text + body)
+    plot_accuracy(by_type, store.folder / "accuracy_excluded.png", query_types=types)
+    return text
+
+
+def write_tables(store: RunStore, rows: list[dict[str, Any]], config: AMemOpsEvalConfig) -> str:
+    """Write ``table.md`` (by query type, and by query type × attribute) and ``accuracy.png``,
+    plus the reports of ``breakdowns`` and ``exclude`` (rows annotated by :func:`annotate_conditions`)."""
+    types = (*QUERY_TYPES, "no_update") if any(r["query_type"] == "no_update" for r in rows) else QUERY_TYPES
+    text, by_type = _accuracy_markdown(rows, config, types)
     if is_history(rows):
         write_history_report(
             store,
@@ -677,6 +760,9 @@ def write_tables(store: RunStore, rows: list[dict[str, Any]], config: AMemOpsEva
     if "pitch_difference" in config.breakdowns:
         pitch_difference_report(rows, config.models, store.folder, n_resamples=config.bootstrap_resamples)
         text += "\nAccuracy by pitch difference (Fig. 2a): `pitch_difference.md`, `pitch_difference.png`.\n"
+    if config.exclude:
+        counts = _write_exclusions(store, rows, config, types).strip().splitlines()[-1]
+        text += f"\nExclusions: `table_excluded.md`, `accuracy_excluded.png`. {counts}\n"
     store.write_text("table.md", text)
     plot_accuracy(by_type, store.folder / "accuracy.png", query_types=types)
     return text

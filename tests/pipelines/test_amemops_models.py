@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 import torch
@@ -248,6 +249,14 @@ def test_audio_models_standardise_the_log_mel_columns_and_symbolic_ones_do_not()
     assert symbolic.standardised_inputs == 0
 
 
+def _queries(folder):
+    return [
+        {"model": row["model"]} | q
+        for row in map(json.loads, (folder / "results.jsonl").read_text().splitlines())
+        for q in row["queries"]
+    ]
+
+
 def test_convolution_ablation_by_pitch_difference(tmp_path):
     """Fig. 2a as a config: GDN2 with and without its convolution, accuracy per pitch-difference bin."""
     instruments = ("data.stream.library.kind=synthetic_instruments",)
@@ -266,12 +275,11 @@ def test_convolution_ablation_by_pitch_difference(tmp_path):
         "data.stream.split=eval",
     )
     out = eval_job(JobArgs(overrides=overrides, runs_dir=tmp_path, progress=False))
-    rows = [q for line in (out / "results.jsonl").read_text().splitlines() for q in json.loads(line)["queries"]]
-    differences = [q["pitch_difference"] for q in rows]
-    assert any(d is None for d in differences) and any(d is not None and d > 0 for d in differences)
-    assert all(q["pitch_difference"] is None for q in rows if q["query_type"] == "absent")
     report = (out / "pitch_difference.md").read_text()
     assert "| gdn2@noconv | 3 |" in report and "Paired differences (pp) against gdn2" in report
+    counts = [int(n) for n in re.findall(r"\(n=(\d+)\)", report.split("post-update")[0])]
+    present = [q for q in _queries(out) if q["model"] == "gdn2" and q["query_type"] != "absent"]
+    assert sum(counts) == 2 * len(present)  # every query of a present source is binned, for both models
     assert (out / "pitch_difference.png").stat().st_size > 1000
     assert "pitch_difference.md" in (out / "table.md").read_text()
 
@@ -283,3 +291,33 @@ def test_eval_model_variants_name_their_train_command(tmp_path):
         eval_job(JobArgs(overrides=("models=[lstm@x]",), runs_dir=tmp_path, progress=False))
     with pytest.raises(ConfigError, match="breakdowns: 'pitch'"):
         eval_job(JobArgs(overrides=("breakdowns=[pitch]",), runs_dir=tmp_path, progress=False))
+
+
+def test_exclusions_write_tables_without_training_matches_and_duplicate_notes(tmp_path, monkeypatch):
+    from echo_tones import EchoTones
+
+    from memgym.pipelines import amemops_models
+
+    tones = ("data.stream.library.kind=tones", "data.stream.offset_seconds=[2,4]")
+    train(tmp_path, "model=gdn", *tones)
+    echo = EchoTones()
+    monkeypatch.setattr(amemops_models, "_open_library", lambda config: echo)
+    overrides = (
+        "models=[gdn]",
+        "seeds=[0]",
+        "checkpoints=[3]",
+        "streams=6",
+        "name=excl",
+        "exclude=[training_audio,duplicate_notes]",
+        "bootstrap_resamples=0",
+        "data.stream_seed=4321",  # streams not cached by earlier tests with the plain library
+        *STREAM,
+        *tones,
+        "data.stream.split=eval",
+    )
+    out = eval_job(JobArgs(overrides=overrides, runs_dir=tmp_path, progress=False))
+    text = (out / "table_excluded.md").read_text()
+    kept, total = map(int, re.search(r"Kept (\d+) of (\d+) queries", text).groups())
+    assert 0 < kept < total and "| gdn | 3 |" in text
+    assert (out / "accuracy_excluded.png").stat().st_size > 1000
+    assert "Exclusions: `table_excluded.md`" in (out / "table.md").read_text()
