@@ -31,12 +31,12 @@ from memgym.core.config import load_config
 from memgym.core.errors import ConfigError, RecordError
 from memgym.core.results import RunStore
 from memgym.core.seeding import ADDED_FIELD, NOT_HASHED
-from memgym.datasets.amemops.config import StreamConfig
+from memgym.datasets.amemops.config import RECORDING_CONTROLS, StreamConfig
 from memgym.datasets.amemops.query_conditions import AudioMatches, pitch_differences
 from memgym.datasets.amemops.records import AMemOpsStream
 from memgym.memory.recurrent.mixers import CORES
 from memgym.memory.recurrent.model import AMemOpsModel, ModelConfig
-from memgym.tasks.amemops_breakdowns import pitch_difference_report
+from memgym.tasks.amemops_breakdowns import pitch_difference_report, recording_contrast_report
 from memgym.tasks.amemops_history import PRIMARY_MODELS, is_history, write_history_report
 from memgym.tasks.amemops_tables import (
     QUERY_TYPES,
@@ -242,6 +242,14 @@ class AMemOpsEvalConfig:
             **ADDED_FIELD,
         },
     )
+    recording_contrasts: tuple[str, ...] = dataclasses.field(
+        default=(),
+        metadata={
+            "help": "paired differences between recording controls, 'A:B' = A minus B (e.g. [fixed:original,"
+            "cycle2:cycle4]); each control named is evaluated on the same streams",
+            **ADDED_FIELD,
+        },
+    )
     breakdowns: tuple[str, ...] = dataclasses.field(
         default=(),
         metadata={
@@ -263,9 +271,32 @@ class AMemOpsEvalConfig:
         unknown = [b for b in self.breakdowns if b not in BREAKDOWNS]
         if unknown:
             raise ConfigError(f"breakdowns: '{unknown[0]}' is unknown; choose from {', '.join(BREAKDOWNS)}")
+        for contrast in self.recording_contrasts:
+            pair = contrast.split(":")
+            if len(pair) != 2 or pair[0] == pair[1] or any(p not in RECORDING_CONTROLS for p in pair):
+                raise ConfigError(
+                    f"recording_contrasts: '{contrast}' must be 'A:B' with two different recording controls "
+                    f"from {', '.join(RECORDING_CONTROLS)}"
+                )
+        if self.recording_contrasts and self.bootstrap_resamples <= 0:
+            raise ConfigError("recording_contrasts report bootstrap intervals: set bootstrap_resamples > 0")
+        if self.recording_contrasts and self.stream_set:
+            raise ConfigError(
+                "recording_contrasts regenerate streams under each control; a stream_set holds its own "
+                "recordings conditions (see history_contrasts.md)"
+            )
         unknown = [e for e in self.exclude if e not in EXCLUSION_TEXT]
         if unknown:
             raise ConfigError(f"exclude: '{unknown[0]}' is unknown; choose from {', '.join(EXCLUSION_TEXT)}")
+
+    def contrast_pairs(self) -> list[tuple[str, str]]:
+        """``recording_contrasts`` as ``(A, B)`` pairs (A minus B)."""
+        return [tuple(c.split(":")) for c in self.recording_contrasts]  # type: ignore[misc]
+
+    def recording_conditions(self) -> list[str]:
+        """Recording controls to evaluate: ``data.stream.recordings``, then those the contrasts name."""
+        names = [self.data.stream.recordings, *(n for pair in self.contrast_pairs() for n in pair)]
+        return list(dict.fromkeys(names))
 
 
 @functools.lru_cache(maxsize=4)
@@ -627,31 +658,47 @@ def evaluate_models(config: AMemOpsEvalConfig, runs_dir: Path, *, progress: bool
     if config.threads > 0:
         torch.set_num_threads(config.threads)
     store = RunStore.open(runs_dir, EVAL_JOB, config, name=config.name or None, seeds=list(config.seeds))
-    tensors, n_streams = eval_streams(config.data, config.stream_set, config.streams)
     jobs = checkpoint_jobs(config, runs_dir)
     done = store.done_keys()
-    for model_name, seed, step, path in jobs:
-        keys = [(f"{model_name}|{seed}|{step}|{i}", i) for i in range(n_streams)]
-        if all(k in done for k, _ in keys):
-            continue
-        model = load_eval_model(path, tensors, config.device)
+    base = config.data.stream.recordings
+    for condition in config.recording_conditions():
+        data = dataclasses.replace(config.data, stream=dataclasses.replace(config.data.stream, recordings=condition))
+        tensors, n_streams = eval_streams(data, config.stream_set, config.streams)
+        tag = "" if not config.recording_contrasts else f"{condition}|"  # keys of plain runs unchanged
+        for model_name, seed, step, path in jobs:
+            keys = [(f"{model_name}|{seed}|{step}|{tag}{i}", i) for i in range(n_streams)]
+            if all(k in done for k, _ in keys):
+                continue
+            model = load_eval_model(path, tensors, config.device)
 
-        def work(index: int, model=model, model_name=model_name, seed=seed, step=step) -> dict[str, Any]:
-            stream = tensors.stream(index)
-            queries = score_stream(model, stream, tensors.arrays(index), config.device, form=config.form)
-            return {
-                "model": model_name,
-                "seed": seed,
-                "checkpoint": step,
-                "stream": stream.episode_id,
-                "queries": queries,
-            }
+            def work(index: int, model=model, model_name=model_name, seed=seed, step=step, tensors=tensors):
+                stream = tensors.stream(index)
+                queries = score_stream(model, stream, tensors.arrays(index), config.device, form=config.form)
+                return {
+                    "model": model_name,
+                    "seed": seed,
+                    "checkpoint": step,
+                    "stream": stream.episode_id,
+                    "queries": queries,
+                }
 
-        store.run_pending(keys, work, progress=progress, description=f"eval {model_name} seed {seed} @ {step}")
-    rows = query_rows(store.rows())
+            description = f"eval {model_name} seed {seed} @ {step}" + (f" ({condition})" if tag else "")
+            store.run_pending(keys, work, progress=progress, description=description)
+    every = query_rows(store.rows())
+    # the main tables, breakdowns and exclusions: the configured recordings (all rows of a saved set)
+    rows = [r for r in every if config.stream_set or r["recordings"] == base]
+    tensors, n_streams = eval_streams(config.data, config.stream_set, config.streams)
     if config.breakdowns or config.exclude:
         rows = annotate_conditions(rows, tensors, n_streams, config)
     write_tables(store, rows, config)
+    if config.recording_contrasts:
+        recording_contrast_report(
+            every,
+            config.models,
+            config.contrast_pairs(),
+            store.folder,
+            n_resamples=config.bootstrap_resamples,
+        )
     return store.folder
 
 

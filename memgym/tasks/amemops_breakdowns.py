@@ -9,6 +9,9 @@ source's latest earlier event (instrument libraries only), and writes per bin:
   (:func:`memgym.core.statistics.bootstrap_mean`);
 * paired differences against the first model (:func:`~memgym.tasks.amemops_tables.difference_markdown`:
   streams paired, seeds independent), e.g. GDN2 without against with its convolution.
+
+:func:`recording_contrast_report` gives paired differences between recording controls (original
+vs fixed, cycle-2 vs cycle-4), overall and gain- and pan-specific.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from memgym.core.statistics import Interval, bootstrap_mean
-from memgym.tasks.amemops_tables import difference_markdown
+from memgym.tasks.amemops_tables import QUERY_TYPES, difference_markdown, paired_difference
 
 PITCH_BINS: tuple[tuple[int, int | None, str], ...] = (
     (0, 0, "0"),
@@ -173,3 +176,88 @@ def pitch_difference_report(
     if intervals_all:
         plot_bins(intervals_all, labels, folder / "pitch_difference.png")
     return text
+
+
+def recording_contrast_report(
+    rows: Sequence[dict[str, Any]],
+    models: Sequence[str],
+    contrasts: Sequence[tuple[str, str]],
+    folder: Path,
+    *,
+    n_resamples: int = 10_000,
+) -> str:
+    """Write ``recording_contrasts.md`` and ``recording_contrasts.png``; returns the markdown.
+
+    For every contrast ``(A, B)`` (recording controls; rows carry ``recordings``), model and
+    checkpoint: the difference ``acc(A) - acc(B)`` in pp per query type, over all queries and for
+    gain and pan queries alone, with the paired stream bootstrap of
+    :func:`~memgym.tasks.amemops_tables.paired_difference` (the same streams under both controls
+    are paired; each control's seeds are resampled independently, which is conservative because the
+    same trained models answer both).
+    """
+    if n_resamples <= 0:
+        raise ValueError("recording contrasts need bootstrap_resamples > 0")
+    rng = np.random.default_rng(0)
+    checkpoints = sorted({r["checkpoint"] for r in rows}, key=str)
+    header = (
+        "| model | checkpoint | contrast | attribute | " + " | ".join(q.replace("_", "-") for q in QUERY_TYPES) + " |"
+    )
+    lines = [
+        "# Paired differences between recording controls (pp, A - B), 95% bootstrap CI",
+        "",
+        "Streams paired (the same streams under both controls), seeds resampled per control.",
+        "",
+        header,
+        "| --- | ---: | --- | --- |" + " ---: |" * len(QUERY_TYPES),
+    ]
+    plotted: dict[str, list[Interval | None]] = {}
+    for model in models:
+        for checkpoint in checkpoints:
+            for a, b in contrasts:
+                for attribute in ("all", "gain", "pan"):
+                    chosen = [
+                        {**r, "model": r["recordings"]}
+                        for r in rows
+                        if r["model"] == model
+                        and r["checkpoint"] == checkpoint
+                        and r["recordings"] in (a, b)
+                        and attribute in ("all", r["attribute"])
+                    ]
+                    cells = [paired_difference(chosen, a, b, q, rng=rng, n_resamples=n_resamples) for q in QUERY_TYPES]
+                    if not any(cells):
+                        continue
+                    if attribute == "all":
+                        plotted[f"{model} @ {checkpoint}: {a} - {b}"] = cells
+                    shown = ["-" if c is None else c.format(1) for c in cells]
+                    lines.append(f"| {model} | {checkpoint} | {a} - {b} | {attribute} | " + " | ".join(shown) + " |")
+    text = "\n".join(lines) + "\n"
+    (folder / "recording_contrasts.md").write_text(text, encoding="utf-8")
+    if plotted:
+        _plot_differences(plotted, [q.replace("_", "-") for q in QUERY_TYPES], folder / "recording_contrasts.png")
+    return text
+
+
+def _plot_differences(series: dict[str, list[Interval | None]], labels: Sequence[str], path: Path) -> Path:
+    """Differences (pp) with 95% interval bars per query type, one series per label."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7.0, 4.0))
+    width = 0.8 / max(len(series), 1)
+    for k, (label, found) in enumerate(series.items()):
+        points = [(i, v) for i, v in enumerate(found) if v is not None]
+        xs = np.array([i + (k - (len(series) - 1) / 2) * width for i, _ in points])
+        est = np.array([v.estimate for _, v in points])
+        err = np.array([[v.estimate - v.low for _, v in points], [v.high - v.estimate for _, v in points]])
+        ax.errorbar(xs, est, yerr=err, fmt="o", capsize=3, label=label)
+    ax.axhline(0.0, color="grey", linewidth=0.8)
+    ax.set_xticks(np.arange(len(labels)), labels)
+    ax.set_ylabel("difference (pp)")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path

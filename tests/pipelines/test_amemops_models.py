@@ -321,3 +321,34 @@ def test_exclusions_write_tables_without_training_matches_and_duplicate_notes(tm
     assert 0 < kept < total and "| gdn | 3 |" in text
     assert (out / "accuracy_excluded.png").stat().st_size > 1000
     assert "Exclusions: `table_excluded.md`" in (out / "table.md").read_text()
+
+
+def test_recording_contrasts_pair_the_same_streams_under_two_controls(tmp_path):
+    audio = (
+        "data.inputs=audio",
+        "data.stream.attribute_values=4",
+        "data.stream.library.kind=tones",
+        *[s for s in STREAM if not s.startswith("data.inputs")],
+    )
+    train(tmp_path, "model=gdn", *audio)
+    overrides = (
+        "models=[gdn]",
+        "seeds=[0]",
+        "checkpoints=[3]",
+        "streams=4",
+        "name=rec",
+        "recording_contrasts=[fixed:original]",
+        "bootstrap_resamples=300",
+        *audio,
+        "data.stream.split=eval",
+    )
+    out = eval_job(JobArgs(overrides=overrides, runs_dir=tmp_path, progress=False))
+    queries = _queries(out)
+    assert {q["recordings"] for q in queries} == {"original", "fixed"}
+    assert "on 4 streams" in (out / "table.md").read_text()  # the main tables: original recordings only
+    text = (out / "recording_contrasts.md").read_text()
+    for attribute in ("all", "gain", "pan"):
+        assert f"| gdn | 3 | fixed - original | {attribute} |" in text
+    assert (out / "recording_contrasts.png").stat().st_size > 1000
+    with pytest.raises(ConfigError, match="recording_contrasts: 'fixed:fixed'"):
+        eval_job(JobArgs(overrides=("recording_contrasts=[fixed:fixed]",), runs_dir=tmp_path, progress=False))
