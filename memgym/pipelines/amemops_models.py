@@ -25,7 +25,7 @@ from typing import Any, Literal
 import numpy as np
 import torch
 
-from memgym.agents.trainer import TrainConfig, Trainer, init_distributed, load_checkpoint_model
+from memgym.agents.trainer import TrainConfig, Trainer, init_distributed, load_checkpoint_model, resolve_device
 from memgym.core.benchmark import JobArgs
 from memgym.core.config import load_config
 from memgym.core.errors import ConfigError, RecordError
@@ -150,7 +150,10 @@ class AMemOpsTrainConfig:
     log_every: int = dataclasses.field(default=10, metadata={"help": "steps between metrics.csv rows", "min": 1})
     data: DataConfig = dataclasses.field(default_factory=DataConfig, metadata={"help": "training streams"})
     arch: ArchConfig = dataclasses.field(default_factory=ArchConfig, metadata={"help": "model sizes"})
-    device: str = dataclasses.field(default="cpu", metadata={"help": "torch device (cpu, cuda, cuda:1)", **NOT_HASHED})
+    device: str = dataclasses.field(
+        default="cpu",
+        metadata={"help": "torch device (cpu, cuda, cuda:1; under torchrun cuda is cuda:<LOCAL_RANK>)", **NOT_HASHED},
+    )
     threads: int = dataclasses.field(
         default=0,
         metadata={"help": "torch CPU threads (0: torch default; 1 avoids thrashing on a busy machine)", **NOT_HASHED},
@@ -535,7 +538,8 @@ def train_model(config: AMemOpsTrainConfig, runs_dir: Path, *, progress: bool = 
     """Train (or resume) one model; returns its run folder."""
     if config.threads > 0:
         torch.set_num_threads(config.threads)
-    dist_env = init_distributed()
+    device = resolve_device(config.device)
+    dist_env = init_distributed(device)
     folder = Path(runs_dir) / TRAIN_JOB / config.run_name()
     if dist_env.is_main:  # one process creates (or checks) the run folder, the others wait for it
         folder = RunStore.open(runs_dir, TRAIN_JOB, config, name=config.run_name(), seeds=[config.seed]).folder
@@ -544,9 +548,7 @@ def train_model(config: AMemOpsTrainConfig, runs_dir: Path, *, progress: bool = 
     tensors = stream_tensors(config.data)
     torch.manual_seed(config.seed)
     model = build_model(config, tensors.input_dim, tensors.n_classes)
-    trainer = Trainer(
-        model, config.trainer_config(), folder, dist_env=dist_env, device=config.device, progress=progress
-    )
+    trainer = Trainer(model, config.trainer_config(), folder, dist_env=dist_env, device=device, progress=progress)
     return trainer.fit(StreamBatches(tensors, config.batch_size, config.seed))
 
 
