@@ -140,7 +140,7 @@ def rollout_streams(envs, plan: Iterable[Sequence[int]]) -> Iterator[list[Stream
     observations, info = envs.reset(seed=seeds)
     record(observations, info, everyone)
     actions = np.zeros((n, 2), dtype=np.int64)
-    while not idle.all():
+    while True:
         observations, _, terminated, truncated, info = envs.step(actions)
         scored = info.get("_score", np.zeros(n, dtype=bool)) & ~idle
         for j in np.flatnonzero(scored):
@@ -154,5 +154,8 @@ def rollout_streams(envs, plan: Iterable[Sequence[int]]) -> Iterator[list[Stream
             recordings[j] = _Recording()
         while all(finished):
             yield [queue.popleft() for queue in finished]
-        observations, info = envs.reset(seed=next_seeds(done), options={"reset_mask": done})
+        seeds = next_seeds(done)
+        if idle.all():  # the plan has ended and every stream has been delivered
+            return
+        observations, info = envs.reset(seed=seeds, options={"reset_mask": done})
         record(observations, info, done)
