@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from memgym.core.statistics import Interval, bootstrap_mean
-from memgym.tasks.amemops_tables import QUERY_TYPES, difference_markdown, paired_difference
+from memgym.core.statistics import Interval, bootstrap_mean, percentile_interval
+from memgym.tasks.amemops_tables import QUERY_TYPES, _stream_scores, difference_markdown, paired_difference
 
 PITCH_BINS: tuple[tuple[int, int | None, str], ...] = (
     (0, 0, "0"),
@@ -261,3 +261,75 @@ def _plot_differences(series: dict[str, list[Interval | None]], labels: Sequence
     fig.savefig(path, dpi=120)
     plt.close(fig)
     return path
+
+
+def familiarity_interaction(
+    rows: Sequence[dict[str, Any]],
+    reference: str,
+    baseline: str,
+    *,
+    query_type: str = "post_update",
+    rng: np.random.Generator,
+    n_resamples: int = 10_000,
+) -> dict[str, Interval]:
+    """The training-familiarity interaction of Fig. 2b, in pp.
+
+    Rows carry ``core`` (the model's memory core), ``train_set`` (what it was trained on),
+    ``seen`` (the evaluated source's instruments were in that training set: other recordings of
+    them) and ``stream_key`` (stream id unique across evaluation sets). For each training set
+    ``T`` and familiarity, the advantage ``A = acc(reference) - acc(baseline)`` on ``query_type``
+    (queries averaged per stream, streams then seeds weighted equally). Returned: the mean over
+    training sets of ``A(seen)`` and of ``A(unseen)``, and ``I = A(seen) - A(unseen)``. Each
+    bootstrap resample draws training sets with replacement, then within each the streams of each
+    familiarity (shared by both models) and each model's seeds independently.
+
+    Raises:
+        ValueError: a training set lacks seen or unseen rows of either model.
+    """
+    chosen = [
+        {**r, "stream": r["stream_key"]}
+        for r in rows
+        if r["query_type"] == query_type and r["core"] in (reference, baseline)
+    ]
+    train_sets = sorted({r["train_set"] for r in chosen})
+    cells: dict[tuple[str, bool], tuple[np.ndarray, np.ndarray]] = {}
+    for train_set in train_sets:
+        for seen in (True, False):
+            mine = [r for r in chosen if r["train_set"] == train_set and r["seen"] == seen]
+            ref = [r for r in mine if r["core"] == reference]
+            base = [r for r in mine if r["core"] == baseline]
+            streams = sorted({r["stream"] for r in ref} & {r["stream"] for r in base})
+            if not streams:
+                label = "seen" if seen else "unseen"
+                raise ValueError(f"training set {train_set}: no {label} {query_type} queries of both models")
+            keep = set(streams)
+            cells[train_set, seen] = (
+                _stream_scores([r for r in ref if r["stream"] in keep], streams),
+                _stream_scores([r for r in base if r["stream"] in keep], streams),
+            )
+
+    def advantages(sets: Sequence[str], resample: bool) -> tuple[float, float]:
+        out = []
+        for seen in (True, False):
+            values = []
+            for train_set in sets:
+                a, b = cells[train_set, seen]
+                if resample:
+                    columns = rng.integers(0, a.shape[1], a.shape[1])
+                    a = a[rng.integers(0, a.shape[0], a.shape[0])][:, columns]
+                    b = b[rng.integers(0, b.shape[0], b.shape[0])][:, columns]
+                values.append(100.0 * (a.mean() - b.mean()))
+            out.append(float(np.mean(values)))
+        return out[0], out[1]
+
+    seen, unseen = advantages(train_sets, resample=False)
+    stats = np.empty((n_resamples, 3))
+    for k in range(n_resamples):
+        drawn = [train_sets[i] for i in rng.integers(0, len(train_sets), len(train_sets))]
+        s, u = advantages(drawn, resample=True)
+        stats[k] = (s, u, s - u)
+    return {
+        "seen": percentile_interval(stats[:, 0], seen),
+        "unseen": percentile_interval(stats[:, 1], unseen),
+        "interaction": percentile_interval(stats[:, 2], seen - unseen),
+    }

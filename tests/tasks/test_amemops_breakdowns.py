@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from memgym.tasks.amemops_breakdowns import binned_rows, pitch_bin, recording_contrast_report
@@ -67,3 +68,41 @@ def test_recording_contrasts_are_gain_and_pan_specific(tmp_path):
     assert (tmp_path / "recording_contrasts.png").stat().st_size > 1000
     again = recording_contrast_report(_rows(), ["gdn2"], [("fixed", "original")], tmp_path, n_resamples=500)
     assert again == text  # seeded bootstrap
+
+
+def _familiar_rows():
+    """Two training sets x two models x two seeds; gdn2 is right on every post-update query,
+    attention on unseen streams only in half of them and on seen ones in all but a quarter."""
+    rows = []
+    for train_set in ("set2", "set3"):
+        for core in ("gdn2", "attention_rope"):
+            for seed in (0, 1):
+                for seen in (True, False):
+                    for stream in range(4):
+                        wrong = core == "attention_rope" and (stream < (1 if seen else 2))
+                        rows.append(
+                            {
+                                "core": core,
+                                "train_set": train_set,
+                                "seen": seen,
+                                "seed": seed,
+                                "stream_key": f"{'a' if seen else 'b'}{stream}",
+                                "query_type": "post_update",
+                                "correct": int(not wrong),
+                            }
+                        )
+    return rows
+
+
+def test_familiarity_interaction_is_the_seen_minus_unseen_advantage():
+    from memgym.tasks.amemops_breakdowns import familiarity_interaction
+
+    result = familiarity_interaction(
+        _familiar_rows(), "gdn2", "attention_rope", rng=np.random.default_rng(0), n_resamples=300
+    )
+    assert result["seen"].estimate == 25.0 and result["unseen"].estimate == 50.0
+    assert result["interaction"].estimate == -25.0
+    assert result["interaction"].low <= -25.0 <= result["interaction"].high
+    with pytest.raises(ValueError, match="training set set2: no unseen"):
+        rows = [r for r in _familiar_rows() if r["seen"] or r["train_set"] != "set2"]
+        familiarity_interaction(rows, "gdn2", "attention_rope", rng=np.random.default_rng(0), n_resamples=10)
