@@ -36,7 +36,7 @@ from memgym.datasets.amemops.query_conditions import AudioMatches, pitch_differe
 from memgym.datasets.amemops.records import AMemOpsStream
 from memgym.memory.recurrent.mixers import CORES
 from memgym.memory.recurrent.model import AMemOpsModel, ModelConfig
-from memgym.tasks.amemops_breakdowns import pitch_difference_report, recording_contrast_report
+from memgym.tasks.amemops_breakdowns import familiarity_report, pitch_difference_report, recording_contrast_report
 from memgym.tasks.amemops_history import PRIMARY_MODELS, is_history, write_history_report
 from memgym.tasks.amemops_tables import (
     QUERY_TYPES,
@@ -253,6 +253,23 @@ class AMemOpsEvalConfig:
             **ADDED_FIELD,
         },
     )
+    eval_sets: tuple[int, ...] = dataclasses.field(
+        default=(),
+        metadata={
+            "help": "instrument sets (data.stream.library.instrument_set) to evaluate on, each on its own "
+            "streams; the main tables use the first",
+            **ADDED_FIELD,
+        },
+    )
+    familiarity: tuple[str, ...] = dataclasses.field(
+        default=(),
+        metadata={
+            "help": "[reference,baseline] cores: the training-familiarity interaction (Fig. 2b) over models "
+            "<core>@<training set> evaluated on eval_sets",
+            **NOT_HASHED,
+            **ADDED_FIELD,
+        },
+    )
     breakdowns: tuple[str, ...] = dataclasses.field(
         default=(),
         metadata={
@@ -281,6 +298,14 @@ class AMemOpsEvalConfig:
                     f"recording_contrasts: '{contrast}' must be 'A:B' with two different recording controls "
                     f"from {', '.join(RECORDING_CONTROLS)}"
                 )
+        if self.eval_sets and (self.recording_contrasts or self.stream_set):
+            raise ConfigError("eval_sets cannot be combined with recording_contrasts or stream_set")
+        if self.familiarity and (len(self.familiarity) != 2 or any(c not in CORES for c in self.familiarity)):
+            raise ConfigError(f"familiarity must be [reference,baseline] memory cores, got {list(self.familiarity)}")
+        if self.familiarity and (len(self.eval_sets) < 2 or self.bootstrap_resamples <= 0):
+            raise ConfigError(
+                "familiarity needs eval_sets with two or more instrument sets and bootstrap_resamples > 0"
+            )
         if self.recording_contrasts and self.bootstrap_resamples <= 0:
             raise ConfigError("recording_contrasts report bootstrap intervals: set bootstrap_resamples > 0")
         if self.recording_contrasts and self.stream_set:
@@ -296,10 +321,31 @@ class AMemOpsEvalConfig:
         """``recording_contrasts`` as ``(A, B)`` pairs (A minus B)."""
         return [tuple(c.split(":")) for c in self.recording_contrasts]  # type: ignore[misc]
 
-    def recording_conditions(self) -> list[str]:
-        """Recording controls to evaluate: ``data.stream.recordings``, then those the contrasts name."""
-        names = [self.data.stream.recordings, *(n for pair in self.contrast_pairs() for n in pair)]
-        return list(dict.fromkeys(names))
+    def evaluations(self) -> list[tuple[str, DataConfig]]:
+        """``(key tag, data)`` of every evaluation: one untagged for a plain run; one per recording
+        control (``data.stream.recordings`` first, then those the contrasts name); or one per
+        instrument set of ``eval_sets``."""
+        stream = self.data.stream
+        if self.eval_sets:
+            return [
+                (
+                    f"set{k}|",
+                    dataclasses.replace(
+                        self.data,
+                        stream=dataclasses.replace(
+                            stream, library=dataclasses.replace(stream.library, instrument_set=k)
+                        ),
+                    ),
+                )
+                for k in dict.fromkeys(self.eval_sets)
+            ]
+        if not self.recording_contrasts:
+            return [("", self.data)]
+        names = [stream.recordings, *(n for pair in self.contrast_pairs() for n in pair)]
+        return [
+            (f"{n}|", dataclasses.replace(self.data, stream=dataclasses.replace(stream, recordings=n)))
+            for n in dict.fromkeys(names)
+        ]
 
 
 @functools.lru_cache(maxsize=4)
@@ -662,20 +708,23 @@ def evaluate_models(config: AMemOpsEvalConfig, runs_dir: Path, *, progress: bool
     store = RunStore.open(runs_dir, EVAL_JOB, config, name=config.name or None, seeds=list(config.seeds))
     jobs = checkpoint_jobs(config, runs_dir)
     done = store.done_keys()
-    base = config.data.stream.recordings
-    for condition in config.recording_conditions():
-        data = dataclasses.replace(config.data, stream=dataclasses.replace(config.data.stream, recordings=condition))
+    evaluations = config.evaluations()
+    for tag, data in evaluations:
         tensors, n_streams = eval_streams(data, config.stream_set, config.streams)
-        tag = "" if not config.recording_contrasts else f"{condition}|"  # keys of plain runs unchanged
+        eval_set = data.stream.library.instrument_set if config.eval_sets else None
         for model_name, seed, step, path in jobs:
             keys = [(f"{model_name}|{seed}|{step}|{tag}{i}", i) for i in range(n_streams)]
             if all(k in done for k, _ in keys):
                 continue
             model = load_eval_model(path, tensors, config.device)
 
-            def work(index: int, model=model, model_name=model_name, seed=seed, step=step, tensors=tensors):
+            def work(
+                index: int, model=model, model_name=model_name, seed=seed, step=step, tensors=tensors, eval_set=eval_set
+            ):
                 stream = tensors.stream(index)
                 queries = score_stream(model, stream, tensors.arrays(index), config.device, form=config.form)
+                if eval_set is not None:
+                    queries = [q | {"eval_set": eval_set} for q in queries]
                 return {
                     "model": model_name,
                     "seed": seed,
@@ -684,12 +733,18 @@ def evaluate_models(config: AMemOpsEvalConfig, runs_dir: Path, *, progress: bool
                     "queries": queries,
                 }
 
-            description = f"eval {model_name} seed {seed} @ {step}" + (f" ({condition})" if tag else "")
+            description = f"eval {model_name} seed {seed} @ {step}" + (f" ({tag.rstrip('|')})" if tag else "")
             store.run_pending(keys, work, progress=progress, description=description)
     every = query_rows(store.rows())
-    # the main tables, breakdowns and exclusions: the configured recordings (all rows of a saved set)
-    rows = [r for r in every if config.stream_set or r["recordings"] == base]
-    tensors, n_streams = eval_streams(config.data, config.stream_set, config.streams)
+    # the main tables, breakdowns and exclusions: the first evaluation (all rows of a saved set)
+    data = evaluations[0][1]
+    rows = [
+        r
+        for r in every
+        if config.stream_set
+        or (r["recordings"] == data.stream.recordings and r.get("eval_set") == (config.eval_sets or [None])[0])
+    ]
+    tensors, n_streams = eval_streams(data, config.stream_set, config.streams)
     if config.breakdowns or config.exclude:
         rows = annotate_conditions(rows, tensors, n_streams, config)
     write_tables(store, rows, config)
@@ -701,7 +756,41 @@ def evaluate_models(config: AMemOpsEvalConfig, runs_dir: Path, *, progress: bool
             store.folder,
             n_resamples=config.bootstrap_resamples,
         )
+    if config.familiarity:
+        reference, baseline = config.familiarity
+        familiarity_report(
+            familiar_rows(every, config, runs_dir),
+            reference,
+            baseline,
+            store.folder,
+            n_resamples=config.bootstrap_resamples,
+        )
     return store.folder
+
+
+def familiar_rows(rows: list[dict[str, Any]], config: AMemOpsEvalConfig, runs_dir: Path) -> list[dict[str, Any]]:
+    """``rows`` with the labels of :func:`~memgym.tasks.amemops_breakdowns.familiarity_interaction`:
+    each model's training set read from its run's ``config.yaml`` (library kind and instrument
+    set), ``seen`` when the evaluated set is that one, and a stream key unique across sets."""
+    trained: dict[tuple[str, Any], tuple[str, int]] = {}
+    for model_name, seed, _, path in checkpoint_jobs(config, runs_dir):
+        if (model_name, seed) not in trained:
+            library = load_config(AMemOpsTrainConfig, path=path.parent / "config.yaml").data.stream.library
+            trained[model_name, seed] = (library.kind, library.instrument_set)
+    kind = config.data.stream.library.kind
+    out = []
+    for r in rows:
+        train_kind, train_set = trained[r["model"], r["seed"]]
+        out.append(
+            r
+            | {
+                "core": model_core(r["model"]),
+                "train_set": f"{train_kind}-set{train_set}",
+                "seen": train_kind == kind and train_set == r["eval_set"],
+                "stream_key": f"set{r['eval_set']}/{r['stream']}",
+            }
+        )
+    return out
 
 
 def annotate_conditions(

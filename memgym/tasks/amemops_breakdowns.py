@@ -292,6 +292,8 @@ def familiarity_interaction(
         if r["query_type"] == query_type and r["core"] in (reference, baseline)
     ]
     train_sets = sorted({r["train_set"] for r in chosen})
+    if not train_sets:
+        raise ValueError(f"no {query_type} queries of {reference} or {baseline}")
     cells: dict[tuple[str, bool], tuple[np.ndarray, np.ndarray]] = {}
     for train_set in train_sets:
         for seen in (True, False):
@@ -333,3 +335,39 @@ def familiarity_interaction(
         "unseen": percentile_interval(stats[:, 1], unseen),
         "interaction": percentile_interval(stats[:, 2], seen - unseen),
     }
+
+
+def familiarity_report(
+    rows: Sequence[dict[str, Any]], reference: str, baseline: str, folder: Path, *, n_resamples: int = 10_000
+) -> str:
+    """Write ``familiarity.md`` and ``familiarity.png`` (Fig. 2b): per checkpoint and attribute
+    (all, gain, pan), :func:`familiarity_interaction` on post-update queries; returns the markdown."""
+    lines = [
+        f"# Training familiarity (Fig. 2b): {reference} - {baseline} on post-update queries (pp), 95% CI",
+        "",
+        "Seen: evaluated on other recordings of the training instruments; unseen: on another instrument set. "
+        "Bootstrap over training sets, streams (paired across models) and seeds.",
+        "",
+        "| checkpoint | attribute | advantage seen | advantage unseen | interaction I |",
+        "| ---: | --- | ---: | ---: | ---: |",
+    ]
+    plotted: dict[str, list[Interval | None]] = {}
+    for checkpoint in sorted({r["checkpoint"] for r in rows}, key=str):
+        for attribute in ("all", "gain", "pan"):
+            chosen = [r for r in rows if r["checkpoint"] == checkpoint and attribute in ("all", r["attribute"])]
+            try:
+                result = familiarity_interaction(
+                    chosen, reference, baseline, rng=np.random.default_rng(0), n_resamples=n_resamples
+                )
+            except ValueError as exc:  # e.g. no post-update pan query in some training set's streams
+                lines.append(f"| {checkpoint} | {attribute} | - | - | - ({exc}) |")
+                continue
+            cells = [result[k] for k in ("seen", "unseen", "interaction")]
+            lines.append(f"| {checkpoint} | {attribute} | " + " | ".join(c.format(1) for c in cells) + " |")
+            if attribute == "all":
+                plotted[f"@ {checkpoint}"] = cells
+    text = "\n".join(lines) + "\n"
+    (folder / "familiarity.md").write_text(text, encoding="utf-8")
+    if plotted:
+        _plot_differences(plotted, ["advantage seen", "advantage unseen", "interaction I"], folder / "familiarity.png")
+    return text

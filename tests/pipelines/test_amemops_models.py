@@ -352,3 +352,35 @@ def test_recording_contrasts_pair_the_same_streams_under_two_controls(tmp_path):
     assert (out / "recording_contrasts.png").stat().st_size > 1000
     with pytest.raises(ConfigError, match="recording_contrasts: 'fixed:fixed'"):
         eval_job(JobArgs(overrides=("recording_contrasts=[fixed:fixed]",), runs_dir=tmp_path, progress=False))
+
+
+def test_training_familiarity_over_two_instrument_sets(tmp_path):
+    """Fig. 2b as a config: models trained on Set 2 or Set 3, each evaluated on both."""
+    instruments = ("data.stream.library.kind=synthetic_instruments", "data.stream.frames=384", "data.stream.n_update=4")
+    for train_set in (2, 3):
+        for model in ("gdn2", "attention_rope"):
+            library = f"data.stream.library.instrument_set={train_set}"
+            train(tmp_path, f"model={model}", *instruments, library, f"name={model}@set{train_set}-seed0")
+    overrides = (
+        "models=[gdn2@set2,attention_rope@set2,gdn2@set3,attention_rope@set3]",
+        "seeds=[0]",
+        "checkpoints=[3]",
+        "streams=3",
+        "name=fig2b",
+        "eval_sets=[2,3]",
+        "familiarity=[gdn2,attention_rope]",
+        "bootstrap_resamples=100",
+        *STREAM,
+        *instruments,
+        "data.stream.split=eval",
+    )
+    out = eval_job(JobArgs(overrides=overrides, runs_dir=tmp_path, progress=False))
+    queries = _queries(out)
+    assert {q["eval_set"] for q in queries} == {2, 3}
+    text = (out / "familiarity.md").read_text()
+    row = next(line for line in text.splitlines() if line.startswith("| 3 | all |"))
+    assert re.fullmatch(r"\| 3 \| all \|( -?\d+\.\d \[-?\d+\.\d, -?\d+\.\d\] \|){3}", row)
+    assert "| 3 | gain |" in text and "| 3 | pan |" in text
+    assert (out / "familiarity.png").stat().st_size > 1000
+    with pytest.raises(ConfigError, match="familiarity needs eval_sets"):
+        eval_job(JobArgs(overrides=("familiarity=[gdn2,attention_rope]",), runs_dir=tmp_path, progress=False))

@@ -103,6 +103,8 @@ def test_familiarity_interaction_is_the_seen_minus_unseen_advantage():
     assert result["seen"].estimate == 25.0 and result["unseen"].estimate == 50.0
     assert result["interaction"].estimate == -25.0
     assert result["interaction"].low <= -25.0 <= result["interaction"].high
+    with pytest.raises(ValueError, match="no post_update queries of gdn2 or attention_rope"):
+        familiarity_interaction([], "gdn2", "attention_rope", rng=np.random.default_rng(0), n_resamples=10)
     with pytest.raises(ValueError, match="training set set2: no unseen"):
         rows = [r for r in _familiar_rows() if r["seen"] or r["train_set"] != "set2"]
         familiarity_interaction(rows, "gdn2", "attention_rope", rng=np.random.default_rng(0), n_resamples=10)
