@@ -91,6 +91,7 @@ PLUGIN_MODULES: list[str] = [
     "memgym.backends.hf",
     "memgym.backends.openai_http",
     "memgym.tasks.llm_match",
+    "memgym.tasks.voxmem_scoring",
     "memgym.tasks.navigation",
     "memgym.memory.embodied.dialogue",
     "memgym.memory.embodied.oracle",
