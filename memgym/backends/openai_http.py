@@ -3,7 +3,9 @@
 Requests are plain JSON over ``urllib`` (no extra dependency), with temperature 0 and a fixed
 seed. A timeout, a connection error, 408, 409, 429 or any 5xx answer is retried after
 ``backoff_s * 2**attempt`` seconds, up to ``max_retries`` times; other 4xx answers (a wrong model
-name, a bad key) fail at once. A request that still fails raises
+name, a bad key) fail at once; a 400/413 saying the prompt exceeds the model's context raises
+:class:`~memgym.backends.errors.OverContextError` (the item is over context, not cut). Audio parts
+travel as ``input_audio`` (base64 WAV), which vLLM serves for audio LMs. A request that still fails raises
 :class:`~memgym.backends.errors.ReasonerError` with the endpoint, the attempts and the last cause,
 which evaluation loops record for that item before going on.
 """
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 import urllib.error
 import urllib.request
@@ -19,13 +22,18 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from memgym.backends.config import ReasonerConfig
-from memgym.backends.errors import ReasonerError
+from memgym.backends.errors import OverContextError, ReasonerError
 from memgym.core.chat import Message, to_openai_messages
 from memgym.core.errors import ConfigError
 from memgym.core.protocols import Reasoner
 from memgym.core.registry import register_reasoner
 
 RETRY_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
+_CONTEXT_MESSAGE = re.compile(
+    r"context length|context window|maximum context|context_length_exceeded|too many tokens|prompt is too long",
+    re.IGNORECASE,
+)
+"""What vLLM, llama.cpp and hosted APIs say when a prompt does not fit the model's context."""
 
 
 @register_reasoner("openai")
@@ -99,33 +107,59 @@ class OpenAIChatReasoner(Reasoner):
     def generate(self, messages: Sequence[Message], *, max_new_tokens: int = 256) -> str:
         body = json.dumps(self.payload(messages, max_new_tokens)).encode()
         headers = {"Content-Type": "application/json"}
-        if self.api_key:
-            headers["Authorization"] = f"Bearer {self.api_key}"
-        last = ""
-        for attempt in range(self.max_retries + 1):
-            if attempt:
-                self.sleep(self.backoff_s * 2 ** (attempt - 1))
-            request = urllib.request.Request(self.url, data=body, headers=headers, method="POST")
-            try:
-                with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
-                    raw = response.read()
-            except urllib.error.HTTPError as exc:
-                detail = exc.read()[:200].decode("utf-8", "replace")
-                last = f"HTTP {exc.code}: {detail}"
-                if exc.code not in RETRY_STATUS:
-                    raise ReasonerError(f"{self.url}: {last}") from None
-                continue
-            except TimeoutError as exc:
-                last = f"timed out after {self.timeout_s:g} s ({exc})"
-                continue
-            except urllib.error.URLError as exc:
-                last = f"cannot connect ({exc.reason})"
-                continue
-            except (ConnectionError, OSError) as exc:
-                last = f"connection failed ({exc})"
-                continue
-            return _reply_text(raw, self.url)
-        raise ReasonerError(f"{self.url}: failed after {self.max_retries + 1} attempts; last error: {last}")
+        raw = post_with_retries(
+            self.url, body, headers, self.api_key, timeout_s=self.timeout_s, max_retries=self.max_retries,
+            backoff_s=self.backoff_s, sleep=self.sleep,
+        )  # fmt: skip
+        return _reply_text(raw, self.url)
+
+
+def post_with_retries(
+    url: str,
+    body: bytes,
+    headers: dict[str, str],
+    api_key: str,
+    *,
+    timeout_s: float,
+    max_retries: int,
+    backoff_s: float,
+    sleep: Callable[[float], None],
+) -> bytes:
+    """POST ``body`` and return the raw answer, retrying as the module docstring says.
+
+    Raises:
+        OverContextError: the server answered 400/413 saying the prompt exceeds its context.
+        ReasonerError: any other failure after the retries.
+    """
+    headers = dict(headers)
+    if api_key:
+        headers["Authorization"] = f"Bearer {api_key}"
+    last = ""
+    for attempt in range(max_retries + 1):
+        if attempt:
+            sleep(backoff_s * 2 ** (attempt - 1))
+        request = urllib.request.Request(url, data=body, headers=headers, method="POST")
+        try:
+            with urllib.request.urlopen(request, timeout=timeout_s) as response:
+                return response.read()
+        except urllib.error.HTTPError as exc:
+            detail = exc.read()[:300].decode("utf-8", "replace")
+            last = f"HTTP {exc.code}: {detail}"
+            if exc.code in (400, 413) and _CONTEXT_MESSAGE.search(detail):
+                raise OverContextError(f"{url}: the prompt exceeds the model's context ({last})") from None
+            if exc.code not in RETRY_STATUS:
+                raise ReasonerError(f"{url}: {last}") from None
+            continue
+        except TimeoutError as exc:
+            last = f"timed out after {timeout_s:g} s ({exc})"
+            continue
+        except urllib.error.URLError as exc:
+            last = f"cannot connect ({exc.reason})"
+            continue
+        except (ConnectionError, OSError) as exc:
+            last = f"connection failed ({exc})"
+            continue
+    raise ReasonerError(f"{url}: failed after {max_retries + 1} attempts; last error: {last}")
 
 
 def _reply_text(raw: bytes, url: str) -> str:

@@ -90,6 +90,7 @@ PLUGIN_MODULES: list[str] = [
     "memgym.backends.structured",
     "memgym.backends.hf",
     "memgym.backends.openai_http",
+    "memgym.backends.hf_audio",
     "memgym.tasks.llm_match",
     "memgym.tasks.voxmem_scoring",
     "memgym.tasks.navigation",
