@@ -17,7 +17,8 @@ text-only model cannot hear the audio memories: those pairs are listed as not ap
 Outputs in the run folder: ``results.md`` (:func:`~memgym.tasks.voxmem_tables.results_markdown`:
 4x4 cell grids, accuracy per budget with bootstrap CIs, by evidence type, by subtype, refusal
 rates, evidence position), ``accuracy_vs_budget.png`` and ``turn_cache.jsonl`` (transcripts and
-acoustic measurements per turn audio, reused by every budget and by later runs).
+acoustic measurements per turn audio, reused by every budget and by later runs; ``turn_cache=``
+puts it elsewhere so several runs share it).
 """
 
 from __future__ import annotations
@@ -82,6 +83,9 @@ class VoxMemEvalConfig:
     seed: int = field(default=0, metadata={"help": "bootstrap seed"})
     bootstrap: int = field(default=2000, metadata={"help": "bootstrap resamples", **NOT_HASHED})
     device: str = field(default="cpu", metadata={"help": "torch device of local models", **NOT_HASHED})
+    turn_cache: str = field(
+        default="", metadata={"help": "JSONL turn cache shared across runs (empty: in the run folder)", **NOT_HASHED}
+    )
     name: str = field(default="", metadata={"help": "run folder name (default: config hash)", **NOT_HASHED})
 
 
@@ -223,7 +227,8 @@ def evaluate(args: JobArgs) -> Path:
     scorer = VoxMemScorer(queries, sounds, judge)
     askers = _askers(dataset_dir)
     audio = AudioFolder(dataset_dir)
-    memories = MemoryFactory(config, dataset_dir, TurnCache(store.folder / "turn_cache.jsonl"))
+    cache = TurnCache(config.turn_cache or store.folder / "turn_cache.jsonl")
+    memories = MemoryFactory(config, dataset_dir, cache)
     for spec in config.models:
         model = None
         for memory_name in config.memories:
