@@ -207,6 +207,7 @@ def evaluate(args: JobArgs) -> Path:
     if unknown:
         raise ConfigError(f"memories: {unknown} are not VoxMem memories; expected some of {list(MEMORIES)}")
     episodes = [e for e in Dataset.load(manifest) if isinstance(e, VoxMemEpisode)]
+    episodes.sort(key=lambda e: (e.budget, e.episode_id))  # smaller budgets first: a stopped run has whole budgets
     if config.budgets:
         wanted = {parse_budget(b) for b in config.budgets}
         missing = wanted - {e.budget for e in episodes}

@@ -37,19 +37,38 @@ NEUTRAL = CUE_WORDS["neutral"]
 FILLERS = frozenset({"um", "uh", "er", "erm", "hmm", "uhm"})
 
 
+def silhouette(distances: np.ndarray, labels: np.ndarray) -> float:
+    """Mean silhouette of a clustering from its ``(n, n)`` distance matrix (singletons score 0)."""
+    scores = []
+    for i, label in enumerate(labels):
+        same = labels == label
+        if same.sum() <= 1:
+            scores.append(0.0)
+            continue
+        inside = distances[i, same].sum() / (same.sum() - 1)
+        outside = min(distances[i, labels == other].mean() for other in set(labels.tolist()) - {label})
+        scores.append((outside - inside) / max(inside, outside, 1e-12))
+    return float(np.mean(scores))
+
+
 def speaker_labels(voices: Sequence[Sequence[float]]) -> list[str]:
     """``A``, ``B``, ... per voice vector (see the module docstring); one vector gives ``["A"]``."""
-    from sklearn.cluster import AgglomerativeClustering
-    from sklearn.metrics import silhouette_score
+    from scipy.cluster.hierarchy import fcluster, linkage
+    from scipy.spatial.distance import pdist, squareform
 
     x = np.asarray(voices, dtype=np.float64)
     if len(x) < 3:
         return ["A", "B"][: len(x)] if len(x) == 2 and np.linalg.norm(x[0] - x[1]) > 0 else ["A"] * len(x)
     x = (x - x.mean(axis=0)) / (x.std(axis=0) + 1e-9)
+    condensed = pdist(x)
+    tree = linkage(condensed, method="average")
+    distances = squareform(condensed)
     best, best_score = np.zeros(len(x), int), -1.0
     for k in range(2, min(MAX_SPEAKERS, len(x) - 1) + 1):
-        labels = AgglomerativeClustering(n_clusters=k, linkage="average").fit_predict(x)
-        score = silhouette_score(x, labels)
+        labels = fcluster(tree, k, criterion="maxclust")
+        if len(set(labels.tolist())) < 2:
+            continue
+        score = silhouette(distances, labels)
         if score > best_score + 1e-9:
             best, best_score = labels, score
     names: dict[int, str] = {}

@@ -2,12 +2,13 @@
 
 A user turn's background is the spectral shape of its quietest frames (the gaps between words,
 where mostly the mixed-in sound is heard): :func:`~memgym.memory.spoken.acoustic_features.background_of`.
-A multinomial logistic regression over the standardised shapes names the class, or ``""`` (no
+A linear discriminant (class means, one shared covariance shrunk towards its mean variance by
+:data:`SHRINKAGE`, equal priors) over the standardised shapes names the class, or ``""`` (no
 background sound). It is trained the way the turns were made: clean speech samples mixed with
 recordings of the library's ``eval`` split at the dataset's SNR (the dataset mixes ``train``-split
 recordings, so the tagger hears other recordings of each class), plus the clean speech alone as
 the no-sound class. A turn whose quiet frames lie below :data:`SILENCE_DB` has no sound without
-asking the model. Training is deterministic (fixed data order and mixing seeds, lbfgs).
+asking the model. Training is closed-form and deterministic (fixed data order and mixing seeds).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from memgym.memory.spoken.acoustic_features import SAMPLE_RATE, background_of
 SILENCE_DB = -90.0
 """Quiet-frame level (dB re full scale) below which a turn has no background sound."""
 NONE = ""
+SHRINKAGE = 0.2
 
 
 class SoundTagger:
@@ -46,8 +48,6 @@ class SoundTagger:
         snr_db: float = 10.0,
         split: str = "eval",
     ) -> None:
-        from sklearn.linear_model import LogisticRegression
-
         if not speech:
             raise MemgymError("SoundTagger needs clean speech samples to build its training mixtures")
         self.classes = list(classes)
@@ -69,7 +69,17 @@ class SoundTagger:
                 k += 1
         x = np.asarray(features)
         self.mean, self.scale = x.mean(axis=0), x.std(axis=0) + 1e-6
-        self.model = LogisticRegression(max_iter=3000, C=1.0).fit((x - self.mean) / self.scale, labels)
+        x = (x - self.mean) / self.scale
+        self.labels = sorted(set(labels))
+        y = np.asarray([self.labels.index(label) for label in labels])
+        means = np.stack([x[y == k].mean(axis=0) for k in range(len(self.labels))])
+        centred = x - means[y]
+        covariance = centred.T @ centred / max(len(x) - len(self.labels), 1)
+        shrunk = (1 - SHRINKAGE) * covariance + SHRINKAGE * np.trace(covariance) / len(covariance) * np.eye(
+            len(covariance)
+        )
+        self.weights = np.linalg.solve(shrunk, means.T)  # (D, K)
+        self.bias = -0.5 * np.sum(means.T * self.weights, axis=0)  # (K,)
 
     def identity(self) -> str:
         """Names the training data (part of cache keys)."""
@@ -80,4 +90,4 @@ class SoundTagger:
         if background_db < SILENCE_DB:
             return NONE
         x = (np.asarray(background) - self.mean) / self.scale
-        return str(self.model.predict(x[None, :])[0])
+        return self.labels[int(np.argmax(x @ self.weights + self.bias))]
