@@ -35,7 +35,7 @@ import numpy as np
 
 from memgym.backends.config import ReasonerConfig
 from memgym.backends.errors import OverContextError, ReasonerError
-from memgym.core.chat import AudioPart, ImagePart, Message, TextPart
+from memgym.core.chat import AudioPart, ImagePart, Message, TextPart, mono_at
 from memgym.core.errors import ConfigError
 from memgym.core.protocols import Reasoner
 from memgym.core.registry import register_reasoner
@@ -92,21 +92,11 @@ def to_audio_chat(messages: Sequence[Message], fmt: AudioChatFormat) -> tuple[li
                 parts.append({"type": "text", "text": part.text})
             elif isinstance(part, AudioPart):
                 parts.append({"type": "audio", fmt.audio_key: f"audio-{len(audios)}"})
-                audios.append(_mono_16k(part))
+                audios.append(mono_at(part.waveform, part.sample_rate, SAMPLE_RATE))
             elif isinstance(part, ImagePart):
                 raise ReasonerError("audio language models take text and audio parts, not images")
         out.append({"role": message.role, "content": parts})
     return out, audios
-
-
-def _mono_16k(part: AudioPart) -> np.ndarray:
-    mono = part.waveform if part.waveform.ndim == 1 else part.waveform.mean(axis=1)
-    mono = np.asarray(mono, dtype=np.float32)
-    if part.sample_rate == SAMPLE_RATE:
-        return mono
-    n_out = int(round(mono.size * SAMPLE_RATE / part.sample_rate))
-    positions = np.arange(n_out) * (part.sample_rate / SAMPLE_RATE)
-    return np.interp(positions, np.arange(mono.size), mono).astype(np.float32)
 
 
 @register_reasoner("hf_audio")

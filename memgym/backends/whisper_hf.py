@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from memgym.core.chat import mono_at
 from memgym.core.errors import ConfigError
 
 SAMPLE_RATE = 16000
@@ -46,11 +47,7 @@ class WhisperTranscriber:
         """The words of ``audio`` (``(N,)`` float32 in [-1, 1]) at ``sample_rate`` Hz."""
         import torch
 
-        mono = np.asarray(audio, dtype=np.float32).reshape(-1)
-        if sample_rate != SAMPLE_RATE:
-            n_out = int(round(mono.size * SAMPLE_RATE / sample_rate))
-            mono = np.interp(np.arange(n_out) * (sample_rate / SAMPLE_RATE), np.arange(mono.size), mono)
-            mono = mono.astype(np.float32)
+        mono = mono_at(np.asarray(audio, dtype=np.float32).reshape(-1), sample_rate, SAMPLE_RATE)
         long_form = mono.size > self.processor.feature_extractor.n_samples
         features = self.processor(
             mono,

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from scripted_reasoner import ScriptedReasoner
 
 from memgym.core.episode import TaskItem
-from memgym.core.protocols import Reasoner
 from memgym.datasets.voxmem.records import Query
 from memgym.tasks.llm_match import JudgeCache, JudgeOutputError
 from memgym.tasks.voxmem_answers import classify_reply, normalize_span, normalize_tokens
@@ -152,16 +152,6 @@ def test_sequence_order_matters():
     assert rule_verdict(spec, "hesitant, then slow")["correct"] == 0.0
 
 
-class ScriptedJudge(Reasoner):
-    def __init__(self, replies):
-        self.replies = list(replies)
-        self.prompts = []
-
-    def generate(self, messages, *, max_new_tokens=256):
-        self.prompts.append(messages[-1].text_only())
-        return self.replies.pop(0)
-
-
 @pytest.mark.parametrize(
     ("reply", "verdict"), [("CORRECT", "CORRECT"), (" wrong.\n", "WRONG"), ("**REFUSAL**", "REFUSAL")]
 )
@@ -176,7 +166,7 @@ def test_unparseable_verdicts_raise(reply):
 
 
 def test_judge_decides_and_is_cached(tmp_path):
-    judge = ScriptedJudge(["CORRECT", "REFUSAL"])
+    judge = ScriptedReasoner(["CORRECT", "REFUSAL"])
     cache = JudgeCache(tmp_path / "judge.jsonl")
     scorer = VoxMemScorer(judge=VoxMemJudge(judge, "model-x:seed=0:t=0", cache))
     row = scorer.score(_item("half an hour"), "thirty minutes")
@@ -185,7 +175,7 @@ def test_judge_decides_and_is_cached(tmp_path):
     refused = scorer.score(_item("Monday"), "no idea")
     assert refused["refused"] and refused["false_refusal"]
     again = VoxMemScorer(
-        judge=VoxMemJudge(ScriptedJudge([]), "model-x:seed=0:t=0", JudgeCache(tmp_path / "judge.jsonl"))
+        judge=VoxMemJudge(ScriptedReasoner([]), "model-x:seed=0:t=0", JudgeCache(tmp_path / "judge.jsonl"))
     )
     assert again.score(_item("half an hour"), "thirty minutes")["correct"] == 1.0
     with pytest.raises(ValueError, match="judge_id"):
