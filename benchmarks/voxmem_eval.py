@@ -7,6 +7,8 @@ analyses). Baseline (same run): the same chain with a fresh cache and a fresh re
 budget. The nested chain should cost little more than its 64K history alone, which is printed too.
 
     python -m benchmarks voxmem_eval [DATASET]    # default: builds one item at 8K-64K (a few minutes)
+
+With a DATASET folder its first item (by id) is timed at every budget the dataset has.
 """
 
 from __future__ import annotations
@@ -63,7 +65,9 @@ def main(argv: list[str]) -> None:
 
             config = VoxMemConfig(items=1, cells=("sound/IE",), budgets=("8k", "16k", "32k", "64k"), out=f"{tmp}/ds")
             folder = VoxMemBuilder(config).build()
-        episodes = sorted(Dataset.load(folder / "manifest.jsonl"), key=lambda e: (e.items[0].item_id, e.budget))
+        episodes = list(Dataset.load(folder / "manifest.jsonl"))
+        first = min(e.items[0].item_id for e in episodes)
+        episodes = sorted((e for e in episodes if e.items[0].item_id == first), key=lambda e: e.budget)
         tagger = train_sound_tagger(folder)
         longest = [e for e in episodes if e.budget == max(x.budget for x in episodes)]
         alone = chain_seconds(longest, folder, tagger, shared=False)
