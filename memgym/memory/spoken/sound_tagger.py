@@ -51,7 +51,9 @@ class SoundTagger:
         if not speech:
             raise MemgymError("SoundTagger needs clean speech samples to build its training mixtures")
         self.classes = list(classes)
-        self.fingerprint = f"lda{SHRINKAGE:g}:{library.fingerprint()}:{split}:{snr_db:g}:{len(speech)}:{','.join(self.classes)}"
+        self.fingerprint = (
+            f"lda{SHRINKAGE:g}:{library.fingerprint()}:{split}:{snr_db:g}:{len(speech)}:{','.join(self.classes)}"
+        )
         rng = np.random.default_rng(0)
         features, labels = [], []
         for sample in speech:
