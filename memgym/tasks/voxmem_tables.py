@@ -127,8 +127,12 @@ def plot_accuracy_vs_budget(rows: Sequence[dict[str, Any]], path: Path) -> Path 
     import matplotlib.pyplot as plt
 
     panels = _groups(counted, ("model", "memory"))
-    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.4), squeeze=False)
-    for axis, ((model, memory), members) in zip(axes[0], panels.items()):
+    cols = min(3, len(panels))
+    rows_n = -(-len(panels) // cols)
+    fig, axes = plt.subplots(rows_n, cols, figsize=(4.2 * cols, 3.4 * rows_n), squeeze=False)
+    for axis in axes.flat[len(panels) :]:
+        axis.set_visible(False)
+    for axis, ((model, memory), members) in zip(axes.flat, panels.items()):
         budgets = sorted({int(r["budget"]) for r in members})
         for evidence in EVIDENCE_TYPES:
             points = [
