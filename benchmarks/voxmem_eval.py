@@ -75,7 +75,7 @@ def main(argv: list[str]) -> None:
         cached = chain_seconds(episodes, folder, tagger, shared=True)
         n = len(episodes)
         report(
-            "voxmem_eval: cascaded-memory items per second over a nested 8K-64K chain",
+            "voxmem_eval: cascaded-memory items per second over a nested budget chain",
             Timing("shared turn cache", cached, n, "items"),
             Timing("fresh cache per budget", uncached, n, "items"),
             extra=[
