@@ -27,7 +27,7 @@ run: setup
 	$(BIN)/memgym run quickstart
 
 test: setup
-	$(BIN)/python -m pytest -q -p no:cacheprovider
+	$(BIN)/python -m pytest -q -p no:cacheprovider --durations=25
 
 test-fast: setup
 	$(BIN)/python -m pytest -q -m "not slow"

@@ -5,8 +5,10 @@ observations, then a *use* phase in which tasks ask it to navigate, answer or re
 by task modules. See README.md for the two commands that get from a fresh clone to a result.
 """
 
+from memgym.core.forking import install_fork_guard
 from memgym.envs.registration import register_gym_envs
 
 __version__ = "0.1.0"
 
 register_gym_envs()
+install_fork_guard()  # forked workers (async vector envs) stay usable after torch ran here

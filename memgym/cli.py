@@ -8,8 +8,8 @@
     memgym run quickstart [key=value ...]    every benchmark end to end at a small size + report
     memgym report RUN_DIR --by COL ...       aggregate a run's results.jsonl into tables
 
-Bad input (unknown names, malformed configs, corrupt files) prints one ``memgym: error:`` line
-and exits with status 2.
+Bad input (unknown names or subcommands, malformed configs, corrupt or non-UTF-8 files, output
+paths that cannot be written) prints one ``memgym: error:`` line and exits with status 2.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import typing
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -32,9 +33,16 @@ JOB_HELP = {
 }
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one ``memgym: error:`` line (status 2)."""
+
+    def error(self, message: str) -> typing.NoReturn:
+        self.exit(2, f"memgym: error: {message} (see '{self.prog} --help')\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``memgym`` (every subcommand has ``--help``)."""
-    parser = argparse.ArgumentParser(prog="memgym", description="Two-phase agent-memory benchmarks.")
+    parser = OneLineParser(prog="memgym", description="Two-phase agent-memory benchmarks.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     listing = sub.add_parser("list", help="show registered benchmarks, envs, memories, scorers, ...")
@@ -125,10 +133,12 @@ def cmd_quickstart(args: JobArgs) -> int:
 def cmd_report(run_dir: Path, by: str, metrics: str, fmt: str) -> int:
     """Aggregate a run folder's results into a table on stdout and beside the results."""
     from memgym.core.results import aggregate, to_csv, to_markdown
-    from memgym.pipelines.reporting import read_results
+    from memgym.pipelines.reporting import check_report_columns, read_results
 
     rows = read_results(run_dir)
-    table = aggregate(rows, [c for c in by.split(",") if c], [m for m in metrics.split(",") if m])
+    groups, columns = [c for c in by.split(",") if c], [m for m in metrics.split(",") if m]
+    check_report_columns(rows, groups, columns, run_dir / "results.jsonl")
+    table = aggregate(rows, groups, columns)
     text = to_markdown(table) if fmt == "markdown" else to_csv(table)
     print(text, end="")
     return 0
@@ -147,11 +157,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         if ns.command == "report":
             return cmd_report(ns.run_dir, ns.by, ns.metrics, ns.format)
     except MemgymError as exc:
-        print(f"memgym: error: {exc}", file=sys.stderr)
-        return 2
+        return _fail(str(exc))
+    except UnicodeDecodeError as exc:  # a reader that does not name its file yet
+        return _fail(f"a file is not UTF-8 text ({exc.reason} at byte {exc.start})")
+    except OSError as exc:
+        if exc.filename is None:
+            raise
+        return _fail(f"{exc.filename}: {exc.strerror or exc}")
     except KeyboardInterrupt:
         print("memgym: interrupted; re-run the same command to resume", file=sys.stderr)
         return 130
+    return 2
+
+
+def _fail(message: str) -> int:
+    print(f"memgym: error: {message}", file=sys.stderr)
     return 2
 
 

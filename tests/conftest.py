@@ -7,7 +7,7 @@ import pytest
 
 @pytest.fixture(scope="session")
 def vox_dataset(tmp_path_factory):
-    """A tiny VoxMem dataset (4 items at 4K), built once per session."""
+    """A tiny VoxMem dataset (5 items at 4K), built once per session."""
     from voxmem_fixtures import build_tiny_voxmem
 
     return build_tiny_voxmem(tmp_path_factory.mktemp("voxmem_eval"))

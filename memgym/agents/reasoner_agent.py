@@ -1,9 +1,13 @@
 """``ReasonerAgent``: a memory's evidence, read by a reasoner, becomes the use-phase answer.
 
-For each use-phase item the agent asks its memory for evidence (``memory.retrieve(prompt)``),
+For each use-phase item the agent asks its memory for evidence (``memory.retrieve(prompt)``;
+a memory with ``bind_reasoner`` first gets the agent's reasoner, which its retrieval may consult),
 turns it into chat content (text evidence as a text part; evidence objects may also offer
-``images`` ``(H, W, 3) uint8`` and ``locations`` ``{entry id: (3,) metres}``), appends the item's
-prompt as the last line and asks the reasoner. Answers:
+``images`` ``(H, W, 3) uint8`` and ``locations`` ``{entry id: (3,) metres}``, and
+``structured_text`` -- fact lines sent instead of ``text`` to reasoners with ``reads_facts``,
+the offline structured one; images go only to reasoners whose ``accepts_images`` is not False,
+so text LMs get the text alone), appends the item's prompt as the last line and asks the reasoner.
+Answers:
 
 * ``qa`` -- the reply text;
 * ``navigation`` -- the reasoner picks a memory entry (``OBJECT <id>`` or a bare entry id); the
@@ -50,13 +54,19 @@ class ReasonerAgent(Agent):
     def messages(self, prompt: str, evidence: Any) -> list[Message]:
         """The chat sent to the reasoner for ``prompt`` given ``evidence``."""
         text = evidence if isinstance(evidence, str) else getattr(evidence, "text", "")
+        structured = getattr(self.reasoner, "reads_facts", False) and hasattr(evidence, "structured_text")
+        if structured:
+            text = evidence.structured_text
         parts: list[Any] = [TextPart(f"Memory:\n{text or '(empty)'}")]
-        parts += [ImagePart(np.asarray(image, np.uint8)) for image in getattr(evidence, "images", ())]
+        if not structured and getattr(self.reasoner, "accepts_images", True):
+            parts += [ImagePart(np.asarray(image, np.uint8)) for image in getattr(evidence, "images", ())]
         parts.append(TextPart(prompt))
         return [Message.text("system", SYSTEM_PROMPT), Message("user", tuple(parts))]
 
     def answer(self, observation: Any, info: dict[str, Any]) -> dict[str, Any]:
         prompt = observation["text"]
+        if hasattr(self.memory, "bind_reasoner"):
+            self.memory.bind_reasoner(self.reasoner)
         evidence = self.memory.retrieve(prompt)
         reply = self.reasoner.generate(self.messages(prompt, evidence), max_new_tokens=self.max_new_tokens)
         self.last_reply = reply

@@ -65,18 +65,22 @@ METRIC_FIELDS = ("step", "loss", "query_accuracy", "lr", "tokens_per_s", "elapse
 class TrainConfig:
     """Optimisation settings (defaults: the paper's)."""
 
-    steps: int = dataclasses.field(default=24000, metadata={"help": "optimizer steps"})
-    batch_size: int = dataclasses.field(default=40, metadata={"help": "streams per step (all ranks together)"})
+    steps: int = dataclasses.field(default=24000, metadata={"help": "optimizer steps", "min": 1})
+    batch_size: int = dataclasses.field(
+        default=40, metadata={"help": "streams per step (all ranks together)", "min": 1}
+    )
     lr: float = dataclasses.field(default=1e-3, metadata={"help": "peak learning rate"})
-    warmup_steps: int = dataclasses.field(default=300, metadata={"help": "linear warm-up steps"})
-    min_lr_ratio: float = dataclasses.field(default=0.0, metadata={"help": "final lr / peak lr of the cosine"})
+    warmup_steps: int = dataclasses.field(default=300, metadata={"help": "linear warm-up steps", "min": 0})
+    min_lr_ratio: float = dataclasses.field(
+        default=0.0, metadata={"help": "final lr / peak lr of the cosine", "min": 0.0, "max": 1.0}
+    )
     weight_decay: float = dataclasses.field(default=0.01, metadata={"help": "AdamW weight decay"})
     grad_clip: float = dataclasses.field(default=1.0, metadata={"help": "gradient norm clip (0: off)"})
     checkpoint_steps: tuple[int, ...] = dataclasses.field(
-        default=(12000, 24000), metadata={"help": "steps whose weights are kept as step_<N>.pt"}
+        default=(12000, 24000), metadata={"help": "steps whose weights are kept as step_<N>.pt", "min": 1}
     )
-    save_every: int = dataclasses.field(default=200, metadata={"help": "steps between resume checkpoints"})
-    log_every: int = dataclasses.field(default=10, metadata={"help": "steps between metrics rows"})
+    save_every: int = dataclasses.field(default=200, metadata={"help": "steps between resume checkpoints", "min": 1})
+    log_every: int = dataclasses.field(default=10, metadata={"help": "steps between metrics rows", "min": 1})
 
     def __post_init__(self) -> None:
         if self.steps < 1 or self.batch_size < 1 or self.save_every < 1 or self.log_every < 1:

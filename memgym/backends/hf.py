@@ -81,6 +81,12 @@ class HFReasoner(Reasoner):
         """Build from a :class:`ReasonerConfig`."""
         return cls(config.model, device=config.device, dtype=config.dtype, gguf_file=config.gguf_file, seed=config.seed)
 
+    @property
+    def accepts_images(self) -> bool:
+        """Whether image parts reach the model (a processor-driven VLM); agents send text-only
+        evidence to text models."""
+        return self.processor is not None
+
     def generate(self, messages: Sequence[Message], *, max_new_tokens: int = 256) -> str:
         import torch
         from jinja2.exceptions import TemplateError

@@ -1,23 +1,29 @@
 """OpenAI-compatible ``/chat/completions`` client: vLLM, llama.cpp server, hosted APIs.
 
-Requests are plain JSON over ``urllib`` (no extra dependency), with temperature 0 and a fixed
-seed. A timeout, a connection error, 408, 409, 429 or any 5xx answer is retried after
-``backoff_s * 2**attempt`` seconds, up to ``max_retries`` times; other 4xx answers (a wrong model
-name, a bad key) fail at once; a 400/413 saying the prompt exceeds the model's context raises
-:class:`~memgym.backends.errors.OverContextError` (the item is over context, not cut). Audio parts
-travel as ``input_audio`` (base64 WAV), which vLLM serves for audio LMs. A request that still fails raises
+Requests are plain JSON over ``http.client`` (no extra dependency), with temperature 0 and a
+fixed seed. A reply that times out (``timeout_s``), a connection dropped mid-request, 408, 409,
+429 or any 5xx answer is retried after ``backoff_s * 2**attempt`` seconds, up to ``max_retries``
+times; other 4xx answers (a wrong model name, a bad key) fail at once, and so does an endpoint
+that cannot be reached at all (connection refused, unknown host, or no connection within
+``connect_timeout_s``, 10 s by default), so an eval against a server that is down fails each item
+at once instead of retrying for minutes; after a connection attempt that got no answer, requests in
+the next ``SILENT_HOLD_S`` seconds fail without trying. A 400/413 saying the prompt exceeds the
+model's context raises :class:`~memgym.backends.errors.OverContextError` (the item is over context,
+not cut). Audio parts travel as ``input_audio`` (base64 WAV), which vLLM serves for audio LMs.
+:meth:`OpenAIChatReasoner.post` is shared with other endpoints of the same server
+(``/audio/transcriptions``). A request that still fails raises
 :class:`~memgym.backends.errors.ReasonerError` with the endpoint, the attempts and the last cause,
 which evaluation loops record for that item before going on.
 """
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import re
 import time
-import urllib.error
-import urllib.request
+import urllib.parse
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -29,11 +35,15 @@ from memgym.core.protocols import Reasoner
 from memgym.core.registry import register_reasoner
 
 RETRY_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
+CONNECT_TIMEOUT_S = 10.0
+"""Seconds to reach an endpoint when built from a config (or ``timeout_s`` if shorter)."""
 _CONTEXT_MESSAGE = re.compile(
     r"context length|context window|maximum context|context_length_exceeded|too many tokens|prompt is too long",
     re.IGNORECASE,
 )
 """What vLLM, llama.cpp and hosted APIs say when a prompt does not fit the model's context."""
+SILENT_HOLD_S = 30.0
+"""After a connection attempt got no answer, requests in the next this many seconds fail at once."""
 
 
 @register_reasoner("openai")
@@ -44,7 +54,8 @@ class OpenAIChatReasoner(Reasoner):
         model: the served model name.
         base_url: endpoint root ending before ``/chat/completions`` (e.g. ``http://host:8000/v1``).
         api_key: bearer token; None reads ``api_key_env`` (a missing key sends no header).
-        timeout_s: seconds per request.
+        timeout_s: seconds to wait for a reply.
+        connect_timeout_s: seconds to wait for the connection (then fail without retrying).
         max_retries: retries after a retryable failure.
         backoff_s: delay before the first retry, doubled each time.
         seed: sent as ``seed`` for servers that honour it.
@@ -61,6 +72,7 @@ class OpenAIChatReasoner(Reasoner):
         api_key: str | None = None,
         api_key_env: str = "OPENAI_API_KEY",
         timeout_s: float = 120.0,
+        connect_timeout_s: float = CONNECT_TIMEOUT_S,
         max_retries: int = 3,
         backoff_s: float = 1.0,
         seed: int = 0,
@@ -70,16 +82,28 @@ class OpenAIChatReasoner(Reasoner):
             raise ConfigError(f"openai reasoner: base_url must start with http:// or https://, got {base_url!r}")
         if not model:
             raise ConfigError("openai reasoner: 'model' must name the served model")
-        if max_retries < 0 or timeout_s <= 0 or backoff_s < 0:
-            raise ConfigError("openai reasoner: need max_retries >= 0, timeout_s > 0 and backoff_s >= 0")
+        if max_retries < 0 or timeout_s <= 0 or connect_timeout_s <= 0 or backoff_s < 0:
+            raise ConfigError(
+                "openai reasoner: need max_retries >= 0, timeout_s > 0, connect_timeout_s > 0 and backoff_s >= 0"
+            )
         self.model = model
         self.url = base_url.rstrip("/") + "/chat/completions"
+        parts = urllib.parse.urlsplit(self.url)
+        if not parts.hostname:
+            raise ConfigError(f"openai reasoner: base_url {base_url!r} names no host")
+        self._secure = parts.scheme == "https"
+        self._host, self._port = parts.hostname, parts.port or (443 if self._secure else 80)
+        self._path = parts.path + (f"?{parts.query}" if parts.query else "")
+        self.root_path = parts.path.removesuffix("/chat/completions")
+        self.connect_timeout_s = connect_timeout_s
         self.api_key = api_key if api_key is not None else os.environ.get(api_key_env, "")
         self.timeout_s = timeout_s
         self.max_retries = max_retries
         self.backoff_s = backoff_s
         self.seed = seed
         self.sleep = sleep
+        self._silent_until = -1.0  # time.monotonic() before which the endpoint counts as unreachable
+        self._silent_reason = ""
 
     @classmethod
     def from_config(cls, config: ReasonerConfig) -> OpenAIChatReasoner:
@@ -89,6 +113,7 @@ class OpenAIChatReasoner(Reasoner):
             config.base_url,
             api_key_env=config.api_key_env,
             timeout_s=config.timeout_s,
+            connect_timeout_s=min(CONNECT_TIMEOUT_S, config.timeout_s),
             max_retries=config.max_retries,
             backoff_s=config.backoff_s,
             seed=config.seed,
@@ -106,60 +131,72 @@ class OpenAIChatReasoner(Reasoner):
 
     def generate(self, messages: Sequence[Message], *, max_new_tokens: int = 256) -> str:
         body = json.dumps(self.payload(messages, max_new_tokens)).encode()
-        headers = {"Content-Type": "application/json"}
-        raw = post_with_retries(
-            self.url, body, headers, self.api_key, timeout_s=self.timeout_s, max_retries=self.max_retries,
-            backoff_s=self.backoff_s, sleep=self.sleep,
-        )  # fmt: skip
-        return _reply_text(raw, self.url)
+        return _reply_text(self.post(self._path, body, "application/json"), self.url)
 
+    def post(self, path: str, body: bytes, content_type: str) -> bytes:
+        """POST ``body`` to ``path`` on this endpoint's server; the raw answer (module docstring).
 
-def post_with_retries(
-    url: str,
-    body: bytes,
-    headers: dict[str, str],
-    api_key: str,
-    *,
-    timeout_s: float,
-    max_retries: int,
-    backoff_s: float,
-    sleep: Callable[[float], None],
-) -> bytes:
-    """POST ``body`` and return the raw answer, retrying as the module docstring says.
+        Args:
+            path: absolute path, e.g. :attr:`_path` or ``<root>/audio/transcriptions``.
+        Raises:
+            OverContextError: the server said the prompt exceeds the model's context.
+            ReasonerError: any other failure, after the retries.
+        """
+        url = f"{'https' if self._secure else 'http'}://{self._host}:{self._port}{path}"
+        headers = {"Content-Type": content_type}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        last = ""
+        for attempt in range(self.max_retries + 1):
+            if attempt:
+                self.sleep(self.backoff_s * 2 ** (attempt - 1))
+            connection = self._connect()
+            try:
+                connection.request("POST", path, body=body, headers=headers)
+                response = connection.getresponse()
+                raw = response.read()
+            except TimeoutError as exc:
+                last = f"timed out after {self.timeout_s:g} s ({exc})"
+                continue
+            except (http.client.HTTPException, OSError) as exc:
+                last = f"connection failed ({type(exc).__name__}: {exc})"
+                continue
+            finally:
+                connection.close()
+            if response.status >= 400:
+                detail = raw[:300].decode("utf-8", "replace")
+                last = f"HTTP {response.status}: {detail}"
+                if response.status in (400, 413) and _CONTEXT_MESSAGE.search(detail):
+                    raise OverContextError(f"{url}: the prompt exceeds the model's context ({last})")
+                if response.status not in RETRY_STATUS:
+                    raise ReasonerError(f"{url}: {last}")
+                continue
+            return raw
+        raise ReasonerError(f"{url}: failed after {self.max_retries + 1} attempts; last error: {last}")
 
-    Raises:
-        OverContextError: the server answered 400/413 saying the prompt exceeds its context.
-        ReasonerError: any other failure after the retries.
-    """
-    headers = dict(headers)
-    if api_key:
-        headers["Authorization"] = f"Bearer {api_key}"
-    last = ""
-    for attempt in range(max_retries + 1):
-        if attempt:
-            sleep(backoff_s * 2 ** (attempt - 1))
-        request = urllib.request.Request(url, data=body, headers=headers, method="POST")
+    def _connect(self) -> http.client.HTTPConnection:
+        """An open connection whose reads time out after ``timeout_s``.
+
+        Raises:
+            ReasonerError: the endpoint cannot be reached within ``connect_timeout_s`` (not retried).
+        """
+        if time.monotonic() < self._silent_until:
+            raise ReasonerError(self._silent_reason + f" (not tried again for {SILENT_HOLD_S:g} s)")
+        cls = http.client.HTTPSConnection if self._secure else http.client.HTTPConnection
+        connection = cls(self._host, self._port, timeout=self.connect_timeout_s)
         try:
-            with urllib.request.urlopen(request, timeout=timeout_s) as response:
-                return response.read()
-        except urllib.error.HTTPError as exc:
-            detail = exc.read()[:300].decode("utf-8", "replace")
-            last = f"HTTP {exc.code}: {detail}"
-            if exc.code in (400, 413) and _CONTEXT_MESSAGE.search(detail):
-                raise OverContextError(f"{url}: the prompt exceeds the model's context ({last})") from None
-            if exc.code not in RETRY_STATUS:
-                raise ReasonerError(f"{url}: {last}") from None
-            continue
-        except TimeoutError as exc:
-            last = f"timed out after {timeout_s:g} s ({exc})"
-            continue
-        except urllib.error.URLError as exc:
-            last = f"cannot connect ({exc.reason})"
-            continue
-        except (ConnectionError, OSError) as exc:
-            last = f"connection failed ({exc})"
-            continue
-    raise ReasonerError(f"{url}: failed after {max_retries + 1} attempts; last error: {last}")
+            connection.connect()
+        except (OSError, http.client.HTTPException) as exc:
+            connection.close()
+            reason = "no answer" if isinstance(exc, TimeoutError) else str(exc)
+            message = (
+                f"{self.url}: cannot connect ({reason} within {self.connect_timeout_s:g} s); is the server running?"
+            )
+            if isinstance(exc, TimeoutError):  # a silent host costs connect_timeout_s per try: hold off
+                self._silent_until, self._silent_reason = time.monotonic() + SILENT_HOLD_S, message
+            raise ReasonerError(message) from None
+        connection.sock.settimeout(self.timeout_s)
+        return connection
 
 
 def _reply_text(raw: bytes, url: str) -> str:

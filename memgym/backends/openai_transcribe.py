@@ -2,21 +2,21 @@
 
 :class:`OpenAITranscriber` sends one turn as a 16-bit WAV file in a multipart form (``model``,
 ``temperature=0``, ``response_format=json``, optional ``language``) and returns the ``text`` of the
-JSON answer. Retries and errors follow :mod:`memgym.backends.openai_http`.
+JSON answer. Connection handling, retries and errors are those of
+:class:`~memgym.backends.openai_http.OpenAIChatReasoner` (its :meth:`post`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 import time
 from collections.abc import Callable
 
 import numpy as np
 
 from memgym.backends.errors import ReasonerError
-from memgym.backends.openai_http import post_with_retries
+from memgym.backends.openai_http import OpenAIChatReasoner
 from memgym.core.chat import encode_wav
 from memgym.core.errors import ConfigError
 
@@ -45,15 +45,16 @@ class OpenAITranscriber:
         backoff_s: float = 1.0,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        if not base_url.startswith(("http://", "https://")):
-            raise ConfigError(f"openai transcriber: base_url must start with http:// or https://, got {base_url!r}")
         if not model:
             raise ConfigError("openai transcriber: 'model' must name the served ASR model")
         self.model = model
-        self.url = base_url.rstrip("/") + "/audio/transcriptions"
         self.language = language
-        self.api_key = api_key if api_key is not None else os.environ.get(api_key_env, "")
-        self.timeout_s, self.max_retries, self.backoff_s, self.sleep = timeout_s, max_retries, backoff_s, sleep
+        self.client = OpenAIChatReasoner(
+            model, base_url, api_key=api_key, api_key_env=api_key_env, timeout_s=timeout_s,
+            max_retries=max_retries, backoff_s=backoff_s, sleep=sleep,
+        )  # fmt: skip
+        self.path = self.client.root_path + "/audio/transcriptions"
+        self.url = base_url.rstrip("/") + "/audio/transcriptions"
 
     def identity(self) -> str:
         """Names the model and endpoint (for transcript caches)."""
@@ -65,10 +66,7 @@ class OpenAITranscriber:
         if self.language:
             fields["language"] = self.language
         body, content_type = multipart_body(fields, "file", "turn.wav", encode_wav(audio, sample_rate))
-        raw = post_with_retries(
-            self.url, body, {"Content-Type": content_type}, self.api_key, timeout_s=self.timeout_s,
-            max_retries=self.max_retries, backoff_s=self.backoff_s, sleep=self.sleep,
-        )  # fmt: skip
+        raw = self.client.post(self.path, body, content_type)
         try:
             text = json.loads(raw)["text"]
         except (json.JSONDecodeError, KeyError, TypeError):

@@ -16,6 +16,18 @@ question or instruction. The reasoner
 With facts from an oracle it is an upper bound for the symbolic part of a benchmark; with no fact
 lines it falls back to extractive reading of the plain text evidence (the sentence sharing most
 content words with the question, minus the question's own words), a transparent lexical baseline.
+When fact lines exist but do not answer a *question* (``unknown``), the same extractive reading
+runs over the user messages' other lines (a visual memory's facts plus an appended transcript).
+
+Two more prompt forms:
+
+* a ``CATEGORIES ["mug", "table"]`` line (:data:`CATEGORIES_PREFIX`) in the last user message asks
+  which of the listed categories the request (the last line) refers to; the reply lists those
+  named in the request, comma-separated, in the order named (``unknown`` when none is), the
+  category-prediction step of 3D-Mem's retrieval;
+* memory entries of the visual memories arrive as fact lines whose ``object`` is the entry id
+  (the reply ``OBJECT <entry id>`` selects an entry), with a ``detected`` fact naming its label.
+
 It never consults ground truth that is not in the messages.
 """
 
@@ -32,6 +44,7 @@ from memgym.core.protocols import Reasoner
 from memgym.core.registry import register_reasoner
 
 FACT_PREFIX = "FACT "
+CATEGORIES_PREFIX = "CATEGORIES "
 UNKNOWN = "unknown"
 
 QUESTION_CUES: dict[str, tuple[str, ...]] = {
@@ -183,6 +196,8 @@ class StructuredReasoner(Reasoner):
     """Deterministic answers from fact lines (see the module docstring)."""
 
     name = "structured"
+    reads_facts = True
+    """Agents send it evidence's fact-line form (``structured_text``) when the evidence has one."""
 
     @classmethod
     def from_config(cls, config: ReasonerConfig) -> StructuredReasoner:
@@ -194,12 +209,20 @@ class StructuredReasoner(Reasoner):
         if not users:
             return UNKNOWN
         question = users[-1].text_only().splitlines()[-1] if users[-1].text_only() else ""
+        options = [line for line in users[-1].text_only().splitlines() if line.startswith(CATEGORIES_PREFIX)]
+        if options:
+            return select_categories(question, options[-1][len(CATEGORIES_PREFIX) :])
         texts = [m.text_only() for m in messages]
         facts = parse_facts(texts)
-        if facts:
-            return self.answer_from_facts(question, facts)
         context = "\n".join(texts[:-1] + [users[-1].text_only().rsplit("\n", 1)[0]])
-        return extractive_answer(question, context)
+        if not facts:
+            return extractive_answer(question, context)
+        reply = self.answer_from_facts(question, facts)
+        if reply == UNKNOWN and asked_key(question) is not None:
+            user_text = "\n".join([m.text_only() for m in users[:-1]] + [users[-1].text_only().rsplit("\n", 1)[0]])
+            plain = "\n".join(line for line in user_text.splitlines() if not line.startswith(FACT_PREFIX))
+            return extractive_answer(question, plain)
+        return reply
 
     def answer_from_facts(self, question: str, facts: Sequence[Fact]) -> str:
         """Reply to ``question`` from ``facts`` (see the module docstring)."""
@@ -235,6 +258,39 @@ class StructuredReasoner(Reasoner):
             return f"OBJECT {target}"
         fact = table[target].get(key)
         return fact.value if fact is not None else UNKNOWN
+
+
+def select_categories(request: str, listed: str) -> str:
+    """The categories of the JSON list ``listed`` named in ``request`` (:func:`named_categories`),
+    comma-separated; :data:`UNKNOWN` when none is named."""
+    try:
+        categories = [str(c) for c in json.loads(listed)]
+    except (json.JSONDecodeError, TypeError):
+        return UNKNOWN
+    return ", ".join(named_categories(request, categories)) or UNKNOWN
+
+
+def named_categories(text: str, categories: Iterable[str]) -> list[str]:
+    """The ``categories`` named in ``text`` (case and punctuation ignored), in the order first
+    named; a name inside a longer named one (``counter`` in ``kitchen counter``) does not count."""
+    padded = " " + " ".join(words(text)) + " "
+    spans = []
+    for category in set(categories):
+        phrase = f" {' '.join(words(category))} "
+        start = padded.find(phrase) if phrase.strip() else -1
+        while start >= 0:
+            spans.append((start, -len(phrase), category))
+            start = padded.find(phrase, start + 1)
+    named: list[str] = []
+    covered: list[tuple[int, int]] = []
+    for start, negative, category in sorted(spans):
+        end = start - negative
+        if any(a <= start and end <= b for a, b in covered):
+            continue
+        covered.append((start, end))
+        if category not in named:
+            named.append(category)
+    return named
 
 
 def extractive_answer(question: str, context: str) -> str:

@@ -4,9 +4,10 @@ A config is a (frozen) dataclass whose fields carry their defaults and a help st
 ``field(metadata={"help": ...})``. :func:`load_config` starts from those defaults, applies a
 YAML file (for example one of ``memgym/configs/*.yaml``) and then command-line overrides such as
 ``model=gdn2 train.steps=200 distractors=[4,8]``. Values are parsed as YAML scalars and checked
-against the field's type hint, ``Literal`` choices and nested dataclasses; the first bad key
-raises :class:`~memgym.core.errors.ConfigError` naming the key (and the file) with the allowed
-keys or values.
+against the field's type hint, ``Literal`` choices and nested dataclasses, and against the
+field's ``metadata={"min": ..., "max": ...}`` bounds (inclusive; applied to each element of a
+tuple or list); the first bad key raises :class:`~memgym.core.errors.ConfigError` naming the key
+(and the file) with the allowed keys, values or range.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any, TypeVar
 import yaml
 
 from memgym.core.errors import ConfigError
+from memgym.core.textfiles import read_text
 
 C = TypeVar("C")
 CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
@@ -52,7 +54,7 @@ def load_config(
         if not path.is_file():
             raise ConfigError(f"config file {path} does not exist")
         try:
-            loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
+            loaded = yaml.safe_load(read_text(path))
         except yaml.YAMLError as exc:
             raise ConfigError(f"{path}: not valid YAML ({_first_line(exc)})") from None
         if loaded is None:
@@ -103,6 +105,7 @@ def build_config(cls: type[C], data: Mapping[str, Any], *, where: str = "config"
             _merge(merged, value)
             value = merged
         kwargs[name] = _convert(value, hints[name], where, f"{prefix}{name}")
+        _check_range(kwargs[name], fields[name].metadata, where, f"{prefix}{name}")
     try:
         return cls(**kwargs)
     except (TypeError, ValueError) as exc:
@@ -125,13 +128,19 @@ def config_to_dict(config: Any) -> dict[str, Any]:
     return _plain(dataclasses.asdict(config))
 
 
+def yaml_text(config: Any) -> str:
+    """A config as YAML text that :func:`load_config` reads back to an equal config."""
+    return yaml.safe_dump(config_to_dict(config), sort_keys=False)
+
+
 def dump_config(config: Any, path: str | Path) -> None:
     """Write a config as YAML that :func:`load_config` reads back to an equal config."""
-    Path(path).write_text(yaml.safe_dump(config_to_dict(config), sort_keys=False), encoding="utf-8")
+    Path(path).write_text(yaml_text(config), encoding="utf-8")
 
 
 def describe_config(cls: type) -> list[tuple[str, str, str]]:
-    """(dotted key, default, help) rows for ``--help`` output, nested configs flattened."""
+    """(dotted key, default, help) rows for ``--help`` output, nested configs flattened; bounded
+    fields say their range."""
     rows: list[tuple[str, str, str]] = []
     hints = typing.get_type_hints(cls)
     defaults = cls()
@@ -140,7 +149,11 @@ def describe_config(cls: type) -> list[tuple[str, str, str]]:
         if dataclasses.is_dataclass(hints[field.name]):
             rows += [(f"{field.name}.{k}", d, h) for k, d, h in describe_config(hints[field.name])]
         else:
-            rows.append((field.name, repr(_plain(value)), field.metadata.get("help", "")))
+            help_text = field.metadata.get("help", "")
+            if field.metadata.get("min") is not None or field.metadata.get("max") is not None:
+                bounds = f"({_range_text(field.metadata.get('min'), field.metadata.get('max'))})"
+                help_text = f"{help_text} {bounds}" if help_text else bounds
+            rows.append((field.name, repr(_plain(value)), help_text))
     return rows
 
 
@@ -193,6 +206,39 @@ def _convert(value: Any, hint: Any, where: str, key: str) -> Any:
             raise ConfigError(f"{where}: '{key}' must be a string, got {value!r}")
         return "" if value is None else str(value)
     return value
+
+
+def check_ranges(config: Any) -> None:
+    """Check every field of a config dataclass against its metadata ``min``/``max`` (for
+    ``__post_init__`` of configs that are also built in code).
+
+    Raises:
+        ConfigError: naming the class, field and allowed range.
+    """
+    for field in dataclasses.fields(config):
+        _check_range(getattr(config, field.name), field.metadata, type(config).__name__, field.name)
+
+
+def _check_range(value: Any, metadata: Mapping[str, Any], where: str, key: str) -> None:
+    """Raise ConfigError when a number (or any number in a list) is outside the field's min/max."""
+    low, high = metadata.get("min"), metadata.get("max")
+    if low is None and high is None:
+        return
+    values = value if isinstance(value, (list, tuple)) else [value]
+    for index, number in enumerate(values):
+        if isinstance(number, bool) or not isinstance(number, (int, float)):
+            continue
+        name = f"{key}[{index}]" if isinstance(value, (list, tuple)) else key
+        if low is not None and number < low:
+            raise ConfigError(f"{where}: '{name}' = {number!r} is too small; expected {_range_text(low, high)}")
+        if high is not None and number > high:
+            raise ConfigError(f"{where}: '{name}' = {number!r} is too large; expected {_range_text(low, high)}")
+
+
+def _range_text(low: float | None, high: float | None) -> str:
+    if low is not None and high is not None:
+        return f"a value from {low} to {high}"
+    return f"a value >= {low}" if low is not None else f"a value <= {high}"
 
 
 def _type_name(hint: Any) -> str:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
 from memgym.core.errors import RecordError
+from memgym.core.textfiles import text_lines
 
 SCHEMA_VERSION = 1
 """Version of the record envelope and of every registered record layout."""
@@ -136,10 +137,9 @@ def read_jsonl(path: str | Path) -> Iterator[Record]:
     path = Path(path)
     if not path.is_file():
         raise RecordError(f"record file {path} does not exist")
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if line.strip():
-                yield from_json(line, where=f"{path}:{number}")
+    for number, line in text_lines(path):
+        if line.strip():
+            yield from_json(line, where=f"{path}:{number}")
 
 
 def _encode(value: Any) -> Any:

@@ -5,13 +5,17 @@ Layout of a run folder ``RUNS/JOB/NAME/``::
     manifest.json     {"memgym_results": 1, "job": ..., "config_hash": ..., "created": ...}
     config.yaml       the full config snapshot
     environment.json  python, platform, package versions, git commit, seeds
-    results.jsonl     one JSON object per finished item, each with a unique "key"
+    results.jsonl     one JSON object per finished item, each with a "key"
+    .lock             held (``flock``) by the process writing the folder; holds its pid
 
 Re-running the same command opens the same folder and :meth:`RunStore.done_keys` tells the job
-which items to skip. Each row is flushed and fsynced when appended, so an interrupted run loses at
-most the item in flight; a half-written last line is dropped on reopen. A folder written by an
-incompatible version, or by a different config, is refused with a one-line error and left as it
-is.
+which items to skip; items whose row recorded an ``error`` are not done, so a re-run retries them
+(the new row keeps the earlier messages in ``earlier_errors``). Each row is flushed and fsynced
+when appended, so an interrupted run loses at most the item in flight; a half-written last line is
+dropped on reopen. Only one process at a time may write a run folder: a second one is refused with
+a one-line error naming the folder and the pid holding it. Readers keep one row per key (the first,
+or the retry of an errored row). A folder written by an incompatible version, or by a different
+config, is refused with a one-line error and left as it is.
 """
 
 from __future__ import annotations
@@ -19,19 +23,23 @@ from __future__ import annotations
 import csv
 import dataclasses
 import datetime
+import errno
+import fcntl
 import io
 import json
 import os
 import platform
 import subprocess
 import sys
+import weakref
 from collections.abc import Callable, Iterable, Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from memgym.core.config import config_to_dict, dump_config
-from memgym.core.errors import RecordError
+from memgym.core.errors import MemgymError, RecordError
+from memgym.core.outputs import make_writable_folder
 from memgym.core.seeding import config_hash
 
 RESULTS_VERSION = 1
@@ -40,17 +48,67 @@ RESULTS_VERSION = 1
 TRACKED_PACKAGES = ("memgym", "numpy", "torch", "gymnasium", "open3d-cpu", "transformers", "librosa")
 
 
+class FolderLock:
+    """An exclusive ``flock`` on ``folder/.lock`` for this process's lifetime of the object.
+
+    Opening the same folder again in the same process shares the lock (:meth:`acquire`); another
+    process is refused. The OS releases the lock when the process dies, however it dies.
+    """
+
+    _held: weakref.WeakValueDictionary[Path, FolderLock] = weakref.WeakValueDictionary()
+
+    def __init__(self, folder: Path) -> None:
+        self.path = folder / ".lock"
+        self._handle = self.path.open("a+", encoding="utf-8")
+        try:
+            fcntl.flock(self._handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+                raise
+            self._handle.seek(0)
+            holder = self._handle.read().strip() or "unknown"
+            self._handle.close()
+            raise MemgymError(
+                f"{folder} is being written by another memgym process (pid {holder}); "
+                "wait for it to finish or choose another run name"
+            ) from None
+        self._handle.seek(0)
+        self._handle.truncate()
+        self._handle.write(f"{os.getpid()}\n")
+        self._handle.flush()
+
+    @classmethod
+    def acquire(cls, folder: Path) -> FolderLock:
+        """The lock of ``folder`` (shared within this process).
+
+        Raises:
+            MemgymError: another process holds it (the message names the folder and its pid).
+        """
+        key = folder.resolve()
+        lock = cls._held.get(key)
+        if lock is None:
+            lock = cls(folder)
+            cls._held[key] = lock
+        return lock
+
+    def __del__(self) -> None:
+        handle = getattr(self, "_handle", None)
+        if handle is not None and not handle.closed:
+            handle.close()  # closing the file releases the flock
+
+
 class RunStore:
     """Append-only, resumable per-item results of one run.
 
-    Use :meth:`open`; do not construct directly.
+    Use :meth:`open` to write (it takes the folder's lock); ``RunStore(folder, "")`` only reads.
     """
 
-    def __init__(self, folder: Path, config_digest: str) -> None:
+    def __init__(self, folder: Path, config_digest: str, *, lock: FolderLock | None = None) -> None:
         self.folder = folder
         self.config_hash = config_digest
         self.results_path = folder / "results.jsonl"
-        self._rows = self._read_rows()
+        self._lock = lock
+        self._rows = self._read_rows(repair=lock is not None)
         self._keys = {row["key"] for row in self._rows}
 
     @classmethod
@@ -70,15 +128,15 @@ class RunStore:
             seeds: recorded in ``environment.json``.
         Raises:
             RecordError: the folder holds another layout version or a different config.
+            MemgymError: another process is writing the folder.
         """
         digest = config_hash(config)
         folder = Path(runs_dir) / job / (name or digest)
         manifest_path = folder / "manifest.json"
+        make_writable_folder(folder, f"run folder {folder}")
+        lock = FolderLock.acquire(folder)
         if manifest_path.exists():
-            try:
-                manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-            except json.JSONDecodeError:
-                raise RecordError(f"{manifest_path}: not valid JSON; move the folder away to start over") from None
+            manifest = read_manifest(manifest_path)
             version = manifest.get("memgym_results")
             if version != RESULTS_VERSION:
                 raise RecordError(
@@ -91,8 +149,7 @@ class RunStore:
                     f"now {digest}); choose another run name"
                 )
             dump_config(config, folder / "config.yaml")  # may differ in settings that are not hashed
-            return cls(folder, digest)
-        folder.mkdir(parents=True, exist_ok=True)
+            return cls(folder, digest, lock=lock)
         dump_config(config, folder / "config.yaml")
         environment = environment_info()
         environment["seeds"] = list(seeds)
@@ -104,10 +161,14 @@ class RunStore:
             "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         }
         manifest_path.write_text(json.dumps(manifest, indent=2), encoding="utf-8")
-        return cls(folder, digest)
+        return cls(folder, digest, lock=lock)
 
     def done_keys(self) -> set[str]:
-        """Keys of the items already finished."""
+        """Keys of the items finished without an error (errored items are retried by a re-run)."""
+        return {row["key"] for row in self._rows if not row.get("error")}
+
+    def recorded_keys(self) -> set[str]:
+        """Keys of every recorded item, errored or not."""
         return set(self._keys)
 
     def rows(self) -> list[dict[str, Any]]:
@@ -119,22 +180,33 @@ class RunStore:
         self.append_many([(key, row)])
 
     def append_many(self, items: Sequence[tuple[str, dict[str, Any]]]) -> None:
-        """Record several finished items with one write and one fsync (keys unique, not yet recorded).
+        """Record several finished items with one write and one fsync.
 
-        An interruption mid-write loses at most the items of this call (a partial last line is
-        dropped on reopen); items fully written before it are kept.
+        Keys must be unique in the call and not yet recorded, except keys whose recorded row
+        holds an ``error``: their new row replaces it and lists the earlier messages in
+        ``earlier_errors``. An interruption mid-write loses at most the items of this call (a
+        partial last line is dropped on reopen); items fully written before it are kept.
         """
+        if self._lock is None:
+            raise RecordError(f"{self.folder}: opened for reading only; use RunStore.open to write")
         keys: set[str] = set()
+        earlier = {row["key"]: row for row in self._rows if row.get("error")}
         for key, _ in items:
-            if key in self._keys or key in keys:
+            if (key in self._keys and key not in earlier) or key in keys:
                 raise RecordError(f"{self.results_path}: item '{key}' is already recorded")
             keys.add(key)
-        lines = [json.dumps({"key": key, **row}, default=_json_default) for key, row in items]
+        records = []
+        for key, row in items:
+            record = {"key": key, **row}
+            if key in earlier:
+                record["earlier_errors"] = [*earlier[key].get("earlier_errors", []), earlier[key]["error"]]
+            records.append(json.loads(json.dumps(record, default=_json_default)))
         with self.results_path.open("a", encoding="utf-8") as handle:
-            handle.write("".join(line + "\n" for line in lines))
+            handle.write("".join(json.dumps(record) + "\n" for record in records))
             handle.flush()
             os.fsync(handle.fileno())
-        self._rows.extend(json.loads(line) for line in lines)
+        retried = keys & earlier.keys()
+        self._rows = [row for row in self._rows if row["key"] not in retried] + records
         self._keys.update(keys)
 
     def run_pending(
@@ -148,7 +220,8 @@ class RunStore:
         """Run ``work`` on every ``(key, item)`` not yet done, appending each result as it finishes."""
         from tqdm import tqdm
 
-        pending = [(k, it) for k, it in items if k not in self._keys]
+        done = self.done_keys()
+        pending = [(k, it) for k, it in items if k not in done]
         for key, item in tqdm(pending, desc=description, disable=not progress, leave=False):
             self.append(key, work(item))
         return self.rows()
@@ -161,18 +234,25 @@ class RunStore:
         tmp.replace(path)
         return path
 
-    def _read_rows(self) -> list[dict[str, Any]]:
+    def _read_rows(self, *, repair: bool) -> list[dict[str, Any]]:
+        """Rows of results.jsonl, one per key: the first row of a key, or the row retrying an
+        errored one. ``repair`` (writers only) cuts a half-written last line off the file."""
         if not self.results_path.exists():
             return []
         raw = self.results_path.read_bytes()
         if raw and not raw.endswith(b"\n"):
             # The last item was interrupted mid-write: drop the partial line, redo that item.
             cut = raw.rfind(b"\n") + 1
-            with self.results_path.open("r+b") as handle:
-                handle.truncate(cut)
+            if repair:
+                with self.results_path.open("r+b") as handle:
+                    handle.truncate(cut)
             raw = raw[:cut]
-        rows = []
-        for number, line in enumerate(raw.decode("utf-8").splitlines(), start=1):
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise RecordError(f"{self.results_path}: not UTF-8 text (byte offset {exc.start})") from None
+        rows: dict[str, dict[str, Any]] = {}
+        for number, line in enumerate(text.splitlines(), start=1):
             if not line.strip():
                 continue
             try:
@@ -181,8 +261,40 @@ class RunStore:
                 raise RecordError(f"{self.results_path}:{number}: corrupt result line; fix or remove it") from None
             if not isinstance(row, dict) or "key" not in row:
                 raise RecordError(f"{self.results_path}:{number}: result rows must be objects with a 'key'")
-            rows.append(row)
-        return rows
+            earlier = rows.get(row["key"])
+            if earlier is None or earlier.get("error"):
+                rows.pop(row["key"], None)  # a retry moves to its place in completion order
+                rows[row["key"]] = row
+        return list(rows.values())
+
+
+def read_manifest(path: Path) -> dict[str, Any]:
+    """A run folder's ``manifest.json`` as a dict.
+
+    Raises:
+        RecordError: not UTF-8, not JSON, or not a JSON object.
+    """
+    try:
+        manifest = json.loads(path.read_bytes().decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise RecordError(f"{path}: not valid UTF-8 JSON; move the folder away to start over") from None
+    if not isinstance(manifest, dict):
+        raise RecordError(f"{path}: expected a JSON object, got a {type(manifest).__name__}")
+    return manifest
+
+
+def raise_if_all_failed(store: RunStore) -> None:
+    """Raise when the run has rows and every one of them recorded an ``error``.
+
+    Raises:
+        MemgymError: naming the results file, the count and the first error.
+    """
+    rows = store.rows()
+    if rows and all(row.get("error") for row in rows):
+        raise MemgymError(
+            f"all {len(rows)} items of {store.results_path} failed (first error: {rows[0]['error']}); "
+            "fix the cause and re-run the same command to retry them"
+        )
 
 
 def environment_info() -> dict[str, Any]:

@@ -3,8 +3,18 @@
 A traversal samples ``min_goals..max_goals`` goal objects and visits them in turn. Each
 *navigation segment* first wanders through ``1..max_detours`` random waypoints in random rooms
 (exploration, so the route is not a shortest path; at a waypoint the agent may look around
-through 360 degrees) and then walks to the nearest view point of its goal object and turns to
-face it. Every discrete action produces one posed frame.
+through 360 degrees) and then walks to the nearest *observing pose* of its goal object and turns
+to face it. Every discrete action produces one posed frame.
+
+A visited goal must be observed. Observing poses (:func:`observing_poses`) are floor points on
+the main island, on rings 0.3-1.5 m around the object's footprint, from which the object covers at
+least :data:`OBSERVING_MARGIN` x ``min_coverage`` of the view when faced exactly (the margin
+absorbs stopping short and facing within half a turn); only objects with one are drawn as goals.
+Facing with discrete turns, or stopping ``goal_radius`` short of the pose, can still leave the
+goal under ``min_coverage``: the agent then walks on to within half a step of the pose, and then
+to the nearest remaining observing poses (``max_goal_attempts`` walks per goal in all).
+``NavigationSegment.observed`` records whether the goal covers ``min_coverage`` of the segment's
+last frame.
 
 An object counts as *observed* in a frame when its instance mask covers at least
 ``min_coverage`` (default 5%) of the image. From the frames the traversal derives, per observed
@@ -27,7 +37,8 @@ from memgym.core.errors import MemgymError
 from memgym.core.records import Record, record
 from memgym.scenes.locomotion import ActionSpec, AgentState, GreedyFollower, apply_action
 from memgym.scenes.mesh_scene import MeshScene
-from memgym.scenes.poses import quat_from_yaw, yaw_from_quat
+from memgym.scenes.objects import SceneObject
+from memgym.scenes.poses import heading_to, quat_from_yaw, yaw_from_quat
 from memgym.scenes.spec import SceneSpec
 from memgym.sensors.camera import CameraConfig, RGBDCamera
 
@@ -39,8 +50,8 @@ Quat = tuple[float, float, float, float]
 class TraversalConfig:
     """How traversals are sampled."""
 
-    min_goals: int = dataclasses.field(default=5, metadata={"help": "fewest navigation goals"})
-    max_goals: int = dataclasses.field(default=16, metadata={"help": "most navigation goals"})
+    min_goals: int = dataclasses.field(default=5, metadata={"help": "fewest navigation goals", "min": 1})
+    max_goals: int = dataclasses.field(default=16, metadata={"help": "most navigation goals", "min": 1})
     max_detours: int = dataclasses.field(default=2, metadata={"help": "most exploration waypoints per segment"})
     look_around_prob: float = dataclasses.field(
         default=0.5, metadata={"help": "chance of a full 360-degree look-around at an exploration waypoint"}
@@ -50,9 +61,16 @@ class TraversalConfig:
     max_leg_steps: int = dataclasses.field(default=400, metadata={"help": "action budget per leg"})
     forward_step: float = dataclasses.field(default=0.25, metadata={"help": "move_forward distance, m"})
     turn_angle: float = dataclasses.field(default=30.0, metadata={"help": "turn angle, degrees"})
+    max_goal_attempts: int = dataclasses.field(
+        default=3, metadata={"help": "walks toward observing poses per goal until the goal covers min_coverage"}
+    )
     visibility_width: int = dataclasses.field(
         default=64,
-        metadata={"help": "width (pixels) of the semantic render that decides 'observed'; 0 = camera width"},
+        metadata={
+            "help": "width (pixels) of the semantic render that decides 'observed'; 0 = camera width",
+            "min": 0,
+            "max": 4096,
+        },
     )
 
     def __post_init__(self) -> None:
@@ -62,6 +80,8 @@ class TraversalConfig:
             )
         if not 0.0 < self.min_coverage <= 1.0:
             raise MemgymError(f"traversal config: min_coverage must be in (0, 1], got {self.min_coverage}")
+        if self.max_goal_attempts < 1:
+            raise MemgymError(f"traversal config: max_goal_attempts must be >= 1, got {self.max_goal_attempts}")
 
 
 @record("embodied.frame")
@@ -97,8 +117,9 @@ class NavigationSegment(Record):
         goal_category: its category.
         start_frame / end_frame: first and last frame of the segment (inclusive).
         detours: the exploration waypoints visited before heading to the goal.
-        reached: whether the agent ended within ``goal_radius`` of a goal view point.
-        final_distance: geodesic distance (m) to the nearest goal view point at the end.
+        reached: whether the agent ended within ``goal_radius`` of an observing pose of the goal.
+        final_distance: geodesic distance (m) to the nearest observing pose at the end.
+        observed: whether the goal covers ``min_coverage`` of the segment's last frame.
     """
 
     index: int
@@ -109,6 +130,7 @@ class NavigationSegment(Record):
     detours: tuple[Vec3, ...] = ()
     reached: bool = True
     final_distance: float = 0.0
+    observed: bool = True
 
 
 @record("embodied.observation")
@@ -221,20 +243,6 @@ def generate_traversal(
     config = config or TraversalConfig()
     camera = camera or CameraConfig()
     nav = scene.navgrid
-    # goals must be reachable from the start (on the largest island)
-    candidates = [
-        o for o in scene.objects if any(nav.island_of(v.position) == nav.largest_island for v in o.view_points)
-    ]
-    if len(candidates) < config.min_goals:
-        raise MemgymError(
-            f"scene {scene.scene_id} has {len(candidates)} objects with view points on its main navigable island; "
-            f"a traversal needs {config.min_goals}"
-        )
-    n_goals = int(rng.integers(config.min_goals, min(config.max_goals, len(candidates)) + 1))
-    goals = [candidates[i] for i in rng.choice(len(candidates), size=n_goals, replace=False)]
-    state = AgentState(nav.sample_navigable(rng), float(rng.uniform(-math.pi, math.pi)))
-    actions = ActionSpec(config.forward_step, config.turn_angle)
-    follower = GreedyFollower(nav, actions, config.goal_radius)
     if config.visibility_width and config.visibility_width != camera.width:
         scale = config.visibility_width / camera.width
         visibility = dataclasses.replace(
@@ -243,9 +251,13 @@ def generate_traversal(
     else:
         visibility = camera
     recorder = _Recorder(scene, RGBDCamera(visibility), config.min_coverage)
+    goals, poses = _sample_goals(scene, rng, config, recorder.sensor)
+    state = AgentState(nav.sample_navigable(rng), float(rng.uniform(-math.pi, math.pi)))
+    actions = ActionSpec(config.forward_step, config.turn_angle)
+    follower = GreedyFollower(nav, actions, config.goal_radius)
     recorder.add(state, "start", 0)
     segments = []
-    bar = tqdm(total=n_goals, desc="traversal", disable=not progress, leave=False)
+    bar = tqdm(total=len(goals), desc="traversal", disable=not progress, leave=False)
     for index, goal in enumerate(goals):
         start_frame = len(recorder.frames) if index else 0
         detours = [_random_waypoint(scene, rng) for _ in range(int(rng.integers(1, config.max_detours + 1)))]
@@ -256,17 +268,8 @@ def generate_traversal(
                 for _ in range(round(360 / config.turn_angle)):
                     state, _ = apply_action(nav, state, turn, actions)
                     recorder.add(state, turn, index)
-        view_points = np.array(
-            [v.position for v in goal.view_points if nav.island_of(v.position) == nav.largest_island]
-        )
-        state = _walk(nav, follower, actions, state, view_points, recorder, index, config.max_leg_steps)
-        for _ in range(int(360 / config.turn_angle) + 1):
-            action = follower.face(state, np.asarray(goal.position))
-            if action == "stop":
-                break
-            state, _ = apply_action(nav, state, action, actions)
-            recorder.add(state, action, index)
-        final = nav.geodesic(state.position, view_points).distance
+        state = _visit(goal, poses[goal.object_id], state, recorder, index, config, nav, follower, actions)
+        final = nav.geodesic(state.position, poses[goal.object_id]).distance
         segments.append(
             NavigationSegment(
                 index=index,
@@ -277,6 +280,7 @@ def generate_traversal(
                 detours=tuple(_vec3(w) for w in detours),
                 reached=bool(final <= config.goal_radius + nav.cell),
                 final_distance=round(float(final), 4),
+                observed=goal.object_id in recorder.frames[-1].visible,
             )
         )
         bar.update()
@@ -289,6 +293,94 @@ def generate_traversal(
         segments=tuple(segments),
         observations=episodic_observations(frames, scene),
     )
+
+
+OBSERVING_DISTANCES = (0.3, 0.6, 1.0, 1.5)
+"""Distances (m) beyond an object's footprint radius of the rings of candidate observing poses."""
+OBSERVING_DIRECTIONS = 12
+"""Candidate poses per ring (evenly spaced directions around the object)."""
+OBSERVING_MARGIN = 1.5
+"""An observing pose shows the object at this multiple of ``min_coverage`` when faced exactly."""
+
+
+def observing_poses(scene: MeshScene, obj: SceneObject, sensor: RGBDCamera, min_coverage: float) -> np.ndarray:
+    """``(P, 3)`` floor points on the main island from which ``obj`` covers at least
+    ``min_coverage`` of ``sensor``'s semantic view when faced exactly (level camera at the
+    sensor height), in ring order (nearest ring first, directions counter-clockwise from +x).
+    The traversal passes ``OBSERVING_MARGIN * min_coverage``."""
+    nav = scene.navgrid
+    centre = np.asarray(obj.position, float)
+    radius = 0.5 * math.hypot(obj.size[0], obj.size[2])
+    out = []
+    for distance in OBSERVING_DISTANCES:
+        for k in range(OBSERVING_DIRECTIONS):
+            angle = 2 * math.pi * k / OBSERVING_DIRECTIONS
+            point = centre + (radius + distance) * np.array([math.cos(angle), 0.0, math.sin(angle)])
+            if not (nav.is_navigable(point) and nav.island_of(point) == nav.largest_island):
+                continue
+            row, col = nav.cell_of(point)
+            point[1] = float(nav.heights[row, col])
+            semantic = scene.render_semantic(
+                sensor.camera_position(point), quat_from_yaw(heading_to(point, centre)), sensor.intrinsics
+            )
+            if np.count_nonzero(semantic == obj.semantic_id) >= min_coverage * semantic.size:
+                out.append(point)
+    return np.asarray(out, float).reshape(-1, 3)
+
+
+def _sample_goals(
+    scene: MeshScene, rng: np.random.Generator, config: TraversalConfig, sensor: RGBDCamera
+) -> tuple[list[SceneObject], dict[str, np.ndarray]]:
+    """Goals in visiting order and their observing poses: objects in a random order, keeping those
+    with an observing pose until ``n_goals`` (drawn from ``min_goals..max_goals``) are found."""
+    nav = scene.navgrid
+    candidates = [
+        o for o in scene.objects if any(nav.island_of(v.position) == nav.largest_island for v in o.view_points)
+    ]
+    n_goals = int(rng.integers(config.min_goals, config.max_goals + 1))
+    goals, poses = [], {}
+    for i in rng.permutation(len(candidates)):
+        obj = candidates[int(i)]
+        points = observing_poses(scene, obj, sensor, OBSERVING_MARGIN * config.min_coverage)
+        if len(points):
+            goals.append(obj)
+            poses[obj.object_id] = points
+            if len(goals) == n_goals:
+                break
+    if len(goals) < config.min_goals:
+        raise MemgymError(
+            f"scene {scene.scene_id} has {len(goals)} objects that can be observed (mask >= {config.min_coverage:g} "
+            f"of a view) from its main navigable island; a traversal needs {config.min_goals}"
+        )
+    return goals, poses
+
+
+def _visit(goal, poses, state, recorder, segment, config, nav, follower, actions) -> AgentState:
+    """Walk to the nearest observing pose and face the goal. While the goal covers less than
+    ``min_coverage`` of the last frame: first walk on to within half a step of the same pose (the
+    follower stops ``goal_radius`` short), then drop the poses near where the agent stands and go
+    on to the nearest remaining one (``max_goal_attempts`` walks in all)."""
+    close = GreedyFollower(nav, actions, min(config.goal_radius, config.forward_step / 2))
+    remaining = poses
+    for attempt in range(config.max_goal_attempts):
+        walker = follower if attempt == 0 else close
+        state = _walk(nav, walker, actions, state, remaining, recorder, segment, config.max_leg_steps)
+        for _ in range(int(360 / config.turn_angle) + 1):
+            action = follower.face(state, np.asarray(goal.position))
+            if action == "stop":
+                break
+            state, _ = apply_action(nav, state, action, actions)
+            recorder.add(state, action, segment)
+        if goal.object_id in recorder.frames[-1].visible:
+            break
+        if attempt == 0:
+            continue
+        keep = np.hypot(remaining[:, 0] - state.position[0], remaining[:, 2] - state.position[2]) > config.goal_radius
+        keep[max(nav.geodesic(state.position, remaining).goal_index, 0)] = False  # the pose just tried
+        remaining = remaining[keep]
+        if not len(remaining):
+            break
+    return state
 
 
 class _Recorder:

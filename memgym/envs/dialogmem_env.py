@@ -11,10 +11,12 @@ As :class:`EmbodiedEnv`: ``rgb``, ``depth`` (``semantic``), ``position``, ``rota
 actions are ``{"text": str, "position": (3,) float32 metres}``.
 
 ## Rewards and scores
-* ``navigation`` -- the predicted ``position`` is scored by geodesic success (within
-  ``success_distance`` m, geodesically, of the target's nearest view point). With
+* ``navigation`` -- the predicted ``position`` is scored by geodesic success: within
+  ``success_distance`` m, geodesically, of the target object's location, both snapped onto the
+  navigation grid (:func:`~memgym.scenes.measures.object_goal_points`). With
   ``execute_navigation=True`` the env also rolls out a greedy path follower from the Phase 1 end
-  pose to the predicted position and reports execution success and SPL. Reward: geodesic success.
+  pose to the predicted position and reports execution success (the rollout ends within the same
+  radius of the same location) and SPL. Reward: geodesic success.
 * ``qa`` -- the ``text`` answer is scored by the scorer given for ``qa`` at construction
   (``LLMMatchScorer`` with a judge) or, by name, ``task_scorers.qa`` (default ``token_f1``).
   Reward: the scorer's ``reward`` (LLM-match / 100, or token F1).
@@ -43,6 +45,7 @@ from memgym.datasets.dialogmem.episode import ConstructionConfig, build_episode
 from memgym.datasets.traversal import generate_traversal
 from memgym.envs.embodied_env import EmbodiedEnv, EmbodiedEnvConfig
 from memgym.scenes.locomotion import ActionSpec, AgentState, GreedyFollower, apply_action
+from memgym.scenes.measures import object_goal_points
 from memgym.scenes.poses import yaw_from_quat
 from memgym.scenes.spec import SceneSpec, load_scene
 from memgym.tasks.navigation import NavigationScorer
@@ -133,10 +136,9 @@ class DialogMemEnv(EmbodiedEnv):
         prediction: Any = goal
         if self.config.execute_navigation and goal is not None and goal.shape == (3,) and np.all(np.isfinite(goal)):
             prediction = {"goal": goal, "path": self.execute(goal)}
-        if not item.answer.get("view_points") and item.answer.get("object_id"):
-            target = self.scene.object(item.answer["object_id"])  # built-in embodied items name only the object
-            views = [list(v.position) for v in target.view_points]
-            item = dataclasses.replace(item, answer={**item.answer, "view_points": views})
+        if item.answer.get("object_id"):  # score against the object's location on the navigation mesh
+            goals = object_goal_points(self.scene, self.scene.object(item.answer["object_id"]))
+            item = dataclasses.replace(item, answer={**item.answer, "goal_points": goals.tolist()})
         row = scorer.score(item, prediction)
         if self.config.execute_navigation and "execution_success" not in row:
             row.update({"execution_success": 0.0, "spl": 0.0})
@@ -145,12 +147,20 @@ class DialogMemEnv(EmbodiedEnv):
     def execute(self, goal: np.ndarray) -> np.ndarray:
         """Roll out the greedy follower from the Phase 1 end pose toward ``goal``.
 
+        The goal is snapped onto the navigation grid; when that point lies on another island
+        than the start, the rollout heads for the nearest point of the start's island within the
+        snap distance instead (as close as the agent can get).
+
         Returns:
             ``(K, 3)`` positions after each move (empty when the goal is off the navigation
-            grid or already reached).
+            grid, out of reach or already reached).
         """
         nav = self.scene.navgrid
         target = nav.snap(goal)
+        island = nav.island_of(self._start.position)
+        if target is not None and nav.island_of(target) != island:
+            near = nav.island_points_near(goal, island)
+            target = near[0] if len(near) else None
         if target is None:
             return np.zeros((0, 3))
         spec = ActionSpec(self.config.traversal.forward_step, self.config.traversal.turn_angle)

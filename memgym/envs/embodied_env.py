@@ -25,8 +25,8 @@ metres); every other task reads ``text``.
 
 ## Rewards
 0 in formation. In use: navigation — geodesic success (1 when the predicted position is within
-``success_distance`` metres, geodesically on the navigation grid, of the nearest view point of
-the target object); other tasks — the ``reward`` of the scorer registered for the task
+``success_distance`` metres, geodesically on the navigation grid, of the target object's location,
+both snapped onto the grid: :func:`~memgym.scenes.measures.geodesic_success`); other tasks — the ``reward`` of the scorer registered for the task
 (``task_scorers``, default ``{"qa": "exact_match"}``).
 
 ## Starting state / episode end / info

@@ -191,5 +191,9 @@ def _generated_episode(seed: int, budget: int) -> VoxMemEpisode:
     config = VoxMemConfig(items=1, budgets=(str(budget),), seed=seed % 1000, out=str(out / f"seed{seed % 1000}"))
     builder = VoxMemBuilder(config)
     folder = builder.build()
-    episode = next(iter(Dataset.load(folder / "manifest.jsonl")))
+    episode = next(iter(Dataset.load(folder / "manifest.jsonl")), None)
+    if episode is None:  # QC (e.g. the intelligibility gate) dropped the item after its redraws
+        raise MemgymError(
+            f"the VoxMem item generated for seed {seed} failed QC ({folder / 'qc_report.md'}); reset with another seed"
+        )
     return dataclasses.replace(episode, annotations={**episode.annotations, "dataset_dir": str(folder)})

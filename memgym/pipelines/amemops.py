@@ -24,6 +24,7 @@ import numpy as np
 
 from memgym.core.benchmark import Benchmark, JobArgs, ReportSection
 from memgym.core.config import load_config
+from memgym.core.outputs import prepare_output_file
 from memgym.core.registry import register_benchmark
 from memgym.core.seeding import config_hash
 from memgym.datasets.amemops.audio import StreamRenderer
@@ -55,6 +56,8 @@ class AMemOpsBenchmark(Benchmark):
 
     def render(self, args: JobArgs) -> Path:
         config = self.load_set_config(args)
+        if args.out is not None:
+            prepare_output_file(args.out)  # before the stream is built and rendered
         library = open_library(config.stream.library)
         if config.manifest:
             streams = load_stream_set(config.manifest)

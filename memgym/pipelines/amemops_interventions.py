@@ -38,6 +38,7 @@ from memgym.core.config import load_config, parse_override
 from memgym.core.errors import ConfigError, MemgymError, RecordError
 from memgym.core.results import RunStore
 from memgym.core.seeding import NOT_HASHED
+from memgym.core.textfiles import read_text
 from memgym.datasets.amemops.config import StreamConfig
 from memgym.datasets.amemops.records import AMemOpsStream
 from memgym.memory.recurrent.intervention import (
@@ -119,7 +120,10 @@ def intervention_requested(args: JobArgs) -> bool:
     the command line or ``intervention: true`` in the config file)."""
     value: Any = False
     if args.config_path is not None and Path(args.config_path).is_file():
-        loaded = yaml.safe_load(Path(args.config_path).read_text(encoding="utf-8"))
+        try:
+            loaded = yaml.safe_load(read_text(args.config_path))
+        except yaml.YAMLError:
+            loaded = None  # load_config reports the file with its error
         if isinstance(loaded, dict):
             value = loaded.get("intervention", False)
     for override in args.overrides:

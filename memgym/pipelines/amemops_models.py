@@ -97,18 +97,18 @@ class AMemOpsTrainConfig:
 
     model: str = dataclasses.field(default="gdn2", metadata={"help": f"memory core: {', '.join(CORES)}"})
     seed: int = dataclasses.field(default=0, metadata={"help": "training seed (initialisation, stream order)"})
-    steps: int = dataclasses.field(default=24000, metadata={"help": "optimizer steps"})
-    batch_size: int = dataclasses.field(default=40, metadata={"help": "streams per step"})
+    steps: int = dataclasses.field(default=24000, metadata={"help": "optimizer steps", "min": 1})
+    batch_size: int = dataclasses.field(default=40, metadata={"help": "streams per step", "min": 1})
     lr: float = dataclasses.field(default=1e-3, metadata={"help": "peak learning rate"})
-    warmup_steps: int = dataclasses.field(default=300, metadata={"help": "linear warm-up steps"})
-    min_lr_ratio: float = dataclasses.field(default=0.0, metadata={"help": "final / peak lr"})
+    warmup_steps: int = dataclasses.field(default=300, metadata={"help": "linear warm-up steps", "min": 0})
+    min_lr_ratio: float = dataclasses.field(default=0.0, metadata={"help": "final / peak lr", "min": 0.0, "max": 1.0})
     weight_decay: float = dataclasses.field(default=0.01, metadata={"help": "AdamW weight decay"})
     grad_clip: float = dataclasses.field(default=1.0, metadata={"help": "gradient norm clip (0: off)"})
     checkpoint_steps: tuple[int, ...] = dataclasses.field(
-        default=(12000, 24000), metadata={"help": "steps kept as step_<N>.pt for evaluation"}
+        default=(12000, 24000), metadata={"help": "steps kept as step_<N>.pt for evaluation", "min": 1}
     )
-    save_every: int = dataclasses.field(default=200, metadata={"help": "steps between resume checkpoints"})
-    log_every: int = dataclasses.field(default=10, metadata={"help": "steps between metrics.csv rows"})
+    save_every: int = dataclasses.field(default=200, metadata={"help": "steps between resume checkpoints", "min": 1})
+    log_every: int = dataclasses.field(default=10, metadata={"help": "steps between metrics.csv rows", "min": 1})
     data: DataConfig = dataclasses.field(default_factory=DataConfig, metadata={"help": "training streams"})
     arch: ArchConfig = dataclasses.field(default_factory=ArchConfig, metadata={"help": "model sizes"})
     device: str = dataclasses.field(default="cpu", metadata={"help": "torch device (cpu, cuda, cuda:1)", **NOT_HASHED})
@@ -147,7 +147,7 @@ class AMemOpsEvalConfig:
     models: tuple[str, ...] = dataclasses.field(default=PAPER_MODELS, metadata={"help": "trained cores to evaluate"})
     seeds: tuple[int, ...] = dataclasses.field(default=(0, 1, 2), metadata={"help": "training seeds to average"})
     checkpoints: tuple[int, ...] = dataclasses.field(default=(12000, 24000), metadata={"help": "checkpoint steps"})
-    streams: int = dataclasses.field(default=48, metadata={"help": "held-out streams"})
+    streams: int = dataclasses.field(default=48, metadata={"help": "held-out streams", "min": 1})
     data: DataConfig = dataclasses.field(
         default_factory=lambda: DataConfig(stream=StreamConfig(split="eval"), stream_seed=1000),
         metadata={"help": "evaluation streams (split eval)"},

@@ -6,8 +6,10 @@
 * ``memgym generate dialogmem [key=value ...] [--out FILE]`` builds the dataset (27 generated
   houses by default, or ``source=hm3d hm3d_path=... goat_path=...``); see
   :mod:`memgym.pipelines.dialogmem_jobs`.
-* ``memgym eval dialogmem memory=dialogue reasoner.backend=... [qa_scorer=llm_match judge.*]``
-  evaluates a memory and reasoner, resumably, into ``RUNS/eval-dialogmem/NAME/``.
+* ``memgym eval dialogmem memories=[dialogue,oracle] reasoner.backend=... [qa_scorer=llm_match judge.*]``
+  evaluates each memory with the reasoner on the same items, resumably, into
+  ``RUNS/eval-dialogmem/NAME/<memory>/`` and compares them in ``RUNS/eval-dialogmem/NAME/comparison.*``
+  (``memory=dialogue`` evaluates one).
 * ``memgym run quickstart`` runs :meth:`DialogMemBenchmark.quickstart`: it generates a house,
   walks a traversal and reports the house, the segments and the map, then runs a small
   generate -> eval (Dialogue memory, structured reasoner, token F1) and reports its tables.
@@ -25,6 +27,7 @@ from memgym.core.benchmark import Benchmark, JobArgs, ReportSection
 from memgym.core.config import load_config
 from memgym.core.episode import Dataset
 from memgym.core.errors import MemgymError
+from memgym.core.outputs import prepare_output_file
 from memgym.core.registry import register_benchmark
 from memgym.core.seeding import config_hash, episode_rng
 from memgym.datasets.embodied import EmbodiedEpisode
@@ -66,16 +69,18 @@ class DialogMemBenchmark(Benchmark):
         return dialogmem_jobs.generate(args)
 
     def eval(self, args: JobArgs) -> Path:
-        """Evaluate a memory + reasoner (:func:`memgym.pipelines.dialogmem_jobs.evaluate`)."""
+        """Evaluate and compare memories with a reasoner (:func:`memgym.pipelines.dialogmem_jobs.evaluate`)."""
         return dialogmem_jobs.evaluate(args)
 
     def render(self, args: JobArgs) -> Path:
         config = load_config(RenderConfig, path=args.config_path, overrides=args.overrides)
         if config.format not in ("mp4", "gif"):
             raise MemgymError(f"format must be mp4 or gif, got {config.format!r}")
+        if args.out is not None:
+            prepare_output_file(args.out)  # before the traversal is generated
         traversal, name = self._traversal_to_render(config, args.progress)
         scene = load_scene(traversal.scene)
-        out = args.out or Path(args.runs_dir) / "dialogmem" / "render" / f"{name}.{config.format}"
+        out = prepare_output_file(args.out or Path(args.runs_dir) / "dialogmem" / "render" / f"{name}.{config.format}")
         frames = trajectory_frames(scene, traversal, stride=config.stride)  # the camera it was recorded with
         total = len(traversal.frames[:: max(1, config.stride)])
         path = write_video(frames, Path(out), fps=config.fps, total=total, progress=args.progress)

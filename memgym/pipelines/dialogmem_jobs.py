@@ -5,12 +5,25 @@ GOAT-style annotations) sample a traversal and build a DialogMem episode; every 
 is appended to ``OUT.partial`` so an interrupted run continues where it stopped; at the end the
 episodes are written to ``OUT`` (JSONL), with ``OUT.stats.md`` (dataset statistics) beside it.
 
-Eval (resumable through :class:`~memgym.core.results.RunStore`): plays each episode in
-:class:`~memgym.envs.dialogmem_env.DialogMemEnv` with a registered memory and a
+Eval (resumable through :class:`~memgym.core.results.RunStore`): for each memory of
+``memories=[...]`` (or the one ``memory=``), plays each episode in
+:class:`~memgym.envs.dialogmem_env.DialogMemEnv` with that registered memory and a
 :class:`~memgym.agents.reasoner_agent.ReasonerAgent`; one result row per item, appended as it
 finishes. A reasoner or judge failure, an episode with dangling ids or a duplicated episode id
-becomes an ``error`` row and the run goes on. Tables by task and content type go to
-``results.md``.
+becomes an ``error`` row and the run goes on; a re-run retries the items that failed, and an
+eval in which every item of a memory failed ends with an error once its tables are written. Layout of ``RUNS/eval-dialogmem/NAME/`` (``NAME``:
+``name=`` or the hash of the config without the memory names)::
+
+    <memory>/           one RunStore per memory: results.jsonl, results.md (tables by task and
+                        content type), config.yaml (with memory=<memory>), judge_cache.jsonl
+    comparison.md       every memory side by side, with bootstrap intervals
+    comparison.csv      the same, long form
+    comparison.png      grouped bars per memory (navigation; QA per content type)
+
+Each memory's store is hashed without the list of memories, so adding a memory to the list and
+running again evaluates only the new one. Result rows carry the item annotations as columns
+(``content_type``, ``verbalised`` and ``updated`` for QA; ``content_type``, ``cue_updated`` and
+``updated`` (= ``cue_updated``) for navigation); see :mod:`memgym.pipelines.dialogmem_comparison`.
 """
 
 from __future__ import annotations
@@ -28,19 +41,22 @@ from tqdm import tqdm
 from memgym.backends.config import ReasonerConfig, build_reasoner
 from memgym.backends.errors import ReasonerError
 from memgym.core.benchmark import JobArgs
-from memgym.core.config import dump_config, load_config
+from memgym.core.config import load_config, yaml_text
 from memgym.core.episode import Dataset, TaskItem
 from memgym.core.errors import ConfigError, RecordError
+from memgym.core.outputs import prepare_output_file, write_text_atomic
 from memgym.core.records import from_json, write_jsonl
 from memgym.core.registry import MEMORIES
-from memgym.core.results import RunStore, aggregate, to_markdown
-from memgym.core.seeding import config_hash, episode_rng
+from memgym.core.results import RunStore, aggregate, raise_if_all_failed, to_markdown
+from memgym.core.seeding import NOT_HASHED, config_hash, episode_rng
+from memgym.core.textfiles import text_lines
 from memgym.datasets.dialogmem.episode import ConstructionConfig, DialogMemEpisode, build_episode
 from memgym.datasets.dialogmem.realise import LLMRealiser, TemplateRealiser
 from memgym.datasets.dialogmem.residents import profiles_from_reasoner
 from memgym.datasets.dialogmem.statistics import dataset_statistics
 from memgym.datasets.dialogmem.validation import GroundingAuditor
 from memgym.datasets.traversal import TraversalConfig, generate_traversal
+from memgym.pipelines.dialogmem_comparison import comparison_rows, write_comparison
 from memgym.scenes.procedural import HouseConfig
 from memgym.scenes.spec import SceneSpec, load_scene
 from memgym.sensors.camera import CameraConfig
@@ -53,9 +69,11 @@ class DialogMemGenerateConfig:
     source: Literal["procedural", "hm3d"] = field(
         default="procedural", metadata={"help": "generated houses, or HM3D scenes read from hm3d_path"}
     )
-    scenes: int = field(default=27, metadata={"help": "number of scenes (first N HM3D scenes, sorted)"})
+    scenes: int = field(
+        default=27, metadata={"help": "number of scenes (first N HM3D scenes, sorted)", "min": 1, "max": 10000}
+    )
     first_house_seed: int = field(default=0, metadata={"help": "procedural: house seeds start here"})
-    episodes_per_scene: int = field(default=1, metadata={"help": "traversals (episodes) per scene"})
+    episodes_per_scene: int = field(default=1, metadata={"help": "traversals (episodes) per scene", "min": 1})
     seed: int = field(default=0, metadata={"help": "run seed; episode generators derive from it"})
     hm3d_path: str = field(default="", metadata={"help": "hm3d: folder holding <id>/<name>.glb scenes"})
     goat_path: str = field(
@@ -78,11 +96,36 @@ class DialogMemGenerateConfig:
 
 
 @dataclasses.dataclass(frozen=True)
+class VisualMemoryOptions:
+    """Options of the visual memories (``frames``, ``conceptgraph``, ``3dmem`` and their ``+dialogue``
+    forms); the camera model they back-project with is the eval's ``camera``."""
+
+    detector: str = field(
+        default="gt", metadata={"help": "gt (semantic image), none, or a zero-shot detection model folder / hub id"}
+    )
+    encoder_model: str = field(
+        default="", metadata={"help": "CLIP model folder / hub id for crops (empty: labels only)"}
+    )
+    num_frames: int = field(default=16, metadata={"help": "frames: uniformly sampled frames shown", "min": 1})
+    stride: int = field(default=2, metadata={"help": "back-projection pixel step", "min": 1})
+    voxel: float = field(default=0.05, metadata={"help": "point-cloud voxel size, m", "min": 0.001})
+    threshold: float = field(default=1.1, metadata={"help": "conceptgraph/3dmem: association score to merge"})
+    device: str = field(default="cpu", metadata={"help": "torch device of detector and encoder", **NOT_HASHED})
+
+
+@dataclasses.dataclass(frozen=True)
 class DialogMemEvalConfig:
     """``memgym eval dialogmem`` settings."""
 
     dataset: str = field(default="data/dialogmem/episodes.jsonl", metadata={"help": "episodes JSONL"})
-    memory: str = field(default="dialogue", metadata={"help": "registered memory"})
+    memory: str = field(default="dialogue", metadata={"help": "registered memory (one; see memories)"})
+    memories: tuple[str, ...] = field(
+        default=(),
+        metadata={
+            "help": "registered memories compared on the same items, e.g. [dialogue,oracle] (default: [memory])",
+            **NOT_HASHED,
+        },
+    )
     reasoner: ReasonerConfig = field(default_factory=ReasonerConfig, metadata={"help": "the reasoner reading evidence"})
     qa_scorer: Literal["token_f1", "llm_match"] = field(
         default="token_f1", metadata={"help": "llm_match needs judge.*; token_f1 is the offline fallback"}
@@ -92,9 +135,25 @@ class DialogMemEvalConfig:
         metadata={"help": "LLM-match judge (e.g. judge.model=Qwen/Qwen3-VL-4B-Instruct)"},
     )
     execute_navigation: bool = field(default=False, metadata={"help": "also report execution success and SPL"})
-    max_episodes: int = field(default=0, metadata={"help": "evaluate only the first N episodes (0 = all)"})
+    max_episodes: int = field(default=0, metadata={"help": "evaluate only the first N episodes (0 = all)", "min": 0})
     camera: CameraConfig = field(default_factory=CameraConfig, metadata={"help": "formation rendering"})
+    visual: VisualMemoryOptions = field(
+        default_factory=VisualMemoryOptions, metadata={"help": "options of the visual memories"}
+    )
     name: str = field(default="", metadata={"help": "run folder name (default: config hash)"})
+    bootstrap_seed: int = field(default=0, metadata={"help": "seed of the comparison's bootstrap intervals"})
+    bootstrap_resamples: int = field(default=2000, metadata={"help": "bootstrap resamples per interval", **NOT_HASHED})
+
+    def memory_names(self) -> list[str]:
+        """The memories to evaluate: ``memories``, or ``[memory]`` when it is empty."""
+        names = list(self.memories) or [self.memory]
+        if self.memories and self.memory != "dialogue":
+            raise ConfigError("give the memories to compare as memories=[...] or one as memory=..., not both")
+        if len(set(names)) != len(names):
+            raise ConfigError(f"memories lists a memory twice: {names}")
+        for name in names:
+            MEMORIES.get(name)  # an unknown name is a one-line error naming the registered ones
+        return names
 
 
 # ----- generate ---------------------------------------------------------------------------------
@@ -133,9 +192,8 @@ def scene_specs(config: DialogMemGenerateConfig) -> list[SceneSpec]:
 def generate(args: JobArgs) -> Path:
     """Build the dataset (module docstring); returns the JSONL path."""
     config = load_config(DialogMemGenerateConfig, path=args.config_path, overrides=args.overrides)
-    out = Path(args.out or config.out)
+    out = prepare_output_file(args.out or config.out)
     partial = out.with_name(out.name + ".partial")
-    out.parent.mkdir(parents=True, exist_ok=True)
     digest = config_hash(config)
     done = {e.episode_id: e for e in list(_read_partial(partial, digest))}
     realiser, auditor, writer = _writers(config)
@@ -173,8 +231,8 @@ def generate(args: JobArgs) -> Path:
     write_jsonl(out, episodes)
     stats = dataset_statistics(episodes)
     text = "\n".join(f"## {name}\n\n{to_markdown(table)}" for name, table in stats.items())
-    out.with_name(out.stem + ".stats.md").write_text(text, encoding="utf-8")
-    dump_config(config, out.with_name(out.stem + ".config.yaml"))
+    write_text_atomic(out.with_name(out.stem + ".stats.md"), text)
+    write_text_atomic(out.with_name(out.stem + ".config.yaml"), yaml_text(config))
     partial.unlink()
     return out
 
@@ -215,32 +273,33 @@ def load_episodes(path: Path) -> tuple[list[DialogMemEpisode], list[tuple[str, d
     if not path.is_file():
         raise RecordError(f"dataset {path} does not exist; run 'memgym generate dialogmem' first")
     episodes, errors, seen = [], [], set()
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            episode = from_json(line, where=f"{path}:{number}")
-            if not isinstance(episode, DialogMemEpisode):
-                errors.append((f"line{number}", {"error": f"{path}:{number}: not a dialogmem.episode record"}))
-                continue
-            if episode.episode_id in seen:
-                errors.append(
-                    (
-                        f"{episode.episode_id}@line{number}",
-                        {"episode_id": episode.episode_id, "error": f"{path}:{number}: duplicated episode id"},
-                    )
+    for number, line in text_lines(path):
+        if not line.strip():
+            continue
+        episode = from_json(line, where=f"{path}:{number}")
+        if not isinstance(episode, DialogMemEpisode):
+            errors.append((f"line{number}", {"error": f"{path}:{number}: not a dialogmem.episode record"}))
+            continue
+        if episode.episode_id in seen:
+            errors.append(
+                (
+                    f"{episode.episode_id}@line{number}",
+                    {"episode_id": episode.episode_id, "error": f"{path}:{number}: duplicated episode id"},
                 )
-                continue
-            seen.add(episode.episode_id)
-            try:
-                episode.check()
-            except RecordError as exc:
-                errors += [
-                    (i.item_id, {"episode_id": episode.episode_id, "item_id": i.item_id, "error": str(exc)})
-                    for i in episode.items
-                ]
-                continue
-            episodes.append(episode)
+            )
+            continue
+        seen.add(episode.episode_id)
+        try:
+            episode.check()
+        except RecordError as exc:
+            errors += [
+                (i.item_id, {"episode_id": episode.episode_id, "item_id": i.item_id, "error": str(exc)})
+                for i in episode.items
+            ]
+            continue
+        episodes.append(episode)
+    if not episodes and not errors:
+        raise RecordError(f"dataset {path} holds no episodes")
     return episodes, errors
 
 
@@ -250,18 +309,73 @@ def item_key(episode: DialogMemEpisode, item: TaskItem) -> str:
 
 
 def evaluate(args: JobArgs) -> Path:
-    """Evaluate a memory + reasoner on a dataset (module docstring); returns the run folder."""
+    """Evaluate each memory with the reasoner on a dataset and compare them (module docstring);
+    returns the run folder (``RUNS/eval-dialogmem/NAME``)."""
+    config = load_config(DialogMemEvalConfig, path=args.config_path, overrides=args.overrides)
+    names = config.memory_names()
+    episodes, errors = load_episodes(Path(config.dataset))
+    if config.max_episodes:
+        episodes = episodes[: config.max_episodes]
+    shared = dataclasses.replace(config, memory="", memories=())
+    folder_name = config.name or config_hash(shared)
+    rows, stores = {}, []
+    for name in names:
+        # each memory is its own resumable store, hashed without the list: adding a memory to
+        # memories=[...] later reuses the results of the others
+        memory_config = dataclasses.replace(config, memory=name, memories=())
+        store = RunStore.open(args.runs_dir, "eval-dialogmem", memory_config, name=f"{folder_name}/{name}")
+        _evaluate_memory(memory_config, store, episodes, errors, args.progress)
+        rows[name] = store.rows()
+        stores.append(store)
+    folder = Path(args.runs_dir) / "eval-dialogmem" / folder_name
+    write_comparison(folder, rows, seed=config.bootstrap_seed, n_resamples=config.bootstrap_resamples)
+    for store in stores:
+        raise_if_all_failed(store)  # after the tables: they show the errors
+    return folder
+
+
+def build_memory(config: DialogMemEvalConfig) -> Any:
+    """``config.memory`` built with the options it takes: a visual memory gets ``config.visual`` and
+    the formation camera's field of view, height and depth clip; other memories take none."""
+    from memgym.memory.embodied.frames import FramesMemory
+    from memgym.memory.embodied.object_memory import ObjectMemory
+    from memgym.memory.embodied.visual_memory import VisualMemory
+
+    cls = MEMORIES.get(config.memory)
+    if not issubclass(cls, VisualMemory):
+        return cls()
+    visual, camera = config.visual, config.camera
+    options: dict[str, Any] = {
+        "detector": visual.detector,
+        "encoder_model": visual.encoder_model or None,
+        "hfov": camera.hfov,
+        "sensor_height": camera.sensor_height,
+        "max_depth": camera.max_depth,
+        "stride": visual.stride,
+        "voxel": visual.voxel,
+        "device": visual.device,
+    }
+    if issubclass(cls, FramesMemory):
+        options["num_frames"] = visual.num_frames
+    if issubclass(cls, ObjectMemory):
+        options["threshold"] = visual.threshold
+    return cls(**options)
+
+
+def _evaluate_memory(
+    config: DialogMemEvalConfig,
+    store: RunStore,
+    episodes: list[DialogMemEpisode],
+    errors: list[tuple[str, dict[str, Any]]],
+    progress: bool,
+) -> None:
+    """Play every pending item of ``episodes`` with ``config.memory`` into ``store``; write its tables."""
     from memgym.agents.reasoner_agent import ReasonerAgent
     from memgym.envs.dialogmem_env import DialogMemEnv, DialogMemEnvConfig
     from memgym.tasks.llm_match import JudgeCache, LLMMatchScorer
 
-    config = load_config(DialogMemEvalConfig, path=args.config_path, overrides=args.overrides)
-    episodes, errors = load_episodes(Path(config.dataset))
-    if config.max_episodes:
-        episodes = episodes[: config.max_episodes]
-    store = RunStore.open(args.runs_dir, "eval-dialogmem", config, name=config.name or None)
     for key, row in errors:
-        if key not in store.done_keys():
+        if key not in store.recorded_keys():
             store.append(key, row)
     scorers = {}
     if config.qa_scorer == "llm_match":
@@ -270,25 +384,28 @@ def evaluate(args: JobArgs) -> Path:
         judge = build_reasoner(config.judge)
         cache = JudgeCache(store.folder / "judge_cache.jsonl")
         scorers["qa"] = LLMMatchScorer(judge, config.judge.identity(), cache, config.judge.max_new_tokens)
+    memory = build_memory(config)
     env = DialogMemEnv(
-        DialogMemEnvConfig(camera=config.camera, execute_navigation=config.execute_navigation), scorers=scorers
+        DialogMemEnvConfig(
+            camera=config.camera,
+            execute_navigation=config.execute_navigation,
+            semantic=getattr(memory, "needs_semantic", False),
+        ),
+        scorers=scorers,
     )
-    agent = ReasonerAgent(
-        MEMORIES.get(config.memory)(), build_reasoner(config.reasoner), config.reasoner.max_new_tokens
-    )
-    for episode in tqdm(episodes, desc="episodes", disable=not args.progress):
+    agent = ReasonerAgent(memory, build_reasoner(config.reasoner), config.reasoner.max_new_tokens)
+    for episode in tqdm(episodes, desc=f"episodes ({config.memory})", disable=not progress):
         done = store.done_keys()
         pending = [i.item_id for i in episode.items if item_key(episode, i) not in done]
         if pending:
             _play(env, agent, episode, set(pending), store)
     write_tables(store)
-    return store.folder
 
 
 def _play(env, agent, episode: DialogMemEpisode, pending: set[str], store: RunStore) -> None:
     observation, info = env.reset(options={"episode": episode, "score_items": pending})
     agent.reset()
-    if hasattr(agent.memory, "bind_episode"):  # ground-truth probes (memory=oracle)
+    if hasattr(agent.memory, "bind_episode"):  # ground-truth probes; the gt detector's label table
         agent.memory.bind_episode(episode)
     formation_action = env.formation_action()
     while info["phase"] == "formation":
@@ -316,6 +433,8 @@ def _play(env, agent, episode: DialogMemEpisode, pending: set[str], store: RunSt
             **{k: v for k, v in item.annotations.items() if k not in ("evidence_turns",)},
             **score,
         }
+        if item.task == "navigation":  # the slices of the comparison: an identifying cue was updated
+            row["updated"] = bool(item.annotations.get("cue_updated", False))
         if item.task == "navigation" and error is None:
             row["predicted_position"] = np.asarray(action["position"], float).round(3).tolist()
         if error is not None:
@@ -367,35 +486,34 @@ def quickstart_generate_eval(report_dir: Path, args: JobArgs) -> tuple[str, tupl
     """A small generate -> eval of the ``dialogue`` memory and the ``oracle`` probe with the
     structured reasoner; returns (markdown, plot paths relative to ``report_dir``).
 
-    Writes the dataset under ``report_dir/dialogmem/data`` and the runs under
-    ``report_dir/dialogmem/runs/eval-dialogmem/quickstart-<memory>``; everything resumes when run
-    again.
+    Writes the dataset under ``report_dir/dialogmem/data`` and the run (one folder per memory
+    and the comparison) under ``report_dir/dialogmem/runs/eval-dialogmem/quickstart``; everything
+    resumes when run again.
     """
     folder = report_dir / "dialogmem"
     folder.mkdir(parents=True, exist_ok=True)
     dataset = folder / "data" / "episodes.jsonl"
     if not dataset.is_file():
         generate(dataclasses.replace(args, overrides=QUICKSTART_GENERATE, config_path=None, out=dataset))
-    runs = {}
-    for memory in ("dialogue", "oracle"):
-        overrides = (
-            f"dataset={dataset}",
-            f"memory={memory}",
-            "camera.width=64",
-            "camera.height=48",
-            "execute_navigation=true",
-            f"name=quickstart-{memory}",
-        )
-        job = dataclasses.replace(args, overrides=overrides, config_path=None, out=None, runs_dir=folder / "runs")
-        runs[memory] = evaluate(job)
-    rows = {m: RunStore(run, config_digest="").rows() for m, run in runs.items()}
-    comparison = []
-    for memory, memory_rows in rows.items():
-        for row in aggregate(memory_rows, ["task"], ["geodesic_success", "execution_success", "spl", "token_f1"]):
-            comparison.append({"memory": memory, **{k: 100 * v if isinstance(v, float) else v for k, v in row.items()}})
+    overrides = (
+        f"dataset={dataset}",
+        "memories=[dialogue,oracle]",
+        "camera.width=64",
+        "camera.height=48",
+        "execute_navigation=true",
+        "name=quickstart",
+    )
+    job = dataclasses.replace(args, overrides=overrides, config_path=None, out=None, runs_dir=folder / "runs")
+    run = evaluate(job)
+    rows = {memory: RunStore(run / memory, config_digest="").rows() for memory in ("dialogue", "oracle")}
+    comparison: dict[str, dict[str, Any]] = {}
+    for cell in comparison_rows(rows):  # the defaults of DialogMemEvalConfig: as in comparison.md
+        if cell["slice"] == "overall":
+            comparison.setdefault(cell["memory"], {"memory": cell["memory"]})[f"{cell['task']} {cell['metric']}"] = (
+                cell["mean"]
+            )
     stats = dataset_statistics(Dataset.load(dataset))
-    plot = folder / "eval_by_content_type.png"
-    plot_by_content_type(rows, plot)
+    plot = run / "comparison.png"
     markdown = "\n".join(
         [
             f"Small dataset `{dataset}` (2 generated houses, template dialogue):",
@@ -407,38 +525,10 @@ def quickstart_generate_eval(report_dir: Path, args: JobArgs) -> tuple[str, tupl
             "upper bound that checks items and scoring). QA by token F1 (no judge model configured), "
             "navigation by geodesic success, execution success and SPL (%):",
             "",
-            to_markdown(comparison, digits=1),
-            f"Per content type for the dialogue memory (`{runs['dialogue']}/results.md`):",
+            to_markdown(list(comparison.values()), digits=1),
+            f"Per content type, verbalised and updated, with 95% bootstrap intervals (`{run}/comparison.md`):",
             "",
-            (runs["dialogue"] / "results.md").read_text(encoding="utf-8"),
+            (run / "comparison.md").read_text(encoding="utf-8").split("\n", 1)[1],
         ]
     )
     return markdown, (str(plot.relative_to(report_dir)),)
-
-
-def plot_by_content_type(rows: dict[str, list[dict[str, Any]]], path: Path) -> Path:
-    """Grouped bars per memory: QA token F1 / LLM-match and navigation success (%) per content type."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, 2, figsize=(11, 3.8))
-    width = 0.8 / max(1, len(rows))
-    for axis, task, metric in ((axes[0], "qa", None), (axes[1], "navigation", "geodesic_success")):
-        for offset, (memory, memory_rows) in enumerate(rows.items()):
-            chosen = [r for r in memory_rows if r.get("task") == task]
-            name = metric or ("llm_match" if any(r.get("llm_match") is not None for r in chosen) else "token_f1")
-            scale = 1.0 if name == "llm_match" else 100.0
-            table = aggregate(chosen, ["content_type"], [name])
-            positions = np.arange(len(table)) + offset * width
-            axis.bar(positions, [scale * (t[name] or 0.0) for t in table], width, label=memory)
-            axis.set_xticks(np.arange(len(table)) + width * (len(rows) - 1) / 2)
-            axis.set_xticklabels([str(t["content_type"]) for t in table], rotation=30, ha="right")
-            axis.set_title(f"{task}: {name} (%)")
-        axis.set_ylim(0, 125)
-        axis.legend(fontsize=8, ncol=2, loc="upper left")
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path

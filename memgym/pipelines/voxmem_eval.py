@@ -11,7 +11,8 @@ model answers the chat the memory returns. A :class:`~memgym.tasks.voxmem_scorin
 scores the reply (optionally with a judge model). One row per item is appended to
 ``results.jsonl`` as it finishes (the model's raw reply included), so an interrupted run resumes
 where it stopped. A model failure is that item's ``error``; a history that does not fit the
-model's context is recorded with ``status: over_context`` (counted wrong, never truncated). A
+model's context is recorded with ``status: over_context`` and the reason in ``over_context`` (counted
+wrong, never truncated, not retried); an ``error`` row is retried when the command runs again. A
 text-only model cannot hear the audio memories: those pairs are listed as not applicable.
 
 Outputs in the run folder: ``results.md`` (:func:`~memgym.tasks.voxmem_tables.results_markdown`:
@@ -275,7 +276,7 @@ def run_item(episode, memory, model, scorer: VoxMemScorer, audio: AudioFolder, a
         reply = model.generate(messages, max_new_tokens=config.max_new_tokens)
         row.update({"status": "ok", "reply": reply, **scorer.score(item, reply)})
     except OverContextError as exc:
-        row.update({"status": "over_context", "reply": None, "correct": 0.0, "error": str(exc)})
+        row.update({"status": "over_context", "reply": None, "correct": 0.0, "over_context": str(exc)})
     except (ReasonerError, MemgymError) as exc:
         row.update({"status": "error", "reply": None, "correct": None, "error": str(exc)})
     row["seconds"] = round(time.perf_counter() - start, 3)

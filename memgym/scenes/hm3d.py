@@ -6,6 +6,7 @@ Layout of one scene ``X`` (as in ``hm3d/val/00800-TEEsavR23oF/``)::
     X.semantic.glb     the same surfaces textured with one flat colour per instance
     X.semantic.txt     "HM3D Semantic Annotations", then rows  id,HEXCOLOR,"category",region_id
     X.navmesh          optional habitat-sim navmesh (Recast/Detour); read by memgym.scenes.navmesh_file
+                       (HM3D v0.2 names it X.basis.navmesh, read when X.navmesh is absent)
     X.objects.json.gz  optional GOAT-Bench-style object annotations (or pass ``annotations=``)
 
 ``X.basis.glb`` holds the same geometry with Basis Universal textures (glTF extension
@@ -25,8 +26,8 @@ id of an annotation is its ``semantic_id`` field or the integer ending its ``obj
 annotations every annotated instance except walls, floors and ceilings becomes an object, and
 view points are computed.
 
-Navigation (``navigation=``): ``"navmesh"`` rasterises the walkable polygons of ``X.navmesh``
-onto the navigation grid at the floor level (they are already eroded by the radius the navmesh
+Navigation (``navigation=``): ``"navmesh"`` rasterises the walkable polygons of ``X.navmesh`` (or
+``X.basis.navmesh``) onto the navigation grid at the floor level (they are already eroded by the radius the navmesh
 was built for; a larger agent radius erodes the difference), so islands, geodesics and snapping
 follow habitat-sim's navmesh; ``"mesh"`` computes navigability from ``X.glb``; ``"auto"`` (the
 default) uses the navmesh when the file exists and the mesh otherwise.
@@ -51,6 +52,7 @@ from PIL import Image
 
 from memgym.core.errors import MemgymError
 from memgym.core.registry import register_scene
+from memgym.core.textfiles import read_text
 from memgym.scenes.mesh_scene import MeshScene, SurfaceLookup, estimate_floor_height
 from memgym.scenes.navigation import AgentSpec, NavGrid
 from memgym.scenes.navmesh_file import NavMesh, read_navmesh
@@ -61,6 +63,8 @@ HEADER = "HM3D Semantic Annotations"
 NAVIGATION_SOURCES = ("auto", "navmesh", "mesh")
 MESH_SUFFIXES = (".glb", ".basis.glb")
 """Textured-geometry file names of a scene stem ``X``, in order of preference."""
+NAVMESH_SUFFIXES = (".navmesh", ".basis.navmesh")
+"""Navmesh file names of a scene stem ``X``, in order of preference (HM3D v0.2 ships the second)."""
 STRUCTURE = {"wall", "floor", "ceiling", "unknown", "misc"}
 Z_UP_TO_Y_UP = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, -1.0, 0.0]])
 """Maps Z-up file coordinates to Habitat's Y-up frame: ``(x, y, z) -> (x, z, -y)``."""
@@ -164,7 +168,7 @@ def read_semantic_txt(path: Path) -> list[tuple[int, str, str, int]]:
     if not path.is_file():
         raise MemgymError(f"HM3D semantic annotations {path} do not exist")
     rows = []
-    lines = path.read_text(encoding="utf-8").splitlines()
+    lines = read_text(path).splitlines()
     for number, row in enumerate(csv.reader(lines), start=1):
         if not row or (number == 1 and row[0].strip() == HEADER):
             continue
@@ -365,13 +369,14 @@ class HM3DScene(MeshScene):
             agent: agent body for navigation.
             up_axis: ``"z"`` for HM3D files, ``"y"`` for meshes already in the Habitat frame.
             camera_height: eye height used when view points have to be computed.
-            navigation: where navigability comes from: ``"navmesh"`` (``stem.navmesh``, which
-                must exist), ``"mesh"`` (``stem.glb``) or ``"auto"`` (the navmesh if present).
+            navigation: where navigability comes from: ``"navmesh"`` (``stem.navmesh``, else
+                ``stem.basis.navmesh``; one must exist), ``"mesh"`` (``stem.glb``) or ``"auto"``
+                (the navmesh if present).
         """
         if navigation not in NAVIGATION_SOURCES:
             raise MemgymError(f"HM3D navigation must be one of {NAVIGATION_SOURCES}, got {navigation!r}")
         stem, mesh = scene_files(stem)
-        files = {k: Path(f"{stem}{k}") for k in (".semantic.glb", ".semantic.txt", ".navmesh")}
+        files = {k: Path(f"{stem}{k}") for k in (".semantic.glb", ".semantic.txt")}
         if files[".semantic.glb"].is_file() != files[".semantic.txt"].is_file():
             have, lack = (
                 (".semantic.glb", ".semantic.txt")
@@ -407,9 +412,12 @@ class HM3DScene(MeshScene):
             scene_id=f"hm3d:{stem.name}",
         )
         scene.semantic_table = table
-        scene.navmesh_path = files[".navmesh"] if files[".navmesh"].is_file() else None
+        navmeshes = [Path(f"{stem}{suffix}") for suffix in NAVMESH_SUFFIXES]
+        scene.navmesh_path = next((p for p in navmeshes if p.is_file()), None)
         if navigation == "navmesh" and scene.navmesh_path is None:
-            raise MemgymError(f"HM3D scene {stem}: navigation='navmesh' but {files['.navmesh']} does not exist")
+            raise MemgymError(
+                f"HM3D scene {stem}: navigation='navmesh' but neither {navmeshes[0]} nor {navmeshes[1]} exists"
+            )
         use_navmesh = navigation != "mesh" and scene.navmesh_path is not None
         scene.navmesh = read_navmesh(scene.navmesh_path) if use_navmesh else None
         boxes = scene._instance_boxes() if semantic_mesh is not None else {}
@@ -527,8 +535,8 @@ def _read_goals(path: Path, *, required: bool) -> list[SceneObject]:
     try:
         raw = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
         data = json.loads(raw)
-    except (OSError, json.JSONDecodeError) as exc:
-        raise MemgymError(f"{path}: not valid (gzipped) JSON ({exc})") from None
+    except (OSError, ValueError) as exc:  # ValueError: JSON and UTF-8 decoding errors
+        raise MemgymError(f"{path}: not valid (gzipped) UTF-8 JSON ({exc})") from None
     goals = None
     if isinstance(data, dict):  # GOAT-Bench: "goals"; HM3D ObjectNav: "goals_by_category"
         goals = data.get("goals", data.get("goals_by_category"))

@@ -175,7 +175,7 @@ class MeshScene(Scene):
 
     def _build_navgrid(self) -> NavGrid:
         """The grid computed from the render mesh (backends with another source override this)."""
-        return NavGrid.from_raycasting(self._raycaster, self.bounds(), self.agent, self.floor_height)
+        return NavGrid.from_mesh(self.vertices[self.triangles], self.bounds(), self.agent, self.floor_height)
 
     def render(
         self, position: np.ndarray, rotation: np.ndarray, intrinsics: PinholeIntrinsics | None = None

@@ -46,8 +46,8 @@ STRUCTURE_CATEGORIES = ("floor", "wall", "ceiling")
 class HouseConfig:
     """Knobs of house generation (all lengths in metres)."""
 
-    min_rooms: int = dataclasses.field(default=4, metadata={"help": "fewest rooms"})
-    max_rooms: int = dataclasses.field(default=7, metadata={"help": "most rooms"})
+    min_rooms: int = dataclasses.field(default=4, metadata={"help": "fewest rooms", "min": 1})
+    max_rooms: int = dataclasses.field(default=7, metadata={"help": "most rooms", "min": 1})
     room_area: float = dataclasses.field(default=18.0, metadata={"help": "mean floor area per room, m^2"})
     wall_height: float = dataclasses.field(default=2.6, metadata={"help": "wall and ceiling height"})
     wall_thickness: float = dataclasses.field(default=0.1, metadata={"help": "wall thickness"})

@@ -19,6 +19,7 @@ import dataclasses
 import numpy as np
 from gymnasium import spaces
 
+from memgym.core.config import check_ranges
 from memgym.scenes.mesh_scene import MeshScene, PinholeIntrinsics
 from memgym.scenes.poses import quat_from_yaw
 
@@ -29,11 +30,16 @@ POSITION_LIMIT = 1e4
 class CameraConfig:
     """Pinhole camera of the embodied agent."""
 
-    width: int = dataclasses.field(default=256, metadata={"help": "image width, pixels"})
-    height: int = dataclasses.field(default=256, metadata={"help": "image height, pixels"})
-    hfov: float = dataclasses.field(default=90.0, metadata={"help": "horizontal field of view, degrees"})
+    width: int = dataclasses.field(default=256, metadata={"help": "image width, pixels", "min": 1, "max": 4096})
+    height: int = dataclasses.field(default=256, metadata={"help": "image height, pixels", "min": 1, "max": 4096})
+    hfov: float = dataclasses.field(
+        default=90.0, metadata={"help": "horizontal field of view, degrees", "min": 1.0, "max": 179.0}
+    )
     sensor_height: float = dataclasses.field(default=1.25, metadata={"help": "camera height above the agent base, m"})
-    max_depth: float = dataclasses.field(default=10.0, metadata={"help": "depth clip, m"})
+    max_depth: float = dataclasses.field(default=10.0, metadata={"help": "depth clip, m", "min": 0.01})
+
+    def __post_init__(self) -> None:
+        check_ranges(self)
 
     @property
     def intrinsics(self) -> PinholeIntrinsics:

@@ -1,14 +1,18 @@
 """Navigation metrics against a :class:`~memgym.core.protocols.Scene`'s geodesic distance.
 
 * **geodesic success** -- the predicted goal location lies within :data:`SUCCESS_DISTANCE_M`
-  (1.0 m) geodesic distance of the nearest of the target's view points (its position when it has
-  none). The location is scored directly, without executing a path.
+  (1.0 m) geodesic distance of the target object's location. The location is scored directly,
+  without executing a path.
 * **execution success** -- the end of an executed path (a rollout from the Phase 1 end pose)
-  lies within the same radius.
+  lies within the same radius of the same location.
 * **SPL** -- success weighted by path efficiency, ``success * d_start / max(d_start, L)``, where
-  ``d_start`` is the geodesic distance from the start to the nearest view point and ``L`` the
+  ``d_start`` is the geodesic distance from the start to the object's location and ``L`` the
   executed path length (Anderson et al. 2018; habitat-lab's ``SPL`` measure).
 
+The object's location is ``answer["goal_points"]`` ``(G, 3)`` when given -- the object's centre
+snapped onto the navigation mesh, as :func:`memgym.scenes.measures.object_goal_points` computes
+it; the distance is to the nearest of them -- and otherwise ``answer["position"]``, its centre,
+which a scene that snaps both ends of a geodesic query (``MeshScene``) puts on the floor itself.
 Distances are metres; positions are ``(3,) float`` in the scene frame. An unreachable or missing
 prediction fails and reports ``distance_to_goal = None``.
 """
@@ -30,8 +34,11 @@ SUCCESS_DISTANCE_M = 1.0
 
 
 def goal_points(answer: dict[str, Any]) -> np.ndarray:
-    """``(V, 3)`` view points of a navigation answer, or its ``position`` as ``(1, 3)``."""
-    points = answer.get("view_points") or [answer["position"]]
+    """``(G, 3)`` points a navigation answer is scored against: its ``goal_points`` (the object's
+    location on the navigation mesh), or its ``position`` (the object's centre) as ``(1, 3)``."""
+    points = answer.get("goal_points")
+    if points is None or not len(points):
+        points = [answer["position"]]
     return np.asarray(points, dtype=np.float64).reshape(-1, 3)
 
 
@@ -72,7 +79,8 @@ class NavigationScorer(Scorer):
 
     The prediction is ``None`` (no location), a ``(3,)`` goal position, or a mapping with
     ``"goal"`` ``(3,)`` and optionally ``"path"`` ``(K, 3)`` (the executed rollout, starting at
-    the start position). ``item.answer`` holds ``"position"`` and ``"view_points"``.
+    the start position). ``item.answer`` holds ``"position"`` and optionally ``"goal_points"``
+    (see the module docstring).
     """
 
     name = "navigation"

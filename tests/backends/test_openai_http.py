@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 from fake_openai import FakeEndpoint
@@ -93,10 +95,40 @@ def test_malformed_reply_is_a_reasoner_error(endpoint):
         client.generate([Message.text("user", "hi")])
 
 
-def test_unreachable_endpoint_is_a_reasoner_error():
-    client = OpenAIChatReasoner("m", "http://127.0.0.1:9/v1", max_retries=1, backoff_s=0, timeout_s=0.5)
-    with pytest.raises(ReasonerError, match="cannot connect|connection"):
+def test_unreachable_endpoint_fails_at_once_without_retries():
+    delays: list[float] = []
+    client = OpenAIChatReasoner("m", "http://127.0.0.1:9/v1", max_retries=3, backoff_s=5, sleep=delays.append)
+    start = time.monotonic()
+    with pytest.raises(ReasonerError, match="cannot connect .*is the server running"):
         client.generate([Message.text("user", "hi")])
+    assert delays == [] and time.monotonic() - start < 2.0
+
+
+def test_connect_timeout_bounds_a_silent_endpoint():
+    """A host that never accepts (a full listen backlog here) fails after connect_timeout_s, not timeout_s x retries."""
+    import socket
+
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(0)
+        fillers = []
+        for _ in range(8):  # fill the backlog so further connects hang
+            filler = socket.socket()
+            filler.setblocking(False)
+            filler.connect_ex(listener.getsockname())
+            fillers.append(filler)
+        url = f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
+        client = OpenAIChatReasoner("m", url, timeout_s=30, connect_timeout_s=0.3, max_retries=3, sleep=lambda s: None)
+        start = time.monotonic()
+        with pytest.raises(ReasonerError, match=r"cannot connect \(no answer within 0.3 s\)"):
+            client.generate([Message.text("user", "hi")])
+        assert time.monotonic() - start < 5.0
+        start = time.monotonic()
+        with pytest.raises(ReasonerError, match="not tried again for 30 s"):  # the next item does not wait
+            client.generate([Message.text("user", "hi")])
+        assert time.monotonic() - start < 0.2
+        for filler in fillers:
+            filler.close()
 
 
 def test_build_from_config_and_bad_config():

@@ -65,3 +65,27 @@ def test_earliest_cue_wins_over_cues_inside_the_reference():
     assert asked_key("What is the mug that Amelia owns used for?") == "usage"
     assert asked_key("Go to the mug that is used for tea.") is None
     assert asked_key("Please take me to the mug that is used for tea.") is None
+
+
+def test_category_prompt_lists_the_named_categories_in_order():
+    from memgym.memory.embodied.category_retrieval import category_messages, parse_categories
+
+    reasoner = StructuredReasoner()
+    categories = ["kitchen counter", "counter", "mug", "sofa", "table"]
+    reply = reasoner.generate(category_messages("Go to the mug on the kitchen counter next to the sofa.", categories))
+    assert reply == "mug, kitchen counter, sofa"
+    assert parse_categories(reply, categories) == ("mug", "kitchen counter", "sofa")
+    assert reasoner.generate(category_messages("Go to the piano.", categories)) == "unknown"
+    assert parse_categories("I think: Mug and maybe the TABLE.", categories) == ("mug", "table")
+
+
+def test_facts_that_do_not_answer_a_question_fall_back_to_the_other_lines():
+    reasoner = StructuredReasoner()
+    facts = format_fact(Fact("obj_1", "mug", "perceptual", "detected", "mug"))
+    memory = f"{facts}\nAmelia: The mug belongs to Ben."
+    messages = [Message.text("user", f"Memory:\n{memory}\nWho owns the mug?")]
+    assert reasoner.generate(messages) == "amelia belongs ben"
+    instruction = [Message.text("user", f"Memory:\n{memory}\nGo to the mug.")]
+    assert reasoner.generate(instruction) == "OBJECT obj_1"
+    only_facts = [Message.text("user", f"Memory:\n{facts}\nWho owns the mug?")]
+    assert reasoner.generate(only_facts) == "unknown"

@@ -84,3 +84,41 @@ class EvalConfig:
 def test_nested_keys_update_the_fields_own_default():
     assert load_config(EvalConfig, overrides=["train.lr=0.1"]) == EvalConfig(train=TrainConfig(steps=7, lr=0.1))
     assert load_config(EvalConfig) == EvalConfig()
+
+
+@dataclasses.dataclass(frozen=True)
+class Bounded:
+    width: int = dataclasses.field(default=8, metadata={"min": 1, "max": 64})
+    rate: float = dataclasses.field(default=0.5, metadata={"min": 0.0, "max": 1.0})
+    steps: tuple[int, ...] = dataclasses.field(default=(1, 2), metadata={"min": 1})
+
+
+@dataclasses.dataclass(frozen=True)
+class Outer:
+    inner: Bounded = dataclasses.field(default_factory=Bounded)
+
+
+def test_metadata_bounds_are_checked_with_the_key_path():
+    assert load_config(Outer, overrides=["inner.width=1", "inner.rate=1", "inner.steps=[1,9]"]).inner.width == 1
+    with pytest.raises(ConfigError, match=r"'inner.width' = 0 is too small; expected a value from 1 to 64"):
+        load_config(Outer, overrides=["inner.width=0"])
+    with pytest.raises(ConfigError, match=r"'inner.width' = 65 is too large"):
+        load_config(Outer, overrides=["inner.width=65"])
+    with pytest.raises(ConfigError, match=r"'inner.rate' = -0.1 is too small"):
+        load_config(Outer, values={"inner": {"rate": -0.1}})
+    with pytest.raises(ConfigError, match=r"'inner.steps\[1\]' = 0 is too small; expected a value >= 1"):
+        load_config(Outer, overrides=["inner.steps=[3,0]"])
+
+
+def test_configs_built_in_code_check_their_bounds():
+    from memgym.sensors.camera import CameraConfig
+
+    with pytest.raises(ConfigError, match=r"CameraConfig: 'width' = 0 is too small"):
+        CameraConfig(width=0)
+    with pytest.raises(ConfigError, match=r"'height' = 50000 is too large"):
+        CameraConfig(height=50000)
+
+
+def test_describe_states_bounds():
+    rows = {key: help_text for key, _, help_text in describe_config(Outer)}
+    assert rows["inner.width"] == "(a value from 1 to 64)" and rows["inner.steps"] == "(a value >= 1)"

@@ -1,5 +1,6 @@
 import dataclasses
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -120,3 +121,53 @@ def test_aggregate_by_annotation_columns():
     assert markdown.splitlines()[0] == "| type | n | acc |"
     assert "| social | 2 | 0.500 |" in markdown
     assert to_csv(table).splitlines() == ["type,n,acc", "episodic,2,1.0", "social,2,0.5"]
+
+
+def test_errored_items_are_retried_and_keep_their_earlier_errors(tmp_path):
+    store = RunStore.open(tmp_path, "eval", Cfg())
+    store.append_many([("a", {"score": 1.0}), ("b", {"error": "timeout", "score": None})])
+    assert store.done_keys() == {"a"} and store.recorded_keys() == {"a", "b"}
+    store.append("b", {"error": "refused", "score": None})
+    store.append("b", {"score": 0.5})
+    with pytest.raises(RecordError, match="already recorded"):
+        store.append("b", {"score": 0.0})
+    for rows in (store.rows(), RunStore.open(tmp_path, "eval", Cfg()).rows()):
+        assert [(r["key"], r["score"], r.get("earlier_errors")) for r in rows] == [
+            ("a", 1.0, None),
+            ("b", 0.5, ["timeout", "refused"]),
+        ]
+
+
+def test_duplicate_rows_are_read_once_keeping_the_first(tmp_path):
+    store = RunStore.open(tmp_path, "eval", Cfg())
+    store.append_many([("a", {"x": 1}), ("b", {"x": 2})])
+    with store.results_path.open("a") as handle:
+        handle.write('{"key": "a", "x": 9}\n')
+    assert [(r["key"], r["x"]) for r in RunStore(store.folder, "").rows()] == [("a", 1), ("b", 2)]
+
+
+def test_readers_do_not_write_and_manifests_must_be_objects(tmp_path):
+    store = RunStore.open(tmp_path, "eval", Cfg(), name="run")
+    store.append("a", {"x": 1})
+    with store.results_path.open("a") as handle:
+        handle.write('{"key": "b"')  # a writer mid-line
+    reader = RunStore(store.folder, "")
+    assert [r["key"] for r in reader.rows()] == ["a"] and store.results_path.read_text().endswith('"b"')
+    with pytest.raises(RecordError, match="reading only"):
+        reader.append("c", {})
+    (store.folder / "manifest.json").write_text("[1]")
+    with pytest.raises(RecordError, match="expected a JSON object, got a list"):
+        RunStore.open(tmp_path, "eval", Cfg(), name="run")
+
+
+def test_a_run_folder_has_one_writing_process(tmp_path):
+    store = RunStore.open(tmp_path, "eval", Cfg(), name="run")
+    assert RunStore.open(tmp_path, "eval", Cfg(), name="run").folder == store.folder  # same process: shared
+    script = (
+        f"from memgym.core.results import RunStore; RunStore.open({str(tmp_path)!r}, 'eval', {{'n': 1}}, name='run')"
+    )
+    other = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False)
+    assert f"being written by another memgym process (pid {os.getpid()})" in other.stderr
+    del store
+    other = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False)
+    assert "being written" not in other.stderr  # released with the store (the config differs: refused later)

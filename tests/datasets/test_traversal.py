@@ -4,12 +4,14 @@ import pytest
 from memgym.core.errors import MemgymError
 from memgym.core.records import from_json
 from memgym.datasets.traversal import (
+    OBSERVING_MARGIN,
     TraversalConfig,
     episodic_observations,
     generate_traversal,
+    observing_poses,
     visible_objects,
 )
-from memgym.scenes.poses import quat_from_yaw, yaw_from_quat
+from memgym.scenes.poses import heading_to, quat_from_yaw, yaw_from_quat
 from memgym.scenes.spec import SceneSpec, load_scene
 from memgym.sensors.camera import CameraConfig, RGBDCamera
 
@@ -35,19 +37,48 @@ def test_goals_segments_and_frames(traversal):
     for seg in traversal.segments:
         assert seg.start_frame <= seg.end_frame and seg.start_frame <= previous_end + 1
         assert all(frames[i].segment == seg.index for i in range(max(seg.start_frame, 1), seg.end_frame + 1))
-        assert seg.reached, seg
+        assert seg.reached and seg.observed, seg
         goal = scene.object(seg.goal_object_id)
         end = np.array(frames[seg.end_frame].position)
-        assert (
-            scene.geodesic(end, np.array([v.position for v in goal.view_points])).distance
-            <= CONFIG.goal_radius + scene.navgrid.cell
-        )
+        poses = observing_poses(scene, goal, RGBDCamera(CAMERA), OBSERVING_MARGIN * CONFIG.min_coverage)
+        assert scene.geodesic(end, poses).distance <= CONFIG.goal_radius + scene.navgrid.cell
         previous_end = seg.end_frame
     # exploration: the walked route is longer than the shortest paths between the goals
     walked = np.linalg.norm(np.diff(traversal.positions()[:, [0, 2]], axis=0), axis=1).sum()
     ends = [traversal.positions()[0]] + [np.array(frames[s.end_frame].position) for s in traversal.segments]
     shortest = sum(scene.geodesic_distance(a, b) for a, b in zip(ends[:-1], ends[1:]))
     assert walked > 1.2 * shortest
+
+
+@pytest.mark.parametrize("house", [1, 3, 5])
+def test_every_visited_goal_is_observed_on_arrival(house):
+    """On arrival (the segment's last frame) the goal covers >= min_coverage of the view, rendered
+    again at the visibility resolution, for every goal of traversals of several houses."""
+    spec = SceneSpec(seed=house)
+    scene = load_scene(spec)
+    config = TraversalConfig(min_goals=6, max_goals=8, max_detours=1, look_around_prob=0.0)
+    traversal = generate_traversal(scene, spec, np.random.default_rng(house), config, CameraConfig(width=96, height=72))
+    sensor = RGBDCamera(CameraConfig(width=64, height=48))  # visibility_width=64 keeps the aspect ratio
+    assert len(traversal.segments) >= 6
+    for seg in traversal.segments:
+        end = traversal.frames[seg.end_frame]
+        semantic = sensor.observe(scene, np.array(end.position), yaw_from_quat(np.array(end.rotation)))["semantic"]
+        coverage = np.mean(semantic == scene.object(seg.goal_object_id).semantic_id)
+        assert seg.observed and coverage >= config.min_coverage, (seg, coverage)
+
+
+def test_observing_poses_see_the_object():
+    scene = load_scene(SPEC)
+    sensor = RGBDCamera(CameraConfig(width=64, height=64))
+    sofa = next(o for o in scene.objects if o.category == "sofa")
+    poses = observing_poses(scene, sofa, sensor, 0.05)
+    assert len(poses)
+    for pose in poses:
+        assert scene.navgrid.is_navigable(pose) and scene.navgrid.island_of(pose) == scene.navgrid.largest_island
+        yaw = heading_to(pose, np.asarray(sofa.position))
+        assert np.mean(sensor.observe(scene, pose, yaw)["semantic"] == sofa.semantic_id) >= 0.05
+    mug = next(o for o in scene.objects if o.category in ("mug", "books", "bowl"))
+    assert len(observing_poses(scene, mug, sensor, 0.05)) == 0  # too small for 5% of any view
 
 
 def test_visibility_uses_five_percent_of_the_mask(traversal):
@@ -100,8 +131,10 @@ def test_config_validation_and_too_few_objects():
         TraversalConfig(min_goals=0)
     with pytest.raises(MemgymError, match="min_coverage"):
         TraversalConfig(min_coverage=0.0)
+    with pytest.raises(MemgymError, match="max_goal_attempts"):
+        TraversalConfig(max_goal_attempts=0)
     scene = load_scene(SPEC)
-    with pytest.raises(MemgymError, match="objects with view points"):
+    with pytest.raises(MemgymError, match="objects that can be observed"):
         generate_traversal(scene, SPEC, np.random.default_rng(0), TraversalConfig(min_goals=500, max_goals=500), CAMERA)
 
 

@@ -51,7 +51,7 @@ def test_formation_text_carries_each_turn_at_its_frame(env):
 
 def oracle_action(item):
     if item.task == "navigation":
-        return {"text": "", "position": np.asarray(item.answer["view_points"][0], np.float32)}
+        return {"text": "", "position": np.asarray(item.answer["position"], np.float32)}
     return {"text": item.answer, "position": np.zeros(3, np.float32)}
 
 
@@ -111,7 +111,7 @@ def test_dialogue_memory_with_structured_reasoner_runs_the_loop(env):
     assert all(s["geodesic_success"] == 0.0 for s in navigation)  # dialogue stores no poses
 
 
-def test_plain_embodied_episodes_are_scored_against_view_points(env):
+def test_plain_embodied_episodes_are_scored_against_the_object_location(env):
     from memgym.datasets.embodied import EmbodiedEpisode, default_items
 
     items = default_items(env.scene, env.episode.traversal, np.random.default_rng(0), num_navigation=2, num_qa=1)
@@ -121,8 +121,8 @@ def test_plain_embodied_episodes_are_scored_against_view_points(env):
 
     def answer(item):
         if item.task == "navigation":
-            view = env.scene.object(item.answer["object_id"]).view_points[0]
-            return {"text": "", "position": np.asarray(view.position, np.float32)}
+            target = env.scene.object(item.answer["object_id"])
+            return {"text": "", "position": np.asarray(target.position, np.float32)}
         return {"text": str(item.answer), "position": np.zeros(3, np.float32)}
 
     for item, score in zip(plain.items, play(env, plain, answer)):
@@ -142,3 +142,16 @@ def test_runs_in_a_vector_env():
     observations, rewards, _, _, info = envs.step(envs.action_space.sample())
     assert observations["rgb"].shape == (2, 24, 32, 3) and list(rewards) == [0.0, 0.0]
     envs.close()
+
+
+def test_rollouts_toward_another_island_end_as_close_as_the_agent_gets():
+    from memgym.scenes.locomotion import AgentState
+    from memgym.scenes.simple import box_room
+
+    env = DialogMemEnv(SMALL)
+    env.scene = box_room(8.0, 4.0, inner_walls=[((4.0, 1.25, 2.0), (0.1, 2.5, 4.0))])  # two closed rooms
+    env._start = AgentState(np.array([1.0, 0.0, 2.0]), 0.0)
+    path = env.execute(np.array([4.3, 0.0, 2.0]))  # snaps into the other room: out of reach
+    wall_side = 4.0 - 0.05 - env.scene.agent.radius
+    assert len(path) and path[-1][0] < 4.0 and np.hypot(path[-1][0] - wall_side, path[-1][2] - 2.0) < 0.3
+    assert len(env.execute(np.array([30.0, 0.0, 2.0]))) == 0  # off the grid: no rollout

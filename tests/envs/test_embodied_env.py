@@ -7,6 +7,7 @@ import memgym  # noqa: F401  (registers the gym ids)
 from memgym.core.episode import TaskItem
 from memgym.core.errors import MemgymError
 from memgym.envs.embodied_env import EmbodiedEnv
+from memgym.scenes.measures import object_goal_points
 
 CONFIG = {
     "house_seed": 1,
@@ -57,7 +58,7 @@ def test_formation_streams_the_traversal_then_use_scores(env):
         assert obs["text"] == item.prompt
         if item.task == "navigation":
             target = env.scene.object(item.answer["object_id"])
-            action = {"text": "", "position": np.array(target.view_points[-1].position, np.float32)}
+            action = {"text": "", "position": np.array(target.position, np.float32)}
         else:
             action = {"text": item.answer, "position": np.zeros(3, np.float32)}
         obs, reward, terminated, _, info = env.step(action)
@@ -71,9 +72,11 @@ def test_navigation_scoring_uses_geodesic_success(env):
     env.reset(seed=3)
     target = env.scene.objects[0]
     item = TaskItem(item_id="n", task="navigation", prompt="Go to it.", answer={"object_id": target.object_id})
-    view = np.array(target.view_points[0].position)
-    near = env._score_item(item, {"position": view + np.array([0.5, 0.0, 0.0])})
-    assert near["reward"] in (0.0, 1.0) and near["distance_to_goal"] <= 0.5 + 1e-6
+    goal = object_goal_points(env.scene, target)[0]
+    steps = [goal + 0.3 * np.array([np.cos(a), 0.0, np.sin(a)]) for a in np.linspace(0, 2 * np.pi, 8, endpoint=False)]
+    near = env._score_item(item, {"position": next(p for p in steps if env.scene.navgrid.line_of_sight(goal, p))})
+    assert near["distance_to_goal"] <= 0.3 + 1e-6 and near["reward"] == float(near["distance_to_goal"] <= 1.0)
+    assert env._score_item(item, {"position": np.asarray(target.position)})["reward"] == 1.0
     far = env._score_item(item, {"position": np.array([500.0, 0.0, 500.0])})
     assert far == {"success": 0.0, "distance_to_goal": float("inf"), "status": "start_off_navmesh", "reward": 0.0}
     with pytest.raises(MemgymError, match="no scorer for task 'count'"):

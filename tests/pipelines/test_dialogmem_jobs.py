@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import csv
 import dataclasses
 import json
 from pathlib import Path
@@ -12,7 +13,7 @@ import pytest
 from memgym.core.benchmark import JobArgs
 from memgym.core.config import load_config
 from memgym.core.episode import Dataset
-from memgym.core.errors import ConfigError
+from memgym.core.errors import ConfigError, MemgymError, RegistryError
 from memgym.core.seeding import config_hash
 from memgym.pipelines.dialogmem_jobs import DialogMemGenerateConfig, evaluate, generate, scene_specs
 
@@ -39,8 +40,8 @@ def run_eval(dataset: Path, runs: Path, *extra: str) -> Path:
     return evaluate(JobArgs(overrides=(f"dataset={dataset}", *EVAL, *extra), runs_dir=runs, progress=False))
 
 
-def rows(run: Path) -> list[dict]:
-    return [json.loads(line) for line in (run / "results.jsonl").read_text().splitlines()]
+def rows(run: Path, memory: str = "dialogue") -> list[dict]:
+    return [json.loads(line) for line in (run / memory / "results.jsonl").read_text().splitlines()]
 
 
 def test_generate_writes_episodes_stats_and_is_deterministic(dataset, tmp_path):
@@ -95,28 +96,32 @@ def test_eval_end_to_end_and_resume(dataset, tmp_path):
     qa = [r for r in result if r["task"] == "qa"]
     assert all(r["geodesic_success"] == 0.0 and r["spl"] == 0.0 for r in navigation)
     assert all(0.0 <= r["token_f1"] <= 1.0 and "content_type" in r and "verbalised" in r for r in qa)
-    assert "by content type" in (run / "results.md").read_text()
+    assert "by content type" in (run / "dialogue" / "results.md").read_text()
     # Interrupt: keep the first half of the rows (and a torn line), then re-run the same command.
-    lines = (run / "results.jsonl").read_text().splitlines(keepends=True)
-    (run / "results.jsonl").write_text("".join(lines[: len(lines) // 2]) + lines[len(lines) // 2][:20])
+    results = run / "dialogue" / "results.jsonl"
+    lines = results.read_text().splitlines(keepends=True)
+    results.write_text("".join(lines[: len(lines) // 2]) + lines[len(lines) // 2][:20])
     again = run_eval(dataset, tmp_path, "execute_navigation=true")
     assert again == run and rows(again) == result
 
 
 def test_endpoint_failures_become_item_errors(dataset, tmp_path):
-    run = run_eval(
-        dataset,
-        tmp_path,
-        "reasoner.backend=openai",
-        "reasoner.model=m",
-        "reasoner.base_url=http://127.0.0.1:9/v1",
-        "reasoner.max_retries=0",
-        "reasoner.timeout_s=0.5",
-    )
+    with pytest.raises(MemgymError, match=r"all \d+ items of .*results.jsonl failed"):  # every item failed: exit 2
+        run_eval(
+            dataset,
+            tmp_path,
+            "reasoner.backend=openai",
+            "reasoner.model=m",
+            "reasoner.base_url=http://127.0.0.1:9/v1",
+            "reasoner.max_retries=0",
+            "reasoner.timeout_s=0.5",
+        )
+    (run,) = (tmp_path / "eval-dialogmem").iterdir()
     result = rows(run)
     assert len(result) == len(Dataset.load(dataset)[0].items)
     assert all("cannot connect" in r["error"] or "connection" in r["error"] for r in result)
-    assert f"{len(result)} item(s) with errors" in (run / "results.md").read_text()
+    assert f"{len(result)} item(s) with errors" in (run / "dialogue" / "results.md").read_text()
+    assert f"dialogue {len(result)}" in (run / "comparison.md").read_text()
 
 
 def test_bad_datasets_are_reported_per_item(dataset, tmp_path):
@@ -150,8 +155,8 @@ def test_cli_eval_and_bad_keys(dataset, tmp_path, capsys):
     assert "unknown key 'memroy'" in capsys.readouterr().err
     assert main(["eval", "dialogmem", f"dataset={tmp_path / 'none.jsonl'}", "--runs-dir", str(tmp_path)]) == 2
     assert "memgym generate dialogmem" in capsys.readouterr().err
-    assert main(["eval", "dialogmem", f"dataset={dataset}", "memory=frames", "--runs-dir", str(tmp_path)]) == 2
-    assert "unknown memory 'frames'" in capsys.readouterr().err
+    assert main(["eval", "dialogmem", f"dataset={dataset}", "memory=no_such_memory", "--runs-dir", str(tmp_path)]) == 2
+    assert "unknown memory 'no_such_memory'" in capsys.readouterr().err
 
 
 def test_generate_from_hm3d_layout(tmp_path):
@@ -234,10 +239,11 @@ def test_llm_match_judge_scores_caches_and_records_unparseable_replies(dataset, 
             assert "not a rating" in row["error"] and row.get("llm_match") is None
         else:
             assert row["llm_match"] == 75.0 and row["judge_rating"] == 4
-    cached = (run / "judge_cache.jsonl").read_text().splitlines()
+    cached = (run / "dialogue" / "judge_cache.jsonl").read_text().splitlines()
     assert len(cached) == sum(1 for r in qa if "llm_match" in r)
+    assert "## qa: llm_match" in (run / "comparison.md").read_text()
     # Resume after losing every result row: judged items come from the cache, failures are asked again.
-    (run / "results.jsonl").write_text("")
+    (run / "dialogue" / "results.jsonl").write_text("")
     calls.clear()
     run_eval(dataset, tmp_path, *judge)
     assert len(calls) == sum(1 for r in qa if r["prompt"].startswith("What"))
@@ -305,10 +311,79 @@ def test_llm_realiser_and_audit_through_an_endpoint(tmp_path, writer_server):
 
 def test_oracle_probe_with_the_structured_reasoner_solves_every_item(dataset, tmp_path):
     run = run_eval(dataset, tmp_path, "memory=oracle", "execute_navigation=true")
-    result = rows(run)
+    result = rows(run, "oracle")
     assert result and all(not r.get("error") for r in result)
     for row in result:
         if row["task"] == "qa":
             assert row["token_f1"] == 1.0, (row["prompt"], row["prediction"], row["reference"])
         else:
             assert row["geodesic_success"] == 1.0 and row["execution_success"] == 1.0, row
+
+
+def test_memories_are_compared_on_the_same_items_and_resume_per_memory(dataset, tmp_path):
+    single = run_eval(dataset, tmp_path, "memories=[dialogue]", "execute_navigation=true", "name=cmp")
+    first = (single / "dialogue" / "results.jsonl").read_text()
+    run = run_eval(dataset, tmp_path, "memories=[dialogue,oracle]", "execute_navigation=true", "name=cmp")
+    assert run == single and (run / "dialogue" / "results.jsonl").read_text() == first  # not evaluated again
+    dialogue, oracle = rows(run, "dialogue"), rows(run, "oracle")
+    assert [r["key"] for r in dialogue] == [r["key"] for r in oracle]
+    assert all("updated" in r and "content_type" in r for r in dialogue)
+    table = list(csv.DictReader((run / "comparison.csv").open()))
+    overall = {(c["memory"], c["metric"]): c for c in table if c["slice"] == "overall"}
+    assert set(overall) == {
+        (m, k) for m in ("dialogue", "oracle") for k in ("geodesic_success", "execution_success", "spl", "token_f1")
+    }
+    assert float(overall["oracle", "geodesic_success"]["mean"]) == 100.0
+    assert float(overall["oracle", "token_f1"]["low"]) == 100.0  # every item right: a degenerate interval
+    assert float(overall["dialogue", "geodesic_success"]["high"]) == 0.0  # dialogue stores no poses
+    qa_types = {r["content_type"] for r in dialogue if r["task"] == "qa"}
+    assert {c["group"] for c in table if c["slice"] == "content_type" and c["task"] == "qa"} == qa_types
+    assert {c["slice"] for c in table if c["task"] == "qa"} == {"overall", "content_type", "verbalised", "updated"}
+    markdown = (run / "comparison.md").read_text()
+    assert "## navigation: geodesic_success by content_type" in markdown and "| dialogue | oracle |" in markdown
+    assert (run / "comparison.png").read_bytes().startswith(b"\x89PNG")
+    before = (run / "comparison.csv").read_text()
+    run_eval(dataset, tmp_path, "memories=[oracle,dialogue]", "execute_navigation=true", "name=cmp")
+    again = sorted(before.splitlines()[1:])
+    assert sorted((run / "comparison.csv").read_text().splitlines()[1:]) == again  # order-free intervals
+
+
+def test_memories_config_errors(dataset, tmp_path):
+    with pytest.raises(ConfigError, match="not both"):
+        run_eval(dataset, tmp_path, "memory=oracle", "memories=[dialogue]")
+    with pytest.raises(ConfigError, match="twice"):
+        run_eval(dataset, tmp_path, "memories=[dialogue,dialogue]")
+    with pytest.raises(RegistryError, match="unknown memory 'nope'"):
+        run_eval(dataset, tmp_path, "memories=[dialogue,nope]")
+
+
+def test_visual_memories_get_the_eval_camera_and_options():
+    from memgym.core.config import load_config
+    from memgym.pipelines.dialogmem_jobs import DialogMemEvalConfig, build_memory
+
+    config = load_config(
+        DialogMemEvalConfig,
+        overrides=(
+            "memory=frames",
+            "camera.hfov=70",
+            "camera.sensor_height=1.1",
+            "visual.num_frames=4",
+            "visual.stride=3",
+        ),
+    )
+    memory = build_memory(config)
+    assert memory.num_frames == 4 and memory.needs_semantic
+    assert (memory.camera.hfov, memory.camera.sensor_height, memory.options["stride"]) == (70, 1.1, 3)
+    frames = build_memory(dataclasses.replace(config, visual=dataclasses.replace(config.visual, detector="none")))
+    assert not frames.needs_semantic
+    assert build_memory(dataclasses.replace(config, memory="3dmem")).options["voxel"] == config.visual.voxel
+    assert type(build_memory(dataclasses.replace(config, memory="dialogue"))).__name__ == "DialogueMemory"
+
+
+def test_visual_memories_are_evaluated_with_semantic_frames(dataset, tmp_path):
+    run = run_eval(dataset, tmp_path, "memories=[frames,3dmem+dialogue]", "visual.num_frames=4")
+    for memory in ("frames", "3dmem+dialogue"):
+        results = rows(run, memory)
+        assert results and not any(r.get("error") for r in results)
+        navigation = [r for r in results if r["task"] == "navigation"]
+        assert navigation and all("geodesic_success" in r for r in navigation)

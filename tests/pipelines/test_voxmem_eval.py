@@ -17,7 +17,9 @@ from memgym.core.protocols import Reasoner
 
 
 class KnowsTheAnswers(Reasoner):
-    """A scripted model that hedges, then gives the gold answer (refuses on AR items)."""
+    """A scripted model that hedges, then gives the gold answer (refuses on AR items).
+
+    An AR item asks its source item's question, so it knows the answer of questions asked once."""
 
     def __init__(self, answers: dict[str, str]):
         self.answers = answers
@@ -26,7 +28,7 @@ class KnowsTheAnswers(Reasoner):
     def generate(self, messages, *, max_new_tokens=256):
         self.calls += 1
         question = messages[-1].text_only().rsplit("Question: ", 1)[1]
-        answer = self.answers[question]
+        answer = self.answers.get(question, "")
         return "I can't tell from our conversations." if answer == "unanswerable" else f"Not sure, but {answer}."
 
 
@@ -42,8 +44,9 @@ class ShortContextAudioModel(Reasoner):
 
 @pytest.fixture
 def patched(vox_dataset, truth_asr, monkeypatch):
-    answers = {e.items[0].prompt: e.items[0].answer for e in Dataset.load(vox_dataset / "manifest.jsonl")}
-    oracle = KnowsTheAnswers(answers)
+    items = [e.items[0] for e in Dataset.load(vox_dataset / "manifest.jsonl")]
+    asked = [i.prompt for i in items]
+    oracle = KnowsTheAnswers({i.prompt: i.answer for i in items if asked.count(i.prompt) == 1})
     models = {"structured": oracle, "hf_audio:short": ShortContextAudioModel()}
     monkeypatch.setattr(voxmem_eval, "build_model", lambda spec, device="cpu": models[spec])
     monkeypatch.setattr(voxmem_eval, "build_asr", lambda config, device="cpu": truth_asr)
@@ -59,10 +62,12 @@ def test_eval_rows_tables_and_resume(vox_dataset, patched, tmp_path):
     memories = "memories=[oracle_tags,transcript,full_history]"
     folder = _run(vox_dataset, tmp_path, "models=[structured,hf_audio:short]", memories)
     rows = [json.loads(line) for line in (folder / "results.jsonl").read_text().splitlines()]
-    # structured hears no audio: 2 text memories x 4 items; the audio model: 3 memories x 4 items
-    assert len(rows) == 2 * 4 + 3 * 4
+    # structured hears no audio: 2 text memories x 5 items; the audio model: 3 memories x 5 items
+    assert len(rows) == 2 * 5 + 3 * 5
     text_rows = [r for r in rows if r["model"] == "structured"]
-    assert all(r["status"] == "ok" and r["correct"] == 1.0 and r["reply"] for r in text_rows)
+    assert all(r["status"] == "ok" and r["reply"] for r in text_rows)
+    known = [r for r in text_rows if r["question"] in patched.answers]
+    assert len(known) >= 6 and all(r["correct"] == 1.0 for r in known)
     audio_rows = [r for r in rows if r["model"] == "hf_audio:short" and r["memory"] == "full_history"]
     assert {r["status"] for r in audio_rows} == {"over_context"} and all(r["correct"] == 0.0 for r in audio_rows)
     markdown = (folder / "results.md").read_text()

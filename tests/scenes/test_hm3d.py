@@ -181,10 +181,34 @@ def test_navmesh_file_drives_navigation(house, stem, tmp_path):
     assert HM3DScene.load(copy, navigation="navmesh").navmesh is not None
 
 
+def test_hm3d_v02_basis_navmesh_is_read(house, stem, tmp_path):
+    """HM3D v0.2 names the navmesh X.basis.navmesh: both 'auto' and 'navmesh' read it."""
+    copy = _copy_scene(stem, tmp_path / "v02")
+    mesh_nav = HM3DScene.load(copy).navgrid
+    room = house.regions[0]
+    x0, z0, x1, z1 = room.bounds
+    gx, gz = _cell_centres(mesh_nav)
+    cells = mesh_nav.navigable & ~((gx > x0 - 0.3) & (gx < x1 + 0.3) & (gz > z0 - 0.3) & (gz < z1 + 0.3))
+    basis = Path(f"{copy}.basis.navmesh")
+    write_grid_navmesh(
+        basis, cells, mesh_nav.heights, mesh_nav.origin, mesh_nav.cell, walkable_radius=house.agent.radius
+    )
+    inside, outside = _point_in(mesh_nav, room.bounds), _point_in(mesh_nav, house.regions[-1].bounds)
+    for navigation in ("auto", "navmesh"):
+        scene = HM3DScene.load(copy, navigation=navigation)
+        assert scene.navmesh_path == basis
+        np.testing.assert_array_equal(scene.navgrid.navigable, cells)
+        assert scene.geodesic(inside, outside).status != "ok"  # the closed-off room stays closed
+    shutil.copy(basis, f"{copy}.navmesh")  # both names: X.navmesh is preferred, as X.glb is
+    assert HM3DScene.load(copy).navmesh_path == Path(f"{copy}.navmesh")
+
+
 def test_navigation_option_errors(stem, tmp_path):
     with pytest.raises(MemgymError, match=r"navigation must be one of \('auto', 'navmesh', 'mesh'\), got 'grid'"):
         HM3DScene.load(stem, navigation="grid")
-    with pytest.raises(MemgymError, match=r"navigation='navmesh' but .*HOUSE2.navmesh does not exist"):
+    with pytest.raises(
+        MemgymError, match=r"navigation='navmesh' but neither .*HOUSE2.navmesh nor .*HOUSE2.basis.navmesh exists"
+    ):
         HM3DScene.load(stem, navigation="navmesh")
     copy = _copy_scene(stem, tmp_path / "corrupt")
     Path(f"{copy}.navmesh").write_bytes(b"MSET" + bytes(60))

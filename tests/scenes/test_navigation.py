@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from memgym.scenes.locomotion import ActionSpec, AgentState, GreedyFollower, apply_action
+from memgym.scenes.mesh_scene import MeshScene
 from memgym.scenes.navigation import AgentSpec, NavGrid
 from memgym.scenes.procedural import generate_house
 from memgym.scenes.simple import box_room
@@ -146,3 +147,189 @@ def test_surface_rasterisation_in_chunks_matches_one_pass(monkeypatch):
     np.testing.assert_array_equal(chunked.navigable, whole.navigable)
     np.testing.assert_array_equal(chunked.heights, whole.heights)
     assert whole.heights[whole.cell_of((1.0, 0.0, 1.0))] == pytest.approx(0.0)  # nearer than the 0.3 m deck
+
+
+def test_island_points_near_are_sorted_and_stay_on_the_island():
+    scene = box_room(8.0, 4.0, inner_walls=[((4.0, 1.25, 2.0), (0.1, 2.5, 4.0))], agent=AGENT)
+    nav = scene.navgrid
+    left = nav.island_of((1.0, 0.0, 2.0))
+    assert left != nav.island_of((6.0, 0.0, 2.0))
+    points = nav.island_points_near((4.3, 0.0, 2.0), left)
+    assert len(points) and all(nav.island_of(p) == left for p in points)
+    distances = np.hypot(points[:, 0] - 4.3, points[:, 2] - 2.0)
+    assert np.all(np.diff(distances) >= 0) and distances.max() <= AGENT.snap_distance
+    assert points[0][0] == pytest.approx(4.0 - 0.05 - AGENT.radius, abs=AGENT.cell_size)
+    assert len(nav.island_points_near((30.0, 0.0, 2.0), left)) == 0
+
+
+# ----- walls that touch, overlap or have no thickness: no answer may depend on tie-breaking --------
+WALLS = {
+    # (centre, size) of a wall across the 8 x 4 m room at x = 4, its bottom on the floor's top face
+    "flush": ((4.0, 1.25, 2.0), (0.1, 2.5, 4.0)),  # ends flush with the outer walls' inner faces
+    "overlapping": ((4.0, 1.2, 2.0), (0.1, 2.6, 4.4)),  # into the outer walls and the floor slab
+    "zero-thickness": ((4.0, 1.25, 2.0), (0.0, 2.5, 4.0)),  # two coincident quads, on a cell boundary
+    "zero-thickness on centres": ((4.025, 1.25, 2.0), (0.0, 2.5, 4.0)),  # through a column of cell centres
+    "thinner than a cell": ((4.01, 1.25, 2.0), (0.02, 2.5, 4.0)),  # between two columns of centres
+    "thick": ((4.0, 1.25, 2.0), (1.0, 2.5, 4.0)),  # its inside is on the floor, a column test's blind spot
+}
+
+
+def _rebuilt(scene, vertices=None, triangles=None):
+    """The same scene with its vertices moved or its triangles reordered."""
+    return MeshScene(
+        scene.vertices if vertices is None else vertices,
+        scene.triangles if triangles is None else triangles,
+        scene.lookup,
+        agent=AGENT,
+        floor_height=0.0,
+    )
+
+
+@pytest.mark.parametrize("name", WALLS)
+def test_walls_split_the_room_whatever_the_tie_breaking(name):
+    (x, _, _), size = WALLS[name]
+    scene = box_room(8.0, 4.0, inner_walls=[WALLS[name]], agent=AGENT)
+    nav = scene.navgrid
+    assert nav.num_islands == 2
+    assert nav.geodesic((2.0, 0, 2.0), (6.0, 0, 2.0)).status == "unreachable"
+    # the agent keeps its radius from the wall's faces (0.2 m + up to two 5 cm cells)
+    half = size[0] / 2
+    assert nav.is_navigable((x - half - 0.31, 0, 2.0)) and nav.is_navigable((x + half + 0.31, 0, 2.0))
+    assert not nav.is_navigable((x - half - 0.19, 0, 2.0)) and not nav.is_navigable((x + half + 0.19, 0, 2.0))
+    # the order of coincident faces, and sub-micrometre moves of every vertex, change nothing ...
+    rng = np.random.default_rng(7)
+    shuffled = _rebuilt(scene, triangles=scene.triangles[rng.permutation(len(scene.triangles))])
+    np.testing.assert_array_equal(shuffled.navgrid.navigable, nav.navigable)
+    # ... except that faces through cell centres may move to either side of them: one cell next to the wall
+    cols = nav.origin[0] + (np.arange(nav.navigable.shape[1]) + 0.5) * nav.cell
+    compared = slice(None) if name != "zero-thickness on centres" else np.abs(cols - x) > 0.3
+    for _ in range(3):
+        jitter = rng.uniform(-1e-6, 1e-6, scene.vertices.shape).astype(np.float32)
+        moved = _rebuilt(scene, vertices=scene.vertices + jitter).navgrid
+        assert moved.num_islands == 2
+        np.testing.assert_array_equal(moved.navigable[:, compared], nav.navigable[:, compared])
+
+
+def test_walls_meeting_flush_or_overlapping_seal_rooms():
+    # along z = 2 a wall in two pieces, the left one flush with the outer wall, the right one overlapping
+    # it; the wall along x = 4 stands flush on the first wall's face (z = 1.95)
+    walls = [
+        ((2.0, 1.25, 2.0), (4.0, 2.5, 0.1)),
+        ((6.0, 1.2, 2.0), (4.4, 2.6, 0.1)),
+        ((4.0, 1.25, 0.975), (0.1, 2.5, 1.95)),
+    ]
+    nav = box_room(8.0, 4.0, inner_walls=walls, agent=AGENT).navgrid
+    assert nav.num_islands == 3
+    assert len({nav.island_of((2.0, 0, 1.0)), nav.island_of((6.0, 0, 1.0)), nav.island_of((4.0, 0, 3.0))}) == 3
+    assert nav.geodesic((1.0, 0, 3.0), (7.0, 0, 3.0)).distance == pytest.approx(6.0, abs=1e-9)
+
+
+def test_zero_thickness_wall_is_walked_around():
+    # the wall of test_geodesic_goes_around_a_wall with no thickness at all
+    scene = box_room(8.0, 4.0, inner_walls=[((4.0, 1.25, 1.5), (0.0, 2.5, 3.0))], agent=AGENT)
+    start, goal = np.array([3.7, 0.0, 1.0]), np.array([4.3, 0.0, 1.0])
+    result = scene.geodesic(start, goal)
+    corner = np.array([4.0, 3.0 + AGENT.radius])  # the path crosses x = 4 at least a radius past the wall's end
+    bound = np.linalg.norm(corner - start[[0, 2]]) + np.linalg.norm(goal[[0, 2]] - corner)
+    assert result.status == "ok"
+    assert bound - 0.05 <= result.distance <= bound * 1.1  # the grid keeps up to 1.5 cells more
+    assert result.path[:, 2].max() > 3.0
+
+
+def test_zero_thickness_wall_under_hm3d_mesh_navigation(tmp_path):
+    from memgym.scenes.hm3d import HM3DScene, export_hm3d
+
+    room = box_room(4.0, 3.0, inner_walls=[((2.0, 1.25, 0.6), (0.0, 2.5, 1.2))], agent=AGENT)
+    scene = HM3DScene.load(export_hm3d(room, tmp_path / "00001-WALL", "WALL"), navigation="mesh", agent=AGENT)
+    start, goal = np.array([1.7, 0.0, 0.6]), np.array([2.3, 0.0, 0.6])  # 0.6 m apart through the wall
+    # around the wall's end: through (2, 1.2 + radius) at best
+    assert scene.geodesic_distance(start, goal) >= 2 * math.hypot(0.3, 0.6 + AGENT.radius) - 0.05 > 1.6
+
+
+def _slab_through_centres(y0: float, y1: float) -> np.ndarray:
+    """The slab ``[0, 4] x [y0, y1] x [0, 3]`` as triangles ``(T, 3, 3)``, counter-clockwise seen
+    from outside. Its top's edges and vertices run through the centres of 0.125 m cells from
+    x, z = -0.25 (exact binary fractions): a fan around a centre, an inner square along rows and
+    columns of centres, diagonals through centres. Its bottom is two triangles, so a top counted
+    twice or not at all at a centre does not cancel out."""
+    c = (2.0625, 1.5625)
+    inner = [(1.0625, 0.5625), (3.0625, 0.5625), (3.0625, 2.5625), (1.0625, 2.5625)]
+    outer = [(0.0, 0.0), (4.0, 0.0), (4.0, 3.0), (0.0, 3.0)]
+    top = []
+    for i in range(4):
+        (a, b), (p, q) = (inner[i], inner[(i + 1) % 4]), (outer[i], outer[(i + 1) % 4])
+        top += [(c, a, b), (p, q, b), (p, b, a)]
+    bottom = [(outer[0], outer[1], outer[2]), (outer[0], outer[2], outer[3])]
+    tri = []
+    for y, up, faces in ((y1, True, top), (y0, False, bottom)):
+        for t in faces:
+            t = np.array([(x, y, z) for x, z in t])
+            normal_y = np.cross(t[1] - t[0], t[2] - t[0])[1]
+            tri.append(t if (normal_y > 0) == up else t[[0, 2, 1]])
+    for (ax, az), (bx, bz) in zip(outer, outer[1:] + outer[:1]):  # the sides close the slab
+        tri += [
+            np.array([(ax, y0, az), (bx, y1, bz), (bx, y0, bz)]),
+            np.array([(ax, y0, az), (ax, y1, az), (bx, y1, bz)]),
+        ]
+    return np.array(tri)
+
+
+def test_solids_triangulated_through_cell_centres_leave_no_holes():
+    # each vertical line crosses each face exactly once: a centre on a shared edge or vertex counted
+    # twice (or not at all) would read as inside the ceiling slab (or as no floor)
+    from memgym.scenes import meshes
+
+    agent = AgentSpec(radius=0.25, cell_size=0.125)
+    t = 0.25
+    walls = [((-t / 2, 3.0, 1.5), (t, 2.7, 3.0 + 2 * t)), ((4 + t / 2, 3.0, 1.5), (t, 2.7, 3.0 + 2 * t))]
+    walls += [((2.0, 3.0, -t / 2), (4.0 + 2 * t, 2.7, t)), ((2.0, 3.0, 3 + t / 2), (4.0 + 2 * t, 2.7, t))]
+    walls = [meshes.box((x, y - 1.65, z), size, (1, 1, 1), 3) for (x, y, z), size in walls]
+    plain = [meshes.box((2.0, -0.1, 1.5), (4.0, 0.2, 3.0), (1, 1, 1), 1)]
+    plain.append(meshes.box((2.0, 2.6, 1.5), (4.0, 0.2, 3.0), (1, 1, 1), 2))
+    bounds = np.array([[-t, -0.2, -t], [4 + t, 2.7, 3 + t]])
+    wall_tri = np.concatenate([w.vertices[w.triangles] for w in walls])
+    reference = NavGrid.from_mesh(
+        np.concatenate([wall_tri] + [p.vertices[p.triangles] for p in plain]), bounds, agent, 0.0
+    )
+    fans = np.concatenate([wall_tri, _slab_through_centres(-0.2, 0.0), _slab_through_centres(2.5, 2.7)])
+    nav = NavGrid.from_mesh(fans, bounds, agent, 0.0)
+    assert nav.heights.min() == 0.0 == nav.heights.max()
+    assert reference.navigable.sum() == (32 - 4) * (24 - 4)  # the floor cells more than a radius from walls
+    np.testing.assert_array_equal(nav.navigable, reference.navigable)
+
+
+def test_subdividing_the_mesh_changes_nothing():
+    import trimesh
+
+    scene = box_room(8.0, 4.0, inner_walls=[WALLS["flush"], ((2.0, 1.25, 3.0), (0.0, 2.5, 2.0))], agent=AGENT)
+    vertices, triangles = scene.vertices.astype(np.float64), scene.triangles
+    for _ in range(3):  # each triangle into 4, three times: 64 for each, with many shared edges
+        vertices, triangles = trimesh.remesh.subdivide(vertices, triangles)
+    fine = NavGrid.from_mesh(vertices[triangles], scene.bounds(), AGENT, 0.0)
+    np.testing.assert_array_equal(fine.navigable, scene.navgrid.navigable)
+    np.testing.assert_array_equal(fine.heights, scene.navgrid.heights)
+
+
+def test_room_of_one_sided_surfaces_like_a_scan():
+    # a scan has no closed solids: one quad per floor, ceiling and wall, facing into the room
+    def quad(a, b, c, d):  # counter-clockwise seen from the side it faces
+        return [np.array([a, b, c]), np.array([a, c, d])]
+
+    w, d, h = 6.0, 4.0, 2.5
+    tri = quad((0, 0, 0), (0, 0, d), (w, 0, d), (w, 0, 0)) + quad((0, h, 0), (w, h, 0), (w, h, d), (0, h, d))
+    tri += quad((0, 0, 0), (w, 0, 0), (w, h, 0), (0, h, 0)) + quad((0, 0, d), (0, h, d), (w, h, d), (w, 0, d))
+    tri += quad((0, 0, 0), (0, h, 0), (0, h, d), (0, 0, d)) + quad((w, 0, 0), (w, 0, d), (w, h, d), (w, h, 0))
+    tri = np.array(tri, float)
+    normals = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
+    centre = np.array([w / 2, h / 2, d / 2])
+    assert (np.einsum("ij,ij->i", normals, centre - tri[:, 0]) > 0).all()  # every face looks into the room
+    bounds = np.array([[0.0, 0.0, 0.0], [w, h, d]])
+    nav = NavGrid.from_mesh(tri, bounds, AGENT, 0.0)
+    # the walls lie on the grid's edge and still keep the agent a radius away
+    assert nav.num_islands == 1 and nav.navigable.sum() == (120 - 8) * (80 - 8)
+    assert nav.navigable.sum() == box_room(w, d, agent=AGENT).navgrid.navigable.sum()
+    # a one-sided partition (facing -x) across the room at x = 3 splits it
+    split = NavGrid.from_mesh(
+        np.concatenate([tri, quad((3, 0, 0), (3, 0, d), (3, h, d), (3, h, 0))]), bounds, AGENT, 0.0
+    )
+    assert split.num_islands == 2 and split.island_of((2.0, 0, 2.0)) != split.island_of((4.0, 0, 2.0))

@@ -1,4 +1,4 @@
-"""A tiny randomly initialised Llama with a word-level tokenizer, built offline (no downloads)."""
+"""Tiny randomly initialised Hugging Face models (Llama, LLaVA, OWLv2, CLIP) built offline (no downloads)."""
 
 from __future__ import annotations
 
@@ -125,4 +125,79 @@ def build_tiny_llava(folder: Path, *, seed: int = 0) -> Path:
     torch.manual_seed(seed)
     LlavaForConditionalGeneration(config).save_pretrained(folder)
     processor.save_pretrained(folder)
+    return folder
+
+
+def _char_clip_tokenizer():
+    """A CLIP tokenizer over single lower-case characters (no merges), built offline."""
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import CLIPTokenizerFast
+
+    vocab = {"<unk>": 0, "<|startoftext|>": 1, "<|endoftext|>": 2}  # OWL reads id 0 as query padding
+    for c in "abcdefghijklmnopqrstuvwxyz0123456789":
+        vocab.setdefault(c, len(vocab))
+        vocab.setdefault(c + "</w>", len(vocab))
+    backend = Tokenizer(models.BPE(vocab=vocab, merges=[], unk_token="<unk>", end_of_word_suffix="</w>"))
+    backend.pre_tokenizer = pre_tokenizers.Whitespace()
+    tokenizer = CLIPTokenizerFast(
+        tokenizer_object=backend,
+        unk_token="<unk>",
+        bos_token="<|startoftext|>",
+        eos_token="<|endoftext|>",
+        pad_token="<|endoftext|>",
+    )
+    return tokenizer, len(vocab)
+
+
+def _tiny_text_vision(vocab_size: int, image_size: int) -> tuple[dict, dict]:
+    text = {
+        "vocab_size": vocab_size,
+        "hidden_size": 16,
+        "intermediate_size": 32,
+        "num_hidden_layers": 1,
+        "num_attention_heads": 2,
+        "max_position_embeddings": 64,
+        "bos_token_id": 1,
+        "eos_token_id": 2,
+        "pad_token_id": 2,
+    }
+    vision = {
+        "hidden_size": 16,
+        "intermediate_size": 32,
+        "num_hidden_layers": 1,
+        "num_attention_heads": 2,
+        "image_size": image_size,
+        "patch_size": 8,
+    }
+    return text, vision
+
+
+def build_tiny_owlv2(folder: Path, *, seed: int = 0) -> Path:
+    """Save a tiny random OWLv2 zero-shot detector (32 px input, 16 patches) and its processor."""
+    import torch
+    from transformers import Owlv2Config, Owlv2ForObjectDetection, Owlv2ImageProcessorPil, Owlv2Processor
+
+    tokenizer, vocab_size = _char_clip_tokenizer()
+    text, vision = _tiny_text_vision(vocab_size, 32)
+    torch.manual_seed(seed)
+    model = Owlv2ForObjectDetection(Owlv2Config(text_config=text, vision_config=vision, projection_dim=16))
+    model.save_pretrained(folder)
+    processor = Owlv2Processor(
+        image_processor=Owlv2ImageProcessorPil(size={"height": 32, "width": 32}), tokenizer=tokenizer
+    )
+    processor.save_pretrained(folder)
+    return folder
+
+
+def build_tiny_clip(folder: Path, *, seed: int = 0) -> Path:
+    """Save a tiny random CLIP (32 px images) and its processor."""
+    import torch
+    from transformers import CLIPConfig, CLIPImageProcessorPil, CLIPModel, CLIPProcessor
+
+    tokenizer, vocab_size = _char_clip_tokenizer()
+    text, vision = _tiny_text_vision(vocab_size, 32)
+    torch.manual_seed(seed)
+    CLIPModel(CLIPConfig(text_config=text, vision_config=vision, projection_dim=16)).save_pretrained(folder)
+    image_processor = CLIPImageProcessorPil(size={"shortest_edge": 32}, crop_size={"height": 32, "width": 32})
+    CLIPProcessor(image_processor=image_processor, tokenizer=tokenizer).save_pretrained(folder)
     return folder

@@ -1,20 +1,22 @@
-"""A tiny VoxMem dataset (4 items at 4K, 4 sound classes) and a truth-reading ASR for evaluation tests."""
+"""A tiny VoxMem dataset (5 items at 4K, 4 sound classes) and a truth-reading ASR for evaluation tests."""
 
 from __future__ import annotations
 
+from memgym.backends.asr import ASRConfig
 from memgym.datasets.voxmem.build import VoxMemBuilder, VoxMemConfig
 
 SOUNDS = ("rain", "dog", "siren", "clock_tick")
 
 
 def build_tiny_voxmem(out):
-    """Build the dataset under ``out``; returns the folder."""
+    """Build the dataset under ``out`` (no intelligibility gate: every item is kept); returns the folder."""
     config = VoxMemConfig(
-        items=4,
-        cells=("speaker/TET", "sound/IE", "paralinguistic/IE", "semantics/AR"),
+        items=5,
+        cells=("speaker/TET", "sound/IE", "paralinguistic/IE", "semantics/TET", "semantics/AR"),
         budgets=("4k",),
         sound_classes=SOUNDS,
         out=str(out),
+        asr=ASRConfig(kind="none"),
     )
     return VoxMemBuilder(config).build()
 

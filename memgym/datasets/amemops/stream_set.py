@@ -6,9 +6,11 @@ Layout of a stream-set folder::
     manifest.jsonl              one AMemOpsStream record per line (rebuilds the exact audio)
     features/<episode_id>.npz   features (T, 131) float32, gain (T,) int64, pan (T,) int64
 
-Writing is resumable: the manifest is written first (atomically); feature files that already
-exist are skipped, each written atomically, so an interrupted ``memgym generate amemops`` picks
-up where it stopped.
+Writing is resumable: the records are built before anything is written, then the config and the
+manifest are written (atomically); feature files that already exist are skipped, each written
+atomically, so an interrupted ``memgym generate amemops`` picks up where it stopped. A folder that
+holds a set of another config (or other files) is refused before any work, so features of two
+configs are never mixed; a failed build leaves an existing set as it was.
 """
 
 from __future__ import annotations
@@ -21,9 +23,11 @@ from typing import Literal
 import numpy as np
 from tqdm import tqdm
 
-from memgym.core.config import dump_config
+from memgym.core.config import load_config, yaml_text
 from memgym.core.episode import Dataset
-from memgym.core.errors import ConfigError, RecordError
+from memgym.core.errors import ConfigError, MemgymError, RecordError
+from memgym.core.outputs import prepare_output_folder, write_text_atomic
+from memgym.core.seeding import config_hash
 from memgym.datasets.amemops.audio import StreamRenderer
 from memgym.datasets.amemops.config import RECORDING_CONTROLS, StreamConfig
 from memgym.datasets.amemops.features import stream_features, stream_labels
@@ -59,7 +63,7 @@ class StreamSetConfig:
     kind: Literal["streams", "history"] = dataclasses.field(
         default="streams", metadata={"help": "random streams or matched-history templates"}
     )
-    count: int = dataclasses.field(default=48, metadata={"help": "streams in a kind=streams set"})
+    count: int = dataclasses.field(default=48, metadata={"help": "streams in a kind=streams set", "min": 1})
     seed: int = dataclasses.field(default=0, metadata={"help": "run seed"})
     history: HistorySetConfig = dataclasses.field(default_factory=HistorySetConfig, metadata={"help": "history set"})
     features: bool = dataclasses.field(default=True, metadata={"help": "also write features/labels per stream"})
@@ -109,10 +113,9 @@ def write_stream_set(
     config: StreamSetConfig, library: SourceLibrary, folder: str | Path, *, progress: bool = True
 ) -> Path:
     """Build the set into ``folder`` (see the module docstring); returns the manifest path."""
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    dump_config(config, folder / "config.yaml")
+    folder = prepare_output_folder(folder, digest=config_hash(config), marker="config.yaml", read_digest=_set_digest)
     records = build_records(config, library)
+    write_text_atomic(folder / "config.yaml", yaml_text(config))
     manifest = folder / "manifest.jsonl"
     Dataset(records).save(manifest)
     if config.features:
@@ -130,6 +133,14 @@ def write_stream_set(
     return manifest
 
 
+def _set_digest(path: Path) -> str | None:
+    """Config hash of the set whose ``config.yaml`` is ``path`` (None when it is not one)."""
+    try:
+        return config_hash(load_config(StreamSetConfig, path=path))
+    except MemgymError:
+        return None
+
+
 def load_stream_set(path: str | Path) -> Dataset:
     """The streams of a set folder (or of a ``manifest.jsonl`` path)."""
     path = Path(path)
@@ -137,6 +148,8 @@ def load_stream_set(path: str | Path) -> Dataset:
     if not manifest.is_file():
         raise RecordError(f"{path} is not an AMemOps stream set (no manifest.jsonl)")
     dataset = Dataset.load(manifest)
+    if not len(dataset):
+        raise RecordError(f"{manifest} holds no streams")
     for episode in dataset:
         if not isinstance(episode, AMemOpsStream):
             raise RecordError(f"{manifest}: expected amemops.stream records, found {type(episode).__name__}")

@@ -8,11 +8,13 @@ interior, exterior). Audio is resampled 44.1 kHz -> 16 kHz on load.
 from __future__ import annotations
 
 import csv
+import io
 from pathlib import Path
 
 import numpy as np
 
 from memgym.core.errors import MemgymError
+from memgym.core.textfiles import read_text
 from memgym.datasets.sources.audio_io import read_wav, wav_num_samples
 from memgym.datasets.sources.library import RecordingInfo, SourceLibrary
 
@@ -40,15 +42,14 @@ class ESC50Library(SourceLibrary):
         csv_path = self.root / "meta" / "esc50.csv"
         if not csv_path.is_file():
             raise MemgymError(f"ESC-50 folder {self.root} has no meta/esc50.csv")
-        with csv_path.open(newline="", encoding="utf-8") as handle:
-            reader = csv.DictReader(handle)
-            columns = reader.fieldnames or []
-            missing = [c for c in REQUIRED_COLUMNS if c not in columns]
-            if missing:
-                raise MemgymError(
-                    f"{csv_path}: missing column(s) {missing}; expected {list(REQUIRED_COLUMNS)}, found {columns}"
-                )
-            rows = list(reader)
+        reader = csv.DictReader(io.StringIO(read_text(csv_path), newline=""))
+        columns = reader.fieldnames or []
+        missing = [c for c in REQUIRED_COLUMNS if c not in columns]
+        if missing:
+            raise MemgymError(
+                f"{csv_path}: missing column(s) {missing}; expected {list(REQUIRED_COLUMNS)}, found {columns}"
+            )
+        rows = list(reader)
         infos = []
         for line, row in enumerate(rows, start=2):
             try:

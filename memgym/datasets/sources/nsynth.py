@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from memgym.core.errors import MemgymError
+from memgym.core.textfiles import read_text
 from memgym.datasets.sources.audio_io import read_wav, wav_num_samples
 from memgym.datasets.sources.library import RecordingInfo, SourceLibrary
 from memgym.datasets.sources.synthesis import stable_seed
@@ -56,12 +57,14 @@ def read_examples(root: Path, split: str) -> dict[str, dict[str, Any]]:
     if not path.is_file():
         raise MemgymError(f"NSynth folder {root} has no nsynth-{split}/examples.json")
     try:
-        examples = json.loads(path.read_text(encoding="utf-8"))
+        examples = json.loads(read_text(path))
     except json.JSONDecodeError as exc:
         raise MemgymError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
     if not isinstance(examples, dict):
         raise MemgymError(f"{path}: expected an object mapping note ids to metadata")
     for key, meta in examples.items():
+        if not isinstance(meta, dict):
+            raise MemgymError(f"{path}: note '{key}' is {type(meta).__name__} {meta!r}, expected an object of fields")
         missing = [f for f in REQUIRED_FIELDS if f not in meta]
         if missing:
             raise MemgymError(f"{path}: note '{key}' lacks field(s) {missing}; expected {list(REQUIRED_FIELDS)}")

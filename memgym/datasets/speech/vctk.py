@@ -20,6 +20,7 @@ import numpy as np
 
 from memgym.backends.tts.base import Voice
 from memgym.core.errors import MemgymError
+from memgym.core.textfiles import read_text
 
 
 @dataclasses.dataclass(frozen=True)
@@ -82,7 +83,7 @@ class VCTKCorpus:
         for txt in sorted((self.root / "txt" / speaker_id).glob("*.txt")):
             audio = self.root / "wav48_silence_trimmed" / speaker_id / f"{txt.stem}_mic1.flac"
             if audio.is_file():
-                out.append(VCTKUtterance(speaker_id, txt.stem, txt.read_text(encoding="utf-8").strip(), audio))
+                out.append(VCTKUtterance(speaker_id, txt.stem, read_text(txt).strip(), audio))
         return out
 
     def load_audio(self, utterance: VCTKUtterance, sample_rate: int = 16000) -> np.ndarray:

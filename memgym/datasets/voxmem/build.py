@@ -8,10 +8,17 @@ Output folder::
     config.yaml        the config that built it
     audio/             content-hashed FLAC per user turn (+ cue/sound-removed pairs)
 
-Items cycle through the 15 cells (and their subtypes). An AR item reuses the history of an
-earlier item of the same evidence type (its source) with only the evidence sessions edited; when
-no eligible source exists yet it derives from a source plan of its own that is not itself asked.
-An item whose plan fails QC is redrawn (up to ``max_revisions`` times) and otherwise discarded.
+Items cycle through the 15 cells (and their subtypes). An AR item is derived from an IE, MSR or
+TET item of the same evidence type in the same dataset (its source, :meth:`VoxMemBuilder.layout`)
+and reuses that item's history: the edited evidence sessions keep their words and turns
+(:meth:`VoxMemBuilder.edited_session`), every other session is shared. An item whose plan fails
+QC is redrawn (up to ``max_revisions`` times) and otherwise discarded.
+
+Redrawing, for checks that reject a draw: an item is redrawn by :meth:`VoxMemBuilder.attempt`
+with the next ``attempt`` (a new plan and history from the item's sub-seed); a topical session by
+:meth:`VoxMemBuilder.topical_session` with ``redraw > 0`` (new words for the same fact); a filler
+by :meth:`VoxMemBuilder.filler_session` with another generator. An AR item's edited sessions are
+not redrawn (their words are the source's); its next attempt takes another source.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from memgym.backends.asr import ASRConfig
 from memgym.backends.tts import TTSConfig, make_tts_backend
 from memgym.backends.tts.base import Voice
 from memgym.core.config import dump_config
@@ -45,12 +53,19 @@ from memgym.datasets.voxmem.history import (
     timestamps,
 )
 from memgym.datasets.voxmem.oracle import answer_query, sound_label
-from memgym.datasets.voxmem.plans import STATE_CUES, derive_refusal, plan_item, refusal_edit
-from memgym.datasets.voxmem.records import Plan, Session, SessionFact, Turn, VoxMemEpisode
+from memgym.datasets.voxmem.plans import MIN_USERS, STATE_CUES, derive_refusal, plan_item, refusal_edit
+from memgym.datasets.voxmem.records import Plan, Query, Session, SessionFact, Turn, VoxMemEpisode
 from memgym.datasets.voxmem.render import TurnRenderer, library_clip_source
-from memgym.datasets.voxmem.taxonomy import CELLS, SUBTYPES, cell_name
+from memgym.datasets.voxmem.taxonomy import CELLS, OPERATIONS, REFUSAL, SUBTYPES, cell_name
 from memgym.datasets.voxmem.tokens import TokenCounter, audio_tokens
-from memgym.datasets.voxmem.writing import DialogueWriter, LLMWriter, TemplateWriter, paraphrase_question
+from memgym.datasets.voxmem.topics import FAMILY_BY_NAME
+from memgym.datasets.voxmem.writing import (
+    DialogueWriter,
+    LLMWriter,
+    TemplateWriter,
+    paraphrase_question,
+    replace_phrase,
+)
 
 AR_HEADROOM = 0.4
 """Share of the evidence's tokens left free in the histories of items an AR item can be derived
@@ -58,6 +73,8 @@ from, so the edit (a statement re-voiced by a slower voice: at most 200/145 wpm 
 removed) cannot push the reused history over its budget."""
 FIT_ATTEMPTS = 6
 """New candidate sessions tried when the next one does not fit the remaining budget."""
+HAYSTACK_TRIES = 20
+"""Candidate haystacks drawn per added haystack before a level falls back to fillers."""
 
 DEFAULT_SOUND_CLASSES: tuple[str, ...] = (
     "airplane", "car_horn", "chainsaw", "chirping_birds", "church_bells", "clock_alarm", "clock_tick",
@@ -72,9 +89,12 @@ DEFAULT_SOUND_CLASSES: tuple[str, ...] = (
 class VoxMemConfig:
     """Configuration of ``memgym generate voxmem``."""
 
-    items: int = dataclasses.field(default=15, metadata={"help": "number of items (cycling over the cells)"})
+    items: int = dataclasses.field(default=15, metadata={"help": "number of items (cycling over the cells)", "min": 1})
     cells: tuple[str, ...] = dataclasses.field(
-        default=(), metadata={"help": "cells to build, e.g. [speaker/IE,sound/AR]; empty = all 15"}
+        default=(),
+        metadata={
+            "help": "cells to build, e.g. [speaker/IE,sound/IE,sound/AR] (AR needs a source cell); empty = all 15"
+        },
     )
     budgets: tuple[str, ...] = dataclasses.field(
         default=("8k", "16k", "32k", "64k"), metadata={"help": "context budgets (8k = 8192 tokens)"}
@@ -88,8 +108,10 @@ class VoxMemConfig:
     sound_classes: tuple[str, ...] = dataclasses.field(
         default=DEFAULT_SOUND_CLASSES, metadata={"help": "sound classes used as background sounds"}
     )
-    snr_db: float = dataclasses.field(default=10.0, metadata={"help": "speech-to-sound SNR on the active region"})
-    users: int = dataclasses.field(default=3, metadata={"help": "users per history (distinct voices)"})
+    snr_db: float = dataclasses.field(
+        default=15.0, metadata={"help": "speech-to-sound SNR in dB on the speech's active region (see docs/voxmem.md)"}
+    )
+    users: int = dataclasses.field(default=3, metadata={"help": "users per history (distinct voices)", "min": 1})
     writer: Literal["template", "llm"] = dataclasses.field(
         default="template", metadata={"help": "dialogue writer: template (offline) or llm (needs reasoner)"}
     )
@@ -109,12 +131,19 @@ class VoxMemConfig:
     max_session_reuse: int = dataclasses.field(
         default=4, metadata={"help": "most items whose histories may share one session"}
     )
-    borrow_per_level: int = dataclasses.field(
-        default=2, metadata={"help": "borrowed haystacks added per budget level (when compatible ones exist)"}
+    haystacks_per_level: int = dataclasses.field(
+        default=2,
+        metadata={
+            "help": "haystacks added at every budget level (borrowed from items on the same topic family, else written)"
+        },
     )
     filler_cue_rate: float = dataclasses.field(default=0.2, metadata={"help": "share of filler sessions with a cue"})
     filler_sound_rate: float = dataclasses.field(default=0.3, metadata={"help": "share of filler sessions with sound"})
     max_revisions: int = dataclasses.field(default=2, metadata={"help": "redraws of an item that fails QC"})
+    asr: ASRConfig = dataclasses.field(
+        default_factory=ASRConfig,
+        metadata={"help": "speech recogniser of the QC intelligibility gate (asr.kind=none: no gate)"},
+    )
 
 
 def voice_bank(config: VoxMemConfig) -> list[Voice]:
@@ -145,6 +174,25 @@ def parse_budget(text: str) -> int:
     if value <= 0:
         raise ConfigError(f"budgets: '{text}' must be positive")
     return value
+
+
+def _ordered_facts(plan: Plan) -> list[SessionFact]:
+    """The plan's facts with ranked (TET) sessions first in rank order, as the oracle reads them."""
+    return [s.fact for s in sorted(plan.sessions, key=lambda s: (s.order < 0, s.order))]
+
+
+@dataclasses.dataclass
+class _AnswerCheck:
+    """A query, the facts of a history so far and the answer they must keep giving."""
+
+    query: Query
+    facts: list[SessionFact]
+    answer: str
+
+    def holds_with(self, fact: SessionFact) -> bool:
+        """Whether the answer stays with ``fact`` added (appended: added sessions are never about
+        the question's subjects, so where they go does not matter)."""
+        return answer_query(self.query, [*self.facts, fact]) == self.answer
 
 
 @dataclasses.dataclass
@@ -185,6 +233,14 @@ class VoxMemBuilder:
         self.digest = config_hash(dataclasses.replace(config, out=""))
         self.backend = make_tts_backend(config.tts)
         self.voice_bank = voice_bank(config)
+        if not MIN_USERS <= config.users <= len(self.voice_bank):
+            raise ConfigError(
+                f"users: expected {MIN_USERS} to {len(self.voice_bank)} users per history (speaker questions and "
+                f"answer refusal need two voices; the {config.tts.kind} voice bank has {len(self.voice_bank)}), "
+                f"got {config.users}"
+            )
+        if config.haystacks_per_level < 0:
+            raise ConfigError(f"haystacks_per_level must be >= 0, got {config.haystacks_per_level}")
         library = open_library(config.library)
         known = set(library.identities())
         missing = [s for s in config.sound_classes if s not in known]
@@ -213,13 +269,15 @@ class VoxMemBuilder:
 
             qc_reasoner = REASONERS.get(config.qc_reasoner)()
         self.qc_reasoner = qc_reasoner
+        self.gate = qc.intelligibility_gate(self.out, config.asr)  # None with asr.kind=none
         self._filler_next = 0
         self._usage: dict[str, set[str]] = {}
+        self._layout: tuple[list[tuple[str, str, str]], dict[int, int]] | None = None
         self.check_failures: dict[str, int] = {}
 
     # ----- plans ------------------------------------------------------------------------------------
     def schedule(self) -> list[tuple[str, str, str]]:
-        """(evidence, operation, subtype) of every item, cycling cells then subtypes."""
+        """(evidence, operation, subtype) of every item, cycling cells then subtypes (before :meth:`layout`)."""
         out = []
         for i in range(self.config.items):
             evidence, operation = self.cells[i % len(self.cells)]
@@ -227,32 +285,93 @@ class VoxMemBuilder:
             out.append((evidence, operation, subs[(i // len(self.cells)) % len(subs)]))
         return out
 
-    def plan(self, index: int, attempt: int, asked: list[Plan], *, word: bool = True) -> Plan:
-        """The plan of item ``index`` (redraw ``attempt``); AR items derive from ``asked`` plans.
+    def layout(self) -> tuple[list[tuple[str, str, str]], dict[int, int]]:
+        """Every item's (evidence, operation, subtype), and the source item of every AR item.
+
+        Each AR item gets its own non-AR item of the same evidence type from this dataset: the
+        first unused one (of the operation its subtype names, then IE, MSR, TET) whose plan can be
+        refused (:func:`refusal_edit`). When no unused one can, the first unused one whose cell
+        has a refusable subtype is switched to that subtype (speaker and sound evidence can only
+        be refused for some subtypes, e.g. speaker IE cue-to-fact but not context-to-cue).
+
+        Returns:
+            ``(schedule, sources)``: the schedule and AR item index -> source item index.
+        Raises:
+            ConfigError: an AR item has no possible source among the dataset's items.
+        """
+        if self._layout is not None:
+            return self._layout
+        schedule = self.schedule()
+        sources: dict[int, int] = {}
+        for index, (evidence, operation, subtype) in enumerate(schedule):
+            if operation != "AR":
+                continue
+            wanted = subtype.removeprefix("from_")
+            free = [
+                j for j, (e, op, _) in enumerate(schedule) if e == evidence and op != "AR" and j not in sources.values()
+            ]
+            free.sort(key=lambda j: (schedule[j][1] != wanted, OPERATIONS.index(schedule[j][1]), j))
+            pick = next((j for j in free if self._refusable(j, schedule[j])), None)
+            for j in free if pick is None else ():
+                sub = next((t for t in SUBTYPES[schedule[j][1]] if self._refusable(j, (*schedule[j][:2], t))), None)
+                if sub is not None:
+                    schedule[j], pick = (*schedule[j][:2], sub), j
+                    break
+            if pick is None:
+                usable = [
+                    f"{evidence}/{op} ({sub})"
+                    for (e, op) in CELLS
+                    if e == evidence and op != "AR"
+                    for sub in SUBTYPES[op]
+                    if self._refusable(index, (e, op, sub))
+                ]
+                raise ConfigError(
+                    f"cells/items: AR item {index} ({evidence}/AR) has no {evidence} item left to derive from (an AR "
+                    f"item reuses the history of its own item of the same evidence type); {evidence} AR items can "
+                    f"derive from {', '.join(usable)}: add such cells or more items"
+                )
+            sources[index] = pick
+        self._layout = (schedule, sources)
+        return self._layout
+
+    def _refusable(self, index: int, cell: tuple[str, str, str]) -> bool:
+        return refusal_edit(self._draw(index, 0, cell)) is not None
+
+    def _draw(self, index: int, attempt: int, cell: tuple[str, str, str]) -> Plan:
+        """The unworded plan of non-AR item ``index`` with (evidence, operation, subtype) ``cell``."""
+        rng = episode_rng(self.digest, self.config.seed, index + 100_003 * attempt)
+        plan_id = f"vox{index:05d}" + (f"r{attempt}" if attempt else "")
+        return plan_item(plan_id, *cell, self.sound_classes, rng, users=self.config.users)
+
+    def plan(self, index: int, attempt: int, *, word: bool = True) -> Plan:
+        """The plan of non-AR item ``index`` (redraw ``attempt``); AR plans come from :meth:`refusal_plan`.
 
         ``word=False`` skips rewording the question (plans only needed for their facts).
         """
-        evidence, operation, subtype = self.schedule()[index]
-        rng = episode_rng(self.digest, self.config.seed, index + 100_003 * attempt)
-        plan_id = f"vox{index:05d}" + (f"r{attempt}" if attempt else "")
-        if operation != "AR":
-            plan = plan_item(plan_id, evidence, operation, subtype, self.sound_classes, rng)
-            return self._worded(plan) if word else plan
+        cell = self.layout()[0][index]
+        if cell[1] == "AR":
+            raise MemgymError(f"item {index} is an AR item; its plan is derived from its source (refusal_plan)")
+        plan = self._draw(index, attempt, cell)
+        return self._worded(plan) if word else plan
+
+    def refusal_plan(self, index: int, attempt: int, asked: dict[int, Plan], taken: set[str]) -> Plan | None:
+        """The plan of AR item ``index``, derived from a kept item of ``asked`` (index -> plan).
+
+        Attempt 0 derives from the item :meth:`layout` paired it with; each further attempt from
+        the next kept, refusable item of the same evidence type not ``taken`` by another AR item
+        (its operation first, then by index). ``None`` when no source is left.
+        """
+        schedule, sources = self.layout()
+        evidence, _, subtype = schedule[index]
         wanted = subtype.removeprefix("from_")
-        ops = [wanted] + [op for op in ("IE", "MSR", "TET") if op != wanted and (evidence, op) in CELLS]
-        ops = [op for op in ops if (evidence, op) in CELLS]
-        for op in ops:  # prefer an asked item of the wanted operation, then of another one
-            for source in reversed(asked):
-                taken = any(p.source_plan_id == source.plan_id for p in asked)
-                if source.evidence == evidence and source.operation == op and not taken and refusal_edit(source):
-                    return derive_refusal(source, plan_id)
-        for op in ops:  # no eligible asked source: a private one
-            for sub in rng.permutation(SUBTYPES[op]):
-                for _ in range(3):
-                    source = self._worded(plan_item(plan_id + "src", evidence, op, str(sub), self.sound_classes, rng))
-                    if refusal_edit(source):
-                        return derive_refusal(source, plan_id)
-        raise MemgymError(f"could not derive an AR item for {evidence}")
+        candidates = sorted(
+            (j for j, p in asked.items() if p.evidence == evidence and p.plan_id not in taken and refusal_edit(p)),
+            key=lambda j: (j != sources[index], asked[j].operation != wanted, j),
+        )
+        if attempt >= len(candidates):
+            return None
+        plan_id = f"vox{index:05d}" + (f"r{attempt}" if attempt else "")
+        return derive_refusal(asked[candidates[attempt]], plan_id)
 
     def _worded(self, plan: Plan) -> Plan:
         """The plan with its question reworded by the LLM writer's reasoner (template writer: unchanged)."""
@@ -265,10 +384,16 @@ class VoxMemBuilder:
         return dataclasses.replace(plan, question=question)
 
     # ----- sessions ----------------------------------------------------------------------------------
-    def topical_session(self, fact: SessionFact, role: str, voices: dict[str, Voice], source: str) -> Session:
-        """Write and render a topical session (evidence or haystack)."""
-        seed = int.from_bytes(hashlib.sha256(fact.to_json().encode()).digest()[:8], "big")
-        rng = np.random.default_rng(seed)
+    def topical_session(
+        self, fact: SessionFact, role: str, voices: dict[str, Voice], source: str, *, redraw: int = 0
+    ) -> Session:
+        """Write and render a topical session (evidence or haystack).
+
+        The words are drawn from a generator seeded by ``fact`` (same fact -> same words);
+        ``redraw > 0`` draws other words for the same fact (for a check that rejects a session).
+        """
+        key = fact.to_json() + (f"#redraw{redraw}" if redraw else "")
+        rng = np.random.default_rng(int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big"))
         n_user = int(rng.integers(2, 4))
         user, assistant, writer = self.writer.write(fact, n_user, rng)
         voice = voices[fact.speaker]
@@ -277,6 +402,28 @@ class VoxMemBuilder:
             turns.append(self.renderer.turn(voice, fact.speaker, u, fact.cue, fact.sound))
             turns.append(Turn(role="assistant", text=a))
         return self._session(tuple(turns), role, fact, f"{source}:{writer}")
+
+    def edited_session(self, session: Session, fact: SessionFact, voices: dict[str, Voice], edit: str) -> Session:
+        """``session`` after an answer-refusal ``edit`` that turned its fact into ``fact``.
+
+        The turns keep their words: user turns are re-spoken in ``fact``'s speaker's voice with
+        its cue and sound (the removed cue or voice link), assistant turns are kept. When the
+        edit moved the session to another subject (``drop_context``), the new subject replaces
+        the old one wherever the turns name it, and nothing else changes; a session whose user
+        turns never name the old subject verbatim (possible with LLM-written words) is written
+        afresh for ``fact`` instead, since replacing the subject could not remove it.
+        """
+        old, new = session.fact.subject, fact.subject
+        if old != new and not any(old.lower() in t.text.lower() for t in session.turns if t.role == "user"):
+            return self.topical_session(fact, session.role, voices, "written")
+        turns = []
+        for turn in session.turns:
+            text = replace_phrase(turn.text, old, new) if old != new else turn.text
+            if turn.role == "user":
+                turns.append(self.renderer.turn(voices[fact.speaker], fact.speaker, text, fact.cue, fact.sound))
+            else:
+                turns.append(dataclasses.replace(turn, text=text))
+        return self._session(tuple(turns), session.role, fact, f"{session.source}+{edit}")
 
     def filler_session(self, voices: dict[str, Voice], rng: np.random.Generator) -> Session:
         """A filler session, spoken by a random user, sometimes with a cue or sound.
@@ -312,7 +459,11 @@ class VoxMemBuilder:
 
     # ----- histories ---------------------------------------------------------------------------------
     def assemble(self, plan: Plan, pool: list[Plan], rng: np.random.Generator) -> tuple[_History, list[Session]]:
-        """Render the plan's sessions and grow its nested histories."""
+        """Render the plan's sessions and grow its nested histories.
+
+        Every budget level adds up to ``haystacks_per_level`` haystacks (:meth:`_next_haystack`)
+        and then fillers, so each longer history holds more of both.
+        """
         voices = assign_voices(list(plan.users), self.voice_bank, rng)
         self._filler_next = int(rng.integers(len(self.fillers)))  # fillers depend on this item's generator only
         core = [self.topical_session(s.fact, s.role, voices, "written") for s in plan.sessions]
@@ -325,23 +476,37 @@ class VoxMemBuilder:
             for s in p.sessions
             if s.role == "evidence" and s.fact.subject not in used_subjects
         ]
-        facts = [s.fact for s in plan.sessions]
-        state = {"borrowed_level": 0}
+        can_be_edited = refusal_edit(plan) is not None
+        checks = [_AnswerCheck(plan.query, _ordered_facts(plan), plan.answer)]
+        if can_be_edited:  # an added session must not give the AR item derived from this one an answer
+            checks.append(_AnswerCheck(plan.query, _ordered_facts(derive_refusal(plan, "")), REFUSAL))
+        level_haystacks = {budget: 0 for budget in self.budgets}  # haystacks placed at each level
         pending: list[Session] = []  # rendered candidates that did not fit yet (used first later)
 
-        def next_extra(remaining: int):
-            for k, candidate in enumerate(pending):
-                if candidate.tokens <= remaining:
-                    return pending.pop(k), candidate.tokens
-            for _ in range(FIT_ATTEMPTS):
-                candidate = self._next_candidate(plan, borrowable, facts, voices, rng, state)
-                if candidate.tokens <= remaining:
+        def fresh(haystack: bool) -> Session | None:
+            if haystack:
+                return self._next_haystack(plan, borrowable, checks, voices, rng)
+            return self._next_filler(voices, rng)
+
+        def next_extra(remaining: int, budget: int):
+            kinds = (True, False) if level_haystacks[budget] < self.config.haystacks_per_level else (False,)
+            for haystack in kinds:  # this level's haystacks first, then fillers
+                fits = [
+                    k for k, c in enumerate(pending) if (c.role == "haystack") == haystack and c.tokens <= remaining
+                ]
+                candidate = pending.pop(fits[0]) if fits else None
+                for _ in range(0 if candidate else FIT_ATTEMPTS):
+                    new = fresh(haystack)
+                    if new is None or new.tokens <= remaining:
+                        candidate = new
+                        break
+                    pending.append(new)
+                if candidate is not None:
+                    level_haystacks[budget] += haystack
                     return candidate, candidate.tokens
-                pending.append(candidate)
             return None
 
         evidence_tokens = sum(c.tokens for c, s in zip(core, plan.sessions) if s.role == "evidence")
-        can_be_edited = plan.operation == "AR" or refusal_edit(plan) is not None
         headroom = int(AR_HEADROOM * evidence_tokens) if can_be_edited else 0  # AR edits happen in place
         try:
             placed, histories = nest_histories(
@@ -355,17 +520,58 @@ class VoxMemBuilder:
         history = _History(placed, histories, [stamp_of[i] for i in range(len(placed))], voices)
         return history, core
 
-    def _next_candidate(self, plan, borrowable, facts, voices, rng, state) -> Session:
-        while borrowable and state["borrowed_level"] < self.config.borrow_per_level * len(self.budgets):
-            source_id, fact = borrowable.pop(0)
-            fact = dataclasses.replace(fact, speaker=fact.speaker if fact.speaker in voices else plan.users[-1])
-            if answer_query(plan.query, [*facts, fact]) != plan.answer:
-                continue
-            session = self.topical_session(fact, "haystack", voices, f"borrowed:{source_id}")
+    def _next_haystack(self, plan, borrowable, checks, voices, rng) -> Session | None:
+        """A haystack for ``plan``'s history that supplies no alternative answer, or ``None``.
+
+        Evidence sessions borrowed from other items on the same topic family come first, then
+        sessions written for the item (:meth:`_written_haystack`). Each is kept only when the
+        oracle still gives every answer in ``checks`` with it (the item's, and the refusal of the
+        AR item derivable from it), its fact is not already in the history, and the session is not
+        yet in ``max_session_reuse`` items' histories.
+        """
+        for _ in range(HAYSTACK_TRIES):
+            if borrowable:
+                source_id, fact = borrowable.pop(0)
+                source = f"borrowed:{source_id}"
+                fact = dataclasses.replace(fact, speaker=fact.speaker if fact.speaker in voices else plan.users[-1])
+            else:
+                fact, source = self._written_haystack(plan, rng), "written"
+            if fact in checks[0].facts or not all(check.holds_with(fact) for check in checks):
+                continue  # (a fact already in this history would repeat one of its sessions)
+            session = self.topical_session(fact, "haystack", voices, source)
             if len(self._usage.get(session.session_id, ())) >= self.config.max_session_reuse:
                 continue
-            state["borrowed_level"] += 1
+            for check in checks:
+                check.facts.append(fact)
             return session
+        return None
+
+    def _written_haystack(self, plan: Plan, rng: np.random.Generator) -> SessionFact:
+        """A haystack written for ``plan``: one of its evidence sessions moved to another subject of
+        its family with another value (phrased the same way, so words do not tell it from evidence),
+        by any user, in the question's cue or sound half the time for paralinguistic / sound items."""
+        query = plan.query
+        evidence = [s.fact for s in plan.sessions if s.role == "evidence"]
+        like = evidence[int(rng.integers(len(evidence)))]
+        family = FAMILY_BY_NAME[query.family]
+        cue, sound = "neutral", ""
+        if query.evidence == "paralinguistic":
+            cue = query.cue if query.cue and rng.random() < 0.5 else str(rng.choice(STATE_CUES))
+        targets = [x for x in (query.sound, *query.options) if x]
+        if query.evidence == "sound":
+            sound = str(rng.choice(targets)) if targets and rng.random() < 0.5 else str(rng.choice(self.sound_classes))
+        elif rng.random() < 0.4:
+            sound = str(rng.choice(self.sound_classes))
+        return dataclasses.replace(
+            like,
+            subject=str(rng.choice([x for x in family.subjects if x not in query.subjects])),
+            value=str(rng.choice([v for v in family.values if v != like.value])),
+            speaker=str(rng.choice(plan.users)),
+            cue=cue,
+            sound=sound,
+        )
+
+    def _next_filler(self, voices: dict[str, Voice], rng: np.random.Generator) -> Session:
         for _ in range(len(self.fillers) + 1):
             session = self.filler_session(voices, rng)
             if len(self._usage.get(session.session_id, ())) < self.config.max_session_reuse:
@@ -436,27 +642,35 @@ class VoxMemBuilder:
             if sid in core_ids
             for name in names
         ]
+        if self.gate is not None:  # evidence turns must be heard by the offline recogniser
+            failed += [f"session_{name}" for names in self.gate.failures(longest).values() for name in names]
         return sorted(set(failed))
 
     # ----- dataset -------------------------------------------------------------------------------------
     def build(self) -> Path:
-        """Build the whole dataset under ``config.out``; returns the folder."""
+        """Build the whole dataset under ``config.out``; returns the folder.
+
+        Non-AR items are built first (in index order), then the AR items on their sources'
+        histories; files list items in index order.
+        """
         from tqdm import tqdm
 
         self.out.mkdir(parents=True, exist_ok=True)
-        asked: list[Plan] = []
-        episodes: list[VoxMemEpisode] = []
+        schedule, _ = self.layout()
+        pool = [self.plan(i, 0, word=False) for i, cell in enumerate(schedule) if cell[1] != "AR"]
+        kept: dict[int, tuple[Plan, list[VoxMemEpisode]]] = {}
         built: dict[str, tuple[_History, list[Session]]] = {}
         discarded, revised = [], 0
-        schedule = self.schedule()
-        all_plans = [
-            self.plan(i, 0, [], word=False) if schedule[i][1] != "AR" else None for i in range(self.config.items)
-        ]
-        pool = [p for p in all_plans if p is not None]
-        for index in tqdm(range(self.config.items), desc="voxmem items", disable=not self.progress):
+        order = sorted(range(self.config.items), key=lambda i: (schedule[i][1] == "AR", i))
+        for index in tqdm(order, desc="voxmem items", disable=not self.progress):
             too_small: list[BudgetTooSmallError] = []
+            asked = {i: plan for i, (plan, _) in kept.items() if plan.operation != "AR"}
+            taken = {plan.source_plan_id for plan, _ in kept.values()}
             for attempt in range(self.config.max_revisions + 1):
-                plan, failed, result = self._attempt(index, attempt, asked, built, pool)
+                plan, failed, result = self.attempt(index, attempt, built, pool, asked, taken)
+                if plan is None:  # an AR item without a source left
+                    discarded.append({"item": f"vox{index:05d}", "failed": ["no_source"]})
+                    break
                 for name in failed:
                     key = name.split("@")[0]
                     self.check_failures[key] = self.check_failures.get(key, 0) + 1
@@ -470,28 +684,42 @@ class VoxMemBuilder:
                     raise too_small[-1]  # no draw fits: the budget is too small, not the draw
                 discarded.append({"item": plan.plan_id, "failed": failed})
                 continue
+            if plan is None:
+                continue
             history, core, item_episodes = result
-            asked.append(plan)
+            kept[index] = (plan, item_episodes)
             built[plan.plan_id] = (history, core)
             for sid in {s.session_id for s in item_episodes[-1].sessions}:
                 self._usage.setdefault(sid, set()).add(plan.plan_id)
-            episodes.extend(item_episodes)
+        plans = [kept[i][0] for i in sorted(kept)]
+        episodes = [e for i in sorted(kept) for e in kept[i][1]]
         write_jsonl(self.out / "manifest.jsonl", episodes)
-        write_jsonl(self.out / "plans.jsonl", asked)
+        write_jsonl(self.out / "plans.jsonl", plans)
         dump_config(self.config, self.out / "config.yaml")
-        self.write_qc(asked, episodes, discarded, revised)
+        self.write_qc(plans, episodes, discarded, revised)
         return self.out
 
-    def _attempt(self, index: int, attempt: int, asked: list[Plan], built: dict, pool: list[Plan]):
-        """One draw of item ``index``: ``(plan, failed checks, (history, core, episodes) or the error)``."""
-        plan = self.plan(index, attempt, asked)
-        if plan.operation == "AR" and plan.source_plan_id in built:  # reuse the source's history
+    def attempt(
+        self, index: int, attempt: int, built: dict, pool: list[Plan], asked: dict[int, Plan], taken: set[str]
+    ) -> tuple[Plan | None, list[str], Any]:
+        """One draw of item ``index``: ``(plan, failed checks, (history, core, episodes) or the error)``.
+
+        A non-AR item draws plan ``attempt`` and assembles a fresh history from the item's
+        sub-seed. An AR item derives from a source in ``asked`` (:meth:`refusal_plan`) and reuses
+        the source's built history (``built``: plan id -> (history, core sessions)) with only the
+        edited sessions replaced; ``(None, [], None)`` when no source is left.
+        """
+        if self.layout()[0][index][1] == "AR":
+            plan = self.refusal_plan(index, attempt, asked, taken)
+            if plan is None:
+                return None, [], None
             history, source_core = built[plan.source_plan_id]
             core = [
-                self.topical_session(s.fact, s.role, history.voices, "written") if s.key in plan.ar_edits else c
+                self.edited_session(c, s.fact, history.voices, plan.ar_edits[s.key]) if s.key in plan.ar_edits else c
                 for s, c in zip(plan.sessions, source_core)
             ]
-        else:  # (an AR item with a private source is assembled around its edited evidence)
+        else:
+            plan = self.plan(index, attempt)
             rng = episode_rng(self.digest, self.config.seed, 1_000_000 + index + 100_003 * attempt)
             try:
                 history, core = self.assemble(plan, pool, rng)
@@ -503,7 +731,11 @@ class VoxMemBuilder:
         return plan, self._failures(plan, item_episodes), (history, core, item_episodes)
 
     def write_qc(self, plans: list[Plan], episodes: list[VoxMemEpisode], discarded: list, revised: int) -> Path:
-        """Write the QC report next to the manifest."""
+        """Write the QC report next to the manifest.
+
+        Besides the checks it records which item every AR item derives from (``ar_sources``) and
+        the sessions of each role per budget, summed over items (``sessions_per_budget``).
+        """
         counts = qc.reuse_counts(
             {
                 p.plan_id: {s.session_id for s in e.sessions}
@@ -516,6 +748,12 @@ class VoxMemBuilder:
         per_cell: dict[str, int] = {}
         for p in plans:
             per_cell[p.cell] = per_cell.get(p.cell, 0) + 1
+        roles: dict[int, dict[str, int]] = {
+            budget: {"evidence": 0, "haystack": 0, "filler": 0} for budget in self.budgets
+        }
+        for e in episodes:
+            for s in e.sessions:
+                roles[e.budget][s.role] += 1
         report = {
             "items_planned": self.config.items,
             "items_kept": len(plans),
@@ -523,6 +761,8 @@ class VoxMemBuilder:
             "revised": revised,
             "check_failures": dict(self.check_failures),
             "items_per_cell": per_cell,
+            "ar_sources": {p.plan_id: p.source_plan_id for p in plans if p.operation == "AR"},
+            "sessions_per_budget": roles,
             "max_session_reuse": max(counts.values(), default=0),
             "reuse_limit": self.config.max_session_reuse,
             "audio_hours": sum(turns.values()) / 3600.0,
@@ -531,8 +771,17 @@ class VoxMemBuilder:
             "tokenizer": self.tokens.name,
             "tts": self.backend.identity(),
         }
-        topical = {s.session_id: s for e in episodes for s in e.sessions if s.role in ("evidence", "haystack")}
-        report["separability"] = qc.separability(sorted(topical.values(), key=lambda s: s.session_id), self.config.seed)
+        if self.gate is not None:
+            report["intelligibility"] = self.gate.report(episodes)
+        topical: dict[str, tuple[Session, str]] = {}
+        for e in sorted(episodes, key=lambda e: e.items[0].item_id):
+            for s in e.sessions:
+                if s.role in ("evidence", "haystack"):
+                    topical.setdefault(s.session_id, (s, e.items[0].item_id))  # grouped by first item
+        ordered = [topical[k] for k in sorted(topical)]
+        report["separability"] = qc.separability(
+            [s for s, _ in ordered], self.config.seed, groups=[item for _, item in ordered]
+        )
         if self.qc_reasoner is not None:
             smallest = [e for e in episodes if e.budget == self.budgets[0] and e.items[0].annotations["audio_native"]]
             solved = [e.items[0].item_id for e in smallest if qc.transcript_llm_solves(self.qc_reasoner, e)]

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from memgym.core.errors import MemgymError
+from memgym.core.textfiles import read_text
 
 MAX_USER_WORDS = 60
 """User turns longer than this are cut (keeps spoken turns well under 30 s)."""
@@ -165,7 +166,7 @@ class InstructS2SCorpus(FillerCorpus):
 
 
 def _records(file: Path):
-    text = file.read_text(encoding="utf-8")
+    text = read_text(file)
     try:
         data = json.loads(text)
         items = data if isinstance(data, list) else [data]

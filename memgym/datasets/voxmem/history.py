@@ -1,7 +1,7 @@
 """Assembling nested histories of several context budgets, with timestamps.
 
 :func:`nest_histories` places an item's core sessions (evidence + its own haystacks) and then,
-budget by budget in increasing order, inserts extra sessions (borrowed haystacks, fillers) at
+budget by budget in increasing order, inserts extra sessions (more haystacks, fillers) at
 uniformly random gaps until the next one would not fit. Every longer history therefore
 contains every session of the shorter one in the same relative order (strict extension), the
 core sessions' positions stay spread uniformly (random insertion keeps their relative positions
@@ -50,7 +50,7 @@ def nest_histories(
     core_tokens: Sequence[int],
     order: Sequence[int],
     budgets: Sequence[int],
-    next_extra: Callable[[int], tuple[object, int] | None],
+    next_extra: Callable[[int, int], tuple[object, int] | None],
     rng: np.random.Generator,
     *,
     min_fill: float = 0.9,
@@ -62,8 +62,9 @@ def nest_histories(
         core_tokens: token count of each core session.
         order: history order of the core sessions (:func:`core_order`).
         budgets: context budgets in tokens.
-        next_extra: ``(remaining_tokens) -> (session, tokens)`` of the next extra session that
-            fits in ``remaining_tokens``, or ``None`` when nothing more fits.
+        next_extra: ``(remaining_tokens, budget) -> (session, tokens)`` of the next extra session
+            that fits in ``remaining_tokens``, or ``None`` when nothing more fits; ``budget`` is
+            the level being filled (so a caller can add haystacks at every level).
         rng: draws insertion gaps.
         min_fill: a history must reach ``min_fill * (budget - headroom)`` tokens.
         headroom: tokens left free below every budget (sessions are added up to ``budget - headroom``).
@@ -90,7 +91,7 @@ def nest_histories(
     for budget in budgets:
         limit = budget - headroom
         while True:
-            extra = next_extra(limit - total)
+            extra = next_extra(limit - total, budget)
             if extra is None:
                 break
             session, count = extra

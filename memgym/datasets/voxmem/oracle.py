@@ -145,30 +145,42 @@ def _argmax(options: Sequence[str], scores: Sequence[int]) -> str:
     return winners[0] if len(winners) == 1 else AMBIGUOUS
 
 
-def transcript_candidates(query: Query, facts: Sequence[SessionFact]) -> set[str]:
-    """Answers a text-only answerer cannot exclude: every fact's voice, cue and sound hidden.
+OTHER_SPEAKER = "<someone else>"
+"""Stand-in voice for "a user other than the asker" when a transcript hides who spoke."""
 
-    The answerer knows the words (subjects, values, order) but not who spoke, how, or over which
-    sound; it considers every assignment of those hidden attributes that the transcript allows
-    (each attribute free over the values the history's facts use, plus the query's own).
+
+def transcript_candidates(query: Query, facts: Sequence[SessionFact]) -> set[str]:
+    """Answers a text-only answerer cannot exclude: who spoke, and how, and over which sound, hidden.
+
+    The answerer knows the words (subjects, values, order) but not the voice, cue or sound of any
+    session; it considers every assignment of those hidden attributes to the sessions about the
+    question's subjects. The evidence attribute ranges over the values those sessions and the
+    query use (plus neutral / no sound), so the candidates do not depend on unrelated sessions; for speaker evidence the voice ranges over the
+    history's users, otherwise it only matters whether the asker spoke (asker or
+    :data:`OTHER_SPEAKER`). Semantic questions have one candidate: the answer.
     """
-    speakers = sorted({f.speaker for f in facts} | {query.asker})
-    cues = sorted({f.cue for f in facts} | ({query.cue} if query.cue else set()) | {"neutral"})
-    sounds = sorted({f.sound for f in facts} | set(query.options) | ({query.sound} if query.sound else set()))
-    hidden = {"speaker": speakers, "paralinguistic": cues, "sound": sounds}
-    if query.evidence not in hidden:
+    if query.evidence == "semantics":
         return {answer_query(query, facts)}
     relevant = [i for i, f in enumerate(facts) if f.subject in query.subjects]
-    choices = hidden[query.evidence]
-    answers: set[str] = set()
-    # enumerate assignments of the hidden attribute over the relevant facts (bounded: few facts)
-    if len(choices) ** len(relevant) > 20000:
+    speakers = sorted({f.speaker for f in facts} | {query.asker})
+    if query.evidence != "speaker":
+        speakers = [query.asker, OTHER_SPEAKER]
+    options: list[dict[str, str]] = [{"speaker": s} for s in speakers]
+    if query.evidence == "paralinguistic":
+        cues = sorted({facts[i].cue for i in relevant} | ({query.cue} if query.cue else set()) | {"neutral"})
+        options = [{**o, "cue": c} for o in options for c in cues]
+    elif query.evidence == "sound":
+        sounds = sorted(
+            {facts[i].sound for i in relevant} | {""} | set(query.options) | ({query.sound} if query.sound else set())
+        )
+        options = [{**o, "sound": a} for o in options for a in sounds]
+    if len(options) ** len(relevant) > 20000:  # bounded enumeration: too many to list, never decisive
         return {"<too many>", answer_query(query, facts)}
-    for code in range(len(choices) ** len(relevant)):
+    answers: set[str] = set()
+    for code in range(len(options) ** len(relevant)):
         altered = list(facts)
         for i in relevant:
-            code, pick = divmod(code, len(choices))
-            field = {"speaker": "speaker", "paralinguistic": "cue", "sound": "sound"}[query.evidence]
-            altered[i] = dataclasses.replace(facts[i], **{field: choices[pick]})
+            code, pick = divmod(code, len(options))
+            altered[i] = dataclasses.replace(facts[i], **options[pick])
         answers.add(answer_query(query, altered))
     return answers - {AMBIGUOUS}

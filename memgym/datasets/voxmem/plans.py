@@ -8,7 +8,7 @@ and for audio-native cells the transcript-only candidates must include at least 
 answer (validity constraints). :func:`derive_refusal` turns an IE/MSR/TET plan into an AR plan by
 removing the context (the subject is never mentioned) or neutralising the acoustic cue (tone or
 sound removed, or the asker's statements re-voiced by another user), so no unique answer remains;
-for audio-native items the words stay unchanged.
+for audio-native items the words stay unchanged. :func:`refusal_edit` says which edit applies.
 """
 
 from __future__ import annotations
@@ -27,6 +27,8 @@ from memgym.datasets.voxmem.topics import TOPIC_FAMILIES, TopicFamily
 STATE_CUES = ("hesitation", "surprise", "emphasis", "fast", "slow", "laughter")
 """Cues a paralinguistic evidence session can carry (neutral is the absence of one)."""
 ORDINALS = ("first", "second", "third")
+MIN_USERS = 2
+"""Fewest users a history can have (speaker questions and re-voicing need a second voice)."""
 
 
 class PlanError(MemgymError):
@@ -64,7 +66,13 @@ class _Draw:
 
 
 def plan_item(
-    plan_id: str, evidence: str, operation: str, subtype: str, sounds: list[str], rng: np.random.Generator
+    plan_id: str,
+    evidence: str,
+    operation: str,
+    subtype: str,
+    sounds: list[str],
+    rng: np.random.Generator,
+    users: int = 3,
 ) -> Plan:
     """A valid plan for one cell and subtype (``operation`` not AR; see :func:`derive_refusal`).
 
@@ -73,20 +81,24 @@ def plan_item(
         evidence, operation, subtype: the cell and one of its subtypes.
         sounds: environmental sound classes available (at least 4).
         rng: the item's generator.
+        users: users in the history (ids ``u0`` .. ``u{users-1}``; ``u0`` asks); at least 2.
     Raises:
-        MemgymError: an invalid cell/subtype, too few sound classes, or no valid plan in 50 draws.
+        MemgymError: an invalid cell/subtype, fewer than 2 users, too few sound classes, or no
+            valid plan in 50 draws.
     """
     if (evidence, operation) not in CELLS or operation == "AR" or subtype not in SUBTYPES[operation]:
         raise MemgymError(f"no plan for cell {evidence}/{operation} with subtype '{subtype}'")
+    if users < MIN_USERS:
+        raise MemgymError(f"users: a VoxMem history needs at least {MIN_USERS} users, got {users}")
     if len(sounds) < 4:
         raise MemgymError(f"VoxMem needs at least 4 environmental sound classes, got {len(sounds)}")
     for _ in range(50):
         family = TOPIC_FAMILIES[int(rng.integers(len(TOPIC_FAMILIES)))]
-        users = ["u0", "u1", "u2"]
-        draw = _Draw(rng, family, [str(s) for s in rng.permutation(family.subjects)], users, "u0", list(sounds))
+        ids = [f"u{i}" for i in range(users)]
+        draw = _Draw(rng, family, [str(s) for s in rng.permutation(family.subjects)], ids, "u0", list(sounds))
         query, question, intended, sessions = _LAYOUTS[operation](draw, evidence, subtype)
         try:
-            return _validated(plan_id, evidence, operation, subtype, query, question, intended, sessions, users)
+            return _validated(plan_id, evidence, operation, subtype, query, question, intended, sessions, ids)
         except PlanError:
             continue
     raise MemgymError(f"could not draw a valid plan for {evidence}/{operation}/{subtype} in 50 attempts")
@@ -409,10 +421,12 @@ def refusal_edit(source: Plan) -> str | None:
     Valid: the oracle over the edited facts refuses, and for audio-native evidence the words stay
     the same (``drop_cue`` / ``revoice``) and a text-only answerer still sees a non-refusal
     candidate -- the model must notice from the audio that the needed evidence is gone. Semantic
-    items use ``drop_context``. Counting items are never eligible (removing evidence changes the
-    count, not its existence).
+    items use ``drop_context``. Counting items qualify when their premise can be removed:
+    semantic ones lose their subject, paralinguistic ones ("did I sound ...") the asker's voice;
+    counting who spoke or what was audible has no such edit (removing a voice or a sound
+    changes the count, not whether the question has an answer).
     """
-    if source.operation not in ("IE", "MSR", "TET") or source.subtype == "counting":
+    if source.operation not in ("IE", "MSR", "TET"):
         return None
     edits = ("drop_context",) if source.evidence == "semantics" else ("drop_cue", "revoice")
     for edit in edits:

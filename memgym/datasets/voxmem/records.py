@@ -98,7 +98,7 @@ class Plan(Record):
         audio_native: the answer must not be recoverable from transcripts.
         ordered: evidence order matters (kept when histories are assembled).
         source_plan_id: for AR items, the plan whose history is reused.
-        ar_edits: for AR items, session key -> edit (``"drop_context"`` or ``"drop_cue"``).
+        ar_edits: for AR items, session key -> edit (``"drop_context"``, ``"drop_cue"`` or ``"revoice"``).
     """
 
     plan_id: str

@@ -192,6 +192,19 @@ def paraphrase_question(reasoner: Reasoner, question: str, keep: list[str]) -> t
     return (candidate, True) if ok else (question, False)
 
 
+def replace_phrase(text: str, old: str, new: str) -> str:
+    """``text`` with every case-insensitive occurrence of ``old`` replaced by ``new``.
+
+    An occurrence that starts with a capital letter (sentence start) keeps it: ``"The lamp"`` ->
+    ``"The fence"`` for ``old="the lamp"``, ``new="the fence"``.
+    """
+
+    def swap(match: re.Match) -> str:
+        return new[:1].upper() + new[1:] if match.group(0)[:1].isupper() else new
+
+    return re.sub(re.escape(old), swap, text, flags=re.IGNORECASE)
+
+
 def _lines(text: str) -> list[str]:
     return [re.sub(r"^\s*(?:[-*]|\d+[.)])\s*", "", line).strip() for line in text.splitlines() if line.strip()]
 

@@ -3,7 +3,8 @@
 It ignores the formation stream. The evaluation loop hands it the episode being played
 (:meth:`OracleProbe.bind_episode`); its evidence is then every memory item an agent *could* know
 (perceptual and episodic content of observed objects, the latest stated social content) as
-``FACT`` lines, plus each observed object's nearest-to-centre view point as its location. With
+``FACT`` lines, plus each observed object's annotated centre as its location (what navigation is
+scored against). With
 the structured reasoner it must answer every item (the test suite checks this), so it separates
 failures of a memory from failures of item construction, reasoning or scoring — the role of the
 paper's oracle probes.
@@ -13,8 +14,6 @@ from __future__ import annotations
 
 import dataclasses
 from typing import Any
-
-import numpy as np
 
 from memgym.backends.structured import format_fact
 from memgym.core.protocols import Memory
@@ -48,10 +47,7 @@ class OracleProbe(Memory):
         scene = load_scene(episode.traversal.scene)
         locations = {}
         for object_id in sorted(observed):
-            obj = scene.object(object_id)
-            points = [np.asarray(v.position, float) for v in obj.view_points] or [np.asarray(obj.position, float)]
-            best = min(points, key=lambda p: float(np.linalg.norm(p[[0, 2]] - np.asarray(obj.position)[[0, 2]])))
-            locations[object_id] = tuple(float(v) for v in best)
+            locations[object_id] = tuple(float(v) for v in scene.object(object_id).position)
         self.evidence = OracleEvidence("\n".join(lines), locations)
 
     def reset(self) -> None:

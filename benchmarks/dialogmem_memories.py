@@ -1,0 +1,73 @@
+"""Memory formation frames/s of every registered DialogMem memory vs rendering the same frames.
+
+``python -m benchmarks dialogmem_memories [--size 128] [--goals 5] [--memories a,b]``. One DialogMem
+episode is generated (house 0); its formation stream is played through ``DialogMemEnv`` once to
+time rendering (RGB-D + semantic frames and the observation dicts an evaluation pays for, the
+baseline), and the observations are kept. Each memory (every registered memory defined under
+``memgym.memory.embodied``, or those named with ``--memories``) is then reset and fed the same
+observations with ``observe``, best of three; probes that read the episode
+(``bind_episode``) are bound first, outside the timing. A ratio of at least 3 means building
+the memory costs well under rendering its input.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from benchmarks.harness import report, time_best
+from memgym.core.registry import MEMORIES
+from memgym.envs.dialogmem_env import DialogMemEnv
+
+EMBODIED_MEMORIES = "memgym.memory.embodied."
+
+
+def dialogmem_memories() -> list[str]:
+    """Registered memories defined in ``memgym.memory.embodied`` (DialogMem's memories and probes)."""
+    return [name for name, cls in MEMORIES.items() if cls.__module__.startswith(EMBODIED_MEMORIES)]
+
+
+def main(argv: list[str]) -> None:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks dialogmem_memories")
+    parser.add_argument("--size", type=int, default=128, help="camera width = height, pixels")
+    parser.add_argument("--goals", type=int, default=5, help="navigation goals of the traversal")
+    parser.add_argument("--memories", default="", help="comma-separated names (default: all DialogMem memories)")
+    args = parser.parse_args(argv)
+    names = [n for n in args.memories.split(",") if n] or dialogmem_memories()
+
+    env = DialogMemEnv(
+        {
+            "house_seed": 0,
+            "traversal": {"min_goals": args.goals, "max_goals": args.goals},
+            "camera": {"width": args.size, "height": args.size},
+        }
+    )
+    env.reset(seed=0)  # generates the episode (not timed)
+    episode = env.episode
+    observations = []
+
+    def render() -> None:
+        observations.clear()
+        observation, info = env.reset(options={"episode": episode})
+        while info["phase"] == "formation":
+            observations.append(observation)
+            observation, _, _, _, info = env.step(env.formation_action())
+
+    baseline = time_best(
+        f"render formation {args.size}x{args.size}", render, units=len(episode.traversal.frames), unit_name="frames"
+    )
+    summary = []
+    for name in names:
+        memory = MEMORIES.get(name)()
+        if hasattr(memory, "bind_episode"):
+            memory.bind_episode(episode)
+
+        def form(memory=memory) -> None:
+            memory.reset()
+            for observation in observations:
+                memory.observe(observation)
+
+        timing = time_best(f"{name}: observe", form, units=len(observations), unit_name="frames")
+        report(f"dialogmem_memories: {name} formation vs rendering", timing, baseline)
+        summary.append(f"{name:<24} {timing.rate:12.1f} frames/s  {timing.rate / baseline.rate:8.1f}x the render")
+    print(f"== summary ({len(observations)} frames, render {baseline.rate:.1f} frames/s) ==")
+    print("\n".join(summary), flush=True)

@@ -1,0 +1,116 @@
+"""Object detections in one RGB-D frame, and the ``gt`` detector that reads the semantic image.
+
+A :class:`Detection` is what an instance-segmenting detector outputs for one object in one
+frame: a pixel mask, a category label, a score, the mask's bounding box and the RGB crop inside
+it. Detectors share :class:`Detector` (``detect(frame) -> list[Detection]``).
+
+:class:`GroundTruthDetector` (name ``gt``) is a perfect detector: every instance id of the
+frame's ``semantic`` image that has a label in its *label table* (instance id -> category, the
+simulator's semantic annotation) and covers at least ``min_pixels`` pixels becomes one
+detection with score 1. It outputs only label and mask, like a perfect detector would: the
+instance id is not passed on, so memories must associate detections across frames themselves.
+"""
+
+from __future__ import annotations
+
+import abc
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from memgym.core.errors import MemgymError
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Detection:
+    """One detected object in one frame.
+
+    Attributes:
+        mask: ``(H, W) bool`` pixels of the object.
+        label: category, e.g. ``"mug"``.
+        score: detector confidence in [0, 1].
+        box: ``(4,) int`` ``(row0, col0, row1, col1)``, the mask's bounding box (end exclusive).
+        crop: ``(row1 - row0, col1 - col0, 3) uint8`` RGB inside ``box``.
+    """
+
+    mask: np.ndarray
+    label: str
+    score: float
+    box: tuple[int, int, int, int]
+    crop: np.ndarray
+
+    @property
+    def coverage(self) -> float:
+        """Fraction of the frame the mask covers."""
+        return float(self.mask.mean())
+
+
+def crop_of(rgb: np.ndarray, box: tuple[int, int, int, int]) -> np.ndarray:
+    """``(h, w, 3) uint8`` copy of ``rgb`` inside ``box`` ``(row0, col0, row1, col1)``."""
+    r0, c0, r1, c1 = box
+    return np.ascontiguousarray(rgb[r0:r1, c0:c1])
+
+
+def mask_box(mask: np.ndarray) -> tuple[int, int, int, int]:
+    """Bounding box ``(row0, col0, row1, col1)`` (end exclusive) of a non-empty ``(H, W)`` mask."""
+    rows = np.flatnonzero(mask.any(axis=1))
+    cols = np.flatnonzero(mask.any(axis=0))
+    return int(rows[0]), int(cols[0]), int(rows[-1]) + 1, int(cols[-1]) + 1
+
+
+class Detector(abc.ABC):
+    """Turns one frame (a mapping with ``rgb`` ``(H, W, 3) uint8``, ``depth`` ``(H, W)`` metres and,
+    for some detectors, ``semantic`` ``(H, W) int32``) into detections."""
+
+    name: str = "detector"
+
+    @abc.abstractmethod
+    def detect(self, frame: Mapping[str, Any]) -> list[Detection]:
+        """Detections in ``frame``, in a deterministic order."""
+
+
+class GroundTruthDetector(Detector):
+    """The perfect detector of the module docstring.
+
+    Args:
+        labels: instance id -> category (set later with :meth:`set_labels` when unknown yet).
+        min_pixels: smallest mask kept, in pixels.
+    """
+
+    name = "gt"
+
+    def __init__(self, labels: Mapping[int, str] | None = None, min_pixels: int = 20) -> None:
+        self.labels: dict[int, str] = {}
+        self.min_pixels = int(min_pixels)
+        if labels is not None:
+            self.set_labels(labels)
+
+    def set_labels(self, labels: Mapping[int, str]) -> None:
+        """Use ``labels`` (instance id -> category) from now on."""
+        self.labels = {int(k): str(v) for k, v in labels.items()}
+        ids = np.array(sorted(self.labels), np.int64)
+        self._ids = ids
+
+    def detect(self, frame: Mapping[str, Any]) -> list[Detection]:
+        if "semantic" not in frame:
+            raise MemgymError(
+                "detector 'gt' reads the 'semantic' observation; build the env with semantic=True "
+                "(or configure an open-vocabulary detector model)"
+            )
+        if not self.labels:
+            raise MemgymError(
+                "detector 'gt' has no instance-id -> category table; call the memory's bind_episode(episode) "
+                "(the evaluation loop does) or set_labels({...})"
+            )
+        semantic = np.asarray(frame["semantic"])
+        rgb = np.asarray(frame["rgb"])
+        ids, counts = np.unique(semantic, return_counts=True)
+        keep = (counts >= self.min_pixels) & np.isin(ids, self._ids)
+        detections = []
+        for instance in ids[keep]:
+            mask = semantic == instance
+            box = mask_box(mask)
+            detections.append(Detection(mask, self.labels[int(instance)], 1.0, box, crop_of(rgb, box)))
+        return detections

@@ -1,0 +1,92 @@
+"""``ObjectMemory``: the base of the memories built on object instances fused across frames.
+
+Each formation frame's detections are lifted to 3D (:mod:`~memgym.memory.embodied.perception`)
+and fused into instances (:mod:`~memgym.memory.embodied.object_map`); the memory also records
+which instances each frame showed and how much of it they covered. Spatial relations and the
+observable facts come from :mod:`~memgym.memory.embodied.relations`; retrieval's category
+prediction from :mod:`~memgym.memory.embodied.category_retrieval`. ``conceptgraph`` and
+``3dmem`` subclass it and differ in how they organise evidence.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import networkx as nx
+
+from memgym.core.errors import ConfigError
+from memgym.memory.embodied.category_retrieval import predict_categories
+from memgym.memory.embodied.object_map import Instance, ObjectMap
+from memgym.memory.embodied.relations import observable_facts, relation_graph
+from memgym.memory.embodied.visual_memory import VisualMemory, pose_of
+
+
+class ObjectMemory(VisualMemory):
+    """Base of the memories built on fused instances (``conceptgraph``, ``3dmem``).
+
+    Args:
+        threshold: association threshold on geometric + semantic similarity.
+        **options: :class:`~memgym.memory.embodied.visual_memory.VisualMemory` options.
+    """
+
+    def __init__(self, threshold: float = 1.1, **options: Any) -> None:
+        self.threshold = float(threshold)
+        super().__init__(**options)
+        self.options["threshold"] = self.threshold
+        if self.perception is None:
+            raise ConfigError(f"{type(self).__name__} needs a detector (detector=gt or a model), got 'none'")
+
+    def _reset_store(self) -> None:
+        self.objects = ObjectMap(self.options["voxel"], self.threshold)
+        self.frame_objects: dict[int, dict[str, float]] = {}
+        self._graph: nx.DiGraph | None = None
+
+    def _observe_frame(self, observation: Any, index: int) -> None:
+        position, rotation = pose_of(observation)
+        frame = {**observation, "position": position, "rotation": rotation}
+        views = self.perception.views(frame, index)
+        if not views:
+            return
+        ids = self.objects.add(views)
+        seen = self.frame_objects.setdefault(index, {})
+        for view, object_id in zip(views, ids):
+            seen[object_id] = seen.get(object_id, 0.0) + view.coverage
+        self._graph = None
+        self._after_frame(observation, index, seen)
+
+    def _after_frame(self, observation: Any, index: int, seen: dict[str, float]) -> None:
+        """Hook for subclasses: ``seen`` is instance id -> coverage in frame ``index``."""
+
+    @property
+    def graph(self) -> nx.DiGraph:
+        """The spatial-relation graph (rebuilt after formation changes)."""
+        if self._graph is None:
+            self._graph = relation_graph(self.objects.instances)
+        return self._graph
+
+    def facts(self) -> dict[str, dict[str, str]]:
+        """Instance id -> observable facts (the seam a metadata probe replaces)."""
+        return observable_facts(self.objects.instances, self.graph)
+
+    def location_of(self, instance: Instance) -> tuple[float, float, float]:
+        """The navigation destination of ``instance``'s entry: its estimated 3D location, metres
+        (the seam an oracle-position probe replaces)."""
+        return instance.location
+
+    def categories(self, query: Any) -> tuple[str, ...]:
+        """The categories the bound reasoner names for ``query`` among the instances' labels."""
+        request = query if isinstance(query, str) else str(getattr(query, "text", query))
+        return predict_categories(self.reasoner, request, {i.label for i in self.objects.instances})
+
+    def _store_state(self) -> dict[str, Any]:
+        return {
+            "instances": self.objects.state(),
+            "frame_objects": {int(k): dict(v) for k, v in self.frame_objects.items()},
+        }
+
+    def _load_store(self, state: dict[str, Any]) -> None:
+        self.objects.load(state["instances"])
+        self.frame_objects = {
+            int(k): {str(i): float(c) for i, c in v.items()} for k, v in state["frame_objects"].items()
+        }
+        self._graph = None

@@ -1,0 +1,113 @@
+"""The perception front end shared by the visual memories: a posed RGB-D frame -> object views.
+
+For each frame, :class:`Perception` runs its detector, back-projects every detection's masked
+pixels with valid depth (on a ``stride`` x ``stride`` pixel grid: one vectorised call for the
+whole frame) into world points, voxel-downsamples each detection's points and, when an
+image-text encoder is configured, embeds each crop. The result is one :class:`ObjectView` per
+detection with enough points.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from memgym.memory.embodied.backproject import CameraModel, backproject, valid_depth, voxel_keys
+from memgym.memory.embodied.detections import Detection, Detector
+from memgym.memory.embodied.encoders import ImageTextEncoder
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class ObjectView:
+    """One detection lifted to 3D.
+
+    Attributes:
+        frame: formation frame index.
+        label: detector label.
+        score: detector score.
+        points: ``(M, 3)`` voxel centroids of its back-projected pixels, metres.
+        crop: ``(h, w, 3) uint8`` image crop.
+        coverage: fraction of the frame its mask covers.
+        embedding: ``(D,) float32`` unit crop embedding, or None without an encoder.
+    """
+
+    frame: int
+    label: str
+    score: float
+    points: np.ndarray
+    crop: np.ndarray
+    coverage: float
+    embedding: np.ndarray | None = None
+
+
+class Perception:
+    """Detector + camera model (+ encoder): see the module docstring.
+
+    Args:
+        detector: the detector.
+        camera: formation camera model.
+        encoder: crop embedder, or None (labels only).
+        stride: pixel grid step for back-projection (1 = every pixel).
+        voxel: voxel size of the per-view point clouds, metres.
+        min_points: smallest view kept, in voxels.
+    """
+
+    def __init__(
+        self,
+        detector: Detector,
+        camera: CameraModel,
+        encoder: ImageTextEncoder | None = None,
+        *,
+        stride: int = 2,
+        voxel: float = 0.05,
+        min_points: int = 3,
+    ) -> None:
+        self.detector = detector
+        self.camera = camera
+        self.encoder = encoder
+        self.stride = int(stride)
+        self.voxel = float(voxel)
+        self.min_points = int(min_points)
+
+    def views(self, frame: Mapping[str, Any], index: int) -> list[ObjectView]:
+        """Object views of ``frame`` (``rgb``, ``depth``, ``position``, ``rotation``, maybe ``semantic``)."""
+        detections = self.detector.detect(frame)
+        if not detections:
+            return []
+        clouds = self.lift(detections, np.asarray(frame["depth"]), frame["position"], frame["rotation"])
+        keep = [k for k, c in enumerate(clouds) if len(c) >= self.min_points]
+        embeddings: list[np.ndarray | None] = [None] * len(keep)
+        if self.encoder is not None and keep:
+            embeddings = list(self.encoder.encode_images([detections[k].crop for k in keep]))
+        views = []
+        for k, embedding in zip(keep, embeddings):
+            d = detections[k]
+            views.append(ObjectView(index, d.label, d.score, clouds[k], d.crop, d.coverage, embedding))
+        return views
+
+    def lift(
+        self, detections: list[Detection], depth: np.ndarray, position: np.ndarray, rotation: np.ndarray
+    ) -> list[np.ndarray]:
+        """``(M_k, 3)`` voxel-centroid world points of each detection (one back-projection per frame)."""
+        h, w = depth.shape
+        owner = np.full((h, w), -1, np.int64)
+        for k, detection in enumerate(detections):  # later detections win overlapping pixels
+            owner[detection.mask] = k
+        grid = np.zeros((h, w), bool)
+        grid[self.stride // 2 :: self.stride, self.stride // 2 :: self.stride] = True
+        pixels = np.flatnonzero(grid & valid_depth(depth, self.camera) & (owner >= 0))
+        points = backproject(depth, pixels, position, rotation, self.camera)
+        which = owner.reshape(-1)[pixels]
+        keys = voxel_keys(points, self.voxel)
+        # one voxel-centroid reduction for all detections: group by (detection, voxel)
+        order = np.lexsort((keys, which))
+        which, keys, points = which[order], keys[order], points[order]
+        starts = np.flatnonzero(np.r_[True, (which[1:] != which[:-1]) | (keys[1:] != keys[:-1])])
+        counts = np.diff(np.r_[starts, len(keys)])
+        centroids = np.add.reduceat(points, starts, axis=0) / counts[:, None] if len(starts) else np.zeros((0, 3))
+        owners = which[starts]
+        bounds = np.searchsorted(owners, np.arange(len(detections) + 1))
+        return [centroids[bounds[k] : bounds[k + 1]] for k in range(len(detections))]

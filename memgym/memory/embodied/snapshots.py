@@ -1,0 +1,138 @@
+"""``3dmem`` and ``3dmem+dialogue``: snapshots of co-observed objects, as 3D-Mem keeps them.
+
+Formation fuses detections into instances exactly as ``conceptgraph`` does and keeps the image
+of every frame in which it detected something. Snapshots are chosen by 3D-Mem's co-visibility
+clustering (:mod:`~memgym.memory.embodied.covisibility`): object groups that one frame shows
+together, split by their 3D locations until each has such a frame. Each :class:`Snapshot` holds
+that frame's scene image, its objects (their crops are in the instances) and a list of linked
+dialogue turns.
+
+Retrieval (3D-Mem's setting): the reasoner predicts relevant categories; the snapshots holding
+an instance of one of them are kept, and every object in a kept snapshot is an entry (grouped
+by snapshot, its location the instance's estimated 3D location); the images are the kept
+snapshots' scene images. ``3dmem+dialogue`` appends the full transcript.
+
+Seams for linkers and probes: :attr:`SnapshotMemory.linker` (a :class:`Linker`) fills each
+snapshot's ``turns`` when snapshots are built, and a kept snapshot's turns come with the
+evidence; a probe replaces one component by overriding one method: the facts attached to
+objects (:meth:`~memgym.memory.embodied.object_memory.ObjectMemory.facts`), the entry locations
+(:meth:`~memgym.memory.embodied.object_memory.ObjectMemory.location_of`) or the evidence itself
+(:meth:`SnapshotMemory.retrieve`, e.g. keeping only the true target's entry).
+"""
+
+from __future__ import annotations
+
+import abc
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from memgym.core.registry import register_memory
+from memgym.memory.embodied.covisibility import covisibility_clusters
+from memgym.memory.embodied.evidence import Entry, VisualEvidence
+from memgym.memory.embodied.object_map import Instance
+from memgym.memory.embodied.object_memory import ObjectMemory
+
+
+@dataclasses.dataclass(eq=False)
+class Snapshot:
+    """One snapshot.
+
+    Attributes:
+        id: ``snap_<k>`` in order of selection.
+        frame: formation frame index of its image.
+        image: ``(H, W, 3) uint8`` scene image.
+        objects: instance ids it holds.
+        turns: indices into the memory's ``turns`` linked to it (empty without a linker).
+    """
+
+    id: str
+    frame: int
+    image: np.ndarray
+    objects: tuple[str, ...]
+    turns: list[int] = dataclasses.field(default_factory=list)
+
+
+class Linker(abc.ABC):
+    """Links dialogue turns to snapshots during formation (DialogMem's CLIP and VLM linkers)."""
+
+    @abc.abstractmethod
+    def link(
+        self, turns: Sequence[tuple[int, str]], snapshots: Sequence[Snapshot], instances: Sequence[Instance]
+    ) -> dict[str, list[int]]:
+        """Snapshot id -> indices of the ``(frame, line)`` turns linked to it."""
+
+
+@register_memory("3dmem")
+class SnapshotMemory(ObjectMemory):
+    """3D-Mem snapshots of co-observed objects; evidence: the snapshots holding the categories the reasoner names."""
+
+    def _reset_store(self) -> None:
+        super()._reset_store()
+        self.images: dict[int, np.ndarray] = {}
+        self._linker: Linker | None = getattr(self, "_linker", None)  # kept across episodes
+        self._snapshots: list[Snapshot] | None = None
+
+    @property
+    def linker(self) -> Linker | None:
+        """The linker filling each snapshot's ``turns`` (None: no links); setting it re-links."""
+        return self._linker
+
+    @linker.setter
+    def linker(self, linker: Linker | None) -> None:
+        self._linker = linker
+        self._snapshots = None
+
+    def _after_frame(self, observation: Any, index: int, seen: dict[str, float]) -> None:
+        self.images[index] = np.asarray(observation["rgb"], np.uint8).copy()
+        self._snapshots = None
+
+    def snapshots(self) -> list[Snapshot]:
+        """The snapshots (selected after formation changes, then linked when a linker is set)."""
+        if self._snapshots is None:
+            locations = {i.id: i.location for i in self.objects.instances}
+            chosen = covisibility_clusters(locations, self.frame_objects)
+            self._snapshots = [
+                Snapshot(f"snap_{k}", frame, self.images[frame], tuple(members))
+                for k, (frame, members) in enumerate(chosen)
+            ]
+            if self.linker is not None:
+                links = self.linker.link(self.turns, self._snapshots, self.objects.instances)
+                for snapshot in self._snapshots:
+                    snapshot.turns = sorted(links.get(snapshot.id, []))
+        return self._snapshots
+
+    def retrieve(self, query: Any) -> VisualEvidence:
+        categories = self.categories(query)
+        facts = self.facts()
+        instances = {i.id: i for i in self.objects.instances}
+        kept = [s for s in self.snapshots() if any(instances[o].label in categories for o in s.objects)]
+        entries = tuple(
+            Entry(o, instances[o].label, self.location_of(instances[o]), facts[o], image=k, group=s.id)
+            for k, s in enumerate(kept)
+            for o in s.objects
+        )
+        captions = tuple(f"{s.id}: " + ", ".join(f"{o} ({instances[o].label})" for o in s.objects) for s in kept)
+        linked = [self.turns[t][1] for s in kept for t in s.turns]
+        dialogue = self.transcript() or "\n".join(linked)
+        return VisualEvidence(entries, tuple(s.image for s in kept), captions, dialogue, categories)
+
+    def _store_state(self) -> dict[str, Any]:
+        return {
+            **super()._store_state(),
+            "images": {int(f): image.copy() for f, image in self.images.items()},
+        }
+
+    def _load_store(self, state: dict[str, Any]) -> None:
+        super()._load_store(state)
+        self.images = {int(f): np.asarray(image, np.uint8) for f, image in state["images"].items()}
+        self._snapshots = None
+
+
+@register_memory("3dmem+dialogue")
+class SnapshotDialogueMemory(SnapshotMemory):
+    """``3dmem`` plus the full transcript."""
+
+    with_dialogue = True

@@ -1,0 +1,189 @@
+"""``VisualMemory``: what the frame, object-graph and snapshot memories share.
+
+Formation observations are mappings with ``rgb`` ``(H, W, 3) uint8``, ``depth`` ``(H, W)``
+metres, ``position`` ``(3,)``, ``rotation`` ``(4,)`` and ``text`` (dialogue heard at the frame;
+``semantic`` ``(H, W) int32`` too for the ``gt`` detector). Every frame is counted; dialogue
+lines are kept with the frame they were heard at (``+dialogue`` variants append the transcript
+to their evidence; the lines are kept either way so that linkers can attach them to entries).
+
+Two bindings come from outside the stream:
+
+* :meth:`bind_episode` -- gives the ``gt`` detector the instance id -> category table of the
+  episode's scene (the simulator's semantic annotation, what a perfect detector outputs: a label
+  per mask; no positions, no ids are passed on), or an open-vocabulary detector with no
+  configured vocabulary the scene's category names as its queries. The evaluation loop calls it
+  before formation.
+* :meth:`bind_reasoner` -- the reasoner whose category predictions drive retrieval
+  (:class:`~memgym.agents.reasoner_agent.ReasonerAgent` binds its own before each retrieval).
+  It is not part of :meth:`state_dict` and is dropped when pickling.
+"""
+
+from __future__ import annotations
+
+import abc
+from typing import Any
+
+import numpy as np
+
+from memgym.core.errors import ConfigError
+from memgym.core.protocols import Memory, Reasoner
+from memgym.memory.embodied.backproject import CameraModel
+from memgym.memory.embodied.detections import Detector, GroundTruthDetector
+from memgym.memory.embodied.encoders import build_encoder
+from memgym.memory.embodied.perception import Perception
+
+
+def build_detector(detector: str, vocabulary: tuple[str, ...] = (), device: str = "cpu") -> Detector | None:
+    """``"gt"`` (semantic image), ``""``/``"none"`` (no detector), else a zero-shot detection model
+    (local folder or hub id) through transformers, looking for ``vocabulary``."""
+    if detector == "gt":
+        return GroundTruthDetector()
+    if detector in ("", "none"):
+        return None
+    from memgym.memory.embodied.open_vocabulary import ZeroShotDetector
+
+    return ZeroShotDetector(detector, vocabulary, device=device)
+
+
+class VisualMemory(Memory, abc.ABC):
+    """Base of the visual memories (see the module docstring).
+
+    Args:
+        detector: ``"gt"``, ``"none"`` or a zero-shot detector model (folder or hub id).
+        vocabulary: categories an open-vocabulary detector looks for (ignored by ``gt``).
+        encoder_model: CLIP model for crop embeddings; None = labels only.
+        hfov: formation camera's horizontal field of view, degrees.
+        sensor_height: camera height above the agent base, metres.
+        max_depth: depth clip of the formation camera, metres.
+        stride: back-projection pixel step.
+        voxel: point-cloud voxel size, metres.
+        device: torch device of the models.
+    """
+
+    with_dialogue: bool = False
+
+    def __init__(
+        self,
+        *,
+        detector: str = "gt",
+        vocabulary: tuple[str, ...] = (),
+        encoder_model: str | None = None,
+        hfov: float = 90.0,
+        sensor_height: float = 1.25,
+        max_depth: float = 10.0,
+        stride: int = 2,
+        voxel: float = 0.05,
+        device: str = "cpu",
+    ) -> None:
+        if stride < 1 or voxel <= 0:
+            raise ConfigError(f"{type(self).__name__}: stride must be >= 1 and voxel > 0, got {stride}, {voxel}")
+        self.options = {
+            "detector": detector,
+            "vocabulary": list(vocabulary),
+            "encoder_model": encoder_model,
+            "hfov": hfov,
+            "sensor_height": sensor_height,
+            "max_depth": max_depth,
+            "stride": stride,
+            "voxel": voxel,
+        }
+        self.detector = build_detector(detector, tuple(vocabulary), device)
+        self.encoder = build_encoder(encoder_model, device)
+        self.camera = CameraModel(hfov, sensor_height, max_depth)
+        self.perception = (
+            None
+            if self.detector is None
+            else Perception(self.detector, self.camera, self.encoder, stride=stride, voxel=voxel)
+        )
+        self.reasoner: Reasoner | None = None
+        self.reset()
+
+    @property
+    def needs_semantic(self) -> bool:
+        """Whether formation observations must carry the ``semantic`` image (the ``gt`` detector):
+        an evaluation loop builds its env with ``semantic=True`` for such a memory."""
+        return isinstance(self.detector, GroundTruthDetector)
+
+    # ----- bindings ----------------------------------------------------------------------------
+    def bind_episode(self, episode: Any) -> None:
+        """Give a ``gt`` detector the category table of ``episode``'s scene, and an open-vocabulary
+        detector without a configured vocabulary the scene's category names (module docstring)."""
+        gt = isinstance(self.detector, GroundTruthDetector)
+        if not gt and (self.detector is None or self.options["vocabulary"]):
+            return
+        from memgym.scenes.spec import load_scene
+
+        scene = load_scene(episode.traversal.scene)
+        if gt:
+            self.detector.set_labels({o.semantic_id: o.category for o in scene.objects})
+        else:
+            self.detector.vocabulary = tuple(sorted({o.category for o in scene.objects}))
+
+    def bind_reasoner(self, reasoner: Reasoner) -> None:
+        """Use ``reasoner`` for category prediction at retrieval."""
+        self.reasoner = reasoner
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["reasoner"] = None
+        return state
+
+    # ----- Memory API --------------------------------------------------------------------------
+    def reset(self) -> None:
+        self.frame_count = 0
+        self.turns: list[tuple[int, str]] = []
+        self._reset_store()
+
+    def observe(self, observation: Any) -> None:
+        text = str(observation.get("text", "") or "")
+        self.turns += [(self.frame_count, line) for line in text.splitlines() if line.strip()]
+        if observation.get("rgb") is not None:
+            self._observe_frame(observation, self.frame_count)
+        self.frame_count += 1
+
+    def transcript(self) -> str:
+        """The dialogue lines, in order (empty for variants without dialogue)."""
+        return "\n".join(line for _, line in self.turns) if self.with_dialogue else ""
+
+    def state_dict(self) -> dict[str, Any]:
+        labels = self.detector.labels if isinstance(self.detector, GroundTruthDetector) else {}
+        return {
+            "options": dict(self.options),
+            "frame_count": self.frame_count,
+            "turns": [list(t) for t in self.turns],
+            "labels": dict(labels),
+            "store": self._store_state(),
+        }
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        if state["options"] != self.options:
+            raise ConfigError(
+                f"{type(self).__name__}: the state was saved with options {state['options']}, this memory has {self.options}"
+            )
+        self.frame_count = int(state["frame_count"])
+        self.turns = [(int(f), str(line)) for f, line in state["turns"]]
+        if isinstance(self.detector, GroundTruthDetector) and state["labels"]:
+            self.detector.set_labels(state["labels"])
+        self._load_store(state["store"])
+
+    # ----- subclasses ----------------------------------------------------------------------------
+    @abc.abstractmethod
+    def _reset_store(self) -> None:
+        """Forget the stored frames / objects."""
+
+    @abc.abstractmethod
+    def _observe_frame(self, observation: Any, index: int) -> None:
+        """Store formation frame ``index``."""
+
+    @abc.abstractmethod
+    def _store_state(self) -> dict[str, Any]:
+        """Plain-data form of the store."""
+
+    @abc.abstractmethod
+    def _load_store(self, state: dict[str, Any]) -> None:
+        """Restore :meth:`_store_state` output."""
+
+
+def pose_of(observation: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``(3,)`` position and ``(4,)`` quaternion of a formation observation."""
+    return np.asarray(observation["position"], float), np.asarray(observation["rotation"], float)
