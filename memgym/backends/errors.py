@@ -12,3 +12,17 @@ from memgym.core.errors import MemgymError
 
 class ReasonerError(MemgymError):
     """One generation request failed; the message names the backend and the cause."""
+
+
+class OverContextError(ReasonerError):
+    """The prompt does not fit the model's context (the item is recorded as over context, not cut).
+
+    Attributes:
+        tokens: the prompt's length in the model's tokens (or the estimate that exceeded the limit).
+        limit: the model's context limit in tokens.
+    """
+
+    def __init__(self, message: str, *, tokens: int = 0, limit: int = 0) -> None:
+        super().__init__(message)
+        self.tokens = tokens
+        self.limit = limit

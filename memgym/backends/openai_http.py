@@ -7,7 +7,11 @@ times; other 4xx answers (a wrong model name, a bad key) fail at once, and so do
 that cannot be reached at all (connection refused, unknown host, or no connection within
 ``connect_timeout_s``, 10 s by default), so an eval against a server that is down fails each item
 at once instead of retrying for minutes; after a connection attempt that got no answer, requests in
-the next ``SILENT_HOLD_S`` seconds fail without trying. A request that still fails raises
+the next ``SILENT_HOLD_S`` seconds fail without trying. A 400/413 saying the prompt exceeds the
+model's context raises :class:`~memgym.backends.errors.OverContextError` (the item is over context,
+not cut). Audio parts travel as ``input_audio`` (base64 WAV), which vLLM serves for audio LMs.
+:meth:`OpenAIChatReasoner.post` is shared with other endpoints of the same server
+(``/audio/transcriptions``). A request that still fails raises
 :class:`~memgym.backends.errors.ReasonerError` with the endpoint, the attempts and the last cause,
 which evaluation loops record for that item before going on.
 """
@@ -17,13 +21,14 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import re
 import time
 import urllib.parse
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from memgym.backends.config import ReasonerConfig
-from memgym.backends.errors import ReasonerError
+from memgym.backends.errors import OverContextError, ReasonerError
 from memgym.core.chat import Message, to_openai_messages
 from memgym.core.errors import ConfigError
 from memgym.core.protocols import Reasoner
@@ -32,6 +37,11 @@ from memgym.core.registry import register_reasoner
 RETRY_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
 CONNECT_TIMEOUT_S = 10.0
 """Seconds to reach an endpoint when built from a config (or ``timeout_s`` if shorter)."""
+_CONTEXT_MESSAGE = re.compile(
+    r"context length|context window|maximum context|context_length_exceeded|too many tokens|prompt is too long",
+    re.IGNORECASE,
+)
+"""What vLLM, llama.cpp and hosted APIs say when a prompt does not fit the model's context."""
 SILENT_HOLD_S = 30.0
 """After a connection attempt got no answer, requests in the next this many seconds fail at once."""
 
@@ -84,6 +94,7 @@ class OpenAIChatReasoner(Reasoner):
         self._secure = parts.scheme == "https"
         self._host, self._port = parts.hostname, parts.port or (443 if self._secure else 80)
         self._path = parts.path + (f"?{parts.query}" if parts.query else "")
+        self.root_path = parts.path.removesuffix("/chat/completions")
         self.connect_timeout_s = connect_timeout_s
         self.api_key = api_key if api_key is not None else os.environ.get(api_key_env, "")
         self.timeout_s = timeout_s
@@ -120,7 +131,19 @@ class OpenAIChatReasoner(Reasoner):
 
     def generate(self, messages: Sequence[Message], *, max_new_tokens: int = 256) -> str:
         body = json.dumps(self.payload(messages, max_new_tokens)).encode()
-        headers = {"Content-Type": "application/json"}
+        return _reply_text(self.post(self._path, body, "application/json"), self.url)
+
+    def post(self, path: str, body: bytes, content_type: str) -> bytes:
+        """POST ``body`` to ``path`` on this endpoint's server; the raw answer (module docstring).
+
+        Args:
+            path: absolute path, e.g. :attr:`_path` or ``<root>/audio/transcriptions``.
+        Raises:
+            OverContextError: the server said the prompt exceeds the model's context.
+            ReasonerError: any other failure, after the retries.
+        """
+        url = f"{'https' if self._secure else 'http'}://{self._host}:{self._port}{path}"
+        headers = {"Content-Type": content_type}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
         last = ""
@@ -129,7 +152,7 @@ class OpenAIChatReasoner(Reasoner):
                 self.sleep(self.backoff_s * 2 ** (attempt - 1))
             connection = self._connect()
             try:
-                connection.request("POST", self._path, body=body, headers=headers)
+                connection.request("POST", path, body=body, headers=headers)
                 response = connection.getresponse()
                 raw = response.read()
             except TimeoutError as exc:
@@ -141,12 +164,15 @@ class OpenAIChatReasoner(Reasoner):
             finally:
                 connection.close()
             if response.status >= 400:
-                last = f"HTTP {response.status}: {raw[:200].decode('utf-8', 'replace')}"
+                detail = raw[:300].decode("utf-8", "replace")
+                last = f"HTTP {response.status}: {detail}"
+                if response.status in (400, 413) and _CONTEXT_MESSAGE.search(detail):
+                    raise OverContextError(f"{url}: the prompt exceeds the model's context ({last})")
                 if response.status not in RETRY_STATUS:
-                    raise ReasonerError(f"{self.url}: {last}")
+                    raise ReasonerError(f"{url}: {last}")
                 continue
-            return _reply_text(raw, self.url)
-        raise ReasonerError(f"{self.url}: failed after {self.max_retries + 1} attempts; last error: {last}")
+            return raw
+        raise ReasonerError(f"{url}: failed after {self.max_retries + 1} attempts; last error: {last}")
 
     def _connect(self) -> http.client.HTTPConnection:
         """An open connection whose reads time out after ``timeout_s``.

@@ -129,6 +129,17 @@ def to_openai_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
     return out
 
 
+def mono_at(waveform: np.ndarray, sample_rate: int, target_rate: int) -> np.ndarray:
+    """``(M,) float32`` mono version of a ``(N,)`` or ``(N, C)`` waveform at ``target_rate`` Hz
+    (channels averaged, linear interpolation when the rates differ)."""
+    mono = np.asarray(waveform if waveform.ndim == 1 else waveform.mean(axis=1), dtype=np.float32)
+    if sample_rate == target_rate or mono.size == 0:
+        return mono
+    n_out = int(round(mono.size * target_rate / sample_rate))
+    positions = np.arange(n_out) * (sample_rate / target_rate)
+    return np.interp(positions, np.arange(mono.size), mono).astype(np.float32)
+
+
 def encode_png(image: np.ndarray) -> bytes:
     """PNG bytes of an ``(H, W, 3) uint8`` image."""
     from PIL import Image

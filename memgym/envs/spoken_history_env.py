@@ -21,8 +21,11 @@ user's voice) and takes a text answer.
 ``Text(max_text)``: the answer. Ignored during formation.
 
 ## Rewards
-0 in formation; in use, 1.0 for a normalised exact match of the gold answer (for refusal items,
-any answer that declines: "unanswerable", "cannot tell", "not enough information", ...).
+0 in formation; in use, the :class:`~memgym.tasks.voxmem_scoring.VoxMemScorer` verdict: 1.0 when
+the reply asserts the gold answer (read by answer kind: numbers and number words, "you" / "someone
+else", spans up to spacing, articles and hyphens, full sequences in order) without refusing; for
+answer-refusal items 1.0 only when the reply refuses (a hedge followed by an answer is an answer).
+``info["score"]`` carries the whole verdict (``correct``, ``refused``, ``false_refusal``, ...).
 
 ## Arguments
 ``dataset``: a VoxMem dataset folder (``memgym generate voxmem``) -- episodes are drawn from it;
@@ -33,6 +36,7 @@ without one, a one-item history at ``budget`` tokens is generated (cached) per r
 from __future__ import annotations
 
 import string
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -44,11 +48,10 @@ from memgym.core.errors import MemgymError
 from memgym.core.registry import register_env
 from memgym.datasets.voxmem.records import VoxMemEpisode
 from memgym.envs.two_phase import TwoPhaseEnv
-from memgym.tasks.text_match import normalize_answer
+from memgym.tasks.voxmem_scoring import VoxMemScorer, load_answer_context
 
 SAMPLE_RATE = 16000
 CHARSET = string.printable
-REFUSALS = ("unanswerable", "cannot", "can't", "not enough", "no information", "don't know", "not sure", "unknown")
 
 
 @register_env("voxmem")
@@ -107,6 +110,7 @@ class SpokenHistoryEnv(TwoPhaseEnv):
             raise TypeError(f"SpokenHistoryEnv plays VoxMemEpisode records, got {type(episode).__name__}")
         root = episode.annotations.get("dataset_dir") or (str(self.dataset_dir) if self.dataset_dir else "")
         self._root = Path(root)
+        self._item_scorer = _scorer(str(self._root.resolve()) if root else "")
         self._turns = [(si, ti, turn) for si, s in enumerate(episode.sessions) for ti, turn in enumerate(s.turns)]
         return len(self._turns)
 
@@ -125,13 +129,7 @@ class SpokenHistoryEnv(TwoPhaseEnv):
         return self._observation(audio, item.prompt, 2, len(self.episode.sessions), False, "")
 
     def _score(self, item: TaskItem, action: Any) -> dict[str, Any]:
-        prediction = normalize_answer(str(action))
-        gold = normalize_answer(str(item.answer))
-        if item.answer == "unanswerable":
-            hit = any(r in str(action).lower() for r in REFUSALS)
-        else:
-            hit = prediction == gold
-        return {"exact_match": float(hit), "reward": float(hit)}
+        return self._item_scorer.score(item, str(action))
 
     # ----- helpers -----------------------------------------------------------------------------------
     def _load(self, relative: str) -> np.ndarray:
@@ -174,6 +172,12 @@ class SpokenHistoryEnv(TwoPhaseEnv):
             spec = (255 * spec / max(spec.max(), 1e-9)).astype(np.uint8)
             image[...] = spec[..., None]
         return image
+
+
+@lru_cache(maxsize=8)
+def _scorer(dataset_dir: str) -> VoxMemScorer:
+    """The scorer reading replies against a dataset's plans and sound classes (cached per folder)."""
+    return VoxMemScorer(*load_answer_context(dataset_dir)) if dataset_dir else VoxMemScorer()
 
 
 GENERATION_SEEDS = 4  # seeds tried (seed, seed + 1000, ...) before a generated reset gives up

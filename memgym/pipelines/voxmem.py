@@ -1,8 +1,9 @@
-"""``memgym generate voxmem`` and the VoxMem quickstart.
+"""``memgym generate voxmem``, ``memgym eval voxmem`` and the VoxMem quickstart.
 
     memgym generate voxmem items=30 budgets=[8k,16k,32k,64k] out=runs/voxmem/dataset
     memgym generate voxmem tts.kind=openai tts.base_url=http://127.0.0.1:8000/v1 tts.voices=[alloy,echo,fable]
     memgym generate voxmem library.kind=esc50 library.root=/data/ESC-50 filler_path=/data/InstructS2S
+    memgym eval voxmem dataset=runs/voxmem/dataset models=[structured] memories=[cascaded,oracle_tags]
 
 Re-running a command reuses every audio file already in the folder (content-hashed names).
 """
@@ -29,6 +30,12 @@ class VoxMemBenchmark(Benchmark):
         config = load_config(VoxMemConfig, path=args.config_path, overrides=args.overrides, values=values)
         make_writable_folder(Path(config.out), f"output folder {config.out}")  # before any synthesis
         return VoxMemBuilder(config, progress=args.progress).build()
+
+    def eval(self, args: JobArgs) -> Path:
+        """Models x memories x budgets (see :mod:`memgym.pipelines.voxmem_eval`); returns the run folder."""
+        from memgym.pipelines.voxmem_eval import evaluate
+
+        return evaluate(args)
 
     def quickstart(self, report_dir: Path, args: JobArgs) -> ReportSection:
         """Build five items (one per evidence type, plus a refusal) at 8K; play one through the env."""

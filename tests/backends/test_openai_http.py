@@ -2,65 +2,17 @@
 
 from __future__ import annotations
 
-import json
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import numpy as np
 import pytest
+from fake_openai import FakeEndpoint
 
 from memgym.backends.config import ReasonerConfig, build_reasoner
 from memgym.backends.errors import ReasonerError
 from memgym.backends.openai_http import OpenAIChatReasoner
 from memgym.core.chat import ImagePart, Message, TextPart
 from memgym.core.errors import ConfigError
-
-
-class FakeEndpoint:
-    """A chat-completions server answering from a script of (kind, value) steps."""
-
-    def __init__(self) -> None:
-        self.script: list[tuple[str, object]] = []
-        self.requests: list[dict] = []
-        self.headers: list[dict] = []
-        endpoint = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                endpoint.requests.append(body)
-                endpoint.headers.append(dict(self.headers))
-                kind, value = endpoint.script.pop(0) if endpoint.script else ("reply", "default")
-                if kind == "sleep":
-                    time.sleep(float(value))
-                    kind, value = "reply", "late"
-                if kind == "status":
-                    self.send_response(int(value))
-                    self.end_headers()
-                    self.wfile.write(b'{"error": "scripted"}')
-                    return
-                payload = (
-                    value
-                    if kind == "raw"
-                    else json.dumps({"choices": [{"message": {"role": "assistant", "content": value}}]}).encode()
-                )
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.end_headers()
-                self.wfile.write(payload)
-
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
 
 
 @pytest.fixture
@@ -184,3 +136,29 @@ def test_build_from_config_and_bad_config():
     assert isinstance(reasoner, OpenAIChatReasoner)
     with pytest.raises(ConfigError, match="base_url"):
         build_reasoner(ReasonerConfig(backend="openai", model="m", base_url="localhost:8000"))
+
+
+def test_context_overflow_is_over_context_not_retried(endpoint):
+    from memgym.backends.errors import OverContextError
+
+    message = "This model's maximum context length is 8192 tokens. However, you requested 9000 tokens."
+    endpoint.script = [("error", (400, message))]
+    client, delays = make_client(endpoint)
+    with pytest.raises(OverContextError, match="exceeds the model's context"):
+        client.generate([Message.text("user", "hi")])
+    assert delays == [] and len(endpoint.requests) == 1
+
+
+def test_audio_parts_travel_as_input_audio(endpoint):
+    from memgym.core.chat import AudioPart, decode_wav
+
+    endpoint.script = [("reply", "ok")]
+    client, _ = make_client(endpoint)
+    audio = (0.25 * np.sin(np.arange(800) / 7)).astype(np.float32)
+    client.generate([Message("user", (TextPart("Session 1\n"), AudioPart(audio, 16000))), Message.text("user", "q")])
+    part = endpoint.requests[0]["messages"][0]["content"][1]
+    assert part["type"] == "input_audio" and part["input_audio"]["format"] == "wav"
+    import base64
+
+    decoded, rate = decode_wav(base64.b64decode(part["input_audio"]["data"]))
+    assert rate == 16000 and np.allclose(decoded, audio, atol=1e-4)

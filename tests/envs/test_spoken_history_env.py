@@ -38,7 +38,21 @@ def test_phases_and_scoring(dataset):
         heard += info["phase"] == "formation" and obs["role"] == 0
     assert heard == user_turns and obs["role"] == 2 and obs["text"] == episode.items[0].prompt
     _, reward, terminated, _, info = env.step("certainly not the answer")
-    assert reward == 0.0 and terminated and info["score"]["exact_match"] == 0.0
+    assert reward == 0.0 and terminated and info["score"]["correct"] == 0.0
+
+
+def test_reward_is_the_voxmem_verdict(dataset):
+    """The gold answer phrased as a hedged sentence scores 1; a bare refusal scores 1 only on AR items."""
+    env = SpokenHistoryEnv(dataset)
+    for seed in range(4):
+        _, info = env.reset(seed=seed)
+        while info["phase"] == "formation":
+            _, _, _, _, info = env.step("")
+        item = env.episode.items[0]
+        refusal = item.answer == "unanswerable"
+        reply = "I can't tell from our conversations." if refusal else f"I'm not sure, but I think {item.answer}."
+        _, reward, _, _, info = env.step(reply)
+        assert reward == 1.0 and info["score"]["refused"] == refusal
 
 
 def test_missing_dataset_is_a_clear_error(tmp_path):

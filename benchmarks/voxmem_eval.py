@@ -1,0 +1,84 @@
+"""VoxMem offline cascade speed: items/s across a nested 8K-64K chain, with and without the turn cache.
+
+The ``cascaded`` memory (ASR + acoustic measurements + sound tags + retrieval) prepares the chat
+for one item at each of 8K, 16K, 32K and 64K. Candidate: the whole chain with one shared
+:class:`~memgym.memory.spoken.cache.TurnCache` (each longer history reuses the shorter one's turn
+analyses). Baseline (same run): the same chain with a fresh cache and a fresh recogniser per
+budget. The nested chain should cost little more than its 64K history alone, which is printed too.
+
+    python -m benchmarks voxmem_eval [DATASET]    # default: builds one item at 8K-64K (a few minutes)
+
+With a DATASET folder its first item (by id) is timed at every budget the dataset has.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from pathlib import Path
+
+from benchmarks.harness import Timing, report
+from memgym.core.episode import Dataset
+from memgym.memory.spoken.cache import TurnCache
+from memgym.memory.spoken.cascaded import CascadedMemory
+from memgym.memory.spoken.history import SpokenQuery
+from memgym.pipelines.voxmem_eval import AudioFolder, episode_turns, train_sound_tagger
+from memgym.pipelines.voxmem_models import ASRConfig, build_asr
+
+
+def fresh_asr():
+    """A new recogniser (its own in-memory transcript cache empty)."""
+    try:
+        from memgym.backends.asr import make_asr_backend
+
+        make_asr_backend.cache_clear()
+    except ImportError:
+        pass
+    return build_asr(ASRConfig())
+
+
+def chain_seconds(episodes, folder: Path, tagger, *, shared: bool) -> float:
+    """Wall seconds to prepare every episode's chat, budgets in increasing order."""
+    audio = AudioFolder(folder)
+    cache, asr = TurnCache(), fresh_asr()
+    total = 0.0
+    for episode in episodes:
+        if not shared:
+            cache, asr = TurnCache(), fresh_asr()
+        turns = episode_turns(episode, audio)
+        question = SpokenQuery(episode.items[0].prompt, audio.load(episode.question_audio))
+        start = time.perf_counter()
+        memory = CascadedMemory(asr, tagger, cache)
+        for turn in turns:
+            memory.observe(turn)
+        memory.retrieve(question)
+        total += time.perf_counter() - start
+    return total
+
+
+def main(argv: list[str]) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        if argv:
+            folder = Path(argv[0])
+        else:
+            from memgym.datasets.voxmem.build import VoxMemBuilder, VoxMemConfig
+
+            config = VoxMemConfig(items=1, cells=("sound/IE",), budgets=("8k", "16k", "32k", "64k"), out=f"{tmp}/ds")
+            folder = VoxMemBuilder(config).build()
+        episodes = list(Dataset.load(folder / "manifest.jsonl"))
+        first = min(e.items[0].item_id for e in episodes)
+        episodes = sorted((e for e in episodes if e.items[0].item_id == first), key=lambda e: e.budget)
+        tagger = train_sound_tagger(folder)
+        longest = [e for e in episodes if e.budget == max(x.budget for x in episodes)]
+        alone = chain_seconds(longest, folder, tagger, shared=False)
+        uncached = chain_seconds(episodes, folder, tagger, shared=False)
+        cached = chain_seconds(episodes, folder, tagger, shared=True)
+        n = len(episodes)
+        report(
+            "voxmem_eval: cascaded-memory items per second over a nested budget chain",
+            Timing("shared turn cache", cached, n, "items"),
+            Timing("fresh cache per budget", uncached, n, "items"),
+            extra=[
+                f"the longest budget alone (fresh cache): {alone:.1f} s; whole chain with the cache: {cached:.1f} s"
+            ],
+        )

@@ -1,0 +1,44 @@
+"""``transcript``: every user turn through ASR, then the whole written history to a text LM.
+
+It answers what words can answer (semantics) and shows what a transcript cannot: who spoke, how,
+and over which sound. Transcripts are cached per turn audio (:class:`TurnCache`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memgym.core.chat import Message
+from memgym.core.registry import register_memory
+from memgym.memory.spoken.base import SpokenMemory
+from memgym.memory.spoken.cache import Transcriber, TurnCache, identity_of
+from memgym.memory.spoken.history import SAMPLE_RATE, SpokenTurn, query_of, text_history_messages
+
+
+def transcripts(turns: list[SpokenTurn], asr: Transcriber, cache: TurnCache) -> dict[str, str]:
+    """``turn key -> words`` of every user turn (cached per audio)."""
+    name = "asr:" + identity_of(asr)
+    return {
+        t.key: cache.get_or_compute(name, t.key, lambda t=t: asr.transcribe(t.audio, SAMPLE_RATE))
+        for t in turns
+        if t.role == "user"
+    }
+
+
+@register_memory("transcript")
+class TranscriptMemory(SpokenMemory):
+    """ASR of every user turn, then :func:`text_history_messages` of the whole history.
+
+    Args:
+        asr: an object with ``transcribe(audio, sample_rate) -> str``.
+        cache: shared per-turn cache (a new in-memory one when None).
+    """
+
+    def __init__(self, asr: Transcriber, cache: TurnCache | None = None) -> None:
+        super().__init__()
+        self.asr = asr
+        self.cache = cache if cache is not None else TurnCache()
+
+    def retrieve(self, query: Any) -> list[Message]:
+        lines = transcripts(self.turns, self.asr, self.cache)
+        return text_history_messages(self.sessions(), lines, query_of(query))

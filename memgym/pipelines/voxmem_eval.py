@@ -1,0 +1,298 @@
+"""``memgym eval voxmem``: models x memories x budgets on a VoxMem dataset, resumable.
+
+    memgym eval voxmem dataset=runs/voxmem/dataset models=[structured,smollm2] \\
+        memories=[cascaded,transcript,oracle_tags] budgets=[8k,16k]
+    memgym eval voxmem models=[hf_audio:/models/Qwen2-Audio-7B-Instruct] memories=[full_history,evidence_only]
+
+For every (model, memory, budget) and every item at that budget the memory observes the item's
+history turn by turn (user audio read from the dataset's FLAC files, assistant text, session
+index and time), receives the question (its text and its audio in the asker's voice), and the
+model answers the chat the memory returns. A :class:`~memgym.tasks.voxmem_scoring.VoxMemScorer`
+scores the reply (optionally with a judge model). One row per item is appended to
+``results.jsonl`` as it finishes (the model's raw reply included), so an interrupted run resumes
+where it stopped. A model failure is that item's ``error``; a history that does not fit the
+model's context is recorded with ``status: over_context`` and the reason in ``over_context`` (counted
+wrong, never truncated, not retried); an ``error`` row is retried when the command runs again. A
+text-only model cannot hear the audio memories: those pairs are listed as not applicable.
+
+Outputs in the run folder: ``results.md`` (:func:`~memgym.tasks.voxmem_tables.results_markdown`:
+4x4 cell grids, accuracy per budget with bootstrap CIs, by evidence type, by subtype, refusal
+rates, evidence position), ``accuracy_vs_budget.png`` and ``turn_cache.jsonl`` (transcripts and
+acoustic measurements per turn audio, reused by every budget and by later runs; ``turn_cache=``
+puts it elsewhere so several runs share it).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections import OrderedDict
+from dataclasses import field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from tqdm import tqdm
+
+from memgym.backends.errors import OverContextError, ReasonerError
+from memgym.core.benchmark import JobArgs
+from memgym.core.config import load_config
+from memgym.core.episode import Dataset
+from memgym.core.errors import ConfigError, MemgymError
+from memgym.core.records import read_jsonl
+from memgym.core.results import RunStore
+from memgym.core.seeding import NOT_HASHED
+from memgym.datasets.voxmem.build import parse_budget
+from memgym.datasets.voxmem.records import Plan, VoxMemEpisode
+from memgym.memory.spoken.cache import TurnCache
+from memgym.memory.spoken.history import SAMPLE_RATE, SpokenQuery, SpokenTurn
+from memgym.pipelines.voxmem_models import ASRConfig, build_asr, build_model, model_hears_audio
+from memgym.tasks.llm_match import JudgeCache
+from memgym.tasks.voxmem_scoring import VoxMemJudge, VoxMemScorer, load_answer_context
+from memgym.tasks.voxmem_tables import evidence_position, plot_accuracy_vs_budget, results_markdown
+
+MEMORIES = ("full_history", "transcript", "cascaded", "evidence_only", "oracle_tags")
+AUDIO_MEMORIES = frozenset({"full_history", "evidence_only"})
+TAGGER_SENTENCES = (
+    "The weather has been lovely this week and we went for a long walk.",
+    "Could you remind me to call the bank tomorrow morning?",
+    "I think the blue one looks better than the green one.",
+    "We should plan the trip before the prices go up again.",
+    "My neighbour keeps asking about the garden party next month.",
+    "Please write down the list so nobody forgets anything.",
+)
+"""Clean speech (eSpeak, several voices) under which the sound tagger's training clips are mixed."""
+
+
+@dataclasses.dataclass(frozen=True)
+class VoxMemEvalConfig:
+    """``memgym eval voxmem`` settings."""
+
+    dataset: str = field(default="runs/voxmem/dataset", metadata={"help": "VoxMem dataset folder"})
+    models: tuple[str, ...] = field(
+        default=("structured",), metadata={"help": "model specs (structured, smollm2, hf:, hf_audio:, openai:)"}
+    )
+    memories: tuple[str, ...] = field(
+        default=("cascaded", "transcript", "oracle_tags"), metadata={"help": f"memories, of {list(MEMORIES)}"}
+    )
+    budgets: tuple[str, ...] = field(default=(), metadata={"help": "budgets to evaluate (empty = all in the dataset)"})
+    asr: ASRConfig = field(default_factory=ASRConfig, metadata={"help": "speech recogniser of transcript/cascaded"})
+    top_sessions: int = field(default=6, metadata={"help": "sessions the cascade hands the LM (0 = all)"})
+    max_new_tokens: int = field(default=32, metadata={"help": "longest reply in tokens"})
+    judge: str = field(default="", metadata={"help": "judge model spec (empty = rule-based scoring only)"})
+    max_items: int = field(default=0, metadata={"help": "evaluate only the first N items (0 = all)"})
+    seed: int = field(default=0, metadata={"help": "bootstrap seed"})
+    bootstrap: int = field(default=2000, metadata={"help": "bootstrap resamples", **NOT_HASHED})
+    device: str = field(default="cpu", metadata={"help": "torch device of local models", **NOT_HASHED})
+    turn_cache: str = field(
+        default="", metadata={"help": "JSONL turn cache shared across runs (empty: in the run folder)", **NOT_HASHED}
+    )
+    name: str = field(default="", metadata={"help": "run folder name (default: config hash)", **NOT_HASHED})
+
+
+class AudioFolder:
+    """Reads a dataset's FLAC files (``(N,) float32`` at 16 kHz), keeping the most recent in memory."""
+
+    def __init__(self, root: Path, capacity: int = 4096) -> None:
+        self.root = root
+        self.capacity = capacity
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+
+    def load(self, relative: str) -> np.ndarray:
+        """The waveform of ``relative`` (a path inside the dataset folder)."""
+        if relative in self._cache:
+            self._cache.move_to_end(relative)
+            return self._cache[relative]
+        import soundfile
+
+        path = self.root / relative
+        try:
+            audio, rate = soundfile.read(str(path), dtype="float32")
+        except Exception as exc:
+            raise MemgymError(f"cannot read VoxMem audio {path}: {exc}") from None
+        if rate != SAMPLE_RATE:
+            raise MemgymError(f"{path} is {rate} Hz; VoxMem audio is {SAMPLE_RATE} Hz")
+        self._cache[relative] = audio
+        if len(self._cache) > self.capacity:
+            self._cache.popitem(last=False)
+        return audio
+
+
+def episode_turns(episode: VoxMemEpisode, audio: AudioFolder) -> list[SpokenTurn]:
+    """The formation turns of ``episode`` in the order ``SpokenHistoryEnv`` plays them."""
+    return [
+        SpokenTurn(
+            session=index,
+            timestamp=session.timestamp,
+            role=turn.role,
+            audio=audio.load(turn.audio) if turn.role == "user" else np.zeros(0, np.float32),
+            text="" if turn.role == "user" else turn.text,
+        )
+        for index, session in enumerate(episode.sessions)
+        for turn in session.turns
+    ]
+
+
+class MemoryFactory:
+    """Builds fresh memories by name, sharing the ASR, sound tagger and per-turn cache."""
+
+    def __init__(self, config: VoxMemEvalConfig, dataset_dir: Path, cache: TurnCache) -> None:
+        self.config = config
+        self.dataset_dir = dataset_dir
+        self.cache = cache
+        self._asr = None
+        self._tagger = None
+
+    def asr(self):
+        if self._asr is None:
+            self._asr = build_asr(self.config.asr, device=self.config.device)
+        return self._asr
+
+    def tagger(self):
+        if self._tagger is None:
+            self._tagger = train_sound_tagger(self.dataset_dir)
+        return self._tagger
+
+    def make(self, name: str):
+        from memgym.memory.spoken.cascaded import CascadedMemory
+        from memgym.memory.spoken.full_history import FullHistoryMemory
+        from memgym.memory.spoken.probes import EvidenceOnlyMemory, OracleTagsMemory
+        from memgym.memory.spoken.transcript import TranscriptMemory
+
+        if name == "full_history":
+            return FullHistoryMemory()
+        if name == "evidence_only":
+            return EvidenceOnlyMemory()
+        if name == "oracle_tags":
+            return OracleTagsMemory(self.config.top_sessions)
+        if name == "transcript":
+            return TranscriptMemory(self.asr(), self.cache)
+        if name == "cascaded":
+            return CascadedMemory(self.asr(), self.tagger(), self.cache, self.config.top_sessions)
+        raise ConfigError(f"memories: unknown memory '{name}'; expected one of {list(MEMORIES)}")
+
+
+def train_sound_tagger(dataset_dir: Path):
+    """The cascade's sound tagger for a dataset: its library, sound classes and SNR (``config.yaml``)."""
+    import yaml
+
+    from memgym.backends.tts.espeak import EspeakBackend
+    from memgym.datasets.sources.factory import LibraryConfig, open_library
+    from memgym.datasets.speech.voices import espeak_voice_bank
+    from memgym.memory.spoken.sound_tagger import SoundTagger
+
+    data = yaml.safe_load((dataset_dir / "config.yaml").read_text(encoding="utf-8")) or {}
+    library_fields = {f.name for f in dataclasses.fields(LibraryConfig)}
+    library = LibraryConfig(**{k: v for k, v in (data.get("library") or {}).items() if k in library_fields})
+    tts, bank = EspeakBackend(), espeak_voice_bank()
+    speech = [tts.synthesize(text, bank[(5 * i) % len(bank)]) for i, text in enumerate(TAGGER_SENTENCES * 4)]
+    classes = data.get("sound_classes") or []
+    return SoundTagger(open_library(library), classes, speech, snr_db=float(data.get("snr_db", 10.0)))
+
+
+def _askers(dataset_dir: Path) -> dict[str, str]:
+    plans = dataset_dir / "plans.jsonl"
+    if not plans.is_file():
+        return {}
+    return {p.plan_id: p.query.asker for p in read_jsonl(plans) if isinstance(p, Plan)}
+
+
+def evaluate(args: JobArgs) -> Path:
+    """Run the evaluation of the module docstring; returns the run folder."""
+    config = load_config(VoxMemEvalConfig, path=args.config_path, overrides=args.overrides)
+    dataset_dir = Path(config.dataset)
+    manifest = dataset_dir / "manifest.jsonl"
+    if not manifest.is_file():
+        raise ConfigError(f"dataset {dataset_dir} has no manifest.jsonl; build one with 'memgym generate voxmem'")
+    unknown = [m for m in config.memories if m not in MEMORIES]
+    if unknown:
+        raise ConfigError(f"memories: {unknown} are not VoxMem memories; expected some of {list(MEMORIES)}")
+    episodes = [e for e in Dataset.load(manifest) if isinstance(e, VoxMemEpisode)]
+    episodes.sort(key=lambda e: (e.budget, e.episode_id))  # smaller budgets first: a stopped run has whole budgets
+    if config.budgets:
+        wanted = {parse_budget(b) for b in config.budgets}
+        missing = wanted - {e.budget for e in episodes}
+        if missing:
+            raise ConfigError(
+                f"budgets {sorted(missing)} are not in {manifest} (it has {sorted({e.budget for e in episodes})})"
+            )
+        episodes = [e for e in episodes if e.budget in wanted]
+    if config.max_items:
+        keep = list(dict.fromkeys(e.items[0].item_id for e in episodes))[: config.max_items]
+        episodes = [e for e in episodes if e.items[0].item_id in keep]
+    store = RunStore.open(args.runs_dir, "eval-voxmem", config, name=config.name or None, seeds=(config.seed,))
+    queries, sounds = load_answer_context(dataset_dir)
+    judge = None
+    if config.judge:
+        judge = VoxMemJudge(build_model(config.judge, device=config.device), f"{config.judge}:seed=0:t=0",
+                            JudgeCache(store.folder / "judge_cache.jsonl"))  # fmt: skip
+    scorer = VoxMemScorer(queries, sounds, judge)
+    askers = _askers(dataset_dir)
+    audio = AudioFolder(dataset_dir)
+    cache = TurnCache(config.turn_cache or store.folder / "turn_cache.jsonl")
+    memories = MemoryFactory(config, dataset_dir, cache)
+    for spec in config.models:
+        model = None
+        for memory_name in config.memories:
+            if memory_name in AUDIO_MEMORIES and not model_hears_audio(spec):
+                continue
+            done = store.done_keys()
+            pending = [e for e in episodes if f"{spec}|{memory_name}|{e.episode_id}" not in done]
+            for episode in tqdm(pending, desc=f"{memory_name} / {spec}", disable=not args.progress):
+                model = model or build_model(spec, device=config.device)
+                row = run_item(episode, memories.make(memory_name), model, scorer, audio, askers, config)
+                store.append(
+                    f"{spec}|{memory_name}|{episode.episode_id}", {"model": spec, "memory": memory_name, **row}
+                )
+    write_outputs(store, config)
+    return store.folder
+
+
+def run_item(episode, memory, model, scorer: VoxMemScorer, audio: AudioFolder, askers: dict, config) -> dict[str, Any]:
+    """Play one item through ``memory`` and ``model``; the result row (module docstring)."""
+    item = episode.items[0]
+    notes = item.annotations
+    ids = set(notes.get("evidence_sessions", ()))
+    positions = [i for i, s in enumerate(episode.sessions) if s.session_id in ids]
+    row: dict[str, Any] = {
+        "episode_id": episode.episode_id,
+        "item_id": item.item_id,
+        "budget": episode.budget,
+        **{k: notes.get(k) for k in ("cell", "evidence", "operation", "subtype", "audio_native")},
+        "question": item.prompt,
+        "reference": item.answer,
+        "sessions": len(episode.sessions),
+        "history_tokens": episode.tokens,
+        "evidence_position": evidence_position(positions, len(episode.sessions)),
+    }
+    start = time.perf_counter()
+    try:
+        for turn in episode_turns(episode, audio):
+            memory.observe(turn)
+        if hasattr(memory, "bind_episode"):  # ground-truth probes
+            memory.bind_episode(episode, askers.get(item.item_id, ""))
+        question_audio = audio.load(episode.question_audio) if episode.question_audio else np.zeros(0, np.float32)
+        messages = memory.retrieve(SpokenQuery(item.prompt, question_audio))
+        reply = model.generate(messages, max_new_tokens=config.max_new_tokens)
+        row.update({"status": "ok", "reply": reply, **scorer.score(item, reply)})
+    except OverContextError as exc:
+        row.update({"status": "over_context", "reply": None, "correct": 0.0, "over_context": str(exc)})
+    except (ReasonerError, MemgymError) as exc:
+        row.update({"status": "error", "reply": None, "correct": None, "error": str(exc)})
+    row["seconds"] = round(time.perf_counter() - start, 3)
+    return row
+
+
+def write_outputs(store: RunStore, config: VoxMemEvalConfig) -> Path:
+    """``results.md`` and ``accuracy_vs_budget.png`` from every row of the run."""
+    rows = store.rows()
+    text = results_markdown(rows, np.random.default_rng(config.seed), config.bootstrap)
+    skipped = [
+        (s, m) for s in config.models for m in config.memories if m in AUDIO_MEMORIES and not model_hears_audio(s)
+    ]
+    if skipped:
+        pairs = ", ".join(f"{m} / {s}" for s, m in skipped)
+        text += f"\nNot applicable (a text model cannot hear the audio history): {pairs}.\n"
+    if plot_accuracy_vs_budget(rows, store.folder / "accuracy_vs_budget.png") is not None:
+        text += "\n![accuracy vs budget](accuracy_vs_budget.png)\n"
+    return store.write_text("results.md", text)

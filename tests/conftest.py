@@ -1,0 +1,21 @@
+"""Session fixtures shared across test folders."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def vox_dataset(tmp_path_factory):
+    """A tiny VoxMem dataset (5 items at 4K), built once per session."""
+    from voxmem_fixtures import build_tiny_voxmem
+
+    return build_tiny_voxmem(tmp_path_factory.mktemp("voxmem_eval"))
+
+
+@pytest.fixture(scope="session")
+def truth_asr(vox_dataset):
+    """An ASR test double returning each turn's true words."""
+    from voxmem_fixtures import TruthASR
+
+    return TruthASR(vox_dataset)

@@ -1,0 +1,140 @@
+"""Spoken-history memories: the history every model sees, ASR caching, cascade tags, probes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from memgym.core.chat import AudioPart, TextPart
+from memgym.core.episode import Dataset
+from memgym.core.errors import MemgymError
+from memgym.core.registry import MEMORIES
+from memgym.envs.spoken_history_env import SpokenHistoryEnv
+from memgym.memory.spoken.acoustic_tags import cue_tags, speaker_labels
+from memgym.memory.spoken.cache import TurnCache
+from memgym.memory.spoken.cascaded import CascadedMemory
+from memgym.memory.spoken.full_history import FullHistoryMemory
+from memgym.memory.spoken.history import SpokenQuery
+from memgym.memory.spoken.probes import EvidenceOnlyMemory, OracleTagsMemory
+from memgym.memory.spoken.retrieval import rank_sessions
+from memgym.memory.spoken.transcript import TranscriptMemory
+from memgym.pipelines.voxmem_eval import AudioFolder, episode_turns
+
+
+def _episodes(folder):
+    return list(Dataset.load(folder / "manifest.jsonl"))
+
+
+def _fed(memory, episode, folder):
+    for turn in episode_turns(episode, AudioFolder(folder)):
+        memory.observe(turn)
+    return memory
+
+
+def _question(episode, folder):
+    return SpokenQuery(episode.items[0].prompt, AudioFolder(folder).load(episode.question_audio))
+
+
+def test_registered():
+    for name in ("full_history", "transcript", "cascaded", "evidence_only", "oracle_tags"):
+        assert name in MEMORIES
+
+
+def test_full_history_layout(vox_dataset):
+    episode = _episodes(vox_dataset)[0]
+    messages = _fed(FullHistoryMemory(), episode, vox_dataset).retrieve(_question(episode, vox_dataset))
+    assert messages[0].role == "system"
+    users = sum(t.role == "user" for s in episode.sessions for t in s.turns)
+    audio_parts = [p for m in messages for p in m.content if isinstance(p, AudioPart)]
+    assert len(audio_parts) == users + 1  # every user turn, then the question in the asker's voice
+    headers = [p.text for m in messages for p in m.content if isinstance(p, TextPart) and p.text.startswith("Session")]
+    assert headers == [f"Session {k} - {s.timestamp}\n" for k, s in enumerate(episode.sessions, start=1)]
+    replies = [m.text_only().splitlines()[-1] for m in messages if m.role == "assistant"]
+    assert replies == [t.text for s in episode.sessions for t in s.turns if t.role == "assistant"]
+    assert messages[-1].text_only() == f"Question: {episode.items[0].prompt}"
+
+
+def test_env_observations_give_the_same_history(vox_dataset):
+    """A memory fed by SpokenHistoryEnv sees exactly the history read from the dataset."""
+    episode = _episodes(vox_dataset)[1]
+    env = SpokenHistoryEnv(vox_dataset)
+    obs, info = env.reset(options={"episode": episode})
+    from_env = FullHistoryMemory()
+    while info["phase"] == "formation":
+        from_env.observe(obs)
+        obs, _, _, _, info = env.step("")
+    direct = _fed(FullHistoryMemory(), episode, vox_dataset)
+    assert len(from_env.turns) == len(direct.turns)
+    for a, b in zip(from_env.turns, direct.turns):
+        assert (a.session, a.timestamp, a.role, a.text) == (b.session, b.timestamp, b.role, b.text)
+        assert np.array_equal(a.audio, np.clip(b.audio, -1, 1))
+
+
+def test_transcript_memory_transcribes_each_turn_once(vox_dataset, truth_asr, tmp_path):
+    episode = _episodes(vox_dataset)[0]
+    cache = TurnCache(tmp_path / "turns.jsonl")
+    memory = _fed(TranscriptMemory(truth_asr, cache), episode, vox_dataset)
+    before = truth_asr.calls
+    messages = memory.retrieve(episode.items[0].prompt)
+    body = messages[-1].text_only()
+    first_user = next(t for s in episode.sessions for t in s.turns if t.role == "user")
+    assert f"User: {first_user.text}" in body and body.endswith(f"Question: {episode.items[0].prompt}")
+    calls = truth_asr.calls - before
+    assert 0 < calls <= sum(t.role == "user" for s in episode.sessions for t in s.turns)
+    memory.retrieve(episode.items[0].prompt)
+    again = TranscriptMemory(truth_asr, TurnCache(tmp_path / "turns.jsonl"))  # reloaded from disk
+    _fed(again, episode, vox_dataset).retrieve(episode.items[0].prompt)
+    assert truth_asr.calls - before == calls
+
+
+def test_cascade_tags_and_marks_the_asker(vox_dataset, truth_asr):
+    episode = _episodes(vox_dataset)[0]
+    memory = _fed(CascadedMemory(truth_asr, None, TurnCache(), top_sessions=0), episode, vox_dataset)
+    messages = memory.retrieve(_question(episode, vox_dataset))
+    lines = [line for line in messages[-1].text_only().splitlines() if line.startswith("User: [voice ")]
+    assert len(lines) == sum(t.role == "user" for s in episode.sessions for t in s.turns)
+    assert any("the person asking now" in line for line in lines)
+    assert messages == memory.retrieve(_question(episode, vox_dataset))  # deterministic
+
+
+def test_speaker_clusters_and_cue_scores():
+    rng = np.random.default_rng(0)
+    centres = rng.normal(0, 5, (3, 26))
+    voices = [centres[k] + rng.normal(0, 0.1, 26) for k in (0, 1, 0, 2, 1, 2, 0)]
+    labels = speaker_labels(voices)
+    assert labels == ["A", "B", "A", "C", "B", "C", "A"]
+    base = {
+        "rate": 3.0,
+        "f0_hz": 120.0,
+        "pause": 0.1,
+        "prominence_db": 6.0,
+        "tail_f0_ratio": 1.0,
+        "tail_modulation": 0.0,
+    }
+    fast = {**base, "rate": 5.0}
+    surprised = {**base, "f0_hz": 170.0}
+    hesitant = {**base, "pause": 0.3}
+    tags = cue_tags([base, base, fast, surprised, hesitant], ["A"] * 5, ["", "", "", "", "um well"])
+    assert tags == ["calm and neutral", "calm and neutral", "fast", "surprised", "hesitant"]
+
+
+def test_rank_sessions_keeps_history_order():
+    sessions = ["we fixed the fence", "the kitchen renovation budget", "weather", "kitchen renovation tiles"]
+    assert rank_sessions("What budget for the kitchen renovation?", sessions, 2) == [1, 3]
+    assert rank_sessions("anything", sessions, 0) == [0, 1, 2, 3]
+
+
+def test_probes_read_ground_truth(vox_dataset):
+    episode = next(e for e in _episodes(vox_dataset) if e.items[0].annotations["cell"] == "sound/IE")
+    probe = _fed(EvidenceOnlyMemory(), episode, vox_dataset)
+    with pytest.raises(MemgymError, match="bind_episode"):
+        probe.retrieve("q")
+    probe.bind_episode(episode)
+    headers = [m for m in probe.retrieve("q") if m.text_only().startswith("Session")]
+    evidence = [s for s in episode.sessions if s.session_id in episode.items[0].annotations["evidence_sessions"]]
+    assert len(headers) == len(evidence) >= 1
+    oracle = _fed(OracleTagsMemory(top_sessions=0), episode, vox_dataset)
+    oracle.bind_episode(episode, asker="u0")
+    text = oracle.retrieve(episode.items[0].prompt)[-1].text_only()
+    sound = next(t.sound for s in evidence for t in s.turns if t.role == "user")
+    assert f"background: {sound.replace('_', ' ')}]" in text and "the person asking now" in text

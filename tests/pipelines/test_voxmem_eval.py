@@ -1,0 +1,101 @@
+"""``memgym eval voxmem``: rows per (model, memory, item), over-context, resume after a kill, tables."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import memgym.pipelines.voxmem_eval as voxmem_eval
+from memgym.backends.errors import OverContextError
+from memgym.core.benchmark import JobArgs
+from memgym.core.chat import AudioPart
+from memgym.core.episode import Dataset
+from memgym.core.errors import ConfigError
+from memgym.core.protocols import Reasoner
+
+
+class KnowsTheAnswers(Reasoner):
+    """A scripted model that hedges, then gives the gold answer (refuses on AR items).
+
+    An AR item asks its source item's question, so it knows the answer of questions asked once."""
+
+    def __init__(self, answers: dict[str, str]):
+        self.answers = answers
+        self.calls = 0
+
+    def generate(self, messages, *, max_new_tokens=256):
+        self.calls += 1
+        question = messages[-1].text_only().rsplit("Question: ", 1)[1]
+        answer = self.answers.get(question, "")
+        return "I can't tell from our conversations." if answer == "unanswerable" else f"Not sure, but {answer}."
+
+
+class ShortContextAudioModel(Reasoner):
+    """An audio model whose context holds at most 3 audio parts."""
+
+    def generate(self, messages, *, max_new_tokens=256):
+        audio = sum(isinstance(p, AudioPart) for m in messages for p in m.content)
+        if audio > 3:
+            raise OverContextError(f"{audio} audio parts do not fit", tokens=audio, limit=3)
+        return "yes"
+
+
+@pytest.fixture
+def patched(vox_dataset, truth_asr, monkeypatch):
+    items = [e.items[0] for e in Dataset.load(vox_dataset / "manifest.jsonl")]
+    asked = [i.prompt for i in items]
+    oracle = KnowsTheAnswers({i.prompt: i.answer for i in items if asked.count(i.prompt) == 1})
+    models = {"structured": oracle, "hf_audio:short": ShortContextAudioModel()}
+    monkeypatch.setattr(voxmem_eval, "build_model", lambda spec, device="cpu": models[spec])
+    monkeypatch.setattr(voxmem_eval, "build_asr", lambda config, device="cpu": truth_asr)
+    return oracle
+
+
+def _run(vox_dataset, runs: Path, *extra: str) -> Path:
+    overrides = (f"dataset={vox_dataset}", "name=t", *extra)
+    return voxmem_eval.evaluate(JobArgs(overrides=overrides, runs_dir=runs, progress=False))
+
+
+def test_eval_rows_tables_and_resume(vox_dataset, patched, tmp_path):
+    memories = "memories=[oracle_tags,transcript,full_history]"
+    folder = _run(vox_dataset, tmp_path, "models=[structured,hf_audio:short]", memories)
+    rows = [json.loads(line) for line in (folder / "results.jsonl").read_text().splitlines()]
+    # structured hears no audio: 2 text memories x 5 items; the audio model: 3 memories x 5 items
+    assert len(rows) == 2 * 5 + 3 * 5
+    text_rows = [r for r in rows if r["model"] == "structured"]
+    assert all(r["status"] == "ok" and r["reply"] for r in text_rows)
+    known = [r for r in text_rows if r["question"] in patched.answers]
+    assert len(known) >= 6 and all(r["correct"] == 1.0 for r in known)
+    audio_rows = [r for r in rows if r["model"] == "hf_audio:short" and r["memory"] == "full_history"]
+    assert {r["status"] for r in audio_rows} == {"over_context"} and all(r["correct"] == 0.0 for r in audio_rows)
+    markdown = (folder / "results.md").read_text()
+    assert "(not a cell)" in markdown and "| speaker |" in markdown and "over_context" in markdown
+    assert "Not applicable" in markdown and (folder / "accuracy_vs_budget.png").is_file()
+
+    # a kill: the last two rows are lost and the next one was half written
+    lines = (folder / "results.jsonl").read_text().splitlines(keepends=True)
+    (folder / "results.jsonl").write_text("".join(lines[:-2]) + lines[-2][:25])
+    calls = patched.calls
+    _run(vox_dataset, tmp_path, "models=[structured,hf_audio:short]", memories)
+    again = [json.loads(line) for line in (folder / "results.jsonl").read_text().splitlines()]
+    assert len(again) == len(rows) and {r["key"] for r in again} == {r["key"] for r in rows}
+    assert patched.calls == calls  # the lost rows were audio-model rows; the text model was not asked again
+
+
+def test_bad_settings_are_config_errors(vox_dataset, patched, tmp_path):
+    with pytest.raises(ConfigError, match="not VoxMem memories"):
+        _run(vox_dataset, tmp_path, "memories=[notes]")
+    with pytest.raises(ConfigError, match="budgets"):
+        _run(vox_dataset, tmp_path, "budgets=[64k]")
+    with pytest.raises(ConfigError, match="no manifest"):
+        voxmem_eval.evaluate(JobArgs(overrides=(f"dataset={tmp_path}",), runs_dir=tmp_path, progress=False))
+
+
+def test_model_specs_are_checked():
+    from memgym.pipelines.voxmem_models import build_model, model_hears_audio
+
+    assert model_hears_audio("openai:qwen2-audio@http://127.0.0.1:8000/v1") and not model_hears_audio("smollm2")
+    with pytest.raises(ConfigError, match="not a model spec"):
+        build_model("gpt")

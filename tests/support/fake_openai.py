@@ -1,0 +1,63 @@
+"""A scripted OpenAI-compatible HTTP server on 127.0.0.1 for backend tests."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+class FakeEndpoint:
+    """An OpenAI-compatible server answering from a script of (kind, value) steps.
+
+    Kinds: ``reply`` (a chat completion with that text), ``raw`` (those bytes), ``status`` (that
+    HTTP code), ``error`` (``(code, message)``), ``sleep`` (wait, then reply). JSON bodies are
+    recorded parsed, others (multipart uploads) as bytes.
+    """
+
+    def __init__(self) -> None:
+        self.script: list[tuple[str, object]] = []
+        self.requests: list[dict] = []
+        self.headers: list[dict] = []
+        self.paths: list[str] = []
+        endpoint = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                raw = self.rfile.read(int(self.headers["Content-Length"]))
+                is_json = self.headers.get("Content-Type", "").startswith("application/json")
+                endpoint.requests.append(json.loads(raw) if is_json else raw)
+                endpoint.paths.append(self.path)
+                endpoint.headers.append(dict(self.headers))
+                kind, value = endpoint.script.pop(0) if endpoint.script else ("reply", "default")
+                if kind == "sleep":
+                    time.sleep(float(value))
+                    kind, value = "reply", "late"
+                if kind in ("status", "error"):
+                    code, message = (value, "scripted") if kind == "status" else value
+                    self.send_response(int(code))
+                    self.end_headers()
+                    self.wfile.write(json.dumps({"error": message}).encode())
+                    return
+                payload = (
+                    value
+                    if kind == "raw"
+                    else json.dumps({"choices": [{"message": {"role": "assistant", "content": value}}]}).encode()
+                )
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
