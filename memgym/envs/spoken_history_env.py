@@ -46,11 +46,11 @@ from gymnasium import spaces
 from memgym.core.episode import Dataset, TaskItem
 from memgym.core.errors import MemgymError
 from memgym.core.registry import register_env
+from memgym.datasets.voxmem.audio_files import SAMPLE_RATE, read_turn_audio
 from memgym.datasets.voxmem.records import VoxMemEpisode
 from memgym.envs.two_phase import TwoPhaseEnv
 from memgym.tasks.voxmem_scoring import VoxMemScorer, load_answer_context
 
-SAMPLE_RATE = 16000
 CHARSET = string.printable
 
 
@@ -133,16 +133,7 @@ class SpokenHistoryEnv(TwoPhaseEnv):
 
     # ----- helpers -----------------------------------------------------------------------------------
     def _load(self, relative: str) -> np.ndarray:
-        import soundfile
-
-        path = self._root / relative
-        try:
-            audio, rate = soundfile.read(str(path), dtype="float32")
-        except Exception as exc:
-            raise MemgymError(f"cannot read VoxMem audio {path}: {exc}") from None
-        if rate != SAMPLE_RATE:
-            raise MemgymError(f"{path} is {rate} Hz; VoxMem audio is {SAMPLE_RATE} Hz")
-        return audio[: self.max_samples]
+        return read_turn_audio(self._root / relative)[: self.max_samples]
 
     def _observation(self, audio, text, role, session_index, start, timestamp) -> dict[str, Any]:
         self._last_audio = audio

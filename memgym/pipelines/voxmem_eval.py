@@ -42,10 +42,11 @@ from memgym.core.errors import ConfigError, MemgymError
 from memgym.core.records import read_jsonl
 from memgym.core.results import RunStore
 from memgym.core.seeding import NOT_HASHED
+from memgym.datasets.voxmem.audio_files import read_turn_audio
 from memgym.datasets.voxmem.build import parse_budget
 from memgym.datasets.voxmem.records import Plan, VoxMemEpisode
 from memgym.memory.spoken.cache import TurnCache
-from memgym.memory.spoken.history import SAMPLE_RATE, SpokenQuery, SpokenTurn
+from memgym.memory.spoken.history import SpokenQuery, SpokenTurn
 from memgym.pipelines.voxmem_models import ASRConfig, build_asr, build_model, model_hears_audio
 from memgym.tasks.llm_match import JudgeCache
 from memgym.tasks.voxmem_scoring import VoxMemJudge, VoxMemScorer, load_answer_context
@@ -103,15 +104,7 @@ class AudioFolder:
         if relative in self._cache:
             self._cache.move_to_end(relative)
             return self._cache[relative]
-        import soundfile
-
-        path = self.root / relative
-        try:
-            audio, rate = soundfile.read(str(path), dtype="float32")
-        except Exception as exc:
-            raise MemgymError(f"cannot read VoxMem audio {path}: {exc}") from None
-        if rate != SAMPLE_RATE:
-            raise MemgymError(f"{path} is {rate} Hz; VoxMem audio is {SAMPLE_RATE} Hz")
+        audio = read_turn_audio(self.root / relative)
         self._cache[relative] = audio
         if len(self._cache) > self.capacity:
             self._cache.popitem(last=False)

@@ -27,8 +27,8 @@ from typing import Any
 import numpy as np
 
 from memgym.core.chat import AudioPart, Message, TextPart
+from memgym.datasets.voxmem.audio_files import SAMPLE_RATE
 
-SAMPLE_RATE = 16000
 SYSTEM_PROMPT = (
     "You are a voice assistant. Below are your earlier conversations with the users of this device, "
     "session by session, each with the date and time it began. The users' turns are their recorded "
