@@ -57,6 +57,7 @@ from memgym.datasets.dialogmem.statistics import dataset_statistics
 from memgym.datasets.dialogmem.validation import GroundingAuditor
 from memgym.datasets.traversal import TraversalConfig, generate_traversal
 from memgym.pipelines.dialogmem_comparison import comparison_rows, write_comparison
+from memgym.memory.embodied.ground_truth import LinkCounts
 from memgym.scenes.procedural import HouseConfig
 from memgym.scenes.spec import SceneSpec, load_scene
 from memgym.sensors.camera import CameraConfig
@@ -114,6 +115,22 @@ class VisualMemoryOptions:
 
 
 @dataclasses.dataclass(frozen=True)
+class LinkOptions:
+    """Options of the linked memories (``3dmem+clip``, ``3dmem+vlm``, ``3dmem+controlled``)."""
+
+    clip_model: str = field(default="", metadata={"help": "clip linker: CLIP model folder / hub id"})
+    top_k: int = field(default=1, metadata={"help": "clip linker: snapshots linked per turn", "min": 1})
+    quality: float = field(
+        default=100.0,
+        metadata={"help": "controlled linker: % of linkable turns linked correctly", "min": 0, "max": 100},
+    )
+    mode: Literal["missing", "wrong"] = field(
+        default="missing", metadata={"help": "controlled linker: the other turns unlinked (missing) or wrongly linked"}
+    )
+    seed: int = field(default=0, metadata={"help": "controlled linker: seed of its choices"})
+
+
+@dataclasses.dataclass(frozen=True)
 class DialogMemEvalConfig:
     """``memgym eval dialogmem`` settings."""
 
@@ -140,6 +157,7 @@ class DialogMemEvalConfig:
     visual: VisualMemoryOptions = field(
         default_factory=VisualMemoryOptions, metadata={"help": "options of the visual memories"}
     )
+    link: LinkOptions = field(default_factory=LinkOptions, metadata={"help": "options of the linked memories"})
     name: str = field(default="", metadata={"help": "run folder name (default: config hash)"})
     bootstrap_seed: int = field(default=0, metadata={"help": "seed of the comparison's bootstrap intervals"})
     bootstrap_resamples: int = field(default=2000, metadata={"help": "bootstrap resamples per interval", **NOT_HASHED})
@@ -339,6 +357,7 @@ def build_memory(config: DialogMemEvalConfig) -> Any:
     the formation camera's field of view, height and depth clip; other memories take none."""
     from memgym.memory.embodied.frames import FramesMemory
     from memgym.memory.embodied.object_memory import ObjectMemory
+    from memgym.memory.embodied.snapshots import LinkedSnapshotMemory
     from memgym.memory.embodied.visual_memory import VisualMemory
 
     cls = MEMORIES.get(config.memory)
@@ -359,6 +378,8 @@ def build_memory(config: DialogMemEvalConfig) -> Any:
         options["num_frames"] = visual.num_frames
     if issubclass(cls, ObjectMemory):
         options["threshold"] = visual.threshold
+    if issubclass(cls, LinkedSnapshotMemory):
+        options["link"] = dataclasses.asdict(config.link)
     return cls(**options)
 
 
@@ -368,8 +389,10 @@ def _evaluate_memory(
     episodes: list[DialogMemEpisode],
     errors: list[tuple[str, dict[str, Any]]],
     progress: bool,
+    only: set[str] | None = None,
 ) -> None:
-    """Play every pending item of ``episodes`` with ``config.memory`` into ``store``; write its tables."""
+    """Play every pending item of ``episodes`` (those whose :func:`item_key` is in ``only``, when
+    given) with ``config.memory`` into ``store``; write its tables."""
     from memgym.agents.reasoner_agent import ReasonerAgent
     from memgym.envs.dialogmem_env import DialogMemEnv, DialogMemEnvConfig
     from memgym.tasks.llm_match import JudgeCache, LLMMatchScorer
@@ -394,15 +417,17 @@ def _evaluate_memory(
         scorers=scorers,
     )
     agent = ReasonerAgent(memory, build_reasoner(config.reasoner), config.reasoner.max_new_tokens)
+    links = LinkLog(store.folder / "links.json")
     for episode in tqdm(episodes, desc=f"episodes ({config.memory})", disable=not progress):
         done = store.done_keys()
-        pending = [i.item_id for i in episode.items if item_key(episode, i) not in done]
+        chosen = [i for i in episode.items if only is None or item_key(episode, i) in only]
+        pending = [i.item_id for i in chosen if item_key(episode, i) not in done]
         if pending:
-            _play(env, agent, episode, set(pending), store)
+            _play(env, agent, episode, set(pending), store, links)
     write_tables(store)
 
 
-def _play(env, agent, episode: DialogMemEpisode, pending: set[str], store: RunStore) -> None:
+def _play(env, agent, episode: DialogMemEpisode, pending: set[str], store: RunStore, links: LinkLog) -> None:
     observation, info = env.reset(options={"episode": episode, "score_items": pending})
     agent.reset()
     if hasattr(agent.memory, "bind_episode"):  # ground-truth probes; the gt detector's label table
@@ -411,6 +436,9 @@ def _play(env, agent, episode: DialogMemEpisode, pending: set[str], store: RunSt
     while info["phase"] == "formation":
         agent.act(observation, info, formation_action)
         observation, _, _, _, info = env.step(formation_action)
+    if hasattr(agent.memory, "snapshots"):  # link quality, measured from the episode's annotations
+        agent.memory.bind_reasoner(agent.reasoner)
+        links.record(episode, agent.memory)
     for item in episode.items:
         error = None
         action = formation_action
@@ -444,6 +472,41 @@ def _play(env, agent, episode: DialogMemEpisode, pending: set[str], store: RunSt
         store.append(item_key(episode, item), row)
 
 
+class LinkLog:
+    """Per-episode link counts of a snapshot memory (``links.json`` in its store), measured outside
+    the memory from the episode's annotations (:mod:`memgym.memory.embodied.ground_truth`)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def load(self) -> dict[str, dict[str, int]]:
+        """Episode id -> counts (``turns``, ``linkable``, ``linked``, ``correct``)."""
+        return json.loads(self.path.read_text(encoding="utf-8")) if self.path.is_file() else {}
+
+    def record(self, episode: DialogMemEpisode, memory: Any) -> LinkCounts:
+        """Measure ``memory``'s links after ``episode``'s formation and store them."""
+        from memgym.memory.embodied.ground_truth import (
+            SceneTruth,
+            link_counts,
+            match_instances,
+            snapshot_contents,
+            turn_references,
+        )
+
+        snapshots = memory.snapshots()
+        references = turn_references(episode, memory.turns)
+        contents = snapshot_contents(snapshots, match_instances(SceneTruth.of(episode), memory.objects.instances))
+        counts = link_counts(references, {s.id: s.turns for s in snapshots}, contents)
+        table = self.load()
+        table[episode.episode_id] = dataclasses.asdict(counts)
+        write_text_atomic(self.path, json.dumps(table, indent=1, sort_keys=True))
+        return counts
+
+    def total(self) -> LinkCounts:
+        """Counts summed over the recorded episodes."""
+        return sum((LinkCounts(**c) for c in self.load().values()), LinkCounts())
+
+
 METRICS = ("geodesic_success", "execution_success", "spl", "llm_match", "token_f1")
 
 
@@ -456,6 +519,7 @@ def write_tables(store: RunStore) -> Path:
         for r in rows
     ]
     errors = sum(1 for r in store.rows() if r.get("error"))
+    counts = LinkLog(store.folder / "links.json").total()
     parts = [
         "## overall\n",
         to_markdown(aggregate(percent, ["task"], present)),
@@ -466,6 +530,11 @@ def write_tables(store: RunStore) -> Path:
     qa_metrics = [m for m in ("llm_match", "token_f1") if m in present]
     if qa and qa_metrics:
         parts += ["## QA by verbalised / updated\n", to_markdown(aggregate(qa, ["verbalised", "updated"], qa_metrics))]
+    if counts.turns:
+        parts.append(
+            f"\nLink quality: {counts.quality or 0.0:.1f}% ({counts.correct} of {counts.linkable} linkable turns "
+            f"linked to a snapshot showing an object they refer to; {counts.linked} of {counts.turns} turns linked).\n"
+        )
     parts.append(f"\n{errors} item(s) with errors (see results.jsonl, column 'error'). Scores are percentages.\n")
     return store.write_text("results.md", "\n".join(parts))
 
