@@ -56,8 +56,8 @@ from memgym.datasets.dialogmem.residents import profiles_from_reasoner
 from memgym.datasets.dialogmem.statistics import dataset_statistics
 from memgym.datasets.dialogmem.validation import GroundingAuditor
 from memgym.datasets.traversal import TraversalConfig, generate_traversal
-from memgym.pipelines.dialogmem_comparison import comparison_rows, write_comparison
 from memgym.memory.embodied.ground_truth import LinkCounts
+from memgym.pipelines.dialogmem_comparison import comparison_rows, write_comparison
 from memgym.scenes.procedural import HouseConfig
 from memgym.scenes.spec import SceneSpec, load_scene
 from memgym.sensors.camera import CameraConfig

@@ -31,7 +31,7 @@ from memgym.memory.embodied.ground_truth import (
     snapshot_contents,
     turn_references,
 )
-from memgym.memory.embodied.linking import LinkInputs, Linker, register_linker
+from memgym.memory.embodied.linking import Linker, LinkInputs, register_linker
 
 MODES = ("missing", "wrong")
 

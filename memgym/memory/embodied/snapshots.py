@@ -34,7 +34,7 @@ import numpy as np
 from memgym.core.registry import register_memory
 from memgym.memory.embodied.covisibility import covisibility_clusters
 from memgym.memory.embodied.evidence import Entry, VisualEvidence
-from memgym.memory.embodied.linking import LinkInputs, Linker, build_linker
+from memgym.memory.embodied.linking import Linker, LinkInputs, build_linker
 from memgym.memory.embodied.object_memory import ObjectMemory
 
 
