@@ -97,6 +97,7 @@ PLUGIN_MODULES: list[str] = [
     "memgym.memory.embodied.frames",
     "memgym.memory.embodied.conceptgraph",
     "memgym.memory.embodied.snapshots",
+    "memgym.memory.embodied.probes",
     "memgym.envs.spoken_history_env",
     "memgym.pipelines.voxmem",
     "memgym.tasks.attribute_retrieval",
