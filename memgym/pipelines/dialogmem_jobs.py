@@ -383,6 +383,32 @@ def build_memory(config: DialogMemEvalConfig) -> Any:
     return cls(**options)
 
 
+def qa_scorers(config: DialogMemEvalConfig, cache_path: Path) -> dict[str, Any]:
+    """``{"qa": LLM-match scorer}`` for ``qa_scorer=llm_match`` (judge ratings cached at
+    ``cache_path``), else ``{}`` (the env's token F1)."""
+    from memgym.tasks.llm_match import JudgeCache, LLMMatchScorer
+
+    if config.qa_scorer != "llm_match":
+        return {}
+    if config.judge.backend == "structured":
+        raise ConfigError("qa_scorer=llm_match needs judge.backend=hf or openai with judge.model set")
+    judge = build_reasoner(config.judge)
+    return {"qa": LLMMatchScorer(judge, config.judge.identity(), JudgeCache(cache_path), config.judge.max_new_tokens)}
+
+
+def build_env(config: DialogMemEvalConfig, memory: Any, scorers: dict[str, Any]) -> Any:
+    """The :class:`~memgym.envs.dialogmem_env.DialogMemEnv` that evaluates ``memory`` (semantic
+    frames when its detector reads them)."""
+    from memgym.envs.dialogmem_env import DialogMemEnv, DialogMemEnvConfig
+
+    env_config = DialogMemEnvConfig(
+        camera=config.camera,
+        execute_navigation=config.execute_navigation,
+        semantic=getattr(memory, "needs_semantic", False),
+    )
+    return DialogMemEnv(env_config, scorers=scorers)
+
+
 def _evaluate_memory(
     config: DialogMemEvalConfig,
     store: RunStore,
@@ -394,28 +420,13 @@ def _evaluate_memory(
     """Play every pending item of ``episodes`` (those whose :func:`item_key` is in ``only``, when
     given) with ``config.memory`` into ``store``; write its tables."""
     from memgym.agents.reasoner_agent import ReasonerAgent
-    from memgym.envs.dialogmem_env import DialogMemEnv, DialogMemEnvConfig
-    from memgym.tasks.llm_match import JudgeCache, LLMMatchScorer
 
     for key, row in errors:
-        if key not in store.recorded_keys():
+        if key not in store.recorded_keys() and (only is None or key in only):
             store.append(key, row)
-    scorers = {}
-    if config.qa_scorer == "llm_match":
-        if config.judge.backend == "structured":
-            raise ConfigError("qa_scorer=llm_match needs judge.backend=hf or openai with judge.model set")
-        judge = build_reasoner(config.judge)
-        cache = JudgeCache(store.folder / "judge_cache.jsonl")
-        scorers["qa"] = LLMMatchScorer(judge, config.judge.identity(), cache, config.judge.max_new_tokens)
+    scorers = qa_scorers(config, store.folder / "judge_cache.jsonl")
     memory = build_memory(config)
-    env = DialogMemEnv(
-        DialogMemEnvConfig(
-            camera=config.camera,
-            execute_navigation=config.execute_navigation,
-            semantic=getattr(memory, "needs_semantic", False),
-        ),
-        scorers=scorers,
-    )
+    env = build_env(config, memory, scorers)
     agent = ReasonerAgent(memory, build_reasoner(config.reasoner), config.reasoner.max_new_tokens)
     links = LinkLog(store.folder / "links.json")
     for episode in tqdm(episodes, desc=f"episodes ({config.memory})", disable=not progress):
@@ -428,6 +439,13 @@ def _evaluate_memory(
 
 
 def _play(env, agent, episode: DialogMemEpisode, pending: set[str], store: RunStore, links: LinkLog) -> None:
+    observation, info = form(env, agent, episode, pending)
+    use(env, agent, episode, pending, store, links, observation, info)
+
+
+def form(env, agent, episode: DialogMemEpisode, pending: set[str]) -> tuple[Any, dict[str, Any]]:
+    """Play ``episode``'s formation phase into ``agent``'s memory (scoring only ``pending`` items
+    later); returns the first use-phase observation and info."""
     observation, info = env.reset(options={"episode": episode, "score_items": pending})
     agent.reset()
     if hasattr(agent.memory, "bind_episode"):  # ground-truth probes; the gt detector's label table
@@ -436,9 +454,18 @@ def _play(env, agent, episode: DialogMemEpisode, pending: set[str], store: RunSt
     while info["phase"] == "formation":
         agent.act(observation, info, formation_action)
         observation, _, _, _, info = env.step(formation_action)
+    return observation, info
+
+
+def use(
+    env, agent, episode: DialogMemEpisode, pending: set[str], store: RunStore, links: LinkLog, observation, info
+) -> None:
+    """Answer ``episode``'s items from the formed memory; append a row per ``pending`` item to
+    ``store`` and the memory's link counts (snapshot memories) to ``links``."""
     if hasattr(agent.memory, "snapshots"):  # link quality, measured from the episode's annotations
         agent.memory.bind_reasoner(agent.reasoner)
         links.record(episode, agent.memory)
+    formation_action = env.formation_action()
     for item in episode.items:
         error = None
         action = formation_action
