@@ -158,6 +158,13 @@ class DialogMemEvalConfig:
         default_factory=VisualMemoryOptions, metadata={"help": "options of the visual memories"}
     )
     link: LinkOptions = field(default_factory=LinkOptions, metadata={"help": "options of the linked memories"})
+    sweep: Literal["", "link_quality"] = field(
+        default="", metadata={"help": "link_quality: the linking diagnosis (memories= adds systems to Table 3)"}
+    )
+    sweep_step: int = field(default=10, metadata={"help": "sweep: link-quality step, percent", "min": 1, "max": 100})
+    subset_navigation: int = field(default=500, metadata={"help": "sweep: navigation items (stratified)", "min": 0})
+    subset_qa: int = field(default=500, metadata={"help": "sweep: QA items (stratified)", "min": 0})
+    subset_seed: int = field(default=0, metadata={"help": "sweep: seed of the subset"})
     name: str = field(default="", metadata={"help": "run folder name (default: config hash)"})
     bootstrap_seed: int = field(default=0, metadata={"help": "seed of the comparison's bootstrap intervals"})
     bootstrap_resamples: int = field(default=2000, metadata={"help": "bootstrap resamples per interval", **NOT_HASHED})
@@ -330,6 +337,10 @@ def evaluate(args: JobArgs) -> Path:
     """Evaluate each memory with the reasoner on a dataset and compare them (module docstring);
     returns the run folder (``RUNS/eval-dialogmem/NAME``)."""
     config = load_config(DialogMemEvalConfig, path=args.config_path, overrides=args.overrides)
+    if config.sweep:
+        from memgym.pipelines.dialogmem_sweep import run_sweep
+
+        return run_sweep(config, args)
     names = config.memory_names()
     episodes, errors = load_episodes(Path(config.dataset))
     if config.max_episodes:
