@@ -169,7 +169,7 @@ def run_sweep(config: DialogMemEvalConfig, args: JobArgs) -> Path:
 
     if config.sweep != "link_quality":
         raise ConfigError(f"sweep must be 'link_quality' (or empty), got {config.sweep!r}")
-    episodes, errors = load_episodes(Path(config.dataset))
+    episodes, _ = load_episodes(Path(config.dataset))  # unusable episodes have no items to draw
     if config.max_episodes:
         episodes = episodes[: config.max_episodes]
     folder_name = config.name or config_hash(dataclasses.replace(config, memory="", memories=()))
@@ -183,10 +183,6 @@ def run_sweep(config: DialogMemEvalConfig, args: JobArgs) -> Path:
         v.name: RunStore.open(args.runs_dir, "eval-dialogmem", v.config(config), name=f"{folder_name}/sweep/{v.name}")
         for v in variants
     }
-    for v in variants:
-        for key, row in errors:
-            if key in only and key not in stores[v.name].recorded_keys():
-                stores[v.name].append(key, row)
     reasoner = build_reasoner(config.reasoner)
     scorers = qa_scorers(config, folder / "judge_cache.jsonl")
     shared = [v for v in variants if v.shares_formation]

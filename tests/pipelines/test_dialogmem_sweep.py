@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from memgym.backends.structured import StructuredReasoner
 from memgym.core.benchmark import JobArgs
 from memgym.core.config import load_config
 from memgym.core.episode import Dataset
+from memgym.core.errors import ConfigError
 from memgym.core.results import RunStore
 from memgym.pipelines.dialogmem_jobs import (
     DialogMemEvalConfig,
@@ -145,3 +147,15 @@ def test_sweep_end_to_end_and_resume(dataset, tmp_path):
     )
     assert {p: strip(t) for p, t in after.items()} == {p: strip(t) for p, t in before.items()}
     assert np.isclose(float(list(csv.DictReader((folder / "link_quality.csv").open()))[3]["link_quality"]), 100.0)
+
+
+def test_linked_memories_get_the_link_options():
+    config = load_config(
+        DialogMemEvalConfig, overrides=("memory=3dmem+controlled", "link.quality=30", "link.mode=wrong", "link.seed=4")
+    )
+    linker = build_memory(config).linker
+    assert (linker.quality, linker.mode, linker.seed) == (30.0, "wrong", 4)
+    with pytest.raises(ConfigError, match="link.clip_model"):
+        build_memory(dataclasses.replace(config, memory="3dmem+clip"))
+    with pytest.raises(ConfigError):
+        load_config(DialogMemEvalConfig, overrides=("link.mode=sometimes",))
