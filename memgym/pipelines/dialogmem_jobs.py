@@ -540,9 +540,10 @@ class LinkLog:
         write_text_atomic(self.path, json.dumps(table, indent=1, sort_keys=True))
         return counts
 
-    def total(self) -> LinkCounts:
-        """Counts summed over the recorded episodes."""
-        return sum((LinkCounts(**c) for c in self.load().values()), LinkCounts())
+    def total(self, episodes: set[str] | None = None) -> LinkCounts:
+        """Counts summed over the recorded episodes (those in ``episodes`` when given)."""
+        counts = [LinkCounts(**c) for e, c in self.load().items() if episodes is None or e in episodes]
+        return sum(counts, LinkCounts())
 
 
 METRICS = ("geodesic_success", "execution_success", "spl", "llm_match", "token_f1")

@@ -92,7 +92,18 @@ class Variant:
     def config(self, base: DialogMemEvalConfig) -> DialogMemEvalConfig:
         """``base`` evaluating this variant alone."""
         link = dataclasses.replace(base.link, quality=self.level, mode=self.mode) if self.mode else base.link
-        return dataclasses.replace(base, memory=self.memory, memories=(), sweep="", link=link)
+        plain = DialogMemEvalConfig()  # the subset's settings do not change a row: a store serves any subset
+        return dataclasses.replace(
+            base,
+            memory=self.memory,
+            memories=(),
+            sweep="",
+            link=link,
+            sweep_step=plain.sweep_step,
+            subset_navigation=plain.subset_navigation,
+            subset_qa=plain.subset_qa,
+            subset_seed=plain.subset_seed,
+        )
 
     @property
     def shares_formation(self) -> bool:
@@ -209,13 +220,13 @@ def run_sweep(config: DialogMemEvalConfig, args: JobArgs) -> Path:
             observation, info = env.rewind_use(pending[v.name])
             store = stores[v.name]
             use(env, agent, episode, pending[v.name], store, LinkLog(store.folder / "links.json"), observation, info)
-        write_sweep(folder, variants, stores, notes, config)
+        write_sweep(folder, variants, stores, notes, config, only)
     for v in variants:
         if not v.shares_formation:  # extra memories: their own formation, the same subset
             _evaluate_memory(v.config(config), stores[v.name], episodes, [], args.progress, only)
     for store in stores.values():
         write_tables(store)
-    write_sweep(folder, variants, stores, notes, config)
+    write_sweep(folder, variants, stores, notes, config, only)
     return folder
 
 
@@ -225,10 +236,13 @@ def write_sweep(
     stores: Mapping[str, RunStore],
     notes: Sequence[str],
     config: DialogMemEvalConfig,
+    only: set[str],
 ) -> None:
-    """Write the sweep's tables and figure (module docstring) from the stores' rows so far."""
-    rows = {v.name: [r for r in stores[v.name].rows() if "task" in r] for v in variants}
-    links = {v.name: LinkLog(stores[v.name].folder / "links.json").total() for v in variants}
+    """Write the sweep's tables and figure (module docstring) from the stores' rows of the
+    subset ``only`` so far."""
+    rows = {v.name: [r for r in stores[v.name].rows() if "task" in r and r["key"] in only] for v in variants}
+    played = {key.split("|", 1)[0] for key in only}  # episodes with subset items (item_key's prefix)
+    links = {v.name: LinkLog(stores[v.name].folder / "links.json").total(played) for v in variants}
     systems = [v for v in variants if v.kind != "controlled"]
     write_comparison(
         folder,

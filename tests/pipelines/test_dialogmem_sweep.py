@@ -100,7 +100,7 @@ def test_oracle_selection_supplies_the_target_entry_alone(dataset):
             assert evidence.entries == ()
 
 
-def sweep(dataset: Path, runs: Path) -> Path:
+def sweep(dataset: Path, runs: Path, *extra: str) -> Path:
     overrides = (
         f"dataset={dataset}",
         *EVAL,
@@ -108,6 +108,7 @@ def sweep(dataset: Path, runs: Path) -> Path:
         "sweep_step=100",
         "name=diag",
         "memories=[dialogue]",
+        *extra,
     )
     return evaluate(JobArgs(overrides=overrides, runs_dir=runs, progress=False))
 
@@ -147,6 +148,13 @@ def test_sweep_end_to_end_and_resume(dataset, tmp_path):
     )
     assert {p: strip(t) for p, t in after.items()} == {p: strip(t) for p, t in before.items()}
     assert np.isclose(float(list(csv.DictReader((folder / "link_quality.csv").open()))[3]["link_quality"]), 100.0)
+
+    smaller = sweep(dataset, tmp_path, "subset_qa=3", "subset_navigation=2")  # the same stores, a smaller subset
+    levels = list(csv.DictReader((smaller / "link_quality.csv").open()))
+    assert {(r["n_qa"], r["n_navigation"]) for r in levels} == {("3", "2")}
+    assert {p: strip(p.read_text()) for p in folder.glob("sweep/*/results.jsonl")} == {
+        p: strip(t) for p, t in before.items()
+    }  # nothing new to evaluate
 
 
 def test_linked_memories_get_the_link_options():
