@@ -353,7 +353,7 @@ def evaluate(args: JobArgs) -> Path:
         # memories=[...] later reuses the results of the others
         memory_config = dataclasses.replace(config, memory=name, memories=())
         store = RunStore.open(args.runs_dir, "eval-dialogmem", memory_config, name=f"{folder_name}/{name}")
-        _evaluate_memory(memory_config, store, episodes, errors, args.progress)
+        evaluate_memory(memory_config, store, episodes, errors, args.progress)
         rows[name] = store.rows()
         stores.append(store)
     folder = Path(args.runs_dir) / "eval-dialogmem" / folder_name
@@ -420,7 +420,7 @@ def build_env(config: DialogMemEvalConfig, memory: Any, scorers: dict[str, Any])
     return DialogMemEnv(env_config, scorers=scorers)
 
 
-def _evaluate_memory(
+def evaluate_memory(
     config: DialogMemEvalConfig,
     store: RunStore,
     episodes: list[DialogMemEpisode],

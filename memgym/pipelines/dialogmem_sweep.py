@@ -48,12 +48,12 @@ from memgym.core.registry import MEMORIES
 from memgym.core.results import RunStore, to_csv, to_markdown
 from memgym.core.seeding import config_hash
 from memgym.core.statistics import bootstrap_difference, mcnemar_exact
-from memgym.pipelines.dialogmem_comparison import _rng, qa_metric, write_comparison
+from memgym.pipelines.dialogmem_comparison import labelled_rng, qa_metric, write_comparison
 from memgym.pipelines.dialogmem_jobs import (
     DialogMemEpisode,
     DialogMemEvalConfig,
     LinkLog,
-    _evaluate_memory,
+    evaluate_memory,
     build_env,
     build_memory,
     form,
@@ -164,7 +164,7 @@ def stratified_subset(
             take[t] += 1
         for content_type in sorted(groups):
             members = groups[content_type]
-            rng = _rng(seed, "subset", task, content_type)
+            rng = labelled_rng(seed, "subset", task, content_type)
             keys += [members[i] for i in sorted(rng.permutation(len(members))[: take[content_type]])]
             counts.append(
                 {"task": task, "content_type": content_type, "available": len(members), "n": take[content_type]}
@@ -223,7 +223,7 @@ def run_sweep(config: DialogMemEvalConfig, args: JobArgs) -> Path:
         write_sweep(folder, variants, stores, notes, config, only)
     for v in variants:
         if not v.shares_formation:  # extra memories: their own formation, the same subset
-            _evaluate_memory(v.config(config), stores[v.name], episodes, [], args.progress, only)
+            evaluate_memory(v.config(config), stores[v.name], episodes, [], args.progress, only)
     for store in stores.values():
         write_tables(store)
     write_sweep(folder, variants, stores, notes, config, only)
@@ -340,7 +340,7 @@ def main_table(
             line["mcnemar"] = f"+{n01}/-{n10}, p={p:.3g}"
         if v.name != REFERENCE and paired_qa:
             ref, own = zip(*paired_qa)
-            rng = _rng(config.bootstrap_seed, "qa-diff", v.name)
+            rng = labelled_rng(config.bootstrap_seed, "qa-diff", v.name)
             diff = bootstrap_difference(own, ref, rng=rng, paired=True, n_resamples=config.bootstrap_resamples)
             line["qa_diff"] = f"{diff.estimate:+.1f} [{diff.low:+.1f}, {diff.high:+.1f}]"
         table.append(line)
