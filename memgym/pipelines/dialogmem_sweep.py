@@ -91,8 +91,13 @@ class Variant:
 
     def config(self, base: DialogMemEvalConfig) -> DialogMemEvalConfig:
         """``base`` evaluating this variant alone."""
-        link = dataclasses.replace(base.link, quality=self.level, mode=self.mode) if self.mode else base.link
         plain = DialogMemEvalConfig()  # the subset's settings do not change a row: a store serves any subset
+        # only the link options the variant reads, so setting link.clip_model later keeps the other stores
+        link = plain.link
+        if self.memory == "3dmem+clip":
+            link = dataclasses.replace(link, clip_model=base.link.clip_model, top_k=base.link.top_k)
+        elif self.mode:
+            link = dataclasses.replace(link, quality=self.level, mode=self.mode, seed=base.link.seed)
         return dataclasses.replace(
             base,
             memory=self.memory,

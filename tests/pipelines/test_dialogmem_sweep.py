@@ -167,3 +167,17 @@ def test_linked_memories_get_the_link_options():
         build_memory(dataclasses.replace(config, memory="3dmem+clip"))
     with pytest.raises(ConfigError):
         load_config(DialogMemEvalConfig, overrides=("link.mode=sometimes",))
+
+
+def test_sweep_with_the_clip_linker(dataset, tmp_path):
+    from tests.support.tiny_hf_models import build_tiny_clip
+
+    clip = build_tiny_clip(tmp_path / "clip")
+    folder = sweep(dataset, tmp_path, "subset_qa=2", "subset_navigation=2")
+    folder = sweep(dataset, tmp_path, "subset_qa=2", "subset_navigation=2", f"link.clip_model={clip}")  # adds clip
+    table3 = (folder / "table3.md").read_text()
+    assert "skipped" not in table3
+    line = next(x for x in table3.splitlines() if x.startswith("| 3dmem+clip | linker |"))
+    quality = float(line.split("|")[7])
+    counts = LinkLog(folder / "sweep" / "3dmem+clip" / "links.json").total()
+    assert counts.linked == counts.turns > 0 and round(counts.quality, 1) == quality  # top-1: every turn linked
