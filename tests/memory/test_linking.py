@@ -140,9 +140,10 @@ class Scripted:
     """Replies from a list, recording the prompts."""
 
     def __init__(self, replies):
-        self.replies, self.prompts = list(replies), []
+        self.replies, self.prompts, self.messages = list(replies), [], []
 
     def generate(self, messages, max_new_tokens=16):
+        self.messages.append(messages)
         self.prompts.append(messages[-1].text_only())
         return self.replies.pop(0)
 
@@ -156,6 +157,14 @@ def test_vlm_linker_follows_a_scripted_reasoner():
     assert reasoner.prompts[0].endswith("Remark: remark one")  # the speaker is not part of the remark
     with pytest.raises(MemgymError, match="reasoner"):
         VLMLinker().link(LinkInputs(turns, snapshots(), instances(), FRAME_OBJECTS, None))
+    images = {0: np.full((4, 4, 3), 7, np.uint8)}
+    seeing = Scripted(["i0", "unknown"])
+    VLMLinker().link(LinkInputs(turns, snapshots(), instances(), FRAME_OBJECTS, seeing, images))
+    assert [len(m[-1].content) for m in seeing.messages] == [2, 1]  # the frame's image, when there is one
+    blind = Scripted(["i0", "unknown"])
+    blind.accepts_images = False
+    VLMLinker().link(LinkInputs(turns, snapshots(), instances(), FRAME_OBJECTS, blind, images))
+    assert [len(m[-1].content) for m in blind.messages] == [1, 1]
 
 
 class FixedEncoder:

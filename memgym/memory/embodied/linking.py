@@ -10,7 +10,8 @@ registered in :data:`LINKERS` by name:
   (cosine; ties to the earlier snapshot);
 * ``vlm`` (:class:`VLMLinker`) -- the reasoner is shown the objects detected in the frame the turn
   was heard at (``LINK [...]`` line, :data:`memgym.backends.structured.LINK_PREFIX`; largest
-  coverage first) and names the one the turn refers to; the turn is linked to every snapshot
+  coverage first; the frame's image too, unless the reasoner's ``accepts_images`` is False or it
+  reads facts) and names the one the turn refers to; the turn is linked to every snapshot
   holding that object (none when the reasoner names none);
 * ``controlled`` (:mod:`memgym.memory.embodied.controlled_linker`) -- a ground-truth intervention
   that reads the episode's annotations.
@@ -27,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from memgym.backends.structured import LINK_PREFIX
-from memgym.core.chat import Message
+from memgym.core.chat import ImagePart, Message, TextPart
 from memgym.core.errors import ConfigError, MemgymError
 from memgym.core.protocols import Reasoner
 from memgym.core.registry import Registry
@@ -47,6 +48,7 @@ class LinkInputs:
         instances: the fused instances (snapshot objects are their ids).
         frame_objects: frame index -> instance id -> coverage of that frame.
         reasoner: the bound reasoner (None when none is bound).
+        images: frame index -> ``(H, W, 3) uint8`` image of the frames with detections.
     """
 
     turns: Sequence[tuple[int, str]]
@@ -54,6 +56,7 @@ class LinkInputs:
     instances: Sequence[Instance]
     frame_objects: Mapping[int, Mapping[str, float]]
     reasoner: Reasoner | None = None
+    images: Mapping[int, np.ndarray] = dataclasses.field(default_factory=dict)
 
 
 class Linker(abc.ABC):
@@ -127,13 +130,13 @@ LINK_SYSTEM_PROMPT = (
 )
 
 
-def link_messages(remark: str, candidates: Sequence[tuple[str, str]]) -> list[Message]:
-    """The chat asking which of ``candidates`` (``(instance id, label)``) ``remark`` refers to."""
+def link_messages(remark: str, candidates: Sequence[tuple[str, str]], image: np.ndarray | None = None) -> list[Message]:
+    """The chat asking which of ``candidates`` (``(instance id, label)``) ``remark`` refers to,
+    with the view it was heard at when ``image`` is given."""
     listed = json.dumps([{"id": i, "label": label} for i, label in candidates])
-    return [
-        Message.text("system", LINK_SYSTEM_PROMPT),
-        Message.text("user", f"{LINK_PREFIX}{listed}\nRemark: {remark}"),
-    ]
+    parts: list[Any] = [] if image is None else [ImagePart(np.asarray(image, np.uint8))]
+    parts.append(TextPart(f"{LINK_PREFIX}{listed}\nRemark: {remark}"))
+    return [Message.text("system", LINK_SYSTEM_PROMPT), Message("user", tuple(parts))]
 
 
 def parse_link(reply: str, candidates: Sequence[tuple[str, str]]) -> str | None:
@@ -151,13 +154,16 @@ class VLMLinker(Linker):
         if inputs.turns and inputs.reasoner is None:
             raise MemgymError("the vlm linker asks the memory's reasoner; bind one with bind_reasoner(reasoner)")
         labels = {i.id: i.label for i in inputs.instances}
+        reasoner = inputs.reasoner
+        sees = getattr(reasoner, "accepts_images", True) and not getattr(reasoner, "reads_facts", False)
         links: dict[str, list[int]] = {}
         for t, (frame, line) in enumerate(inputs.turns):
             seen = inputs.frame_objects.get(frame, {})
             candidates = [(i, labels[i]) for i in sorted(seen, key=lambda i: (-seen[i], i)) if i in labels]
             if not candidates:
                 continue
-            reply = inputs.reasoner.generate(link_messages(utterance(line), candidates), max_new_tokens=16)
+            image = inputs.images.get(frame) if sees else None
+            reply = reasoner.generate(link_messages(utterance(line), candidates, image), max_new_tokens=16)
             chosen = parse_link(reply, candidates)
             for snapshot_id in snapshots_holding(inputs.snapshots, chosen) if chosen else ():
                 links.setdefault(snapshot_id, []).append(t)

@@ -92,7 +92,7 @@ class SnapshotMemory(ObjectMemory):
             ]
             if self.linker is not None:
                 inputs = LinkInputs(
-                    self.turns, self._snapshots, self.objects.instances, self.frame_objects, self.reasoner
+                    self.turns, self._snapshots, self.objects.instances, self.frame_objects, self.reasoner, self.images
                 )
                 links = self.linker.link(inputs)
                 for snapshot in self._snapshots:
