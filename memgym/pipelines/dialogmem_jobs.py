@@ -358,6 +358,12 @@ def evaluate(args: JobArgs) -> Path:
         stores.append(store)
     folder = Path(args.runs_dir) / "eval-dialogmem" / folder_name
     write_comparison(folder, rows, seed=config.bootstrap_seed, n_resamples=config.bootstrap_resamples)
+    links = {name: LinkLog(store.folder / "links.json").total() for name, store in zip(names, stores)}
+    lines = [f"- {n}: {c.quality or 0.0:.1f}% ({c.correct} of {c.linkable})" for n, c in links.items() if c.turns]
+    if lines:  # snapshot memories: the share of linkable turns linked to a snapshot showing their object
+        with (folder / "comparison.md").open("a", encoding="utf-8") as handle:
+            handle.write("\nLink quality (linkable turns linked to a snapshot showing an object they refer to):\n\n")
+            handle.write("\n".join(lines) + "\n")
     for store in stores:
         raise_if_all_failed(store)  # after the tables: they show the errors
     return folder
