@@ -15,12 +15,14 @@ eval in which every item of a memory failed ends with an error once its tables a
 ``name=`` or the hash of the config without the memory names)::
 
     <memory>/           one RunStore per memory: results.jsonl, results.md (tables by task and
-                        content type), config.yaml (with memory=<memory>), judge_cache.jsonl
+                        content type), config.yaml (with memory=<memory>), judge_cache.jsonl,
+                        links.json (snapshot memories: link counts per episode, :class:`LinkLog`)
     comparison.md       every memory side by side, with bootstrap intervals
     comparison.csv      the same, long form
     comparison.png      grouped bars per memory (navigation; QA per content type)
 
-Each memory's store is hashed without the list of memories, so adding a memory to the list and
+``sweep=link_quality`` runs the linking diagnosis instead
+(:mod:`memgym.pipelines.dialogmem_sweep`). Each memory's store is hashed without the list of memories, so adding a memory to the list and
 running again evaluates only the new one. Result rows carry the item annotations as columns
 (``content_type``, ``verbalised`` and ``updated`` for QA; ``content_type``, ``cue_updated`` and
 ``updated`` (= ``cue_updated``) for navigation); see :mod:`memgym.pipelines.dialogmem_comparison`.
