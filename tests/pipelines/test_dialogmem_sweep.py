@@ -136,6 +136,9 @@ def test_sweep_end_to_end_and_resume(dataset, tmp_path):
         assert (folder / output).stat().st_size > 0
     for picture in ("link_quality.png", "comparison.png"):
         assert (folder / picture).read_bytes().startswith(b"\x89PNG")
+    again = sweep(dataset, tmp_path / "again")  # deterministic: a fresh run writes the same tables
+    for output in ("link_quality.csv", "table3.md", "comparison.csv", "subset.json"):
+        assert (again / output).read_text() == (folder / output).read_text()
     before = {p: p.read_text() for p in folder.glob("sweep/*/results.jsonl")}
     # interrupted: one variant lost its last rows; the re-run redoes exactly those
     partial = folder / "sweep" / "controlled-wrong-000" / "results.jsonl"
