@@ -5,12 +5,16 @@ First the bare recurrence shared by every delta-rule core (forward + backward of
 training step (forward, query cross-entropy at every 64th frame, backward) of the whole Table 1
 model on random features: for each delta-rule core the chunked form against the step loop (the
 same model run frame by frame inside each layer), and matched attention (RoPE) against GDN2's
-chunked form at ``T = 4,096``. The model-level ratio is smaller than the recurrence's because the
+chunked form at ``T = 4,096``. Last, the training data sources: batches/s of
+``data.source=env`` (streams recorded from ``memgym/AMemOps-v0`` vector-env rollouts, sync and
+async) against ``data.source=direct`` (the generator read in the training process), the same
+batches. The model-level ratio is smaller than the recurrence's because the
 projections, convolution, MLP and classifiers cost the same in both forms. Each timing
 runs in a fresh spawned process so its peak resident memory (``ru_maxrss``) is that step's own.
 
     python -m benchmarks amemops_train [--length 2048] [--batch 8] [--long 4096] [--cores gdn2,kda]
         [--step-length 256]   # quicker, but flatters the step loop (its per-token cost grows with T)
+        [--parts sources] [--source-batch 8] [--source-steps 3] [--source-frames 2048]
 """
 
 from __future__ import annotations
@@ -74,6 +78,53 @@ def _kernel_worker(chunked: bool, batch: int, length: int, repeats: int, threads
     return best, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+SOURCES = {
+    ("direct", "sync"): "direct (generator, in process)",
+    ("env", "sync"): "env rollouts (sync make_vec)",
+    ("env", "async"): "env rollouts (async make_vec)",
+}
+
+
+def _source_worker(batch: int, steps: int, frames: int) -> dict[tuple[str, str], float]:
+    """Seconds for ``steps`` batches of each data source, timed batch by batch in turn (so a busy
+    machine's load drifts onto all alike), after a first untimed batch of each (which opens the
+    library and starts the workers). Each source trains its own seed: the streams are disjoint."""
+    from memgym.core.config import load_config
+    from memgym.pipelines.amemops_models import AMemOpsTrainConfig, StreamBatches, stream_tensors
+
+    iterators = {}
+    for seed, (source, vectorization) in enumerate(SOURCES):
+        overrides = (f"data.source={source}", f"data.vectorization={vectorization}", f"data.stream.frames={frames}")
+        config = load_config(AMemOpsTrainConfig, overrides=overrides)
+        iterators[source, vectorization] = StreamBatches(stream_tensors(config.data), batch, seed=seed).iterate(0, 0, 1)
+        next(iterators[source, vectorization])
+    seconds = dict.fromkeys(SOURCES, 0.0)
+    for _ in range(steps):
+        for key, batches in iterators.items():
+            start = time.perf_counter()
+            next(batches)
+            seconds[key] += time.perf_counter() - start
+    for batches in iterators.values():
+        batches.close()
+    return seconds
+
+
+def _sources(args: argparse.Namespace) -> None:
+    # a non-daemonic worker process: async vector envs start processes of their own
+    import concurrent.futures
+
+    context = multiprocessing.get_context("spawn")
+    with concurrent.futures.ProcessPoolExecutor(1, mp_context=context) as pool:
+        seconds = pool.submit(_source_worker, args.source_batch, args.source_steps, args.source_frames).result()
+    timings = {key: Timing(label, seconds[key], args.source_steps, "batches") for key, label in SOURCES.items()}
+    for mode in ("sync", "async"):
+        report(
+            f"amemops_train: data sources, batch {args.source_batch} of fresh {args.source_frames}-frame streams",
+            timings["env", mode],
+            timings["direct", "sync"],
+        )
+
+
 def _measure_kernel(label: str, chunked: bool, batch: int, length: int, repeats: int, threads: int):
     with multiprocessing.get_context("spawn").Pool(1) as pool:
         seconds, peak = pool.apply(_kernel_worker, (chunked, batch, length, repeats, threads))
@@ -102,7 +153,23 @@ def main(argv: list[str]) -> None:
         help="frames for the step loop (default: --length); shorter is quicker but flatters the step loop",
     )
     parser.add_argument("--threads", type=int, default=1, help="torch threads per timed process (both forms alike)")
+    parser.add_argument("--parts", default="recurrence,cores,attention,sources", help="comma-separated parts to run")
+    parser.add_argument("--source-batch", type=int, default=8, help="streams per batch for the data sources")
+    parser.add_argument("--source-steps", type=int, default=3, help="timed batches per data source")
+    parser.add_argument("--source-frames", type=int, default=2048, help="frames per stream for the data sources")
     args = parser.parse_args(argv)
+    parts = set(args.parts.split(","))
+    if "recurrence" in parts:
+        _recurrence(args)
+    if "cores" in parts:
+        _cores(args)
+    if "attention" in parts:
+        _attention(args)
+    if "sources" in parts:
+        _sources(args)
+
+
+def _recurrence(args: argparse.Namespace) -> None:
     kernel_chunked, kernel_chunked_peak = _measure_kernel(
         "recurrence chunked (C=64)", True, args.batch, args.length, args.repeats, args.threads
     )
@@ -115,6 +182,9 @@ def main(argv: list[str]) -> None:
         kernel_loop,
         [f"peak RSS: chunked {kernel_chunked_peak:.0f} MiB, step loop {kernel_loop_peak:.0f} MiB"],
     )
+
+
+def _cores(args: argparse.Namespace) -> None:
     for core in args.cores.split(","):
         chunked, chunked_peak = _measure(
             f"{core} chunked (C=64)", core, False, args.batch, args.length, args.repeats, args.threads
@@ -129,6 +199,9 @@ def main(argv: list[str]) -> None:
             stepped,
             [f"peak RSS: chunked {chunked_peak:.0f} MiB, step loop {step_peak:.0f} MiB"],
         )
+
+
+def _attention(args: argparse.Namespace) -> None:
     gdn2, gdn2_peak = _measure("gdn2 chunked (C=64)", "gdn2", False, args.batch, args.long, args.repeats, args.threads)
     attention, attention_peak = _measure(
         "attention_rope (SDPA)", "attention_rope", False, args.batch, args.long, args.repeats, args.threads

@@ -1,9 +1,9 @@
 """Memory formation frames/s of every registered DialogMem memory vs rendering the same frames.
 
-``python -m benchmarks dialogmem_memories [--size 128] [--goals 5] [--memories a,b]``. One DialogMem
+``python -m benchmarks dialogmem_memories [--size 256] [--goals 5] [--memories a,b]``. One DialogMem
 episode is generated (house 0); its formation stream is played through ``DialogMemEnv`` once to
-time rendering (RGB-D + semantic frames and the observation dicts an evaluation pays for, the
-baseline), and the observations are kept. Each memory (every registered memory defined under
+time rendering (RGB-D + semantic frames, as a visual memory's evaluation renders them, and the
+observation dicts, the baseline), and the observations are kept. Each memory (every registered memory defined under
 ``memgym.memory.embodied``, or those named with ``--memories``) is then reset and fed the same
 observations with ``observe``, best of three; probes that read the episode
 (``bind_episode``) are bound first, outside the timing. A ratio of at least 3 means building
@@ -28,7 +28,7 @@ def dialogmem_memories() -> list[str]:
 
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks dialogmem_memories")
-    parser.add_argument("--size", type=int, default=128, help="camera width = height, pixels")
+    parser.add_argument("--size", type=int, default=256, help="camera width = height, pixels (the eval default)")
     parser.add_argument("--goals", type=int, default=5, help="navigation goals of the traversal")
     parser.add_argument("--memories", default="", help="comma-separated names (default: all DialogMem memories)")
     args = parser.parse_args(argv)
@@ -39,6 +39,7 @@ def main(argv: list[str]) -> None:
             "house_seed": 0,
             "traversal": {"min_goals": args.goals, "max_goals": args.goals},
             "camera": {"width": args.size, "height": args.size},
+            "semantic": True,  # the visual memories' gt detector reads it; rendered in the baseline too
         }
     )
     env.reset(seed=0)  # generates the episode (not timed)

@@ -2,7 +2,7 @@
 
     memgym list                              what is registered (benchmarks, envs, memories, ...)
     memgym generate BENCH [key=value ...]    build a dataset
-    memgym train BENCH [key=value ...]       train a model inside env rollouts
+    memgym train BENCH [key=value ...]       train a memory model (AMemOps: data.source=env trains inside env rollouts)
     memgym eval BENCH [key=value ...]        evaluate, results resumable in the run folder
     memgym render BENCH [key=value ...]      draw an episode (image or video)
     memgym run quickstart [key=value ...]    every benchmark end to end at a small size + report
@@ -27,7 +27,7 @@ from memgym.core.registry import ALL_REGISTRIES, BENCHMARKS
 
 JOB_HELP = {
     "generate": "build a dataset for a benchmark",
-    "train": "train a model inside env rollouts",
+    "train": "train a memory model (AMemOps: data.source=env trains inside env rollouts)",
     "eval": "evaluate a memory/model on a benchmark; resumes an interrupted run",
     "render": "render an episode of a benchmark to an image or video",
 }

@@ -1,7 +1,8 @@
-"""Training loop for memory models on batches drawn from env rollouts: resumable, logged, DDP-ready.
+"""Training loop for memory models: resumable, logged, DDP-ready.
 
 :class:`Trainer` runs AdamW with linear warm-up and cosine decay on batches produced by a
-``batch_fn(step, rank, world_size) -> Batch``. Because every batch is a pure function of the
+``batch_fn(step, rank, world_size) -> Batch`` or a :class:`BatchSource` (AMemOps: streams read
+from the generator, or recorded from env rollouts by :mod:`memgym.agents.stream_rollouts`). Because every batch is a pure function of the
 step index (the sampler derives its generator from ``(config hash, seed, step, rank)``), a run that
 is interrupted and resumed sees exactly the batches it would have seen.
 
@@ -12,7 +13,8 @@ Run folder (written by rank 0 only)::
     metrics.csv          step, loss, query accuracy, learning rate, tokens/s, seconds
 
 Multi-process training: launch the same command with ``torchrun --nproc-per-node N``; when
-``WORLD_SIZE`` > 1 the trainer joins the process group (``gloo`` on CPU, ``nccl`` on GPU), wraps
+``WORLD_SIZE`` > 1 the trainer joins the process group (``gloo`` on CPU, ``nccl`` on GPU, where
+each process uses ``cuda:<LOCAL_RANK>``: :func:`resolve_device`), wraps
 the model in ``DistributedDataParallel`` and gives each rank ``batch_size / world_size`` streams
 of every step.
 """
@@ -110,15 +112,52 @@ class DistEnv:
         return self.rank == 0
 
 
-def init_distributed() -> DistEnv:
-    """Join the torchrun process group when ``WORLD_SIZE`` > 1; otherwise a single process."""
+def resolve_device(device: str) -> torch.device:
+    """This process's torch device for a ``device`` setting (``cpu``, ``cuda``, ``cuda:1``).
+
+    Under ``torchrun`` (``LOCAL_RANK`` set, ``WORLD_SIZE`` > 1) a bare ``cuda`` is
+    ``cuda:<LOCAL_RANK>``, so each process of a multi-GPU node trains on its own GPU.
+
+    Raises:
+        ConfigError: CUDA is asked for but not available, the local rank has no GPU, or one
+            explicit GPU index is given to several processes.
+    """
+    try:
+        chosen = torch.device(device)
+    except RuntimeError as exc:
+        raise ConfigError(f"device='{device}' is not a torch device ({exc})") from None
+    if chosen.type != "cuda":
+        return chosen
+    if not torch.cuda.is_available():
+        raise ConfigError(f"device='{device}' but CUDA is not available; use device=cpu")
+    world = int(os.environ.get("WORLD_SIZE", "1"))
+    local_rank = os.environ.get("LOCAL_RANK")
+    if world > 1 and local_rank is not None:
+        if chosen.index is not None:
+            raise ConfigError(
+                f"device='{device}' names one GPU for all {world} torchrun processes; "
+                "use device=cuda (each process takes cuda:<LOCAL_RANK>)"
+            )
+        chosen = torch.device("cuda", int(local_rank))
+    count = torch.cuda.device_count()
+    if chosen.index is not None and chosen.index >= count:
+        raise ConfigError(f"device {chosen} does not exist: this node has {count} CUDA device(s)")
+    return chosen
+
+
+def init_distributed(device: str | torch.device = "cpu") -> DistEnv:
+    """Join the torchrun process group when ``WORLD_SIZE`` > 1 (``nccl`` for a CUDA ``device``,
+    which becomes this process's current device, else ``gloo``); otherwise a single process."""
     world = int(os.environ.get("WORLD_SIZE", "1"))
     if world <= 1:
         return DistEnv()
     import torch.distributed as dist
 
+    device = torch.device(device)
+    if device.type == "cuda":
+        torch.cuda.set_device(device)
     if not dist.is_initialized():
-        dist.init_process_group("nccl" if torch.cuda.is_available() else "gloo")
+        dist.init_process_group("nccl" if device.type == "cuda" else "gloo")
     return DistEnv(rank=dist.get_rank(), world_size=dist.get_world_size())
 
 
@@ -283,6 +322,7 @@ class Trainer:
                 if self.step % self.config.save_every == 0 or self.step == self.config.steps:
                     self._save(self.last_path, full=True)
         finally:
+            stream.close()  # stops a batch source's workers (e.g. async vector envs)
             bar.close()
             if handle is not None:
                 handle.close()

@@ -28,6 +28,11 @@ NOT_HASHED = {"hashed": False}
 """Field metadata of settings that cannot change a result (threads, devices, worker counts, cache
 folders, how stored rows are summarised): ``dataclasses.field(..., metadata={"help": ..., **NOT_HASHED})``."""
 
+ADDED_FIELD = {"hash_default": False}
+"""Field metadata of a setting added after runs were stored: at its default it is left out of
+hashes, so configs that leave it alone keep their earlier hashes and run folders. Combine with
+:data:`NOT_HASHED` for a setting that cannot change a result (then it never enters hashes)."""
+
 
 @functools.cache
 def _float_fields(cls: type) -> frozenset[str]:
@@ -72,9 +77,27 @@ def result_identity(config: Any) -> Any:
     return dataclasses.replace(config, **changes) if changes else config
 
 
+def _hashed_value(value: Any) -> Any:
+    """``dataclasses.asdict`` of ``value`` without the :data:`ADDED_FIELD` fields at their defaults."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        out = {}
+        for field in dataclasses.fields(value):
+            item = getattr(value, field.name)
+            if field.metadata.get("hash_default", True) is False and item == field.default:
+                continue
+            out[field.name] = _hashed_value(item)
+        return out
+    if isinstance(value, (list, tuple)):
+        return [_hashed_value(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _hashed_value(v) for k, v in value.items()}
+    return value
+
+
 def config_hash(config: Any, length: int = 16) -> str:
-    """Hex SHA-256 prefix of :func:`canonical_json` of :func:`result_identity` of ``config``."""
-    return hashlib.sha256(canonical_json(result_identity(config)).encode()).hexdigest()[:length]
+    """Hex SHA-256 prefix of :func:`canonical_json` of :func:`result_identity` of ``config``
+    (:data:`ADDED_FIELD` fields left out at their defaults)."""
+    return hashlib.sha256(canonical_json(_hashed_value(result_identity(config))).encode()).hexdigest()[:length]
 
 
 def episode_seed_sequence(config_digest: str, seed: int, index: int) -> np.random.SeedSequence:

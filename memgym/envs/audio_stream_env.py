@@ -38,7 +38,10 @@ answer it formed at that time or answer afresh. The action answers both heads.
 ``config`` (:class:`~memgym.datasets.amemops.config.StreamConfig`; ``attribute_values`` must be
 4, the physical gains and pans), ``library`` (a
 :class:`~memgym.datasets.sources.library.SourceLibrary` or library kind name), ``seed`` (run seed
-mixed with the reset seed), ``block_frames``, ``render_mode`` (``"rgb_array"``).
+mixed with the reset seed), ``block_frames``, ``render_mode`` (``"rgb_array"``),
+``indexed_streams`` (``True``: ``reset(seed=i)`` plays stream ``i`` of run seed ``seed``, the
+stream ``memgym train amemops`` draws at index ``i`` with ``data.stream_seed=seed``; a reset
+without a seed still draws one from the env's RNG).
 ``reset(options={"episode": stream})`` plays a given :class:`AMemOpsStream` (e.g. a
 matched-history stream) whose library fingerprint must match the env's library.
 """
@@ -80,6 +83,7 @@ class AudioStreamEnv(TwoPhaseEnv):
         seed: int = 0,
         block_frames: int = 32,
         render_mode: str | None = None,
+        indexed_streams: bool = False,
     ) -> None:
         super().__init__(render_mode=render_mode)
         self.config = config or StreamConfig()
@@ -93,6 +97,8 @@ class AudioStreamEnv(TwoPhaseEnv):
                 f"block_frames={block_frames} must hold a whole query ({self.config.query_frames} frames)"
             )
         self.block_frames = block_frames
+        self.indexed_streams = indexed_streams
+        self._reset_seed: int | None = None
         self._generator: StreamGenerator | None = None
         self._renderer = StreamRenderer(self.library)
         self.observation_space = spaces.Dict(
@@ -105,10 +111,16 @@ class AudioStreamEnv(TwoPhaseEnv):
         self.action_space = spaces.MultiDiscrete([NONE_INDEX + 1, NONE_INDEX + 1])
         self.features: np.ndarray | None = None
 
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        self._reset_seed = seed
+        return super().reset(seed=seed, options=options)
+
     # ----- hooks ------------------------------------------------------------------------------
     def _build_episode(self, rng: np.random.Generator, options: dict[str, Any]) -> Episode:
         if self._generator is None:
             self._generator = StreamGenerator(self.config, self.library)
+        if self.indexed_streams and self._reset_seed is not None:
+            return self._generator.generate(self.run_seed, int(self._reset_seed))
         return self._generator.generate(self.run_seed, int(rng.integers(2**31)))
 
     def _begin(self, episode: Episode) -> int:

@@ -176,16 +176,32 @@ class SpokenHistoryEnv(TwoPhaseEnv):
         return image
 
 
+GENERATION_SEEDS = 4  # seeds tried (seed, seed + 1000, ...) before a generated reset gives up
+
+
 def _generated_episode(seed: int, budget: int) -> VoxMemEpisode:
-    """A one-item episode built (and cached) under the temp folder."""
+    """A one-item episode built (and cached) under the temp folder.
+
+    QC (the intelligibility gate above all) may drop an item after its redraws; the next seed of
+    the sequence ``seed % 1000 + 1000 k`` is then built, so a reset gives the first item that
+    passes QC, the same one every time.
+    """
     import dataclasses
     import tempfile
 
     from memgym.datasets.voxmem.build import VoxMemBuilder, VoxMemConfig
 
     out = Path(tempfile.gettempdir()) / "memgym-voxmem-env"
-    config = VoxMemConfig(items=1, budgets=(str(budget),), seed=seed % 1000, out=str(out / f"seed{seed % 1000}"))
-    builder = VoxMemBuilder(config)
-    folder = builder.build()
-    episode = next(iter(Dataset.load(folder / "manifest.jsonl")))
-    return dataclasses.replace(episode, annotations={**episode.annotations, "dataset_dir": str(folder)})
+    for attempt in range(GENERATION_SEEDS):
+        sub_seed = seed % 1000 + 1000 * attempt
+        config = VoxMemConfig(
+            items=1, budgets=(str(budget),), seed=sub_seed, max_revisions=6, out=str(out / f"seed{sub_seed}")
+        )
+        folder = VoxMemBuilder(config).build()
+        episode = next(iter(Dataset.load(folder / "manifest.jsonl")), None)
+        if episode is not None:
+            return dataclasses.replace(episode, annotations={**episode.annotations, "dataset_dir": str(folder)})
+    raise MemgymError(
+        f"no VoxMem item generated for seed {seed} passed QC in {GENERATION_SEEDS} tries "
+        f"(see {folder / 'qc_report.md'}); reset with another seed"
+    )

@@ -1,7 +1,8 @@
 """AMemOps models: ``memgym train amemops`` and ``memgym eval amemops`` (paper sections 2-3).
 
 * :func:`train_model` trains one Table 1 model (``model=gdn2 seed=0 steps=24000``) on batches of
-  generated streams (:class:`StreamBatches`), with AdamW, batch 40, peak lr 1e-3, 300 warm-up
+  generated streams (:class:`StreamBatches`; read from the generator, or with ``data.source=env``
+  recorded from ``memgym/AMemOps-v0`` vector-env rollouts, the same tensors), with AdamW, batch 40, peak lr 1e-3, 300 warm-up
   steps and cosine decay (:class:`~memgym.agents.trainer.Trainer`), into
   ``RUNS/amemops_train/<model>-seed<seed>/`` (resumable; ``step_<N>.pt`` checkpoints).
 * :func:`evaluate_models` scores trained checkpoints on held-out streams, one resumable result
@@ -24,16 +25,18 @@ from typing import Any, Literal
 import numpy as np
 import torch
 
-from memgym.agents.trainer import TrainConfig, Trainer, init_distributed, load_checkpoint_model
+from memgym.agents.trainer import TrainConfig, Trainer, init_distributed, load_checkpoint_model, resolve_device
 from memgym.core.benchmark import JobArgs
 from memgym.core.config import load_config
 from memgym.core.errors import ConfigError, RecordError
 from memgym.core.results import RunStore
-from memgym.core.seeding import NOT_HASHED
-from memgym.datasets.amemops.config import StreamConfig
+from memgym.core.seeding import ADDED_FIELD, NOT_HASHED
+from memgym.datasets.amemops.config import RECORDING_CONTROLS, StreamConfig
+from memgym.datasets.amemops.query_conditions import AudioMatches, pitch_differences
 from memgym.datasets.amemops.records import AMemOpsStream
 from memgym.memory.recurrent.mixers import CORES
 from memgym.memory.recurrent.model import AMemOpsModel, ModelConfig
+from memgym.tasks.amemops_breakdowns import familiarity_report, pitch_difference_report, recording_contrast_report
 from memgym.tasks.amemops_history import PRIMARY_MODELS, is_history, write_history_report
 from memgym.tasks.amemops_tables import (
     QUERY_TYPES,
@@ -68,6 +71,10 @@ class ArchConfig:
     head_dim: int = dataclasses.field(default=64, metadata={"help": "d_k = d_v"})
     mlp_hidden: int = dataclasses.field(default=512, metadata={"help": "SiLU MLP width"})
     chunk_size: int = dataclasses.field(default=64, metadata={"help": "chunk of the parallel form"})
+    conv_kernel: int = dataclasses.field(
+        default=4,
+        metadata={"help": "depthwise causal conv frames (0: no convolution, the ablation)", "min": 0, **ADDED_FIELD},
+    )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -89,6 +96,38 @@ class DataConfig:
     cache_dir: str = dataclasses.field(
         default="", metadata={"help": "on-disk cache of featurised training streams", **NOT_HASHED}
     )
+    source: Literal["direct", "env"] = dataclasses.field(
+        default="direct",
+        metadata={
+            "help": "training batches from the stream generator (direct) or from rollouts of memgym/AMemOps-v0 "
+            "vector envs (env; audio only; the same batches)",
+            **NOT_HASHED,
+            **ADDED_FIELD,
+        },
+    )
+    vectorization: Literal["sync", "async"] = dataclasses.field(
+        default="sync",
+        metadata={
+            "help": "source=env: gymnasium.make_vec mode (async: one worker process per stream)",
+            **NOT_HASHED,
+            **ADDED_FIELD,
+        },
+    )
+    block_frames: int = dataclasses.field(
+        default=32, metadata={"help": "source=env: frames per formation step", "min": 1, **NOT_HASHED, **ADDED_FIELD}
+    )
+
+    def __post_init__(self) -> None:
+        if self.source == "env" and self.inputs != "audio":
+            raise ConfigError(
+                "data.source=env plays memgym/AMemOps-v0, whose observations are audio: "
+                "set data.inputs=audio or data.source=direct"
+            )
+        if self.block_frames < self.stream.query_frames:
+            raise ConfigError(
+                f"data.block_frames={self.block_frames} must hold a whole query "
+                f"(data.stream.query_frames={self.stream.query_frames})"
+            )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -111,7 +150,10 @@ class AMemOpsTrainConfig:
     log_every: int = dataclasses.field(default=10, metadata={"help": "steps between metrics.csv rows", "min": 1})
     data: DataConfig = dataclasses.field(default_factory=DataConfig, metadata={"help": "training streams"})
     arch: ArchConfig = dataclasses.field(default_factory=ArchConfig, metadata={"help": "model sizes"})
-    device: str = dataclasses.field(default="cpu", metadata={"help": "torch device (cpu, cuda, cuda:1)", **NOT_HASHED})
+    device: str = dataclasses.field(
+        default="cpu",
+        metadata={"help": "torch device (cpu, cuda, cuda:1; under torchrun cuda is cuda:<LOCAL_RANK>)", **NOT_HASHED},
+    )
     threads: int = dataclasses.field(
         default=0,
         metadata={"help": "torch CPU threads (0: torch default; 1 avoids thrashing on a busy machine)", **NOT_HASHED},
@@ -138,6 +180,21 @@ class AMemOpsTrainConfig:
             save_every=self.save_every,
             log_every=self.log_every,
         )
+
+
+BREAKDOWNS = ("pitch_difference",)
+"""Names accepted by ``AMemOpsEvalConfig.breakdowns``."""
+EXCLUSION_TEXT = {
+    "training_audio": "queries whose own or earlier same-source audio matches training audio",
+    "duplicate_notes": "streams with duplicate notes",
+}
+"""Names accepted by ``AMemOpsEvalConfig.exclude`` and what they drop."""
+
+
+def model_core(name: str) -> str:
+    """The memory core of an eval model name: ``gdn2``, or a variant such as ``gdn2@noconv``
+    (trained with ``name=gdn2@noconv-seed<seed>``, e.g. ``arch.conv_kernel=0``)."""
+    return name.split("@", 1)[0]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -178,12 +235,117 @@ class AMemOpsEvalConfig:
             **NOT_HASHED,
         },
     )
+    exclude: tuple[str, ...] = dataclasses.field(
+        default=(),
+        metadata={
+            "help": "also tabulate without: training_audio (queries whose own or earlier same-source recording "
+            "matches training audio, first-second cosine > 0.9999), duplicate_notes (streams holding two "
+            "recordings of the same audio)",
+            **NOT_HASHED,
+            **ADDED_FIELD,
+        },
+    )
+    recording_contrasts: tuple[str, ...] = dataclasses.field(
+        default=(),
+        metadata={
+            "help": "paired differences between recording controls, 'A:B' = A minus B (e.g. [fixed:original,"
+            "cycle2:cycle4]); each control named is evaluated on the same streams",
+            **ADDED_FIELD,
+        },
+    )
+    eval_sets: tuple[int, ...] = dataclasses.field(
+        default=(),
+        metadata={
+            "help": "instrument sets (data.stream.library.instrument_set) to evaluate on, each on its own "
+            "streams; the main tables use the first",
+            **ADDED_FIELD,
+        },
+    )
+    familiarity: tuple[str, ...] = dataclasses.field(
+        default=(),
+        metadata={
+            "help": "[reference,baseline] cores: the training-familiarity interaction (Fig. 2b) over models "
+            "<core>@<training set> evaluated on eval_sets",
+            **NOT_HASHED,
+            **ADDED_FIELD,
+        },
+    )
+    breakdowns: tuple[str, ...] = dataclasses.field(
+        default=(),
+        metadata={
+            "help": f"extra tables with CIs and plots: {', '.join(BREAKDOWNS)}",
+            **NOT_HASHED,
+            **ADDED_FIELD,
+        },
+    )
 
     def __post_init__(self) -> None:
-        for field in ("models", "history_contrasts"):
-            unknown = [m for m in getattr(self, field) if m not in CORES]
-            if unknown:
-                raise ConfigError(f"{field}: '{unknown[0]}' is not a memory core; choose from {', '.join(CORES)}")
+        unknown = [m for m in self.models if model_core(m) not in CORES]
+        if unknown:
+            raise ConfigError(
+                f"models: '{unknown[0]}' is not a memory core or <core>@<variant>; cores: {', '.join(CORES)}"
+            )
+        unknown = [m for m in self.history_contrasts if m not in CORES]
+        if unknown:
+            raise ConfigError(f"history_contrasts: '{unknown[0]}' is not a memory core; choose from {', '.join(CORES)}")
+        unknown = [b for b in self.breakdowns if b not in BREAKDOWNS]
+        if unknown:
+            raise ConfigError(f"breakdowns: '{unknown[0]}' is unknown; choose from {', '.join(BREAKDOWNS)}")
+        for contrast in self.recording_contrasts:
+            pair = contrast.split(":")
+            if len(pair) != 2 or pair[0] == pair[1] or any(p not in RECORDING_CONTROLS for p in pair):
+                raise ConfigError(
+                    f"recording_contrasts: '{contrast}' must be 'A:B' with two different recording controls "
+                    f"from {', '.join(RECORDING_CONTROLS)}"
+                )
+        if self.eval_sets and (self.recording_contrasts or self.stream_set):
+            raise ConfigError("eval_sets cannot be combined with recording_contrasts or stream_set")
+        if self.familiarity and (len(self.familiarity) != 2 or any(c not in CORES for c in self.familiarity)):
+            raise ConfigError(f"familiarity must be [reference,baseline] memory cores, got {list(self.familiarity)}")
+        if self.familiarity and (len(self.eval_sets) < 2 or self.bootstrap_resamples <= 0):
+            raise ConfigError(
+                "familiarity needs eval_sets with two or more instrument sets and bootstrap_resamples > 0"
+            )
+        if self.recording_contrasts and self.bootstrap_resamples <= 0:
+            raise ConfigError("recording_contrasts report bootstrap intervals: set bootstrap_resamples > 0")
+        if self.recording_contrasts and self.stream_set:
+            raise ConfigError(
+                "recording_contrasts regenerate streams under each control; a stream_set holds its own "
+                "recordings conditions (see history_contrasts.md)"
+            )
+        unknown = [e for e in self.exclude if e not in EXCLUSION_TEXT]
+        if unknown:
+            raise ConfigError(f"exclude: '{unknown[0]}' is unknown; choose from {', '.join(EXCLUSION_TEXT)}")
+
+    def contrast_pairs(self) -> list[tuple[str, str]]:
+        """``recording_contrasts`` as ``(A, B)`` pairs (A minus B)."""
+        return [tuple(c.split(":")) for c in self.recording_contrasts]  # type: ignore[misc]
+
+    def evaluations(self) -> list[tuple[str, DataConfig]]:
+        """``(key tag, data)`` of every evaluation: one untagged for a plain run; one per recording
+        control (``data.stream.recordings`` first, then those the contrasts name); or one per
+        instrument set of ``eval_sets``."""
+        stream = self.data.stream
+        if self.eval_sets:
+            return [
+                (
+                    f"set{k}|",
+                    dataclasses.replace(
+                        self.data,
+                        stream=dataclasses.replace(
+                            stream, library=dataclasses.replace(stream.library, instrument_set=k)
+                        ),
+                    ),
+                )
+                for k in dict.fromkeys(self.eval_sets)
+            ]
+        if not self.recording_contrasts:
+            return [("", self.data)]
+        names = [stream.recordings, *(n for pair in self.contrast_pairs() for n in pair)]
+        return [
+            (f"{n}|", dataclasses.replace(self.data, stream=dataclasses.replace(stream, recordings=n)))
+            for n in dict.fromkeys(names)
+        ]
 
 
 @functools.lru_cache(maxsize=4)
@@ -277,6 +439,11 @@ class StreamSetTensors:
     def stream(self, index: int) -> AMemOpsStream:
         return self.streams[index]
 
+    @functools.cached_property
+    def library(self):
+        """The library the set's streams were generated from (opened on first use)."""
+        return _open_library(self.data.stream.library)
+
     def arrays(self, index: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         stream = self.streams[index]
         if self.data.inputs == "symbolic":
@@ -324,18 +491,18 @@ class StreamBatches:
         return [self.index(first + i) for i in range(share)]
 
     def __call__(self, step: int, rank: int, world: int) -> dict[str, torch.Tensor]:
-        arrays = [self.tensors.arrays(i) for i in self.indices(step, rank, world)]
-        return {
-            "features": torch.from_numpy(np.stack([a[0] for a in arrays])),
-            "gain_labels": torch.from_numpy(np.stack([a[1] for a in arrays])),
-            "pan_labels": torch.from_numpy(np.stack([a[2] for a in arrays])),
-        }
+        return stack_streams([self.tensors.arrays(i) for i in self.indices(step, rank, world)])
 
     def iterate(self, start_step: int, rank: int, world: int):
-        """Batches from ``start_step`` on. Audio streams with ``data.workers`` > 0 are featurised
-        ahead in worker processes by the world's sampler (:mod:`memgym.datasets.amemops.sampler`,
-        with its on-disk cache when ``data.cache_dir`` is set); otherwise in this process."""
+        """Batches from ``start_step`` on. With ``data.source=env`` they are recorded from
+        rollouts of ``memgym/AMemOps-v0`` vector envs (:mod:`memgym.agents.stream_rollouts`; the
+        same tensors). Otherwise audio streams with ``data.workers`` > 0 are featurised ahead in
+        worker processes by the world's sampler (:mod:`memgym.datasets.amemops.sampler`, with its
+        on-disk cache when ``data.cache_dir`` is set), else in this process."""
         data = self.tensors.data
+        if data.source == "env":
+            yield from self._env_batches(start_step, rank, world)
+            return
         if data.inputs != "audio" or data.workers <= 0:
             for step in itertools.count(start_step):
                 yield self(step, rank, world)
@@ -356,6 +523,34 @@ class StreamBatches:
             dataset, batch_sampler=plan, collate_fn=collate_streams, num_workers=data.workers, prefetch_factor=2
         )
 
+    def _env_batches(self, start_step: int, rank: int, world: int):
+        from memgym.agents.stream_rollouts import make_stream_envs, rollout_streams
+
+        data = self.tensors.data
+        envs = make_stream_envs(
+            data.stream,
+            self.batch_size // world,
+            run_seed=data.stream_seed,
+            mode=data.vectorization,
+            block_frames=data.block_frames,
+            library=self.tensors.library,
+        )
+        try:
+            plan = (self.indices(step, rank, world) for step in itertools.count(start_step))
+            for streams in rollout_streams(envs, plan):
+                yield stack_streams(streams)
+        finally:
+            envs.close()
+
+
+def stack_streams(arrays: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> dict[str, torch.Tensor]:
+    """The :data:`~memgym.agents.trainer.Batch` of equally long streams' ``(features, gain, pan)``."""
+    return {
+        "features": torch.from_numpy(np.stack([a[0] for a in arrays])),
+        "gain_labels": torch.from_numpy(np.stack([a[1] for a in arrays])),
+        "pan_labels": torch.from_numpy(np.stack([a[2] for a in arrays])),
+    }
+
 
 def build_model(config: AMemOpsTrainConfig, input_dim: int, n_classes: int) -> AMemOpsModel:
     """The Table 1 model for ``config``; audio inputs have their log-mel columns standardised with
@@ -374,6 +569,7 @@ def build_model(config: AMemOpsTrainConfig, input_dim: int, n_classes: int) -> A
             head_dim=arch.head_dim,
             mlp_hidden=arch.mlp_hidden,
             chunk_size=arch.chunk_size,
+            conv_kernel=arch.conv_kernel,
             n_gain=n_classes,
             n_pan=n_classes,
             standardised_inputs=2 * N_MELS if audio else 0,
@@ -388,7 +584,8 @@ def train_model(config: AMemOpsTrainConfig, runs_dir: Path, *, progress: bool = 
     """Train (or resume) one model; returns its run folder."""
     if config.threads > 0:
         torch.set_num_threads(config.threads)
-    dist_env = init_distributed()
+    device = resolve_device(config.device)
+    dist_env = init_distributed(device)
     folder = Path(runs_dir) / TRAIN_JOB / config.run_name()
     if dist_env.is_main:  # one process creates (or checks) the run folder, the others wait for it
         folder = RunStore.open(runs_dir, TRAIN_JOB, config, name=config.run_name(), seeds=[config.seed]).folder
@@ -397,9 +594,7 @@ def train_model(config: AMemOpsTrainConfig, runs_dir: Path, *, progress: bool = 
     tensors = stream_tensors(config.data)
     torch.manual_seed(config.seed)
     model = build_model(config, tensors.input_dim, tensors.n_classes)
-    trainer = Trainer(
-        model, config.trainer_config(), folder, dist_env=dist_env, device=config.device, progress=progress
-    )
+    trainer = Trainer(model, config.trainer_config(), folder, dist_env=dist_env, device=device, progress=progress)
     return trainer.fit(StreamBatches(tensors, config.batch_size, config.seed))
 
 
@@ -487,7 +682,8 @@ def checkpoint_jobs(config: Any, runs_dir: Path) -> list[tuple[str, int, int, Pa
                 path = train_dir / f"{model_name}-seed{seed}" / f"step_{step}.pt"
                 if not path.exists():
                     raise RecordError(
-                        f"missing checkpoint {path}: run 'memgym train amemops model={model_name} seed={seed}' "
+                        f"missing checkpoint {path}: run 'memgym train amemops model={model_core(model_name)} "
+                        f"seed={seed}{'' if model_core(model_name) == model_name else f' name={path.parent.name}'}' "
                         f"with {step} in checkpoint_steps, or set train_dir/checkpoints"
                     )
                 jobs.append((model_name, seed, step, path))
@@ -510,30 +706,125 @@ def evaluate_models(config: AMemOpsEvalConfig, runs_dir: Path, *, progress: bool
     if config.threads > 0:
         torch.set_num_threads(config.threads)
     store = RunStore.open(runs_dir, EVAL_JOB, config, name=config.name or None, seeds=list(config.seeds))
-    tensors, n_streams = eval_streams(config.data, config.stream_set, config.streams)
     jobs = checkpoint_jobs(config, runs_dir)
     done = store.done_keys()
-    for model_name, seed, step, path in jobs:
-        keys = [(f"{model_name}|{seed}|{step}|{i}", i) for i in range(n_streams)]
-        if all(k in done for k, _ in keys):
-            continue
-        model = load_eval_model(path, tensors, config.device)
+    evaluations = config.evaluations()
+    for tag, data in evaluations:
+        tensors, n_streams = eval_streams(data, config.stream_set, config.streams)
+        eval_set = data.stream.library.instrument_set if config.eval_sets else None
+        for model_name, seed, step, path in jobs:
+            keys = [(f"{model_name}|{seed}|{step}|{tag}{i}", i) for i in range(n_streams)]
+            if all(k in done for k, _ in keys):
+                continue
+            model = load_eval_model(path, tensors, config.device)
 
-        def work(index: int, model=model, model_name=model_name, seed=seed, step=step) -> dict[str, Any]:
-            stream = tensors.stream(index)
-            queries = score_stream(model, stream, tensors.arrays(index), config.device, form=config.form)
-            return {
-                "model": model_name,
-                "seed": seed,
-                "checkpoint": step,
-                "stream": stream.episode_id,
-                "queries": queries,
-            }
+            def work(
+                index: int, model=model, model_name=model_name, seed=seed, step=step, tensors=tensors, eval_set=eval_set
+            ):
+                stream = tensors.stream(index)
+                queries = score_stream(model, stream, tensors.arrays(index), config.device, form=config.form)
+                if eval_set is not None:
+                    queries = [q | {"eval_set": eval_set} for q in queries]
+                return {
+                    "model": model_name,
+                    "seed": seed,
+                    "checkpoint": step,
+                    "stream": stream.episode_id,
+                    "queries": queries,
+                }
 
-        store.run_pending(keys, work, progress=progress, description=f"eval {model_name} seed {seed} @ {step}")
-    rows = query_rows(store.rows())
+            description = f"eval {model_name} seed {seed} @ {step}" + (f" ({tag.rstrip('|')})" if tag else "")
+            store.run_pending(keys, work, progress=progress, description=description)
+    every = query_rows(store.rows())
+    # the main tables, breakdowns and exclusions: the first evaluation (all rows of a saved set)
+    data = evaluations[0][1]
+    rows = [
+        r
+        for r in every
+        if config.stream_set
+        or (r["recordings"] == data.stream.recordings and r.get("eval_set") == (config.eval_sets or [None])[0])
+    ]
+    tensors, n_streams = eval_streams(data, config.stream_set, config.streams)
+    if config.breakdowns or config.exclude:
+        rows = annotate_conditions(rows, tensors, n_streams, config)
     write_tables(store, rows, config)
+    if config.recording_contrasts:
+        recording_contrast_report(
+            every,
+            config.models,
+            config.contrast_pairs(),
+            store.folder,
+            n_resamples=config.bootstrap_resamples,
+        )
+    if config.familiarity:
+        reference, baseline = config.familiarity
+        familiarity_report(
+            familiar_rows(every, config, runs_dir),
+            reference,
+            baseline,
+            store.folder,
+            n_resamples=config.bootstrap_resamples,
+        )
     return store.folder
+
+
+def familiar_rows(rows: list[dict[str, Any]], config: AMemOpsEvalConfig, runs_dir: Path) -> list[dict[str, Any]]:
+    """``rows`` with the labels of :func:`~memgym.tasks.amemops_breakdowns.familiarity_interaction`:
+    each model's training set read from its run's ``config.yaml`` (library kind and instrument
+    set), ``seen`` when the evaluated set is that one, and a stream key unique across sets."""
+    trained: dict[tuple[str, Any], tuple[str, int]] = {}
+    for model_name, seed, _, path in checkpoint_jobs(config, runs_dir):
+        if (model_name, seed) not in trained:
+            library = load_config(AMemOpsTrainConfig, path=path.parent / "config.yaml").data.stream.library
+            trained[model_name, seed] = (library.kind, library.instrument_set)
+    kind = config.data.stream.library.kind
+    out = []
+    for r in rows:
+        train_kind, train_set = trained[r["model"], r["seed"]]
+        out.append(
+            r
+            | {
+                "core": model_core(r["model"]),
+                "train_set": f"{train_kind}-set{train_set}",
+                "seen": train_kind == kind and train_set == r["eval_set"],
+                "stream_key": f"set{r['eval_set']}/{r['stream']}",
+            }
+        )
+    return out
+
+
+def annotate_conditions(
+    rows: list[dict[str, Any]], tensors: StreamTensors | StreamSetTensors, n_streams: int, config: AMemOpsEvalConfig
+) -> list[dict[str, Any]]:
+    """Per-query conditions the breakdowns and exclusions need, from the (regenerated) streams:
+    ``pitch_difference``, ``training_match`` (the query's or an earlier same-source recording
+    matches training audio) and ``duplicate_notes`` (its stream holds two recordings of the same
+    audio); see :mod:`memgym.datasets.amemops.query_conditions`."""
+    streams = {s.episode_id: s for s in (tensors.stream(i) for i in range(n_streams))}
+    matches = AudioMatches(tensors.library)
+    conditions: dict[str, dict[str, dict[str, Any]]] = {}
+    for episode_id in sorted({str(r["stream"]) for r in rows}):
+        stream = streams[episode_id]
+        per_query: dict[str, dict[str, Any]] = {q.query_id: {} for q in stream.queries()}
+        if "pitch_difference" in config.breakdowns:
+            for query, value in pitch_differences(stream, tensors.library).items():
+                per_query[query]["pitch_difference"] = value
+        if "training_audio" in config.exclude:
+            for query, value in matches.training_matches(stream).items():
+                per_query[query]["training_match"] = value
+        if "duplicate_notes" in config.exclude:
+            duplicate = matches.has_duplicate_notes(stream)
+            for values in per_query.values():
+                values["duplicate_notes"] = duplicate
+        conditions[episode_id] = per_query
+    return [r | conditions[str(r["stream"])][r["query"]] for r in rows]
+
+
+def excluded(row: dict[str, Any], exclude: tuple[str, ...]) -> bool:
+    """Whether ``exclude`` drops this annotated query row."""
+    return ("training_audio" in exclude and row["training_match"]) or (
+        "duplicate_notes" in exclude and row["duplicate_notes"]
+    )
 
 
 def query_rows(stream_rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -541,10 +832,12 @@ def query_rows(stream_rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{k: r[k] for k in ("model", "seed", "checkpoint", "stream")} | q for r in stream_rows for q in r["queries"]]
 
 
-def write_tables(store: RunStore, rows: list[dict[str, Any]], config: AMemOpsEvalConfig) -> str:
-    """Write ``table.md`` (by query type, and by query type × attribute) and ``accuracy.png``."""
+def _accuracy_markdown(
+    rows: list[dict[str, Any]], config: AMemOpsEvalConfig, types: tuple[str, ...]
+) -> tuple[str, list[dict[str, Any]]]:
+    """Accuracy by query type and by query type × attribute, and the paired differences against
+    the first model; returns the markdown and the by-type table."""
     label = "Query-weighted" if config.weighting == "query" else "Mean per-stream"
-    types = (*QUERY_TYPES, "no_update") if any(r["query_type"] == "no_update" for r in rows) else QUERY_TYPES
     by_type = accuracy_table(rows, weighting=config.weighting, model_order=config.models, query_types=types)
     by_attribute = accuracy_table(
         rows, weighting=config.weighting, by_attribute=True, model_order=config.models, query_types=types
@@ -564,6 +857,35 @@ def write_tables(store: RunStore, rows: list[dict[str, Any]], config: AMemOpsEva
             query_types=types,
             n_resamples=config.bootstrap_resamples,
         )
+    return text, by_type
+
+
+def _write_exclusions(store: RunStore, rows: list[dict[str, Any]], config: AMemOpsEvalConfig, types) -> str:
+    """``table_excluded.md`` and ``accuracy_excluded.png``: the tables on the rows ``exclude`` keeps."""
+    kept = [r for r in rows if not excluded(r, config.exclude)]
+    first = rows[0]["model"], rows[0]["seed"], rows[0]["checkpoint"]  # counts of one model/seed/checkpoint
+    one = [r for r in rows if (r["model"], r["seed"], r["checkpoint"]) == first]
+    kept_one = [r for r in one if not excluded(r, config.exclude)]
+    updates = sum(r["query_type"] == "post_update" for r in kept_one)
+    text = (
+        f"# Tables without {' and '.join(EXCLUSION_TEXT[e] for e in config.exclude)}\n\n"
+        f"Kept {len(kept_one)} of {len(one)} queries per model, seed and checkpoint ({updates} post-update) "
+        f"in {len({r['stream'] for r in kept_one})} of {len({r['stream'] for r in one})} streams.\n\n"
+    )
+    if not kept:
+        store.write_text("table_excluded.md", text + "Nothing is left to tabulate.\n")
+        return text
+    body, by_type = _accuracy_markdown(kept, config, types)
+    store.write_text("table_excluded.md", text + body)
+    plot_accuracy(by_type, store.folder / "accuracy_excluded.png", query_types=types)
+    return text
+
+
+def write_tables(store: RunStore, rows: list[dict[str, Any]], config: AMemOpsEvalConfig) -> str:
+    """Write ``table.md`` (by query type, and by query type × attribute) and ``accuracy.png``,
+    plus the reports of ``breakdowns`` and ``exclude`` (rows annotated by :func:`annotate_conditions`)."""
+    types = (*QUERY_TYPES, "no_update") if any(r["query_type"] == "no_update" for r in rows) else QUERY_TYPES
+    text, by_type = _accuracy_markdown(rows, config, types)
     if is_history(rows):
         write_history_report(
             store,
@@ -573,6 +895,12 @@ def write_tables(store: RunStore, rows: list[dict[str, Any]], config: AMemOpsEva
             n_resamples=config.bootstrap_resamples,
         )
         text += "\nMatched histories: update gaps and primary contrasts in `history_contrasts.md`.\n"
+    if "pitch_difference" in config.breakdowns:
+        pitch_difference_report(rows, config.models, store.folder, n_resamples=config.bootstrap_resamples)
+        text += "\nAccuracy by pitch difference (Fig. 2a): `pitch_difference.md`, `pitch_difference.png`.\n"
+    if config.exclude:
+        counts = _write_exclusions(store, rows, config, types).strip().splitlines()[-1]
+        text += f"\nExclusions: `table_excluded.md`, `accuracy_excluded.png`. {counts}\n"
     store.write_text("table.md", text)
     plot_accuracy(by_type, store.folder / "accuracy.png", query_types=types)
     return text

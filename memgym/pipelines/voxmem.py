@@ -39,7 +39,8 @@ class VoxMemBenchmark(Benchmark):
 
         out = Path(args.runs_dir) / "quickstart" / "voxmem" / "dataset"
         cells = "[semantics/TET,speaker/IE,paralinguistic/MSR,sound/IE,sound/AR]"
-        overrides = ("items=5", f"cells={cells}", "budgets=[8k]", f"out={out}", *args.overrides)
+        # more redraws than a default build: each evidence type should survive the intelligibility gate
+        overrides = ("items=5", f"cells={cells}", "budgets=[8k]", "max_revisions=6", f"out={out}", *args.overrides)
         config = load_config(VoxMemConfig, path=args.config_path, overrides=overrides)
         folder = VoxMemBuilder(config, progress=args.progress).build()
         episodes = Dataset.load(folder / "manifest.jsonl")
@@ -67,6 +68,7 @@ class VoxMemBenchmark(Benchmark):
             [
                 f"Built {qc['items_kept']} of {qc['items_planned']} items ({qc['audio_hours'] * 60:.1f} min of audio) "
                 f"into `{folder}`; QC report `qc_report.md` kept with the dataset.",
+                *_heard_line(qc.get("intelligibility")),
                 "",
                 *rows,
                 "",
@@ -75,6 +77,19 @@ class VoxMemBenchmark(Benchmark):
             ]
         )
         return ReportSection("VoxMem", body, plots)
+
+
+def _heard_line(heard: dict | None) -> list[str]:
+    """One sentence on what the QC recogniser heard in the evidence turns (nothing without the gate)."""
+    if not heard:
+        return []
+    said = heard["answer_turns"]
+    return [
+        "",
+        f"Evidence turns as the offline recogniser hears them: WER {heard['wer']['wer']:.0%}; the stated value "
+        f"was heard in {said['recognised']} of {said['said']} turns that say it (items where it was not are "
+        "redrawn, then dropped).",
+    ]
 
 
 def save_figures(folder: Path, episodes: list, report_dir: Path) -> tuple[str, ...]:

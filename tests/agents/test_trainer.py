@@ -87,3 +87,53 @@ def test_short_training_learns_the_recall_task(tmp_path):
     with torch.no_grad():
         pred = trainer.model(batch["features"])["gain"][:, -1].argmax(-1)
     assert (pred == batch["gain_labels"][:, -1]).float().mean() > 0.6  # chance: 0.25
+
+
+def _node(monkeypatch, *, gpus: int, world: int | None = None, local_rank: int | None = None) -> None:
+    """A fake node: ``gpus`` CUDA devices, and torchrun's variables when ``world`` is given."""
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: gpus > 0)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: gpus)
+    for key, value in (("WORLD_SIZE", world), ("LOCAL_RANK", local_rank)):
+        if value is None:
+            monkeypatch.delenv(key, raising=False)
+        else:
+            monkeypatch.setenv(key, str(value))
+
+
+def test_each_torchrun_rank_trains_on_its_local_rank_gpu(monkeypatch):
+    from memgym.agents.trainer import resolve_device
+
+    _node(monkeypatch, gpus=4, world=8, local_rank=2)  # two nodes of four GPUs: rank 6 is local rank 2
+    assert resolve_device("cuda") == torch.device("cuda", 2)
+    assert resolve_device("cpu") == torch.device("cpu")
+    with pytest.raises(ConfigError, match="names one GPU for all 8 torchrun processes"):
+        resolve_device("cuda:1")
+    _node(monkeypatch, gpus=2, world=4, local_rank=3)
+    with pytest.raises(ConfigError, match="cuda:3 does not exist: this node has 2 CUDA device"):
+        resolve_device("cuda")
+    _node(monkeypatch, gpus=2)
+    assert resolve_device("cuda") == torch.device("cuda") and resolve_device("cuda:1") == torch.device("cuda", 1)
+    _node(monkeypatch, gpus=0)
+    with pytest.raises(ConfigError, match="CUDA is not available"):
+        resolve_device("cuda")
+    with pytest.raises(ConfigError, match="device='gpu' is not a torch device"):
+        resolve_device("gpu")
+
+
+@pytest.mark.parametrize(("device", "backend"), [("cuda:2", "nccl"), ("cpu", "gloo")])
+def test_the_process_group_backend_follows_the_device(monkeypatch, device, backend):
+    import torch.distributed as dist
+
+    from memgym.agents.trainer import init_distributed
+
+    _node(monkeypatch, gpus=4, world=4, local_rank=2)
+    calls = []
+    monkeypatch.setattr(dist, "is_initialized", lambda: False)
+    monkeypatch.setattr(dist, "init_process_group", lambda name: calls.append(("group", name)))
+    monkeypatch.setattr(dist, "get_rank", lambda: 2)
+    monkeypatch.setattr(dist, "get_world_size", lambda: 4)
+    monkeypatch.setattr(torch.cuda, "set_device", lambda d: calls.append(("set_device", torch.device(d))))
+    env = init_distributed(device)
+    assert (env.rank, env.world_size) == (2, 4)
+    want = [("group", backend)] if backend == "gloo" else [("set_device", torch.device("cuda", 2)), ("group", "nccl")]
+    assert calls == want

@@ -24,6 +24,28 @@ def test_espeak_synthesizes_16k_float_audio():
     np.testing.assert_array_equal(audio, again)
 
 
+def test_espeak_breath_voices_are_identical_in_engines_started_in_different_seconds():
+    """libespeak-ng seeds its noise generator from the clock; the worker re-seeds it per utterance."""
+    import time
+
+    from memgym.backends.tts.espeak import _Engine
+    from memgym.backends.tts.espeak import style_to_ssml as ssml
+    from memgym.datasets.speech.voices import espeak_voice_bank
+
+    breathy = [v for v in espeak_voice_bank() if v.name.split("+")[1] in ("f2", "f3", "f5")]  # breath noise
+    assert len(breathy) == 3
+    document = ssml("Please water the tomato plants every two days.", SpeechStyle())
+    first = _Engine()
+    time.sleep(1.05 - time.time() % 1.0)  # the second engine initialises in a later clock second
+    second = _Engine()
+    try:
+        for voice in breathy:
+            np.testing.assert_array_equal(first.speak(document, voice), second.speak(document, voice))
+    finally:
+        first._close()
+        second._close()
+
+
 def test_espeak_rejects_unknown_voice_and_foreign_backend():
     backend = make_tts_backend(TTSConfig())
     with pytest.raises(TTSError, match="no voice"):

@@ -58,3 +58,27 @@ def test_settings_marked_not_hashed_leave_the_hash_unchanged():
 
 def test_integers_in_float_fields_hash_like_floats():
     assert config_hash(_Outer(span=(2, 4), inner=_Inner(rate=1))) == config_hash(_Outer())
+
+
+def test_added_fields_enter_hashes_only_when_changed():
+    from memgym.core.seeding import ADDED_FIELD, NOT_HASHED
+
+    @dataclasses.dataclass(frozen=True)
+    class Before:
+        a: int = 1
+
+    @dataclasses.dataclass(frozen=True)
+    class After:
+        a: int = 1
+        kernel: int = dataclasses.field(default=4, metadata=ADDED_FIELD)
+        workers: int = dataclasses.field(default=0, metadata={**NOT_HASHED, **ADDED_FIELD})
+
+    @dataclasses.dataclass(frozen=True)
+    class Outer:
+        inner: Before | After = dataclasses.field(default_factory=Before)
+
+    assert config_hash(After()) == config_hash(Before())
+    assert config_hash(After(workers=8)) == config_hash(Before())
+    assert config_hash(After(kernel=0)) != config_hash(Before())
+    assert config_hash(Outer(After())) == config_hash(Outer(Before()))
+    assert config_hash(Outer(After(kernel=0))) != config_hash(Outer(Before()))

@@ -7,6 +7,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import memgym  # noqa: F401  (registers the gymnasium ids)
+from memgym.backends.asr import ASRConfig
 from memgym.core.errors import MemgymError
 from memgym.datasets.voxmem.build import VoxMemBuilder, VoxMemConfig
 from memgym.envs.spoken_history_env import SpokenHistoryEnv
@@ -15,7 +16,8 @@ from memgym.envs.spoken_history_env import SpokenHistoryEnv
 @pytest.fixture(scope="module")
 def dataset(tmp_path_factory):
     out = tmp_path_factory.mktemp("voxenv")
-    return VoxMemBuilder(VoxMemConfig(items=2, budgets=("4k",), out=str(out))).build()
+    config = VoxMemConfig(items=2, budgets=("4k",), out=str(out), asr=ASRConfig(kind="none"))  # keep both items
+    return VoxMemBuilder(config).build()
 
 
 def test_check_env_through_gymnasium_make(dataset):

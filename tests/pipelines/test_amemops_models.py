@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
+import torch
 
 from memgym.core.benchmark import JobArgs
 from memgym.core.errors import ConfigError, RecordError
@@ -214,6 +216,28 @@ def test_amemops_streams_ignore_cache_folders_and_threads():
     assert config_hash(AMemOpsEvalConfig(bootstrap_resamples=100_000)) == config_hash(AMemOpsEvalConfig())
 
 
+def test_default_amemops_hashes_are_those_of_stored_runs():
+    """Settings added later (data.source, arch.conv_kernel, ...) leave default hashes alone."""
+    from memgym.core.config import load_config
+    from memgym.core.seeding import config_hash
+    from memgym.pipelines.amemops_models import AMemOpsEvalConfig, AMemOpsTrainConfig
+
+    assert config_hash(AMemOpsTrainConfig()) == "a8631b0253a526d0"
+    assert config_hash(AMemOpsEvalConfig()) == "3fad8bb1b79bc08e"
+    same = ("data.source=env", "data.vectorization=async", "data.block_frames=64", "arch.conv_kernel=4")
+    assert config_hash(load_config(AMemOpsTrainConfig, overrides=same)) == "a8631b0253a526d0"
+    assert config_hash(load_config(AMemOpsTrainConfig, overrides=("arch.conv_kernel=0",))) != "a8631b0253a526d0"
+
+
+def test_the_convolution_ablation_trains_and_evaluates(tmp_path):
+    folder = train(tmp_path, "model=gdn2", "arch.conv_kernel=0", "name=gdn2-seed0")
+    state = torch.load(folder / "step_3.pt", weights_only=False)
+    assert state["model_config"]["conv_kernel"] == 0 and not any("conv" in k for k in state["model"])
+    overrides = ("models=[gdn2]", "seeds=[0]", "checkpoints=[3]", "streams=2", "name=noconv", *STREAM)
+    out = eval_job(JobArgs(overrides=(*overrides, "data.stream.split=eval"), runs_dir=tmp_path, progress=False))
+    assert "| gdn2 | 3 | 1 |" in (out / "table.md").read_text()
+
+
 def test_audio_models_standardise_the_log_mel_columns_and_symbolic_ones_do_not():
     from memgym.core.config import load_config
     from memgym.pipelines.amemops_models import AMemOpsTrainConfig, build_model
@@ -223,3 +247,140 @@ def test_audio_models_standardise_the_log_mel_columns_and_symbolic_ones_do_not()
     assert (audio.standardised_inputs, audio.input_mean, audio.input_std) == (128, LOG_MEL_MEAN, LOG_MEL_STD)
     symbolic = build_model(load_config(AMemOpsTrainConfig, overrides=["data.inputs=symbolic"]), 40, 17).config
     assert symbolic.standardised_inputs == 0
+
+
+def _queries(folder):
+    return [
+        {"model": row["model"]} | q
+        for row in map(json.loads, (folder / "results.jsonl").read_text().splitlines())
+        for q in row["queries"]
+    ]
+
+
+def test_convolution_ablation_by_pitch_difference(tmp_path):
+    """Fig. 2a as a config: GDN2 with and without its convolution, accuracy per pitch-difference bin."""
+    instruments = ("data.stream.library.kind=synthetic_instruments",)
+    train(tmp_path, "model=gdn2", *instruments)
+    train(tmp_path, "model=gdn2", "arch.conv_kernel=0", "name=gdn2@noconv-seed0", *instruments)
+    overrides = (
+        "models=[gdn2,gdn2@noconv]",
+        "seeds=[0]",
+        "checkpoints=[3]",
+        "streams=3",
+        "name=fig2a",
+        "breakdowns=[pitch_difference]",
+        "bootstrap_resamples=200",
+        *STREAM,
+        *instruments,
+        "data.stream.split=eval",
+    )
+    out = eval_job(JobArgs(overrides=overrides, runs_dir=tmp_path, progress=False))
+    report = (out / "pitch_difference.md").read_text()
+    assert "| gdn2@noconv | 3 |" in report and "Paired differences (pp) against gdn2" in report
+    counts = [int(n) for n in re.findall(r"\(n=(\d+)\)", report.split("post-update")[0])]
+    present = [q for q in _queries(out) if q["model"] == "gdn2" and q["query_type"] != "absent"]
+    assert sum(counts) == 2 * len(present)  # every query of a present source is binned, for both models
+    assert (out / "pitch_difference.png").stat().st_size > 1000
+    assert "pitch_difference.md" in (out / "table.md").read_text()
+
+
+def test_eval_model_variants_name_their_train_command(tmp_path):
+    with pytest.raises(RecordError, match="model=gdn2 seed=0 name=gdn2@noconv-seed0"):
+        eval_job(JobArgs(overrides=("models=[gdn2@noconv]", "seeds=[0]", *STREAM), runs_dir=tmp_path, progress=False))
+    with pytest.raises(ConfigError, match="models: 'lstm@x'"):
+        eval_job(JobArgs(overrides=("models=[lstm@x]",), runs_dir=tmp_path, progress=False))
+    with pytest.raises(ConfigError, match="breakdowns: 'pitch'"):
+        eval_job(JobArgs(overrides=("breakdowns=[pitch]",), runs_dir=tmp_path, progress=False))
+
+
+def test_exclusions_write_tables_without_training_matches_and_duplicate_notes(tmp_path, monkeypatch):
+    from echo_tones import EchoTones
+
+    from memgym.pipelines import amemops_models
+
+    tones = ("data.stream.library.kind=tones", "data.stream.offset_seconds=[2,4]")
+    train(tmp_path, "model=gdn", *tones)
+    echo = EchoTones()
+    monkeypatch.setattr(amemops_models, "_open_library", lambda config: echo)
+    overrides = (
+        "models=[gdn]",
+        "seeds=[0]",
+        "checkpoints=[3]",
+        "streams=6",
+        "name=excl",
+        "exclude=[training_audio,duplicate_notes]",
+        "bootstrap_resamples=0",
+        "data.stream_seed=4321",  # streams not cached by earlier tests with the plain library
+        *STREAM,
+        *tones,
+        "data.stream.split=eval",
+    )
+    out = eval_job(JobArgs(overrides=overrides, runs_dir=tmp_path, progress=False))
+    text = (out / "table_excluded.md").read_text()
+    kept, total = map(int, re.search(r"Kept (\d+) of (\d+) queries", text).groups())
+    assert 0 < kept < total and "| gdn | 3 |" in text
+    assert (out / "accuracy_excluded.png").stat().st_size > 1000
+    assert "Exclusions: `table_excluded.md`" in (out / "table.md").read_text()
+
+
+def test_recording_contrasts_pair_the_same_streams_under_two_controls(tmp_path):
+    audio = (
+        "data.inputs=audio",
+        "data.stream.attribute_values=4",
+        "data.stream.library.kind=tones",
+        *[s for s in STREAM if not s.startswith("data.inputs")],
+    )
+    train(tmp_path, "model=gdn", *audio)
+    overrides = (
+        "models=[gdn]",
+        "seeds=[0]",
+        "checkpoints=[3]",
+        "streams=4",
+        "name=rec",
+        "recording_contrasts=[fixed:original]",
+        "bootstrap_resamples=300",
+        *audio,
+        "data.stream.split=eval",
+    )
+    out = eval_job(JobArgs(overrides=overrides, runs_dir=tmp_path, progress=False))
+    queries = _queries(out)
+    assert {q["recordings"] for q in queries} == {"original", "fixed"}
+    assert "on 4 streams" in (out / "table.md").read_text()  # the main tables: original recordings only
+    text = (out / "recording_contrasts.md").read_text()
+    for attribute in ("all", "gain", "pan"):
+        assert f"| gdn | 3 | fixed - original | {attribute} |" in text
+    assert (out / "recording_contrasts.png").stat().st_size > 1000
+    with pytest.raises(ConfigError, match="recording_contrasts: 'fixed:fixed'"):
+        eval_job(JobArgs(overrides=("recording_contrasts=[fixed:fixed]",), runs_dir=tmp_path, progress=False))
+
+
+def test_training_familiarity_over_two_instrument_sets(tmp_path):
+    """Fig. 2b as a config: models trained on Set 2 or Set 3, each evaluated on both."""
+    instruments = ("data.stream.library.kind=synthetic_instruments", "data.stream.frames=384", "data.stream.n_update=4")
+    for train_set in (2, 3):
+        for model in ("gdn2", "attention_rope"):
+            library = f"data.stream.library.instrument_set={train_set}"
+            train(tmp_path, f"model={model}", *instruments, library, f"name={model}@set{train_set}-seed0")
+    overrides = (
+        "models=[gdn2@set2,attention_rope@set2,gdn2@set3,attention_rope@set3]",
+        "seeds=[0]",
+        "checkpoints=[3]",
+        "streams=3",
+        "name=fig2b",
+        "eval_sets=[2,3]",
+        "familiarity=[gdn2,attention_rope]",
+        "bootstrap_resamples=100",
+        *STREAM,
+        *instruments,
+        "data.stream.split=eval",
+    )
+    out = eval_job(JobArgs(overrides=overrides, runs_dir=tmp_path, progress=False))
+    queries = _queries(out)
+    assert {q["eval_set"] for q in queries} == {2, 3}
+    text = (out / "familiarity.md").read_text()
+    row = next(line for line in text.splitlines() if line.startswith("| 3 | all |"))
+    assert re.fullmatch(r"\| 3 \| all \|( -?\d+\.\d \[-?\d+\.\d, -?\d+\.\d\] \|){3}", row)
+    assert "| 3 | gain |" in text and "| 3 | pan |" in text
+    assert (out / "familiarity.png").stat().st_size > 1000
+    with pytest.raises(ConfigError, match="familiarity needs eval_sets"):
+        eval_job(JobArgs(overrides=("familiarity=[gdn2,attention_rope]",), runs_dir=tmp_path, progress=False))

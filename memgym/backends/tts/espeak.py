@@ -7,7 +7,8 @@ from the engine's 22.05 kHz to :attr:`EspeakBackend.sample_rate` (16 kHz by defa
 
 Synthesis runs in a small worker process that forks a child of the freshly initialised engine for
 every utterance (:mod:`~memgym.backends.tts.espeak_worker`), because libespeak-ng carries state
-between utterances: this way the same request gives the same samples in any order and process.
+between utterances, and re-seeds the engine's clock-seeded noise generator before each one: this
+way the same request gives the same samples in any order, process and clock second.
 """
 
 from __future__ import annotations

@@ -6,6 +6,11 @@ depending on what was spoken before. The worker initialises the engine once and 
 child per request* from that pristine state: every utterance is synthesised from identical engine
 state, in any order and in any process. Forking this small process costs about a millisecond.
 
+The engine also has a random generator of its own, seeded from the clock (``time()``, whole
+seconds) when it initialises; variants with breath noise (``f2``, ``f3``, ``f5``, ...) draw from
+it. Every request re-seeds it with :data:`RAND_SEED` (``espeak_ng_SetRandSeed``), so those
+voices too give the same samples in any process started at any time.
+
 Protocol on stdin/stdout (little-endian):
 
 * worker -> client at start: ``int32 sample_rate``
@@ -28,6 +33,8 @@ AUDIO_OUTPUT_SYNCHRONOUS = 2
 ESPEAK_CHARS_UTF8 = 1
 ESPEAK_SSML = 0x10
 PARAM_RATE, PARAM_VOLUME, PARAM_PITCH, PARAM_RANGE = 1, 2, 3, 4
+RAND_SEED = 0
+"""Seed of the engine's own random generator (breath noise), set before every utterance."""
 NO_VOICE = -1
 CHILD_FAILED = -2
 CALLBACK = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.c_short), ctypes.c_int, ctypes.c_void_p)
@@ -40,6 +47,8 @@ class Engine:
         self.lib = ctypes.CDLL(library_path)
         self.lib.espeak_Initialize.restype = ctypes.c_int
         self.lib.espeak_SetVoiceByName.argtypes = [ctypes.c_char_p]
+        self.lib.espeak_ng_SetRandSeed.argtypes = [ctypes.c_long]
+        self.lib.espeak_ng_SetRandSeed.restype = None
         self.sample_rate = int(self.lib.espeak_Initialize(AUDIO_OUTPUT_SYNCHRONOUS, 0, data_path.encode(), 0))
         self._chunks: list[bytes] = []
         self._callback = CALLBACK(self._collect)  # keep a reference: ctypes must not free it
@@ -59,6 +68,7 @@ class Engine:
         self.lib.espeak_SetParameter(PARAM_PITCH, int(request["pitch"]), 0)
         self.lib.espeak_SetParameter(PARAM_RANGE, int(request["range"]), 0)
         self.lib.espeak_SetParameter(PARAM_VOLUME, 100, 0)
+        self.lib.espeak_ng_SetRandSeed(RAND_SEED)
         self._chunks = []
         data = str(request["ssml"]).encode("utf-8") + b"\0"
         status = self.lib.espeak_Synth(

@@ -7,7 +7,7 @@ neutral        none                                                            -
 hesitation     fillers (um/uh/er) and 0.6-0.9 s pauses before 2 words, rate .9  longer, more pause
 surprise       base pitch +45 %, pitch range +120 %, slightly faster/louder     median F0 higher
 emphasis       strong emphasis on the 2-3 longest words, +30 % pitch range      longer, more prominent
-fast           rate x1.6                                                       duration shorter
+fast           rate x1.35                                                      duration shorter
 slow           rate x0.6                                                       duration longer
 laughter       a laugh (voiced "ha" bursts, same voice, raised pitch) after     longer, extra voiced
                the words                                                       tail
@@ -49,7 +49,7 @@ CUE_MIN_DELTA: dict[str, float] = {
     "hesitation": 0.15,  # relative duration increase, plus pause fraction below
     "surprise": 0.15,  # relative median-F0 increase
     "emphasis": 0.05,  # relative duration increase (eSpeak lengthens stressed words)
-    "fast": 0.2,  # relative duration decrease
+    "fast": 0.15,  # relative duration decrease (x1.35 gives about 0.25; 10 ms frames blur a few %)
     "slow": 0.25,  # relative duration increase
     "laughter": 0.1,  # relative duration increase from the laugh
 }
@@ -79,8 +79,8 @@ def style_for_cue(cue: str, text: str, rng: np.random.Generator) -> SpeechStyle:
     n = len(words)
     if cue in ("neutral", "laughter"):
         return NEUTRAL
-    if cue == "fast":
-        return SpeechStyle(rate=1.6)
+    if cue == "fast":  # x1.6 made Whisper tiny.en miss most words; x1.35 still shortens speech by ~25 %
+        return SpeechStyle(rate=1.35)
     if cue == "slow":
         return SpeechStyle(rate=0.6)
     if cue == "surprise":

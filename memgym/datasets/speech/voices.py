@@ -3,10 +3,12 @@
 A history's users each get one voice from the bank for all of their sessions
 (:func:`assign_voices`). The eSpeak bank crosses English accents (American, British RP,
 Scottish, Caribbean, New York, Lancastrian, default British; eSpeak's West Midlands voice is left
-out because it ignores SSML prosody, so cues could not be rendered with it) with 24 different eSpeak
+out because it ignores SSML prosody, so cues could not be rendered with it) with 20 different eSpeak
 variants (vocal-tract and glottal settings), spreading base pitch, pitch range and rate so neighbouring voices differ in
-several dimensions; ``tests/datasets/speech/test_voices.py`` checks that a nearest-centroid
-classifier on MFCC + pitch statistics tells all of them apart on unseen sentences.
+several dimensions; ``tests/datasets/speech/test_speech.py`` checks that a nearest-centroid
+classifier on MFCC + pitch statistics tells all of them apart on unseen sentences. Four earlier
+voices (Caribbean ``f4`` and ``benjamin``, Scottish ``belinda``, and ``travis`` at 200 words/min)
+are left out: Whisper tiny.en got 46-64 % of their words wrong (docs/voxmem.md).
 """
 
 from __future__ import annotations
@@ -24,7 +26,6 @@ _ESPEAK_VOICES: tuple[tuple[str, str, int, int, int, str], ...] = (
     ("en-gb-scotland", "m2", 35, 60, 180, "Scottish, deep male"),
     ("en-gb-scotland", "f3", 65, 45, 160, "Scottish, female"),
     ("en-029", "m4", 50, 75, 170, "Caribbean, male, lively"),
-    ("en-029", "f4", 75, 55, 185, "Caribbean, high female"),
     ("en-us-nyc", "m5", 45, 35, 195, "New York, male, fast"),
     ("en-us-nyc", "f5", 55, 80, 180, "New York, female, lively"),
     ("en-gb-x-gbclan", "m6", 30, 45, 160, "Lancastrian, very low male"),
@@ -32,20 +33,17 @@ _ESPEAK_VOICES: tuple[tuple[str, str, int, int, int, str], ...] = (
     ("en", "m8", 60, 70, 175, "British, male, lively"),
     ("en-us", "adam", 45, 50, 185, "American, male, fast"),
     ("en-gb-x-rp", "anika", 50, 50, 160, "British RP, female, breathy"),
-    ("en-gb-scotland", "belinda", 60, 65, 170, "Scottish, female, bright"),
-    ("en-029", "benjamin", 40, 45, 155, "Caribbean, male, slow"),
     ("en-us-nyc", "david", 50, 60, 175, "New York, low male"),
     ("en", "edward", 45, 30, 165, "British, male, monotone"),
     ("en-gb-x-gbclan", "max", 55, 60, 185, "Lancastrian, male, fast"),
     ("en-us", "paul", 45, 70, 160, "American, male, lively"),
     ("en-us", "steph", 65, 60, 165, "American, female, bright"),
-    ("en-gb-scotland", "travis", 50, 40, 200, "Scottish, male, very fast"),
     ("en", "grandpa", 40, 55, 145, "British, older male, slow"),
 )
 
 
 def espeak_voice_bank() -> list[Voice]:
-    """The 24 embedded eSpeak NG user voices (``espeak-00`` .. ``espeak-23``)."""
+    """The 20 embedded eSpeak NG user voices (``espeak-00`` .. ``espeak-19``)."""
     return [
         Voice(
             voice_id=f"espeak-{i:02d}",

@@ -30,6 +30,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from memgym.backends.asr import ASRConfig
 from memgym.backends.tts import TTSConfig, make_tts_backend
 from memgym.backends.tts.base import Voice
 from memgym.core.config import dump_config
@@ -107,7 +108,9 @@ class VoxMemConfig:
     sound_classes: tuple[str, ...] = dataclasses.field(
         default=DEFAULT_SOUND_CLASSES, metadata={"help": "sound classes used as background sounds"}
     )
-    snr_db: float = dataclasses.field(default=10.0, metadata={"help": "speech-to-sound SNR on the active region"})
+    snr_db: float = dataclasses.field(
+        default=15.0, metadata={"help": "speech-to-sound SNR in dB on the speech's active region (see docs/voxmem.md)"}
+    )
     users: int = dataclasses.field(default=3, metadata={"help": "users per history (distinct voices)", "min": 1})
     writer: Literal["template", "llm"] = dataclasses.field(
         default="template", metadata={"help": "dialogue writer: template (offline) or llm (needs reasoner)"}
@@ -137,6 +140,10 @@ class VoxMemConfig:
     filler_cue_rate: float = dataclasses.field(default=0.2, metadata={"help": "share of filler sessions with a cue"})
     filler_sound_rate: float = dataclasses.field(default=0.3, metadata={"help": "share of filler sessions with sound"})
     max_revisions: int = dataclasses.field(default=2, metadata={"help": "redraws of an item that fails QC"})
+    asr: ASRConfig = dataclasses.field(
+        default_factory=ASRConfig,
+        metadata={"help": "speech recogniser of the QC intelligibility gate (asr.kind=none: no gate)"},
+    )
 
 
 def voice_bank(config: VoxMemConfig) -> list[Voice]:
@@ -262,6 +269,7 @@ class VoxMemBuilder:
 
             qc_reasoner = REASONERS.get(config.qc_reasoner)()
         self.qc_reasoner = qc_reasoner
+        self.gate = qc.intelligibility_gate(self.out, config.asr)  # None with asr.kind=none
         self._filler_next = 0
         self._usage: dict[str, set[str]] = {}
         self._layout: tuple[list[tuple[str, str, str]], dict[int, int]] | None = None
@@ -518,8 +526,8 @@ class VoxMemBuilder:
         Evidence sessions borrowed from other items on the same topic family come first, then
         sessions written for the item (:meth:`_written_haystack`). Each is kept only when the
         oracle still gives every answer in ``checks`` with it (the item's, and the refusal of the
-        AR item derivable from it) and the session is not yet in ``max_session_reuse`` items'
-        histories.
+        AR item derivable from it), its fact is not already in the history, and the session is not
+        yet in ``max_session_reuse`` items' histories.
         """
         for _ in range(HAYSTACK_TRIES):
             if borrowable:
@@ -528,8 +536,8 @@ class VoxMemBuilder:
                 fact = dataclasses.replace(fact, speaker=fact.speaker if fact.speaker in voices else plan.users[-1])
             else:
                 fact, source = self._written_haystack(plan, rng), "written"
-            if not all(check.holds_with(fact) for check in checks):
-                continue
+            if fact in checks[0].facts or not all(check.holds_with(fact) for check in checks):
+                continue  # (a fact already in this history would repeat one of its sessions)
             session = self.topical_session(fact, "haystack", voices, source)
             if len(self._usage.get(session.session_id, ())) >= self.config.max_session_reuse:
                 continue
@@ -634,6 +642,8 @@ class VoxMemBuilder:
             if sid in core_ids
             for name in names
         ]
+        if self.gate is not None:  # evidence turns must be heard by the offline recogniser
+            failed += [f"session_{name}" for names in self.gate.failures(longest).values() for name in names]
         return sorted(set(failed))
 
     # ----- dataset -------------------------------------------------------------------------------------
@@ -761,8 +771,17 @@ class VoxMemBuilder:
             "tokenizer": self.tokens.name,
             "tts": self.backend.identity(),
         }
-        topical = {s.session_id: s for e in episodes for s in e.sessions if s.role in ("evidence", "haystack")}
-        report["separability"] = qc.separability(sorted(topical.values(), key=lambda s: s.session_id), self.config.seed)
+        if self.gate is not None:
+            report["intelligibility"] = self.gate.report(episodes)
+        topical: dict[str, tuple[Session, str]] = {}
+        for e in sorted(episodes, key=lambda e: e.items[0].item_id):
+            for s in e.sessions:
+                if s.role in ("evidence", "haystack"):
+                    topical.setdefault(s.session_id, (s, e.items[0].item_id))  # grouped by first item
+        ordered = [topical[k] for k in sorted(topical)]
+        report["separability"] = qc.separability(
+            [s for s, _ in ordered], self.config.seed, groups=[item for _, item in ordered]
+        )
         if self.qc_reasoner is not None:
             smallest = [e for e in episodes if e.budget == self.budgets[0] and e.items[0].annotations["audio_native"]]
             solved = [e.items[0].item_id for e in smallest if qc.transcript_llm_solves(self.qc_reasoner, e)]

@@ -5,7 +5,10 @@ Session level (QC-1), per rendered user turn:
   * ``clipping`` -- at most 0.1 % of samples at full scale;
   * ``snr`` -- achieved SNR within 0.5 dB of the target where a sound is mixed;
   * ``cue`` -- the cue-removed pair really differs in the cue's acoustic feature
-    (:data:`~memgym.datasets.speech.cues.CUE_MIN_DELTA`).
+    (:data:`~memgym.datasets.speech.cues.CUE_MIN_DELTA`);
+  * ``intelligible`` -- in evidence sessions, an offline speech recogniser
+    (:class:`IntelligibilityGate`) hears the answer-bearing words of every user turn as heard
+    (cue spoken, sound mixed): the stated value, where the turn says it.
 
 Item level (QC-2), per episode (item x budget):
   * ``unique_answer`` -- the oracle over every topical session of the assembled history (evidence,
@@ -19,7 +22,7 @@ Item level (QC-2), per episode (item x budget):
 
 Dataset level: ``reuse`` -- no session appears in more items' histories than the limit;
 ``separability`` -- a text-only classifier (multinomial naive Bayes on word counts, 5-fold
-cross-validation, balanced accuracy) should not tell evidence from haystack sessions by their
+cross-validation with the folds grouped by item, balanced accuracy) should not tell evidence from haystack sessions by their
 words much better than the same classifier trained on shuffled labels.
 
 Optional model check (``qc_reasoner``): a text-only reasoner reads the transcript of the
@@ -31,16 +34,19 @@ solved half the time by guessing), so a cell that a transcript answers far above
 from __future__ import annotations
 
 import collections
+import dataclasses
 import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from memgym.backends.asr import ASRBackend, ASRConfig
 from memgym.core.chat import Message
 from memgym.core.protocols import Reasoner
 from memgym.datasets.speech.cues import CUE_MIN_DELTA
+from memgym.datasets.speech.intelligibility import phrase_recognised, word_errors
 from memgym.datasets.voxmem.oracle import answer_query, sound_label, transcript_candidates
-from memgym.datasets.voxmem.records import Plan, Session, Turn, VoxMemEpisode
+from memgym.datasets.voxmem.records import Plan, Session, SessionFact, Turn, VoxMemEpisode
 from memgym.datasets.voxmem.writing import leaks
 
 MIN_TURN_S = 0.3
@@ -73,6 +79,126 @@ def session_failures(sessions: Sequence[Session], snr_target: float) -> dict[str
         if failed:
             out[session.session_id] = failed
     return out
+
+
+def answer_phrases(fact: SessionFact, text: str) -> tuple[str, ...]:
+    """The answer-bearing phrases a user turn says: the fact's stated value, if the turn says it."""
+    return (fact.value,) if fact.value and fact.value.lower() in text.lower() else ()
+
+
+@dataclasses.dataclass(frozen=True)
+class HeardTurn:
+    """What the recogniser heard in one user turn and how it scores.
+
+    Attributes:
+        audio: dataset-relative path of the turn as heard.
+        transcript: the recogniser's text.
+        errors, words: word errors against the turn's words, and their count (WER = errors / words).
+        required: the answer-bearing phrases the turn says (:func:`answer_phrases`).
+        missing: those of ``required`` not found in the transcript.
+    """
+
+    audio: str
+    transcript: str
+    errors: int
+    words: int
+    required: tuple[str, ...]
+    missing: tuple[str, ...]
+
+
+class IntelligibilityGate:
+    """QC-1 ``intelligible``: evidence turns must be heard correctly by an offline recogniser.
+
+    Transcripts are stored next to each turn's audio (``audio/ab/<key>.asr.json``, keyed by the
+    recogniser's identity), so a re-build of the same folder decodes nothing again.
+
+    Args:
+        root: dataset folder (turn audio paths are relative to it).
+        asr: the speech recogniser.
+    """
+
+    def __init__(self, root: Path, asr: ASRBackend) -> None:
+        self.root = Path(root)
+        self.asr = asr
+        self.identity = asr.identity()
+
+    def transcript(self, audio: str) -> str:
+        """What the recogniser hears in the dataset file ``audio`` (cached on disk)."""
+        import soundfile
+
+        cache = self.root / Path(audio).with_suffix(".asr.json")
+        stored = json.loads(cache.read_text(encoding="utf-8")) if cache.is_file() else {}
+        if self.identity not in stored:
+            samples, rate = soundfile.read(str(self.root / audio), dtype="float32", always_2d=True)
+            stored[self.identity] = self.asr.transcribe(samples.mean(axis=1), int(rate))
+            tmp = cache.with_suffix(".tmp")
+            tmp.write_text(json.dumps(stored, sort_keys=True), encoding="utf-8")
+            tmp.replace(cache)
+        return stored[self.identity]
+
+    def hear(self, turn: Turn, fact: SessionFact) -> HeardTurn:
+        """Transcribe and score one rendered user turn of a session about ``fact``."""
+        heard = self.transcript(turn.audio)
+        errors, words = word_errors(turn.text, heard)
+        required = answer_phrases(fact, turn.text)
+        missing = tuple(p for p in required if not phrase_recognised(p, heard))
+        return HeardTurn(turn.audio, heard, errors, words, required, missing)
+
+    def failures(self, sessions: Sequence[Session]) -> dict[str, list[str]]:
+        """session id -> ``["intelligible"]`` for evidence sessions with a missed answer-bearing phrase."""
+        out = {}
+        for session in sessions:
+            if session.role != "evidence" or session.fact is None:
+                continue
+            if any(self.hear(t, session.fact).missing for t in session.turns if t.role == "user" and t.audio):
+                out[session.session_id] = ["intelligible"]
+        return out
+
+    def report(self, episodes: Sequence[VoxMemEpisode]) -> dict[str, Any]:
+        """WER per voice, cue and background, and answer-phrase recognition, over the evidence turns of ``episodes``.
+
+        Returns:
+            ``{"asr", "turns", "wer", "wer_by_voice", "wer_by_cue", "wer_by_background",
+            "answer_turns": {"said", "recognised"}}`` (turns stating the value, and those in which
+            the recogniser heard it); each ``wer*`` entry is ``{"wer", "words", "turns"}``
+            (unique turn audio counted once).
+        """
+        seen: dict[str, tuple[HeardTurn, str, Turn]] = {}
+        for episode in episodes:
+            voices = episode.annotations.get("voices", {})
+            for session in episode.sessions:
+                if session.role != "evidence" or session.fact is None:
+                    continue
+                for turn in session.turns:
+                    if turn.role == "user" and turn.audio and turn.audio not in seen:
+                        seen[turn.audio] = (self.hear(turn, session.fact), voices.get(turn.user, turn.user), turn)
+        groups: dict[str, dict[str, list[HeardTurn]]] = {"voice": {}, "cue": {}, "background": {}}
+        for heard, voice, turn in seen.values():
+            groups["voice"].setdefault(voice, []).append(heard)
+            groups["cue"].setdefault(turn.cue, []).append(heard)
+            groups["background"].setdefault("sound" if turn.sound else "none", []).append(heard)
+        said = [h for h, _, _ in seen.values() if h.required]
+        return {
+            "asr": self.identity,
+            "turns": len(seen),
+            "wer": _wer([h for h, _, _ in seen.values()]),
+            **{f"wer_by_{name}": {k: _wer(v) for k, v in sorted(g.items())} for name, g in groups.items()},
+            "answer_turns": {"said": len(said), "recognised": sum(not h.missing for h in said)},
+        }
+
+
+def _wer(heard: Sequence[HeardTurn]) -> dict[str, float]:
+    words = sum(h.words for h in heard)
+    return {"wer": sum(h.errors for h in heard) / max(words, 1), "words": words, "turns": len(heard)}
+
+
+def intelligibility_gate(root: Path, config: ASRConfig) -> IntelligibilityGate | None:
+    """The gate with the recogniser ``config`` names; ``None`` when ``config.kind`` is ``"none"``."""
+    if config.kind == "none":
+        return None
+    from memgym.backends.asr import make_asr_backend
+
+    return IntelligibilityGate(root, make_asr_backend(config))
 
 
 def item_failures(
@@ -138,8 +264,15 @@ def transcript_llm_solves(reasoner: Reasoner, episode: VoxMemEpisode) -> bool:
     return bool(gold) and (said == gold or f" {gold} " in f" {said} ")
 
 
-def separability(sessions: Sequence[Session], seed: int = 0, folds: int = 5) -> dict[str, float]:
+def separability(
+    sessions: Sequence[Session], seed: int = 0, folds: int = 5, groups: Sequence[str] | None = None
+) -> dict[str, float]:
     """How well a text-only classifier tells evidence from haystack sessions (see module docstring).
+
+    Args:
+        groups: one label per session (the item it belongs to); sessions of one group share a
+            fold, so words particular to an item (its subject) cannot carry from training to test
+            folds. ``None`` puts every session in its own group.
 
     Returns:
         ``{"accuracy", "shuffled_accuracy", "sessions"}``: balanced accuracies (0.5 = chance) of
@@ -159,7 +292,12 @@ def separability(sessions: Sequence[Session], seed: int = 0, folds: int = 5) -> 
     for i, row in enumerate(rows):
         np.add.at(counts[i], row, 1.0)
     rng = np.random.default_rng(seed)
-    fold_of = rng.permutation(len(texts)) % folds
+    names = [s.session_id for s in sessions] if groups is None else list(groups)
+    if len(names) != len(texts):
+        raise ValueError(f"separability: {len(names)} groups for {len(texts)} sessions")
+    group_ids = {g: i for i, g in enumerate(dict.fromkeys(names))}
+    fold_of_group = rng.permutation(len(group_ids)) % folds
+    fold_of = fold_of_group[[group_ids[g] for g in names]]
 
     def cross_validated(y: np.ndarray) -> float:
         predictions = np.zeros_like(y)
@@ -206,6 +344,8 @@ def write_report(folder: Path, report: dict[str, Any]) -> Path:
         lines += [
             f"- text-only reasoner solved {llm['solved']} of {llm['asked']} audio-native items (chance ~{llm['chance']:.1f})"
         ]
+    if report.get("intelligibility"):
+        lines += _intelligibility_lines(report["intelligibility"])
     lines.append("")
     lines += ["| check | failures (before revision) |", "| --- | ---: |"]
     lines += [f"| {name} | {count} |" for name, count in sorted(report["check_failures"].items())]
@@ -214,3 +354,19 @@ def write_report(folder: Path, report: dict[str, Any]) -> Path:
     path = folder / "qc_report.md"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
+
+
+def _intelligibility_lines(heard: dict[str, Any]) -> list[str]:
+    """Report lines for :meth:`IntelligibilityGate.report`: overall, then WER tables by voice, cue, background."""
+    turns = heard["answer_turns"]
+    lines = [
+        f"- evidence turns heard by {heard['asr']}: WER {heard['wer']['wer']:.1%} over {heard['turns']} turns; "
+        f"stated value recognised in {turns['recognised']} of {turns['said']} turns"
+    ]
+    for name in ("voice", "cue", "background"):
+        lines += ["", f"| {name} | WER | words | turns |", "| --- | ---: | ---: | ---: |"]
+        lines += [
+            f"| {key} | {row['wer']:.1%} | {row['words']} | {row['turns']} |"
+            for key, row in heard[f"wer_by_{name}"].items()
+        ]
+    return lines

@@ -1,8 +1,8 @@
 """Rendering user turns to audio with content-hashed caching.
 
 A user turn is ``(voice, words, cue, sound)``. Its audio file is named by the SHA-256 of
-everything that determines it (TTS engine identity, the voice record, words, cue, sound class,
-SNR, sound-library fingerprint, sample rate), so re-generating a dataset reuses every file it
+everything that determines it (rendering version, TTS engine identity, the voice record, words,
+cue, sound class, SNR, sound-library fingerprint, sample rate), so re-generating a dataset reuses every file it
 already has, and identical turns in different items share one file. Each rendered turn writes::
 
     audio/ab/<key>.flac        the turn as heard (cue spoken, sound mixed at the SNR)
@@ -31,6 +31,9 @@ from memgym.datasets.voxmem.records import Turn
 
 MAX_USER_TURN_S = 30.0
 """Longest allowed user turn in seconds."""
+RENDERING = 2
+"""Version of how a turn becomes audio (cue styles, mixing, engine seeding); part of every cache key,
+so files rendered by earlier code are never reused. 2: fast cue at x1.35, eSpeak noise re-seeded."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -72,6 +75,7 @@ class TurnRenderer:
     def key(self, voice: Voice, text: str, cue: str, sound: str) -> str:
         """Content hash naming the turn's files."""
         spec = {
+            "rendering": RENDERING,
             "tts": self.backend.identity(),
             "sr": self.backend.sample_rate,
             "voice": voice.to_dict(),

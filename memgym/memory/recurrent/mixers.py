@@ -124,17 +124,23 @@ class _DepthwiseShiftConv(torch.autograd.Function):
 
 
 class CausalConv(nn.Module):
-    """Depthwise causal convolution over time + SiLU; carries its last ``K-1`` inputs as state."""
+    """Depthwise causal convolution over time + SiLU; carries its last ``K-1`` inputs as state.
+
+    ``kernel=0`` is the convolution ablation: SiLU only, no parameters, an empty history.
+    """
 
     def __init__(self, channels: int, kernel: int) -> None:
         super().__init__()
         self.kernel = kernel
-        self.weight = nn.Parameter(torch.empty(channels, 1, kernel))
-        self.bias = nn.Parameter(torch.zeros(channels))
-        nn.init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if kernel > 0:
+            self.weight = nn.Parameter(torch.empty(channels, 1, kernel))
+            self.bias = nn.Parameter(torch.zeros(channels))
+            nn.init.kaiming_uniform_(self.weight, a=math.sqrt(5))
 
     def forward(self, x: torch.Tensor, history: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
         """``x`` ``(B, T, C)``, history ``(B, K-1, C)`` or None -> ``(B, T, C)`` and the new history."""
+        if self.kernel == 0:
+            return F.silu(x), x[:, :0]
         if history is None:
             history = x.new_zeros(x.shape[0], self.kernel - 1, x.shape[2])
         full = torch.cat([history, x], dim=1)

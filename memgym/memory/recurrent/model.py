@@ -38,7 +38,9 @@ class ModelConfig:
     heads: int = dataclasses.field(default=2, metadata={"help": "memory heads per layer"})
     head_dim: int = dataclasses.field(default=64, metadata={"help": "d_k = d_v per head"})
     mlp_hidden: int = dataclasses.field(default=512, metadata={"help": "SiLU MLP hidden width"})
-    conv_kernel: int = dataclasses.field(default=4, metadata={"help": "depthwise causal conv frames"})
+    conv_kernel: int = dataclasses.field(
+        default=4, metadata={"help": "depthwise causal conv frames (0: no convolution, the ablation)"}
+    )
     n_gain: int = dataclasses.field(default=5, metadata={"help": "gain classes (values + none)"})
     n_pan: int = dataclasses.field(default=5, metadata={"help": "pan classes (values + none)"})
     decay_min: float = dataclasses.field(default=1e-3, metadata={"help": "smallest initial -log(alpha)"})
@@ -54,9 +56,11 @@ class ModelConfig:
     def __post_init__(self) -> None:
         if self.core not in CORES:
             raise ValueError(f"core '{self.core}' is not one of {', '.join(CORES)}")
-        for name in ("input_dim", "width", "layers", "heads", "head_dim", "mlp_hidden", "conv_kernel", "chunk_size"):
+        for name in ("input_dim", "width", "layers", "heads", "head_dim", "mlp_hidden", "chunk_size"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+        if self.conv_kernel < 0:
+            raise ValueError(f"conv_kernel must be >= 0 (0: no convolution), got {self.conv_kernel}")
         if not 0 <= self.standardised_inputs <= self.input_dim or self.input_std <= 0:
             raise ValueError(
                 f"standardised_inputs must be in [0, input_dim] and input_std > 0, got "

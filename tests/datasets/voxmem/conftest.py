@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from memgym.backends.asr import ASRConfig
 from memgym.core.protocols import Reasoner
 from memgym.datasets.voxmem.build import VoxMemBuilder, VoxMemConfig
 
@@ -33,6 +34,7 @@ def small_build(tmp_path_factory):
         out=str(out),
         filler_cue_rate=0.5,
         filler_sound_rate=0.5,
+        asr=ASRConfig(kind="none"),  # no intelligibility gate: it may drop items (test_gate.py tests it)
     )
     AlwaysYes.prompts.clear()
     folder = VoxMemBuilder(config, qc_reasoner=AlwaysYes()).build()

@@ -5,7 +5,9 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+import pytest
 
+from memgym.backends.asr.base import ASRBackend
 from memgym.datasets.voxmem import qc
 from memgym.datasets.voxmem.plans import plan_item
 from memgym.datasets.voxmem.records import Session, Turn
@@ -72,3 +74,109 @@ def test_separability_detects_surface_patterns_and_not_random_ones():
     assert qc.separability(leaky)["accuracy"] > 0.9
     result = qc.separability(clean)
     assert abs(result["accuracy"] - 0.5) < 0.2 and result["sessions"] == 60
+
+
+def test_separability_folds_by_item_so_item_words_do_not_leak():
+    # each item's evidence names its own subject; its haystacks never do (the leak the grouping removes)
+    rng = np.random.default_rng(1)
+    words = ["plan", "budget", "week", "call", "fix", "trip", "lamp", "cake"]
+    sessions, groups = [], []
+    for item in range(20):
+        for j, role in enumerate(["evidence"] * 3 + ["haystack"] * 3):
+            marker = (" subject" + "abcdefghijklmnopqrst"[item] * 3) * 3 if role == "evidence" else ""
+            text = " ".join(rng.choice(words, size=8)) + marker
+            sessions.append(Session(session_id=f"{item}-{j}", role=role, turns=(Turn(role="user", text=text),)))
+            groups.append(f"item{item}")
+    assert qc.separability(sessions)["accuracy"] > 0.75  # per-session folds learn the subjects
+    assert abs(qc.separability(sessions, groups=groups)["accuracy"] - 0.5) < 0.2
+    with pytest.raises(ValueError, match="groups"):
+        qc.separability(sessions, groups=groups[:-1])
+
+
+class ScriptedASR(ASRBackend):
+    """Hears what a table says for each file (files are told apart by their constant sample value)."""
+
+    kind = "scripted"
+
+    def __init__(self, heard: dict[int, str]) -> None:
+        super().__init__()
+        self.heard, self.calls = heard, 0
+
+    def _decode(self, audio, sample_rate):
+        self.calls += 1
+        return self.heard[round(float(audio[0]) * 100)]
+
+
+def _turn(root, index, text, **fields):
+    import soundfile
+
+    path = f"audio/{index:02d}.flac"
+    (root / "audio").mkdir(exist_ok=True)
+    soundfile.write(str(root / path), np.full(1600, index / 100, np.float32), 16000, subtype="PCM_16")
+    return Turn(role="user", text=text, audio=path, **fields)
+
+
+def test_intelligibility_gate_needs_the_answer_words_of_evidence_turns(tmp_path):
+    from memgym.datasets.voxmem.records import SessionFact, VoxMemEpisode
+
+    fact = SessionFact(
+        family="renovation", subject="the kitchen renovation", value="five thousand dollars", speaker="a"
+    )
+    said = "I've decided the budget for the kitchen renovation should be five thousand dollars."
+    asr = ScriptedASR(
+        {
+            1: "I've decided the budget for the kitchen renovation should be $5,000.",  # all heard
+            2: "I decided the market for vacation renovation should be $500.",  # value missed
+            3: "Can we go over the kitchen renovation again?",
+            4: "The budget for the kitchen renovation should be 5 dollars.",  # value missed, in a haystack
+        }
+    )
+    gate = qc.IntelligibilityGate(tmp_path, asr)
+    opener = _turn(tmp_path, 3, "Can we go over the kitchen renovation again?", user="a")
+    good = Session(
+        session_id="good", role="evidence", fact=fact, turns=(opener, _turn(tmp_path, 1, said, user="a", cue="fast"))
+    )
+    bad = dataclasses.replace(good, session_id="bad", turns=(opener, _turn(tmp_path, 2, said, user="a", sound="rain")))
+    hay = dataclasses.replace(good, session_id="hay", role="haystack", turns=(_turn(tmp_path, 4, said, user="a"),))
+    assert gate.failures([good, hay]) == {}  # haystacks are not gated (not even decoded)
+    assert gate.failures([good, bad, hay]) == {"bad": ["intelligible"]}
+    assert gate.hear(bad.turns[1], fact).missing == ("five thousand dollars",)
+    assert qc.answer_phrases(fact, opener.text) == ()
+
+    decoded = asr.calls
+    again = qc.IntelligibilityGate(tmp_path, ScriptedASR({}))  # same identity: transcripts come from disk
+    assert again.failures([good, bad]) == {"bad": ["intelligible"]} and again.asr.calls == 0
+    assert asr.calls == decoded == 3 and (tmp_path / "audio" / "02.asr.json").is_file()
+
+    episode = VoxMemEpisode(
+        episode_id="e", benchmark="voxmem", sessions=(good, bad, hay), annotations={"voices": {"a": "v1"}}
+    )
+    report = gate.report([episode, episode])
+    assert report["turns"] == 3  # evidence turns only, each audio once
+    assert report["wer"] == {"wer": 5 / 34, "words": 34, "turns": 3}  # I've, budget, the kitchen, thousand
+    assert report["wer_by_cue"]["fast"]["wer"] == 0 and report["wer_by_background"]["sound"]["wer"] == 5 / 13
+    assert report["wer_by_voice"] == {"v1": report["wer"]}
+    assert report["answer_turns"] == {"said": 2, "recognised": 1}
+    md = qc.write_report(tmp_path, {**_minimal_report(), "intelligibility": report}).read_text()
+    assert "| fast | 0.0% | 13 | 1 |" in md and "value recognised in 1 of 2 turns" in md
+
+
+def _minimal_report():
+    return {
+        "items_kept": 1,
+        "items_planned": 1,
+        "discarded": [],
+        "revised": 0,
+        "max_session_reuse": 1,
+        "reuse_limit": 4,
+        "audio_hours": 0.0,
+        "user_turns": 1,
+        "check_failures": {},
+        "items_per_cell": {},
+    }
+
+
+def test_gate_is_off_without_a_recogniser(tmp_path):
+    from memgym.backends.asr import ASRConfig
+
+    assert qc.intelligibility_gate(tmp_path, ASRConfig(kind="none")) is None

@@ -183,3 +183,26 @@ def test_input_standardisation_is_fixed_and_adds_no_parameters():
     assert torch.allclose(model(x)["gain"], reference(by_hand)["gain"], atol=1e-6)
     with pytest.raises(ValueError, match="standardised_inputs"):
         ModelConfig(standardised_inputs=200)
+
+
+@pytest.mark.parametrize("core", ["gdn2", "attention_rope"])
+def test_without_convolution_the_step_form_still_matches_and_conv_parameters_are_gone(core):
+    torch.manual_seed(0)
+    sizes = dict(core=core, input_dim=11, width=16, heads=2, head_dim=8, mlp_hidden=32, chunk_size=16)
+    plain = AMemOpsModel(ModelConfig(**sizes, conv_kernel=0)).double()
+    with_conv = AMemOpsModel(ModelConfig(**sizes))
+    conv_parameters = 2 * 3 * 2 * 8 * (4 + 1)  # layers x (q, k, v channels) x (4 taps + bias)
+    assert parameter_count(with_conv) - parameter_count(plain) == conv_parameters
+    assert not any("conv" in name for name, _ in plain.named_parameters())
+    x = torch.randn(1, 30, 11, dtype=torch.float64)
+    whole = plain(x)
+    states, gains = None, []
+    for t in range(30):
+        out = plain(x[:, t : t + 1], states, step=True)
+        states, gains = out["states"], [*gains, out["gain"]]
+    torch.testing.assert_close(torch.cat(gains, 1), whole["gain"], rtol=1e-10, atol=1e-10)
+
+
+def test_negative_conv_kernels_are_refused():
+    with pytest.raises(ValueError, match="conv_kernel must be >= 0"):
+        ModelConfig(conv_kernel=-1)

@@ -1,0 +1,47 @@
+"""The intelligibility gate in a build: kept items are heard, unheard ones are redrawn then dropped."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from memgym.backends.asr import ASRConfig
+from memgym.backends.asr.base import ASRBackend
+from memgym.core.episode import Dataset
+from memgym.datasets.voxmem import qc
+from memgym.datasets.voxmem.build import VoxMemBuilder, VoxMemConfig
+
+CONFIG = dict(items=2, cells=("paralinguistic/IE", "sound/IE"), budgets=("4k",), asr=ASRConfig(kind="none"))
+
+
+class Deaf(ASRBackend):
+    """A recogniser that hears nothing."""
+
+    kind = "deaf"
+
+    def _decode(self, audio, sample_rate):
+        return ""
+
+
+def test_items_whose_values_are_not_heard_are_redrawn_then_dropped(tmp_path):
+    builder = VoxMemBuilder(VoxMemConfig(**CONFIG, max_revisions=1, out=str(tmp_path)))
+    builder.gate = qc.IntelligibilityGate(tmp_path, Deaf())
+    builder.build()
+    report = json.loads((tmp_path / "qc_report.json").read_text())
+    assert report["items_kept"] == 0 and report["revised"] == 4  # every failing draw counts
+    assert all("session_intelligible" in d["failed"] for d in report["discarded"]) and len(report["discarded"]) == 2
+    assert report["check_failures"]["session_intelligible"] >= 2  # every rendered draw (a draw can fail earlier)
+
+
+@pytest.mark.slow  # Whisper tiny.en on every evidence turn of two items
+def test_kept_items_have_every_stated_value_heard_and_the_report_breaks_wer_down(tmp_path):
+    config = VoxMemConfig(**{**CONFIG, "asr": ASRConfig()}, out=str(tmp_path))
+    VoxMemBuilder(config).build()
+    report = json.loads((tmp_path / "qc_report.json").read_text())["intelligibility"]
+    episodes = list(Dataset.load(tmp_path / "manifest.jsonl"))
+    assert report["answer_turns"]["recognised"] == report["answer_turns"]["said"] > 0 or not episodes
+    voices = {v for e in episodes for v in e.annotations["voices"].values()}
+    assert set(report["wer_by_voice"]) <= voices and set(report["wer_by_background"]) <= {"none", "sound"}
+    assert sum(row["turns"] for row in report["wer_by_cue"].values()) == report["turns"]
+    assert 0.0 <= report["wer"]["wer"] < 1.0 and "| voice | WER |" in (tmp_path / "qc_report.md").read_text()
