@@ -50,7 +50,7 @@ from memgym.core.outputs import prepare_output_file, write_text_atomic
 from memgym.core.records import from_json, write_jsonl
 from memgym.core.registry import MEMORIES
 from memgym.core.results import RunStore, aggregate, raise_if_all_failed, to_markdown
-from memgym.core.seeding import NOT_HASHED, config_hash, episode_rng
+from memgym.core.seeding import ADDED_FIELD, NOT_HASHED, config_hash, episode_rng
 from memgym.core.textfiles import text_lines
 from memgym.datasets.dialogmem.episode import ConstructionConfig, DialogMemEpisode, build_episode
 from memgym.datasets.dialogmem.realise import LLMRealiser, TemplateRealiser
@@ -159,14 +159,21 @@ class DialogMemEvalConfig:
     visual: VisualMemoryOptions = field(
         default_factory=VisualMemoryOptions, metadata={"help": "options of the visual memories"}
     )
-    link: LinkOptions = field(default_factory=LinkOptions, metadata={"help": "options of the linked memories"})
-    sweep: Literal["", "link_quality"] = field(
-        default="", metadata={"help": "link_quality: the linking diagnosis (memories= adds systems to Table 3)"}
+    link: LinkOptions = field(
+        default_factory=LinkOptions, metadata={"help": "options of the linked memories", **ADDED_FIELD}
     )
-    sweep_step: int = field(default=10, metadata={"help": "sweep: link-quality step, percent", "min": 1, "max": 100})
-    subset_navigation: int = field(default=500, metadata={"help": "sweep: navigation items (stratified)", "min": 0})
-    subset_qa: int = field(default=500, metadata={"help": "sweep: QA items (stratified)", "min": 0})
-    subset_seed: int = field(default=0, metadata={"help": "sweep: seed of the subset"})
+    sweep: Literal["", "link_quality"] = field(
+        default="",
+        metadata={"help": "link_quality: the linking diagnosis (memories= adds systems to Table 3)", **ADDED_FIELD},
+    )
+    sweep_step: int = field(
+        default=10, metadata={"help": "sweep: link-quality step, percent", "min": 1, "max": 100, **ADDED_FIELD}
+    )
+    subset_navigation: int = field(
+        default=500, metadata={"help": "sweep: navigation items (stratified)", "min": 0, **ADDED_FIELD}
+    )
+    subset_qa: int = field(default=500, metadata={"help": "sweep: QA items (stratified)", "min": 0, **ADDED_FIELD})
+    subset_seed: int = field(default=0, metadata={"help": "sweep: seed of the subset", **ADDED_FIELD})
     name: str = field(default="", metadata={"help": "run folder name (default: config hash)"})
     bootstrap_seed: int = field(default=0, metadata={"help": "seed of the comparison's bootstrap intervals"})
     bootstrap_resamples: int = field(default=2000, metadata={"help": "bootstrap resamples per interval", **NOT_HASHED})
