@@ -150,7 +150,7 @@ class Scripted:
 
 def test_vlm_linker_follows_a_scripted_reasoner():
     turns = [(0, "Amelia: remark one"), (2, "Bob: remark two")]
-    reasoner = Scripted(["i1", "I think unknown"])
+    reasoner = Scripted(["'i1'.", "I think unknown"])
     links = VLMLinker().link(LinkInputs(turns, snapshots(), instances(), FRAME_OBJECTS, reasoner))
     assert links == {"snap_0": [0], "snap_2": [0]}
     assert reasoner.prompts[0].startswith('LINK [{"id": "i1", "label": "table"}, {"id": "i0", "label": "mug"}]')

@@ -22,6 +22,7 @@ from __future__ import annotations
 import abc
 import dataclasses
 import json
+import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -141,7 +142,7 @@ def link_messages(remark: str, candidates: Sequence[tuple[str, str]], image: np.
 
 def parse_link(reply: str, candidates: Sequence[tuple[str, str]]) -> str | None:
     """The candidate id named in ``reply`` (the earliest named), None when none is."""
-    tokens = reply.replace(",", " ").replace(".", " ").split()
+    tokens = re.findall(r"\w+", reply)  # ids are word characters: quotes, brackets, punctuation drop
     ids = {i for i, _ in candidates}
     return next((t for t in tokens if t in ids), None)
 
