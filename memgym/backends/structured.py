@@ -25,8 +25,15 @@ Two more prompt forms:
   which of the listed categories the request (the last line) refers to; the reply lists those
   named in the request, comma-separated, in the order named (``unknown`` when none is), the
   category-prediction step of 3D-Mem's retrieval;
+* a ``LINK [{"id": "obj_3", "label": "mug"}, ...]`` line (:data:`LINK_PREFIX`) asks which listed
+  object the remark (the last line) is about, the VLM linker's prompt: the reply is the id of the
+  first listed object whose label is the category the remark names first (``unknown`` when it
+  names none of the labels);
 * memory entries of the visual memories arrive as fact lines whose ``object`` is the entry id
-  (the reply ``OBJECT <entry id>`` selects an entry), with a ``detected`` fact naming its label.
+  (the reply ``OBJECT <entry id>`` selects an entry), with a ``detected`` fact naming its label;
+  dialogue linked to an entry arrives as ``said_<k>`` facts (:data:`SAID_KEY`), whose words break
+  ties in step 2: among objects naming equally many fact values, the one whose linked lines share
+  most of the question's content words (other than its category) is the target.
 
 It never consults ground truth that is not in the messages.
 """
@@ -45,6 +52,8 @@ from memgym.core.registry import register_reasoner
 
 FACT_PREFIX = "FACT "
 CATEGORIES_PREFIX = "CATEGORIES "
+LINK_PREFIX = "LINK "
+SAID_KEY = "said"
 UNKNOWN = "unknown"
 
 QUESTION_CUES: dict[str, tuple[str, ...]] = {
@@ -212,6 +221,9 @@ class StructuredReasoner(Reasoner):
         options = [line for line in users[-1].text_only().splitlines() if line.startswith(CATEGORIES_PREFIX)]
         if options:
             return select_categories(question, options[-1][len(CATEGORIES_PREFIX) :])
+        links = [line for line in users[-1].text_only().splitlines() if line.startswith(LINK_PREFIX)]
+        if links:
+            return select_linked_object(question, links[-1][len(LINK_PREFIX) :])
         texts = [m.text_only() for m in messages]
         facts = parse_facts(texts)
         context = "\n".join(texts[:-1] + [users[-1].text_only().rsplit("\n", 1)[0]])
@@ -238,15 +250,21 @@ class StructuredReasoner(Reasoner):
         # categories named later belong to relations ("the sink next to the bathtub").
         first = min(mentioned.values())
         category = max((c for c, at in mentioned.items() if at == first), key=len)
-        scores: dict[str, int] = {}
+        content = {w for w in words(question) if w not in _STOP} - set(words(category))
+        scores: dict[str, tuple[int, int]] = {}
         for object_id, keys in table.items():
             if categories[object_id] != category:
                 continue
-            scores[object_id] = sum(
+            said = {w for k, fact in keys.items() if k.startswith(SAID_KEY) for w in words(fact.value)}
+            matches = sum(
                 1
                 for k, fact in keys.items()
-                if k != key and words(fact.value) and f" {' '.join(words(fact.value))} " in q_text
+                if k != key
+                and not k.startswith(SAID_KEY)
+                and words(fact.value)
+                and f" {' '.join(words(fact.value))} " in q_text
             )
+            scores[object_id] = (matches, len(content & said))
         if not scores:
             return UNKNOWN
         best = max(scores.values())
@@ -268,6 +286,17 @@ def select_categories(request: str, listed: str) -> str:
     except (json.JSONDecodeError, TypeError):
         return UNKNOWN
     return ", ".join(named_categories(request, categories)) or UNKNOWN
+
+
+def select_linked_object(remark: str, listed: str) -> str:
+    """The id of the first object of the JSON list ``listed`` (``{"id", "label"}`` rows) whose label
+    is the first of their labels named in ``remark``; :data:`UNKNOWN` when none is named."""
+    try:
+        rows = [(str(r["id"]), str(r["label"])) for r in json.loads(listed)]
+    except (json.JSONDecodeError, TypeError, KeyError):
+        return UNKNOWN
+    named = named_categories(remark, {label for _, label in rows})
+    return next((i for i, label in rows if label == named[0]), UNKNOWN) if named else UNKNOWN
 
 
 def named_categories(text: str, categories: Iterable[str]) -> list[str]:

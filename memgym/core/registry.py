@@ -103,6 +103,7 @@ PLUGIN_MODULES: list[str] = [
     "memgym.memory.spoken.transcript",
     "memgym.memory.spoken.cascaded",
     "memgym.memory.spoken.probes",
+    "memgym.memory.embodied.probes",
     "memgym.envs.spoken_history_env",
     "memgym.pipelines.voxmem",
     "memgym.tasks.attribute_retrieval",

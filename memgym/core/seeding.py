@@ -77,13 +77,20 @@ def result_identity(config: Any) -> Any:
     return dataclasses.replace(config, **changes) if changes else config
 
 
+def _default(field: dataclasses.Field) -> Any:
+    """A field's default (built by its default factory), or ``dataclasses.MISSING``."""
+    if field.default_factory is not dataclasses.MISSING:
+        return field.default_factory()
+    return field.default
+
+
 def _hashed_value(value: Any) -> Any:
     """``dataclasses.asdict`` of ``value`` without the :data:`ADDED_FIELD` fields at their defaults."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         out = {}
         for field in dataclasses.fields(value):
             item = getattr(value, field.name)
-            if field.metadata.get("hash_default", True) is False and item == field.default:
+            if field.metadata.get("hash_default", True) is False and item == _default(field):
                 continue
             out[field.name] = _hashed_value(item)
         return out

@@ -1,12 +1,14 @@
-"""Bootstrap confidence intervals, unpaired and paired, vectorised over resamples.
+"""Bootstrap confidence intervals, unpaired and paired, vectorised over resamples, and the exact
+McNemar test of paired successes (:func:`mcnemar_exact`).
 
-All functions take a ``numpy.random.Generator`` so intervals are reproducible, and return
+The bootstrap functions take a ``numpy.random.Generator`` so intervals are reproducible, and return
 :class:`Interval` (point estimate and the percentile interval of the bootstrap distribution).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -106,3 +108,21 @@ def simultaneous_intervals(bootstrap_stats: np.ndarray, estimates: np.ndarray, l
     estimates = np.asarray(estimates, dtype=np.float64)
     half = simultaneous_half_width(bootstrap_stats, estimates, level)
     return [Interval(float(e), float(e - half), float(e + half), level) for e in estimates]
+
+
+def mcnemar_exact(a: Sequence[bool], b: Sequence[bool]) -> tuple[int, int, float]:
+    """Exact (binomial) McNemar test of paired successes ``a`` and ``b`` (the same items).
+
+    Returns ``(n01, n10, p)``: the discordant counts ``n01`` (``a`` failed, ``b`` succeeded) and
+    ``n10`` (``a`` succeeded, ``b`` failed) and the two-sided p-value
+    ``min(1, 2 * P(X <= min(n01, n10)))``, ``X ~ Binomial(n01 + n10, 1/2)`` (1.0 without discordant pairs).
+    """
+    x, y = np.asarray(a, bool), np.asarray(b, bool)
+    if x.shape != y.shape or x.ndim != 1:
+        raise ValueError(f"McNemar needs two equal-length 1-D sequences, got shapes {x.shape} and {y.shape}")
+    n01, n10 = int(np.sum(~x & y)), int(np.sum(x & ~y))
+    n = n01 + n10
+    if n == 0:
+        return n01, n10, 1.0
+    tail = sum(math.comb(n, k) for k in range(min(n01, n10) + 1))
+    return n01, n10, min(1.0, 2.0 * tail / 2**n)

@@ -33,6 +33,7 @@ generated from the env's generator (house, traversal, dialogue, items). ``option
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -89,6 +90,11 @@ class DialogMemEnv(EmbodiedEnv):
         only = options.pop("score_items", None)
         self._score_only = None if only is None else set(only)
         return super().reset(seed=seed, options=options)
+
+    def rewind_use(self, score_items: Iterable[str] | None = None) -> tuple[Any, dict[str, Any]]:
+        """As :meth:`TwoPhaseEnv.rewind_use`, scoring only ``score_items`` (None: every item)."""
+        self._score_only = None if score_items is None else set(score_items)
+        return super().rewind_use()
 
     def _generate_episode(self, rng: np.random.Generator) -> Episode:
         seed = self.config.house_seed

@@ -134,6 +134,15 @@ class TwoPhaseEnv(gymnasium.Env, abc.ABC):
         info["score"] = score
         return self._current_use_observation(), reward, self._done(), False, info
 
+    def rewind_use(self) -> tuple[Any, dict[str, Any]]:
+        """Go back to the first use-phase item of the current episode without replaying formation
+        (another agent formed from the same stream answers the same items); returns its
+        observation and info. Scores recorded so far are cleared."""
+        if self.episode is None or self.phase != "use":
+            raise RuntimeError("rewind_use() needs an episode past its formation phase")
+        self.scores, self.item_index, self.step_index = [], 0, 0
+        return self._current_use_observation(), self._info()
+
     # ----- helpers -------------------------------------------------------------------------
     def _done(self) -> bool:
         return self.phase == "use" and self.item_index >= len(self.episode.items)

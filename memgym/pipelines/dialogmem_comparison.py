@@ -46,7 +46,8 @@ def _percent(metric: str, value: Any) -> float:
     return float(value) if metric == "llm_match" else 100.0 * float(value)
 
 
-def _rng(seed: int, *labels: Any) -> np.random.Generator:
+def labelled_rng(seed: int, *labels: Any) -> np.random.Generator:
+    """A generator seeded from ``seed`` and the labels (order-free across cells and runs)."""
     digest = hashlib.sha256("|".join(str(v) for v in labels).encode()).digest()
     return np.random.default_rng([seed, int.from_bytes(digest[:8], "little")])
 
@@ -80,7 +81,7 @@ def comparison_rows(
                         cell = {"memory": memory, "task": task, "slice": column, "group": group, "metric": metric}
                         cell["n"] = len(values)
                         if values:
-                            rng = _rng(seed, memory, task, column, group, metric)
+                            rng = labelled_rng(seed, memory, task, column, group, metric)
                             interval = bootstrap_mean(values, rng=rng, n_resamples=n_resamples)
                             cell.update(mean=interval.estimate, low=interval.low, high=interval.high)
                         else:

@@ -15,12 +15,14 @@ eval in which every item of a memory failed ends with an error once its tables a
 ``name=`` or the hash of the config without the memory names)::
 
     <memory>/           one RunStore per memory: results.jsonl, results.md (tables by task and
-                        content type), config.yaml (with memory=<memory>), judge_cache.jsonl
+                        content type), config.yaml (with memory=<memory>), judge_cache.jsonl,
+                        links.json (snapshot memories: link counts per episode, :class:`LinkLog`)
     comparison.md       every memory side by side, with bootstrap intervals
     comparison.csv      the same, long form
     comparison.png      grouped bars per memory (navigation; QA per content type)
 
-Each memory's store is hashed without the list of memories, so adding a memory to the list and
+``sweep=link_quality`` runs the linking diagnosis instead
+(:mod:`memgym.pipelines.dialogmem_sweep`). Each memory's store is hashed without the list of memories, so adding a memory to the list and
 running again evaluates only the new one. Result rows carry the item annotations as columns
 (``content_type``, ``verbalised`` and ``updated`` for QA; ``content_type``, ``cue_updated`` and
 ``updated`` (= ``cue_updated``) for navigation); see :mod:`memgym.pipelines.dialogmem_comparison`.
@@ -48,7 +50,7 @@ from memgym.core.outputs import prepare_output_file, write_text_atomic
 from memgym.core.records import from_json, write_jsonl
 from memgym.core.registry import MEMORIES
 from memgym.core.results import RunStore, aggregate, raise_if_all_failed, to_markdown
-from memgym.core.seeding import NOT_HASHED, config_hash, episode_rng
+from memgym.core.seeding import ADDED_FIELD, NOT_HASHED, config_hash, episode_rng
 from memgym.core.textfiles import text_lines
 from memgym.datasets.dialogmem.episode import ConstructionConfig, DialogMemEpisode, build_episode
 from memgym.datasets.dialogmem.realise import LLMRealiser, TemplateRealiser
@@ -56,6 +58,7 @@ from memgym.datasets.dialogmem.residents import profiles_from_reasoner
 from memgym.datasets.dialogmem.statistics import dataset_statistics
 from memgym.datasets.dialogmem.validation import GroundingAuditor
 from memgym.datasets.traversal import TraversalConfig, generate_traversal
+from memgym.memory.embodied.ground_truth import LinkCounts
 from memgym.pipelines.dialogmem_comparison import comparison_rows, write_comparison
 from memgym.scenes.procedural import HouseConfig
 from memgym.scenes.spec import SceneSpec, load_scene
@@ -114,6 +117,22 @@ class VisualMemoryOptions:
 
 
 @dataclasses.dataclass(frozen=True)
+class LinkOptions:
+    """Options of the linked memories (``3dmem+clip``, ``3dmem+vlm``, ``3dmem+controlled``)."""
+
+    clip_model: str = field(default="", metadata={"help": "clip linker: CLIP model folder / hub id"})
+    top_k: int = field(default=1, metadata={"help": "clip linker: snapshots linked per turn", "min": 1})
+    quality: float = field(
+        default=100.0,
+        metadata={"help": "controlled linker: % of linkable turns linked correctly", "min": 0, "max": 100},
+    )
+    mode: Literal["missing", "wrong"] = field(
+        default="missing", metadata={"help": "controlled linker: the other turns unlinked (missing) or wrongly linked"}
+    )
+    seed: int = field(default=0, metadata={"help": "controlled linker: seed of its choices"})
+
+
+@dataclasses.dataclass(frozen=True)
 class DialogMemEvalConfig:
     """``memgym eval dialogmem`` settings."""
 
@@ -140,6 +159,21 @@ class DialogMemEvalConfig:
     visual: VisualMemoryOptions = field(
         default_factory=VisualMemoryOptions, metadata={"help": "options of the visual memories"}
     )
+    link: LinkOptions = field(
+        default_factory=LinkOptions, metadata={"help": "options of the linked memories", **ADDED_FIELD}
+    )
+    sweep: Literal["", "link_quality"] = field(
+        default="",
+        metadata={"help": "link_quality: the linking diagnosis (memories= adds systems to Table 3)", **ADDED_FIELD},
+    )
+    sweep_step: int = field(
+        default=10, metadata={"help": "sweep: link-quality step, percent", "min": 1, "max": 100, **ADDED_FIELD}
+    )
+    subset_navigation: int = field(
+        default=500, metadata={"help": "sweep: navigation items (stratified)", "min": 0, **ADDED_FIELD}
+    )
+    subset_qa: int = field(default=500, metadata={"help": "sweep: QA items (stratified)", "min": 0, **ADDED_FIELD})
+    subset_seed: int = field(default=0, metadata={"help": "sweep: seed of the subset", **ADDED_FIELD})
     name: str = field(default="", metadata={"help": "run folder name (default: config hash)"})
     bootstrap_seed: int = field(default=0, metadata={"help": "seed of the comparison's bootstrap intervals"})
     bootstrap_resamples: int = field(default=2000, metadata={"help": "bootstrap resamples per interval", **NOT_HASHED})
@@ -312,6 +346,10 @@ def evaluate(args: JobArgs) -> Path:
     """Evaluate each memory with the reasoner on a dataset and compare them (module docstring);
     returns the run folder (``RUNS/eval-dialogmem/NAME``)."""
     config = load_config(DialogMemEvalConfig, path=args.config_path, overrides=args.overrides)
+    if config.sweep:
+        from memgym.pipelines.dialogmem_sweep import run_sweep
+
+        return run_sweep(config, args)
     names = config.memory_names()
     episodes, errors = load_episodes(Path(config.dataset))
     if config.max_episodes:
@@ -324,11 +362,17 @@ def evaluate(args: JobArgs) -> Path:
         # memories=[...] later reuses the results of the others
         memory_config = dataclasses.replace(config, memory=name, memories=())
         store = RunStore.open(args.runs_dir, "eval-dialogmem", memory_config, name=f"{folder_name}/{name}")
-        _evaluate_memory(memory_config, store, episodes, errors, args.progress)
+        evaluate_memory(memory_config, store, episodes, errors, args.progress)
         rows[name] = store.rows()
         stores.append(store)
     folder = Path(args.runs_dir) / "eval-dialogmem" / folder_name
     write_comparison(folder, rows, seed=config.bootstrap_seed, n_resamples=config.bootstrap_resamples)
+    links = {name: LinkLog(store.folder / "links.json").total() for name, store in zip(names, stores)}
+    lines = [f"- {n}: {c.quality or 0.0:.1f}% ({c.correct} of {c.linkable})" for n, c in links.items() if c.turns]
+    if lines:  # snapshot memories: the share of linkable turns linked to a snapshot showing their object
+        with (folder / "comparison.md").open("a", encoding="utf-8") as handle:
+            handle.write("\nLink quality (linkable turns linked to a snapshot showing an object they refer to):\n\n")
+            handle.write("\n".join(lines) + "\n")
     for store in stores:
         raise_if_all_failed(store)  # after the tables: they show the errors
     return folder
@@ -339,6 +383,7 @@ def build_memory(config: DialogMemEvalConfig) -> Any:
     the formation camera's field of view, height and depth clip; other memories take none."""
     from memgym.memory.embodied.frames import FramesMemory
     from memgym.memory.embodied.object_memory import ObjectMemory
+    from memgym.memory.embodied.snapshots import LinkedSnapshotMemory
     from memgym.memory.embodied.visual_memory import VisualMemory
 
     cls = MEMORIES.get(config.memory)
@@ -359,50 +404,74 @@ def build_memory(config: DialogMemEvalConfig) -> Any:
         options["num_frames"] = visual.num_frames
     if issubclass(cls, ObjectMemory):
         options["threshold"] = visual.threshold
+    if issubclass(cls, LinkedSnapshotMemory):
+        options["link"] = dataclasses.asdict(config.link)
     return cls(**options)
 
 
-def _evaluate_memory(
+def qa_scorers(config: DialogMemEvalConfig, cache_path: Path) -> dict[str, Any]:
+    """``{"qa": LLM-match scorer}`` for ``qa_scorer=llm_match`` (judge ratings cached at
+    ``cache_path``), else ``{}`` (the env's token F1)."""
+    from memgym.tasks.llm_match import JudgeCache, LLMMatchScorer
+
+    if config.qa_scorer != "llm_match":
+        return {}
+    if config.judge.backend == "structured":
+        raise ConfigError("qa_scorer=llm_match needs judge.backend=hf or openai with judge.model set")
+    judge = build_reasoner(config.judge)
+    return {"qa": LLMMatchScorer(judge, config.judge.identity(), JudgeCache(cache_path), config.judge.max_new_tokens)}
+
+
+def build_env(config: DialogMemEvalConfig, memory: Any, scorers: dict[str, Any]) -> Any:
+    """The :class:`~memgym.envs.dialogmem_env.DialogMemEnv` that evaluates ``memory`` (semantic
+    frames when its detector reads them)."""
+    from memgym.envs.dialogmem_env import DialogMemEnv, DialogMemEnvConfig
+
+    env_config = DialogMemEnvConfig(
+        camera=config.camera,
+        execute_navigation=config.execute_navigation,
+        semantic=getattr(memory, "needs_semantic", False),
+    )
+    return DialogMemEnv(env_config, scorers=scorers)
+
+
+def evaluate_memory(
     config: DialogMemEvalConfig,
     store: RunStore,
     episodes: list[DialogMemEpisode],
     errors: list[tuple[str, dict[str, Any]]],
     progress: bool,
+    only: set[str] | None = None,
 ) -> None:
-    """Play every pending item of ``episodes`` with ``config.memory`` into ``store``; write its tables."""
+    """Play every pending item of ``episodes`` (those whose :func:`item_key` is in ``only``, when
+    given) with ``config.memory`` into ``store``; write its tables."""
     from memgym.agents.reasoner_agent import ReasonerAgent
-    from memgym.envs.dialogmem_env import DialogMemEnv, DialogMemEnvConfig
-    from memgym.tasks.llm_match import JudgeCache, LLMMatchScorer
 
     for key, row in errors:
-        if key not in store.recorded_keys():
+        if key not in store.recorded_keys() and (only is None or key in only):
             store.append(key, row)
-    scorers = {}
-    if config.qa_scorer == "llm_match":
-        if config.judge.backend == "structured":
-            raise ConfigError("qa_scorer=llm_match needs judge.backend=hf or openai with judge.model set")
-        judge = build_reasoner(config.judge)
-        cache = JudgeCache(store.folder / "judge_cache.jsonl")
-        scorers["qa"] = LLMMatchScorer(judge, config.judge.identity(), cache, config.judge.max_new_tokens)
+    scorers = qa_scorers(config, store.folder / "judge_cache.jsonl")
     memory = build_memory(config)
-    env = DialogMemEnv(
-        DialogMemEnvConfig(
-            camera=config.camera,
-            execute_navigation=config.execute_navigation,
-            semantic=getattr(memory, "needs_semantic", False),
-        ),
-        scorers=scorers,
-    )
+    env = build_env(config, memory, scorers)
     agent = ReasonerAgent(memory, build_reasoner(config.reasoner), config.reasoner.max_new_tokens)
+    links = LinkLog(store.folder / "links.json")
     for episode in tqdm(episodes, desc=f"episodes ({config.memory})", disable=not progress):
         done = store.done_keys()
-        pending = [i.item_id for i in episode.items if item_key(episode, i) not in done]
+        chosen = [i for i in episode.items if only is None or item_key(episode, i) in only]
+        pending = [i.item_id for i in chosen if item_key(episode, i) not in done]
         if pending:
-            _play(env, agent, episode, set(pending), store)
+            _play(env, agent, episode, set(pending), store, links)
     write_tables(store)
 
 
-def _play(env, agent, episode: DialogMemEpisode, pending: set[str], store: RunStore) -> None:
+def _play(env, agent, episode: DialogMemEpisode, pending: set[str], store: RunStore, links: LinkLog) -> None:
+    observation, info = form(env, agent, episode, pending)
+    use(env, agent, episode, pending, store, links, observation, info)
+
+
+def form(env, agent, episode: DialogMemEpisode, pending: set[str]) -> tuple[Any, dict[str, Any]]:
+    """Play ``episode``'s formation phase into ``agent``'s memory (scoring only ``pending`` items
+    later); returns the first use-phase observation and info."""
     observation, info = env.reset(options={"episode": episode, "score_items": pending})
     agent.reset()
     if hasattr(agent.memory, "bind_episode"):  # ground-truth probes; the gt detector's label table
@@ -411,6 +480,18 @@ def _play(env, agent, episode: DialogMemEpisode, pending: set[str], store: RunSt
     while info["phase"] == "formation":
         agent.act(observation, info, formation_action)
         observation, _, _, _, info = env.step(formation_action)
+    return observation, info
+
+
+def use(
+    env, agent, episode: DialogMemEpisode, pending: set[str], store: RunStore, links: LinkLog, observation, info
+) -> None:
+    """Answer ``episode``'s items from the formed memory; append a row per ``pending`` item to
+    ``store`` and the memory's link counts (snapshot memories) to ``links``."""
+    if hasattr(agent.memory, "snapshots"):  # link quality, measured from the episode's annotations
+        agent.memory.bind_reasoner(agent.reasoner)
+        links.record(episode, agent.memory)
+    formation_action = env.formation_action()
     for item in episode.items:
         error = None
         action = formation_action
@@ -444,6 +525,42 @@ def _play(env, agent, episode: DialogMemEpisode, pending: set[str], store: RunSt
         store.append(item_key(episode, item), row)
 
 
+class LinkLog:
+    """Per-episode link counts of a snapshot memory (``links.json`` in its store), measured outside
+    the memory from the episode's annotations (:mod:`memgym.memory.embodied.ground_truth`)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def load(self) -> dict[str, dict[str, int]]:
+        """Episode id -> counts (``turns``, ``linkable``, ``linked``, ``correct``)."""
+        return json.loads(self.path.read_text(encoding="utf-8")) if self.path.is_file() else {}
+
+    def record(self, episode: DialogMemEpisode, memory: Any) -> LinkCounts:
+        """Measure ``memory``'s links after ``episode``'s formation and store them."""
+        from memgym.memory.embodied.ground_truth import (
+            SceneTruth,
+            link_counts,
+            match_instances,
+            snapshot_contents,
+            turn_references,
+        )
+
+        snapshots = memory.snapshots()
+        references = turn_references(episode, memory.turns)
+        contents = snapshot_contents(snapshots, match_instances(SceneTruth.of(episode), memory.objects.instances))
+        counts = link_counts(references, {s.id: s.turns for s in snapshots}, contents)
+        table = self.load()
+        table[episode.episode_id] = dataclasses.asdict(counts)
+        write_text_atomic(self.path, json.dumps(table, indent=1, sort_keys=True))
+        return counts
+
+    def total(self, episodes: set[str] | None = None) -> LinkCounts:
+        """Counts summed over the recorded episodes (those in ``episodes`` when given)."""
+        counts = [LinkCounts(**c) for e, c in self.load().items() if episodes is None or e in episodes]
+        return sum(counts, LinkCounts())
+
+
 METRICS = ("geodesic_success", "execution_success", "spl", "llm_match", "token_f1")
 
 
@@ -456,6 +573,7 @@ def write_tables(store: RunStore) -> Path:
         for r in rows
     ]
     errors = sum(1 for r in store.rows() if r.get("error"))
+    counts = LinkLog(store.folder / "links.json").total()
     parts = [
         "## overall\n",
         to_markdown(aggregate(percent, ["task"], present)),
@@ -466,6 +584,11 @@ def write_tables(store: RunStore) -> Path:
     qa_metrics = [m for m in ("llm_match", "token_f1") if m in present]
     if qa and qa_metrics:
         parts += ["## QA by verbalised / updated\n", to_markdown(aggregate(qa, ["verbalised", "updated"], qa_metrics))]
+    if counts.turns:
+        parts.append(
+            f"\nLink quality: {counts.quality or 0.0:.1f}% ({counts.correct} of {counts.linkable} linkable turns "
+            f"linked to a snapshot showing an object they refer to; {counts.linked} of {counts.turns} turns linked).\n"
+        )
     parts.append(f"\n{errors} item(s) with errors (see results.jsonl, column 'error'). Scores are percentages.\n")
     return store.write_text("results.md", "\n".join(parts))
 

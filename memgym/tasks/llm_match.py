@@ -48,7 +48,13 @@ Candidate answer: {prediction}
 Reply with one digit from 1 to 5 and nothing else."""
 """The judge instruction (our own wording of an OpenEQA-style 1-5 rubric)."""
 
-_RATING = re.compile(r"^\s*(?:rating\s*:\s*|score\s*:\s*)?([1-5])\s*(?:/\s*5)?\s*\.?\s*$", re.IGNORECASE)
+_RATING = re.compile(
+    r"^\s*(?:rating\s*:\s*|score\s*:\s*)?(\*\*|\*|__)?([1-5])(?(1)(?:\*\*|\*|__))\s*(?:/\s*5)?\s*"
+    r"(?:\.?\s*|\s[-\u2013\u2014:]\s.*|\s?\(.*\)\s*)$",
+    re.IGNORECASE | re.DOTALL,
+)
+"""A rating: the digit first (optionally ``Rating:``, bold ``**4**``, ``/5``, a final period), then
+nothing or a spaced dash / colon and a remark (``4 - close``), or a parenthesised one."""
 
 
 class JudgeOutputError(ReasonerError):
@@ -60,7 +66,7 @@ def parse_rating(reply: str) -> int:
     match = _RATING.match(reply)
     if match is None:
         raise JudgeOutputError(f"judge reply is not a rating from 1 to 5: {reply[:80]!r}")
-    return int(match.group(1))
+    return int(match.group(2))
 
 
 def rating_to_score(rating: int) -> float:

@@ -89,3 +89,17 @@ def test_facts_that_do_not_answer_a_question_fall_back_to_the_other_lines():
     assert reasoner.generate(instruction) == "OBJECT obj_1"
     only_facts = [Message.text("user", f"Memory:\n{facts}\nWho owns the mug?")]
     assert reasoner.generate(only_facts) == "unknown"
+
+
+def test_linked_dialogue_breaks_ties_between_entries():
+    said = "Amelia: I drink my tea from that one every morning."
+    facts = [
+        Fact("e1", "mug", "perceptual", "detected", "mug"),
+        Fact("e2", "mug", "perceptual", "detected", "mug"),
+        Fact("e2", "mug", "social", "said_0", said),
+        Fact("e1", "mug", "social", "said_0", "Ben: The mug is ugly."),  # only the category word is shared
+    ]
+    assert ask("Go to the mug Amelia drinks tea from.", facts) == "OBJECT e2"
+    assert ask("Go to the mug.", facts) == UNKNOWN  # no content word beyond the category: a tie
+    fact_match = [*facts, Fact("e1", "mug", "perceptual", "color", "red")]
+    assert ask("Go to the red mug Amelia drinks tea from.", fact_match) == "OBJECT e1"  # values count first

@@ -82,3 +82,11 @@ def test_added_fields_enter_hashes_only_when_changed():
     assert config_hash(After(kernel=0)) != config_hash(Before())
     assert config_hash(Outer(After())) == config_hash(Outer(Before()))
     assert config_hash(Outer(After(kernel=0))) != config_hash(Outer(Before()))
+
+    @dataclasses.dataclass(frozen=True)
+    class WithSection:  # an added section with a default factory: left out while at its default
+        a: int = 1
+        section: After = dataclasses.field(default_factory=After, metadata=ADDED_FIELD)
+
+    assert config_hash(WithSection()) == config_hash(Before())
+    assert config_hash(WithSection(section=After(kernel=0))) != config_hash(Before())

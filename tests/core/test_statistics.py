@@ -4,6 +4,7 @@ import pytest
 from memgym.core.statistics import (
     bootstrap_difference,
     bootstrap_mean,
+    mcnemar_exact,
     simultaneous_half_width,
     simultaneous_intervals,
 )
@@ -54,3 +55,16 @@ def test_simultaneous_intervals_are_symmetric_and_cover_jointly():
     assert all(i.high == pytest.approx(half) and i.low == pytest.approx(-half) for i in intervals)
     assert np.mean(np.all(np.abs(stats) <= half, axis=1)) == pytest.approx(0.95, abs=0.005)
     assert half > np.quantile(np.abs(stats[:, 1]), 0.95)  # wider than the widest marginal one
+
+
+def test_mcnemar_exact_against_a_worked_example():
+    # 10 discordant pairs, 2 against 8: p = 2 * (C(10,0) + C(10,1) + C(10,2)) / 2^10 = 112 / 1024
+    a = [True] * 5 + [True] * 2 + [False] * 8 + [False] * 3
+    b = [True] * 5 + [False] * 2 + [True] * 8 + [False] * 3
+    assert mcnemar_exact(a, b) == (8, 2, pytest.approx(0.109375))
+    assert mcnemar_exact(b, a) == (2, 8, pytest.approx(0.109375))
+    assert mcnemar_exact([True, False], [True, False]) == (0, 0, 1.0)
+    assert mcnemar_exact([True] * 3, [True] * 3)[2] == 1.0
+    assert mcnemar_exact([False], [True])[2] == 1.0  # min(1, 2 * 0.5)
+    with pytest.raises(ValueError, match="equal-length"):
+        mcnemar_exact([True], [True, False])

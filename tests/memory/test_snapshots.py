@@ -6,7 +6,8 @@ import numpy as np
 
 from memgym.agents.reasoner_agent import ReasonerAgent
 from memgym.backends.structured import StructuredReasoner
-from memgym.memory.embodied.snapshots import Linker, SnapshotMemory
+from memgym.memory.embodied.linking import Linker
+from memgym.memory.embodied.snapshots import SnapshotMemory
 from tests.support.box_scene import TABLE_SCENE, table_memory
 
 
@@ -41,8 +42,8 @@ def test_retrieval_keeps_snapshots_with_the_predicted_categories(box_views):
 
 
 class FirstSnapshotLinker(Linker):
-    def link(self, turns, snapshots, instances):
-        return {snapshots[0].id: list(range(len(turns)))}
+    def link(self, inputs):
+        return {inputs.snapshots[0].id: list(range(len(inputs.turns)))}
 
 
 def test_a_linker_attaches_turns_to_snapshots(box_views):
@@ -54,6 +55,9 @@ def test_a_linker_attaches_turns_to_snapshots(box_views):
     held = [o for o in first.objects]
     label = memory.objects.instances[int(held[0].split("_")[1])].label
     evidence = memory.retrieve(f"Go to the {label}.")
-    assert evidence.dialogue == "Amelia: The mug on the table is mine."
+    assert evidence.dialogue == ""  # 3dmem appends no transcript: a kept snapshot carries its linked turns
+    assert evidence.linked == ((first.id, "Amelia: The mug on the table is mine."),)
+    assert all(e.said == ("Amelia: The mug on the table is mine.",) for e in evidence.entries if e.group == first.id)
+    assert "Amelia: The mug on the table is mine." in evidence.structured_text
     memory.reset()
     assert isinstance(memory, SnapshotMemory) and isinstance(memory.linker, FirstSnapshotLinker)

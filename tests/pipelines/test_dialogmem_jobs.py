@@ -381,7 +381,10 @@ def test_visual_memories_get_the_eval_camera_and_options():
 
 
 def test_visual_memories_are_evaluated_with_semantic_frames(dataset, tmp_path):
-    run = run_eval(dataset, tmp_path, "memories=[frames,3dmem+dialogue]", "visual.num_frames=4")
+    run = run_eval(dataset, tmp_path, "memories=[frames,3dmem+dialogue,3dmem+controlled]", "visual.num_frames=4")
+    markdown = (run / "comparison.md").read_text()
+    assert "- 3dmem+dialogue: 0.0% (0 of" in markdown and "- 3dmem+controlled: 100.0%" in markdown
+    assert "Link quality: 100.0%" in (run / "3dmem+controlled" / "results.md").read_text()
     for memory in ("frames", "3dmem+dialogue"):
         results = rows(run, memory)
         assert results and not any(r.get("error") for r in results)

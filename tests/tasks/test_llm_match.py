@@ -31,12 +31,28 @@ class ScriptedJudge(Reasoner):
         return self.replies.pop(0)
 
 
-@pytest.mark.parametrize(("reply", "rating"), [("5", 5), (" 4.\n", 4), ("3/5", 3), ("Rating: 2", 2), ("1", 1)])
+@pytest.mark.parametrize(
+    ("reply", "rating"),
+    [
+        ("5", 5),
+        (" 4.\n", 4),
+        ("3/5", 3),
+        ("Rating: 2", 2),
+        ("1", 1),
+        ("**4**", 4),
+        ("4 - close", 4),
+        ("Rating: **3**/5", 3),
+        ("2 (partly right)", 2),
+        ("5 \u2014 same meaning\nmore text", 5),
+    ],
+)
 def test_strict_rating_parsing(reply, rating):
     assert parse_rating(reply) == rating
 
 
-@pytest.mark.parametrize("reply", ["", "6", "0", "4 because it matches", "between 3 and 4", "four", "3 4"])
+@pytest.mark.parametrize(
+    "reply", ["", "6", "0", "4 because it matches", "between 3 and 4", "four", "3 4", "**4", "4-5", "4.5", "3-4"]
+)
 def test_unparseable_ratings_raise(reply):
     with pytest.raises(JudgeOutputError):
         parse_rating(reply)

@@ -71,10 +71,13 @@ class ImageTextEncoder:
         return _unit(features)
 
     def encode_texts(self, texts: Sequence[str]) -> np.ndarray:
-        """``(N, D) float32`` unit embeddings of ``texts``."""
+        """``(N, D) float32`` unit embeddings of ``texts`` (cut to the text tower's length)."""
         with self._torch.no_grad():
             if self._kind == "hf":
-                inputs = self._processor(text=list(texts), return_tensors="pt", padding=True).to(self.device)
+                limit = self._model.config.text_config.max_position_embeddings  # CLIP: 77 tokens
+                inputs = self._processor(
+                    text=list(texts), return_tensors="pt", padding=True, truncation=True, max_length=limit
+                ).to(self.device)
                 features = self._model.get_text_features(**inputs)
             else:
                 features = self._model.encode_text(self._tokenizer(list(texts)).to(self.device))

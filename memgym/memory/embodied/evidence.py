@@ -10,7 +10,8 @@ transcript. It serialises as
 * :attr:`VisualEvidence.structured_text` -- ``FACT`` lines (:mod:`memgym.backends.structured`)
   plus the transcript, for the offline ``structured`` reasoner: per entry a ``detected`` fact
   (value: its label) and one fact per observable key (``near``, ``on``: a neighbour's category;
-  ``times_seen``, ``order``: episodic keys written with the dataset's words);
+  ``times_seen``, ``order``: episodic keys written with the dataset's words; ``said_<k>``: a
+  dialogue line linked to its snapshot), then the linked lines once each as plain text;
 * :attr:`VisualEvidence.locations` -- entry id -> ``(3,)`` metres, the navigation destination
   when a reasoner names that entry.
 """
@@ -21,7 +22,7 @@ import dataclasses
 
 import numpy as np
 
-from memgym.backends.structured import Fact, format_fact
+from memgym.backends.structured import SAID_KEY, Fact, format_fact
 
 EPISODIC_FACT_KEYS = frozenset({"times_seen", "order"})
 """Observable fact keys derived from the trajectory (the rest are perceptual)."""
@@ -39,6 +40,7 @@ class Entry:
         facts: observable key -> value words (``{"near": "table", "times_seen": "twice"}``).
         image: index into :attr:`VisualEvidence.images` of the picture showing it, or -1.
         group: the snapshot or frame it belongs to (``""`` when none).
+        said: dialogue lines linked to its snapshot (``"Speaker: utterance"``).
     """
 
     id: str
@@ -47,6 +49,7 @@ class Entry:
     facts: dict[str, str] = dataclasses.field(default_factory=dict)
     image: int = -1
     group: str = ""
+    said: tuple[str, ...] = ()
 
     def line(self) -> str:
         """Readable one-line description."""
@@ -60,13 +63,15 @@ class Entry:
         return "; ".join(parts)
 
     def fact_lines(self) -> list[str]:
-        """``FACT`` lines: its label as ``detected``, then each observable fact (none without a label)."""
+        """``FACT`` lines: its label as ``detected``, each observable fact, then each linked line as a
+        ``said`` fact (:data:`~memgym.backends.structured.SAID_KEY`; none without a label)."""
         if not self.label:
             return []
         facts = [Fact(self.id, self.label, "perceptual", "detected", self.label)]
         for key, value in sorted(self.facts.items()):
             kind = "episodic" if key in EPISODIC_FACT_KEYS else "perceptual"
             facts.append(Fact(self.id, self.label, kind, key, value))
+        facts += [Fact(self.id, self.label, "social", f"{SAID_KEY}_{k}", line) for k, line in enumerate(self.said)]
         return [format_fact(f) for f in facts]
 
 
@@ -80,6 +85,7 @@ class VisualEvidence:
         captions: one line per image (what it shows).
         dialogue: the transcript (``"Speaker: utterance"`` lines) or ``""``.
         categories: the categories retrieval kept (empty for memories that do not filter).
+        linked: ``(snapshot id, line)`` dialogue linked to the kept snapshots (linked memories).
     """
 
     entries: tuple[Entry, ...] = ()
@@ -87,6 +93,7 @@ class VisualEvidence:
     captions: tuple[str, ...] = ()
     dialogue: str = ""
     categories: tuple[str, ...] = ()
+    linked: tuple[tuple[str, str], ...] = ()
 
     @property
     def locations(self) -> dict[str, tuple[float, float, float]]:
@@ -98,14 +105,17 @@ class VisualEvidence:
         """Readable serialisation: entries, image captions, then the transcript."""
         lines = [e.line() for e in self.entries] or ["(no matching memory entries)"]
         lines += [f"image {i + 1}: {c}" for i, c in enumerate(self.captions)]
+        if self.linked:
+            lines += ["Dialogue linked to snapshots:"] + [f"{s}: {line}" for s, line in self.linked]
         if self.dialogue:
             lines += ["Dialogue:", self.dialogue]
         return "\n".join(lines)
 
     @property
     def structured_text(self) -> str:
-        """``FACT`` lines of every entry, then the transcript."""
+        """``FACT`` lines of every entry, the linked lines (once each), then the transcript."""
         lines = [line for e in self.entries for line in e.fact_lines()]
+        lines += list(dict.fromkeys(line for _, line in self.linked))
         if self.dialogue:
             lines.append(self.dialogue)
         return "\n".join(lines)

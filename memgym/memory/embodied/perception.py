@@ -99,6 +99,8 @@ class Perception:
         grid = np.zeros((h, w), bool)
         grid[self.stride // 2 :: self.stride, self.stride // 2 :: self.stride] = True
         pixels = np.flatnonzero(grid & valid_depth(depth, self.camera) & (owner >= 0))
+        if not len(pixels):  # masks too small for the pixel step, or beyond the depth clip
+            return [np.zeros((0, 3)) for _ in detections]
         points = backproject(depth, pixels, position, rotation, self.camera)
         which = owner.reshape(-1)[pixels]
         keys = voxel_keys(points, self.voxel)

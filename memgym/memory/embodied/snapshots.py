@@ -12,9 +12,12 @@ an instance of one of them are kept, and every object in a kept snapshot is an e
 by snapshot, its location the instance's estimated 3D location); the images are the kept
 snapshots' scene images. ``3dmem+dialogue`` appends the full transcript.
 
-Seams for linkers and probes: :attr:`SnapshotMemory.linker` (a :class:`Linker`) fills each
-snapshot's ``turns`` when snapshots are built, and a kept snapshot's turns come with the
-evidence; a probe replaces one component by overriding one method: the facts attached to
+Seams for linkers and probes: :attr:`SnapshotMemory.linker` (a
+:class:`~memgym.memory.embodied.linking.Linker`) fills each snapshot's ``turns`` when snapshots
+are built; a kept snapshot carries only its linked turns into the evidence (each of its entries
+lists them as ``said``, and the evidence's ``linked`` holds them per snapshot), unlinked turns are
+dropped. ``3dmem+clip``, ``3dmem+vlm`` and ``3dmem+controlled`` are ``3dmem`` with that linker
+(built from the ``link`` options). A probe replaces one component by overriding one method: the facts attached to
 objects (:meth:`~memgym.memory.embodied.object_memory.ObjectMemory.facts`), the entry locations
 (:meth:`~memgym.memory.embodied.object_memory.ObjectMemory.location_of`) or the evidence itself
 (:meth:`SnapshotMemory.retrieve`, e.g. keeping only the true target's entry).
@@ -22,9 +25,8 @@ objects (:meth:`~memgym.memory.embodied.object_memory.ObjectMemory.facts`), the 
 
 from __future__ import annotations
 
-import abc
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -32,7 +34,7 @@ import numpy as np
 from memgym.core.registry import register_memory
 from memgym.memory.embodied.covisibility import covisibility_clusters
 from memgym.memory.embodied.evidence import Entry, VisualEvidence
-from memgym.memory.embodied.object_map import Instance
+from memgym.memory.embodied.linking import Linker, LinkInputs, build_linker
 from memgym.memory.embodied.object_memory import ObjectMemory
 
 
@@ -53,16 +55,6 @@ class Snapshot:
     image: np.ndarray
     objects: tuple[str, ...]
     turns: list[int] = dataclasses.field(default_factory=list)
-
-
-class Linker(abc.ABC):
-    """Links dialogue turns to snapshots during formation (DialogMem's CLIP and VLM linkers)."""
-
-    @abc.abstractmethod
-    def link(
-        self, turns: Sequence[tuple[int, str]], snapshots: Sequence[Snapshot], instances: Sequence[Instance]
-    ) -> dict[str, list[int]]:
-        """Snapshot id -> indices of the ``(frame, line)`` turns linked to it."""
 
 
 @register_memory("3dmem")
@@ -99,7 +91,10 @@ class SnapshotMemory(ObjectMemory):
                 for k, (frame, members) in enumerate(chosen)
             ]
             if self.linker is not None:
-                links = self.linker.link(self.turns, self._snapshots, self.objects.instances)
+                inputs = LinkInputs(
+                    self.turns, self._snapshots, self.objects.instances, self.frame_objects, self.reasoner, self.images
+                )
+                links = self.linker.link(inputs)
                 for snapshot in self._snapshots:
                     snapshot.turns = sorted(links.get(snapshot.id, []))
         return self._snapshots
@@ -109,15 +104,24 @@ class SnapshotMemory(ObjectMemory):
         facts = self.facts()
         instances = {i.id: i for i in self.objects.instances}
         kept = [s for s in self.snapshots() if any(instances[o].label in categories for o in s.objects)]
+        said = {s.id: tuple(self.turns[t][1] for t in s.turns) for s in kept}
         entries = tuple(
-            Entry(o, instances[o].label, self.location_of(instances[o]), facts[o], image=k, group=s.id)
+            Entry(o, instances[o].label, self.location_of(instances[o]), facts[o], k, s.id, said[s.id])
             for k, s in enumerate(kept)
             for o in s.objects
         )
         captions = tuple(f"{s.id}: " + ", ".join(f"{o} ({instances[o].label})" for o in s.objects) for s in kept)
-        linked = [self.turns[t][1] for s in kept for t in s.turns]
-        dialogue = self.transcript() or "\n".join(linked)
-        return VisualEvidence(entries, tuple(s.image for s in kept), captions, dialogue, categories)
+        linked = tuple((s.id, line) for s in kept for line in said[s.id])
+        images = tuple(s.image for s in kept)
+        return VisualEvidence(entries, images, captions, self.transcript(), categories, linked)
+
+    def bind_episode(self, episode: Any) -> None:
+        """As :meth:`VisualMemory.bind_episode`; a linker that reads annotations (``controlled``)
+        is bound to ``episode`` too."""
+        super().bind_episode(episode)
+        if hasattr(self.linker, "bind_episode"):
+            self.linker.bind_episode(episode)
+            self._snapshots = None
 
     def _store_state(self) -> dict[str, Any]:
         return {
@@ -136,3 +140,40 @@ class SnapshotDialogueMemory(SnapshotMemory):
     """``3dmem`` plus the full transcript."""
 
     with_dialogue = True
+
+
+class LinkedSnapshotMemory(SnapshotMemory):
+    """``3dmem`` whose snapshots carry the turns its :attr:`linker_name` linker links to them.
+
+    Args:
+        link: the linker's options (``clip_model``, ``top_k``; ``quality``, ``mode``, ``seed``).
+        **options: :class:`SnapshotMemory` options.
+    """
+
+    linker_name = ""
+
+    def __init__(self, *, link: Mapping[str, Any] | None = None, **options: Any) -> None:
+        super().__init__(**options)
+        self.options["link"] = dict(link or {})
+        self.linker = build_linker(self.linker_name, self.options["link"], options.get("device", "cpu"))
+
+
+@register_memory("3dmem+clip")
+class ClipLinkedMemory(LinkedSnapshotMemory):
+    """``3dmem`` with dialogue linked by the CLIP linker."""
+
+    linker_name = "clip"
+
+
+@register_memory("3dmem+vlm")
+class VLMLinkedMemory(LinkedSnapshotMemory):
+    """``3dmem`` with dialogue linked by the VLM (reasoner) linker."""
+
+    linker_name = "vlm"
+
+
+@register_memory("3dmem+controlled")
+class ControlledLinkedMemory(LinkedSnapshotMemory):
+    """``3dmem`` with dialogue linked by the ground-truth ``controlled`` linker (an intervention)."""
+
+    linker_name = "controlled"

@@ -1,0 +1,186 @@
+"""The linking diagnosis: stratified subset, probes' confirm step, the sweep end to end and resume."""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from memgym.agents.reasoner_agent import ReasonerAgent
+from memgym.backends.structured import StructuredReasoner
+from memgym.core.benchmark import JobArgs
+from memgym.core.config import load_config
+from memgym.core.episode import Dataset
+from memgym.core.errors import ConfigError
+from memgym.core.results import RunStore
+from memgym.pipelines.dialogmem_jobs import (
+    DialogMemEvalConfig,
+    LinkLog,
+    build_env,
+    build_memory,
+    evaluate,
+    form,
+    generate,
+    use,
+)
+from memgym.pipelines.dialogmem_sweep import stratified_subset, sweep_levels
+from tests.pipelines.test_dialogmem_jobs import EVAL, SMALL
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("dialogmem_sweep") / "episodes.jsonl"
+    return generate(JobArgs(overrides=SMALL, out=out, progress=False))
+
+
+def test_stratified_subset_is_proportional_capped_and_seeded(dataset):
+    episodes = list(Dataset.load(dataset))
+    keys, counts = stratified_subset(episodes, 4, 1000, seed=0)
+    navigation = [c for c in counts if c["task"] == "navigation"]
+    qa = [c for c in counts if c["task"] == "qa"]
+    assert sum(c["n"] for c in navigation) == 4 and sum(c["n"] for c in qa) == sum(c["available"] for c in qa)
+    total = sum(c["available"] for c in navigation)
+    for c in navigation:  # largest remainders: within one item of the proportional share
+        assert abs(c["n"] - 4 * c["available"] / total) < 1
+    assert len(keys) == len(set(keys)) == 4 + sum(c["n"] for c in qa)
+    assert stratified_subset(episodes, 4, 1000, seed=0) == (keys, counts)
+    assert sweep_levels(10) == [0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100] and sweep_levels(40) == [0, 40, 80, 100]
+
+
+class Unknown:
+    """A reasoner that names the categories asked for but never confirms an entry."""
+
+    def generate(self, messages, max_new_tokens=32):
+        text = messages[-1].text_only()
+        return StructuredReasoner().generate(messages) if text.startswith("CATEGORIES") else "unknown"
+
+
+def play(dataset: Path, tmp_path: Path, memory_name: str, reasoner) -> list[dict]:
+    config = load_config(DialogMemEvalConfig, overrides=(f"dataset={dataset}", f"memory={memory_name}", *EVAL))
+    episode = next(iter(Dataset.load(dataset)))
+    memory = build_memory(config)
+    env = build_env(config, memory, {})
+    agent = ReasonerAgent(memory, reasoner)
+    pending = {i.item_id for i in episode.items}
+    observation, info = form(env, agent, episode, pending)
+    store = RunStore.open(tmp_path, memory_name, config, name=type(reasoner).__name__)
+    use(env, agent, episode, pending, store, LinkLog(store.folder / "links.json"), observation, info)
+    return [r for r in store.rows() if r["task"] == "navigation"]
+
+
+@pytest.mark.parametrize("probe", ["3dmem+oracle_selection", "3dmem+oracle_position"])
+def test_oracle_probes_need_the_reasoner_to_confirm_the_entry(dataset, tmp_path, probe):
+    confirmed = play(dataset, tmp_path, probe, StructuredReasoner())
+    assert confirmed and all(r["prediction"].startswith("OBJECT ") for r in confirmed)
+    if probe == "3dmem+oracle_position":
+        assert all(r["geodesic_success"] for r in confirmed)
+    refused = play(dataset, tmp_path, probe, Unknown())
+    assert refused and not any(r["geodesic_success"] for r in refused)  # not granted success
+
+
+def test_oracle_selection_supplies_the_target_entry_alone(dataset):
+    config = load_config(DialogMemEvalConfig, overrides=(f"dataset={dataset}", "memory=3dmem+oracle_selection", *EVAL))
+    episode = next(iter(Dataset.load(dataset)))
+    memory = build_memory(config)
+    env = build_env(config, memory, {})
+    form(env, ReasonerAgent(memory, StructuredReasoner()), episode, set())
+    matched, entry = memory.entries_of_objects()
+    for item in episode.items:
+        evidence = memory.retrieve(item.prompt)
+        target = item.annotations["object_id"]
+        if target in entry:
+            assert [e.id for e in evidence.entries] == [entry[target]] and matched[entry[target]] == target
+            estimated = next(i.location for i in memory.objects.instances if i.id == entry[target])
+            assert evidence.entries[0].location == estimated  # 3D-Mem's estimate, not the annotation
+        else:
+            assert evidence.entries == ()
+
+
+def sweep(dataset: Path, runs: Path, *extra: str) -> Path:
+    overrides = (
+        f"dataset={dataset}",
+        *EVAL,
+        "sweep=link_quality",
+        "sweep_step=100",
+        "name=diag",
+        "memories=[dialogue]",
+        *extra,
+    )
+    return evaluate(JobArgs(overrides=overrides, runs_dir=runs, progress=False))
+
+
+def test_sweep_end_to_end_and_resume(dataset, tmp_path):
+    folder = sweep(dataset, tmp_path)
+    subset = json.loads((folder / "subset.json").read_text())
+    levels = list(csv.DictReader((folder / "link_quality.csv").open()))
+    assert [(r["mode"], float(r["level"])) for r in levels] == [
+        ("missing", 0.0),
+        ("missing", 100.0),
+        ("wrong", 0.0),
+        ("wrong", 100.0),
+    ]
+    assert [float(r["link_quality"]) for r in levels] == [0.0, 100.0, 0.0, 100.0]
+    missing0 = LinkLog(folder / "sweep" / "controlled-missing-000" / "links.json").total()
+    wrong0 = LinkLog(folder / "sweep" / "controlled-wrong-000" / "links.json").total()
+    assert missing0.linked == 0 and wrong0.linked > 0 and wrong0.correct == 0
+    for name in ("3dmem", "3dmem+vlm", "3dmem+oracle_position", "controlled-wrong-100", "dialogue"):
+        rows = [json.loads(x) for x in (folder / "sweep" / name / "results.jsonl").read_text().splitlines()]
+        assert sorted(r["key"] for r in rows) == sorted(subset["items"]) and not any(r.get("error") for r in rows)
+    table3 = (folder / "table3.md").read_text()
+    assert "| 3dmem+oracle_position | probe |" in table3 and "3dmem+clip skipped" in table3
+    for output in ("comparison.md", "comparison.csv", "link_quality.md"):
+        assert (folder / output).stat().st_size > 0
+    for picture in ("link_quality.png", "comparison.png"):
+        assert (folder / picture).read_bytes().startswith(b"\x89PNG")
+    again = sweep(dataset, tmp_path / "again")  # deterministic: a fresh run writes the same tables
+    for output in ("link_quality.csv", "table3.md", "comparison.csv", "subset.json"):
+        assert (again / output).read_text() == (folder / output).read_text()
+    before = {p: p.read_text() for p in folder.glob("sweep/*/results.jsonl")}
+    # interrupted: one variant lost its last rows; the re-run redoes exactly those
+    partial = folder / "sweep" / "controlled-wrong-000" / "results.jsonl"
+    lines = partial.read_text().splitlines(keepends=True)
+    partial.write_text("".join(lines[: len(lines) // 2]))
+    assert sweep(dataset, tmp_path) == folder
+    after = {p: p.read_text() for p in folder.glob("sweep/*/results.jsonl")}
+    strip = lambda text: sorted(  # noqa: E731
+        json.dumps({k: v for k, v in json.loads(x).items() if k != "time"}, sort_keys=True) for x in text.splitlines()
+    )
+    assert {p: strip(t) for p, t in after.items()} == {p: strip(t) for p, t in before.items()}
+    assert np.isclose(float(list(csv.DictReader((folder / "link_quality.csv").open()))[3]["link_quality"]), 100.0)
+
+    smaller = sweep(dataset, tmp_path, "subset_qa=3", "subset_navigation=2")  # the same stores, a smaller subset
+    levels = list(csv.DictReader((smaller / "link_quality.csv").open()))
+    assert {(r["n_qa"], r["n_navigation"]) for r in levels} == {("3", "2")}
+    assert {p: strip(p.read_text()) for p in folder.glob("sweep/*/results.jsonl")} == {
+        p: strip(t) for p, t in before.items()
+    }  # nothing new to evaluate
+
+
+def test_linked_memories_get_the_link_options():
+    config = load_config(
+        DialogMemEvalConfig, overrides=("memory=3dmem+controlled", "link.quality=30", "link.mode=wrong", "link.seed=4")
+    )
+    linker = build_memory(config).linker
+    assert (linker.quality, linker.mode, linker.seed) == (30.0, "wrong", 4)
+    with pytest.raises(ConfigError, match="link.clip_model"):
+        build_memory(dataclasses.replace(config, memory="3dmem+clip"))
+    with pytest.raises(ConfigError):
+        load_config(DialogMemEvalConfig, overrides=("link.mode=sometimes",))
+
+
+def test_sweep_with_the_clip_linker(dataset, tmp_path):
+    from tests.support.tiny_hf_models import build_tiny_clip
+
+    clip = build_tiny_clip(tmp_path / "clip")
+    folder = sweep(dataset, tmp_path, "subset_qa=2", "subset_navigation=2")
+    folder = sweep(dataset, tmp_path, "subset_qa=2", "subset_navigation=2", f"link.clip_model={clip}")  # adds clip
+    table3 = (folder / "table3.md").read_text()
+    assert "skipped" not in table3
+    line = next(x for x in table3.splitlines() if x.startswith("| 3dmem+clip | linker |"))
+    quality = float(line.split("|")[7])
+    counts = LinkLog(folder / "sweep" / "3dmem+clip" / "links.json").total()
+    assert counts.linked == counts.turns > 0 and round(counts.quality, 1) == quality  # top-1: every turn linked
