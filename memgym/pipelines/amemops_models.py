@@ -36,7 +36,13 @@ from memgym.datasets.amemops.query_conditions import AudioMatches, pitch_differe
 from memgym.datasets.amemops.records import AMemOpsStream
 from memgym.memory.recurrent.mixers import CORES
 from memgym.memory.recurrent.model import AMemOpsModel, ModelConfig
-from memgym.tasks.amemops_breakdowns import familiarity_report, pitch_difference_report, recording_contrast_report
+from memgym.tasks.amemops_breakdowns import (
+    contrast_report,
+    familiarity_report,
+    parse_contrast,
+    pitch_difference_report,
+    recording_contrast_report,
+)
 from memgym.tasks.amemops_history import PRIMARY_MODELS, is_history, write_history_report
 from memgym.tasks.amemops_tables import (
     QUERY_TYPES,
@@ -270,6 +276,15 @@ class AMemOpsEvalConfig:
             **ADDED_FIELD,
         },
     )
+    contrasts: tuple[str, ...] = dataclasses.field(
+        default=(),
+        metadata={
+            "help": "model contrasts 'A:B' (A minus B; a side of several models joined by '+' is their mean, e.g. "
+            "gdn2:attention+attention_rope averages over RoPE settings), written to contrasts.md with CIs",
+            **NOT_HASHED,
+            **ADDED_FIELD,
+        },
+    )
     breakdowns: tuple[str, ...] = dataclasses.field(
         default=(),
         metadata={
@@ -313,6 +328,16 @@ class AMemOpsEvalConfig:
                 "recording_contrasts regenerate streams under each control; a stream_set holds its own "
                 "recordings conditions (see history_contrasts.md)"
             )
+        for contrast in self.contrasts:
+            try:
+                plus, minus = parse_contrast(contrast)
+            except ValueError as exc:
+                raise ConfigError(f"contrasts: {exc}") from None
+            missing = [m for m in (*plus, *minus) if m not in self.models]
+            if missing:
+                raise ConfigError(f"contrasts: '{contrast}' names '{missing[0]}', which is not in models")
+        if self.contrasts and self.bootstrap_resamples <= 0:
+            raise ConfigError("contrasts report bootstrap intervals: set bootstrap_resamples > 0")
         unknown = [e for e in self.exclude if e not in EXCLUSION_TEXT]
         if unknown:
             raise ConfigError(f"exclude: '{unknown[0]}' is unknown; choose from {', '.join(EXCLUSION_TEXT)}")
@@ -898,6 +923,9 @@ def write_tables(store: RunStore, rows: list[dict[str, Any]], config: AMemOpsEva
     if "pitch_difference" in config.breakdowns:
         pitch_difference_report(rows, config.models, store.folder, n_resamples=config.bootstrap_resamples)
         text += "\nAccuracy by pitch difference (Fig. 2a): `pitch_difference.md`, `pitch_difference.png`.\n"
+    if config.contrasts:
+        contrast_report(rows, config.contrasts, store.folder, n_resamples=config.bootstrap_resamples)
+        text += "\nModel contrasts (e.g. the width control, Fig. 4a): `contrasts.md`, `contrasts.png`.\n"
     if config.exclude:
         counts = _write_exclusions(store, rows, config, types).strip().splitlines()[-1]
         text += f"\nExclusions: `table_excluded.md`, `accuracy_excluded.png`. {counts}\n"

@@ -11,7 +11,9 @@ source's latest earlier event (instrument libraries only), and writes per bin:
   streams paired, seeds independent), e.g. GDN2 without against with its convolution.
 
 :func:`recording_contrast_report` gives paired differences between recording controls (original
-vs fixed, cycle-2 vs cycle-4), overall and gain- and pan-specific.
+vs fixed, cycle-2 vs cycle-4), overall and gain- and pan-specific. :func:`contrast_report` gives
+contrasts between groups of models, each side averaged (the width control of Fig. 4a: widened
+models, unmatched attention, contrasts averaged over RoPE settings).
 """
 
 from __future__ import annotations
@@ -24,7 +26,13 @@ from typing import Any
 import numpy as np
 
 from memgym.core.statistics import Interval, bootstrap_mean, percentile_interval
-from memgym.tasks.amemops_tables import QUERY_TYPES, _stream_scores, difference_markdown, paired_difference
+from memgym.tasks.amemops_tables import (
+    QUERY_TYPES,
+    _stream_scores,
+    averaged_contrast,
+    difference_markdown,
+    paired_difference,
+)
 
 PITCH_BINS: tuple[tuple[int, int | None, str], ...] = (
     (0, 0, "0"),
@@ -370,4 +378,66 @@ def familiarity_report(
     (folder / "familiarity.md").write_text(text, encoding="utf-8")
     if plotted:
         _plot_differences(plotted, ["advantage seen", "advantage unseen", "interaction I"], folder / "familiarity.png")
+    return text
+
+
+def parse_contrast(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """``"gdn2:attention+attention_rope"`` -> ``(("gdn2",), ("attention", "attention_rope"))``: the
+    models averaged on each side of ``A:B`` (A minus B).
+
+    Raises:
+        ValueError: not two non-empty sides, or a model on both sides.
+    """
+    sides = text.split(":")
+    parsed = tuple(tuple(side.split("+")) for side in sides)
+    if len(parsed) != 2 or any(not m for side in parsed for m in side):
+        raise ValueError(f"'{text}' must be 'A:B', each side one or more models joined by '+'")
+    if set(parsed[0]) & set(parsed[1]):
+        raise ValueError(f"'{text}' names a model on both sides")
+    return parsed[0], parsed[1]
+
+
+def contrast_report(
+    rows: Sequence[dict[str, Any]], contrasts: Sequence[str], folder: Path, *, n_resamples: int = 10_000
+) -> str:
+    """Write ``contrasts.md`` and ``contrasts.png`` (e.g. the width control of Fig. 4a); returns the markdown.
+
+    Each contrast ``A:B`` (:func:`parse_contrast`) is the mean accuracy of the models of ``A`` minus
+    that of ``B``, in pp per query type, over all queries and for gain and pan queries alone, per
+    checkpoint, with the paired bootstrap of :func:`~memgym.tasks.amemops_tables.averaged_contrast`
+    (streams drawn once for all models, seeds independently per model). ``gdn2:attention+attention_rope``
+    is GDN2's advantage averaged over RoPE settings.
+    """
+    if n_resamples <= 0:
+        raise ValueError("contrasts report bootstrap intervals: n_resamples must be > 0")
+    rng = np.random.default_rng(0)
+    checkpoints = sorted({r["checkpoint"] for r in rows}, key=str)
+    lines = [
+        "# Model contrasts (pp, mean of A - mean of B), 95% bootstrap CI",
+        "",
+        "Streams paired across all models of a contrast, seeds resampled per model.",
+        "",
+        "| contrast | checkpoint | attribute | " + " | ".join(q.replace("_", "-") for q in QUERY_TYPES) + " |",
+        "| --- | ---: | --- |" + " ---: |" * len(QUERY_TYPES),
+    ]
+    plotted: dict[str, list[Interval | None]] = {}
+    for contrast in contrasts:
+        plus, minus = parse_contrast(contrast)
+        shown_name = f"{' + '.join(plus)} - {' + '.join(minus)}" if len(plus) + len(minus) > 2 else contrast
+        for checkpoint in checkpoints:
+            for attribute in ("all", "gain", "pan"):
+                chosen = [r for r in rows if r["checkpoint"] == checkpoint and attribute in ("all", r["attribute"])]
+                cells = [
+                    averaged_contrast(chosen, plus, minus, q, rng=rng, n_resamples=n_resamples) for q in QUERY_TYPES
+                ]
+                if not any(cells):
+                    continue
+                if attribute == "all":
+                    plotted[f"{shown_name} @ {checkpoint}"] = cells
+                shown = ["-" if c is None else c.format(1) for c in cells]
+                lines.append(f"| {shown_name} | {checkpoint} | {attribute} | " + " | ".join(shown) + " |")
+    text = "\n".join(lines) + "\n"
+    (folder / "contrasts.md").write_text(text, encoding="utf-8")
+    if plotted:
+        _plot_differences(plotted, [q.replace("_", "-") for q in QUERY_TYPES], folder / "contrasts.png")
     return text

@@ -160,17 +160,39 @@ def paired_difference(
     n_resamples: int = 10_000,
     level: float = 0.95,
 ) -> Interval | None:
-    """Difference ``model - reference`` in percentage points, with a paired bootstrap interval.
+    """Difference ``model - reference`` in percentage points, with a paired bootstrap interval
+    (:func:`averaged_contrast` of one model against one)."""
+    return averaged_contrast(
+        rows, (model,), (reference,), query_type, rng=rng, checkpoint=checkpoint, n_resamples=n_resamples, level=level
+    )
+
+
+def averaged_contrast(
+    rows: Sequence[dict[str, Any]],
+    plus: Sequence[str],
+    minus: Sequence[str],
+    query_type: str,
+    *,
+    rng: np.random.Generator,
+    checkpoint: Any = None,
+    n_resamples: int = 10_000,
+    level: float = 0.95,
+) -> Interval | None:
+    """``mean(acc(plus models)) - mean(acc(minus models))`` in percentage points, with a paired
+    bootstrap interval (e.g. GDN2 against attention averaged over RoPE settings).
 
     As in the AMemOps statistics: within each (model, seed) the queries of ``query_type`` are
-    averaged per stream, then non-empty streams and seeds are weighted equally. Each bootstrap
-    resample draws streams once for both models (paired) and seeds independently per model.
+    averaged per stream, then non-empty streams and seeds are weighted equally. Only streams every
+    model answered are used. Each bootstrap resample draws streams once for all models (paired)
+    and seeds independently per model.
 
     Args:
         rows: per-query result rows (module docstring); ``checkpoint`` selects one checkpoint.
     Returns:
-        the interval, or None when either model has no query of this type.
+        the interval, or None when some model has no query of this type.
     """
+    if not plus or not minus:
+        raise ValueError("a contrast needs models on both sides")
 
     def select(name: str) -> list[dict[str, Any]]:
         return [
@@ -181,24 +203,24 @@ def paired_difference(
             and (checkpoint is None or r["checkpoint"] == checkpoint)
         ]
 
-    mine, theirs = select(model), select(reference)
-    streams = sorted({str(r["stream"]) for r in mine} & {str(r["stream"]) for r in theirs})
+    chosen = [select(name) for name in (*plus, *minus)]
+    streams = sorted(set.intersection(*({str(r["stream"]) for r in mine} for mine in chosen)))
     if not streams:
         return None
-    a = _stream_scores([r for r in mine if str(r["stream"]) in streams], streams)
-    b = _stream_scores([r for r in theirs if str(r["stream"]) in streams], streams)
-    estimate = 100.0 * (a.mean() - b.mean())
+    scores = [_stream_scores([r for r in mine if str(r["stream"]) in streams], streams) for mine in chosen]
+    signs = np.array([1.0 / len(plus)] * len(plus) + [-1.0 / len(minus)] * len(minus))
+    estimate = 100.0 * float(sum(w * s.mean() for w, s in zip(signs, scores)))
     stats = np.empty(n_resamples)
-    batch = max(1, 2_000_000 // (len(streams) * max(a.shape[0], b.shape[0])))
+    batch = max(1, 2_000_000 // (len(streams) * max(s.shape[0] for s in scores)))
     for start in range(0, n_resamples, batch):
         size = min(batch, n_resamples - start)
         stream_idx = rng.integers(0, len(streams), size=(size, len(streams)))
-        means = []
-        for scores in (a, b):
-            per_seed = scores[:, stream_idx].mean(axis=2)  # (seeds, size)
-            seed_idx = rng.integers(0, scores.shape[0], size=(size, scores.shape[0]))
-            means.append(np.take_along_axis(per_seed.T, seed_idx, axis=1).mean(axis=1))
-        stats[start : start + size] = 100.0 * (means[0] - means[1])
+        total = np.zeros(size)
+        for weight, model_scores in zip(signs, scores):
+            per_seed = model_scores[:, stream_idx].mean(axis=2)  # (seeds, size)
+            seed_idx = rng.integers(0, model_scores.shape[0], size=(size, model_scores.shape[0]))
+            total += weight * np.take_along_axis(per_seed.T, seed_idx, axis=1).mean(axis=1)
+        stats[start : start + size] = 100.0 * total
     return percentile_interval(stats, estimate, level)
 
 

@@ -384,3 +384,40 @@ def test_training_familiarity_over_two_instrument_sets(tmp_path):
     assert (out / "familiarity.png").stat().st_size > 1000
     with pytest.raises(ConfigError, match="familiarity needs eval_sets"):
         eval_job(JobArgs(overrides=("familiarity=[gdn2,attention_rope]",), runs_dir=tmp_path, progress=False))
+
+
+def test_width_control_contrasts_widths_and_averages_over_rope(tmp_path):
+    """Fig. 4a as a config: widened variants next to Table 1 models, contrasts averaged over RoPE."""
+    for model in ("gdn2", "attention", "attention_rope"):
+        train(tmp_path, f"model={model}")
+    train(tmp_path, "model=gdn2", "arch.width=32", "name=gdn2@wide-seed0")
+    overrides = (
+        "models=[gdn2,attention,attention_rope,gdn2@wide]",
+        "contrasts=[gdn2:attention+attention_rope,gdn2@wide:gdn2]",
+        "seeds=[0]",
+        "checkpoints=[3]",
+        "streams=3",
+        "name=fig4a",
+        "bootstrap_resamples=200",
+        *STREAM,
+        "data.stream.split=eval",
+    )
+    out = eval_job(JobArgs(overrides=overrides, runs_dir=tmp_path, progress=False))
+    report = (out / "contrasts.md").read_text()
+    assert "| gdn2 - attention + attention_rope | 3 | all |" in report and "| gdn2@wide:gdn2 | 3 | all |" in report
+    assert (out / "contrasts.png").stat().st_size > 1000
+    assert "contrasts.md" in (out / "table.md").read_text()
+    state = torch.load(tmp_path / "amemops_train" / "gdn2@wide-seed0" / "step_3.pt", weights_only=False)
+    assert state["model_config"]["width"] == 32
+
+
+def test_contrasts_must_name_evaluated_models():
+    from memgym.core.config import load_config
+    from memgym.pipelines.amemops_models import AMemOpsEvalConfig
+
+    config = load_config(AMemOpsEvalConfig, path="memgym/configs/amemops_width_control.yaml")
+    assert "gdn2@w512:attention@w512+attention_rope@w512" in config.contrasts
+    with pytest.raises(ConfigError, match="'gdn2@wide', which is not in models"):
+        load_config(AMemOpsEvalConfig, overrides=["models=[gdn2]", "contrasts=[gdn2@wide:gdn2]"])
+    with pytest.raises(ConfigError, match="contrasts: 'gdn2' must be 'A:B'"):
+        load_config(AMemOpsEvalConfig, overrides=["contrasts=[gdn2]"])

@@ -108,3 +108,53 @@ def test_familiarity_interaction_is_the_seen_minus_unseen_advantage():
     with pytest.raises(ValueError, match="training set set2: no unseen"):
         rows = [r for r in _familiar_rows() if r["seen"] or r["train_set"] != "set2"]
         familiarity_interaction(rows, "gdn2", "attention_rope", rng=np.random.default_rng(0), n_resamples=10)
+
+
+def _model_rows():
+    """Three models x two seeds x four streams of one post-update gain query: gdn2 always right,
+    attention right on streams 0-1, attention_rope right on streams 0-2."""
+    right = {"gdn2": 4, "attention": 2, "attention_rope": 3}
+    return [
+        {
+            "model": model,
+            "seed": seed,
+            "checkpoint": 3,
+            "stream": stream,
+            "query_type": "post_update",
+            "attribute": "gain",
+            "correct": int(stream < right[model]),
+        }
+        for model in right
+        for seed in (0, 1)
+        for stream in range(4)
+    ]
+
+
+def test_contrasts_average_each_side_over_its_models():
+    from memgym.tasks.amemops_tables import averaged_contrast, paired_difference
+
+    rows = _model_rows()
+    averaged = averaged_contrast(
+        rows, ["gdn2"], ["attention", "attention_rope"], "post_update", rng=np.random.default_rng(0), n_resamples=500
+    )
+    assert averaged.estimate == pytest.approx(100 - (50 + 75) / 2)
+    assert 0.0 <= averaged.low <= averaged.estimate <= averaged.high <= 100.0
+    single = averaged_contrast(rows, ["gdn2"], ["attention"], "post_update", rng=np.random.default_rng(1))
+    assert single == paired_difference(rows, "gdn2", "attention", "post_update", rng=np.random.default_rng(1))
+    assert averaged_contrast(rows, ["gdn2"], ["attention"], "absent", rng=np.random.default_rng(0)) is None
+
+
+def test_contrast_report_writes_the_averaged_contrasts(tmp_path):
+    from memgym.tasks.amemops_breakdowns import contrast_report, parse_contrast
+
+    text = contrast_report(
+        _model_rows(), ["gdn2:attention+attention_rope", "attention_rope:attention"], tmp_path, n_resamples=300
+    )
+    assert "| gdn2 - attention + attention_rope | 3 | gain |" in text
+    assert "| attention_rope:attention | 3 | all |" in text and "| 25.0 [" in text
+    assert "| gdn2 - attention + attention_rope | 3 | pan |" not in text  # no pan query
+    assert (tmp_path / "contrasts.png").stat().st_size > 1000
+    assert parse_contrast("a+b:c") == (("a", "b"), ("c",))
+    for bad in ("a", "a:b:c", "a+:b", "a:a+b"):
+        with pytest.raises(ValueError):
+            parse_contrast(bad)
