@@ -679,6 +679,7 @@ def score_stream(
                 "previous_value": int(prediction == item.annotations.get("previous_index", -1)),
                 **{k: item.annotations.get(k) for k in ("operation", "delay_s", "load", "earlier", "template")},
                 "recordings": stream.recordings,
+                **({"joint": True} if item.annotations.get("joint") else {}),
             }
         )
     return rows
@@ -841,7 +842,10 @@ def annotate_conditions(
             duplicate = matches.has_duplicate_notes(stream)
             for values in per_query.values():
                 values["duplicate_notes"] = duplicate
-        conditions[episode_id] = per_query
+        # items of a joint query share its query event (named by the first item's id)
+        conditions[episode_id] = {
+            item.item_id: per_query[item.annotations.get("query_event", item.item_id)] for item in stream.items
+        }
     return [r | conditions[str(r["stream"])][r["query"]] for r in rows]
 
 

@@ -421,3 +421,18 @@ def test_contrasts_must_name_evaluated_models():
         load_config(AMemOpsEvalConfig, overrides=["models=[gdn2]", "contrasts=[gdn2@wide:gdn2]"])
     with pytest.raises(ConfigError, match="contrasts: 'gdn2' must be 'A:B'"):
         load_config(AMemOpsEvalConfig, overrides=["contrasts=[gdn2]"])
+
+
+def test_symbolic_joint_queries_are_scored_per_attribute(tmp_path):
+    """The symbolic task's joint queries: one query event asks gain and pan, scored as two rows."""
+    joint = ("data.stream.update_queries=joint",)
+    train(tmp_path, "model=gdn2", *joint)
+    overrides = ("models=[gdn2]", "seeds=[0]", "checkpoints=[3]", "streams=2", "name=joint", *STREAM, *joint)
+    overrides += ("exclude=[duplicate_notes]",)  # conditions of a joint query come from its one event
+    out = eval_job(JobArgs(overrides=(*overrides, "data.stream.split=eval"), runs_dir=tmp_path, progress=False))
+    queries = _queries(out)
+    joint_rows = [q for q in queries if q.get("joint")]
+    assert joint_rows and {q["attribute"] for q in joint_rows} == {"gain", "pan"}
+    assert all(q["query_type"] in ("post_update", "retained") for q in joint_rows)
+    assert not any(q.get("joint") for q in queries if q["query_type"] in ("initial", "absent"))
+    assert "Kept" in (out / "table_excluded.md").read_text()

@@ -50,9 +50,12 @@ class StreamConfig:
     n_update: int = dataclasses.field(default=8, metadata={"help": "post-update query proposals (half gain, half pan)"})
     n_interference: int = dataclasses.field(default=6, metadata={"help": "similar-source interference proposals"})
     n_absent: int = dataclasses.field(default=2, metadata={"help": "absent-source query proposals"})
-    update_queries: Literal["one", "both"] = dataclasses.field(
+    update_queries: Literal["one", "both", "joint"] = dataclasses.field(
         default="one",
-        metadata={"help": "one: each update proposal asks gain or pan (balanced); both: n_update/2 sources asked both"},
+        metadata={
+            "help": "one: each update proposal asks gain or pan (balanced); both: n_update/2 sources asked both "
+            "in two queries; joint: n_update/2 sources asked both in one joint query"
+        },
     )
     max_updates: int = dataclasses.field(default=1, metadata={"help": "updates per update source (1..max, uniform)"})
     distractors: tuple[int, ...] = dataclasses.field(
@@ -98,9 +101,10 @@ class StreamConfig:
             raise ConfigError(f"frames and query_frames must be positive, got {self.frames}, {self.query_frames}")
         if min(self.n_initial, self.n_update, self.n_interference, self.n_absent) < 0 or self.max_updates < 1:
             raise ConfigError("query proposal counts must be >= 0 and max_updates >= 1")
-        if self.update_queries == "both" and self.n_update % 2:
+        if self.update_queries != "one" and self.n_update % 2:
             raise ConfigError(
-                f"update_queries=both asks gain and pan of each update source: n_update must be even, got {self.n_update}"
+                f"update_queries={self.update_queries} asks gain and pan of each update source: n_update must be "
+                f"even, got {self.n_update}"
             )
         if not self.distractors or min(self.distractors) < 0:
             raise ConfigError(f"distractors must be a non-empty list of counts >= 0, got {self.distractors}")
@@ -143,8 +147,11 @@ class StreamConfig:
     def min_frames_needed(self) -> int:
         """Frames the proposals would occupy with the shortest excerpts (placement lower bound)."""
         lo, q = self.excerpt_frames[0], self.query_frames
+        query_events = {"one": 1, "both": 2, "joint": 1}[self.update_queries]
         update = (
-            (self.n_update // 2) * (2 * lo + 2 * q) if self.update_queries == "both" else self.n_update * (2 * lo + q)
+            self.n_update * (2 * lo + q)
+            if self.update_queries == "one"
+            else (self.n_update // 2) * (2 * lo + query_events * q)
         )
         return (
             self.n_initial * (lo + q)
@@ -156,5 +163,5 @@ class StreamConfig:
 
     def identities_needed(self) -> int:
         """Distinct identities one stream can need."""
-        update_sources = self.n_update // 2 if self.update_queries == "both" else self.n_update
+        update_sources = self.n_update if self.update_queries == "one" else self.n_update // 2
         return self.n_initial + update_sources + 2 * self.n_interference + self.n_absent + max(self.distractors)

@@ -17,7 +17,10 @@ grid without overlap:
   changed although the other did).
   With ``update_queries="both"`` each of ``n_update / 2`` update sources is instead asked gain
   and pan in two separate queries (each update changes gain, pan or both; the changed attribute
-  is *updated*, an unchanged one *retained*).
+  is *updated*, an unchanged one *retained*). With ``update_queries="joint"`` the two are one
+  *joint* query (the symbolic task's joint queries): a single query event asking both attributes,
+  scored per attribute as two task items on the same frames (``annotations["joint"] = True``; the
+  query event carries the first item's id, both items its ``query_event``).
 * interference: an event of the target, then an event of a *similar* source (upper
   correlation quartile of mean spectra) whose queried attribute differs, then the query.
 * absent: only a query, about a source that never occurs in the stream (answer: none).
@@ -139,9 +142,9 @@ class StreamGenerator:
                 continue
             used.update(pair)
             proposals.append(self._interference(rng, *pair))
-        if cfg.update_queries == "both":
+        if cfg.update_queries != "one":
             for _ in range(cfg.n_update // 2):
-                proposals.append(self._update_both(rng, take_identity()))
+                proposals.append(self._update_both(rng, take_identity(), joint=cfg.update_queries == "joint"))
         else:
             update_attrs = ["gain", "pan"] * (cfg.n_update // 2) + [str(rng.choice(["gain", "pan"]))] * (
                 cfg.n_update % 2
@@ -206,7 +209,8 @@ class StreamGenerator:
         extra: dict | None = None,
     ) -> dict:
         """A proposal: ``history`` [(identity, role, gain_idx, pan_idx)] then ``queries`` [(attribute, operation)]."""
-        lengths = [self._excerpt_length(rng) for _ in history] + [self.config.query_frames] * len(queries)
+        query_events = 1 if (extra or {}).get("joint") else len(queries)
+        lengths = [self._excerpt_length(rng) for _ in history] + [self.config.query_frames] * query_events
         return {
             "type": kind,
             "identity": identity,
@@ -236,8 +240,9 @@ class StreamGenerator:
             history.append((identity, "target", g, p))
         return self._chain(rng, "update", identity, [(attribute, operation)], history)
 
-    def _update_both(self, rng: Generator, identity: str) -> dict:
-        """An update source asked gain and pan in two separate queries (``update_queries="both"``).
+    def _update_both(self, rng: Generator, identity: str, *, joint: bool = False) -> dict:
+        """An update source asked gain and pan in two separate queries (``update_queries="both"``),
+        or in one joint query (``joint``).
 
         Each update changes gain, pan or both (uniformly); an attribute that ever changed is
         *updated*, the other (never changed while this one did) *retained*.
@@ -254,7 +259,7 @@ class StreamGenerator:
             history.append((identity, "target", g, p))
         order = ["gain", "pan"] if rng.random() < 0.5 else ["pan", "gain"]
         queries = [(a, "updated" if changed[a] else "retained") for a in order]
-        return self._chain(rng, "update", identity, queries, history)
+        return self._chain(rng, "update", identity, queries, history, {"joint": True} if joint else None)
 
     def _interference(self, rng: Generator, target: str, partner: str) -> dict:
         g, p = self._random_attributes(rng)
@@ -377,7 +382,13 @@ class StreamGenerator:
                 history.append(self._event(rng, identity, role, onset, length, g, p, group=group))
             events += history
             own = [e for e in history if e.identity == proposal["identity"]]
-            for (attribute, operation), onset in zip(proposal["queries"], onsets[len(history) :]):
+            query_onsets = onsets[len(history) :]
+            if proposal.get("joint"):  # one query event asks every attribute
+                query_onsets = query_onsets * len(proposal["queries"])
+            for (attribute, operation), onset in zip(proposal["queries"], query_onsets):
+                if proposal.get("joint") and queries and queries[-1][1] is proposal:
+                    queries.append((queries[-1][0], proposal, attribute, operation, own))
+                    continue
                 query = self._event(
                     rng,
                     proposal["identity"],
@@ -393,10 +404,15 @@ class StreamGenerator:
                 queries.append((query, proposal, attribute, operation, own))
         queries.sort(key=lambda item: item[0].onset_frame)
         items = []
+        event_ids: dict[int, str] = {}  # id(query event) -> its query id (the first item's)
         for k, (query, proposal, attribute, operation, own) in enumerate(queries):
             query_id = f"q{k:02d}"
-            events.append(_with_query_id(query, query_id))
+            if id(query) not in event_ids:
+                event_ids[id(query)] = query_id
+                events.append(_with_query_id(query, query_id))
             items.append(_task_item(query_id, query, proposal, attribute, operation, own, cfg.attribute_values))
+            if proposal.get("joint"):
+                items[-1].annotations.update(joint=True, query_event=event_ids[id(query)])
         events.sort(key=lambda e: (e.onset_frame, e.role))
         return AMemOpsStream(
             episode_id=episode_id,

@@ -253,3 +253,31 @@ def test_value_count_enters_the_stream_key_only_when_not_four(tones, generator, 
         StreamConfig(attribute_values=1)
     with pytest.raises(ConfigError, match=r"data.stream.attribute_values=16: audio streams need 4 values"):
         StreamConfig(attribute_values=16).require_audio("data.stream")
+
+
+def test_joint_update_queries_ask_both_attributes_in_one_query_event(tones, generator):
+    from memgym.datasets.amemops.symbolic import symbolic_stream
+
+    config = StreamConfig(update_queries="joint", attribute_values=16)
+    joint = StreamGenerator(config, tones, generator.pools)
+    seen_ops = set()
+    for i in range(4):
+        stream = joint.generate(seed=0, index=i)
+        updates = [it for it in stream.items if it.annotations["type"] == "update"]
+        assert len(updates) + stream.annotations["dropped"]["update"] == 8 and updates
+        assert not any(it.annotations.get("joint") for it in stream.items if it.annotations["type"] != "update")
+        query_events = {e.query_id: e for e in stream.queries()}
+        assert len(query_events) == len(stream.items) - len(updates) // 2  # one event per joint pair
+        for first, second in zip(updates[::2], updates[1::2]):
+            assert first.annotations["joint"] and second.annotations["query_event"] == first.item_id
+            assert {first.annotations["attribute"], second.annotations["attribute"]} == {"gain", "pan"}
+            assert first.annotations["end_frame"] == second.annotations["end_frame"]
+            seen_ops |= {first.annotations["operation"], second.annotations["operation"]}
+        features, gain, pan = symbolic_stream(stream, sorted(tones.identities()))
+        for item in updates:
+            frame = item.annotations["end_frame"]
+            assert features[frame, -2:].tolist() == [1.0, 1.0]  # both request flags on the joint query
+            assert gain[frame] == item.annotations["gain_index"] and pan[frame] == item.annotations["pan_index"]
+    assert seen_ops == {"updated", "retained"}
+    with pytest.raises(ConfigError, match="update_queries=joint .* n_update must be even"):
+        StreamConfig(update_queries="joint", n_update=3)
