@@ -36,6 +36,7 @@ from memgym.datasets.amemops.query_conditions import AudioMatches, pitch_differe
 from memgym.datasets.amemops.records import AMemOpsStream
 from memgym.memory.recurrent.mixers import CORES
 from memgym.memory.recurrent.model import AMemOpsModel, ModelConfig
+from memgym.pipelines.amemops_presets import apply_preset
 from memgym.tasks.amemops_breakdowns import (
     contrast_report,
     familiarity_report,
@@ -624,8 +625,12 @@ def train_model(config: AMemOpsTrainConfig, runs_dir: Path, *, progress: bool = 
 
 
 def train_job(args: JobArgs) -> Path:
-    """``memgym train amemops key=value ...``."""
-    config = load_config(AMemOpsTrainConfig, path=args.config_path, overrides=args.overrides)
+    """``memgym train amemops key=value ...`` (``preset=NAME``: :mod:`~memgym.pipelines.amemops_presets`,
+    trained as the variant ``<model>@NAME``)."""
+    overrides, preset = apply_preset(args.overrides, "train")
+    config = load_config(AMemOpsTrainConfig, path=args.config_path, overrides=overrides)
+    if preset and not config.name:
+        config = dataclasses.replace(config, name=f"{config.model}@{preset}-seed{config.seed}")
     return train_model(config, args.runs_dir, progress=args.progress)
 
 
@@ -939,8 +944,8 @@ def write_tables(store: RunStore, rows: list[dict[str, Any]], config: AMemOpsEva
 
 
 def eval_job(args: JobArgs) -> Path:
-    """``memgym eval amemops key=value ...``; prints the tables."""
-    config = load_config(AMemOpsEvalConfig, path=args.config_path, overrides=args.overrides)
+    """``memgym eval amemops key=value ...`` (or ``preset=NAME``); prints the tables."""
+    config = load_config(AMemOpsEvalConfig, path=args.config_path, overrides=apply_preset(args.overrides, "eval")[0])
     folder = evaluate_models(config, args.runs_dir, progress=args.progress)
     print((folder / "table.md").read_text(encoding="utf-8"))
     return folder

@@ -35,31 +35,13 @@ from memgym.pipelines.amemops_models import (
     query_rows,
     train_model,
 )
+from memgym.pipelines.amemops_presets import CPU_SMALL_STEPS, CPU_SMALL_STREAM, CPU_SMALL_TRAIN
 
-STEPS = 400
-STREAM = [
-    "data.stream.frames=384",
-    "data.stream.n_initial=2",
-    "data.stream.n_update=4",
-    "data.stream.n_interference=0",
-    "data.stream.n_absent=1",
-    "data.stream.distractors=[1]",
-    "data.stream.offset_seconds=[2,4]",
-]
-SYMBOLIC = ["data.inputs=symbolic", "data.stream.attribute_values=16", *STREAM]
+STEPS = CPU_SMALL_STEPS
+STREAM = list(CPU_SMALL_STREAM)
+SYMBOLIC = ["data.inputs=symbolic", "data.stream.attribute_values=16", *STREAM]  # preset=cpu-small
 AUDIO = [*STREAM, "data.workers=1"]
-TRAIN = [
-    f"steps={STEPS}",
-    "batch_size=16",
-    "lr=0.003",
-    "warmup_steps=20",
-    f"checkpoint_steps=[{STEPS}]",
-    "save_every=100",
-    "arch.width=64",
-    "arch.head_dim=32",
-    "arch.mlp_hidden=128",
-    "threads=1",
-]
+TRAIN = list(CPU_SMALL_TRAIN)
 
 
 def train_all(jobs: list[tuple[Path, str, list[str]]]) -> None:
