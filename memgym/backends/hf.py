@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from memgym.backends.config import ReasonerConfig
-from memgym.backends.errors import ReasonerError
+from memgym.backends.errors import OverContextError, ReasonerError
 from memgym.core.chat import Message, to_hf_messages
 from memgym.core.errors import ConfigError
 from memgym.core.protocols import Reasoner
@@ -95,13 +95,21 @@ class HFReasoner(Reasoner):
             inputs = self._encode(messages)
         except (TemplateError, ValueError) as exc:  # e.g. "System role not supported" by the chat template
             raise ReasonerError(f"hf reasoner '{self.model_id}': cannot format the chat: {_first_line(exc)}") from None
+        length = int(inputs["input_ids"].shape[1])
+        limit = position_limit(self.model.config)
+        if limit is not None and length + max_new_tokens > limit:
+            raise OverContextError(
+                f"hf reasoner '{self.model_id}': the prompt has {length} tokens (+{max_new_tokens} to reply), "
+                f"more than the context limit {limit}",
+                tokens=length + max_new_tokens,
+                limit=limit,
+            )
         torch.manual_seed(self.seed)
         pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else self.tokenizer.eos_token_id
         try:
             with torch.inference_mode():
                 output = self.model.generate(**inputs, max_new_tokens=max_new_tokens, do_sample=False, pad_token_id=pad)
-        except (RuntimeError, IndexError, ValueError) as exc:  # too long for the model, out of memory, ...
-            length = inputs["input_ids"].shape[1]
+        except (RuntimeError, IndexError, ValueError) as exc:  # out of memory, ...
             raise ReasonerError(
                 f"hf reasoner '{self.model_id}': generation failed for a {length}-token prompt: {_first_line(exc)}"
             ) from None
@@ -146,3 +154,16 @@ def _text_of(message: dict[str, Any]) -> str:
 def _first_line(exc: Exception) -> str:
     text = str(exc).strip()
     return text.splitlines()[0] if text else type(exc).__name__
+
+
+def position_limit(config: Any) -> int | None:
+    """``max_position_embeddings`` of the text model in a (nested, multimodal) transformers config,
+    or None when the config names none (the prompt length is then not checked)."""
+    for path in (("text_config",), ("thinker_config", "text_config"), ()):
+        node = config
+        for name in path:
+            node = getattr(node, name, None)
+        limit = getattr(node, "max_position_embeddings", None) if node is not None else None
+        if limit:
+            return int(limit)
+    return None

@@ -35,6 +35,7 @@ import numpy as np
 
 from memgym.backends.config import ReasonerConfig
 from memgym.backends.errors import OverContextError, ReasonerError
+from memgym.backends.hf import position_limit
 from memgym.core.chat import AudioPart, ImagePart, Message, TextPart, mono_at
 from memgym.core.errors import ConfigError
 from memgym.core.protocols import Reasoner
@@ -153,7 +154,10 @@ class HFAudioReasoner(Reasoner):
                 f"hf_audio: cannot load '{model}' as {self.format.model_class}: {_first_line(exc)}"
             ) from None
         self.tokenizer = self.processor.tokenizer
-        self.max_context_tokens = max_context_tokens or _position_limit(self.model.config)
+        limit = max_context_tokens or position_limit(self.model.config)
+        if not limit:
+            raise ConfigError("hf_audio: the model config names no max_position_embeddings; set max_context_tokens")
+        self.max_context_tokens = limit
         extractor = self.processor.feature_extractor
         self.max_clip_s = float(getattr(extractor, "chunk_length", 30))
 
@@ -206,18 +210,6 @@ class HFAudioReasoner(Reasoner):
         sequences = output.sequences if hasattr(output, "sequences") else output
         new_tokens = sequences[0, inputs["input_ids"].shape[1] :]
         return self.tokenizer.decode(new_tokens, skip_special_tokens=True).strip()
-
-
-def _position_limit(config: Any) -> int:
-    """``max_position_embeddings`` of the text model inside a (nested) multimodal config."""
-    for path in (("text_config",), ("thinker_config", "text_config"), ()):
-        node = config
-        for name in path:
-            node = getattr(node, name, None)
-        limit = getattr(node, "max_position_embeddings", None) if node is not None else None
-        if limit:
-            return int(limit)
-    raise ConfigError("hf_audio: the model config names no max_position_embeddings; set max_context_tokens")
 
 
 def _first_line(exc: Exception) -> str:

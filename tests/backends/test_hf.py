@@ -82,7 +82,18 @@ def test_generation_failures_become_reasoner_errors(tiny_llama_dir, monkeypatch)
 
     monkeypatch.setattr(reasoner.model, "generate", out_of_memory)
     with pytest.raises(ReasonerError, match=r"generation failed for a \d+-token prompt: CUDA out of memory"):
-        reasoner.generate(MESSAGES)
+        reasoner.generate(MESSAGES, max_new_tokens=8)
+
+
+def test_a_prompt_over_the_context_limit_is_over_context_not_cut(tiny_llama_dir):
+    from memgym.backends.errors import OverContextError
+
+    reasoner = HFReasoner(str(tiny_llama_dir))  # max_position_embeddings = 256
+    length = int(reasoner._encode(MESSAGES)["input_ids"].shape[1])
+    assert reasoner.generate(MESSAGES, max_new_tokens=256 - length)  # exactly fits
+    with pytest.raises(OverContextError, match="context limit 256") as error:
+        reasoner.generate(MESSAGES, max_new_tokens=257 - length)
+    assert (error.value.tokens, error.value.limit) == (257, 256)
 
 
 def test_chat_templates_that_refuse_a_message_become_reasoner_errors(tmp_path):
