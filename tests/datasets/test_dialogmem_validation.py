@@ -6,8 +6,8 @@ import dataclasses
 
 import pytest
 from dialogmem_fixtures import LOG
+from scripted_reasoner import ScriptedReasoner
 
-from memgym.core.protocols import Reasoner
 from memgym.datasets.dialogmem.content import MemoryItem
 from memgym.datasets.dialogmem.policy import TurnSpec
 from memgym.datasets.dialogmem.realise import LLMRealiser, TemplateRealiser, clean_reply
@@ -84,16 +84,6 @@ def test_template_realiser_passes_its_own_rules_for_every_style_and_key(style):
             spec = dataclasses.replace(turn(0, 2, item), turn_type="navigation", goal="mug_2")
             text = realiser.realise(spec, speaker, [], attempt)
             assert grounding_violations(text, item) == [] and leakage_violations(text) == [], text
-
-
-class ScriptedReasoner(Reasoner):
-    def __init__(self, replies):
-        self.replies = list(replies)
-        self.prompts = []
-
-    def generate(self, messages, *, max_new_tokens=256):
-        self.prompts.append(messages[-1].text_only())
-        return self.replies.pop(0)
 
 
 def test_llm_realiser_is_regenerated_then_kept():

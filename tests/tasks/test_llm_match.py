@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from scripted_reasoner import ScriptedReasoner as ScriptedJudge
 
 from memgym.backends.errors import ReasonerError
 from memgym.core.episode import TaskItem
-from memgym.core.protocols import Reasoner
 from memgym.tasks.llm_match import (
     JUDGE_PROMPT,
     JudgeCache,
@@ -17,18 +17,6 @@ from memgym.tasks.llm_match import (
 )
 
 ITEM = TaskItem(item_id="q0", task="qa", prompt="Who owns the red mug?", answer="Ben")
-
-
-class ScriptedJudge(Reasoner):
-    """Replies from a list and records every prompt."""
-
-    def __init__(self, replies):
-        self.replies = list(replies)
-        self.prompts = []
-
-    def generate(self, messages, *, max_new_tokens=256):
-        self.prompts.append(messages[-1].text_only())
-        return self.replies.pop(0)
 
 
 @pytest.mark.parametrize(
