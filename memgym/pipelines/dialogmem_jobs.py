@@ -31,6 +31,7 @@ running again evaluates only the new one. Result rows carry the item annotations
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 from collections.abc import Iterator
 from dataclasses import field
@@ -46,6 +47,7 @@ from memgym.core.benchmark import JobArgs
 from memgym.core.config import load_config, yaml_text
 from memgym.core.episode import Dataset, TaskItem
 from memgym.core.errors import ConfigError, RecordError
+from memgym.core.executors import executor_field, ray_address_field, run_ordered, workers_field
 from memgym.core.outputs import prepare_output_file, write_text_atomic
 from memgym.core.records import from_json, write_jsonl
 from memgym.core.registry import MEMORIES
@@ -96,6 +98,9 @@ class DialogMemGenerateConfig:
     audit: bool = field(default=False, metadata={"help": "LLM grounding audit of utterances (uses writer)"})
     writer: ReasonerConfig = field(default_factory=ReasonerConfig, metadata={"help": "model for realiser=llm / audit"})
     out: str = field(default="data/dialogmem/episodes.jsonl", metadata={"help": "output JSONL (--out overrides)"})
+    executor: Literal["local", "ray"] = executor_field()
+    ray_address: str = ray_address_field()
+    workers: int = workers_field()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -230,38 +235,21 @@ def generate(args: JobArgs) -> Path:
     partial = out.with_name(out.name + ".partial")
     digest = config_hash(config)
     done = {e.episode_id: e for e in list(_read_partial(partial, digest))}
-    realiser, auditor, writer = _writers(config)
+    _writers_needed(config)  # before any work
     specs = scene_specs(config)
     jobs = [(s, spec, k) for s, spec in enumerate(specs) for k in range(config.episodes_per_scene)]
+    pending = [(_episode_id(s, k), (s, spec, k)) for s, spec, k in jobs if _episode_id(s, k) not in done]
     with partial.open("a", encoding="utf-8") as handle:
         if partial.stat().st_size == 0:
             handle.write(json.dumps({"config_hash": digest}) + "\n")
-        for scene_index, spec, k in tqdm(jobs, desc="dialogmem episodes", disable=not args.progress):
-            episode_id = f"dialogmem-{scene_index:03d}-{k}"
-            if episode_id in done:
-                continue
-            index = scene_index * config.episodes_per_scene + k
-            rng = episode_rng(digest, config.seed, index)
-            scene = load_scene(spec)
-            traversal = generate_traversal(scene, spec, rng, config.traversal, config.camera)
-            residents = None
-            if config.profiles == "llm":
-                count = int(rng.integers(config.construction.residents_min, config.construction.residents_max + 1))
-                residents = profiles_from_reasoner(writer, [r.name for r in scene.regions], count, rng)
-            episode = build_episode(
-                episode_id=episode_id,
-                objects=scene.objects,
-                traversal=traversal,
-                rng=rng,
-                config=config.construction,
-                realiser=realiser,
-                auditor=auditor,
-                residents=residents,
-            )
+        built = run_ordered(config, functools.partial(EpisodeBuilder, config), pending)
+        for episode_id, episode in tqdm(
+            built, total=len(pending), desc="dialogmem episodes", disable=not args.progress
+        ):
             handle.write(episode.to_json() + "\n")
             handle.flush()
             done[episode_id] = episode
-    episodes = [done[f"dialogmem-{s:03d}-{k}"] for s, _, k in jobs]
+    episodes = [done[_episode_id(s, k)] for s, _, k in jobs]
     write_jsonl(out, episodes)
     stats = dataset_statistics(episodes)
     text = "\n".join(f"## {name}\n\n{to_markdown(table)}" for name, table in stats.items())
@@ -271,12 +259,58 @@ def generate(args: JobArgs) -> Path:
     return out
 
 
-def _writers(config: DialogMemGenerateConfig):
+def _episode_id(scene_index: int, k: int) -> str:
+    return f"dialogmem-{scene_index:03d}-{k}"
+
+
+class EpisodeBuilder:
+    """Builds one episode of a generate job from ``(scene index, scene spec, k)`` (its ``k``-th
+    traversal of the scene), with the job's realiser, auditor and writer model; the generator of
+    episode ``scene index * episodes_per_scene + k`` depends only on the config, seed and index."""
+
+    def __init__(self, config: DialogMemGenerateConfig) -> None:
+        self.config = config
+        self.digest = config_hash(config)
+        self.realiser, self.auditor, self.writer = _writers(config)
+
+    def __call__(self, job: tuple[int, SceneSpec, int]) -> DialogMemEpisode:
+        scene_index, spec, k = job
+        config = self.config
+        rng = episode_rng(self.digest, config.seed, scene_index * config.episodes_per_scene + k)
+        scene = load_scene(spec)
+        traversal = generate_traversal(scene, spec, rng, config.traversal, config.camera)
+        residents = None
+        if config.profiles == "llm":
+            count = int(rng.integers(config.construction.residents_min, config.construction.residents_max + 1))
+            residents = profiles_from_reasoner(self.writer, [r.name for r in scene.regions], count, rng)
+        return build_episode(
+            episode_id=_episode_id(scene_index, k),
+            objects=scene.objects,
+            traversal=traversal,
+            rng=rng,
+            config=config.construction,
+            realiser=self.realiser,
+            auditor=self.auditor,
+            residents=residents,
+        )
+
+
+def _writers_needed(config: DialogMemGenerateConfig) -> bool:
+    """Whether the job needs the writer model.
+
+    Raises:
+        ConfigError: it does and ``writer.backend`` is not a language model.
+    """
     needs_model = config.realiser == "llm" or config.audit or config.profiles == "llm"
     if needs_model and config.writer.backend == "structured":
         raise ConfigError(
             "realiser=llm, profiles=llm and audit=true need writer.backend=hf or openai (a language model)"
         )
+    return needs_model
+
+
+def _writers(config: DialogMemGenerateConfig):
+    needs_model = _writers_needed(config)
     model = build_reasoner(config.writer) if needs_model else None
     realiser = LLMRealiser(model) if config.realiser == "llm" else TemplateRealiser()
     return realiser, (GroundingAuditor(model) if config.audit else None), model

@@ -1,0 +1,175 @@
+"""Where a job's items run: in this process (``executor=local``) or on Ray workers (``executor=ray``).
+
+A job hands :func:`run_ordered` its items as ``(key, item)`` pairs (one per episode or result
+row, in the job's own order) and a ``setup`` that builds a worker: a callable computing one item's
+result, holding what every item needs (models, memories, scorers; built once per worker process). The results come back **in the order of the items**, whatever order the workers finish
+in, and the driver (the process that called :func:`run_ordered`) writes them: workers never write
+the run folder, so it is written once, by one process, as with the local executor. Ordered
+delivery makes the written file a prefix of the local executor's at every moment; a re-run after
+a kill (of the driver, or of the whole cluster) skips what was written and redoes the rest, and
+the finished output is the same for any number of workers.
+
+Ray workers are actors (one CPU each). A worker process that dies is restarted and its items are
+sent again (up to :data:`RETRIES` times); items already delivered are never sent twice. At most
+``4 x workers`` items are in flight or waiting for an earlier one, so a killed driver loses at
+most that many finished items. ``setup`` and the items are pickled to the workers:
+module-level functions and plain data (configs, records) only. Inputs the workers read (datasets,
+audio files) must sit at the same path on every node (a shared filesystem on a cluster).
+
+Config fields: jobs that can run on Ray add :func:`executor_field`, :func:`ray_address_field` and
+:func:`workers_field` to their config dataclass; none of them enters config hashes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+from memgym.core.errors import ConfigError, MemgymError
+from memgym.core.seeding import ADDED_FIELD, NOT_HASHED
+
+EXECUTORS = ("local", "ray")
+RETRIES = 3
+"""Restarts of a dead Ray worker, and re-sends of each of its items, before the job fails."""
+WINDOW_PER_WORKER = 4
+"""Items in flight or finished but waiting for an earlier item, per worker."""
+
+
+def executor_field() -> Any:
+    """The ``executor`` config field: ``local`` (this process) or ``ray``."""
+    return dataclasses.field(
+        default="local",
+        metadata={"help": "local (this process) or ray (Ray workers; pip install 'memgym[ray]')", **NOT_HASHED,
+                  **ADDED_FIELD},
+    )  # fmt: skip
+
+
+def ray_address_field() -> Any:
+    """The ``ray_address`` config field: the cluster to join (empty: start a local Ray)."""
+    return dataclasses.field(
+        default="",
+        metadata={"help": "executor=ray: cluster address (auto, host:6379, ray://...); empty: a local Ray",
+                  **NOT_HASHED, **ADDED_FIELD},
+    )  # fmt: skip
+
+
+def workers_field() -> Any:
+    """The ``workers`` config field: Ray worker processes (0: one per CPU of the cluster)."""
+    return dataclasses.field(
+        default=0,
+        metadata={"help": "executor=ray: worker processes, one CPU each (0: every CPU of the cluster)", "min": 0,
+                  **NOT_HASHED, **ADDED_FIELD},
+    )  # fmt: skip
+
+
+def run_ordered(
+    config: Any, setup: Callable[[], Callable[[Any], Any]], items: Sequence[tuple[str, Any]]
+) -> Iterator[tuple[str, Any]]:
+    """``(key, worker(item))`` for every ``(key, item)`` of ``items``, in their order (``worker = setup()``).
+
+    Args:
+        config: a config with ``executor``, ``ray_address`` and ``workers`` fields (see the module
+            docstring); ``executor=local`` runs everything here, in order, with one worker.
+        setup: builds a worker (``item -> result``); called once per worker process (lazily,
+            with its first item), so its errors reach the driver as they are.
+        items: ``(key, item)`` pairs; keys are only passed through.
+    Raises:
+        ConfigError: an unknown executor.
+        ConfigError: ``executor=ray`` without Ray installed (names the extra).
+        MemgymError: a Ray worker died more than :data:`RETRIES` times.
+    """
+    kind = getattr(config, "executor", "local")
+    if kind not in EXECUTORS:
+        raise ConfigError(f"executor must be one of {list(EXECUTORS)}, got {kind!r}")
+    if kind == "local":
+        return _run_local(setup, items)
+    return _run_ray(setup, items, getattr(config, "ray_address", ""), getattr(config, "workers", 0))
+
+
+def _run_local(setup, items) -> Iterator[tuple[str, Any]]:
+    if not items:
+        return
+    worker = setup()
+    for key, item in items:
+        yield key, worker(item)
+
+
+def import_ray() -> Any:
+    """The ``ray`` module.
+
+    Raises:
+        ConfigError: Ray is not installed (names the ``ray`` extra).
+    """
+    try:
+        import ray
+    except ImportError:
+        raise ConfigError("executor=ray needs Ray: pip install 'memgym[ray]' (or executor=local)") from None
+    return ray
+
+
+class _Actor:
+    """A Ray actor's body: builds its worker with the first item, then works items one by one."""
+
+    def __init__(self, setup: Callable[[], Callable[[Any], Any]]) -> None:
+        self.setup = setup
+        self.worker: Callable[[Any], Any] | None = None
+
+    def run(self, item: Any) -> Any:
+        if self.worker is None:
+            self.worker = self.setup()
+        return self.worker(item)
+
+
+def _run_ray(setup, items, address: str, workers: int) -> Iterator[tuple[str, Any]]:
+    ray = import_ray()
+    if not items:
+        return
+    started = not ray.is_initialized()
+    if started:
+        ray.init(address=address or None, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+    try:
+        count = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
+        count = min(count, len(items))
+        actor = ray.remote(num_cpus=1, max_restarts=RETRIES, max_task_retries=RETRIES)(_Actor)
+        idle = [actor.remote(setup) for _ in range(count)]
+        yield from _ordered_results(ray, idle, items, WINDOW_PER_WORKER * count)
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def _ordered_results(ray, idle: list, items: Sequence[tuple[str, Any]], window: int) -> Iterator[tuple[str, Any]]:
+    """Dispatch items to idle actors (never more than ``window`` ahead of the next item to deliver)
+    and deliver results in item order."""
+    in_flight: dict[Any, tuple[int, Any]] = {}
+    finished: dict[int, Any] = {}
+    sent = delivered = 0
+    while delivered < len(items):
+        while idle and sent < len(items) and sent - delivered < window:
+            worker = idle.pop()
+            in_flight[worker.run.remote(items[sent][1])] = (sent, worker)
+            sent += 1
+        ready, _ = ray.wait(list(in_flight), num_returns=1)
+        for ref in ready:
+            index, worker = in_flight.pop(ref)
+            finished[index] = _result(ray, ref, items[index][0])
+            idle.append(worker)
+        while delivered in finished:
+            yield items[delivered][0], finished.pop(delivered)
+            delivered += 1
+
+
+def _result(ray, ref: Any, key: str) -> Any:
+    """The value of a finished task; a memgym error raised on the worker is raised as itself."""
+    try:
+        return ray.get(ref)
+    except ray.exceptions.RayTaskError as exc:
+        if isinstance(exc.cause, MemgymError):
+            raise exc.cause from None
+        raise
+    except ray.exceptions.RayActorError as exc:
+        raise MemgymError(
+            f"a Ray worker died {RETRIES + 1} times working on item '{key}' ({type(exc).__name__}); "
+            "the results written so far are kept: re-run the same command to resume"
+        ) from None
