@@ -182,6 +182,9 @@ class DialogMemEvalConfig:
     name: str = field(default="", metadata={"help": "run folder name (default: config hash)"})
     bootstrap_seed: int = field(default=0, metadata={"help": "seed of the comparison's bootstrap intervals"})
     bootstrap_resamples: int = field(default=2000, metadata={"help": "bootstrap resamples per interval", **NOT_HASHED})
+    executor: Literal["local", "ray"] = executor_field()
+    ray_address: str = ray_address_field()
+    workers: int = workers_field()
 
     def memory_names(self) -> list[str]:
         """The memories to evaluate: ``memories``, or ``[memory]`` when it is empty."""
@@ -443,9 +446,9 @@ def build_memory(config: DialogMemEvalConfig) -> Any:
     return cls(**options)
 
 
-def qa_scorers(config: DialogMemEvalConfig, cache_path: Path) -> dict[str, Any]:
+def qa_scorers(config: DialogMemEvalConfig, cache_path: Path | None) -> dict[str, Any]:
     """``{"qa": LLM-match scorer}`` for ``qa_scorer=llm_match`` (judge ratings cached at
-    ``cache_path``), else ``{}`` (the env's token F1)."""
+    ``cache_path``; None: in memory), else ``{}`` (the env's token F1)."""
     from memgym.tasks.llm_match import JudgeCache, LLMMatchScorer
 
     if config.qa_scorer != "llm_match":
@@ -453,7 +456,8 @@ def qa_scorers(config: DialogMemEvalConfig, cache_path: Path) -> dict[str, Any]:
     if config.judge.backend == "structured":
         raise ConfigError("qa_scorer=llm_match needs judge.backend=hf or openai with judge.model set")
     judge = build_reasoner(config.judge)
-    return {"qa": LLMMatchScorer(judge, config.judge.identity(), JudgeCache(cache_path), config.judge.max_new_tokens)}
+    cache = JudgeCache(cache_path) if cache_path is not None else None
+    return {"qa": LLMMatchScorer(judge, config.judge.identity(), cache, config.judge.max_new_tokens)}
 
 
 def build_env(config: DialogMemEvalConfig, memory: Any, scorers: dict[str, Any]) -> Any:
@@ -478,29 +482,62 @@ def evaluate_memory(
     only: set[str] | None = None,
 ) -> None:
     """Play every pending item of ``episodes`` (those whose :func:`item_key` is in ``only``, when
-    given) with ``config.memory`` into ``store``; write its tables."""
-    from memgym.agents.reasoner_agent import ReasonerAgent
-
+    given) with ``config.memory`` into ``store`` (on ``config.executor``, one episode per task);
+    write its tables."""
     for key, row in errors:
         if key not in store.recorded_keys() and (only is None or key in only):
             store.append(key, row)
-    scorers = qa_scorers(config, store.folder / "judge_cache.jsonl")
-    memory = build_memory(config)
-    env = build_env(config, memory, scorers)
-    agent = ReasonerAgent(memory, build_reasoner(config.reasoner), config.reasoner.max_new_tokens)
-    links = LinkLog(store.folder / "links.json")
-    for episode in tqdm(episodes, desc=f"episodes ({config.memory})", disable=not progress):
-        done = store.done_keys()
+    done = store.done_keys()
+    work = []
+    for episode in episodes:
         chosen = [i for i in episode.items if only is None or item_key(episode, i) in only]
-        pending = [i.item_id for i in chosen if item_key(episode, i) not in done]
+        pending = frozenset(i.item_id for i in chosen if item_key(episode, i) not in done)
         if pending:
-            _play(env, agent, episode, set(pending), store, links)
+            work.append((episode.episode_id, (episode, pending)))
+    # Ray workers do not write the run folder: their judge ratings are cached in memory only
+    cache = store.folder / "judge_cache.jsonl" if config.executor == "local" else None
+    links = LinkLog(store.folder / "links.json")
+    played = run_ordered(config, functools.partial(EpisodePlayer, config, cache), work)
+    for episode_id, results in tqdm(played, total=len(work), desc=f"episodes ({config.memory})", disable=not progress):
+        store.append_many(results.rows)
+        if results.links is not None:
+            links.save(episode_id, results.links)
     write_tables(store)
 
 
-def _play(env, agent, episode: DialogMemEpisode, pending: set[str], store: RunStore, links: LinkLog) -> None:
-    observation, info = form(env, agent, episode, pending)
-    use(env, agent, episode, pending, store, links, observation, info)
+class EpisodeResults:
+    """What playing one episode produced: ``rows`` (``(key, row)`` per scored item) and the
+    memory's ``links`` (snapshot memories); it stands in for the store and link log of :func:`use`."""
+
+    def __init__(self) -> None:
+        self.rows: list[tuple[str, dict[str, Any]]] = []
+        self.links: LinkCounts | None = None
+
+    def append(self, key: str, row: dict[str, Any]) -> None:
+        self.rows.append((key, row))
+
+    def record(self, episode: DialogMemEpisode, memory: Any) -> LinkCounts:
+        self.links = measure_links(episode, memory)
+        return self.links
+
+
+class EpisodePlayer:
+    """Plays ``(episode, item ids to score)`` with ``config.memory`` and the reasoner; returns its
+    :class:`EpisodeResults`. Judge ratings are cached in ``judge_cache`` (None: in memory)."""
+
+    def __init__(self, config: DialogMemEvalConfig, judge_cache: Path | None) -> None:
+        from memgym.agents.reasoner_agent import ReasonerAgent
+
+        memory = build_memory(config)
+        self.env = build_env(config, memory, qa_scorers(config, judge_cache))
+        self.agent = ReasonerAgent(memory, build_reasoner(config.reasoner), config.reasoner.max_new_tokens)
+
+    def __call__(self, job: tuple[DialogMemEpisode, frozenset[str]]) -> EpisodeResults:
+        episode, pending = job
+        results = EpisodeResults()
+        observation, info = form(self.env, self.agent, episode, set(pending))
+        use(self.env, self.agent, episode, set(pending), results, results, observation, info)
+        return results
 
 
 def form(env, agent, episode: DialogMemEpisode, pending: set[str]) -> tuple[Any, dict[str, Any]]:
@@ -572,27 +609,36 @@ class LinkLog:
 
     def record(self, episode: DialogMemEpisode, memory: Any) -> LinkCounts:
         """Measure ``memory``'s links after ``episode``'s formation and store them."""
-        from memgym.memory.embodied.ground_truth import (
-            SceneTruth,
-            link_counts,
-            match_instances,
-            snapshot_contents,
-            turn_references,
-        )
-
-        snapshots = memory.snapshots()
-        references = turn_references(episode, memory.turns)
-        contents = snapshot_contents(snapshots, match_instances(SceneTruth.of(episode), memory.objects.instances))
-        counts = link_counts(references, {s.id: s.turns for s in snapshots}, contents)
-        table = self.load()
-        table[episode.episode_id] = dataclasses.asdict(counts)
-        write_text_atomic(self.path, json.dumps(table, indent=1, sort_keys=True))
+        counts = measure_links(episode, memory)
+        self.save(episode.episode_id, counts)
         return counts
+
+    def save(self, episode_id: str, counts: LinkCounts) -> None:
+        """Store one episode's counts (replacing earlier ones)."""
+        table = self.load()
+        table[episode_id] = dataclasses.asdict(counts)
+        write_text_atomic(self.path, json.dumps(table, indent=1, sort_keys=True))
 
     def total(self, episodes: set[str] | None = None) -> LinkCounts:
         """Counts summed over the recorded episodes (those in ``episodes`` when given)."""
         counts = [LinkCounts(**c) for e, c in self.load().items() if episodes is None or e in episodes]
         return sum(counts, LinkCounts())
+
+
+def measure_links(episode: DialogMemEpisode, memory: Any) -> LinkCounts:
+    """Link counts of a snapshot ``memory`` after ``episode``'s formation."""
+    from memgym.memory.embodied.ground_truth import (
+        SceneTruth,
+        link_counts,
+        match_instances,
+        snapshot_contents,
+        turn_references,
+    )
+
+    snapshots = memory.snapshots()
+    references = turn_references(episode, memory.turns)
+    contents = snapshot_contents(snapshots, match_instances(SceneTruth.of(episode), memory.objects.instances))
+    return link_counts(references, {s.id: s.turns for s in snapshots}, contents)
 
 
 METRICS = ("geodesic_success", "execution_success", "spl", "llm_match", "token_f1")
