@@ -25,11 +25,12 @@ puts it elsewhere so several runs share it).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import time
 from collections import OrderedDict
 from dataclasses import field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from tqdm import tqdm
@@ -39,6 +40,7 @@ from memgym.core.benchmark import JobArgs
 from memgym.core.config import load_config
 from memgym.core.episode import Dataset
 from memgym.core.errors import ConfigError, MemgymError
+from memgym.core.executors import executor_field, ray_address_field, run_ordered, workers_field
 from memgym.core.records import read_jsonl
 from memgym.core.results import RunStore
 from memgym.core.seeding import NOT_HASHED
@@ -89,6 +91,9 @@ class VoxMemEvalConfig:
         default="", metadata={"help": "JSONL turn cache shared across runs (empty: in the run folder)", **NOT_HASHED}
     )
     name: str = field(default="", metadata={"help": "run folder name (default: config hash)", **NOT_HASHED})
+    executor: Literal["local", "ray"] = executor_field()
+    ray_address: str = ray_address_field()
+    workers: int = workers_field()
 
 
 class AudioFolder:
@@ -214,31 +219,59 @@ def evaluate(args: JobArgs) -> Path:
         keep = list(dict.fromkeys(e.items[0].item_id for e in episodes))[: config.max_items]
         episodes = [e for e in episodes if e.items[0].item_id in keep]
     store = RunStore.open(args.runs_dir, "eval-voxmem", config, name=config.name or None, seeds=(config.seed,))
-    queries, sounds = load_answer_context(dataset_dir)
-    judge = None
-    if config.judge:
-        judge = VoxMemJudge(build_model(config.judge, device=config.device), f"{config.judge}:seed=0:t=0",
-                            JudgeCache(store.folder / "judge_cache.jsonl"))  # fmt: skip
-    scorer = VoxMemScorer(queries, sounds, judge)
-    askers = _askers(dataset_dir)
-    audio = AudioFolder(dataset_dir)
-    cache = TurnCache(config.turn_cache or store.folder / "turn_cache.jsonl")
-    memories = MemoryFactory(config, dataset_dir, cache)
-    for spec in config.models:
-        model = None
-        for memory_name in config.memories:
-            if memory_name in AUDIO_MEMORIES and not model_hears_audio(spec):
-                continue
-            done = store.done_keys()
-            pending = [e for e in episodes if f"{spec}|{memory_name}|{e.episode_id}" not in done]
-            for episode in tqdm(pending, desc=f"{memory_name} / {spec}", disable=not args.progress):
-                model = model or build_model(spec, device=config.device)
-                row = run_item(episode, memories.make(memory_name), model, scorer, audio, askers, config)
-                store.append(
-                    f"{spec}|{memory_name}|{episode.episode_id}", {"model": spec, "memory": memory_name, **row}
-                )
+    done = store.done_keys()
+    work = [
+        (f"{spec}|{memory_name}|{episode.episode_id}", (spec, memory_name, episode))
+        for spec in config.models
+        for memory_name in config.memories
+        if not (memory_name in AUDIO_MEMORIES and not model_hears_audio(spec))
+        for episode in episodes
+        if f"{spec}|{memory_name}|{episode.episode_id}" not in done
+    ]
+    # Ray workers do not write the run folder: their turn and judge caches live in memory only
+    local = config.executor == "local"
+    caches = (
+        Path(config.turn_cache) if config.turn_cache else store.folder / "turn_cache.jsonl",
+        store.folder / "judge_cache.jsonl",
+    )
+    runner = functools.partial(ItemRunner, config, dataset_dir, *(caches if local else (None, None)))
+    for key, row in tqdm(run_ordered(config, runner, work), total=len(work), desc="items", disable=not args.progress):
+        store.append(key, row)
     write_outputs(store, config)
     return store.folder
+
+
+class ItemRunner:
+    """Plays ``(model spec, memory name, episode)``: the :func:`run_item` row with ``model`` and
+    ``memory`` first; keeps the last model built.
+
+    Args:
+        turn_cache, judge_cache: JSONL caches of turn analyses and judge verdicts (None: memory only).
+    """
+
+    def __init__(
+        self, config: VoxMemEvalConfig, dataset_dir: Path, turn_cache: Path | None, judge_cache: Path | None
+    ) -> None:
+        queries, sounds = load_answer_context(dataset_dir)
+        judge = None
+        if config.judge:
+            judge = VoxMemJudge(build_model(config.judge, device=config.device), f"{config.judge}:seed=0:t=0",
+                                JudgeCache(judge_cache) if judge_cache else None)  # fmt: skip
+        self.config = config
+        self.scorer = VoxMemScorer(queries, sounds, judge)
+        self.askers = _askers(dataset_dir)
+        self.audio = AudioFolder(dataset_dir)
+        self.memories = MemoryFactory(config, dataset_dir, TurnCache(turn_cache))
+        self.spec, self.model = "", None
+
+    def __call__(self, job: tuple[str, str, VoxMemEpisode]) -> dict[str, Any]:
+        spec, memory_name, episode = job
+        if spec != self.spec:
+            self.spec, self.model = spec, None
+            self.model = build_model(spec, device=self.config.device)
+        memory = self.memories.make(memory_name)
+        row = run_item(episode, memory, self.model, self.scorer, self.audio, self.askers, self.config)
+        return {"model": spec, "memory": memory_name, **row}
 
 
 def run_item(episode, memory, model, scorer: VoxMemScorer, audio: AudioFolder, askers: dict, config) -> dict[str, Any]:
