@@ -14,6 +14,7 @@ from pathlib import Path
 
 from memgym.core.benchmark import Benchmark, JobArgs, ReportSection
 from memgym.core.config import load_config
+from memgym.core.errors import ConfigError
 from memgym.core.outputs import make_writable_folder
 from memgym.core.registry import register_benchmark
 from memgym.datasets.voxmem.build import VoxMemBuilder, VoxMemConfig
@@ -28,6 +29,12 @@ class VoxMemBenchmark(Benchmark):
     def generate(self, args: JobArgs) -> Path:
         values = {"out": str(args.out)} if args.out else None
         config = load_config(VoxMemConfig, path=args.config_path, overrides=args.overrides, values=values)
+        if config.executor != "local":
+            raise ConfigError(
+                "executor: 'memgym generate voxmem' runs locally only (each item reuses sessions of earlier "
+                "items and AR items edit their source's history, so items cannot be built apart); 'memgym eval "
+                "voxmem' takes executor=ray"
+            )
         make_writable_folder(Path(config.out), f"output folder {config.out}")  # before any synthesis
         return VoxMemBuilder(config, progress=args.progress).build()
 

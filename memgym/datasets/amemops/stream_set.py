@@ -16,6 +16,7 @@ configs are never mixed; a failed build leaves an existing set as it was.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 from pathlib import Path
 from typing import Literal
@@ -26,6 +27,7 @@ from tqdm import tqdm
 from memgym.core.config import load_config, yaml_text
 from memgym.core.episode import Dataset
 from memgym.core.errors import ConfigError, MemgymError, RecordError
+from memgym.core.executors import executor_field, ray_address_field, run_ordered, workers_field
 from memgym.core.outputs import prepare_output_folder, write_text_atomic
 from memgym.core.seeding import config_hash
 from memgym.datasets.amemops.audio import StreamRenderer
@@ -69,6 +71,9 @@ class StreamSetConfig:
     features: bool = dataclasses.field(default=True, metadata={"help": "also write features/labels per stream"})
     index: int = dataclasses.field(default=0, metadata={"help": "render: which stream of the set"})
     manifest: str = dataclasses.field(default="", metadata={"help": "render: a stream-set folder or manifest.jsonl"})
+    executor: Literal["local", "ray"] = executor_field()
+    ray_address: str = ray_address_field()
+    workers: int = workers_field()
 
     def __post_init__(self) -> None:
         if self.count < 1:
@@ -119,18 +124,27 @@ def write_stream_set(
     manifest = folder / "manifest.jsonl"
     Dataset(records).save(manifest)
     if config.features:
-        renderer = StreamRenderer(library)
         (folder / "features").mkdir(exist_ok=True)
-        for stream in tqdm(records, desc="amemops streams", disable=not progress):
-            path = folder / "features" / f"{stream.episode_id}.npz"
-            if path.is_file():
-                continue
-            features = stream_features(stream, renderer.render(stream))
-            gain, pan = stream_labels(stream)
+        pending = [(s.episode_id, s) for s in records if not (folder / "features" / f"{s.episode_id}.npz").is_file()]
+        rendered = run_ordered(config, functools.partial(FeatureRenderer, library), pending)
+        for episode_id, arrays in tqdm(rendered, total=len(pending), desc="amemops streams", disable=not progress):
+            path = folder / "features" / f"{episode_id}.npz"
             tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp.npz")
-            np.savez(tmp, features=features, gain=gain, pan=pan)
+            np.savez(tmp, **arrays)
             tmp.replace(path)
     return manifest
+
+
+class FeatureRenderer:
+    """A stream's audio features and labels: ``{"features": (T, 131) float32, "gain": (T,) int64,
+    "pan": (T,) int64}`` (rendered from ``library``)."""
+
+    def __init__(self, library: SourceLibrary) -> None:
+        self.renderer = StreamRenderer(library)
+
+    def __call__(self, stream: AMemOpsStream) -> dict[str, np.ndarray]:
+        gain, pan = stream_labels(stream)
+        return {"features": stream_features(stream, self.renderer.render(stream)), "gain": gain, "pan": pan}
 
 
 def _set_digest(path: Path) -> str | None:

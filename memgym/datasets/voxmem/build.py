@@ -36,6 +36,7 @@ from memgym.backends.tts.base import Voice
 from memgym.core.config import dump_config
 from memgym.core.episode import TaskItem
 from memgym.core.errors import ConfigError, MemgymError
+from memgym.core.executors import executor_field
 from memgym.core.records import write_jsonl
 from memgym.core.seeding import config_hash, episode_rng
 from memgym.datasets.sources.factory import LibraryConfig, open_library
@@ -144,6 +145,7 @@ class VoxMemConfig:
         default_factory=ASRConfig,
         metadata={"help": "speech recogniser of the QC intelligibility gate (asr.kind=none: no gate)"},
     )
+    executor: Literal["local", "ray"] = executor_field()  # ray: refused (items build on earlier items)
 
 
 def voice_bank(config: VoxMemConfig) -> list[Voice]:
