@@ -19,3 +19,15 @@ def truth_asr(vox_dataset):
     from voxmem_fixtures import TruthASR
 
     return TruthASR(vox_dataset)
+
+
+@pytest.fixture(scope="session")
+def ray_cluster():
+    """A local Ray with 2 CPUs shared by every test that needs one (started once per session);
+    yields its address, which ``ray_address=`` of a subprocess joins."""
+    ray = pytest.importorskip("ray")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+    try:
+        yield ray.get_runtime_context().gcs_address
+    finally:
+        ray.shutdown()
