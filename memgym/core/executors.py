@@ -9,8 +9,9 @@ delivery makes the written file a prefix of the local executor's at every moment
 a kill (of the driver, or of the whole cluster) skips what was written and redoes the rest, and
 the finished output is the same for any number of workers.
 
-Ray workers are actors (one CPU each). A worker process that dies is restarted and its items are
-sent again (up to :data:`RETRIES` times); items already delivered are never sent twice. At most
+Ray workers are actors (one CPU each), kept for the driver's later jobs until it exits or calls
+:func:`release_workers` (a job's worker is built on each actor with the job's first item there). A worker process that dies is restarted and its
+items are sent again (up to :data:`RETRIES` times); items already delivered are never sent twice. At most
 ``4 x workers`` items are in flight or waiting for an earlier one, so a killed driver loses at
 most that many finished items. ``setup`` and the items are pickled to the workers:
 module-level functions and plain data (configs, records) only. Inputs the workers read (datasets,
@@ -23,6 +24,8 @@ Config fields: jobs that can run on Ray add :func:`executor_field`, :func:`ray_a
 from __future__ import annotations
 
 import dataclasses
+import functools
+import uuid
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -109,16 +112,23 @@ def import_ray() -> Any:
 
 
 class _Actor:
-    """A Ray actor's body: builds its worker with the first item, then works items one by one."""
+    """A Ray actor's body: runs items with the worker of the job that sent them, built from the
+    job's ``setup`` with its first item (the previous job's worker is dropped first)."""
 
-    def __init__(self, setup: Callable[[], Callable[[Any], Any]]) -> None:
-        self.setup = setup
+    def __init__(self) -> None:
+        self.job = ""
         self.worker: Callable[[Any], Any] | None = None
 
-    def run(self, item: Any) -> Any:
-        if self.worker is None:
-            self.worker = self.setup()
+    def run(self, job: str, setup: Callable[[], Callable[[Any], Any]], item: Any) -> Any:
+        if job != self.job:
+            self.job, self.worker = job, None
+            self.worker = setup()
         return self.worker(item)
+
+
+_ACTORS: dict[tuple[str, str], list[Any]] = {}
+"""Ray actors per (node, job) of this driver's Ray connection, kept for its later jobs (so a worker
+process imports memgym once, not once per job)."""
 
 
 def _run_ray(setup, items, address: str, workers: int) -> Iterator[tuple[str, Any]]:
@@ -132,29 +142,50 @@ def _run_ray(setup, items, address: str, workers: int) -> Iterator[tuple[str, An
         count = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
         count = min(count, len(items))
         actor = ray.remote(num_cpus=1, max_restarts=RETRIES, max_task_retries=RETRIES)(_Actor)
-        idle = [actor.remote(setup) for _ in range(count)]
-        yield from _ordered_results(ray, idle, items, WINDOW_PER_WORKER * count)
+        context = ray.get_runtime_context()
+        actors = _ACTORS.setdefault((context.get_node_id(), context.get_job_id()), [])
+        actors.extend(actor.remote() for _ in range(count - len(actors)))
+        job = functools.partial(_run_item, uuid.uuid4().hex, ray.put(setup))
+        yield from _ordered_results(ray, actors[:count], job, items, WINDOW_PER_WORKER * count)
     finally:
         if started:
+            _ACTORS.clear()
             ray.shutdown()
 
 
-def _ordered_results(ray, idle: list, items: Sequence[tuple[str, Any]], window: int) -> Iterator[tuple[str, Any]]:
-    """Dispatch items to idle actors (never more than ``window`` ahead of the next item to deliver)
-    and deliver results in item order."""
+def release_workers() -> None:
+    """End the Ray actors this driver keeps between jobs, freeing their CPUs for other drivers."""
+    if _ACTORS:
+        ray = import_ray()
+        for actor in (a for actors in _ACTORS.values() for a in actors):
+            ray.kill(actor)
+        _ACTORS.clear()
+
+
+def _run_item(job: str, setup: Any, actor: Any, item: Any) -> Any:
+    """Send ``item`` of ``job`` (its ``setup`` in the object store) to ``actor``; a reference to the result."""
+    return actor.run.remote(job, setup, item)
+
+
+def _ordered_results(
+    ray, actors: list, send: Callable[[Any, Any], Any], items: Sequence[tuple[str, Any]], window: int
+) -> Iterator[tuple[str, Any]]:
+    """Send items to idle actors (``send(actor, item)``; never more than ``window`` ahead of the
+    next item to deliver) and deliver the results in item order."""
+    idle = list(actors)
     in_flight: dict[Any, tuple[int, Any]] = {}
     finished: dict[int, Any] = {}
     sent = delivered = 0
     while delivered < len(items):
         while idle and sent < len(items) and sent - delivered < window:
-            worker = idle.pop()
-            in_flight[worker.run.remote(items[sent][1])] = (sent, worker)
+            actor = idle.pop()
+            in_flight[send(actor, items[sent][1])] = (sent, actor)
             sent += 1
         ready, _ = ray.wait(list(in_flight), num_returns=1)
         for ref in ready:
-            index, worker = in_flight.pop(ref)
+            index, actor = in_flight.pop(ref)
             finished[index] = _result(ray, ref, items[index][0])
-            idle.append(worker)
+            idle.append(actor)
         while delivered in finished:
             yield items[delivered][0], finished.pop(delivered)
             delivered += 1

@@ -1,0 +1,104 @@
+"""``executor=ray``: the same datasets and run folders as the local executor, written once each,
+and resumable after the driver is killed (on the shared 2-CPU Ray of ``ray_cluster``)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from memgym.core.benchmark import JobArgs
+from memgym.core.executors import release_workers
+from memgym.pipelines import voxmem_eval
+from memgym.pipelines.amemops import AMemOpsBenchmark
+from memgym.pipelines.dialogmem_jobs import evaluate, generate
+
+pytestmark = pytest.mark.slow  # each Ray job starts fresh worker processes (~5 s on 2 busy cores)
+
+SCENES = (
+    "scenes=4",
+    "first_house_seed=5",
+    "house.min_rooms=3",
+    "house.max_rooms=4",
+    "traversal.min_goals=2",
+    "traversal.max_goals=3",
+    "camera.width=32",
+    "camera.height=24",
+)
+RAY = ("executor=ray", "workers=2")
+
+
+@pytest.fixture(scope="module")
+def local_dataset(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("local") / "episodes.jsonl"
+    return generate(JobArgs(overrides=SCENES, out=out, progress=False))
+
+
+def test_dialogmem_generate_on_ray_writes_the_local_dataset(ray_cluster, local_dataset, tmp_path):
+    out = generate(JobArgs(overrides=(*SCENES, *RAY), out=tmp_path / "episodes.jsonl", progress=False))
+    assert out.read_bytes() == local_dataset.read_bytes()
+    assert out.with_name("episodes.stats.md").read_bytes() == local_dataset.with_name("episodes.stats.md").read_bytes()
+
+
+def test_dialogmem_eval_on_ray_writes_the_local_run_folder(ray_cluster, local_dataset, tmp_path):
+    def run(runs: Path, *extra: str) -> Path:
+        overrides = (f"dataset={local_dataset}", "memories=[dialogue,oracle]", "camera.width=32", "camera.height=24")
+        return evaluate(JobArgs(overrides=(*overrides, *extra), runs_dir=runs, progress=False))
+
+    local, distributed = run(tmp_path / "local"), run(tmp_path / "ray", *RAY)
+    assert local.name == distributed.name  # executor settings are not hashed
+    for name in ("dialogue/results.jsonl", "oracle/results.jsonl", "dialogue/results.md", "comparison.md"):
+        assert (distributed / name).read_bytes() == (local / name).read_bytes(), name
+
+
+def test_voxmem_eval_on_ray_gives_the_local_rows(ray_cluster, vox_dataset, tmp_path):
+    def rows(runs: Path, *extra: str) -> list[dict]:
+        overrides = (f"dataset={vox_dataset}", "memories=[oracle_tags,full_history]", *extra)
+        folder = voxmem_eval.evaluate(JobArgs(overrides=overrides, runs_dir=runs, progress=False))
+        lines = (folder / "results.jsonl").read_text().splitlines()
+        return [{k: v for k, v in json.loads(line).items() if k != "seconds"} for line in lines]  # wall time
+
+    local = rows(tmp_path / "local")
+    assert local and {r["memory"] for r in local} == {"oracle_tags"}  # structured cannot hear full_history
+    assert rows(tmp_path / "ray", *RAY) == local
+
+
+def test_amemops_features_on_ray_are_the_local_files(ray_cluster, tmp_path):
+    def generate_set(runs: Path, *extra: str) -> Path:
+        overrides = ("stream.library.kind=tones", "count=3", "stream.distractors=[4]", *extra)
+        return AMemOpsBenchmark().generate(JobArgs(overrides=overrides, runs_dir=runs, progress=False))
+
+    local, distributed = generate_set(tmp_path / "local"), generate_set(tmp_path / "ray", *RAY)
+    files = sorted(p.name for p in (local / "features").iterdir())
+    assert len(files) == 3 and files == sorted(p.name for p in (distributed / "features").iterdir())
+    for name in files:
+        assert (distributed / "features" / name).read_bytes() == (local / "features" / name).read_bytes()
+
+
+def test_generate_resumes_after_the_driver_is_killed(ray_cluster, local_dataset, tmp_path):
+    out = tmp_path / "episodes.jsonl"
+    partial = out.with_name("episodes.jsonl.partial")
+    command = [sys.executable, "-m", "memgym.cli", "generate", "dialogmem", *SCENES, *RAY,
+               f"ray_address={ray_cluster}", "--out", str(out), "--no-progress"]  # fmt: skip
+    release_workers()  # this process's actors hold the 2 CPUs the driver's workers need
+    driver = subprocess.Popen(command, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline and driver.poll() is None and _lines(partial) < 2:  # header + 1 episode
+        time.sleep(0.05)
+    assert driver.poll() is None, "the driver finished before it could be killed"
+    driver.send_signal(signal.SIGKILL)
+    driver.wait()
+    written = _lines(partial) - 1
+    assert 1 <= written < 4 and not out.exists()
+    generate(JobArgs(overrides=(*SCENES, *RAY), out=out, progress=False))
+    assert out.read_bytes() == local_dataset.read_bytes()  # every episode once, in order
+
+
+def _lines(path: Path) -> int:
+    return path.read_text().count("\n") if path.is_file() else 0
