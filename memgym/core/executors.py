@@ -17,8 +17,9 @@ most that many finished items. ``setup`` and the items are pickled to the worker
 module-level functions and plain data (configs, records) only. Inputs the workers read (datasets,
 audio files) must sit at the same path on every node (a shared filesystem on a cluster).
 
-Config fields: jobs that can run on Ray add :func:`executor_field`, :func:`ray_address_field` and
-:func:`workers_field` to their config dataclass; none of them enters config hashes.
+Config fields: jobs that can run on Ray add :func:`executor_field`, :func:`ray_address_field`,
+:func:`workers_field` and :func:`worker_gpus_field` to their config dataclass; none of them enters
+config hashes.
 """
 
 from __future__ import annotations
@@ -66,6 +67,15 @@ def workers_field() -> Any:
     )  # fmt: skip
 
 
+def worker_gpus_field() -> Any:
+    """The ``worker_gpus`` config field: GPUs each Ray worker holds (Ray sets its ``CUDA_VISIBLE_DEVICES``)."""
+    return dataclasses.field(
+        default=0.0,
+        metadata={"help": "executor=ray: GPUs per worker (1 with device=cuda: a GPU of its own each)", "min": 0,
+                  **NOT_HASHED, **ADDED_FIELD},
+    )  # fmt: skip
+
+
 def run_ordered(
     config: Any, setup: Callable[[], Callable[[Any], Any]], items: Sequence[tuple[str, Any]]
 ) -> Iterator[tuple[str, Any]]:
@@ -87,7 +97,8 @@ def run_ordered(
         raise ConfigError(f"executor must be one of {list(EXECUTORS)}, got {kind!r}")
     if kind == "local":
         return _run_local(setup, items)
-    return _run_ray(setup, items, getattr(config, "ray_address", ""), getattr(config, "workers", 0))
+    options = (getattr(config, "ray_address", ""), getattr(config, "workers", 0), getattr(config, "worker_gpus", 0.0))
+    return _run_ray(setup, items, *options)
 
 
 def _run_local(setup, items) -> Iterator[tuple[str, Any]]:
@@ -126,12 +137,12 @@ class _Actor:
         return self.worker(item)
 
 
-_ACTORS: dict[tuple[str, str], list[Any]] = {}
-"""Ray actors per (node, job) of this driver's Ray connection, kept for its later jobs (so a worker
+_ACTORS: dict[tuple[str, str, float], list[Any]] = {}
+"""Ray actors per (node, job, GPUs per actor) of this driver's Ray connection, kept for its later jobs (so a worker
 process imports memgym once, not once per job)."""
 
 
-def _run_ray(setup, items, address: str, workers: int) -> Iterator[tuple[str, Any]]:
+def _run_ray(setup, items, address: str, workers: int, gpus: float) -> Iterator[tuple[str, Any]]:
     ray = import_ray()
     if not items:
         return
@@ -141,9 +152,9 @@ def _run_ray(setup, items, address: str, workers: int) -> Iterator[tuple[str, An
     try:
         count = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
         count = min(count, len(items))
-        actor = ray.remote(num_cpus=1, max_restarts=RETRIES, max_task_retries=RETRIES)(_Actor)
+        actor = ray.remote(num_cpus=1, num_gpus=gpus, max_restarts=RETRIES, max_task_retries=RETRIES)(_Actor)
         context = ray.get_runtime_context()
-        actors = _ACTORS.setdefault((context.get_node_id(), context.get_job_id()), [])
+        actors = _ACTORS.setdefault((context.get_node_id(), context.get_job_id(), gpus), [])
         actors.extend(actor.remote() for _ in range(count - len(actors)))
         job = functools.partial(_run_item, uuid.uuid4().hex, ray.put(setup))
         yield from _ordered_results(ray, actors[:count], job, items, WINDOW_PER_WORKER * count)

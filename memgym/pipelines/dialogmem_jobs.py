@@ -47,7 +47,7 @@ from memgym.core.benchmark import JobArgs
 from memgym.core.config import load_config, yaml_text
 from memgym.core.episode import Dataset, TaskItem
 from memgym.core.errors import ConfigError, RecordError
-from memgym.core.executors import executor_field, ray_address_field, run_ordered, workers_field
+from memgym.core.executors import executor_field, ray_address_field, run_ordered, worker_gpus_field, workers_field
 from memgym.core.outputs import prepare_output_file, write_text_atomic
 from memgym.core.records import from_json, write_jsonl
 from memgym.core.registry import MEMORIES
@@ -101,6 +101,7 @@ class DialogMemGenerateConfig:
     executor: Literal["local", "ray"] = executor_field()
     ray_address: str = ray_address_field()
     workers: int = workers_field()
+    worker_gpus: float = worker_gpus_field()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -185,6 +186,7 @@ class DialogMemEvalConfig:
     executor: Literal["local", "ray"] = executor_field()
     ray_address: str = ray_address_field()
     workers: int = workers_field()
+    worker_gpus: float = worker_gpus_field()
 
     def memory_names(self) -> list[str]:
         """The memories to evaluate: ``memories``, or ``[memory]`` when it is empty."""

@@ -40,7 +40,7 @@ from memgym.core.benchmark import JobArgs
 from memgym.core.config import load_config
 from memgym.core.episode import Dataset
 from memgym.core.errors import ConfigError, MemgymError
-from memgym.core.executors import executor_field, ray_address_field, run_ordered, workers_field
+from memgym.core.executors import executor_field, ray_address_field, run_ordered, worker_gpus_field, workers_field
 from memgym.core.records import read_jsonl
 from memgym.core.results import RunStore
 from memgym.core.seeding import NOT_HASHED
@@ -94,6 +94,7 @@ class VoxMemEvalConfig:
     executor: Literal["local", "ray"] = executor_field()
     ray_address: str = ray_address_field()
     workers: int = workers_field()
+    worker_gpus: float = worker_gpus_field()
 
 
 class AudioFolder:

@@ -27,7 +27,7 @@ from tqdm import tqdm
 from memgym.core.config import load_config, yaml_text
 from memgym.core.episode import Dataset
 from memgym.core.errors import ConfigError, MemgymError, RecordError
-from memgym.core.executors import executor_field, ray_address_field, run_ordered, workers_field
+from memgym.core.executors import executor_field, ray_address_field, run_ordered, worker_gpus_field, workers_field
 from memgym.core.outputs import prepare_output_folder, write_text_atomic
 from memgym.core.seeding import config_hash
 from memgym.datasets.amemops.audio import StreamRenderer
@@ -74,6 +74,7 @@ class StreamSetConfig:
     executor: Literal["local", "ray"] = executor_field()
     ray_address: str = ray_address_field()
     workers: int = workers_field()
+    worker_gpus: float = worker_gpus_field()
 
     def __post_init__(self) -> None:
         if self.count < 1:
