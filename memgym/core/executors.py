@@ -1,8 +1,9 @@
 """Where a job's items run: in this process (``executor=local``) or on Ray workers (``executor=ray``).
 
 A job hands :func:`run_ordered` its items as ``(key, item)`` pairs (one per episode or result
-row, in the job's own order) and a ``setup`` that builds a worker: a callable computing one item's
-result, holding what every item needs (models, memories, scorers; built once per worker process). The results come back **in the order of the items**, whatever order the workers finish
+row, in the job's own order) and a ``setup`` that builds a worker: a callable computing one
+item's result, holding what every item needs (models, memories, scorers; built once per worker
+process). The results come back **in the order of the items**, whatever order the workers finish
 in, and the driver (the process that called :func:`run_ordered`) writes them: workers never write
 the run folder, so it is written once, by one process, as with the local executor. Ordered
 delivery makes the written file a prefix of the local executor's at every moment; a re-run after
@@ -10,12 +11,13 @@ a kill (of the driver, or of the whole cluster) skips what was written and redoe
 the finished output is the same for any number of workers.
 
 Ray workers are actors (one CPU each), kept for the driver's later jobs until it exits or calls
-:func:`release_workers` (a job's worker is built on each actor with the job's first item there). A worker process that dies is restarted and its
-items are sent again (up to :data:`RETRIES` times); items already delivered are never sent twice. At most
-``4 x workers`` items are in flight or waiting for an earlier one, so a killed driver loses at
-most that many finished items. ``setup`` and the items are pickled to the workers:
-module-level functions and plain data (configs, records) only. Inputs the workers read (datasets,
-audio files) must sit at the same path on every node (a shared filesystem on a cluster).
+:func:`release_workers` (a job's worker is built on an actor with the first item it gets there).
+A worker process that dies is restarted and its item sent again (up to :data:`RETRIES` times);
+items already delivered are never sent twice. At most ``4 x workers`` items are in flight or
+waiting for an earlier one, so a killed driver loses at most that many finished items. ``setup``
+and the items are pickled to the workers: module-level functions and classes and plain data
+(configs, records). Inputs the workers read (datasets, audio files) must sit at the same path on
+every node (a shared filesystem on a cluster).
 
 Config fields: jobs that can run on Ray add :func:`executor_field`, :func:`ray_address_field`,
 :func:`workers_field` and :func:`worker_gpus_field` to their config dataclass; none of them enters

@@ -21,7 +21,9 @@ eval in which every item of a memory failed ends with an error once its tables a
     comparison.csv      the same, long form
     comparison.png      grouped bars per memory (navigation; QA per content type)
 
-``sweep=link_quality`` runs the linking diagnosis instead
+``executor=ray`` (``ray_address=``, ``workers=``) builds the episodes of generate and plays the
+episodes of eval on Ray workers (:mod:`memgym.core.executors`, docs/scaling.md); this process
+writes the same files in the same order. ``sweep=link_quality`` runs the linking diagnosis instead
 (:mod:`memgym.pipelines.dialogmem_sweep`). Each memory's store is hashed without the list of memories, so adding a memory to the list and
 running again evaluates only the new one. Result rows carry the item annotations as columns
 (``content_type``, ``verbalised`` and ``updated`` for QA; ``content_type``, ``cue_updated`` and

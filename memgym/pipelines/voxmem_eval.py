@@ -15,6 +15,10 @@ model's context is recorded with ``status: over_context`` and the reason in ``ov
 wrong, never truncated, not retried); an ``error`` row is retried when the command runs again. A
 text-only model cannot hear the audio memories: those pairs are listed as not applicable.
 
+``executor=ray`` (``ray_address=``, ``workers=``, ``worker_gpus=``) plays the items on Ray workers
+(:mod:`memgym.core.executors`, docs/scaling.md); this process appends the same rows in the same
+order, and the workers keep their turn and judge caches in memory.
+
 Outputs in the run folder: ``results.md`` (:func:`~memgym.tasks.voxmem_tables.results_markdown`:
 4x4 cell grids, accuracy per budget with bootstrap CIs, by evidence type, by subtype, refusal
 rates, evidence position), ``accuracy_vs_budget.png`` and ``turn_cache.jsonl`` (transcripts and

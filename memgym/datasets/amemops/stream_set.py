@@ -10,7 +10,8 @@ Writing is resumable: the records are built before anything is written, then the
 manifest are written (atomically); feature files that already exist are skipped, each written
 atomically, so an interrupted ``memgym generate amemops`` picks up where it stopped. A folder that
 holds a set of another config (or other files) is refused before any work, so features of two
-configs are never mixed; a failed build leaves an existing set as it was.
+configs are never mixed; a failed build leaves an existing set as it was. With ``executor=ray``
+the features are computed on Ray workers (:mod:`memgym.core.executors`) and written here.
 """
 
 from __future__ import annotations
