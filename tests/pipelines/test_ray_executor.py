@@ -3,6 +3,7 @@ and resumable after the driver is killed (on the shared 2-CPU Ray of ``ray_clust
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import signal
@@ -15,11 +16,13 @@ import pytest
 
 from memgym.core.benchmark import JobArgs
 from memgym.core.executors import release_workers
+from memgym.core.seeding import config_hash
+from memgym.datasets.amemops.stream_set import StreamSetConfig
 from memgym.pipelines import voxmem_eval
 from memgym.pipelines.amemops import AMemOpsBenchmark
-from memgym.pipelines.dialogmem_jobs import evaluate, generate
+from memgym.pipelines.dialogmem_jobs import DialogMemEvalConfig, DialogMemGenerateConfig, evaluate, generate
 
-pytestmark = pytest.mark.slow  # each Ray job starts fresh worker processes (~5 s on 2 busy cores)
+slow = pytest.mark.slow  # Ray worker processes import memgym (~5 s on 2 busy cores)
 
 SCENES = (
     "scenes=4",
@@ -34,18 +37,28 @@ SCENES = (
 RAY = ("executor=ray", "workers=2")
 
 
+@pytest.mark.parametrize(
+    "config", [DialogMemGenerateConfig(), DialogMemEvalConfig(), voxmem_eval.VoxMemEvalConfig(), StreamSetConfig()]
+)
+def test_executor_settings_leave_config_hashes_alone(config):
+    ray = dataclasses.replace(config, executor="ray", ray_address="auto", workers=3, worker_gpus=1.0)
+    assert config_hash(ray) == config_hash(config)
+
+
 @pytest.fixture(scope="module")
 def local_dataset(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("local") / "episodes.jsonl"
     return generate(JobArgs(overrides=SCENES, out=out, progress=False))
 
 
+@slow
 def test_dialogmem_generate_on_ray_writes_the_local_dataset(ray_cluster, local_dataset, tmp_path):
     out = generate(JobArgs(overrides=(*SCENES, *RAY), out=tmp_path / "episodes.jsonl", progress=False))
     assert out.read_bytes() == local_dataset.read_bytes()
     assert out.with_name("episodes.stats.md").read_bytes() == local_dataset.with_name("episodes.stats.md").read_bytes()
 
 
+@slow
 def test_dialogmem_eval_on_ray_writes_the_local_run_folder(ray_cluster, local_dataset, tmp_path):
     def run(runs: Path, *extra: str) -> Path:
         overrides = (f"dataset={local_dataset}", "memories=[dialogue,oracle]", "camera.width=32", "camera.height=24")
@@ -57,6 +70,7 @@ def test_dialogmem_eval_on_ray_writes_the_local_run_folder(ray_cluster, local_da
         assert (distributed / name).read_bytes() == (local / name).read_bytes(), name
 
 
+@slow
 def test_voxmem_eval_on_ray_gives_the_local_rows(ray_cluster, vox_dataset, tmp_path):
     def rows(runs: Path, *extra: str) -> list[dict]:
         overrides = (f"dataset={vox_dataset}", "memories=[oracle_tags,full_history]", *extra)
@@ -69,6 +83,7 @@ def test_voxmem_eval_on_ray_gives_the_local_rows(ray_cluster, vox_dataset, tmp_p
     assert rows(tmp_path / "ray", *RAY) == local
 
 
+@slow
 def test_amemops_features_on_ray_are_the_local_files(ray_cluster, tmp_path):
     def generate_set(runs: Path, *extra: str) -> Path:
         overrides = ("stream.library.kind=tones", "count=3", "stream.distractors=[4]", *extra)
@@ -81,6 +96,7 @@ def test_amemops_features_on_ray_are_the_local_files(ray_cluster, tmp_path):
         assert (distributed / "features" / name).read_bytes() == (local / "features" / name).read_bytes()
 
 
+@slow
 def test_generate_resumes_after_the_driver_is_killed(ray_cluster, local_dataset, tmp_path):
     out = tmp_path / "episodes.jsonl"
     partial = out.with_name("episodes.jsonl.partial")
