@@ -36,8 +36,8 @@ def _time_workers(folder: Path, scenes: int, workers: int) -> tuple[Timing, byte
     start = time.perf_counter()
     out = _generate(folder / f"workers{workers}.jsonl", scenes, 0, *ray_options)
     seconds = time.perf_counter() - start
-    label = f"executor=ray workers={workers}"
-    return Timing(label, seconds, scenes, "episodes"), out.read_bytes()
+    print(f"workers={workers}: {scenes} episodes in {seconds:.1f} s", flush=True)
+    return Timing(f"executor=ray workers={workers}", seconds, scenes, "episodes"), out.read_bytes()
 
 
 def main(argv: list[str]) -> None:
