@@ -90,6 +90,9 @@ class Registry(Generic[T]):
                 )
             if name in self._entries and self._entries[name] is not cls:
                 raise TypeError(f"{self.kind} '{name}' is already registered by {self._entries[name]!r}")
+            where, declared = f"{cls.__module__}:{cls.__qualname__}", self._declared.get(name)
+            if declared not in (None, where):
+                raise TypeError(f"@register_{self.kind}('{name}') on {where}, but '{name}' is declared at {declared}")
             self._entries[name] = cls
             cls.registered_name = name  # type: ignore[attr-defined]
             return cls
@@ -110,8 +113,7 @@ class Registry(Generic[T]):
         plugins = self._plugin_entries()
         if name in plugins:
             return self._load(name, plugins[name][0], plugin=True)
-        known = ", ".join(self.names()) or "none yet"
-        raise RegistryError(f"unknown {self.kind} '{name}'; registered: {known}")
+        raise self._unknown(name)
 
     def locate(self, name: str) -> tuple[str, str]:
         """``(target, provider)`` of ``name`` without importing it.
@@ -127,7 +129,7 @@ class Registry(Generic[T]):
         if name in self._entries:
             cls = self._entries[name]
             return f"{cls.__module__}:{cls.__qualname__}", "runtime"
-        raise RegistryError(f"unknown {self.kind} '{name}'; registered: {', '.join(self.names()) or 'none yet'}")
+        raise self._unknown(name)
 
     def names(self) -> list[str]:
         """Sorted known names (declared, plugin entry points, registered); imports nothing."""
@@ -139,6 +141,9 @@ class Registry(Generic[T]):
 
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and name in self.names()
+
+    def _unknown(self, name: str) -> RegistryError:
+        return RegistryError(f"unknown {self.kind} '{name}'; registered: {', '.join(self.names()) or 'none yet'}")
 
     def _load(self, name: str, target: str, *, plugin: bool) -> type[T]:
         what = f"{self.kind} '{name}'"

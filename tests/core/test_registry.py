@@ -128,6 +128,13 @@ def test_a_malformed_target_is_refused():
         registry.declare("a", "no_colon_here")
 
 
+def test_a_decorator_must_agree_with_the_declared_target():
+    registry: Registry = Registry("widget", Base)
+    registry.declare("a", f"{__name__}:Declared")
+    with pytest.raises(TypeError, match=r"@register_widget\('a'\) on .*:Other, but 'a' is declared at .*:Declared"):
+        registry.register("a")(type("Other", (Base,), {"__module__": __name__}))
+
+
 def test_a_table_entry_its_module_does_not_register_is_an_error(monkeypatch):
     monkeypatch.setitem(SCORERS._declared, "drifted", "memgym.tasks.text_match:ExactMatchScorer")
     with pytest.raises(RegistryError, match=r"did not register 'drifted'.*@register_scorer\('drifted'\)"):
