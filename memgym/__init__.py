@@ -7,8 +7,10 @@ by task modules. See README.md for the two commands that get from a fresh clone 
 
 from memgym.core.forking import install_fork_guard
 from memgym.envs.registration import register_gym_envs
+from memgym.plugin_table import declare_builtins
 
 __version__ = "0.1.0"
 
 register_gym_envs()
+declare_builtins()  # registered names -> "module:attr"; each module is imported on first use
 install_fork_guard()  # forked workers (async vector envs) stay usable after torch ran here

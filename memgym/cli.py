@@ -1,6 +1,6 @@
 """The ``memgym`` command line.
 
-    memgym list                              what is registered (benchmarks, envs, memories, ...)
+    memgym list [--describe]                 what is registered (benchmarks, envs, memories, ...)
     memgym generate BENCH [key=value ...]    build a dataset
     memgym train BENCH [key=value ...]       train a memory model (AMemOps: data.source=env trains inside env rollouts)
     memgym eval BENCH [key=value ...]        evaluate, results resumable in the run folder
@@ -22,8 +22,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from memgym.core.benchmark import JOBS, JobArgs
-from memgym.core.errors import MemgymError
-from memgym.core.registry import ALL_REGISTRIES, BENCHMARKS
+from memgym.core.errors import MemgymError, PluginImportError
+from memgym.core.registry import ALL_REGISTRIES, BENCHMARKS, BUILTIN, Registry
 
 JOB_HELP = {
     "generate": "build a dataset for a benchmark",
@@ -47,6 +47,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     listing = sub.add_parser("list", help="show registered benchmarks, envs, memories, scorers, ...")
     listing.add_argument("--json", action="store_true", help="print JSON instead of text")
+    listing.add_argument(
+        "--describe", action="store_true", help="import each name and show its description instead of its module:attr"
+    )
 
     for job in JOBS:
         job_parser = sub.add_parser(job, help=JOB_HELP[job], description=JOB_HELP[job])
@@ -86,11 +89,15 @@ def _job_args(ns: argparse.Namespace) -> JobArgs:
     )
 
 
-def cmd_list(as_json: bool) -> int:
-    """Print every registry."""
+def cmd_list(as_json: bool, describe: bool = False) -> int:
+    """Print every registry: each name and where it lives, without importing it.
+
+    With ``describe``, each name's module is imported and its description shown instead (a
+    name whose optional extra is missing says which one to install).
+    """
     listing = {}
     for registry in ALL_REGISTRIES:
-        listing[registry.kind] = {name: _describe(cls) for name, cls in registry.items()}
+        listing[registry.kind] = {name: _list_entry(registry, name, describe) for name in registry.names()}
     import gymnasium
 
     listing["gymnasium id"] = {k: v.entry_point for k, v in gymnasium.registry.items() if k.startswith("memgym/")}
@@ -104,6 +111,16 @@ def cmd_list(as_json: bool) -> int:
         for name, text in entries.items():
             print(f"  {name:<28} {text}")
     return 0
+
+
+def _list_entry(registry: Registry, name: str, describe: bool) -> str:
+    target, provider = registry.locate(name)
+    if describe:
+        try:
+            return _describe(registry.get(name))
+        except PluginImportError as exc:
+            return f"unavailable: {exc}"
+    return target if provider == BUILTIN else f"{target}  [{provider}]"
 
 
 def _describe(cls: type) -> str:
@@ -149,7 +166,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ns = build_parser().parse_args(argv)
     try:
         if ns.command == "list":
-            return cmd_list(ns.json)
+            return cmd_list(ns.json, ns.describe)
         if ns.command in JOBS:
             return cmd_job(ns.command, ns.benchmark, _job_args(ns))
         if ns.command == "run":

@@ -61,6 +61,7 @@ def _register_quick_only(monkeypatch, fail: bool = False):
             return ReportSection("Quick only", "| a |\n| --- |\n| 1 |\n", ("plot.png",))
 
     monkeypatch.setattr(BENCHMARKS, "_entries", {"quick-only": QuickOnly})
+    monkeypatch.setattr(BENCHMARKS, "_declared", {})
     return QuickOnly
 
 
@@ -68,7 +69,7 @@ def test_unimplemented_job_says_so_and_exits_2(monkeypatch, capsys):
     _register_quick_only(monkeypatch)
     assert main(["train", "quick-only"]) == 2
     assert "'memgym train quick-only' is not implemented yet" in capsys.readouterr().err
-    assert main(["list"]) == 0
+    assert main(["list", "--describe"]) == 0
     assert "[jobs: quickstart]" in capsys.readouterr().out
 
 

@@ -30,3 +30,7 @@ class RecordError(MemgymError):
 
 class FeatureUnavailableError(MemgymError):
     """A CLI subcommand or option that no registered benchmark implements yet."""
+
+
+class PluginImportError(RegistryError):
+    """A registered name whose module cannot be imported (usually an optional extra not installed)."""

@@ -25,12 +25,15 @@ from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
 from memgym.core.errors import RecordError
+from memgym.core.loading import load_target, track_imports
+from memgym.core.registry import RECORD_KINDS
 from memgym.core.textfiles import text_lines
 
 SCHEMA_VERSION = 1
 """Version of the record envelope and of every registered record layout."""
 
 _KINDS: dict[str, type[Record]] = {}
+track_imports(_KINDS)
 R = TypeVar("R", bound="Record")
 
 
@@ -89,13 +92,11 @@ def record(kind: str):
 
 
 def record_class(kind: str) -> type[Record]:
-    """The record class registered under ``kind`` (plugin modules are imported on a miss)."""
+    """The record class registered under ``kind`` (its module, from ``RECORD_KINDS``, is imported on a miss)."""
+    if kind not in _KINDS and kind in RECORD_KINDS:
+        load_target(RECORD_KINDS[kind], f"record kind '{kind}'")
     if kind not in _KINDS:
-        from memgym.core.registry import ensure_registered  # deferred: the registry imports records
-
-        ensure_registered()
-    if kind not in _KINDS:
-        raise RecordError(f"unknown record kind '{kind}'; known kinds: {sorted(_KINDS)}")
+        raise RecordError(f"unknown record kind '{kind}'; known kinds: {sorted(set(_KINDS) | set(RECORD_KINDS))}")
     return _KINDS[kind]
 
 

@@ -4,6 +4,10 @@ Envs are made through ``gymnasium.make`` (so the spec and render modes are check
 settings where the defaults would build a large episode.
 """
 
+import ast
+import subprocess
+import sys
+
 import gymnasium
 import pytest
 from gymnasium.utils.env_checker import check_env
@@ -34,3 +38,23 @@ def test_registered_env_passes_check_env(env_id):
 def test_ids_are_registered_on_import():
     for env_id in GYM_ENVS:
         assert env_id in gymnasium.registry
+
+
+RESET_IMPORTS = """
+import sys
+import gymnasium
+import memgym
+gymnasium.make("memgym/DialogMem-v0", config={config!r}).reset(seed=0)
+print(sorted(sys.modules))
+"""
+
+
+def test_dialogmem_reset_imports_only_what_it_needs():
+    script = RESET_IMPORTS.format(config=SMALL_KWARGS["memgym/DialogMem-v0"]["config"])
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    imported = set(ast.literal_eval(result.stdout.strip().splitlines()[-1]))
+    assert "memgym.scenes.procedural" in imported  # the scene it renders, looked up by name
+    unrelated = {"torch", "transformers", "librosa", "soundfile", "memgym.memory", "memgym.pipelines", "memgym.agents"}
+    assert not {m for m in imported if m.split(".")[0] in unrelated or ".".join(m.split(".")[:2]) in unrelated}
+    assert not {m for m in imported if "voxmem" in m or "amemops" in m or "spoken" in m}

@@ -127,12 +127,26 @@ class CoreMemory(Memory):
 
 
 def _register(core: str) -> type[CoreMemory]:
+    name = f"{core.title().replace('_', '')}Memory"
     cls = type(
-        f"{core.title().replace('_', '')}Memory",
+        name,
         (CoreMemory,),
-        {"core": core, "__doc__": f"Table 1 AMemOps model with the {core} core, one frame per observe() (step form)."},
+        {
+            "core": core,
+            "__doc__": f"Table 1 AMemOps model with the {core} core, one frame per observe() (step form).",
+            "__module__": __name__,
+            "__qualname__": name,
+        },
     )
     return register_memory(core)(cls)
 
 
 CORE_MEMORIES: dict[str, type[CoreMemory]] = {core: _register(core) for core in CORES}
+_BY_CLASS_NAME = {cls.__name__: cls for cls in CORE_MEMORIES.values()}
+
+
+def __getattr__(name: str) -> type[CoreMemory]:
+    """The per-core classes by class name (``Gdn2Memory``, ...), for ``module:attr`` and pickling."""
+    if name in _BY_CLASS_NAME:
+        return _BY_CLASS_NAME[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
