@@ -34,7 +34,7 @@ OPTIONAL_PACKAGES: dict[str, tuple[str, str]] = {
     "safetensors": ("safetensors", "models"),
     "gguf": ("gguf", "models"),
     "accelerate": ("accelerate", "models"),
-    "ray": ("ray", "dist"),
+    "ray": ("ray", "ray"),
 }
 """Top-level import name -> (distribution, pyproject extra that installs it)."""
 
