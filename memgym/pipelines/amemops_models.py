@@ -7,7 +7,8 @@
   ``RUNS/amemops_train/<model>-seed<seed>/`` (resumable; ``step_<N>.pt`` checkpoints).
 * :func:`evaluate_models` scores trained checkpoints on held-out streams, one resumable result
   row per (model, seed, checkpoint, stream), and writes Table 2 / Table 3 style markdown and a
-  plot into ``RUNS/amemops_eval/<name>/``.
+  plot into ``RUNS/amemops_eval/<name>/``; ``executor=ray`` scores the streams on Ray workers
+  (:class:`CheckpointScorer`, :mod:`memgym.core.executors`) and this process writes the same rows.
 * ``inputs=symbolic`` (with ``memgym/configs/amemops_symbolic.yaml``: one layer, one head, 16
   attribute values) runs the same code on the symbolic controls
   (:mod:`memgym.datasets.amemops.symbolic`). Both heads have ``data.stream.attribute_values + 1``
@@ -24,11 +25,13 @@ from typing import Any, Literal
 
 import numpy as np
 import torch
+from tqdm import tqdm
 
 from memgym.agents.trainer import TrainConfig, Trainer, init_distributed, load_checkpoint_model, resolve_device
 from memgym.core.benchmark import JobArgs
 from memgym.core.config import load_config
 from memgym.core.errors import ConfigError, RecordError
+from memgym.core.executors import executor_field, ray_address_field, run_ordered, worker_gpus_field, workers_field
 from memgym.core.results import RunStore
 from memgym.core.seeding import ADDED_FIELD, NOT_HASHED
 from memgym.datasets.amemops.config import RECORDING_CONTROLS, StreamConfig
@@ -232,6 +235,10 @@ class AMemOpsEvalConfig:
         default="chunked", metadata={"help": "chunked form, or step form through the registered Memory (slower)"}
     )
     name: str = dataclasses.field(default="", metadata={"help": "eval run folder name (default: config hash)"})
+    executor: Literal["local", "ray"] = executor_field()
+    ray_address: str = ray_address_field()
+    workers: int = workers_field()
+    worker_gpus: float = worker_gpus_field()
     bootstrap_resamples: int = dataclasses.field(
         default=10_000, metadata={"help": "bootstrap resamples of the paired model differences (0: none)", **NOT_HASHED}
     )
@@ -732,6 +739,34 @@ def load_eval_model(path: Path, tensors: StreamTensors | StreamSetTensors, devic
     return model
 
 
+class CheckpointScorer:
+    """Scores one stream with one checkpoint: ``(model, seed, step, checkpoint path, evaluation tag,
+    its data config, stream index)`` -> the result row (``queries`` from :func:`score_stream`).
+    Keeps the streams of the last evaluation and the last checkpoint loaded."""
+
+    def __init__(self, config: AMemOpsEvalConfig) -> None:
+        if config.threads > 0:
+            torch.set_num_threads(config.threads)
+        self.config = config
+        self.tag: str | None = None
+        self.path: Path | None = None
+
+    def __call__(self, job: tuple[str, int, int, Path, str, DataConfig, int]) -> dict[str, Any]:
+        model_name, seed, step, path, tag, data, index = job
+        config = self.config
+        if tag != self.tag:
+            self.tensors, _ = eval_streams(data, config.stream_set, config.streams)
+            self.tag, self.path = tag, None
+        if path != self.path:
+            self.model = load_eval_model(path, self.tensors, config.device)
+            self.path = path
+        stream = self.tensors.stream(index)
+        queries = score_stream(self.model, stream, self.tensors.arrays(index), config.device, form=config.form)
+        if config.eval_sets:
+            queries = [q | {"eval_set": data.stream.library.instrument_set} for q in queries]
+        return {"model": model_name, "seed": seed, "checkpoint": step, "stream": stream.episode_id, "queries": queries}
+
+
 def evaluate_models(config: AMemOpsEvalConfig, runs_dir: Path, *, progress: bool = True) -> Path:
     """Score every (model, seed, checkpoint) on the held-out streams; write tables and a plot."""
     if config.threads > 0:
@@ -739,33 +774,18 @@ def evaluate_models(config: AMemOpsEvalConfig, runs_dir: Path, *, progress: bool
     store = RunStore.open(runs_dir, EVAL_JOB, config, name=config.name or None, seeds=list(config.seeds))
     jobs = checkpoint_jobs(config, runs_dir)
     done = store.done_keys()
-    evaluations = config.evaluations()
-    for tag, data in evaluations:
-        tensors, n_streams = eval_streams(data, config.stream_set, config.streams)
-        eval_set = data.stream.library.instrument_set if config.eval_sets else None
+    work = []
+    for tag, data in config.evaluations():
+        _, n_streams = eval_streams(data, config.stream_set, config.streams)
         for model_name, seed, step, path in jobs:
-            keys = [(f"{model_name}|{seed}|{step}|{tag}{i}", i) for i in range(n_streams)]
-            if all(k in done for k, _ in keys):
-                continue
-            model = load_eval_model(path, tensors, config.device)
-
-            def work(
-                index: int, model=model, model_name=model_name, seed=seed, step=step, tensors=tensors, eval_set=eval_set
-            ):
-                stream = tensors.stream(index)
-                queries = score_stream(model, stream, tensors.arrays(index), config.device, form=config.form)
-                if eval_set is not None:
-                    queries = [q | {"eval_set": eval_set} for q in queries]
-                return {
-                    "model": model_name,
-                    "seed": seed,
-                    "checkpoint": step,
-                    "stream": stream.episode_id,
-                    "queries": queries,
-                }
-
-            description = f"eval {model_name} seed {seed} @ {step}" + (f" ({tag.rstrip('|')})" if tag else "")
-            store.run_pending(keys, work, progress=progress, description=description)
+            for index in range(n_streams):
+                key = f"{model_name}|{seed}|{step}|{tag}{index}"
+                if key not in done:
+                    work.append((key, (model_name, seed, step, path, tag, data, index)))
+    scored = run_ordered(config, functools.partial(CheckpointScorer, config), work)
+    for key, row in tqdm(scored, total=len(work), desc="amemops eval", disable=not progress):
+        store.append(key, row)
+    evaluations = config.evaluations()
     every = query_rows(store.rows())
     # the main tables, breakdowns and exclusions: the first evaluation (all rows of a saved set)
     data = evaluations[0][1]

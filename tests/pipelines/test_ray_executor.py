@@ -118,3 +118,19 @@ def test_generate_resumes_after_the_driver_is_killed(ray_cluster, local_dataset,
 
 def _lines(path: Path) -> int:
     return path.read_text().count("\n") if path.is_file() else 0
+
+
+@slow
+def test_amemops_eval_on_ray_writes_the_local_run_folder(ray_cluster, tmp_path):
+    from memgym.pipelines.amemops_models import eval_job
+    from tests.pipelines.test_amemops_models import STREAM, train
+
+    train(tmp_path, "model=gdn2")
+    overrides = ("models=[gdn2]", "seeds=[0]", "checkpoints=[2,3]", "streams=3", *STREAM, "data.stream.split=eval")
+
+    def run(name: str, *extra: str) -> Path:
+        return eval_job(JobArgs(overrides=(*overrides, f"name={name}", *extra), runs_dir=tmp_path, progress=False))
+
+    local, distributed = run("local"), run("ray", *RAY)
+    for name in ("results.jsonl", "table.md"):
+        assert (distributed / name).read_bytes() == (local / name).read_bytes(), name
