@@ -21,10 +21,10 @@ def truth_asr(vox_dataset):
     return TruthASR(vox_dataset)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def ray_cluster():
-    """A local Ray with 2 CPUs shared by every test that needs one (started once per session);
-    yields its address, which ``ray_address=`` of a subprocess joins."""
+    """A local Ray with 2 CPUs shared by the tests of a module (shut down after it, so later tests
+    that fork do not inherit Ray's threads); yields its address, which ``ray_address=`` joins."""
     ray = pytest.importorskip("ray")
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
     try:

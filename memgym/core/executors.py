@@ -156,7 +156,10 @@ def _run_ray(setup, items, address: str, workers: int, gpus: float) -> Iterator[
         count = min(count, len(items))
         actor = ray.remote(num_cpus=1, num_gpus=gpus, max_restarts=RETRIES, max_task_retries=RETRIES)(_Actor)
         context = ray.get_runtime_context()
-        actors = _ACTORS.setdefault((context.get_node_id(), context.get_job_id(), gpus), [])
+        connection = (context.get_node_id(), context.get_job_id())
+        for stale in [key for key in _ACTORS if key[:2] != connection]:  # of an earlier Ray session
+            del _ACTORS[stale]
+        actors = _ACTORS.setdefault((*connection, gpus), [])
         actors.extend(actor.remote() for _ in range(count - len(actors)))
         job = functools.partial(_run_item, uuid.uuid4().hex, ray.put(setup))
         yield from _ordered_results(ray, actors[:count], job, items, WINDOW_PER_WORKER * count)
