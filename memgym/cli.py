@@ -7,6 +7,7 @@
     memgym render BENCH [key=value ...]      draw an episode (image or video)
     memgym run quickstart [key=value ...]    every benchmark end to end at a small size + report
     memgym report RUN_DIR --by COL ...       aggregate a run's results.jsonl into tables
+    memgym view PATH [--port N | --out DIR]  browse a dataset or run folder in a web page
 
 Bad input (unknown names or subcommands, malformed configs, corrupt or non-UTF-8 files, output
 paths that cannot be written) prints one ``memgym: error:`` line and exits with status 2.
@@ -65,6 +66,18 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--by", default="", help="comma-separated annotation columns to group by")
     report.add_argument("--metrics", required=True, help="comma-separated metric columns to average")
     report.add_argument("--format", choices=["markdown", "csv"], default="markdown")
+
+    view = sub.add_parser(
+        "view",
+        help="browse a dataset, episode file or run folder in a local web page",
+        description="Serve a page on 127.0.0.1 showing a DialogMem, AMemOps or VoxMem dataset or eval run "
+        "(or write it to a folder with --out).",
+    )
+    view.add_argument("path", type=Path, help="dataset (episodes JSONL / dataset folder) or eval run folder")
+    view.add_argument("--port", type=int, default=8000, help="port on 127.0.0.1 (default 8000; 0: any free port)")
+    view.add_argument("--out", type=Path, default=None, help="write a self-contained page folder instead of serving")
+    view.add_argument("--dataset", type=Path, default=None, help="a run's dataset, when its recorded path is not found")
+    view.add_argument("--no-progress", action="store_true", help="hide the progress bar of --out")
     return parser
 
 
@@ -161,6 +174,29 @@ def cmd_report(run_dir: Path, by: str, metrics: str, fmt: str) -> int:
     return 0
 
 
+def cmd_view(path: Path, port: int, out: Path | None, dataset: Path | None, progress: bool) -> int:
+    """Serve the viewer page of ``path`` until interrupted, or write it to ``out``."""
+    from memgym.viewer.sites import open_site
+
+    site = open_site(path, dataset)
+    if out is not None:
+        from memgym.viewer.export import export
+
+        print(f"view: wrote {export(site, out, progress=progress)}")
+        return 0
+    from memgym.viewer.server import make_server, url_of
+
+    server = make_server(site, port)
+    print(f"memgym view: serving {path} at {url_of(server)} (Ctrl-C stops)", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        print("memgym view: stopped")
+    finally:
+        server.server_close()
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status."""
     ns = build_parser().parse_args(argv)
@@ -173,6 +209,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_quickstart(_job_args(ns))
         if ns.command == "report":
             return cmd_report(ns.run_dir, ns.by, ns.metrics, ns.format)
+        if ns.command == "view":
+            return cmd_view(ns.path, ns.port, ns.out, ns.dataset, not ns.no_progress)
     except MemgymError as exc:
         return _fail(str(exc))
     except UnicodeDecodeError as exc:  # a reader that does not name its file yet
