@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import collections
 import json
+import math
 import re
 import threading
 from pathlib import Path
@@ -152,7 +153,9 @@ class DialogMemSite(Site):
                 ],
                 "items": [self._item(episode, item) for item in episode.items],
                 "memories": list(self.results),
-                "links": {m: table[episode.episode_id] for m, table in self.links.items() if episode.episode_id in table},
+                "links": {
+                    m: table[episode.episode_id] for m, table in self.links.items() if episode.episode_id in table
+                },
             }
         )
 
@@ -164,7 +167,7 @@ class DialogMemSite(Site):
             if row is not None:
                 results[memory] = {
                     "prediction": row.get("prediction"),
-                    "predicted_position": row.get("predicted_position"),
+                    "predicted_position": _location(row.get("predicted_position")),
                     "error": row.get("error"),
                     "scores": {k: row[k] for k in SCORES if row.get(k) is not None},
                 }
@@ -210,7 +213,9 @@ class DialogMemSite(Site):
             frame = episode.traversal.frames[index]
             camera = self._camera(episode)
             scene = load_scene(episode.traversal.scene)
-            seen = RGBDCamera(camera).observe(scene, np.asarray(frame.position), yaw_from_quat(np.asarray(frame.rotation)))
+            seen = RGBDCamera(camera).observe(
+                scene, np.asarray(frame.position), yaw_from_quat(np.asarray(frame.rotation))
+            )
             depth = np.asarray(seen["depth"], np.float64)
             near = np.where(np.isfinite(depth), 1.0 - np.clip(depth / camera.max_depth, 0.0, 1.0), 0.0)
             encoded = {
@@ -226,6 +231,13 @@ class DialogMemSite(Site):
     @staticmethod
     def _camera(episode: DialogMemEpisode) -> CameraConfig:
         return CameraConfig(**episode.traversal.camera) if episode.traversal.camera else CameraConfig()
+
+
+def _location(position: Any) -> list[float] | None:
+    """A predicted ``[x, y, z]``, or None when the row has none (NaN: the answer named no location)."""
+    if position is None or not all(isinstance(v, int | float) and math.isfinite(v) for v in position):
+        return None
+    return [float(v) for v in position]
 
 
 def semantic_colours(semantic: np.ndarray) -> np.ndarray:

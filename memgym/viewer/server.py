@@ -90,5 +90,5 @@ class ViewerHandler(BaseHTTPRequestHandler):
         if body:
             self.wfile.write(data[start:end])
 
-    def log_message(self, format: str, *args) -> None:  # noqa: A002  (the base class's name)
+    def log_message(self, format: str, *args) -> None:
         """Quiet: only failures are printed (by :meth:`_answer`)."""

@@ -55,7 +55,7 @@ Memgym.views.dialogmem = function (root, ep, key) {
       ctx.fillStyle = "#18794e"; ctx.font = "bold 12px sans-serif"; ctx.fillText("true: " + selected.answer, tx + 12, ty + 14);
       ep.memories.forEach((memory, k) => {
         const result = selected.results[memory];
-        if (result && result.predicted_position && result.predicted_position.every((v) => v !== null)) {
+        if (result && result.predicted_position) {
           cross(ctx, result.predicted_position, memoryColours[k % memoryColours.length], memory);
         }
       });

@@ -1,0 +1,74 @@
+"""Viewer fixtures: small datasets and runs of each benchmark, a served page, headless Chromium.
+
+Chromium and its driver come from Debian (``scripts/system_deps.sh``); the browser is started
+once per session. Browser tests are skipped, with the reason, only where ``chromium`` or
+``chromedriver`` is not installed.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from memgym.core.benchmark import JobArgs
+
+DIALOGMEM_SMALL = (
+    "scenes=1",
+    "first_house_seed=5",
+    "house.min_rooms=3",
+    "house.max_rooms=4",
+    "traversal.min_goals=2",
+    "traversal.max_goals=2",
+    "camera.width=32",
+    "camera.height=24",
+)
+
+
+@pytest.fixture(scope="session")
+def dialogmem_dataset(tmp_path_factory) -> Path:
+    """A one-episode DialogMem dataset (tiny camera)."""
+    from memgym.pipelines.dialogmem_jobs import generate
+
+    out = tmp_path_factory.mktemp("view_dialogmem") / "episodes.jsonl"
+    return generate(JobArgs(overrides=DIALOGMEM_SMALL, out=out, progress=False))
+
+
+@pytest.fixture(scope="session")
+def dialogmem_run(dialogmem_dataset, tmp_path_factory) -> Path:
+    """An eval run of that dataset with the dialogue and oracle memories (structured reasoner)."""
+    from memgym.pipelines.dialogmem_jobs import evaluate
+
+    runs = tmp_path_factory.mktemp("view_dialogmem_runs")
+    overrides = (f"dataset={dialogmem_dataset}", "camera.width=32", "camera.height=24", "memories=[dialogue,oracle]")
+    return evaluate(JobArgs(overrides=(*overrides, "name=small"), runs_dir=runs, progress=False))
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Headless Chromium through Selenium and Debian's chromedriver (autoplay allowed), one per session."""
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    driver_path = shutil.which("chromedriver")
+    if not chromium or not driver_path:
+        pytest.skip("chromium and chromedriver are not installed (scripts/system_deps.sh installs them)")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for argument in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-dev-shm-usage",
+        "--disable-gpu",
+        "--mute-audio",
+        "--autoplay-policy=no-user-gesture-required",
+        "--window-size=1400,1000",
+    ):
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(driver_path), options=options)
+    driver.set_page_load_timeout(30)
+    yield driver
+    driver.quit()

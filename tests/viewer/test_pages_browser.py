@@ -1,0 +1,75 @@
+"""Each benchmark's page in headless Chromium: open, scrub, play, click an item, check what is shown."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from viewer_browser import open_page, serving, wait_for
+
+from memgym.viewer.export import export
+from memgym.viewer.sites import open_site
+
+IMAGE_LOADED = "const i = document.getElementById('{id}'); return i.complete && i.naturalWidth > 0 && i.src;"
+
+
+def canvas_pixel(driver, canvas_id: str, x: float, y: float) -> list[int]:
+    script = f"return Array.from(document.getElementById('{canvas_id}').getContext('2d').getImageData({int(x)}, {int(y)}, 1, 1).data);"
+    return driver.execute_script(script)
+
+
+def screenshot(driver, path: Path) -> None:
+    driver.save_screenshot(str(path))
+    assert path.stat().st_size > 10_000
+
+
+def test_dialogmem_run_page(browser, dialogmem_run, tmp_path):
+    site = open_site(dialogmem_run)
+    episode = site.episode(0)
+    last = len(episode["frames"]) - 1
+    with serving(site) as url:
+        open_page(browser, url)
+        assert wait_for(browser, IMAGE_LOADED.format(id="map-image"))
+        assert wait_for(browser, IMAGE_LOADED.format(id="frame-rgb")).endswith("/media/0/rgb_0.jpg")
+        # scrub to the end with the keyboard: the frame, its label and the dialogue follow
+        browser.find_element(By.ID, "frame-slider").send_keys(Keys.END)
+        assert wait_for(browser, IMAGE_LOADED.format(id="frame-depth")).endswith(f"/media/0/depth_{last}.png")
+        assert browser.find_element(By.ID, "frame-label").text.startswith(f"frame {last} / {last}")
+        assert not browser.find_elements(By.CSS_SELECTOR, ".turn.future")
+        # a turn jumps to the frame it was said at
+        turn = episode["dialogue"][1]
+        browser.find_element(By.CSS_SELECTOR, f".turn[data-turn='{turn['turn_id']}']").click()
+        assert browser.find_element(By.ID, "frame-slider").get_attribute("value") == str(turn["step"])
+        assert "current" in browser.find_element(
+            By.CSS_SELECTOR, f".turn[data-turn='{turn['turn_id']}']"
+        ).get_attribute("class")
+        # play advances the frames
+        browser.find_element(By.ID, "frame-slider").send_keys(Keys.HOME)
+        browser.find_element(By.ID, "play").click()
+        wait_for(browser, "return Number(document.getElementById('frame-slider').value) >= 3")
+        browser.find_element(By.ID, "play").click()
+        # a navigation item: gold answer, each memory's answer, the true and predicted locations on the map
+        item = next(i for i in episode["items"] if i["task"] == "navigation")
+        browser.find_element(By.CSS_SELECTOR, f"tr.item[data-item='{item['item_id']}']").click()
+        assert browser.find_element(By.ID, "gold-answer").text == item["answer"]
+        oracle = browser.find_element(By.CSS_SELECTOR, "#item-results tr[data-memory='oracle'] .prediction")
+        assert oracle.text == f"OBJECT {item['answer']}"
+        assert browser.find_element(By.CSS_SELECTOR, "#item-results tr[data-memory='dialogue']")
+        x = (item["target"][0] - episode["map"]["origin"][0]) * episode["map"]["ppm"]
+        y = (item["target"][2] - episode["map"]["origin"][1]) * episode["map"]["ppm"]
+        ring = canvas_pixel(browser, "map-canvas", x + 10, y)  # the green ring around the true location
+        assert ring[1] > ring[0] and ring[1] > ring[2] and ring[3] == 255, ring
+        cross = canvas_pixel(browser, "map-canvas", x, y)  # the oracle's predicted location (its colour)
+        assert abs(cross[0] - 0x94) < 40 and abs(cross[2] - 0xBD) < 40, cross
+        screenshot(browser, tmp_path / "dialogmem.png")
+
+
+def test_exported_page_opens_from_disk(browser, dialogmem_dataset, tmp_path):
+    index = export(open_site(dialogmem_dataset), tmp_path / "page", progress=False)
+    open_page(browser, index.as_uri())
+    assert wait_for(browser, IMAGE_LOADED.format(id="frame-semantic")).endswith("/media/0/semantic_0.png")
+    item = browser.find_element(By.CSS_SELECTOR, "tr.item")
+    item.click()
+    assert "No results" in browser.find_element(By.ID, "item-detail").text  # a dataset has no answers
+    screenshot(browser, tmp_path / "dialogmem_dataset.png")
