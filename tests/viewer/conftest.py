@@ -72,3 +72,15 @@ def browser():
     driver.set_page_load_timeout(30)
     yield driver
     driver.quit()
+
+
+@pytest.fixture(scope="session")
+def voxmem_run(vox_dataset, truth_asr, tmp_path_factory) -> Path:
+    """An eval run of the tiny VoxMem dataset: the structured model with the oracle-tags and transcript memories."""
+    import memgym.pipelines.voxmem_eval as voxmem_eval
+
+    runs = tmp_path_factory.mktemp("view_voxmem_runs")
+    overrides = (f"dataset={vox_dataset}", "name=small", "models=[structured]", "memories=[oracle_tags,transcript]")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(voxmem_eval, "build_asr", lambda config, device="cpu": truth_asr)
+        return voxmem_eval.evaluate(JobArgs(overrides=overrides, runs_dir=runs, progress=False))

@@ -8,7 +8,7 @@ import pytest
 
 from memgym.cli import main
 from memgym.core.errors import MemgymError
-from memgym.viewer.detect import detect
+from memgym.viewer.detect import Target, detect
 from memgym.viewer.sites import open_site
 
 
@@ -63,3 +63,9 @@ def test_a_run_whose_dataset_moved_needs_dataset(dialogmem_dataset, dialogmem_ru
         open_site(run)
     site = open_site(run, dataset=dialogmem_dataset)
     assert site.index()["episodes"][0]["id"] == "dialogmem-000-0"
+
+
+def test_voxmem_dataset_and_run_folders(vox_dataset, voxmem_run):
+    for path in (vox_dataset, vox_dataset / "manifest.jsonl"):
+        assert detect(path) == Target("voxmem", "dataset", vox_dataset)
+    assert detect(voxmem_run) == Target("voxmem", "run", voxmem_run)

@@ -73,3 +73,32 @@ def test_exported_page_opens_from_disk(browser, dialogmem_dataset, tmp_path):
     item.click()
     assert "No results" in browser.find_element(By.ID, "item-detail").text  # a dataset has no answers
     screenshot(browser, tmp_path / "dialogmem_dataset.png")
+
+
+def test_voxmem_run_page(browser, voxmem_run, tmp_path):
+    site = open_site(voxmem_run)
+    episode = site.episode(1)
+    with serving(site) as url:
+        open_page(browser, url + "#episode=1")
+        assert browser.find_element(By.ID, "question-text").text == episode["question"]
+        assert browser.find_element(By.ID, "gold-answer").text == episode["answer"]
+        blocks = browser.find_elements(By.CSS_SELECTOR, "#timeline .session")
+        assert [b.get_attribute("data-role") for b in blocks] == [s["role"] for s in episode["sessions"]]
+        # click a session with spoken turns: its transcripts and players are shown
+        k = next(k for k, s in enumerate(episode["sessions"]) if any("audio" in t for t in s["turns"]))
+        blocks[k].click()
+        assert "selected" in blocks[k].get_attribute("class")
+        transcripts = [t.text for t in browser.find_elements(By.CSS_SELECTOR, "#session-detail .transcript")]
+        assert transcripts == [t["text"] for t in episode["sessions"][k]["turns"]]
+        assert browser.find_element(By.ID, "session-role").text == episode["sessions"][k]["role"]
+        # play the first user turn: the audio element's clock advances
+        played = browser.execute_async_script(
+            "const done = arguments[0]; const audio = document.querySelector('#session-detail audio');"
+            "audio.play().then(() => setTimeout(() => done(audio.currentTime), 600), (e) => done(String(e)));"
+        )
+        assert isinstance(played, float) and played > 0.1, played
+        replies = browser.find_elements(By.CSS_SELECTOR, "#replies tbody tr")
+        assert {(r.get_attribute("data-model"), r.get_attribute("data-memory")) for r in replies} == {
+            (r["model"], r["memory"]) for r in episode["results"]
+        }
+        screenshot(browser, tmp_path / "voxmem.png")

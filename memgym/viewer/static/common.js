@@ -28,7 +28,7 @@ Memgym.el = function (tag, attrs, ...children) {
     else if (key === "text") node.textContent = value;
     else node.setAttribute(key, value === true ? "" : value);
   }
-  for (const child of children.flat()) {
+  for (const child of children.flat(Infinity)) {
     if (child === null || child === undefined || child === false) continue;
     node.appendChild(typeof child === "string" || typeof child === "number" ? document.createTextNode(String(child)) : child);
   }
