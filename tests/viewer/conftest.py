@@ -84,3 +84,38 @@ def voxmem_run(vox_dataset, truth_asr, tmp_path_factory) -> Path:
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(voxmem_eval, "build_asr", lambda config, device="cpu": truth_asr)
         return voxmem_eval.evaluate(JobArgs(overrides=overrides, runs_dir=runs, progress=False))
+
+
+AMEMOPS_STREAM = (
+    "frames=256",
+    "n_initial=2",
+    "n_update=2",
+    "n_interference=0",
+    "n_absent=1",
+    "distractors=[1]",
+    "offset_seconds=[2,4]",
+)
+
+
+@pytest.fixture(scope="session")
+def amemops_set(tmp_path_factory) -> Path:
+    """A stream set of two short synthetic-sound streams (with features)."""
+    from memgym.pipelines.amemops import AMemOpsBenchmark
+
+    out = tmp_path_factory.mktemp("view_amemops") / "set"
+    overrides = ("count=2", *(f"stream.{o}" for o in AMEMOPS_STREAM))
+    return AMemOpsBenchmark().generate(JobArgs(overrides=overrides, out=out, progress=False))
+
+
+@pytest.fixture(scope="session")
+def amemops_run(tmp_path_factory) -> Path:
+    """A tiny GDN2 trained for 2 steps on audio streams, evaluated on two held-out streams."""
+    from memgym.pipelines.amemops_models import eval_job, train_job
+
+    runs = tmp_path_factory.mktemp("view_amemops_runs")
+    stream = tuple(f"data.stream.{o}" for o in AMEMOPS_STREAM)
+    tiny = ("arch.width=16", "arch.heads=1", "arch.head_dim=8", "arch.mlp_hidden=16", "arch.layers=1")
+    train = ("model=gdn2", "steps=2", "batch_size=2", "warmup_steps=1", "checkpoint_steps=[2]", "data.pool=2")
+    train_job(JobArgs(overrides=(*train, *tiny, *stream), runs_dir=runs, progress=False))
+    evaluation = ("models=[gdn2]", "seeds=[0]", "checkpoints=[2]", "streams=2", "name=small", "data.stream.split=eval")
+    return eval_job(JobArgs(overrides=(*evaluation, *stream), runs_dir=runs, progress=False))

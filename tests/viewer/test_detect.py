@@ -69,3 +69,9 @@ def test_voxmem_dataset_and_run_folders(vox_dataset, voxmem_run):
     for path in (vox_dataset, vox_dataset / "manifest.jsonl"):
         assert detect(path) == Target("voxmem", "dataset", vox_dataset)
     assert detect(voxmem_run) == Target("voxmem", "run", voxmem_run)
+
+
+def test_amemops_set_and_run_folders(amemops_set, amemops_run):
+    for path in (amemops_set, amemops_set / "manifest.jsonl"):
+        assert detect(path) == Target("amemops", "dataset", amemops_set)
+    assert detect(amemops_run) == Target("amemops", "run", amemops_run)

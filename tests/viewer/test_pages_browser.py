@@ -102,3 +102,32 @@ def test_voxmem_run_page(browser, voxmem_run, tmp_path):
             (r["model"], r["memory"]) for r in episode["results"]
         }
         screenshot(browser, tmp_path / "voxmem.png")
+
+
+def test_amemops_run_page(browser, amemops_run, tmp_path):
+    site = open_site(amemops_run)
+    episode = site.episode(0)
+    with serving(site) as url:
+        open_page(browser, url)
+        assert wait_for(browser, IMAGE_LOADED.format(id="spectrogram"))
+        assert browser.execute_script("return document.getElementById('spectrogram').naturalWidth") == episode["frames"]
+        # scrub: the playhead and the audio follow the slider
+        wait_for(browser, "return document.getElementById('stream-audio').readyState >= 1")
+        browser.find_element(By.ID, "time-slider").send_keys(Keys.END)
+        assert browser.find_element(By.ID, "time-label").text.endswith(f"(frame {episode['frames'] - 1})")
+        assert browser.execute_script("return document.getElementById('stream-audio').currentTime") > 9.0
+        # click a query: the audio seeks to it, the gold answer and the model's answer are shown
+        query = episode["queries"][1]
+        browser.find_element(By.CSS_SELECTOR, f"tr.query[data-query='{query['id']}']").click()
+        assert browser.find_element(By.ID, "gold-answer").text == query["answer_label"]
+        shown = browser.find_element(By.CSS_SELECTOR, "#query-results .prediction").text
+        assert shown == query["results"][0]["label"]
+        at = browser.execute_script("return document.getElementById('stream-audio').currentTime")
+        assert abs(at - query["onset"] / episode["frame_rate"]) < 0.05
+        # play: the clock advances from the query
+        played = browser.execute_async_script(
+            "const done = arguments[0]; const audio = document.getElementById('stream-audio');"
+            "audio.play().then(() => setTimeout(() => done(audio.currentTime), 600), (e) => done(String(e)));"
+        )
+        assert isinstance(played, float) and played > at + 0.1, played
+        screenshot(browser, tmp_path / "amemops.png")
