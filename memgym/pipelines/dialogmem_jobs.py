@@ -16,7 +16,9 @@ eval in which every item of a memory failed ends with an error once its tables a
 
     <memory>/           one RunStore per memory: results.jsonl, results.md (tables by task and
                         content type), config.yaml (with memory=<memory>), judge_cache.jsonl,
-                        links.json (snapshot memories: link counts per episode, :class:`LinkLog`)
+                        links.json (snapshot memories: link counts per episode, :class:`LinkLog`),
+                        memory.jsonl (``save_memory=true``: what the memory held after each
+                        episode's formation, :mod:`memgym.pipelines.dialogmem_memory_contents`)
     comparison.md       every memory side by side, with bootstrap intervals
     comparison.csv      the same, long form
     comparison.png      grouped bars per memory (navigation; QA per content type)
@@ -60,6 +62,7 @@ from memgym.datasets.dialogmem.validation import GroundingAuditor
 from memgym.datasets.traversal import TraversalConfig, generate_traversal
 from memgym.memory.embodied.ground_truth import LinkCounts
 from memgym.pipelines.dialogmem_comparison import comparison_rows, write_comparison
+from memgym.pipelines.dialogmem_memory_contents import memory_contents
 from memgym.scenes.procedural import HouseConfig
 from memgym.scenes.spec import SceneSpec, load_scene
 from memgym.sensors.camera import CameraConfig
@@ -174,6 +177,15 @@ class DialogMemEvalConfig:
     )
     subset_qa: int = field(default=500, metadata={"help": "sweep: QA items (stratified)", "min": 0, **ADDED_FIELD})
     subset_seed: int = field(default=0, metadata={"help": "sweep: seed of the subset", **ADDED_FIELD})
+    save_memory: bool = field(
+        default=False,
+        metadata={
+            "help": "also append what each memory held after formation to <memory>/memory.jsonl (memgym view "
+            "shows it; episodes evaluated before are not redone)",
+            **NOT_HASHED,
+            **ADDED_FIELD,
+        },
+    )
     name: str = field(default="", metadata={"help": "run folder name (default: config hash)"})
     bootstrap_seed: int = field(default=0, metadata={"help": "seed of the comparison's bootstrap intervals"})
     bootstrap_resamples: int = field(default=2000, metadata={"help": "bootstrap resamples per interval", **NOT_HASHED})
@@ -460,13 +472,13 @@ def evaluate_memory(
         chosen = [i for i in episode.items if only is None or item_key(episode, i) in only]
         pending = [i.item_id for i in chosen if item_key(episode, i) not in done]
         if pending:
-            _play(env, agent, episode, set(pending), store, links)
+            observation, info = form(env, agent, episode, set(pending))
+            use(env, agent, episode, set(pending), store, links, observation, info)
+            if config.save_memory:  # after use: snapshot memories are linked by then
+                contents = {"episode_id": episode.episode_id, **memory_contents(agent.memory)}
+                with (store.folder / "memory.jsonl").open("a", encoding="utf-8") as handle:
+                    handle.write(json.dumps(contents) + "\n")
     write_tables(store)
-
-
-def _play(env, agent, episode: DialogMemEpisode, pending: set[str], store: RunStore, links: LinkLog) -> None:
-    observation, info = form(env, agent, episode, pending)
-    use(env, agent, episode, pending, store, links, observation, info)
 
 
 def form(env, agent, episode: DialogMemEpisode, pending: set[str]) -> tuple[Any, dict[str, Any]]:

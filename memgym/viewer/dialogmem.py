@@ -9,8 +9,10 @@ draws the trajectory, the pose and the locations over it from ``map.origin`` and
 (pixel = (x - origin_x, z - origin_z) * ppm).
 
 From a run folder each item carries every memory's row (prediction, scores, predicted location,
-error); each memory's ``links.json`` (snapshot memories: link counts) is shown per episode.
-Runs do not save what a memory held, so objects and snapshots are not shown.
+error); each memory's ``links.json`` (snapshot memories: link counts) is shown per episode, and
+what the memory held after formation when the run saved it (``save_memory=true`` writes
+``memory.jsonl``: dialogue lines, sampled frames, objects with their estimated locations,
+snapshots with their linked turns; :mod:`memgym.pipelines.dialogmem_memory_contents`).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import numpy as np
 
 from memgym.core.episode import Dataset
 from memgym.core.errors import MemgymError, RecordError
+from memgym.core.textfiles import text_lines
 from memgym.datasets.dialogmem.episode import DialogMemEpisode
 from memgym.scenes.poses import yaw_from_quat
 from memgym.scenes.spec import load_scene
@@ -54,6 +57,7 @@ class DialogMemSite(Site):
         super().__init__(target)
         self.results: dict[str, dict[str, dict[str, Any]]] = {}  # memory -> item key -> row
         self.links: dict[str, dict[str, Any]] = {}  # memory -> episode id -> counts
+        self.contents: dict[str, dict[str, Any]] = {}  # memory -> episode id -> saved contents
         path = target.path
         if target.kind == "run":
             from memgym.pipelines.dialogmem_jobs import DialogMemEvalConfig
@@ -67,6 +71,8 @@ class DialogMemSite(Site):
                 links = folder / "links.json"
                 if links.is_file():
                     self.links[folder.name] = json.loads(links.read_text(encoding="utf-8"))
+                if (folder / "memory.jsonl").is_file():
+                    self.contents[folder.name] = saved_contents(folder / "memory.jsonl")
         loaded = Dataset.load(path)
         wrong = [e.episode_id for e in loaded if not isinstance(e, DialogMemEpisode)]
         if wrong:
@@ -156,6 +162,7 @@ class DialogMemSite(Site):
                 "links": {
                     m: table[episode.episode_id] for m, table in self.links.items() if episode.episode_id in table
                 },
+                "contents": {m: c[episode.episode_id] for m, c in self.contents.items() if episode.episode_id in c},
             }
         )
 
@@ -231,6 +238,20 @@ class DialogMemSite(Site):
     @staticmethod
     def _camera(episode: DialogMemEpisode) -> CameraConfig:
         return CameraConfig(**episode.traversal.camera) if episode.traversal.camera else CameraConfig()
+
+
+def saved_contents(path: Path) -> dict[str, Any]:
+    """Episode id -> the memory contents saved in ``path`` (``memory.jsonl``; a later line of the
+    same episode wins; a line cut off by an interrupted run is skipped)."""
+    saved = {}
+    for _, line in text_lines(path):
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(entry, dict) and "episode_id" in entry:
+            saved[entry["episode_id"]] = entry
+    return saved
 
 
 def _location(position: Any) -> list[float] | None:

@@ -37,12 +37,19 @@ def dialogmem_dataset(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def dialogmem_run(dialogmem_dataset, tmp_path_factory) -> Path:
-    """An eval run of that dataset with the dialogue and oracle memories (structured reasoner)."""
+    """An eval run of that dataset with the dialogue, oracle and 3dmem+controlled memories (structured
+    reasoner), saving what each memory held."""
     from memgym.pipelines.dialogmem_jobs import evaluate
 
     runs = tmp_path_factory.mktemp("view_dialogmem_runs")
-    overrides = (f"dataset={dialogmem_dataset}", "camera.width=32", "camera.height=24", "memories=[dialogue,oracle]")
-    return evaluate(JobArgs(overrides=(*overrides, "name=small"), runs_dir=runs, progress=False))
+    overrides = (
+        f"dataset={dialogmem_dataset}",
+        "camera.width=32",
+        "camera.height=24",
+        "memories=[dialogue,oracle,3dmem+controlled]",
+    )
+    overrides += ("name=small", "save_memory=true")
+    return evaluate(JobArgs(overrides=overrides, runs_dir=runs, progress=False))
 
 
 @pytest.fixture(scope="session")

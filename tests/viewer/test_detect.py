@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 
@@ -51,13 +52,10 @@ def test_bad_paths_are_one_line_errors(tmp_path, capsys, make, message):
 
 
 def test_a_run_whose_dataset_moved_needs_dataset(dialogmem_dataset, dialogmem_run, tmp_path, monkeypatch):
-    config = dialogmem_run / "dialogue" / "config.yaml"
     run = tmp_path / "run"
-    import shutil
-
     shutil.copytree(dialogmem_run, run)
-    text = config.read_text().replace(str(dialogmem_dataset), "gone/episodes.jsonl")
-    (run / "dialogue" / "config.yaml").write_text(text)
+    for config in run.glob("*/config.yaml"):
+        config.write_text(config.read_text().replace(str(dialogmem_dataset), "gone/episodes.jsonl"))
     monkeypatch.chdir(tmp_path)
     with pytest.raises(MemgymError, match="pass --dataset"):
         open_site(run)

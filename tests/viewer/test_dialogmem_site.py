@@ -43,7 +43,7 @@ def test_frames_are_the_recorded_camera_views(dialogmem_dataset):
 def test_run_items_carry_each_memorys_answer(dialogmem_run):
     site = open_site(dialogmem_run)
     data = site.episode(0)
-    assert data["memories"] == ["dialogue", "oracle"]
+    assert data["memories"] == ["3dmem+controlled", "dialogue", "oracle"]
     navigation = next(i for i in data["items"] if i["task"] == "navigation")
     oracle = navigation["results"]["oracle"]
     assert oracle["prediction"] == f"OBJECT {navigation['answer']}" and oracle["scores"]["geodesic_success"] == 1.0
@@ -62,3 +62,20 @@ def test_unknown_media_and_episodes_are_key_errors(dialogmem_dataset):
         except KeyError:
             continue
         raise AssertionError(f"{name} was served")
+
+
+def test_saved_memory_contents(dialogmem_dataset, dialogmem_run):
+    episode = Dataset.load(dialogmem_dataset)[0]
+    data = open_site(dialogmem_run).episode(0)
+    assert set(data["contents"]) == {"3dmem+controlled", "dialogue", "oracle"}
+    said = [f"{t.spec.speaker}: {t.text}" for t in episode.dialogue]
+    assert [line["text"] for line in data["contents"]["dialogue"]["dialogue"]] == said
+    snapshots = data["contents"]["3dmem+controlled"]
+    objects = {o["id"] for o in snapshots["objects"]}
+    assert snapshots["snapshots"] and all(set(s["objects"]) <= objects for s in snapshots["snapshots"])
+    linked = [t for s in snapshots["snapshots"] for t in s["turns"]]
+    assert linked and set(linked) <= set(said)  # the controlled linker at 100%: turns linked to snapshots
+    frames = len(episode.traversal.frames)
+    assert all(0 <= s["frame"] < frames for s in snapshots["snapshots"])
+    assert [line["frame"] for line in snapshots["dialogue"]] == [t.spec.step for t in episode.dialogue]
+    assert data["contents"]["oracle"] == {"episode_id": episode.episode_id}  # a probe keeps none of the parts

@@ -48,6 +48,7 @@ Memgym.views.dialogmem = function (root, ep, key) {
     ctx.lineTo(cx + (fz * 0.5 - fx * 0.5) * r, cy + (-fx * 0.5 - fz * 0.5) * r);
     ctx.lineTo(cx + (-fz * 0.5 - fx * 0.5) * r, cy + (fx * 0.5 - fz * 0.5) * r);
     ctx.closePath(); ctx.fill(); ctx.stroke();
+    drawMemoryObjects(ctx);
     if (selected && selected.target) {
       const [tx, ty] = toPx(selected.target);
       ctx.strokeStyle = "#18794e"; ctx.lineWidth = 3;
@@ -122,7 +123,8 @@ Memgym.views.dialogmem = function (root, ep, key) {
     turnNodes.forEach((node) => node.classList.toggle("evidence", evidence.has(Number(node.dataset.turn))));
     const rows = ep.memories.filter((m) => item.results[m]).map((memory) => {
       const r = item.results[memory];
-      return el("tr", { "data-memory": memory }, el("td", {}, memory),
+      const colour = memoryColours[ep.memories.indexOf(memory) % memoryColours.length];
+      return el("tr", { "data-memory": memory }, el("td", {}, el("span", { class: "swatch", style: "background: " + colour }), memory),
         el("td", { class: "prediction" }, r.error ? el("span", { class: "error" }, "error: " + r.error) : Memgym.fmt(r.prediction)),
         el("td", {}, Object.entries(r.scores).map(([k, v]) => el("span", { class: "tag" }, k + " ", Memgym.scoreCell(v)))),
         el("td", {}, r.predicted_position ? Memgym.fmt(r.predicted_position) : "–"));
@@ -140,6 +142,46 @@ Memgym.views.dialogmem = function (root, ep, key) {
       if (first) { setFrame(first.step); return; }
     }
     drawMap();
+  }
+
+  // ----- memory contents (saved by eval save_memory=true) ---------------------------------------------
+  let shownMemory = null;
+  const contentsPanel = el("div", { id: "memory-detail" });
+  const frameChip = (frame) => el("button", { class: "tag frame-chip", "data-frame": frame, onclick: () => setFrame(frame) }, "frame " + frame);
+  function showContents(memory) {
+    shownMemory = memory;
+    memoryTabs.forEach((tab) => tab.classList.toggle("active", tab.dataset.memory === memory));
+    const c = ep.contents[memory];
+    const parts = [];
+    if (c.objects) {
+      parts.push(el("h3", {}, `${c.objects.length} objects (drawn on the map)`),
+        Memgym.table(["id", "label", "location", "frames"], c.objects.map((o) => el("tr", { class: "memory-object", "data-object": o.id },
+          el("td", {}, o.id), el("td", {}, o.label), el("td", {}, Memgym.fmt(o.location)),
+          el("td", {}, o.frames.length ? frameChip(o.frames[0]) : "–", o.frames.length > 1 ? ` … ${o.frames.length} frames` : "")))));
+    }
+    if (c.snapshots) {
+      parts.push(el("h3", {}, `${c.snapshots.length} snapshots`),
+        Memgym.table(["id", "frame", "objects", "linked turns"], c.snapshots.map((snap) => el("tr", { class: "snapshot", "data-snapshot": snap.id },
+          el("td", {}, snap.id), el("td", {}, frameChip(snap.frame)), el("td", {}, snap.objects.join(", ")),
+          el("td", {}, snap.turns.length ? snap.turns.map((t) => el("div", {}, t)) : "–")))));
+    }
+    if (c.frames) parts.push(el("h3", {}, `${c.frames.length} frames shown to the reasoner`), el("div", {}, c.frames.map(frameChip)));
+    if (c.dialogue) parts.push(el("h3", {}, `${c.dialogue.length} dialogue lines kept`));
+    if (!parts.length) parts.push(el("p", { class: "note" }, "This memory keeps none of: dialogue, frames, objects, snapshots."));
+    contentsPanel.replaceChildren(el("div", {}, parts));
+    drawMap();
+  }
+  const memoryTabs = Object.keys(ep.contents).map((memory) =>
+    el("button", { class: "memory-tab", "data-memory": memory, onclick: () => showContents(memory) }, memory));
+  function drawMemoryObjects(ctx) {
+    const objects = shownMemory && ep.contents[shownMemory].objects;
+    if (!objects) return;
+    ctx.font = "10px sans-serif";
+    for (const o of objects) {
+      const [x, y] = toPx(o.location);
+      ctx.fillStyle = "rgba(20,120,200,0.9)"; ctx.fillRect(x - 3, y - 3, 6, 6);
+      ctx.fillStyle = "#0b3d66"; ctx.fillText(o.label, x + 4, y + 10);
+    }
   }
 
   // ----- layout -------------------------------------------------------------------------------------
@@ -160,8 +202,11 @@ Memgym.views.dialogmem = function (root, ep, key) {
         Memgym.table(["task", "prompt", "gold", ...ep.memories], itemRows, { id: "items" })),
       el("div", { style: "flex: 1; min-width: 320px" }, detail)),
     el("h2", {}, "Memory contents"),
-    el("div", { class: "panel note", id: "memory-contents" },
-      links.length ? el("ul", {}, links)
-        : "Runs record each memory's answers and scores, not what it held; snapshot memories record their link counts (none here)."));
+    el("div", { class: "panel", id: "memory-contents" },
+      links.length ? el("ul", {}, links) : null,
+      memoryTabs.length ? [el("div", {}, memoryTabs), contentsPanel]
+        : el("p", { class: "note" }, "Not saved: run the eval with save_memory=true to see what each memory held " +
+          "(dialogue lines, frames, objects, snapshots).")));
+  if (memoryTabs.length) showContents(memoryTabs[0].dataset.memory);
   setFrame(0);
 };
