@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 
 import numpy as np
 from PIL import Image
 
 from memgym.core.episode import Dataset
+from memgym.core.seeding import config_hash
+from memgym.pipelines.dialogmem_jobs import DialogMemEvalConfig
 from memgym.scenes.poses import yaw_from_quat
 from memgym.scenes.spec import load_scene
 from memgym.sensors.camera import CameraConfig, RGBDCamera
@@ -79,3 +82,8 @@ def test_saved_memory_contents(dialogmem_dataset, dialogmem_run):
     assert all(0 <= s["frame"] < frames for s in snapshots["snapshots"])
     assert [line["frame"] for line in snapshots["dialogue"]] == [t.spec.step for t in episode.dialogue]
     assert data["contents"]["oracle"] == {"episode_id": episode.episode_id}  # a probe keeps none of the parts
+
+
+def test_saving_memory_contents_keeps_the_run_hash():
+    config = DialogMemEvalConfig()
+    assert config_hash(dataclasses.replace(config, save_memory=True)) == config_hash(config)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import urllib.error
 import urllib.request
 
@@ -60,3 +63,17 @@ def test_export_writes_every_page_file_and_refuses_foreign_folders(dialogmem_dat
     (tmp_path / "other" / "keep.txt").write_text("mine")
     with pytest.raises(MemgymError, match="not written by 'memgym view'"):
         export(site, tmp_path / "other", progress=False)
+
+
+def test_the_command_prints_the_url_it_serves(dialogmem_dataset):
+    command = [sys.executable, "-m", "memgym.cli", "view", str(dialogmem_dataset), "--port", "0"]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        line = process.stdout.readline()
+        assert line.startswith(f"memgym view: serving {dialogmem_dataset} at http://127.0.0.1:"), line
+        url = line.split(" at ")[1].split()[0]
+        assert get(url + "data/index.js")[2].startswith(b'memgymData("index"')
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
