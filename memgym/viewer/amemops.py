@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from memgym.core.config import load_config
+from memgym.core.errors import MemgymError
 from memgym.datasets.amemops.audio import StreamRenderer
 from memgym.datasets.amemops.config import FRAME_RATE, GAINS_DB, PHYSICAL_VALUES, SAMPLE_RATE
 from memgym.datasets.amemops.features import stream_features
@@ -74,7 +75,9 @@ class AMemOpsSite(Site):
         config = run_config(run, AMemOpsEvalConfig)
         tag, data = config.evaluations()[0]  # the main evaluation (its tables)
         stream_set = ""
-        if config.stream_set or dataset is not None:
+        if dataset is not None and not config.stream_set:
+            raise MemgymError(f"--dataset: run {run} generated its streams from its config; it has no stream set")
+        if config.stream_set:
             self.stream_set = resolve_dataset(config.stream_set, run, dataset)
             stream_set = str(self.stream_set)
         tensors, count = eval_streams(data, stream_set, config.streams)

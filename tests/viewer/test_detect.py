@@ -73,3 +73,10 @@ def test_amemops_set_and_run_folders(amemops_set, amemops_run):
     for path in (amemops_set, amemops_set / "manifest.jsonl"):
         assert detect(path) == Target("amemops", "dataset", amemops_set)
     assert detect(amemops_run) == Target("amemops", "run", amemops_run)
+
+
+def test_dataset_is_only_for_runs(dialogmem_dataset, amemops_run):
+    with pytest.raises(MemgymError, match="not a run"):
+        open_site(dialogmem_dataset, dataset=dialogmem_dataset)
+    with pytest.raises(MemgymError, match="no stream set"):
+        open_site(amemops_run, dataset=dialogmem_dataset)
