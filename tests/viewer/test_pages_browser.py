@@ -140,3 +140,19 @@ def test_amemops_run_page(browser, amemops_run, tmp_path):
         )
         assert isinstance(played, float) and played > at + 0.1, played
         screenshot(browser, tmp_path / "amemops.png")
+
+
+def test_dataset_pages_say_there_are_no_answers(browser, vox_dataset, amemops_set, tmp_path):
+    with serving(open_site(vox_dataset)) as url:
+        open_page(browser, url)
+        assert "No replies" in browser.find_element(By.ID, "view").text
+        assert browser.find_elements(By.CSS_SELECTOR, "#session-detail audio")
+    site = open_site(amemops_set)
+    with serving(site) as url:
+        open_page(browser, url + "#episode=1")
+        assert wait_for(browser, IMAGE_LOADED.format(id="spectrogram")).endswith("/media/1/spectrogram.png")
+        query = site.episode(1)["queries"][0]
+        browser.find_element(By.CSS_SELECTOR, f"tr.query[data-query='{query['id']}']").click()
+        assert browser.find_element(By.ID, "gold-answer").text == query["answer_label"]
+        assert "No answers" in browser.find_element(By.ID, "query-detail").text
+        screenshot(browser, tmp_path / "amemops_set.png")
