@@ -85,13 +85,19 @@ Memgym.views.dialogmem = function (root, ep, key) {
     el("div", { class: "turn", "data-turn": turn.turn_id, "data-step": turn.step, onclick: () => setFrame(turn.step) },
       el("span", { class: "who" }, turn.speaker), ` (frame ${turn.step}, ${turn.type}): `, turn.text));
 
+  let imageTimer = null;
+  function showImages() {  // the images of the frame the scrubber is at now
+    imageTimer = null;
+    images[0].src = media("rgb_" + current + ".jpg");
+    images[1].src = media("depth_" + current + ".png");
+    images[2].src = media("semantic_" + current + ".png");
+  }
+
   function setFrame(index) {
     current = Math.max(0, Math.min(frames.length - 1, index));
     slider.value = current;
     const frame = frames[current];
-    images[0].src = media("rgb_" + current + ".jpg");
-    images[1].src = media("depth_" + current + ".png");
-    images[2].src = media("semantic_" + current + ".png");
+    if (!imageTimer) imageTimer = setTimeout(showImages, 40);  // while dragging: at most 25 image sets a second
     const segment = ep.segments[frame.segment];
     label.textContent = `frame ${current} / ${frames.length - 1}` +
       (segment ? ` · segment ${segment.index} (goal: ${segment.category})` : "") + ` · ${frame.action}` +
