@@ -40,11 +40,14 @@ def test_dump_and_load_round_trip(tmp_path):
     "override, message",
     [
         ("modle=kda", r"unknown key 'modle'; allowed keys: .*model"),
-        ("model=mamba", r"'model' = 'mamba' is not allowed; allowed values: \['gdn2', 'kda', 'attention'\]"),
-        ("seed=abc", "'seed' must be an integer"),
+        ("model=mamba", r"model: 'mamba' is not allowed; allowed values: 'gdn2', 'kda' or 'attention'"),
+        ("seed=abc", "^command line: seed: expected an integer, got 'abc'$"),
+        ("seed=2.5", "seed: expected an integer, got 2.5"),
         ("train.stepz=3", r"unknown key 'train.stepz'; allowed keys: lr, steps"),
-        ("train=3", "'train' must be a mapping"),
-        ("verbose=maybe", "must be true or false"),
+        ("train=3", "train: expected a mapping of TrainConfig keys, got 3"),
+        ("train.lr=loud", "train.lr: expected a number, got 'loud'"),
+        ("distractors=[4,x]", r"distractors\[1\]: expected an integer, got 'x'"),
+        ("verbose=maybe", "verbose: expected true or false, got 'maybe'"),
         ("noequals", "not of the form key=value"),
     ],
 )
@@ -63,6 +66,11 @@ def test_bad_file_is_named(tmp_path):
         load_config(ExperimentConfig, path=path)
     with pytest.raises(ConfigError, match="does not exist"):
         load_config(ExperimentConfig, path=tmp_path / "missing.yaml")
+    path.write_text("train:\n  lr: loud\n")
+    with pytest.raises(ConfigError, match=r"bad.yaml: train.lr: expected a number, got 'loud'$"):
+        load_config(ExperimentConfig, path=path)
+    with pytest.raises(ConfigError, match=r"bad.yaml \+ command line: unknown key 'train.x'; allowed keys: lr, steps"):
+        load_config(ExperimentConfig, path=path, overrides=["train.lr=1", "train.x=1"])
 
 
 def test_optional_and_parse_override():
@@ -71,9 +79,13 @@ def test_optional_and_parse_override():
 
 
 def test_describe_lists_nested_keys_with_help():
-    rows = {key: help_text for key, _, help_text in describe_config(ExperimentConfig)}
-    assert rows["train.steps"] == "optimiser steps"
-    assert "model" in rows
+    rows = {
+        key: (type_text, default, help_text) for key, type_text, default, help_text in describe_config(ExperimentConfig)
+    }
+    assert rows["train.steps"] == ("int", "100", "optimiser steps")
+    assert rows["model"] == ("{gdn2, kda, attention}", "'gdn2'", "")
+    assert rows["distractors"][:2] == ("list[int]", "[4, 8, 16]")
+    assert rows["data_dir"][:2] == ("str | null", "None")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -120,5 +132,5 @@ def test_configs_built_in_code_check_their_bounds():
 
 
 def test_describe_states_bounds():
-    rows = {key: help_text for key, _, help_text in describe_config(Outer)}
+    rows = {key: help_text for key, _, _, help_text in describe_config(Outer)}
     assert rows["inner.width"] == "(a value from 1 to 64)" and rows["inner.steps"] == "(a value >= 1)"
