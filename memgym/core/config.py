@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Mapping
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any, TypeVar
 
 import yaml
@@ -122,7 +122,7 @@ def as_config(cls: type[C], config: C | Mapping[str, Any] | str | Path | None, *
 
 
 def _prepared(cls: type, data: Mapping[str, Any], where: str, prefix: str) -> Any:
-    """``data`` with every nested-config mapping laid over its field's default, every given number
+    """``data`` with every nested-config mapping laid over its field's default, ``Path`` values as text, every given number
     checked against its field's ``min``/``max`` first (so errors name the dotted key even where the
     nested class checks its own bounds in ``__post_init__``). Unknown keys and wrong types are
     left for :func:`convert` to report."""
@@ -133,6 +133,8 @@ def _prepared(cls: type, data: Mapping[str, Any], where: str, prefix: str) -> An
     for name, value in data.items():
         if name not in fields:
             continue
+        if isinstance(value, PurePath):  # a path given as a Path object is read as its text
+            out[name] = value = str(value)
         _check_range(value, fields[name].metadata, where, f"{prefix}{name}")
         nested = strip_none(field_hints(cls)[name])
         if dataclasses.is_dataclass(nested) and isinstance(value, Mapping):

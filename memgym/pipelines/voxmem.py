@@ -51,7 +51,7 @@ class VoxMemBenchmark(Benchmark):
         config = load_config(VoxMemConfig, path=args.config_path, overrides=overrides)
         folder = VoxMemBuilder(config, progress=args.progress).build()
         episodes = Dataset.load(folder / "manifest.jsonl")
-        env = SpokenHistoryEnv(folder)
+        env = SpokenHistoryEnv(dataset=folder)
         played = next((e for e in episodes if e.items[0].answer == "unanswerable"), episodes[0])
         observation, info = env.reset(seed=0, options={"episode": played})
         steps = 0
