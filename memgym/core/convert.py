@@ -182,7 +182,7 @@ def type_text(hint: Any) -> str:
     if hint is type(None):
         return "null"
     if origin is Literal:
-        return "{" + ", ".join(str(a) for a in args) + "}"
+        return "{" + ", ".join(repr(a) for a in args) + "}"
     if origin in (typing.Union, types.UnionType):
         return " | ".join(type_text(a) for a in args)
     if origin in (tuple, list):

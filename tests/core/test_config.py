@@ -83,7 +83,7 @@ def test_describe_lists_nested_keys_with_help():
         key: (type_text, default, help_text) for key, type_text, default, help_text in describe_config(ExperimentConfig)
     }
     assert rows["train.steps"] == ("int", "100", "optimiser steps")
-    assert rows["model"] == ("{gdn2, kda, attention}", "'gdn2'", "")
+    assert rows["model"] == ("{'gdn2', 'kda', 'attention'}", "'gdn2'", "")
     assert rows["distractors"][:2] == ("list[int]", "[4, 8, 16]")
     assert rows["data_dir"][:2] == ("str | null", "None")
 
