@@ -12,9 +12,10 @@ Two modes:
 * ``"json"`` (records read back from JSON): JSON types exactly -- an ``int`` field takes only
   integers (not ``true`` or ``2.0``), a ``float`` field integers or floats, a ``str`` field only
   strings, a ``bool`` only ``true``/``false``.
-* ``"config"`` (YAML files and ``key=value`` overrides typed by people): also numbers written as
-  strings (``"3"`` for an ``int``), integral floats for ``int`` fields, numbers for ``str`` fields
-  (``budgets=[8192]`` reads ``("8192",)``), ``0``/``1`` and ``yes``/``no`` for booleans.
+* ``"config"`` (YAML files and ``key=value`` overrides typed by people; pydantic's lax mode): also
+  numbers written as strings (``"3"`` for an ``int``), integral floats for ``int`` fields
+  (``2.0``, not ``2.5``), numbers for ``str`` fields (``budgets=[8192]`` reads ``("8192",)``),
+  ``0``/``1`` and ``"yes"``/``"no"`` for booleans, and ``true``/``false`` as 1/0 for numbers.
 
 The first problem raises the caller's error class (:class:`~memgym.core.errors.ConfigError`,
 :class:`~memgym.core.errors.RecordError`) as ``"{where}: {key.path}: {what was expected}, got
