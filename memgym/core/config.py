@@ -122,10 +122,10 @@ def as_config(cls: type[C], config: C | Mapping[str, Any] | str | Path | None, *
 
 
 def _prepared(cls: type, data: Mapping[str, Any], where: str, prefix: str) -> Any:
-    """``data`` with every nested-config mapping laid over its field's default, ``Path`` values as text, every given number
-    checked against its field's ``min``/``max`` first (so errors name the dotted key even where the
-    nested class checks its own bounds in ``__post_init__``). Unknown keys and wrong types are
-    left for :func:`convert` to report."""
+    """``data`` with every nested-config mapping laid over its field's default, ``Path`` values as
+    text, and every given number checked against its field's ``min``/``max`` first (so errors name
+    the dotted key even where the nested class checks its own bounds in ``__post_init__``). Unknown
+    keys and wrong types are left for :func:`convert` to report."""
     if not isinstance(data, Mapping):
         return data
     fields = {f.name: f for f in dataclasses.fields(cls) if f.init}

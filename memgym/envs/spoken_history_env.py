@@ -205,7 +205,6 @@ def _generated_episode(seed: int, budget: int) -> VoxMemEpisode:
     the sequence ``seed % 1000 + 1000 k`` is then built, so a reset gives the first item that
     passes QC, the same one every time.
     """
-    import dataclasses
     import tempfile
 
     from memgym.datasets.voxmem.build import VoxMemBuilder, VoxMemConfig
