@@ -134,3 +134,26 @@ def test_configs_built_in_code_check_their_bounds():
 def test_describe_states_bounds():
     rows = {key: help_text for key, _, _, help_text in describe_config(Outer)}
     assert rows["inner.width"] == "(a value from 1 to 64)" and rows["inner.steps"] == "(a value >= 1)"
+
+
+@dataclasses.dataclass(frozen=True)
+class Spans:
+    span: tuple[int, int] = (18, 32)
+    offsets: tuple[float, float] = (2.0, 60.0)
+
+
+@dataclasses.dataclass(frozen=True)
+class WithSpans:
+    stream: Spans = dataclasses.field(default_factory=Spans)
+
+
+def test_fixed_length_tuples_from_lists_name_the_key():
+    config = load_config(WithSpans, overrides=["stream.span=[4,8]", "stream.offsets=[1,2]"])
+    assert config.stream == Spans(span=(4, 8), offsets=(1.0, 2.0))
+    assert isinstance(config.stream.offsets[0], float)
+    with pytest.raises(ConfigError, match=r"^command line: stream.span: expected 2 items, got \[4, 8, 16\]$"):
+        load_config(WithSpans, overrides=["stream.span=[4,8,16]"])
+    with pytest.raises(ConfigError, match=r"stream.span\[1\]: missing item"):
+        load_config(WithSpans, overrides=["stream.span=[4]"])
+    with pytest.raises(ConfigError, match=r"stream.offsets\[1\]: expected a number, got 'far'"):
+        load_config(WithSpans, overrides=["stream.offsets=[1,far]"])
