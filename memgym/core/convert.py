@@ -30,10 +30,11 @@ import functools
 import json
 import types
 import typing
+from collections.abc import Mapping
 from typing import Any, Literal, TypeVar
 
 from pydantic import ConfigDict, TypeAdapter, ValidationError, with_config
-from typing_extensions import TypedDict
+from typing_extensions import TypedDict  # pydantic wants it before Python 3.12 (a pydantic dependency)
 
 from memgym.core.errors import MemgymError
 
@@ -84,7 +85,7 @@ def convert(cls: type[T], data: Any, *, mode: Mode, where: str, error: type[Memg
     Raises:
         error: the first key that does not fit, named by its dotted path.
     """
-    if not isinstance(data, typing.Mapping):
+    if not isinstance(data, Mapping):
         raise error(f"{where}: expected a mapping of {cls.__name__} keys, got {_shown(data)}")
     adapter = _adapter(cls, mode)
     try:
@@ -125,8 +126,8 @@ def describe_error(cls: type, exc: ValidationError) -> str:
 def _walk(cls: type, loc: tuple[Any, ...]) -> tuple[str, type | None, Any]:
     """(dotted path of ``loc``, the dataclass holding its last key, the type hint at ``loc``).
 
-    Union members appear in pydantic locations by tag (``'int'``, ``'str'``); they are skipped
-    and the union itself is kept as the hint, so its error says what it accepts."""
+    Union members appear in pydantic locations by tag (``'int'``, ``'A'``): a dataclass member is
+    followed; for others the union itself is kept as the hint, so its error says what it accepts."""
     path, parent, hint = "", None, cls
     for part in loc:
         hint = strip_none(hint)
@@ -142,8 +143,9 @@ def _walk(cls: type, loc: tuple[Any, ...]) -> tuple[str, type | None, Any]:
         elif origin is dict:
             path = f"{path}.{part}" if path else str(part)
             hint = args[1] if len(args) == 2 else Any
-        elif _union_text(hint):
-            continue  # a union member's tag
+        elif _union_text(hint):  # the tag of the union member tried: follow a dataclass member
+            member = next((m for m in args if dataclasses.is_dataclass(m) and m.__name__ == part), None)
+            hint = member if member is not None else hint
         else:
             path = f"{path}.{part}" if path else str(part)
             hint = Any

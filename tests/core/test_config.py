@@ -157,3 +157,28 @@ def test_fixed_length_tuples_from_lists_name_the_key():
         load_config(WithSpans, overrides=["stream.span=[4]"])
     with pytest.raises(ConfigError, match=r"stream.offsets\[1\]: expected a number, got 'far'"):
         load_config(WithSpans, overrides=["stream.offsets=[1,far]"])
+
+
+@dataclasses.dataclass(frozen=True)
+class Grid:
+    cells: int = 4
+
+
+@dataclasses.dataclass(frozen=True)
+class Ring:
+    radius: float = 1.0
+
+
+@dataclasses.dataclass(frozen=True)
+class Layout:
+    shape: Grid | Ring | None = None
+    label: int | str = 0
+
+
+def test_union_fields_name_the_member_key_or_the_types_accepted():
+    assert load_config(Layout, overrides=["shape.cells=9"]).shape == Grid(cells=9)
+    assert load_config(Layout, overrides=["label=x"]).label == "x"
+    with pytest.raises(ConfigError, match=r"unknown key 'shape.zz'; allowed keys: cells$"):
+        load_config(Layout, overrides=["shape.zz=1"])
+    with pytest.raises(ConfigError, match=r"label: expected int or str, got \[1\]$"):
+        load_config(Layout, overrides=["label=[1]"])
