@@ -34,7 +34,7 @@ from collections.abc import Mapping
 from typing import Any, Literal, TypeVar
 
 from pydantic import ConfigDict, TypeAdapter, ValidationError, with_config
-from typing_extensions import TypedDict  # pydantic wants it before Python 3.12 (a pydantic dependency)
+from typing_extensions import NotRequired, TypedDict  # pydantic wants these before Python 3.12 (its dependency)
 
 from memgym.core.errors import MemgymError
 
@@ -62,14 +62,16 @@ _EXPECTED = {
 
 @functools.cache
 def _adapter(cls: type, mode: Mode) -> TypeAdapter:
-    """A TypeAdapter of ``{"value": cls}`` whose config (strictness, no extra keys) reaches every
-    nested dataclass (stdlib dataclasses take the config of the type that holds them)."""
+    """A TypeAdapter of ``{"data": cls}`` (``"schema"`` and ``"kind"`` may sit beside it, as in a
+    record's JSON envelope) whose config (strictness, no extra keys) reaches every nested dataclass
+    (stdlib dataclasses take the config of the type that holds them)."""
     config = (
         ConfigDict(strict=True, extra="forbid")
         if mode == "json"
         else ConfigDict(strict=False, extra="forbid", coerce_numbers_to_str=True)
     )
-    holder = with_config(config)(TypedDict(f"{cls.__name__}Holder", {"value": cls}))  # type: ignore[misc]
+    fields = {"schema": NotRequired[Any], "kind": NotRequired[Any], "data": cls}
+    holder = with_config(config)(TypedDict(f"{cls.__name__}Holder", fields))  # type: ignore[misc,operator]
     return TypeAdapter(holder)
 
 
@@ -90,8 +92,18 @@ def convert(cls: type[T], data: Any, *, mode: Mode, where: str, error: type[Memg
     adapter = _adapter(cls, mode)
     try:
         if mode == "json":
-            return adapter.validate_json(f'{{"value":{json.dumps(data, default=_jsonable)}}}')["value"]
-        return adapter.validate_python({"value": data})["value"]
+            return adapter.validate_json(f'{{"data":{json.dumps(data, default=_jsonable)}}}')["data"]
+        return adapter.validate_python({"data": data})["data"]
+    except ValidationError as exc:
+        raise error(f"{where}: {describe_error(cls, exc)}") from None
+
+
+def convert_envelope(cls: type[T], line: str, *, where: str, error: type[MemgymError]) -> T:
+    """The ``data`` of a JSON envelope line (``{"schema": .., "kind": .., "data": {...}}``) as a
+    ``cls`` instance, validated from the text in ``"json"`` mode (one parse, no Python dicts);
+    ``schema`` and ``kind`` are the caller's to check. Raises ``error`` as :func:`convert` does."""
+    try:
+        return _adapter(cls, "json").validate_json(line)["data"]
     except ValidationError as exc:
         raise error(f"{where}: {describe_error(cls, exc)}") from None
 
@@ -99,7 +111,7 @@ def convert(cls: type[T], data: Any, *, mode: Mode, where: str, error: type[Memg
 def describe_error(cls: type, exc: ValidationError) -> str:
     """The first of ``exc``'s errors as ``"key.path: expected ..., got ..."``."""
     first = exc.errors(include_url=False)[0]
-    loc = first["loc"][1:]  # past the holder's "value"
+    loc = first["loc"][1:]  # past the holder's "data"
     path, parent, hint = _walk(cls, loc)
     kind, given = first["type"], first.get("input")
     if kind == "unexpected_keyword_argument":

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
-from memgym.core.convert import convert
+from memgym.core.convert import convert, convert_envelope
 from memgym.core.errors import RecordError
 from memgym.core.textfiles import text_lines
 
@@ -91,17 +91,20 @@ def from_json(line: str, *, where: str = "<string>") -> Record:
         envelope = json.loads(line)
     except json.JSONDecodeError as exc:
         raise RecordError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from None
-    if not isinstance(envelope, dict) or not {"schema", "kind", "data"} <= set(envelope):
-        raise RecordError(f"{where}: expected an object with keys schema, kind, data")
+    if not isinstance(envelope, dict) or set(envelope) != {"schema", "kind", "data"}:
+        raise RecordError(f"{where}: expected an object with the keys schema, kind, data (and no others)")
     if envelope["schema"] != SCHEMA_VERSION:
         raise RecordError(
             f"{where}: record schema {envelope['schema']!r} is not supported "
             f"(this memgym reads schema {SCHEMA_VERSION}); regenerate the file"
         )
     try:
-        return record_class(envelope["kind"]).from_dict(envelope["data"])
+        cls = record_class(envelope["kind"])
     except RecordError as exc:
         raise RecordError(f"{where}: {exc}") from None
+    if not isinstance(envelope["data"], dict):
+        raise RecordError(f"{where}: {cls.__name__}: expected an object, got {type(envelope['data']).__name__}")
+    return convert_envelope(cls, line, where=f"{where}: {cls.__name__}", error=RecordError)
 
 
 def write_jsonl(path: str | Path, records: Iterable[Record]) -> int:

@@ -86,6 +86,23 @@ def test_nested_and_tuple_errors_name_the_key_path(tmp_path):
         list(read_jsonl(path))
 
 
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        ('{"schema": 1, "kind": "test.point", "data": [1]}', r"^x.jsonl:1: Point: expected an object, got list$"),
+        ('{"schema": 1, "kind": "test.point", "data": {"x": 1}, "extra": 2}', "keys schema, kind, data"),
+        ('{"schema": 1, "kind": "test.point", "data": {"x": 1, "y": 2, "z": 0}}', r"x.jsonl:1: Point: unknown key 'z'"),
+        (
+            '{"schema": 1, "kind": "test.shape", "data": {"name": 3}}',
+            r"x.jsonl:1: Shape: name: expected a string, got 3",
+        ),
+    ],
+)
+def test_bad_envelopes_are_one_error_naming_the_line(line, message):
+    with pytest.raises(RecordError, match=message):
+        from_json(line, where="x.jsonl:1")
+
+
 def test_jsonl_round_trip_and_error_names_file_and_line(tmp_path):
     path = tmp_path / "shapes.jsonl"
     write_jsonl(path, [make_shape(), Point(x=0, y=0)])
