@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from memgym.core.config import as_config, build_config, config_to_dict
+from memgym.core.config import as_config, build_config, check_ranges, config_to_dict
 from memgym.core.episode import Dataset, TaskItem
 from memgym.core.errors import MemgymError
 from memgym.core.registry import register_env
@@ -71,6 +71,9 @@ class VoxMemEnvConfig:
     )
     max_audio_s: float = dataclasses.field(default=30.0, metadata={"help": "longest turn, seconds", "min": 0.1})
     max_text: int = dataclasses.field(default=2048, metadata={"help": "longest text observation/action", "min": 1})
+
+    def __post_init__(self) -> None:
+        check_ranges(self)
 
 
 @register_env("voxmem")

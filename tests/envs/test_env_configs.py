@@ -62,3 +62,12 @@ def test_bad_config_is_one_error_naming_the_key(env_id, tmp_path):
 def test_voxmem_keys_as_keywords_apply_over_config():
     env = gymnasium.make("memgym/VoxMem-v0", config={"budget": 4096}, max_text=64)
     assert (env.unwrapped.config.budget, env.unwrapped.config.max_text) == (4096, 64)
+
+
+def test_voxmem_keys_are_range_checked_in_code_too():
+    from memgym.envs.spoken_history_env import VoxMemEnvConfig
+
+    with pytest.raises(ConfigError, match=r"VoxMemEnvConfig: 'max_text' = 0 is too small"):
+        VoxMemEnvConfig(max_text=0)
+    with pytest.raises(ConfigError, match=r"'budget' = 0 is too small"):
+        gymnasium.make("memgym/VoxMem-v0", budget=0)
