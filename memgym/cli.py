@@ -41,6 +41,24 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"memgym: error: {message} (see '{self.prog} --help')\n")
 
 
+class JobHelp(argparse.Action):
+    """``memgym JOB BENCH --help``: the job's usage, then BENCH's config keys (types, defaults)
+    and the registered names it takes (:meth:`~memgym.core.benchmark.Benchmark.job_help`)."""
+
+    def __init__(self, option_strings: list[str], dest: str, job: str, help: str | None = None) -> None:
+        super().__init__(option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, nargs=0, help=help)
+        self.job = job
+
+    def __call__(self, parser, namespace, values, option_string=None) -> typing.NoReturn:
+        name = getattr(namespace, "benchmark", None)
+        try:
+            extra = f"\n{BENCHMARKS.get(name)().job_help(self.job)}" if name else ""
+        except MemgymError as exc:
+            parser.exit(2, f"memgym: error: {exc}\n")
+        print(parser.format_help() + extra, end="")
+        parser.exit(0)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``memgym`` (every subcommand has ``--help``)."""
     parser = OneLineParser(prog="memgym", description="Two-phase agent-memory benchmarks.")
@@ -53,7 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     for job in JOBS:
-        job_parser = sub.add_parser(job, help=JOB_HELP[job], description=JOB_HELP[job])
+        job_parser = sub.add_parser(job, help=JOB_HELP[job], description=JOB_HELP[job], add_help=False)
+        job_parser.add_argument("-h", "--help", action=JobHelp, job=job, help="show this help (and BENCH's keys)")
         job_parser.add_argument("benchmark", help="registered benchmark name (see 'memgym list')")
         _add_job_options(job_parser)
 

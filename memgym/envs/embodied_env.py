@@ -46,12 +46,14 @@ from __future__ import annotations
 import dataclasses
 import json
 import string
-from typing import Any
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
 
-from memgym.core.config import build_config
+from memgym.core.config import as_config
 from memgym.core.episode import Episode, TaskItem
 from memgym.core.errors import MemgymError
 from memgym.core.protocols import Scorer
@@ -73,7 +75,7 @@ TEXT_CHARSET = frozenset(string.printable)
 
 @dataclasses.dataclass(frozen=True)
 class EmbodiedEnvConfig:
-    """Configuration of :class:`EmbodiedEnv` (also accepted as a plain dict)."""
+    """Configuration of :class:`EmbodiedEnv` (also accepted as a nested mapping or a YAML file path)."""
 
     house_seed: int | None = dataclasses.field(
         default=None, metadata={"help": "generated house to use; None draws one per reset"}
@@ -95,18 +97,17 @@ class EmbodiedEnv(TwoPhaseEnv):
     """The embodied formation stream and its use phase (see the module docstring)."""
 
     metadata: dict[str, Any] = {"render_modes": ["rgb_array"], "render_fps": 8}
+    config_class: ClassVar[type[EmbodiedEnvConfig]] = EmbodiedEnvConfig
+    """What ``config`` is read as (an instance, a nested mapping of its keys or a YAML file path)."""
 
     def __init__(
         self,
-        config: EmbodiedEnvConfig | dict[str, Any] | None = None,
+        config: EmbodiedEnvConfig | Mapping[str, Any] | str | Path | None = None,
         render_mode: str | None = None,
         scorers: dict[str, Scorer] | None = None,
     ) -> None:
         super().__init__(render_mode=render_mode)
-        if config is None:
-            config = EmbodiedEnvConfig()
-        elif isinstance(config, dict):
-            config = build_config(EmbodiedEnvConfig, config, where="EmbodiedEnv config")
+        config = as_config(self.config_class, config, where=f"{type(self).__name__} config")
         self.config = config
         self.camera = RGBDCamera(config.camera)
         self.pose_sensor = PoseSensor()
