@@ -177,6 +177,10 @@ class TexturedLookup(SurfaceLookup):
         rows += per_hit(self._start)
         return rows
 
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        ids = (self._keys, self._values) if self.color_to_id else ()
+        return self.tri_uv, self.tri_texture, self._table, self._shape, *ids
+
     def colors(self, primitive_ids: np.ndarray, uvs: np.ndarray) -> np.ndarray:
         """``(N, 3) uint8`` texel colours at the hits."""
         return np.take(self._table, self.texel_index(primitive_ids, uvs), axis=0)

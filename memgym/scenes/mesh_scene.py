@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import abc
 import dataclasses
+import hashlib
 import math
 from collections.abc import Sequence
 
@@ -70,6 +71,11 @@ class SurfaceLookup(abc.ABC):
     def semantic(self, primitive_ids: np.ndarray, uvs: np.ndarray) -> np.ndarray:
         """``(N,) int32`` instance ids (0 = unannotated)."""
 
+    @abc.abstractmethod
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        """The arrays that decide every albedo and id this lookup returns (hashed by
+        :meth:`MeshScene.content_digest`)."""
+
 
 class PerTriangleLookup(SurfaceLookup):
     """Constant albedo ``(M, 3)`` and instance id ``(M,)`` per triangle."""
@@ -83,6 +89,9 @@ class PerTriangleLookup(SurfaceLookup):
 
     def semantic(self, primitive_ids: np.ndarray, uvs: np.ndarray) -> np.ndarray:
         return np.take(self.semantic_ids, primitive_ids)
+
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        return self.colors, self.semantic_ids
 
 
 class MeshScene(Scene):
@@ -140,6 +149,7 @@ class MeshScene(Scene):
         self._nav: NavGrid | None = None
         self._camera_bases: dict[PinholeIntrinsics, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         self.default_intrinsics = PinholeIntrinsics()
+        self._content_digest: str | None = None
 
     # ----- Scene API ---------------------------------------------------------------------------
     @property
@@ -161,6 +171,21 @@ class MeshScene(Scene):
     def object_by_semantic_id(self, semantic_id: int) -> SceneObject | None:
         """The object whose pixels carry ``semantic_id`` (None for walls, floors, ...)."""
         return self._by_semantic.get(int(semantic_id))
+
+    def content_digest(self) -> str:
+        """Hex BLAKE2b of everything that decides a rendered pixel: the render mesh, its surface
+        lookup, and the semantic mesh and its lookup (computed once; keys :mod:`memgym.sensors.frame_cache`)."""
+        if self._content_digest is None:
+            digest = hashlib.blake2b(digest_size=20)
+            arrays = [self.vertices, self.triangles, *self.lookup.arrays()]
+            if self._semantic is not None:
+                arrays += [*self.semantic_geometry, *self._semantic[1].arrays()]
+            for array in arrays:
+                array = np.ascontiguousarray(array)
+                digest.update(f"{array.dtype.str}{array.shape};".encode())
+                digest.update(array.data)
+            self._content_digest = digest.hexdigest()
+        return self._content_digest
 
     def bounds(self) -> np.ndarray:
         """``(2, 3)`` min/max corner of the render mesh, metres."""
