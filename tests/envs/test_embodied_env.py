@@ -156,6 +156,7 @@ def test_batched_and_cached_frames_equal_single_renders(env):
     from memgym.scenes.poses import yaw_from_quat
     from memgym.sensors.frame_cache import shared_frame_cache
 
+    env.reset(seed=3)
     frames = env.episode.traversal.frames[:20]
     cache = shared_frame_cache()
 
