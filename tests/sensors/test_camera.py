@@ -1,3 +1,7 @@
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -51,3 +55,32 @@ def test_render_batch_rejects_mismatched_poses():
 
     with pytest.raises(MemgymError, match=r"positions \(B, 3\) and rotations \(B, 4\)"):
         box_room().render_batch(np.zeros((2, 3)), np.zeros((3, 4)))
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "sched_setaffinity") or len(os.sched_getaffinity(0)) < 2, reason="needs 2+ CPUs and affinity"
+)
+def test_frames_do_not_depend_on_the_number_of_threads(house_and_hm3d, tmp_path):
+    """A process pinned to one CPU (one Embree build and cast thread) renders the same bytes."""
+    house = house_and_hm3d[0]
+    camera = RGBDCamera(CameraConfig(width=40, height=30))
+    rng = np.random.default_rng(7)
+    positions = np.array([house.navgrid.sample_navigable(rng) for _ in range(4)])
+    yaws = rng.uniform(-np.pi, np.pi, 4)
+    np.savez(tmp_path / "poses.npz", positions=positions, yaws=yaws)
+    script = f"""
+import os, numpy as np
+os.sched_setaffinity(0, {{min(os.sched_getaffinity(0))}})
+from memgym.scenes.procedural import generate_house
+from memgym.sensors.camera import CameraConfig, RGBDCamera
+poses = np.load({str(tmp_path / "poses.npz")!r})
+frames = RGBDCamera(CameraConfig(width=40, height=30)).render_batch(generate_house(2), poses["positions"], poses["yaws"])
+np.savez({str(tmp_path / "frames.npz")!r}, **frames)
+"""
+    subprocess.run(
+        [sys.executable, "-c", script], check=True, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    )
+    pinned = np.load(tmp_path / "frames.npz")
+    here = camera.render_batch(house, positions, yaws)
+    for key in ("rgb", "depth", "semantic"):
+        np.testing.assert_array_equal(pinned[key], here[key])
