@@ -15,6 +15,7 @@ agent's heading (level, like Habitat's default agent). Spaces and units:
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterator
 
 import numpy as np
 from gymnasium import spaces
@@ -85,6 +86,18 @@ class RGBDCamera:
         out = scene.render_batch(eyes, rotations.reshape(-1, 4), self.intrinsics)
         np.minimum(out["depth"], np.float32(self.config.max_depth), out=out["depth"])
         return out
+
+    def iter_frames(
+        self, scene: MeshScene, positions: np.ndarray, yaws: np.ndarray, batch: int = 16
+    ) -> Iterator[dict[str, np.ndarray]]:
+        """:meth:`observe` of each pose of ``positions`` ``(B, 3)`` / ``yaws`` ``(B,)`` in turn, rendered
+        ``batch`` poses per :meth:`render_batch` call (the same bytes)."""
+        positions = np.asarray(positions, float).reshape(-1, 3)
+        yaws = np.asarray(yaws, float).reshape(-1)
+        for start in range(0, len(yaws), max(1, batch)):
+            images = self.render_batch(scene, positions[start : start + batch], yaws[start : start + batch])
+            for i in range(len(images["rgb"])):
+                yield {key: frames[i] for key, frames in images.items()}
 
 
 class PoseSensor:
