@@ -11,7 +11,8 @@ Eval (resumable through :class:`~memgym.core.results.RunStore`): for each memory
 :class:`~memgym.agents.reasoner_agent.ReasonerAgent`; one result row per item, appended as it
 finishes. Formation frames are rendered 16 poses to a ray cast through a frame cache
 (:mod:`memgym.sensors.frame_cache`), so the memories after the first reuse them: within the
-process while they fit in its 512 MiB, or across memories and runs from ``frame_cache=DIR``. A reasoner or judge failure, an episode with dangling ids or a duplicated episode id
+process while they fit in its 512 MiB, or across memories and runs from ``frame_cache=DIR``.
+A reasoner or judge failure, an episode with dangling ids or a duplicated episode id
 becomes an ``error`` row and the run goes on; a re-run retries the items that failed, and an
 eval in which every item of a memory failed ends with an error once its tables are written. Layout of ``RUNS/eval-dialogmem/NAME/`` (``NAME``:
 ``name=`` or the hash of the config without the memory names)::

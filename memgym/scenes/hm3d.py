@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import functools
 import gzip
 import io
 import json
@@ -107,14 +108,21 @@ class TexturedLookup(SurfaceLookup):
         if color_to_id:
             self._keys = np.array(sorted(color_to_id), np.int32)  # packed 24-bit colours
             self._values = np.array([color_to_id[int(k)] for k in self._keys], np.int32)
-        # per triangle: the table row every hit reads (-1: it varies), its albedo and instance id
+        # per triangle: the table row every hit reads (-1: it varies); its albedo and instance id
+        # are tabled on first use (_tri_albedo, _tri_semantic)
         self._tri_row = self._constant_rows()
-        constant = self._tri_row >= 0
-        self._tri_albedo = self._albedo_of(np.take(self._table, np.maximum(self._tri_row, 0), axis=0))
-        self._tri_semantic = np.where(
-            constant, self._semantic_of(self._table[np.maximum(self._tri_row, 0)]), -1
-        ).astype(np.int32)
-        self._all_constant = bool(constant.all())
+        self._all_constant = bool((self._tri_row >= 0).all())
+
+    @functools.cached_property
+    def _tri_albedo(self) -> np.ndarray:
+        """``(M, 3) float32`` albedo of each single-texel triangle (rows of the others: unused)."""
+        return self._albedo_of(np.take(self._table, np.maximum(self._tri_row, 0), axis=0))
+
+    @functools.cached_property
+    def _tri_semantic(self) -> np.ndarray:
+        """``(M,) int32`` instance id of each single-texel triangle (-1 for the others)."""
+        ids = self._semantic_of(np.take(self._table, np.maximum(self._tri_row, 0), axis=0))
+        return np.where(self._tri_row >= 0, ids, -1).astype(np.int32)
 
     def _constant_rows(self) -> np.ndarray:
         """``(M,) int64`` colour-table row each triangle reads wherever it is hit, -1 where that varies:
@@ -186,7 +194,7 @@ class TexturedLookup(SurfaceLookup):
         return np.take(self._table, self.texel_index(primitive_ids, uvs), axis=0)
 
     def albedo(self, primitive_ids: np.ndarray, uvs: np.ndarray) -> np.ndarray:
-        return self._per_hit(self._tri_albedo, primitive_ids, uvs, lambda rgb: self._albedo_of(rgb))
+        return self._per_hit(self._tri_albedo, primitive_ids, uvs, self._albedo_of)
 
     def semantic(self, primitive_ids: np.ndarray, uvs: np.ndarray) -> np.ndarray:
         if not self.color_to_id:
