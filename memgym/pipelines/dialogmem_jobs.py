@@ -9,7 +9,10 @@ Eval (resumable through :class:`~memgym.core.results.RunStore`): for each memory
 ``memories=[...]`` (or the one ``memory=``), plays each episode in
 :class:`~memgym.envs.dialogmem_env.DialogMemEnv` with that registered memory and a
 :class:`~memgym.agents.reasoner_agent.ReasonerAgent`; one result row per item, appended as it
-finishes. A reasoner or judge failure, an episode with dangling ids or a duplicated episode id
+finishes. Formation frames are rendered 16 poses to a ray cast through a frame cache
+(:mod:`memgym.sensors.frame_cache`), so the memories after the first reuse them: within the
+process while they fit in its 512 MiB, or across memories and runs from ``frame_cache=DIR``.
+A reasoner or judge failure, an episode with dangling ids or a duplicated episode id
 becomes an ``error`` row and the run goes on; a re-run retries the items that failed, and an
 eval in which every item of a memory failed ends with an error once its tables are written. Layout of ``RUNS/eval-dialogmem/NAME/`` (``NAME``:
 ``name=`` or the hash of the config without the memory names)::
@@ -159,6 +162,15 @@ class DialogMemEvalConfig:
     execute_navigation: bool = field(default=False, metadata={"help": "also report execution success and SPL"})
     max_episodes: int = field(default=0, metadata={"help": "evaluate only the first N episodes (0 = all)", "min": 0})
     camera: CameraConfig = field(default_factory=CameraConfig, metadata={"help": "formation rendering"})
+    frame_cache: str = field(
+        default="",
+        metadata={
+            "help": "folder storing rendered formation frames for every memory and later runs (about 0.7 MB "
+            "per 256x256 frame); '' = reuse within this process only, the last 512 MiB",
+            **NOT_HASHED,
+            **ADDED_FIELD,
+        },
+    )
     visual: VisualMemoryOptions = field(
         default_factory=VisualMemoryOptions, metadata={"help": "options of the visual memories"}
     )
@@ -443,6 +455,7 @@ def build_env(config: DialogMemEvalConfig, memory: Any, scorers: dict[str, Any])
         camera=config.camera,
         execute_navigation=config.execute_navigation,
         semantic=getattr(memory, "needs_semantic", False),
+        frame_cache=config.frame_cache,
     )
     return DialogMemEnv(env_config, scorers=scorers)
 
