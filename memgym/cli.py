@@ -7,6 +7,7 @@
     memgym render BENCH [key=value ...]      draw an episode (image or video)
     memgym run quickstart [key=value ...]    every benchmark end to end at a small size + report
     memgym report RUN_DIR --by COL ...       aggregate a run's results.jsonl into tables
+    memgym view PATH [--port N | --out DIR]  browse a dataset or run folder in a web page
 
 Bad input (unknown names or subcommands, malformed configs, corrupt or non-UTF-8 files, output
 paths that cannot be written) prints one ``memgym: error:`` line and exits with status 2.
@@ -40,6 +41,24 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"memgym: error: {message} (see '{self.prog} --help')\n")
 
 
+class JobHelp(argparse.Action):
+    """``memgym JOB BENCH --help``: the job's usage, then BENCH's config keys (types, defaults)
+    and the registered names it takes (:meth:`~memgym.core.benchmark.Benchmark.job_help`)."""
+
+    def __init__(self, option_strings: list[str], dest: str, job: str, help: str | None = None) -> None:
+        super().__init__(option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, nargs=0, help=help)
+        self.job = job
+
+    def __call__(self, parser, namespace, values, option_string=None) -> typing.NoReturn:
+        name = getattr(namespace, "benchmark", None)
+        try:
+            extra = f"\n{BENCHMARKS.get(name)().job_help(self.job)}" if name else ""
+        except MemgymError as exc:
+            parser.exit(2, f"memgym: error: {exc}\n")
+        print(parser.format_help() + extra, end="")
+        parser.exit(0)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``memgym`` (every subcommand has ``--help``)."""
     parser = OneLineParser(prog="memgym", description="Two-phase agent-memory benchmarks.")
@@ -52,7 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     for job in JOBS:
-        job_parser = sub.add_parser(job, help=JOB_HELP[job], description=JOB_HELP[job])
+        job_parser = sub.add_parser(job, help=JOB_HELP[job], description=JOB_HELP[job], add_help=False)
+        job_parser.add_argument("-h", "--help", action=JobHelp, job=job, help="show this help (and BENCH's keys)")
         job_parser.add_argument("benchmark", help="registered benchmark name (see 'memgym list')")
         _add_job_options(job_parser)
 
@@ -65,6 +85,18 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--by", default="", help="comma-separated annotation columns to group by")
     report.add_argument("--metrics", required=True, help="comma-separated metric columns to average")
     report.add_argument("--format", choices=["markdown", "csv"], default="markdown")
+
+    view = sub.add_parser(
+        "view",
+        help="browse a dataset, episode file or run folder in a local web page",
+        description="Serve a page on 127.0.0.1 showing a DialogMem, AMemOps or VoxMem dataset or eval run "
+        "(or write it to a folder with --out).",
+    )
+    view.add_argument("path", type=Path, help="dataset (episodes JSONL / dataset folder) or eval run folder")
+    view.add_argument("--port", type=int, default=8000, help="port on 127.0.0.1 (default 8000; 0: any free port)")
+    view.add_argument("--out", type=Path, default=None, help="write a self-contained page folder instead of serving")
+    view.add_argument("--dataset", type=Path, default=None, help="a run's dataset, when its recorded path is not found")
+    view.add_argument("--no-progress", action="store_true", help="hide the progress bar of --out")
     return parser
 
 
@@ -161,6 +193,29 @@ def cmd_report(run_dir: Path, by: str, metrics: str, fmt: str) -> int:
     return 0
 
 
+def cmd_view(path: Path, port: int, out: Path | None, dataset: Path | None, progress: bool) -> int:
+    """Serve the viewer page of ``path`` until interrupted, or write it to ``out``."""
+    from memgym.viewer.sites import open_site
+
+    site = open_site(path, dataset)
+    if out is not None:
+        from memgym.viewer.export import export
+
+        print(f"view: wrote {export(site, out, progress=progress)}")
+        return 0
+    from memgym.viewer.server import make_server, url_of
+
+    server = make_server(site, port)
+    print(f"memgym view: serving {path} at {url_of(server)} (Ctrl-C stops)", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        print("memgym view: stopped")
+    finally:
+        server.server_close()
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status."""
     ns = build_parser().parse_args(argv)
@@ -173,6 +228,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_quickstart(_job_args(ns))
         if ns.command == "report":
             return cmd_report(ns.run_dir, ns.by, ns.metrics, ns.format)
+        if ns.command == "view":
+            return cmd_view(ns.path, ns.port, ns.out, ns.dataset, not ns.no_progress)
     except MemgymError as exc:
         return _fail(str(exc))
     except UnicodeDecodeError as exc:  # a reader that does not name its file yet

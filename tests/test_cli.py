@@ -15,6 +15,55 @@ def test_every_subcommand_has_help(capsys):
         assert "usage: memgym" in capsys.readouterr().out
 
 
+def job_help(capsys, *argv: str) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exit_info:
+        main([*argv, "--help"])
+    out, err = capsys.readouterr()
+    return exit_info.value.code, out, err
+
+
+def help_rows(out: str) -> dict[str, list[str]]:
+    """key -> [type, default, help...] of the key table in ``--help`` output."""
+    return {
+        line.split()[0]: line.split()[1:] for line in out.splitlines() if line.startswith("  ") and "  " in line[2:]
+    }
+
+
+def test_job_help_lists_the_benchmarks_keys_and_accepted_names(capsys):
+    code, out, _ = job_help(capsys, "eval", "dialogmem")
+    assert code == 0 and out.startswith("usage: memgym eval")
+    assert "keys of 'memgym eval dialogmem' (DialogMemEvalConfig" in out
+    rows = help_rows(out)
+    assert rows["camera.width"][:2] == ["int", "256"] and "(a value from 1 to 4096)" in " ".join(rows["camera.width"])
+    assert rows["reasoner.backend"][:2] == ["str", "'structured'"]
+    assert rows["qa_scorer"][:2] == ["{'token_f1',", "'llm_match'}"]
+    memories = next(line for line in out.splitlines() if line.startswith("registered memories"))
+    assert "dialogue" in memories and "3dmem+clip" in memories and "full_history" not in memories
+    assert "gdn2" not in memories.split(": ")[1].split(", ")
+    reasoners = next(line for line in out.splitlines() if line.startswith("registered reasoners"))
+    assert reasoners.endswith("hf, hf_audio, openai, structured")
+
+    code, out, _ = job_help(capsys, "eval", "voxmem")
+    assert (
+        code == 0 and "memories=[...]) it takes: cascaded, evidence_only, full_history, oracle_tags, transcript" in out
+    )
+    code, out, _ = job_help(capsys, "eval", "amemops")
+    assert "keys of 'memgym eval amemops' with intervention=true (AMemOpsInterventionConfig" in out
+    assert "it takes: attention, attention_rope, gdn, gdn2, kda, mamba2, no_erase" in out
+    code, out, _ = job_help(capsys, "generate", "amemops")
+    assert help_rows(out)["stream.library.kind"][0].startswith("{'synthetic_env'")
+    code, out, _ = job_help(capsys, "render", "voxmem")
+    assert code == 0 and out.rstrip().endswith("'memgym render voxmem' is not implemented.")
+
+
+def test_job_help_of_an_unknown_benchmark_is_one_line(capsys):
+    code, out, err = job_help(capsys, "eval", "no-such-bench")
+    assert code == 2 and out == ""
+    assert err.strip().splitlines() == [
+        "memgym: error: unknown benchmark 'no-such-bench'; registered: amemops, dialogmem, voxmem"
+    ]
+
+
 def test_list_shows_registries(capsys):
     assert main(["list"]) == 0
     out = capsys.readouterr().out

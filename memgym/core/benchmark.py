@@ -5,7 +5,9 @@ with ``@register_benchmark(name)``. Each CLI job (``memgym generate NAME ...``, 
 ``eval``, ``render``) calls the method of the same name; a job the benchmark does not implement
 says so and exits non-zero instead of pretending. ``memgym run quickstart`` calls
 :meth:`Benchmark.quickstart` of every registered benchmark and stitches their sections into one
-report.
+report. ``memgym JOB NAME --help`` prints :meth:`Benchmark.job_help`: the keys of the job's config
+dataclasses (:meth:`Benchmark.job_configs`) and the registered names it takes
+(:meth:`Benchmark.accepted_names`).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+from memgym.core.config import describe_config
 from memgym.core.errors import FeatureUnavailableError
 
 JOBS = ("generate", "train", "eval", "render")
@@ -77,6 +80,40 @@ class Benchmark:
     def quickstart(self, report_dir: Path, args: JobArgs) -> ReportSection:
         """Run the benchmark end to end at a small size; write plots under ``report_dir``."""
         raise self._missing("run quickstart")
+
+    def job_configs(self, job: str) -> dict[str, type]:
+        """The config dataclasses whose keys ``memgym JOB NAME key=value ...`` takes, by when they
+        apply (``{"": EvalConfig}``; a job with variants adds e.g. ``"intervention=true"``)."""
+        return {}
+
+    def accepted_names(self, job: str) -> dict[str, list[str]]:
+        """Registered names the job's keys take, by what they are (``{"memories": [...]}``)."""
+        return {}
+
+    def job_help(self, job: str) -> str:
+        """``--help`` text of ``memgym JOB NAME``: each config key (nested keys dotted) with its
+        type, default and help, then the registered names the job takes."""
+        if job not in self.implemented_jobs():
+            return f"'memgym {job} {self.name}' is not implemented.\n"
+        configs = self.job_configs(job)
+        if not configs:
+            return f"'memgym {job} {self.name}' takes no config keys.\n"
+        lines = []
+        for when, cls in configs.items():
+            condition = f" with {when}" if when else ""
+            lines.append(
+                f"keys of 'memgym {job} {self.name}'{condition} ({cls.__name__}; key=value, nested keys dotted):"
+            )
+            rows = describe_config(cls)
+            widths = [min(max(len(row[i]) for row in rows), cap) for i, cap in enumerate((60, 24, 24))]
+            for key, type_text, default, help_text in rows:
+                lines.append(
+                    f"  {key:<{widths[0]}}  {type_text:<{widths[1]}}  {default:<{widths[2]}}  {help_text}".rstrip()
+                )
+            lines.append("")
+        for what, names in self.accepted_names(job).items():
+            lines.append(f"registered {what} it takes: {', '.join(names) or 'none'}")
+        return "\n".join(lines).rstrip() + "\n"
 
     @classmethod
     def implemented_jobs(cls) -> list[str]:

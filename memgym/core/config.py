@@ -3,24 +3,25 @@
 A config is a (frozen) dataclass whose fields carry their defaults and a help string in
 ``field(metadata={"help": ...})``. :func:`load_config` starts from those defaults, applies a
 YAML file (for example one of ``memgym/configs/*.yaml``) and then command-line overrides such as
-``model=gdn2 train.steps=200 distractors=[4,8]``. Values are parsed as YAML scalars and checked
-against the field's type hint, ``Literal`` choices and nested dataclasses, and against the
-field's ``metadata={"min": ..., "max": ...}`` bounds (inclusive; applied to each element of a
-tuple or list); the first bad key raises :class:`~memgym.core.errors.ConfigError` naming the key
-(and the file) with the allowed keys, values or range.
+``model=gdn2 train.steps=200 distractors=[4,8]``. Values are parsed as YAML scalars, checked
+against the field's ``metadata={"min": ..., "max": ...}`` bounds (inclusive; applied to each
+element of a tuple or list) and converted by :func:`memgym.core.convert.convert` (``"config"``
+mode: type hints, ``Literal`` choices, tuples from lists, nested dataclasses, no unknown keys);
+the first bad key raises :class:`~memgym.core.errors.ConfigError` naming the file and the dotted
+key with the allowed keys, values or range. :func:`as_config` accepts a config in any of the
+forms a ``gymnasium.make(id, config=...)`` takes.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import types
-import typing
 from collections.abc import Iterable, Mapping
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any, TypeVar
 
 import yaml
 
+from memgym.core.convert import convert, field_hints, strip_none, type_text
 from memgym.core.errors import ConfigError
 from memgym.core.textfiles import read_text
 
@@ -51,6 +52,8 @@ def load_config(
     if path is not None:
         path = Path(path)
         where = str(path)
+        if path.is_dir():
+            raise ConfigError(f"{path} is a folder; expected a YAML config file")
         if not path.is_file():
             raise ConfigError(f"config file {path} does not exist")
         try:
@@ -86,30 +89,62 @@ def parse_override(text: str) -> tuple[str, Any]:
     return key, value
 
 
-def build_config(cls: type[C], data: Mapping[str, Any], *, where: str = "config", prefix: str = "") -> C:
-    """Instantiate ``cls`` from a (nested) mapping, validating every key and value."""
+def build_config(cls: type[C], data: Mapping[str, Any], *, where: str = "config") -> C:
+    """Instantiate ``cls`` from a (nested) mapping, validating every key and value.
+
+    Keys given for a nested config update the field's default (e.g. an eval config's
+    ``default_factory`` data split), they do not start from the nested class's own defaults.
+    Values are converted by :func:`memgym.core.convert.convert` in its ``"config"`` mode.
+    """
     if not dataclasses.is_dataclass(cls):
         raise TypeError(f"{cls!r} is not a dataclass")
+    return convert(cls, _prepared(cls, data, where, ""), mode="config", where=where, error=ConfigError)
+
+
+def as_config(cls: type[C], config: C | Mapping[str, Any] | str | Path | None, *, where: str) -> C:
+    """``config`` as a ``cls`` instance: given one, ``None`` (the defaults), a (nested) mapping of
+    its keys, or the path of a YAML file of them (what every ``gymnasium.make(id, config=...)`` takes).
+
+    Raises:
+        ConfigError: anything else, or a mapping or file that does not fit ``cls``.
+    """
+    if config is None:
+        return cls()
+    if isinstance(config, cls):
+        return config
+    if isinstance(config, Mapping):
+        return build_config(cls, config, where=where)
+    if isinstance(config, (str, Path)):
+        return load_config(cls, path=config)
+    raise ConfigError(
+        f"{where}: expected a {cls.__name__}, a mapping of its keys or a YAML file path, got {type(config).__name__}"
+    )
+
+
+def _prepared(cls: type, data: Mapping[str, Any], where: str, prefix: str) -> Any:
+    """``data`` with every nested-config mapping laid over its field's default, ``Path`` values as
+    text, and every given number checked against its field's ``min``/``max`` first (so errors name
+    the dotted key even where the nested class checks its own bounds in ``__post_init__``). Unknown
+    keys and wrong types are left for :func:`convert` to report."""
+    if not isinstance(data, Mapping):
+        return data
     fields = {f.name: f for f in dataclasses.fields(cls) if f.init}
-    unknown = [k for k in data if k not in fields]
-    if unknown:
-        raise ConfigError(f"{where}: unknown key '{prefix}{unknown[0]}'; allowed keys: {', '.join(sorted(fields))}")
-    hints = typing.get_type_hints(cls)
-    kwargs = {}
+    out = dict(data)
     for name, value in data.items():
-        default = _field_default(fields[name])
-        if dataclasses.is_dataclass(hints[name]) and dataclasses.is_dataclass(default) and isinstance(value, Mapping):
-            # keys given for a nested config update the field's default (e.g. an eval config's
-            # default_factory data split), they do not start from the nested class's own defaults
-            merged = config_to_dict(default)
-            _merge(merged, value)
-            value = merged
-        kwargs[name] = _convert(value, hints[name], where, f"{prefix}{name}")
-        _check_range(kwargs[name], fields[name].metadata, where, f"{prefix}{name}")
-    try:
-        return cls(**kwargs)
-    except (TypeError, ValueError) as exc:
-        raise ConfigError(f"{where}: {exc}") from None
+        if name not in fields:
+            continue
+        if isinstance(value, PurePath):  # a path given as a Path object is read as its text
+            out[name] = value = str(value)
+        _check_range(value, fields[name].metadata, where, f"{prefix}{name}")
+        nested = strip_none(field_hints(cls)[name])
+        if dataclasses.is_dataclass(nested) and isinstance(value, Mapping):
+            default = _field_default(fields[name])
+            if dataclasses.is_dataclass(default):
+                merged = config_to_dict(default)
+                _merge(merged, value)
+                value = merged
+            out[name] = _prepared(nested, value, where, f"{prefix}{name}.")
+    return out
 
 
 def _field_default(field: dataclasses.Field) -> Any:
@@ -138,74 +173,25 @@ def dump_config(config: Any, path: str | Path) -> None:
     Path(path).write_text(yaml_text(config), encoding="utf-8")
 
 
-def describe_config(cls: type) -> list[tuple[str, str, str]]:
-    """(dotted key, default, help) rows for ``--help`` output, nested configs flattened; bounded
-    fields say their range."""
-    rows: list[tuple[str, str, str]] = []
-    hints = typing.get_type_hints(cls)
+def describe_config(cls: type) -> list[tuple[str, str, str, str]]:
+    """(dotted key, type, default, help) rows for ``--help`` output, nested configs flattened;
+    bounded fields say their range."""
+    rows: list[tuple[str, str, str, str]] = []
+    hints = field_hints(cls)
     defaults = cls()
     for field in dataclasses.fields(cls):
+        if not field.init:
+            continue
         value = getattr(defaults, field.name)
         if dataclasses.is_dataclass(hints[field.name]):
-            rows += [(f"{field.name}.{k}", d, h) for k, d, h in describe_config(hints[field.name])]
+            rows += [(f"{field.name}.{k}", t, d, h) for k, t, d, h in describe_config(hints[field.name])]
         else:
             help_text = field.metadata.get("help", "")
             if field.metadata.get("min") is not None or field.metadata.get("max") is not None:
                 bounds = f"({_range_text(field.metadata.get('min'), field.metadata.get('max'))})"
                 help_text = f"{help_text} {bounds}" if help_text else bounds
-            rows.append((field.name, repr(_plain(value)), help_text))
+            rows.append((field.name, type_text(hints[field.name]), repr(_plain(value)), help_text))
     return rows
-
-
-def _convert(value: Any, hint: Any, where: str, key: str) -> Any:
-    origin, args = typing.get_origin(hint), typing.get_args(hint)
-    if hint is Any:
-        return value
-    if dataclasses.is_dataclass(hint):
-        if not isinstance(value, Mapping):
-            raise ConfigError(f"{where}: '{key}' must be a mapping of {hint.__name__} keys")
-        return build_config(hint, value, where=where, prefix=f"{key}.")
-    if origin in (typing.Union, types.UnionType):
-        if value is None and type(None) in args:
-            return None
-        for arg in args:
-            if arg is not type(None):
-                try:
-                    return _convert(value, arg, where, key)
-                except ConfigError:
-                    continue
-        raise ConfigError(f"{where}: '{key}' = {value!r} does not fit {_type_name(hint)}")
-    if origin is typing.Literal:
-        if value not in args:
-            raise ConfigError(f"{where}: '{key}' = {value!r} is not allowed; allowed values: {list(args)}")
-        return value
-    if origin in (tuple, list):
-        if not isinstance(value, (list, tuple)):
-            value = [value]
-        inner = args[0] if args else Any
-        items = [_convert(v, inner, where, f"{key}[{i}]") for i, v in enumerate(value)]
-        return tuple(items) if origin is tuple else items
-    if origin is dict:
-        if not isinstance(value, Mapping):
-            raise ConfigError(f"{where}: '{key}' must be a mapping")
-        return dict(value)
-    if hint is bool:
-        if not isinstance(value, bool):
-            raise ConfigError(f"{where}: '{key}' must be true or false, got {value!r}")
-        return value
-    if hint is int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ConfigError(f"{where}: '{key}' must be an integer, got {value!r}")
-        return value
-    if hint is float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ConfigError(f"{where}: '{key}' must be a number, got {value!r}")
-        return float(value)
-    if hint is str:
-        if isinstance(value, (dict, list)):
-            raise ConfigError(f"{where}: '{key}' must be a string, got {value!r}")
-        return "" if value is None else str(value)
-    return value
 
 
 def check_ranges(config: Any) -> None:
@@ -220,29 +206,41 @@ def check_ranges(config: Any) -> None:
 
 
 def _check_range(value: Any, metadata: Mapping[str, Any], where: str, key: str) -> None:
-    """Raise ConfigError when a number (or any number in a list) is outside the field's min/max."""
+    """Raise ConfigError when a number (or any number in a list) is outside the field's min/max;
+    numbers written as text (``"0"``) are checked too, as the config converter reads them as numbers."""
     low, high = metadata.get("min"), metadata.get("max")
     if low is None and high is None:
         return
     values = value if isinstance(value, (list, tuple)) else [value]
-    for index, number in enumerate(values):
-        if isinstance(number, bool) or not isinstance(number, (int, float)):
+    for index, given in enumerate(values):
+        number = _as_number(given)
+        if number is None:
             continue
         name = f"{key}[{index}]" if isinstance(value, (list, tuple)) else key
         if low is not None and number < low:
-            raise ConfigError(f"{where}: '{name}' = {number!r} is too small; expected {_range_text(low, high)}")
+            raise ConfigError(f"{where}: '{name}' = {given!r} is too small; expected {_range_text(low, high)}")
         if high is not None and number > high:
-            raise ConfigError(f"{where}: '{name}' = {number!r} is too large; expected {_range_text(low, high)}")
+            raise ConfigError(f"{where}: '{name}' = {given!r} is too large; expected {_range_text(low, high)}")
+
+
+def _as_number(value: Any) -> float | None:
+    """``value`` as a number (an int, a float or numeric text), else None (booleans included)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return value
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return None
+    return None
 
 
 def _range_text(low: float | None, high: float | None) -> str:
     if low is not None and high is not None:
         return f"a value from {low} to {high}"
     return f"a value >= {low}" if low is not None else f"a value <= {high}"
-
-
-def _type_name(hint: Any) -> str:
-    return getattr(hint, "__name__", str(hint))
 
 
 def _nest(dotted: str, value: Any) -> dict[str, Any]:

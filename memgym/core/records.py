@@ -3,8 +3,8 @@
 A record class is a ``@dataclass(frozen=True, kw_only=True)`` subclass of :class:`Record`
 registered under a stable *kind* name with :func:`record`. Its fields may be JSON scalars,
 other records, ``tuple[X, ...]``, ``list[X]``, ``dict[str, X]``, ``X | None``, ``Literal`` or
-``Any`` (plain JSON). :meth:`Record.from_dict` rebuilds nested records from their type hints, so
-``Record.from_dict(r.to_dict()) == r`` holds for every record.
+``Any`` (plain JSON). :meth:`Record.from_dict` rebuilds nested records from their type hints
+(:mod:`memgym.core.convert`), so ``Record.from_dict(r.to_dict()) == r`` holds for every record.
 
 On disk each JSONL line is an envelope::
 
@@ -18,12 +18,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import types
-import typing
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
+from memgym.core.convert import convert, convert_envelope
 from memgym.core.errors import RecordError
 from memgym.core.loading import load_target, track_imports
 from memgym.core.registry import RECORD_KINDS
@@ -49,27 +48,14 @@ class Record:
 
     @classmethod
     def from_dict(cls: type[R], data: dict[str, Any]) -> R:
-        """Rebuild a record from :meth:`to_dict` output, converting nested values by type hint.
+        """Rebuild a record from :meth:`to_dict` output (:func:`memgym.core.convert.convert` in its
+        ``"json"`` mode: JSON types exactly, nested records from objects, tuples from lists).
 
         Raises:
             RecordError: a required field is missing, an unknown field is present, or a value
-                does not have the declared type.
+                does not have the declared type (named by its dotted path).
         """
-        if not isinstance(data, dict):
-            raise RecordError(f"{cls.__name__}: expected an object, got {type(data).__name__}")
-        hints = typing.get_type_hints(cls)
-        fields = {f.name: f for f in dataclasses.fields(cls)}
-        unknown = sorted(set(data) - set(fields))
-        if unknown:
-            raise RecordError(f"{cls.__name__}: unknown field(s) {unknown}; expected {sorted(fields)}")
-        kwargs = {}
-        for name, field in fields.items():
-            if name not in data:
-                if field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING:
-                    raise RecordError(f"{cls.__name__}: missing field '{name}'")
-                continue
-            kwargs[name] = _decode(data[name], hints[name], f"{cls.__name__}.{name}")
-        return cls(**kwargs)
+        return convert(cls, data, mode="json", where=cls.__name__, error=RecordError)
 
     def to_json(self) -> str:
         """One-line JSON envelope of this record (see the module docstring)."""
@@ -106,17 +92,20 @@ def from_json(line: str, *, where: str = "<string>") -> Record:
         envelope = json.loads(line)
     except json.JSONDecodeError as exc:
         raise RecordError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from None
-    if not isinstance(envelope, dict) or not {"schema", "kind", "data"} <= set(envelope):
-        raise RecordError(f"{where}: expected an object with keys schema, kind, data")
+    if not isinstance(envelope, dict) or set(envelope) != {"schema", "kind", "data"}:
+        raise RecordError(f"{where}: expected an object with the keys schema, kind, data (and no others)")
     if envelope["schema"] != SCHEMA_VERSION:
         raise RecordError(
             f"{where}: record schema {envelope['schema']!r} is not supported "
             f"(this memgym reads schema {SCHEMA_VERSION}); regenerate the file"
         )
     try:
-        return record_class(envelope["kind"]).from_dict(envelope["data"])
+        cls = record_class(envelope["kind"])
     except RecordError as exc:
         raise RecordError(f"{where}: {exc}") from None
+    if not isinstance(envelope["data"], dict):
+        raise RecordError(f"{where}: {cls.__name__}: expected an object, got {type(envelope['data']).__name__}")
+    return convert_envelope(cls, line, where=f"{where}: {cls.__name__}", error=RecordError)
 
 
 def write_jsonl(path: str | Path, records: Iterable[Record]) -> int:
@@ -152,55 +141,4 @@ def _encode(value: Any) -> Any:
         return {str(k): _encode(v) for k, v in value.items()}
     if hasattr(value, "item") and hasattr(value, "dtype"):  # numpy scalar
         return value.item()
-    return value
-
-
-def _decode(value: Any, hint: Any, where: str) -> Any:
-    origin = typing.get_origin(hint)
-    args = typing.get_args(hint)
-    if hint is Any:
-        return value
-    if origin in (typing.Union, types.UnionType):
-        if value is None and type(None) in args:
-            return None
-        for arg in args:
-            if arg is type(None):
-                continue
-            try:
-                return _decode(value, arg, where)
-            except RecordError:
-                continue
-        raise RecordError(f"{where}: {value!r} matches none of {hint}")
-    if origin is typing.Literal:
-        if value not in args:
-            raise RecordError(f"{where}: {value!r} is not one of {list(args)}")
-        return value
-    if origin in (tuple, list):
-        if not isinstance(value, list):
-            raise RecordError(f"{where}: expected a list, got {type(value).__name__}")
-        if origin is tuple and not (len(args) == 2 and args[1] is Ellipsis):
-            if len(args) != len(value):
-                raise RecordError(f"{where}: expected {len(args)} items, got {len(value)}")
-            return tuple(_decode(v, a, f"{where}[{i}]") for i, (v, a) in enumerate(zip(value, args)))
-        inner = args[0] if args else Any
-        items = [_decode(v, inner, f"{where}[{i}]") for i, v in enumerate(value)]
-        return tuple(items) if origin is tuple else items
-    if origin is dict:
-        if not isinstance(value, dict):
-            raise RecordError(f"{where}: expected an object, got {type(value).__name__}")
-        inner = args[1] if args else Any
-        return {k: _decode(v, inner, f"{where}.{k}") for k, v in value.items()}
-    if isinstance(hint, type) and issubclass(hint, Record):
-        try:
-            return hint.from_dict(value)
-        except RecordError as exc:
-            raise RecordError(f"{where}: {exc}") from None
-    if hint is float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise RecordError(f"{where}: expected a number, got {value!r}")
-        return float(value)
-    if hint in (int, str, bool):
-        if not isinstance(value, hint) or (hint is int and isinstance(value, bool)):
-            raise RecordError(f"{where}: expected {hint.__name__}, got {value!r}")
-        return value
     return value

@@ -191,6 +191,10 @@ class Traversal(Record):
         """``(T, 3)`` agent positions of all frames."""
         return np.array([f.position for f in self.frames], float).reshape(-1, 3)
 
+    def yaws(self) -> np.ndarray:
+        """``(T,)`` agent headings of all frames, radians."""
+        return np.array([yaw_from_quat(np.asarray(f.rotation)) for f in self.frames], float)
+
 
 def episodic_observations(frames: tuple[PosedFrame, ...], scene: MeshScene) -> tuple[ObjectObservation, ...]:
     """Observation order, frequency and segment association of every object seen in ``frames``."""
@@ -441,8 +445,6 @@ def _vec3(v) -> Vec3:
 def iter_frame_observations(
     traversal: Traversal, scene: MeshScene, camera: CameraConfig | None = None
 ) -> Iterator[tuple[PosedFrame, dict[str, np.ndarray]]]:
-    """Re-render every frame: yields ``(frame, {"rgb", "depth", "semantic"})``."""
+    """Re-render every frame (16 to a ray cast): yields ``(frame, {"rgb", "depth", "semantic"})``."""
     camera = camera or (CameraConfig(**traversal.camera) if traversal.camera else CameraConfig())
-    sensor = RGBDCamera(camera)
-    for frame in traversal.frames:
-        yield frame, sensor.observe(scene, np.asarray(frame.position), yaw_from_quat(np.asarray(frame.rotation)))
+    yield from zip(traversal.frames, RGBDCamera(camera).iter_frames(scene, traversal.positions(), traversal.yaws()))

@@ -35,8 +35,8 @@ answer it formed at that time or answer afresh. The action answers both heads.
 ``terminated`` after the last query is answered; never truncated.
 
 ## Arguments
-``config`` (:class:`~memgym.datasets.amemops.config.StreamConfig`; ``attribute_values`` must be
-4, the physical gains and pans), ``library`` (a
+``config`` (:class:`~memgym.datasets.amemops.config.StreamConfig`, a nested mapping of its keys or
+a YAML file path; ``attribute_values`` must be 4, the physical gains and pans), ``library`` (a
 :class:`~memgym.datasets.sources.library.SourceLibrary` or library kind name), ``seed`` (run seed
 mixed with the reset seed), ``block_frames``, ``render_mode`` (``"rgb_array"``),
 ``indexed_streams`` (``True``: ``reset(seed=i)`` plays stream ``i`` of run seed ``seed``, the
@@ -48,11 +48,14 @@ matched-history stream) whose library fingerprint must match the env's library.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 from gymnasium import spaces
 
+from memgym.core.config import as_config
 from memgym.core.episode import Episode, TaskItem
 from memgym.core.errors import MemgymError
 from memgym.datasets.amemops.audio import StreamRenderer
@@ -74,10 +77,11 @@ class AudioStreamEnv(TwoPhaseEnv):
     """AMemOps streams: formation = frame blocks, use = one query per step (see module docstring)."""
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 4}
+    config_class = StreamConfig
 
     def __init__(
         self,
-        config: StreamConfig | None = None,
+        config: StreamConfig | Mapping[str, Any] | str | Path | None = None,
         *,
         library: SourceLibrary | str | None = None,
         seed: int = 0,
@@ -86,7 +90,7 @@ class AudioStreamEnv(TwoPhaseEnv):
         indexed_streams: bool = False,
     ) -> None:
         super().__init__(render_mode=render_mode)
-        self.config = config or StreamConfig()
+        self.config = as_config(StreamConfig, config, where="AudioStreamEnv config")
         self.config.require_audio("config")
         if isinstance(library, str):
             library = open_library(LibraryConfig(kind=library))  # type: ignore[arg-type]

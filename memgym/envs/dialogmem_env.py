@@ -33,13 +33,13 @@ generated from the env's generator (house, traversal, dialogue, items). ``option
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from memgym.backends.errors import ReasonerError
-from memgym.core.config import build_config
 from memgym.core.episode import Episode, TaskItem
 from memgym.core.protocols import Scorer
 from memgym.datasets.dialogmem.episode import ConstructionConfig, build_episode
@@ -71,16 +71,15 @@ class DialogMemEnvConfig(EmbodiedEnvConfig):
 class DialogMemEnv(EmbodiedEnv):
     """The DialogMem environment (see the module docstring)."""
 
+    config_class = DialogMemEnvConfig
+    config: DialogMemEnvConfig
+
     def __init__(
         self,
-        config: DialogMemEnvConfig | dict[str, Any] | None = None,
+        config: DialogMemEnvConfig | Mapping[str, Any] | str | Path | None = None,
         render_mode: str | None = None,
         scorers: dict[str, Scorer] | None = None,
     ) -> None:
-        if config is None:
-            config = DialogMemEnvConfig()
-        elif isinstance(config, dict):
-            config = build_config(DialogMemEnvConfig, config, where="DialogMemEnv config")
         super().__init__(config, render_mode=render_mode, scorers=scorers)
         self._utterances: dict[int, str] = {}
         self._score_only: set[str] | None = None

@@ -46,16 +46,19 @@ from __future__ import annotations
 import dataclasses
 import json
 import string
-from typing import Any
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
 
-from memgym.core.config import build_config
+from memgym.core.config import as_config
 from memgym.core.episode import Episode, TaskItem
 from memgym.core.errors import MemgymError
 from memgym.core.protocols import Scorer
 from memgym.core.registry import SCORERS
+from memgym.core.seeding import ADDED_FIELD, NOT_HASHED
 from memgym.datasets.embodied import EmbodiedEpisode, build_embodied_episode
 from memgym.datasets.traversal import TraversalConfig
 from memgym.envs.two_phase import TwoPhaseEnv
@@ -66,6 +69,7 @@ from memgym.scenes.procedural import HouseConfig
 from memgym.scenes.spec import SceneSpec, load_scene
 from memgym.scenes.topdown import topdown_map
 from memgym.sensors.camera import POSITION_LIMIT, CameraConfig, PoseSensor, RGBDCamera
+from memgym.sensors.frame_cache import shared_frame_cache
 
 TEXT_CHARSET = frozenset(string.printable)
 """Characters allowed in ``text`` observations and actions."""
@@ -73,7 +77,7 @@ TEXT_CHARSET = frozenset(string.printable)
 
 @dataclasses.dataclass(frozen=True)
 class EmbodiedEnvConfig:
-    """Configuration of :class:`EmbodiedEnv` (also accepted as a plain dict)."""
+    """Configuration of :class:`EmbodiedEnv` (also accepted as a nested mapping or a YAML file path)."""
 
     house_seed: int | None = dataclasses.field(
         default=None, metadata={"help": "generated house to use; None draws one per reset"}
@@ -89,24 +93,42 @@ class EmbodiedEnvConfig:
     task_scorers: dict[str, str] = dataclasses.field(
         default_factory=lambda: {"qa": "exact_match"}, metadata={"help": "task -> registered scorer name"}
     )
+    render_batch: int = dataclasses.field(
+        default=16,
+        metadata={
+            "help": "formation frames rendered together in one ray cast (the frame shown and those after it)",
+            "min": 1,
+            "max": 1024,
+            **NOT_HASHED,
+            **ADDED_FIELD,
+        },
+    )
+    frame_cache: str = dataclasses.field(
+        default="",
+        metadata={
+            "help": "folder also storing rendered frames for later processes (memgym.sensors.frame_cache); "
+            "'' = this process only",
+            **NOT_HASHED,
+            **ADDED_FIELD,
+        },
+    )
 
 
 class EmbodiedEnv(TwoPhaseEnv):
     """The embodied formation stream and its use phase (see the module docstring)."""
 
     metadata: dict[str, Any] = {"render_modes": ["rgb_array"], "render_fps": 8}
+    config_class: ClassVar[type[EmbodiedEnvConfig]] = EmbodiedEnvConfig
+    """What ``config`` is read as (an instance, a nested mapping of its keys or a YAML file path)."""
 
     def __init__(
         self,
-        config: EmbodiedEnvConfig | dict[str, Any] | None = None,
+        config: EmbodiedEnvConfig | Mapping[str, Any] | str | Path | None = None,
         render_mode: str | None = None,
         scorers: dict[str, Scorer] | None = None,
     ) -> None:
         super().__init__(render_mode=render_mode)
-        if config is None:
-            config = EmbodiedEnvConfig()
-        elif isinstance(config, dict):
-            config = build_config(EmbodiedEnvConfig, config, where="EmbodiedEnv config")
+        config = as_config(self.config_class, config, where=f"{type(self).__name__} config")
         self.config = config
         self.camera = RGBDCamera(config.camera)
         self.pose_sensor = PoseSensor()
@@ -127,6 +149,7 @@ class EmbodiedEnv(TwoPhaseEnv):
             }
         )
         self.scene: MeshScene | None = None
+        self._batch: tuple[int, dict[str, np.ndarray]] | None = None
         self._generated: dict[str, tuple[Episode, dict[str, Any]]] = {}
 
     # ----- extension points ----------------------------------------------------------------------
@@ -189,6 +212,7 @@ class EmbodiedEnv(TwoPhaseEnv):
             raise MemgymError(f"EmbodiedEnv plays EmbodiedEpisode records, got {type(episode).__name__}")
         self.scene = load_scene(episode.traversal.scene)
         self._frames = episode.traversal.frames
+        self._batch = None
         if not self._frames:
             raise MemgymError(f"episode {episode.episode_id}: its traversal has no frames")
         nav = self.scene.navgrid
@@ -244,7 +268,7 @@ class EmbodiedEnv(TwoPhaseEnv):
         frame = self._frames[frame_index]
         position = np.asarray(frame.position, float)
         yaw = yaw_from_quat(np.asarray(frame.rotation))
-        images = self.camera.observe(self.scene, position, yaw)
+        images = self._images(frame_index)
         obs: dict[str, Any] = {"rgb": images["rgb"], "depth": images["depth"]}
         if self.config.semantic:
             obs["semantic"] = images["semantic"]
@@ -252,6 +276,20 @@ class EmbodiedEnv(TwoPhaseEnv):
         obs["text"] = text[: self.config.max_text_length]
         obs.update(self._extra_observation(frame_index if item is None else None, item))
         return obs
+
+    def _images(self, frame_index: int) -> dict[str, np.ndarray]:
+        """The camera images of frame ``frame_index`` (fresh arrays): rendered in one cast with the
+        frames after it, ``render_batch`` at a time, through the process-wide frame cache (the same
+        pixels as rendering the frame alone)."""
+        size = self.config.render_batch
+        start = frame_index - frame_index % size
+        if self._batch is None or self._batch[0] != start:
+            frames = self._frames[start : start + size]
+            positions = np.array([f.position for f in frames], float)
+            yaws = np.array([yaw_from_quat(np.asarray(f.rotation)) for f in frames])
+            cache = shared_frame_cache(self.config.frame_cache)
+            self._batch = (start, cache.render(self.camera, self.scene, positions, yaws))
+        return {key: images[frame_index - start].copy() for key, images in self._batch[1].items()}
 
     def _scorer(self, task: str) -> Scorer:
         if task not in self._scorers:

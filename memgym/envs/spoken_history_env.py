@@ -28,14 +28,18 @@ answer-refusal items 1.0 only when the reply refuses (a hedge followed by an ans
 ``info["score"]`` carries the whole verdict (``correct``, ``refused``, ``false_refusal``, ...).
 
 ## Arguments
-``dataset``: a VoxMem dataset folder (``memgym generate voxmem``) -- episodes are drawn from it;
-without one, a one-item history at ``budget`` tokens is generated (cached) per reset.
-``budget``: keep only episodes of this budget (tokens). ``max_audio_s``: longest turn (30 s).
+``config``: a :class:`VoxMemEnvConfig`, a mapping of its keys or a YAML file path; its keys may
+also be given as keywords (``gymnasium.make("memgym/VoxMem-v0", dataset=...)``), applied over
+``config``. ``dataset``: a VoxMem dataset folder (``memgym generate voxmem``) -- episodes are
+drawn from it; without one, a one-item history at ``budget`` tokens is generated (cached) per
+reset. ``budget``: keep only episodes of this budget (tokens). ``max_audio_s``: longest turn (30 s).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import string
+from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -43,6 +47,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
+from memgym.core.config import as_config, build_config, check_ranges, config_to_dict
 from memgym.core.episode import Dataset, TaskItem
 from memgym.core.errors import MemgymError
 from memgym.core.registry import register_env
@@ -54,25 +59,47 @@ from memgym.tasks.voxmem_scoring import VoxMemScorer, load_answer_context
 CHARSET = string.printable
 
 
+@dataclasses.dataclass(frozen=True)
+class VoxMemEnvConfig:
+    """Configuration of :class:`SpokenHistoryEnv`."""
+
+    dataset: str | None = dataclasses.field(
+        default=None, metadata={"help": "VoxMem dataset folder; None: a generated one-item history per reset"}
+    )
+    budget: int | None = dataclasses.field(
+        default=None, metadata={"help": "keep only episodes of this budget, tokens (generated: 4096)", "min": 1}
+    )
+    max_audio_s: float = dataclasses.field(default=30.0, metadata={"help": "longest turn, seconds", "min": 0.1})
+    max_text: int = dataclasses.field(default=2048, metadata={"help": "longest text observation/action", "min": 1})
+
+    def __post_init__(self) -> None:
+        check_ranges(self)
+
+
 @register_env("voxmem")
 class SpokenHistoryEnv(TwoPhaseEnv):
     """Formation = sessions of audio user turns and text assistant turns; use = one question."""
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 4}
+    config_class = VoxMemEnvConfig
 
     def __init__(
         self,
-        dataset: str | Path | None = None,
+        config: VoxMemEnvConfig | Mapping[str, Any] | str | Path | None = None,
         *,
-        budget: int | None = None,
-        max_audio_s: float = 30.0,
-        max_text: int = 2048,
         render_mode: str | None = None,
+        **values: Any,
     ) -> None:
         super().__init__(render_mode=render_mode)
+        self.config = as_config(VoxMemEnvConfig, config, where="SpokenHistoryEnv config")
+        if values:
+            self.config = build_config(
+                VoxMemEnvConfig, {**config_to_dict(self.config), **values}, where="SpokenHistoryEnv config"
+            )
+        dataset, budget, max_text = self.config.dataset, self.config.budget, self.config.max_text
         self.dataset_dir = Path(dataset) if dataset is not None else None
         self.budget = budget
-        self.max_samples = int(max_audio_s * SAMPLE_RATE)
+        self.max_samples = int(self.config.max_audio_s * SAMPLE_RATE)
         self.max_text = max_text
         self._episodes: list[VoxMemEpisode] = []
         if self.dataset_dir is not None:
@@ -181,7 +208,6 @@ def _generated_episode(seed: int, budget: int) -> VoxMemEpisode:
     the sequence ``seed % 1000 + 1000 k`` is then built, so a reset gives the first item that
     passes QC, the same one every time.
     """
-    import dataclasses
     import tempfile
 
     from memgym.datasets.voxmem.build import VoxMemBuilder, VoxMemConfig

@@ -25,7 +25,7 @@ import numpy as np
 from memgym.core.benchmark import Benchmark, JobArgs, ReportSection
 from memgym.core.config import load_config
 from memgym.core.outputs import prepare_output_file
-from memgym.core.registry import register_benchmark
+from memgym.core.registry import MEMORIES, register_benchmark
 from memgym.core.seeding import config_hash
 from memgym.datasets.amemops.audio import StreamRenderer
 from memgym.datasets.amemops.config import QUERY_TYPES, StreamConfig
@@ -42,6 +42,24 @@ class AMemOpsBenchmark(Benchmark):
 
     name = "amemops"
     description = "AMemOps audio streams: memory updates of source gain/pan"
+
+    def job_configs(self, job: str) -> dict[str, type]:
+        if job in ("generate", "render"):
+            return {"": StreamSetConfig}
+        from memgym.pipelines.amemops_interventions import AMemOpsInterventionConfig
+        from memgym.pipelines.amemops_models import AMemOpsEvalConfig, AMemOpsTrainConfig
+
+        if job == "train":
+            return {"": AMemOpsTrainConfig}
+        return {"": AMemOpsEvalConfig, "intervention=true": AMemOpsInterventionConfig}
+
+    def accepted_names(self, job: str) -> dict[str, list[str]]:
+        """Train and eval take memory cores (``model=``, ``models=[...]``), registered as memories."""
+        if job not in ("train", "eval"):
+            return {}
+        from memgym.memory.recurrent.mixers import CORES
+
+        return {"memory cores (model=, models=)": [name for name in MEMORIES.names() if name in CORES]}
 
     def load_set_config(self, args: JobArgs) -> StreamSetConfig:
         """The :class:`StreamSetConfig` from the job's YAML file and overrides."""

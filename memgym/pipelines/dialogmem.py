@@ -28,7 +28,7 @@ from memgym.core.config import load_config
 from memgym.core.episode import Dataset
 from memgym.core.errors import MemgymError
 from memgym.core.outputs import prepare_output_file
-from memgym.core.registry import register_benchmark
+from memgym.core.registry import MEMORIES, REASONERS, register_benchmark
 from memgym.core.seeding import config_hash, episode_rng
 from memgym.datasets.embodied import EmbodiedEpisode
 from memgym.datasets.traversal import Traversal, TraversalConfig, generate_traversal
@@ -63,6 +63,25 @@ class DialogMemBenchmark(Benchmark):
 
     name = "dialogmem"
     description = "embodied traversals (RGB-D + pose) with dialogue; navigation and QA from memory"
+
+    def job_configs(self, job: str) -> dict[str, type]:
+        configs = {
+            "generate": dialogmem_jobs.DialogMemGenerateConfig,
+            "eval": dialogmem_jobs.DialogMemEvalConfig,
+            "render": RenderConfig,
+        }
+        return {"": configs[job]} if job in configs else {}
+
+    def accepted_names(self, job: str) -> dict[str, list[str]]:
+        """Eval takes embodied memories (every registered memory but the spoken and recurrent-core
+        ones, which read other observations) and reasoners (``reasoner.backend=``, ``judge.backend=``)."""
+        if job != "eval":
+            return {}
+        from memgym.memory.recurrent.core_memory import CoreMemory
+        from memgym.memory.spoken.base import SpokenMemory
+
+        memories = [n for n in MEMORIES.names() if not issubclass(MEMORIES.get(n), (SpokenMemory, CoreMemory))]
+        return {"memories (memory=, memories=[...])": memories, "reasoners (reasoner.backend=)": REASONERS.names()}
 
     def generate(self, args: JobArgs) -> Path:
         """Build the DialogMem dataset (:func:`memgym.pipelines.dialogmem_jobs.generate`)."""

@@ -9,14 +9,19 @@ Eval (resumable through :class:`~memgym.core.results.RunStore`): for each memory
 ``memories=[...]`` (or the one ``memory=``), plays each episode in
 :class:`~memgym.envs.dialogmem_env.DialogMemEnv` with that registered memory and a
 :class:`~memgym.agents.reasoner_agent.ReasonerAgent`; one result row per item, appended as it
-finishes. A reasoner or judge failure, an episode with dangling ids or a duplicated episode id
+finishes. Formation frames are rendered 16 poses to a ray cast through a frame cache
+(:mod:`memgym.sensors.frame_cache`), so the memories after the first reuse them: within the
+process while they fit in its 512 MiB, or across memories and runs from ``frame_cache=DIR``.
+A reasoner or judge failure, an episode with dangling ids or a duplicated episode id
 becomes an ``error`` row and the run goes on; a re-run retries the items that failed, and an
 eval in which every item of a memory failed ends with an error once its tables are written. Layout of ``RUNS/eval-dialogmem/NAME/`` (``NAME``:
 ``name=`` or the hash of the config without the memory names)::
 
     <memory>/           one RunStore per memory: results.jsonl, results.md (tables by task and
                         content type), config.yaml (with memory=<memory>), judge_cache.jsonl,
-                        links.json (snapshot memories: link counts per episode, :class:`LinkLog`)
+                        links.json (snapshot memories: link counts per episode, :class:`LinkLog`),
+                        memory.jsonl (``save_memory=true``: what the memory held after each
+                        episode's formation, :mod:`memgym.pipelines.dialogmem_memory_contents`)
     comparison.md       every memory side by side, with bootstrap intervals
     comparison.csv      the same, long form
     comparison.png      grouped bars per memory (navigation; QA per content type)
@@ -64,6 +69,7 @@ from memgym.datasets.dialogmem.validation import GroundingAuditor
 from memgym.datasets.traversal import TraversalConfig, generate_traversal
 from memgym.memory.embodied.ground_truth import LinkCounts
 from memgym.pipelines.dialogmem_comparison import comparison_rows, write_comparison
+from memgym.pipelines.dialogmem_memory_contents import memory_contents
 from memgym.scenes.procedural import HouseConfig
 from memgym.scenes.spec import SceneSpec, load_scene
 from memgym.sensors.camera import CameraConfig
@@ -164,6 +170,15 @@ class DialogMemEvalConfig:
     execute_navigation: bool = field(default=False, metadata={"help": "also report execution success and SPL"})
     max_episodes: int = field(default=0, metadata={"help": "evaluate only the first N episodes (0 = all)", "min": 0})
     camera: CameraConfig = field(default_factory=CameraConfig, metadata={"help": "formation rendering"})
+    frame_cache: str = field(
+        default="",
+        metadata={
+            "help": "folder storing rendered formation frames for every memory and later runs (about 0.7 MB "
+            "per 256x256 frame); '' = reuse within this process only, the last 512 MiB",
+            **NOT_HASHED,
+            **ADDED_FIELD,
+        },
+    )
     visual: VisualMemoryOptions = field(
         default_factory=VisualMemoryOptions, metadata={"help": "options of the visual memories"}
     )
@@ -182,6 +197,15 @@ class DialogMemEvalConfig:
     )
     subset_qa: int = field(default=500, metadata={"help": "sweep: QA items (stratified)", "min": 0, **ADDED_FIELD})
     subset_seed: int = field(default=0, metadata={"help": "sweep: seed of the subset", **ADDED_FIELD})
+    save_memory: bool = field(
+        default=False,
+        metadata={
+            "help": "also append what each memory held after formation to <memory>/memory.jsonl (memgym view "
+            "shows it; episodes evaluated before are not redone)",
+            **NOT_HASHED,
+            **ADDED_FIELD,
+        },
+    )
     name: str = field(default="", metadata={"help": "run folder name (default: config hash)"})
     bootstrap_seed: int = field(default=0, metadata={"help": "seed of the comparison's bootstrap intervals"})
     bootstrap_resamples: int = field(default=2000, metadata={"help": "bootstrap resamples per interval", **NOT_HASHED})
@@ -473,6 +497,7 @@ def build_env(config: DialogMemEvalConfig, memory: Any, scorers: dict[str, Any])
         camera=config.camera,
         execute_navigation=config.execute_navigation,
         semantic=getattr(memory, "needs_semantic", False),
+        frame_cache=config.frame_cache,
     )
     return DialogMemEnv(env_config, scorers=scorers)
 
@@ -506,16 +531,21 @@ def evaluate_memory(
         store.append_many(results.rows)
         if results.links is not None:
             links.save(episode_id, results.links)
+        if results.memory is not None:
+            with (store.folder / "memory.jsonl").open("a", encoding="utf-8") as handle:
+                handle.write(json.dumps(results.memory) + "\n")
     write_tables(store)
 
 
 class EpisodeResults:
-    """What playing one episode produced: ``rows`` (``(key, row)`` per scored item) and the
-    memory's ``links`` (snapshot memories); it stands in for the store and link log of :func:`use`."""
+    """What playing one episode produced: ``rows`` (``(key, row)`` per scored item), the memory's
+    ``links`` (snapshot memories) and, with ``save_memory``, its ``memory`` contents after use; it
+    stands in for the store and link log of :func:`use`."""
 
     def __init__(self) -> None:
         self.rows: list[tuple[str, dict[str, Any]]] = []
         self.links: LinkCounts | None = None
+        self.memory: dict[str, Any] | None = None
 
     def append(self, key: str, row: dict[str, Any]) -> None:
         self.rows.append((key, row))
@@ -533,6 +563,7 @@ class EpisodePlayer:
         from memgym.agents.reasoner_agent import ReasonerAgent
 
         memory = build_memory(config)
+        self.save_memory = config.save_memory
         self.env = build_env(config, memory, qa_scorers(config, judge_cache))
         self.agent = ReasonerAgent(memory, build_reasoner(config.reasoner), config.reasoner.max_new_tokens)
 
@@ -541,6 +572,8 @@ class EpisodePlayer:
         results = EpisodeResults()
         observation, info = form(self.env, self.agent, episode, set(pending))
         use(self.env, self.agent, episode, set(pending), results, results, observation, info)
+        if self.save_memory:  # after use: snapshot memories are linked by then
+            results.memory = {"episode_id": episode.episode_id, **memory_contents(self.agent.memory)}
         return results
 
 

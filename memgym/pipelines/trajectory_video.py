@@ -29,9 +29,11 @@ def trajectory_frames(
     sensor = RGBDCamera(camera)
     positions = traversal.positions()
     goals = traversal.goals
-    for frame in traversal.frames[:: max(1, stride)]:
+    step = max(1, stride)
+    images = sensor.iter_frames(scene, positions[::step], traversal.yaws()[::step])
+    for frame, image in zip(traversal.frames[::step], images):
         yaw = yaw_from_quat(np.asarray(frame.rotation))
-        rgb = sensor.observe(scene, np.asarray(frame.position), yaw)["rgb"]
+        rgb = image["rgb"]
         current_goal = [goals[frame.segment]] if frame.segment < len(goals) else []
         board = topdown_map(
             scene,

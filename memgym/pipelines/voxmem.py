@@ -16,7 +16,7 @@ from memgym.core.benchmark import Benchmark, JobArgs, ReportSection
 from memgym.core.config import load_config
 from memgym.core.errors import ConfigError
 from memgym.core.outputs import make_writable_folder
-from memgym.core.registry import register_benchmark
+from memgym.core.registry import MEMORIES, REASONERS, register_benchmark
 from memgym.datasets.voxmem.build import VoxMemBuilder, VoxMemConfig
 
 
@@ -24,7 +24,29 @@ from memgym.datasets.voxmem.build import VoxMemBuilder, VoxMemConfig
 class VoxMemBenchmark(Benchmark):
     """VoxMem: spoken multi-session memory (speech, speaker, paralinguistic, sound x IE/MSR/TET/AR)."""
 
+    name = "voxmem"
     description = "spoken multi-session memory histories (15 cells, 8K-64K token budgets)"
+
+    def job_configs(self, job: str) -> dict[str, type]:
+        if job == "generate":
+            return {"": VoxMemConfig}
+        if job == "eval":
+            from memgym.pipelines.voxmem_eval import VoxMemEvalConfig
+
+            return {"": VoxMemEvalConfig}
+        return {}
+
+    def accepted_names(self, job: str) -> dict[str, list[str]]:
+        """Eval takes the spoken memories and reasoners (``models=[...]`` specs name one);
+        generate takes reasoners for writing and QC (``reasoner=``, ``qc_reasoner=``)."""
+        if job == "generate":
+            return {"reasoners (reasoner=, qc_reasoner=)": REASONERS.names()}
+        if job != "eval":
+            return {}
+        from memgym.pipelines.voxmem_eval import MEMORIES as VOXMEM_MEMORIES
+
+        memories = [name for name in MEMORIES.names() if name in VOXMEM_MEMORIES]
+        return {"memories (memories=[...])": memories, "reasoners (models=[...])": REASONERS.names()}
 
     def generate(self, args: JobArgs) -> Path:
         values = {"out": str(args.out)} if args.out else None
@@ -58,7 +80,7 @@ class VoxMemBenchmark(Benchmark):
         config = load_config(VoxMemConfig, path=args.config_path, overrides=overrides)
         folder = VoxMemBuilder(config, progress=args.progress).build()
         episodes = Dataset.load(folder / "manifest.jsonl")
-        env = SpokenHistoryEnv(folder)
+        env = SpokenHistoryEnv(dataset=folder)
         played = next((e for e in episodes if e.items[0].answer == "unanswerable"), episodes[0])
         observation, info = env.reset(seed=0, options={"episode": played})
         steps = 0

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import abc
 import dataclasses
+import hashlib
 import math
 from collections.abc import Sequence
 
@@ -70,6 +71,11 @@ class SurfaceLookup(abc.ABC):
     def semantic(self, primitive_ids: np.ndarray, uvs: np.ndarray) -> np.ndarray:
         """``(N,) int32`` instance ids (0 = unannotated)."""
 
+    @abc.abstractmethod
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        """The arrays that decide every albedo and id this lookup returns (hashed by
+        :meth:`MeshScene.content_digest`)."""
+
 
 class PerTriangleLookup(SurfaceLookup):
     """Constant albedo ``(M, 3)`` and instance id ``(M,)`` per triangle."""
@@ -83,6 +89,9 @@ class PerTriangleLookup(SurfaceLookup):
 
     def semantic(self, primitive_ids: np.ndarray, uvs: np.ndarray) -> np.ndarray:
         return np.take(self.semantic_ids, primitive_ids)
+
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        return self.colors, self.semantic_ids
 
 
 class MeshScene(Scene):
@@ -140,6 +149,7 @@ class MeshScene(Scene):
         self._nav: NavGrid | None = None
         self._camera_bases: dict[PinholeIntrinsics, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         self.default_intrinsics = PinholeIntrinsics()
+        self._content_digest: str | None = None
 
     # ----- Scene API ---------------------------------------------------------------------------
     @property
@@ -162,6 +172,21 @@ class MeshScene(Scene):
         """The object whose pixels carry ``semantic_id`` (None for walls, floors, ...)."""
         return self._by_semantic.get(int(semantic_id))
 
+    def content_digest(self) -> str:
+        """Hex BLAKE2b of everything that decides a rendered pixel: the render mesh, its surface
+        lookup, and the semantic mesh and its lookup (computed once; keys :mod:`memgym.sensors.frame_cache`)."""
+        if self._content_digest is None:
+            digest = hashlib.blake2b(digest_size=20)
+            arrays = [self.vertices, self.triangles, *self.lookup.arrays()]
+            if self._semantic is not None:
+                arrays += [*self.semantic_geometry, *self._semantic[1].arrays()]
+            for array in arrays:
+                array = np.ascontiguousarray(array)
+                digest.update(f"{array.dtype.str}{array.shape};".encode())
+                digest.update(array.data)
+            self._content_digest = digest.hexdigest()
+        return self._content_digest
+
     def bounds(self) -> np.ndarray:
         """``(2, 3)`` min/max corner of the render mesh, metres."""
         return np.stack([self.vertices.min(0), self.vertices.max(0)])
@@ -182,25 +207,60 @@ class MeshScene(Scene):
     ) -> dict[str, np.ndarray]:
         """Render from a camera at ``position`` ``(3,)`` with orientation ``rotation`` ``(x, y, z, w)``.
 
-        Returns ``{"rgb": (H, W, 3) uint8, "depth": (H, W) float32 metres, "semantic": (H, W) int32}``.
+        Returns ``{"rgb": (H, W, 3) uint8, "depth": (H, W) float32 metres, "semantic": (H, W) int32}``:
+        frame 0 of :meth:`render_batch` of this one pose.
+        """
+        batch = self.render_batch(np.reshape(position, (1, 3)), np.reshape(rotation, (1, 4)), intrinsics)
+        return {key: images[0] for key, images in batch.items()}
+
+    def render_batch(
+        self, positions: np.ndarray, rotations: np.ndarray, intrinsics: PinholeIntrinsics | None = None
+    ) -> dict[str, np.ndarray]:
+        """Render ``B`` camera poses with one ray cast: positions ``(B, 3)`` metres, orientations
+        ``(B, 4)`` ``(x, y, z, w)``.
+
+        Returns ``{"rgb": (B, H, W, 3) uint8, "depth": (B, H, W) float32 metres, "semantic": (B, H, W)
+        int32}``. Each ray's result depends on that ray alone, so frame ``b`` is byte-identical to
+        :meth:`render` of pose ``b`` whatever the batch holds.
         """
         intrinsics = intrinsics or self.default_intrinsics
-        h, w = intrinsics.height, intrinsics.width
-        rays = self._rays_for(position, rotation, intrinsics)
+        positions = np.asarray(positions, float)
+        rotations = np.asarray(rotations, float)
+        if positions.ndim != 2 or positions.shape[1] != 3 or rotations.shape != (len(positions), 4):
+            raise MemgymError(
+                f"scene {self.scene_id}: render_batch needs positions (B, 3) and rotations (B, 4), "
+                f"got {positions.shape} and {rotations.shape}"
+            )
+        b, h, w = len(positions), intrinsics.height, intrinsics.width
+        rays = np.empty((b, h * w, 6), np.float32)
+        for i in range(b):
+            self._rays_for(positions[i], rotations[i], intrinsics, out=rays[i])
         hits = self._raycaster.cast_rays(o3d.core.Tensor.from_numpy(rays))
-        t = hits["t_hit"].numpy()
-        hit = np.isfinite(t)
-        prim = np.where(hit, hits["primitive_ids"].numpy(), np.uint32(0))
-        uvs = hits["primitive_uvs"].numpy()
-        shade = self._shade(hits["primitive_normals"].numpy(), rays, hit, intrinsics)
-        rgb = self._colour(self.lookup.albedo(prim, uvs), shade)
-        depth = np.where(hit, t, np.float32(0.0))
+        t, prims = hits["t_hit"].numpy(), hits["primitive_ids"].numpy()
+        uvs, normals = hits["primitive_uvs"].numpy(), hits["primitive_normals"].numpy()
         scene, lookup = self._semantic if self._semantic is not None else (self._raycaster, self.lookup)
-        if scene is self._raycaster:
-            semantic = np.where(hit, lookup.semantic(prim, uvs), 0).astype(np.int32, copy=False)
-        else:
-            semantic = self.semantic_of_rays(rays)
-        return {"rgb": rgb.reshape(h, w, 3), "depth": depth.reshape(h, w), "semantic": semantic.reshape(h, w)}
+        separate = None if scene is self._raycaster else self.semantic_of_rays(rays.reshape(-1, 6)).reshape(b, -1)
+        rgb = np.empty((b, h * w, 3), np.uint8)
+        depth = np.empty((b, h * w), np.float32)
+        semantic = np.empty((b, h * w), np.int32)
+        # frame by frame: the per-pixel arrays of one frame stay in cache (a whole batch does not)
+        for i in range(b):
+            hit = np.isfinite(t[i])
+            prim = np.where(hit, prims[i], np.uint32(0))
+            shade = self._shade(normals[i], rays[i], hit, intrinsics)
+            self._colour(self.lookup.albedo(prim, uvs[i]), shade, out=rgb[i])
+            np.copyto(depth[i], t[i])
+            depth[i][~hit] = 0.0
+            if separate is None:
+                np.copyto(semantic[i], lookup.semantic(prim, uvs[i]))
+                semantic[i][~hit] = 0
+            else:
+                semantic[i] = separate[i]
+        return {
+            "rgb": rgb.reshape(b, h, w, 3),
+            "depth": depth.reshape(b, h, w),
+            "semantic": semantic.reshape(b, h, w),
+        }
 
     def _shade(
         self, normals: np.ndarray, rays: np.ndarray, hit: np.ndarray, intrinsics: PinholeIntrinsics
@@ -226,23 +286,26 @@ class MeshScene(Scene):
         return shade
 
     @staticmethod
-    def _colour(albedo: np.ndarray, shade: np.ndarray) -> np.ndarray:
-        """``(N, 3) uint8`` shaded colour from ``(N, 3)`` albedo in [0, 1] and ``(N,)`` light."""
+    def _colour(albedo: np.ndarray, shade: np.ndarray, out: np.ndarray) -> None:
+        """Write into ``out`` ``(N, 3) uint8`` the shaded colour of ``(N, 3)`` albedo in [0, 1] under ``(N,)`` light."""
         # per channel: a (N, 3) * (N, 1) broadcast runs 3-element inner loops, ~1.5x slower
         scaled = shade * 255.0
         rgb = np.empty(albedo.shape, np.float32)
         for c in range(3):
             np.multiply(albedo[:, c], scaled, out=rgb[:, c])
-        return np.minimum(rgb, 255.0, out=rgb).astype(np.uint8)
+        np.copyto(out, np.minimum(rgb, 255.0, out=rgb), casting="unsafe")  # truncation, as astype(uint8)
 
-    def _rays_for(self, position: np.ndarray, rotation: np.ndarray, intrinsics: PinholeIntrinsics) -> np.ndarray:
-        """``(H*W, 6) float32`` rays (origin, direction with camera-frame z = -1) of a camera pose."""
+    def _rays_for(
+        self, position: np.ndarray, rotation: np.ndarray, intrinsics: PinholeIntrinsics, out: np.ndarray | None = None
+    ) -> np.ndarray:
+        """``(H*W, 6) float32`` rays (origin, direction with camera-frame z = -1) of a camera pose,
+        written into ``out`` when given."""
         # written out per column: a BLAS (N, 3) @ (3, 3) product is slow and contends for threads, and
         # broadcasting the (3,) origin into the (N, 6) rows costs more than three scalar column fills
         x, y, _ = self._camera_basis(intrinsics)
         r = quat_to_matrix(rotation).astype(np.float32)
         origin = np.asarray(position, np.float32)
-        rays = np.empty((len(x), 6), np.float32)
+        rays = np.empty((len(x), 6), np.float32) if out is None else out
         for i in range(3):
             rays[:, i] = origin[i]
             rays[:, 3 + i] = x * r[i, 0] + y * r[i, 1] - r[i, 2]

@@ -15,6 +15,7 @@ agent's heading (level, like Habitat's default agent). Spaces and units:
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterator
 
 import numpy as np
 from gymnasium import spaces
@@ -69,10 +70,34 @@ class RGBDCamera:
         return np.asarray(position, float) + np.array([0.0, self.config.sensor_height, 0.0])
 
     def observe(self, scene: MeshScene, position: np.ndarray, yaw: float) -> dict[str, np.ndarray]:
-        """Images seen by an agent at base ``position`` ``(3,)`` with heading ``yaw`` radians."""
-        out = scene.render(self.camera_position(position), quat_from_yaw(yaw), self.intrinsics)
-        out["depth"] = np.minimum(out["depth"], np.float32(self.config.max_depth))
+        """Images seen by an agent at base ``position`` ``(3,)`` with heading ``yaw`` radians
+        (frame 0 of :meth:`render_batch` of this one pose)."""
+        batch = self.render_batch(scene, np.reshape(position, (1, 3)), np.array([yaw], float))
+        return {key: images[0] for key, images in batch.items()}
+
+    def render_batch(self, scene: MeshScene, positions: np.ndarray, yaws: np.ndarray) -> dict[str, np.ndarray]:
+        """Images of ``B`` agent poses in one ray cast: base positions ``(B, 3)`` metres, headings
+        ``(B,)`` radians. Returns ``{"rgb": (B, H, W, 3) uint8, "depth": (B, H, W) float32,
+        "semantic": (B, H, W) int32}`` (module table); frame ``b`` is byte-identical to
+        :meth:`observe` of pose ``b``."""
+        positions = np.asarray(positions, float).reshape(-1, 3)
+        eyes = positions + np.array([0.0, self.config.sensor_height, 0.0])
+        rotations = np.array([quat_from_yaw(float(yaw)) for yaw in np.asarray(yaws, float).reshape(-1)])
+        out = scene.render_batch(eyes, rotations.reshape(-1, 4), self.intrinsics)
+        np.minimum(out["depth"], np.float32(self.config.max_depth), out=out["depth"])
         return out
+
+    def iter_frames(
+        self, scene: MeshScene, positions: np.ndarray, yaws: np.ndarray, batch: int = 16
+    ) -> Iterator[dict[str, np.ndarray]]:
+        """:meth:`observe` of each pose of ``positions`` ``(B, 3)`` / ``yaws`` ``(B,)`` in turn, rendered
+        ``batch`` poses per :meth:`render_batch` call (the same bytes)."""
+        positions = np.asarray(positions, float).reshape(-1, 3)
+        yaws = np.asarray(yaws, float).reshape(-1)
+        for start in range(0, len(yaws), max(1, batch)):
+            images = self.render_batch(scene, positions[start : start + batch], yaws[start : start + batch])
+            for i in range(len(images["rgb"])):
+                yield {key: frames[i] for key, frames in images.items()}
 
 
 class PoseSensor:

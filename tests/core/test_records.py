@@ -48,9 +48,11 @@ def test_int_given_for_float_field_is_accepted_and_converted():
 @pytest.mark.parametrize(
     "data, message",
     [
-        ({"x": 1.0}, "missing field 'y'"),
-        ({"x": 1.0, "y": 2.0, "z": 3}, "unknown field"),
-        ({"x": "a", "y": 2.0}, "expected a number"),
+        ({"x": 1.0}, "^Point: y: missing"),
+        ({"x": 1.0, "y": 2.0, "z": 3}, "^Point: unknown key 'z'; allowed keys: label, x, y$"),
+        ({"x": "a", "y": 2.0}, "^Point: x: expected a number, got 'a'$"),
+        ({"x": True, "y": 2.0}, "x: expected a number, got True"),
+        ({"x": 1.0, "y": 2.0, "label": 3}, "label: expected a string, got 3"),
     ],
 )
 def test_bad_fields_name_the_problem(data, message):
@@ -61,8 +63,44 @@ def test_bad_fields_name_the_problem(data, message):
 def test_literal_values_are_checked():
     data = make_shape().to_dict()
     data["kind_name"] = "circle"
-    with pytest.raises(RecordError, match="Shape.kind_name"):
+    with pytest.raises(RecordError, match="Shape: kind_name: 'circle' is not allowed; allowed values: 'polygon' or"):
         Shape.from_dict(data)
+
+
+def test_nested_and_tuple_errors_name_the_key_path(tmp_path):
+    data = make_shape().to_dict()
+    data["points"][1]["x"] = "loud"
+    with pytest.raises(RecordError, match=r"^Shape: points\[1\]\.x: expected a number, got 'loud'$"):
+        Shape.from_dict(data)
+    for pair, message in (
+        ([1], r"pair\[1\]: missing item"),
+        ([1, "a", 3], "pair: expected 2 items"),
+        (5, "pair: expected a list"),
+    ):
+        with pytest.raises(RecordError, match=message):
+            Shape.from_dict({**make_shape().to_dict(), "pair": pair})
+    path = tmp_path / "bad.jsonl"
+    envelope = {"schema": SCHEMA_VERSION, "kind": "test.point", "data": {"x": 1, "y": [2]}}
+    path.write_text(Point(x=0, y=0).to_json() + "\n" + json.dumps(envelope) + "\n")
+    with pytest.raises(RecordError, match=r"bad.jsonl:2: Point: y: expected a number, got \[2\]$"):
+        list(read_jsonl(path))
+
+
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        ('{"schema": 1, "kind": "test.point", "data": [1]}', r"^x.jsonl:1: Point: expected an object, got list$"),
+        ('{"schema": 1, "kind": "test.point", "data": {"x": 1}, "extra": 2}', "keys schema, kind, data"),
+        ('{"schema": 1, "kind": "test.point", "data": {"x": 1, "y": 2, "z": 0}}', r"x.jsonl:1: Point: unknown key 'z'"),
+        (
+            '{"schema": 1, "kind": "test.shape", "data": {"name": 3}}',
+            r"x.jsonl:1: Shape: name: expected a string, got 3",
+        ),
+    ],
+)
+def test_bad_envelopes_are_one_error_naming_the_line(line, message):
+    with pytest.raises(RecordError, match=message):
+        from_json(line, where="x.jsonl:1")
 
 
 def test_jsonl_round_trip_and_error_names_file_and_line(tmp_path):

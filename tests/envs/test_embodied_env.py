@@ -148,3 +148,31 @@ def test_episode_with_poses_off_the_floor_is_rejected(env):
     bad = dataclasses.replace(episode, traversal=dataclasses.replace(episode.traversal, frames=tuple(frames)))
     with pytest.raises(MemgymError, match="frame 0 at .* is off the navigable floor"):
         env.reset(options={"episode": bad})
+
+
+def test_batched_and_cached_frames_equal_single_renders(env):
+    """Formation frames rendered 16 to a cast, one to a cast, and again from the process-wide frame
+    cache by another env, are all the frames of rendering each pose alone."""
+    from memgym.scenes.poses import yaw_from_quat
+    from memgym.sensors.frame_cache import shared_frame_cache
+
+    env.reset(seed=3)
+    frames = env.episode.traversal.frames[:20]
+    cache = shared_frame_cache()
+
+    def play(config):
+        player = EmbodiedEnv(config)
+        observations = [player.reset(seed=3, options={"episode": env.episode})[0]]
+        observations += [player.step(player.formation_action())[0] for _ in frames[1:]]
+        return observations
+
+    played = [play({**CONFIG, "render_batch": 1}), play(CONFIG)]
+    misses = cache.misses
+    played.append(play(CONFIG))
+    assert cache.misses == misses  # the last env's frames all come from the cache
+    for step, frame in enumerate(frames):
+        expected = env.camera.observe(env.scene, np.asarray(frame.position), yaw_from_quat(np.asarray(frame.rotation)))
+        for observations in played:
+            for key in ("rgb", "depth", "semantic"):
+                np.testing.assert_array_equal(observations[step][key], expected[key])
+            assert observations[step]["rgb"].flags.writeable  # a fresh array, not the cached one

@@ -27,7 +27,7 @@ def test_check_env_through_gymnasium_make(dataset):
 
 
 def test_phases_and_scoring(dataset):
-    env = SpokenHistoryEnv(dataset)
+    env = SpokenHistoryEnv(dataset=dataset)
     obs, info = env.reset(seed=3)
     episode = env.episode
     user_turns = sum(t.role == "user" for s in episode.sessions for t in s.turns)
@@ -43,7 +43,7 @@ def test_phases_and_scoring(dataset):
 
 def test_reward_is_the_voxmem_verdict(dataset):
     """The gold answer phrased as a hedged sentence scores 1; a bare refusal scores 1 only on AR items."""
-    env = SpokenHistoryEnv(dataset)
+    env = SpokenHistoryEnv(dataset=dataset)
     for seed in range(4):
         _, info = env.reset(seed=seed)
         while info["phase"] == "formation":
@@ -57,7 +57,7 @@ def test_reward_is_the_voxmem_verdict(dataset):
 
 def test_missing_dataset_is_a_clear_error(tmp_path):
     with pytest.raises(MemgymError, match="no manifest.jsonl"):
-        SpokenHistoryEnv(tmp_path)
+        SpokenHistoryEnv(dataset=tmp_path)
 
 
 @pytest.mark.slow
@@ -68,7 +68,7 @@ def test_env_generates_an_episode_without_a_dataset():
 
 
 def test_runs_in_a_vector_env(dataset):
-    envs = gymnasium.vector.SyncVectorEnv([lambda: SpokenHistoryEnv(dataset) for _ in range(2)])
+    envs = gymnasium.vector.SyncVectorEnv([lambda: SpokenHistoryEnv(dataset=dataset) for _ in range(2)])
     obs, info = envs.reset(seed=0)
     assert obs["audio"].shape == (2, 480000) and list(info["phase"]) == ["formation", "formation"]
     obs, reward, *_ = envs.step(("", ""))

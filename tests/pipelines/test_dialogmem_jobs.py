@@ -390,3 +390,32 @@ def test_visual_memories_are_evaluated_with_semantic_frames(dataset, tmp_path):
         assert results and not any(r.get("error") for r in results)
         navigation = [r for r in results if r["task"] == "navigation"]
         assert navigation and all("geodesic_success" in r for r in navigation)
+
+
+def test_memories_after_the_first_reuse_its_rendered_frames(dataset, tmp_path, monkeypatch):
+    """memories=[a,b] renders each formation frame once (frame_cache=DIR, here a fresh one); another
+    process (a fresh set of caches) reads them all from the folder, with the same results."""
+    from memgym.pipelines.dialogmem_jobs import load_episodes
+    from memgym.sensors import frame_cache
+    from memgym.sensors.camera import RGBDCamera
+
+    rendered = []
+    render_batch = RGBDCamera.render_batch
+
+    def counting(self, scene, positions, yaws):
+        rendered.append(len(yaws))
+        return render_batch(self, scene, positions, yaws)
+
+    monkeypatch.setattr(RGBDCamera, "render_batch", counting)
+    folder = tmp_path / "frames"
+    run = run_eval(dataset, tmp_path, "memories=[dialogue,oracle]", f"frame_cache={folder}", "name=first")
+    episodes, _ = load_episodes(dataset)
+    assert sum(rendered) == sum(len(e.traversal.frames) for e in episodes)
+    assert len(list(folder.glob("*.npz"))) == len(rendered)
+    monkeypatch.setattr(frame_cache, "_SHARED", {})
+    calls = len(rendered)
+    again = run_eval(dataset, tmp_path, "memories=[dialogue,oracle]", f"frame_cache={folder}", "name=second")
+    assert len(rendered) == calls
+    for memory in ("dialogue", "oracle"):
+        scored = [(r["key"], r.get("reward"), r.get("prediction")) for r in rows(run, memory)]
+        assert scored == [(r["key"], r.get("reward"), r.get("prediction")) for r in rows(again, memory)]

@@ -383,3 +383,42 @@ def test_basis_textures_with_a_png_fallback_are_decodable(tmp_path):
         "textures[1] (KHR_texture_basisu, images[1] image/ktx2)",
         "textures[2] (images[1] image/ktx2)",
     ]
+
+
+def test_single_texel_triangles_read_what_the_per_hit_texture_arithmetic_reads():
+    """Triangles with tiny UV footprints (many inside one texel, many straddling a texel edge or a
+    wrap seam by a hair) give the same colours and ids through the per-triangle tables as through
+    the per-hit interpolation, at corners, edges and random interior points."""
+    from memgym.scenes.hm3d import TexturedLookup
+
+    rng = np.random.default_rng(5)
+    texture = rng.integers(0, 256, (6, 9, 3), np.uint8)
+    h, w = texture.shape[:2]
+    m = 400
+    # corners clustered around texel edges (k / w), wrap seams (integers) or texel centres
+    anchor = np.stack([rng.integers(-2, 3 * w, m) / w, rng.integers(-2, 3 * h, m) / h], axis=1)
+    anchor[: m // 4] += 0.5 / np.array([w, h])  # well inside a texel
+    spread = np.array([0.0, 1e-7, 1e-4, 0.02])[rng.integers(0, 4, m)]
+    tri_uv = (anchor[:, None, :] + rng.uniform(-1, 1, (m, 3, 2)) * spread[:, None, None]).astype(np.float32)
+    tri_uv[::7] = tri_uv[::7, :1]  # degenerate: one UV point
+    tri_uv[3::13] = anchor[3::13, None, :] + np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]])  # a whole period
+    tri_texture = np.where(np.arange(m) % 11 == 0, -1, 0)
+    tri_color = rng.integers(0, 256, (m, 3), np.uint8)
+    packed = (texture[..., 0].astype(int) << 16) | (texture[..., 1].astype(int) << 8) | texture[..., 2]
+    known = {int(c): i + 1 for i, c in enumerate(np.unique(packed)[::2])}
+    lookup = TexturedLookup(tri_uv, tri_texture, [texture], tri_color, known)
+    assert 0.2 < (lookup._tri_row >= 0).mean() < 0.95  # both kinds of triangle are present
+    bary = np.concatenate([np.eye(3)[:, 1:], [[0.5, 0.0], [0.0, 0.5], [0.5, 0.5]], rng.dirichlet([1, 1, 1], 8)[:, 1:]])
+    ids = np.repeat(np.arange(m), len(bary))
+    uvs = np.tile(bary, (m, 1)).astype(np.float32)
+    textured = tri_texture[ids] >= 0
+    expected_rows = ids.copy()
+    expected_rows[textured] = lookup._interpolated_texels(ids[textured], uvs[textured])
+    expected = lookup._table[expected_rows]
+    np.testing.assert_array_equal(lookup.colors(ids, uvs), expected)
+    np.testing.assert_array_equal(lookup.albedo(ids, uvs), expected.astype(np.float32) / np.float32(255.0))
+    exp_packed = (expected[:, 0].astype(int) << 16) | (expected[:, 1].astype(int) << 8) | expected[:, 2]
+    np.testing.assert_array_equal(lookup.semantic(ids, uvs), [known.get(int(c), 0) for c in exp_packed])
+    # a triangle's corners on two texels is never taken as constant
+    rows_at_corners = expected_rows.reshape(m, -1)
+    assert ((rows_at_corners != rows_at_corners[:, :1]).any(1) <= (lookup._tri_row < 0)).all()

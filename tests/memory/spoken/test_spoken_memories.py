@@ -57,7 +57,7 @@ def test_full_history_layout(vox_dataset):
 def test_env_observations_give_the_same_history(vox_dataset):
     """A memory fed by SpokenHistoryEnv sees exactly the history read from the dataset."""
     episode = _episodes(vox_dataset)[1]
-    env = SpokenHistoryEnv(vox_dataset)
+    env = SpokenHistoryEnv(dataset=vox_dataset)
     obs, info = env.reset(options={"episode": episode})
     from_env = FullHistoryMemory()
     while info["phase"] == "formation":

@@ -1,0 +1,107 @@
+"""What a path handed to ``memgym view`` holds: which benchmark, and a dataset or a run folder.
+
+| path | benchmark | kind |
+| --- | --- | --- |
+| episodes JSONL of ``dialogmem.episode`` records (``memgym generate dialogmem``) | dialogmem | dataset |
+| ``eval-dialogmem/NAME/`` (memory sub-folders) or one ``NAME/<memory>/`` folder | dialogmem | run |
+| VoxMem dataset folder or its ``manifest.jsonl`` (``voxmem.episode`` records) | voxmem | dataset |
+| ``eval-voxmem/NAME/`` (``manifest.json`` job ``eval-voxmem``) | voxmem | run |
+| AMemOps stream set folder or its ``manifest.jsonl`` (``amemops.stream`` records) | amemops | dataset |
+| ``amemops_eval/NAME/`` (``manifest.json`` job ``amemops_eval``) | amemops | run |
+
+A run folder is recognised by its ``manifest.json`` (:class:`~memgym.core.results.RunStore`); a
+dataset by the record kind on the first line of its JSONL. Anything else is a
+:class:`~memgym.core.errors.MemgymError` naming the path and what was expected.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Literal
+
+from memgym.core.errors import MemgymError
+from memgym.core.results import read_manifest
+
+Benchmark = Literal["dialogmem", "amemops", "voxmem"]
+RUN_JOBS: dict[str, Benchmark] = {"eval-dialogmem": "dialogmem", "eval-voxmem": "voxmem", "amemops_eval": "amemops"}
+RECORD_KINDS: dict[str, Benchmark] = {
+    "dialogmem.episode": "dialogmem",
+    "voxmem.episode": "voxmem",
+    "amemops.stream": "amemops",
+}
+EXPECTED = (
+    "expected a DialogMem episodes JSONL, a VoxMem or AMemOps dataset folder (or its manifest.jsonl), "
+    "or an eval run folder (eval-dialogmem/NAME, eval-voxmem/NAME, amemops_eval/NAME)"
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class Target:
+    """A viewable path.
+
+    Attributes:
+        benchmark: ``dialogmem``, ``amemops`` or ``voxmem``.
+        kind: ``dataset`` (episodes / stream set) or ``run`` (an eval run folder).
+        path: the episodes JSONL (DialogMem dataset) or the folder (every other case).
+    """
+
+    benchmark: Benchmark
+    kind: Literal["dataset", "run"]
+    path: Path
+
+
+def detect(path: str | Path) -> Target:
+    """Classify ``path`` (table in the module docstring).
+
+    Raises:
+        MemgymError: the path does not exist or holds none of the viewable layouts.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise MemgymError(f"{path} does not exist; {EXPECTED}")
+    if path.is_file():
+        if path.name in ("results.jsonl", "manifest.json") and (path.parent / "manifest.json").is_file():
+            return detect(path.parent)
+        benchmark = _record_benchmark(path)
+        if benchmark == "dialogmem":
+            return Target("dialogmem", "dataset", path)
+        return Target(benchmark, "dataset", path.parent)
+    if (path / "manifest.json").is_file():
+        job = read_manifest(path / "manifest.json").get("job")
+        if job == "eval-dialogmem":  # one memory's store: view the whole run
+            return Target("dialogmem", "run", path.parent)
+        if job in RUN_JOBS:
+            return Target(RUN_JOBS[job], "run", path)
+        raise MemgymError(f"{path}: a run folder of job {job!r}, which has no viewer; {EXPECTED}")
+    if dialogmem_memory_folders(path):
+        return Target("dialogmem", "run", path)
+    if (path / "manifest.jsonl").is_file():
+        benchmark = _record_benchmark(path / "manifest.jsonl")
+        if benchmark != "dialogmem":
+            return Target(benchmark, "dataset", path)
+    raise MemgymError(f"{path}: nothing to view; {EXPECTED}")
+
+
+def dialogmem_memory_folders(run: Path) -> list[Path]:
+    """The memory sub-folders of a DialogMem eval run (those with an ``eval-dialogmem`` manifest), sorted."""
+    found = []
+    for child in sorted(p for p in run.iterdir() if p.is_dir()):
+        manifest = child / "manifest.json"
+        if manifest.is_file() and read_manifest(manifest).get("job") == "eval-dialogmem":
+            found.append(child)
+    return found
+
+
+def _record_benchmark(path: Path) -> Benchmark:
+    """The benchmark of the records in the JSONL ``path`` (read from its first line)."""
+    with path.open("rb") as handle:
+        first = handle.readline(1 << 24).strip()
+    try:
+        kind = json.loads(first.decode("utf-8")).get("kind") if first else None
+    except (UnicodeDecodeError, json.JSONDecodeError, AttributeError):
+        kind = None
+    if kind not in RECORD_KINDS:
+        raise MemgymError(f"{path}: its first line is not a DialogMem, VoxMem or AMemOps record; {EXPECTED}")
+    return RECORD_KINDS[kind]

@@ -1,0 +1,55 @@
+"""Config hashes key generated data and run folders: the config layer must keep them identical.
+
+The hashes below were computed before configs were read through pydantic (memgym.core.convert);
+a change to how values are converted (int vs float, tuple vs list, nested defaults) shows here.
+"""
+
+import pytest
+
+from memgym.core.config import CONFIG_DIR, load_config
+from memgym.core.seeding import config_hash
+from memgym.datasets.amemops.stream_set import StreamSetConfig
+from memgym.datasets.voxmem.build import VoxMemConfig
+from memgym.pipelines.amemops_models import AMemOpsEvalConfig, AMemOpsTrainConfig
+from memgym.pipelines.dialogmem_jobs import DialogMemEvalConfig, DialogMemGenerateConfig
+from memgym.pipelines.voxmem_eval import VoxMemEvalConfig
+
+PINNED = [
+    (StreamSetConfig, None, (), "58ba77246f583388"),
+    (AMemOpsTrainConfig, None, (), "a8631b0253a526d0"),
+    (DialogMemGenerateConfig, None, (), "4f6ba5a008486d4a"),
+    (DialogMemEvalConfig, None, (), "baf0848c987aa2ee"),
+    (VoxMemConfig, None, (), "3627af73b1e8a7e9"),
+    (VoxMemEvalConfig, None, (), "78e847ad68aa3f97"),
+    (StreamSetConfig, "amemops_streams.yaml", (), "58ba77246f583388"),
+    (StreamSetConfig, "amemops_history.yaml", (), "439c9a89826288a3"),
+    (AMemOpsTrainConfig, "amemops_symbolic.yaml", ("model=gdn2", "seed=1"), "ba613ec41731608d"),
+    (AMemOpsEvalConfig, "amemops_symbolic_eval.yaml", (), "827639fc44542c91"),
+    (AMemOpsEvalConfig, "amemops_width_control.yaml", (), "68c47e1b157464d9"),
+    (
+        AMemOpsTrainConfig,
+        None,
+        ("model=kda", "arch.width=512", "data.stream.offset_seconds=[2,60]", "data.block_frames=24", "steps=100"),
+        "8987ac51754af247",
+    ),
+    (DialogMemGenerateConfig, None, ("scenes=2", "house.min_rooms=3"), "a39ca4e2fd1ed519"),
+    (
+        DialogMemEvalConfig,
+        None,
+        ("memories=[dialogue,oracle]", "camera.width=64", "reasoner.backend=structured"),
+        "3be2c3b9c58a3a10",
+    ),
+    (VoxMemConfig, None, ("items=5", "budgets=[8k]", "max_revisions=6", "seed=3"), "683756a5afab0de8"),
+    (
+        StreamSetConfig,
+        None,
+        ("count=48", "kind=history", "stream.split=eval", "stream.distractors=[4]"),
+        "f731864794bf0bb1",
+    ),
+]
+
+
+@pytest.mark.parametrize(("cls", "yaml_file", "overrides", "digest"), PINNED)
+def test_config_hashes_are_unchanged(cls, yaml_file, overrides, digest):
+    path = CONFIG_DIR / yaml_file if yaml_file else None
+    assert config_hash(load_config(cls, path=path, overrides=overrides)) == digest
