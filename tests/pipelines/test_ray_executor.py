@@ -61,12 +61,14 @@ def test_dialogmem_generate_on_ray_writes_the_local_dataset(ray_cluster, local_d
 @slow
 def test_dialogmem_eval_on_ray_writes_the_local_run_folder(ray_cluster, local_dataset, tmp_path):
     def run(runs: Path, *extra: str) -> Path:
-        overrides = (f"dataset={local_dataset}", "memories=[dialogue,oracle]", "camera.width=32", "camera.height=24")
+        overrides = (f"dataset={local_dataset}", "memories=[dialogue,3dmem]", "camera.width=32", "camera.height=24")
+        overrides += ("save_memory=true",)
         return evaluate(JobArgs(overrides=(*overrides, *extra), runs_dir=runs, progress=False))
 
     local, distributed = run(tmp_path / "local"), run(tmp_path / "ray", *RAY)
     assert local.name == distributed.name  # executor settings are not hashed
-    for name in ("dialogue/results.jsonl", "oracle/results.jsonl", "dialogue/results.md", "comparison.md"):
+    files = ("dialogue/results.jsonl", "3dmem/results.jsonl", "3dmem/memory.jsonl", "3dmem/links.json", "comparison.md")
+    for name in files:
         assert (distributed / name).read_bytes() == (local / name).read_bytes(), name
 
 
