@@ -42,13 +42,9 @@ WINDOW_PER_WORKER = 4
 """Items in flight or finished but waiting for an earlier item, per worker."""
 
 
-def executor_field() -> Any:
+def executor_field(help: str = "local (this process) or ray (Ray workers; pip install 'memgym[ray]')") -> Any:
     """The ``executor`` config field: ``local`` (this process) or ``ray``."""
-    return dataclasses.field(
-        default="local",
-        metadata={"help": "local (this process) or ray (Ray workers; pip install 'memgym[ray]')", **NOT_HASHED,
-                  **ADDED_FIELD},
-    )  # fmt: skip
+    return dataclasses.field(default="local", metadata={"help": help, **NOT_HASHED, **ADDED_FIELD})
 
 
 def ray_address_field() -> Any:

@@ -136,3 +136,12 @@ def test_amemops_eval_on_ray_writes_the_local_run_folder(ray_cluster, tmp_path):
     local, distributed = run("local"), run("ray", *RAY)
     for name in ("results.jsonl", "table.md"):
         assert (distributed / name).read_bytes() == (local / name).read_bytes(), name
+
+
+def test_voxmem_generate_refuses_ray_before_any_work(tmp_path):
+    from memgym.core.errors import ConfigError
+    from memgym.pipelines.voxmem import VoxMemBenchmark
+
+    with pytest.raises(ConfigError, match="runs locally only"):
+        VoxMemBenchmark().generate(JobArgs(overrides=("executor=ray",), out=tmp_path / "voxmem", progress=False))
+    assert not (tmp_path / "voxmem").exists()

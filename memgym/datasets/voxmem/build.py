@@ -145,7 +145,9 @@ class VoxMemConfig:
         default_factory=ASRConfig,
         metadata={"help": "speech recogniser of the QC intelligibility gate (asr.kind=none: no gate)"},
     )
-    executor: Literal["local", "ray"] = executor_field()  # ray: refused (items build on earlier items)
+    executor: Literal["local", "ray"] = executor_field(
+        "local only: items build on earlier items' sessions (ray is refused; eval voxmem takes it)"
+    )
 
 
 def voice_bank(config: VoxMemConfig) -> list[Voice]:
