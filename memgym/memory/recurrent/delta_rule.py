@@ -193,10 +193,10 @@ def _chunk_products(q, k, v, g, b, w):
     cum = g.cumsum(dim=3)  # log Γ_t from the chunk start
     ref = cum[:, :, :, size // 2 : size // 2 + 1]  # factor Γ_t/Γ_s around the middle frame
     last = cum[:, :, :, -1:]
-    to_ref = torch.exp(cum - ref)
-    from_ref = torch.exp(ref - cum)
+    to_ref = (cum - ref).exp_()
+    from_ref = (ref - cum).exp_()
     gamma = torch.exp(cum)
-    end_over = torch.exp(last - cum)
+    end_over = (last - cum).exp_()
     keys_in = k * from_ref
     q_ref = q * to_ref
     saved = {
@@ -210,27 +210,29 @@ def _chunk_products(q, k, v, g, b, w):
         "q_state": q * gamma,
         "keys_end": k * end_over,
         "gamma_end": torch.exp(last),
-        "writes": w * v,
     }
     if b is None:
-        saved["u_new"] = saved["writes"]
+        saved["writes"] = saved["u_new"] = w * v
         return saved
+    d_v = v.shape[-1]
+    rhs = torch.empty(*v.shape[:-1], d_v + k.shape[-1], dtype=v.dtype, device=v.device)  # [U | a ⊙ Γ]
     erase_keys = b * k  # a_t
     erase_ref = erase_keys * to_ref
     a_mat = (erase_ref @ keys_in.mT).tril_(-1)
     eye = torch.eye(size, dtype=q.dtype, device=q.device)
     # unitriangular: the zero diagonal of a_mat is read as ones, i.e. (I + A)
     ut = torch.linalg.solve_triangular(a_mat, eye.expand_as(a_mat), upper=False, unitriangular=True)
-    erase_state = erase_keys * gamma
-    new = ut @ torch.cat([saved["writes"], erase_state], dim=-1)
+    writes, erase_state = torch.mul(w, v, out=rhs[..., :d_v]), torch.mul(erase_keys, gamma, out=rhs[..., d_v:])
+    new = ut @ rhs
     saved.update(
+        writes=writes,
         erase_keys=erase_keys,
         erase_ref=erase_ref,
         erase_state=erase_state,
         ut=ut,
         new=new,
-        u_new=new[..., : v.shape[-1]],
-        w_new=new[..., v.shape[-1] :],
+        u_new=new[..., :d_v],
+        w_new=new[..., d_v:],
     )
     return saved
 
@@ -266,7 +268,7 @@ class _ChunkedDeltaRule(torch.autograd.Function):
             current = torch.addcmul(delta.mT @ keys_end_n, current, gamma_end_n)
         starts = torch.stack(starts, dim=2)  # S at each chunk's start, (B, H, N, d_v, d_k)
         deltas = torch.stack(deltas, dim=2) if erasing else p["u_new"]
-        out = p["q_state"] @ starts.mT + p["scores"] @ deltas
+        out = torch.matmul(p["q_state"], starts.mT).add_(p["scores"] @ deltas)
         ctx.erasing = erasing
         ctx.scale = scale
         ctx.save_for_backward(q, k, v, b, w, starts, deltas, current, *p.values())
@@ -309,26 +311,31 @@ class _ChunkedDeltaRule(torch.autograd.Function):
         grad_scores = (grad_out @ deltas.mT).tril_()
         grad_q_ref = grad_scores @ p["keys_in"]
         grad_keys_in = grad_scores.mT @ p["q_ref"]
-        grad_cum = grad_q_ref * p["q_ref"] + grad_q_state * p["q_state"] - grad_keys_end * p["keys_end"]
+        # every grad_* below is a fresh tensor: accumulate in place
+        grad_cum = (grad_q_ref * p["q_ref"]).addcmul_(grad_q_state, p["q_state"])
+        grad_cum.addcmul_(grad_keys_end, p["keys_end"], value=-1.0)
         if erasing:
-            grad_new = torch.cat([grad_deltas, -(grad_deltas @ starts)], dim=-1)
+            d_v = v.shape[-1]
+            grad_new = torch.empty_like(p["new"])
+            grad_new[..., :d_v] = grad_deltas
+            torch.matmul(grad_deltas, starts, out=grad_new[..., d_v:]).neg_()
             grad_rhs = p["ut"].mT @ grad_new
-            grad_a = -(grad_rhs @ p["new"].mT).tril_(-1)
-            grad_writes, grad_erase_state = grad_rhs.split([v.shape[-1], k.shape[-1]], dim=-1)
+            grad_a = (grad_rhs @ p["new"].mT).tril_(-1).neg_()
+            grad_writes, grad_erase_state = grad_rhs[..., :d_v], grad_rhs[..., d_v:]
             grad_erase_ref = grad_a @ p["keys_in"]
-            grad_keys_in = grad_keys_in + grad_a.mT @ p["erase_ref"]
-            grad_erase_keys = grad_erase_ref * p["to_ref"] + grad_erase_state * p["gamma"]
-            grad_cum = grad_cum + grad_erase_ref * p["erase_ref"] + grad_erase_state * p["erase_state"]
+            grad_keys_in.flatten(0, 2).baddbmm_(grad_a.flatten(0, 2).mT, p["erase_ref"].flatten(0, 2))
+            grad_cum.addcmul_(grad_erase_ref, p["erase_ref"]).addcmul_(grad_erase_state, p["erase_state"])
+            grad_erase_keys = grad_erase_ref.mul_(p["to_ref"]).addcmul_(grad_erase_state, p["gamma"])
             grad_b = grad_erase_keys * k
         else:
             grad_writes = grad_deltas
             grad_b = None
-        grad_cum = grad_cum - grad_keys_in * p["keys_in"]
-        grad_k = grad_keys_in * p["from_ref"] + grad_keys_end * p["end_over"]
+        grad_cum.addcmul_(grad_keys_in, p["keys_in"], value=-1.0)
+        grad_k = grad_keys_in.mul_(p["from_ref"]).addcmul_(grad_keys_end, p["end_over"])
         if erasing:
-            grad_k = grad_k + grad_erase_keys * b
+            grad_k.addcmul_(grad_erase_keys, b)
         grad_last = (grad_keys_end * p["keys_end"]).sum(dim=3, keepdim=True) + grad_gamma_end * p["gamma_end"]
         grad_cum[:, :, :, -1:] += grad_last
-        grad_g = grad_cum.sum(dim=3, keepdim=True) - grad_cum.cumsum(dim=3) + grad_cum
-        grad_q = (grad_q_ref * p["to_ref"] + grad_q_state * p["gamma"]) * ctx.scale
+        grad_g = grad_cum.cumsum(dim=3).neg_().add_(grad_cum).add_(grad_cum.sum(dim=3, keepdim=True))  # Σ_{s>=t}
+        grad_q = grad_q_ref.mul_(p["to_ref"]).addcmul_(grad_q_state, p["gamma"]).mul_(ctx.scale)
         return grad_q, grad_k, grad_writes * w, grad_g, grad_b, grad_writes * v, grad_state
