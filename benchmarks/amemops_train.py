@@ -1,7 +1,13 @@
 """AMemOps training speed: chunked parallel form vs step loop per core, and attention vs GDN2.
 
 First the bare recurrence shared by every delta-rule core (forward + backward of
-``chunked_delta_rule`` vs ``delta_rule_loop``, batch 8, two 64x64 heads, ``T = 2,048``). Then one
+``chunked_delta_rule`` vs ``delta_rule_loop``, batch 8, two 64x64 heads, ``T = 2,048``, on
+``--kernel-threads 2`` torch threads with ``OMP_WAIT_POLICY=PASSIVE`` unless set), and, where
+fla-core is installed (``memgym[bench]``), the same call against fla's own pure-PyTorch chunked
+references loaded by file path: ``naive_chunk_gdn2`` on the same inputs, and
+``naive_chunk_gated_delta_rule`` against ours on GDN gates (one decay and one β per head and
+frame). Every form gets one untimed call on 128 frames first; the step loop and fla's GDN-2
+(15 s of CPU) are timed once, the others best of ``--repeats``. Then one
 training step (forward, query cross-entropy at every 64th frame, backward) of the whole Table 1
 model on random features: for each delta-rule core the chunked form against the step loop (the
 same model run frame by frame inside each layer), and matched attention (RoPE) against GDN2's
@@ -13,6 +19,7 @@ projections, convolution, MLP and classifiers cost the same in both forms. Each 
 runs in a fresh spawned process so its peak resident memory (``ru_maxrss``) is that step's own.
 
     python -m benchmarks amemops_train [--length 2048] [--batch 8] [--long 4096] [--cores gdn2,kda]
+        [--kernel-threads 2] [--parts recurrence]
         [--step-length 256]   # quicker, but flatters the step loop (its per-token cost grows with T)
         [--parts sources] [--source-batch 8] [--source-steps 3] [--source-frames 2048]
 """

@@ -40,7 +40,9 @@ Three implementations give the same numbers:
       (I + A) Δ = U - (a ⊙ Γ) S_0ᵀ,    A_ts = Σ_i a_ti k_si Γ_ti/Γ_si  (s < t),   U_t = w_t ⊙ v_t
 
   so ``Δ = T U - T (a ⊙ Γ) S_0ᵀ`` with ``T = (I + A)⁻¹`` computed for all chunks at once; only
-  the cheap state hand-over runs sequentially over chunks.
+  the cheap state hand-over runs sequentially over chunks. Its backward pass is written out by
+  hand (same structure, the chunks in reverse), which saves autograd's graph of per-chunk
+  operations and most temporaries.
 
 Numerical range of the chunked form: the ratios ``Γ_t/Γ_s`` are factored around the chunk's
 middle frame, so each factor stays below ``exp(C/2 · max|g|)``. Callers keep ``g >= -MAX_LOG_DECAY``
