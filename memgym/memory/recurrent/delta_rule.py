@@ -214,7 +214,7 @@ def _chunk_products(q, k, v, g, b, w):
         "gamma_end": torch.exp(last),
     }
     if b is None:
-        saved["writes"] = saved["u_new"] = w * v
+        saved["u_new"] = w * v
         return saved
     d_v = v.shape[-1]
     rhs = torch.empty(*v.shape[:-1], d_v + k.shape[-1], dtype=v.dtype, device=v.device)  # [U | a ⊙ Γ]
@@ -224,11 +224,10 @@ def _chunk_products(q, k, v, g, b, w):
     eye = torch.eye(size, dtype=q.dtype, device=q.device)
     # unitriangular: the zero diagonal of a_mat is read as ones, i.e. (I + A)
     ut = torch.linalg.solve_triangular(a_mat, eye.expand_as(a_mat), upper=False, unitriangular=True)
-    writes, erase_state = torch.mul(w, v, out=rhs[..., :d_v]), torch.mul(erase_keys, gamma, out=rhs[..., d_v:])
+    torch.mul(w, v, out=rhs[..., :d_v])
+    erase_state = torch.mul(erase_keys, gamma, out=rhs[..., d_v:])
     new = ut @ rhs
     saved.update(
-        writes=writes,
-        erase_keys=erase_keys,
         erase_ref=erase_ref,
         erase_state=erase_state,
         ut=ut,
@@ -259,13 +258,7 @@ class _ChunkedDeltaRule(torch.autograd.Function):
         w_new = p["w_new"].unbind(2) if erasing else None
         for n, (u_n, keys_end_n, gamma_end_n) in enumerate(per_chunk):
             starts.append(current)
-            delta = (
-                torch.baddbmm(u_n.flatten(0, 1), w_new[n].flatten(0, 1), current.flatten(0, 1).mT, alpha=-1.0).view_as(
-                    u_n
-                )
-                if erasing
-                else u_n
-            )
+            delta = u_n - w_new[n] @ current.mT if erasing else u_n
             deltas.append(delta)
             current = torch.addcmul(delta.mT @ keys_end_n, current, gamma_end_n)
         starts = torch.stack(starts, dim=2)  # S at each chunk's start, (B, H, N, d_v, d_k)
@@ -273,14 +266,14 @@ class _ChunkedDeltaRule(torch.autograd.Function):
         out = torch.matmul(p["q_state"], starts.mT).add_(p["scores"] @ deltas)
         ctx.erasing = erasing
         ctx.scale = scale
-        ctx.save_for_backward(q, k, v, b, w, starts, deltas, current, *p.values())
+        ctx.save_for_backward(k, v, b, w, starts, deltas, current, *p.values())
         ctx.keys = list(p)
         return out, current
 
     @staticmethod
     @torch.autograd.function.once_differentiable
     def backward(ctx, grad_out, grad_final):
-        q, k, v, b, w, starts, deltas, final, *values = ctx.saved_tensors
+        k, v, b, w, starts, deltas, final, *values = ctx.saved_tensors
         p = dict(zip(ctx.keys, values, strict=True))
         erasing = ctx.erasing
         grad_out = grad_out.contiguous() if grad_out is not None else torch.zeros_like(deltas)
@@ -295,9 +288,7 @@ class _ChunkedDeltaRule(torch.autograd.Function):
         for n in reversed(range(len(gamma_end))):
             ends.append(grad_state)  # dS at the end of chunk n
             if erasing:
-                grad_delta = torch.baddbmm(
-                    from_out_n[n].flatten(0, 1), keys_end[n].flatten(0, 1), grad_state.flatten(0, 1).mT
-                ).view_as(from_out_n[n])
+                grad_delta = from_out_n[n] + keys_end[n] @ grad_state.mT
                 grad_deltas.append(grad_delta)
                 grad_state = torch.addcmul(reads_n[n] - grad_delta.mT @ w_new[n], grad_state, gamma_end[n])
             else:
