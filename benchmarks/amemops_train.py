@@ -2,7 +2,7 @@
 
 First the bare recurrence shared by every delta-rule core (forward + backward of
 ``chunked_delta_rule`` vs ``delta_rule_loop``, batch 8, two 64x64 heads, ``T = 2,048``, on
-``--kernel-threads 2`` torch threads with ``OMP_WAIT_POLICY=PASSIVE`` unless set), and, where
+``--kernel-threads 2`` torch threads), and, where
 fla-core is installed (``memgym[bench]``), the same call against fla's own pure-PyTorch chunked
 references loaded by file path: ``naive_chunk_gdn2`` on the same inputs, and
 ``naive_chunk_gated_delta_rule`` against ours on GDN gates (one decay and one β per head and
@@ -16,7 +16,8 @@ chunked form at ``T = 4,096``. Last, the training data sources: batches/s of
 async) against ``data.source=direct`` (the generator read in the training process), the same
 batches. The model-level ratio is smaller than the recurrence's because the
 projections, convolution, MLP and classifiers cost the same in both forms. Each timing
-runs in a fresh spawned process so its peak resident memory (``ru_maxrss``) is that step's own.
+runs in a fresh spawned process so its peak resident memory (``ru_maxrss``) is that step's own,
+with ``OMP_WAIT_POLICY=PASSIVE`` unless the environment sets it.
 
     python -m benchmarks amemops_train [--length 2048] [--batch 8] [--long 4096] [--cores gdn2,kda]
         [--kernel-threads 2] [--parts recurrence]
@@ -210,6 +211,9 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--source-steps", type=int, default=3, help="timed batches per data source")
     parser.add_argument("--source-frames", type=int, default=2048, help="frames per stream for the data sources")
     args = parser.parse_args(argv)
+    # every timed process (spawned below) lets idle OpenMP threads sleep instead of spin: spinning
+    # threads of a many-op loop (the step form) stall on a loaded machine whenever one is descheduled
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     args.fla = importlib.util.find_spec("fla") is not None
     if not args.fla:
         print("fla-core is not installed (pip install 'memgym[bench]'): its naive chunk references are skipped")
@@ -225,9 +229,6 @@ def main(argv: list[str]) -> None:
 
 
 def _recurrence(args: argparse.Namespace) -> None:
-    # idle OpenMP threads sleep instead of spinning: spinning threads of a many-op loop (the step
-    # form) stall on a loaded machine whenever one of them is descheduled
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     title = f"T={args.length}, batch {args.batch}, 2 heads 64x64, forward+backward, {args.kernel_threads} threads"
     timings = {}
     for form in ("chunked", "step", *(f for f in ("fla_gdn2", "chunked_gdn", "fla_gdn") if args.fla)):
