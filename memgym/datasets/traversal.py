@@ -35,6 +35,7 @@ from tqdm import tqdm
 
 from memgym.core.errors import MemgymError
 from memgym.core.records import Record, record
+from memgym.scenes.coverage import InstanceCoverage
 from memgym.scenes.locomotion import ActionSpec, AgentState, GreedyFollower, apply_action
 from memgym.scenes.mesh_scene import MeshScene
 from memgym.scenes.objects import SceneObject
@@ -255,7 +256,7 @@ def generate_traversal(
     else:
         visibility = camera
     recorder = _Recorder(scene, RGBDCamera(visibility), config.min_coverage)
-    goals, poses = _sample_goals(scene, rng, config, recorder.sensor)
+    goals, poses = _sample_goals(scene, rng, config, recorder.sensor, recorder.coverage)
     state = AgentState(nav.sample_navigable(rng), float(rng.uniform(-math.pi, math.pi)))
     actions = ActionSpec(config.forward_step, config.turn_angle)
     follower = GreedyFollower(nav, actions, config.goal_radius)
@@ -307,14 +308,23 @@ OBSERVING_MARGIN = 1.5
 """An observing pose shows the object at this multiple of ``min_coverage`` when faced exactly."""
 
 
-def observing_poses(scene: MeshScene, obj: SceneObject, sensor: RGBDCamera, min_coverage: float) -> np.ndarray:
+def observing_poses(
+    scene: MeshScene,
+    obj: SceneObject,
+    sensor: RGBDCamera,
+    min_coverage: float,
+    coverage: InstanceCoverage | None = None,
+) -> np.ndarray:
     """``(P, 3)`` floor points on the main island from which ``obj`` covers at least
     ``min_coverage`` of ``sensor``'s semantic view when faced exactly (level camera at the
     sensor height), in ring order (nearest ring first, directions counter-clockwise from +x).
-    The traversal passes ``OBSERVING_MARGIN * min_coverage``."""
+    The traversal passes ``OBSERVING_MARGIN * min_coverage``; ``coverage`` counts the pixels
+    (one for ``sensor.intrinsics`` is made when None)."""
     nav = scene.navgrid
+    coverage = coverage or InstanceCoverage(scene, sensor.intrinsics)
     centre = np.asarray(obj.position, float)
     radius = 0.5 * math.hypot(obj.size[0], obj.size[2])
+    min_pixels = min_coverage * coverage.size
     out = []
     for distance in OBSERVING_DISTANCES:
         for k in range(OBSERVING_DIRECTIONS):
@@ -324,16 +334,14 @@ def observing_poses(scene: MeshScene, obj: SceneObject, sensor: RGBDCamera, min_
                 continue
             row, col = nav.cell_of(point)
             point[1] = float(nav.heights[row, col])
-            semantic = scene.render_semantic(
-                sensor.camera_position(point), quat_from_yaw(heading_to(point, centre)), sensor.intrinsics
-            )
-            if np.count_nonzero(semantic == obj.semantic_id) >= min_coverage * semantic.size:
+            rotation = quat_from_yaw(heading_to(point, centre))
+            if coverage.counts(sensor.camera_position(point), rotation, min_pixels, [obj.semantic_id]):
                 out.append(point)
     return np.asarray(out, float).reshape(-1, 3)
 
 
 def _sample_goals(
-    scene: MeshScene, rng: np.random.Generator, config: TraversalConfig, sensor: RGBDCamera
+    scene: MeshScene, rng: np.random.Generator, config: TraversalConfig, sensor: RGBDCamera, coverage: InstanceCoverage
 ) -> tuple[list[SceneObject], dict[str, np.ndarray]]:
     """Goals in visiting order and their observing poses: objects in a random order, keeping those
     with an observing pose until ``n_goals`` (drawn from ``min_goals..max_goals``) are found."""
@@ -345,7 +353,7 @@ def _sample_goals(
     goals, poses = [], {}
     for i in rng.permutation(len(candidates)):
         obj = candidates[int(i)]
-        points = observing_poses(scene, obj, sensor, OBSERVING_MARGIN * config.min_coverage)
+        points = observing_poses(scene, obj, sensor, OBSERVING_MARGIN * config.min_coverage, coverage)
         if len(points):
             goals.append(obj)
             poses[obj.object_id] = points
@@ -388,22 +396,34 @@ def _visit(goal, poses, state, recorder, segment, config, nav, follower, actions
 
 
 class _Recorder:
+    """Appends one :class:`PosedFrame` per pose, with the objects covering ``min_coverage`` of
+    ``sensor``'s semantic view (counted by :class:`InstanceCoverage`)."""
+
     def __init__(self, scene: MeshScene, sensor: RGBDCamera, min_coverage: float) -> None:
         self.scene, self.sensor, self.min_coverage = scene, sensor, min_coverage
+        self.coverage = InstanceCoverage(scene, sensor.intrinsics)
+        self.object_ids = sorted({o.semantic_id for o in scene.objects if o.semantic_id > 0})
         self.frames: list[PosedFrame] = []
 
     def add(self, state: AgentState, action: str, segment: int) -> None:
-        semantic = self.scene.render_semantic(
-            self.sensor.camera_position(state.position), quat_from_yaw(state.yaw), self.sensor.intrinsics
+        rotation = quat_from_yaw(state.yaw)
+        counts = self.coverage.counts(
+            self.sensor.camera_position(state.position),
+            rotation,
+            self.min_coverage * self.coverage.size,
+            self.object_ids,
         )
+        visible = {}
+        for sid, count in counts.items():
+            visible[self.scene.object_by_semantic_id(sid).object_id] = round(count / self.coverage.size, 4)
         self.frames.append(
             PosedFrame(
                 index=len(self.frames),
                 position=_vec3(state.position),
-                rotation=tuple(round(float(v), 6) for v in quat_from_yaw(state.yaw)),
+                rotation=tuple(round(float(v), 6) for v in rotation),
                 action=action,
                 segment=segment,
-                visible=visible_objects(semantic, self.scene, self.min_coverage),
+                visible=visible,
             )
         )
 
