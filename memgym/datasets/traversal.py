@@ -264,7 +264,7 @@ def generate_traversal(
     segments = []
     bar = tqdm(total=len(goals), desc="traversal", disable=not progress, leave=False)
     for index, goal in enumerate(goals):
-        start_frame = len(recorder.frames) if index else 0
+        start_frame = len(recorder) if index else 0
         detours = [_random_waypoint(scene, rng) for _ in range(int(rng.integers(1, config.max_detours + 1)))]
         for waypoint in detours:
             state = _walk(nav, follower, actions, state, waypoint[None], recorder, index, config.max_leg_steps)
@@ -281,7 +281,7 @@ def generate_traversal(
                 goal_object_id=goal.object_id,
                 goal_category=goal.category,
                 start_frame=start_frame,
-                end_frame=len(recorder.frames) - 1,
+                end_frame=len(recorder) - 1,
                 detours=tuple(_vec3(w) for w in detours),
                 reached=bool(final <= config.goal_radius + nav.cell),
                 final_distance=round(float(final), 4),
@@ -324,8 +324,7 @@ def observing_poses(
     coverage = coverage or InstanceCoverage(scene, sensor.intrinsics)
     centre = np.asarray(obj.position, float)
     radius = 0.5 * math.hypot(obj.size[0], obj.size[2])
-    min_pixels = min_coverage * coverage.size
-    out = []
+    points = []
     for distance in OBSERVING_DISTANCES:
         for k in range(OBSERVING_DIRECTIONS):
             angle = 2 * math.pi * k / OBSERVING_DIRECTIONS
@@ -334,10 +333,13 @@ def observing_poses(
                 continue
             row, col = nav.cell_of(point)
             point[1] = float(nav.heights[row, col])
-            rotation = quat_from_yaw(heading_to(point, centre))
-            if coverage.counts(sensor.camera_position(point), rotation, min_pixels, [obj.semantic_id]):
-                out.append(point)
-    return np.asarray(out, float).reshape(-1, 3)
+            points.append(point)
+    if not points:
+        return np.zeros((0, 3))
+    eyes = np.stack([sensor.camera_position(p) for p in points])
+    rotations = np.stack([quat_from_yaw(heading_to(p, centre)) for p in points])
+    counts = coverage.counts(eyes, rotations, min_coverage * coverage.size, [obj.semantic_id])
+    return np.asarray([p for p, seen in zip(points, counts) if seen], float).reshape(-1, 3)
 
 
 def _sample_goals(
@@ -396,36 +398,55 @@ def _visit(goal, poses, state, recorder, segment, config, nav, follower, actions
 
 
 class _Recorder:
-    """Appends one :class:`PosedFrame` per pose, with the objects covering ``min_coverage`` of
-    ``sensor``'s semantic view (counted by :class:`InstanceCoverage`)."""
+    """Collects one :class:`PosedFrame` per pose, with the objects covering ``min_coverage`` of
+    ``sensor``'s semantic view; the poses since the last look at :attr:`frames` are counted in one
+    batch (:class:`InstanceCoverage`)."""
+
+    BATCH = 256
+    """Most poses counted in one batch."""
 
     def __init__(self, scene: MeshScene, sensor: RGBDCamera, min_coverage: float) -> None:
         self.scene, self.sensor, self.min_coverage = scene, sensor, min_coverage
         self.coverage = InstanceCoverage(scene, sensor.intrinsics)
         self.object_ids = sorted({o.semantic_id for o in scene.objects if o.semantic_id > 0})
-        self.frames: list[PosedFrame] = []
+        self._frames: list[PosedFrame] = []
+        self._pending: list[tuple[AgentState, str, int]] = []
+
+    def __len__(self) -> int:
+        return len(self._frames) + len(self._pending)
 
     def add(self, state: AgentState, action: str, segment: int) -> None:
-        rotation = quat_from_yaw(state.yaw)
-        counts = self.coverage.counts(
-            self.sensor.camera_position(state.position),
-            rotation,
-            self.min_coverage * self.coverage.size,
-            self.object_ids,
-        )
-        visible = {}
-        for sid, count in counts.items():
-            visible[self.scene.object_by_semantic_id(sid).object_id] = round(count / self.coverage.size, 4)
-        self.frames.append(
-            PosedFrame(
-                index=len(self.frames),
-                position=_vec3(state.position),
-                rotation=tuple(round(float(v), 6) for v in rotation),
-                action=action,
-                segment=segment,
-                visible=visible,
+        self._pending.append((state, action, segment))
+        if len(self._pending) >= self.BATCH:
+            self._flush()
+
+    @property
+    def frames(self) -> list[PosedFrame]:
+        """Every frame so far."""
+        self._flush()
+        return self._frames
+
+    def _flush(self) -> None:
+        if not self._pending:
+            return
+        rotations = np.stack([quat_from_yaw(state.yaw) for state, _, _ in self._pending])
+        eyes = np.stack([self.sensor.camera_position(state.position) for state, _, _ in self._pending])
+        size = self.coverage.size
+        counts = self.coverage.counts(eyes, rotations, self.min_coverage * size, self.object_ids)
+        for (state, action, segment), rotation, seen in zip(self._pending, rotations, counts):
+            self._frames.append(
+                PosedFrame(
+                    index=len(self._frames),
+                    position=_vec3(state.position),
+                    rotation=tuple(round(float(v), 6) for v in rotation),
+                    action=action,
+                    segment=segment,
+                    visible={
+                        self.scene.object_by_semantic_id(i).object_id: round(c / size, 4) for i, c in seen.items()
+                    },
+                )
             )
-        )
+        self._pending = []
 
 
 def _walk(nav, follower, actions, state, goals, recorder, segment, budget) -> AgentState:

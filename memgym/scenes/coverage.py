@@ -32,72 +32,92 @@ class InstanceCoverage:
         self.size = intrinsics.width * intrinsics.height
         boxes = scene.instance_boxes()
         self._ids, self._boxes = (None, None) if boxes is None else boxes
+        self._rows: dict[tuple[int, ...], np.ndarray] = {}
         if self._boxes is not None:  # (K, 8, 3) corners, float64 of the float32 vertices
             lo, hi = self._boxes[:, 0].astype(float), self._boxes[:, 1].astype(float)
             pick = np.array([[(k >> a) & 1 for a in range(3)] for k in range(8)], bool)  # (8, 3)
             self._corners = np.where(pick[None], hi[:, None], lo[:, None])
 
-    def counts(self, eye: np.ndarray, rotation: np.ndarray, min_pixels: float, ids: Sequence[int]) -> dict[int, int]:
-        """``{id: pixels}`` of the instances ``ids`` covering at least ``min_pixels`` pixels of the view
-        from a camera at ``eye`` ``(3,)`` with orientation ``rotation`` ``(x, y, z, w)``."""
-        rays = self.scene._rays_for(eye, rotation, self.intrinsics)
+    def counts(
+        self, eyes: np.ndarray, rotations: np.ndarray, min_pixels: float, ids: Sequence[int]
+    ) -> list[dict[int, int]]:
+        """Per view, ``{id: pixels}`` of the instances ``ids`` covering at least ``min_pixels`` pixels,
+        for cameras at ``eyes`` ``(F, 3)`` with orientations ``rotations`` ``(F, 4)`` ``(x, y, z, w)``;
+        all pixels that matter are cast at once."""
+        eyes = np.asarray(eyes, np.float32).reshape(-1, 3)
+        rotations = np.asarray(rotations, float).reshape(-1, 4)
         wanted = np.asarray(ids, np.int64)
-        if self._boxes is None:
-            return _at_least(self.scene.semantic_of_rays(rays), wanted, min_pixels)
-        mask = self._pixels(eye, rotation, min_pixels, wanted)
-        if mask is None:
-            return {}
-        return _at_least(self.scene.semantic_of_rays(rays[mask.ravel()]), wanted, min_pixels)
+        matrices = np.stack([quat_to_matrix(q) for q in rotations]).astype(np.float32)  # as MeshScene._rays_for
+        masks = None if self._boxes is None else self._pixels(eyes, matrices, min_pixels, wanted)
+        frames, rays = [], []
+        for f in range(len(eyes)):
+            if masks is not None and not masks[f].any():
+                continue
+            frame_rays = self.scene._rays_for(eyes[f], rotations[f], self.intrinsics)
+            rays.append(frame_rays if masks is None else frame_rays[masks[f].ravel()])
+            frames.append(np.full(len(rays[-1]), f, np.int64))
+        out: list[dict[int, int]] = [{} for _ in range(len(eyes))]
+        if not rays:
+            return out
+        semantic = self.scene.semantic_of_rays(np.concatenate(rays)).astype(np.int64)
+        keep = np.isin(semantic, wanted)
+        span = int(semantic.max()) + 1
+        found, counts = np.unique(np.concatenate(frames)[keep] * span + semantic[keep], return_counts=True)
+        for key, count in zip(found.tolist(), counts.tolist()):
+            if count >= min_pixels:
+                out[key // span][key % span] = count
+        return out
 
-    def _pixels(self, eye: np.ndarray, rotation: np.ndarray, min_pixels: float, wanted: np.ndarray):
-        """``(H, W) bool`` union of the projected rectangles of the ``wanted`` instances that hold at
-        least ``min_pixels`` pixel centres (None if there is none).
+    def _pixels(self, eyes: np.ndarray, matrices: np.ndarray, min_pixels: float, wanted: np.ndarray) -> np.ndarray:
+        """``(F, H, W) bool``: per view, the union of the projected rectangles of the ``wanted``
+        instances that hold at least ``min_pixels`` pixel centres.
 
         A hit seen through a pixel lies in the view frustum; frustum points within ``_NEAR`` of the
         eye are all that lies in front of the plane at depth ``_NEAR / k`` (``k``: the frustum's
         corner ray length per unit depth), so a box at least ``_NEAR`` from the eye is clipped by
         that plane and the clipped box projected; a nearer box may cover any pixel."""
         h, w = self.intrinsics.height, self.intrinsics.width
-        rows = np.searchsorted(self._ids, wanted)
-        rows = rows[(rows < len(self._ids)) & (self._ids[np.minimum(rows, len(self._ids) - 1)] == wanted)]
+        rows = self._rows_of(wanted)
+        mask = np.zeros((len(eyes), h + 1, w + 1), np.int32)
         if not len(rows):
-            return None
+            return mask[:, :h, :w] > 0
         f = self.intrinsics.focal
-        origin = np.asarray(eye, np.float32).astype(float)
-        lo, hi = self._boxes[rows, 0].astype(float), self._boxes[rows, 1].astype(float)
-        near = np.linalg.norm(np.maximum(np.maximum(lo - origin, origin - hi), 0.0), axis=1) < _NEAR
+        origin = eyes.astype(float)[:, None]  # (F, 1, 3)
+        lo, hi = self._boxes[rows, 0].astype(float)[None], self._boxes[rows, 1].astype(float)[None]
+        near = np.linalg.norm(np.maximum(np.maximum(lo - origin, origin - hi), 0.0), axis=2) < _NEAR  # (F, K)
         plane = _NEAR / np.sqrt(1.0 + (w / 2 / f) ** 2 + (h / 2 / f) ** 2)
-        r = quat_to_matrix(rotation).astype(np.float32).astype(float)
-        local = (self._corners[rows] - origin) @ r  # camera frame (K, 8, 3); depth is -z
-        a, b = local[:, _EDGES[:, 0]], local[:, _EDGES[:, 1]]  # (K, 12, 3) edge ends
+        local = (self._corners[rows][None] - origin[:, None]) @ matrices.astype(float)[:, None]  # (F, K, 8, 3)
+        a, b = local[:, :, _EDGES[:, 0]], local[:, :, _EDGES[:, 1]]  # (F, K, 12, 3) edge ends
         da, db = -a[..., 2:], -b[..., 2:]
         crosses = (da - plane) * (db - plane) < 0
         cut = a + (b - a) * np.where(crosses, (plane - da) / np.where(crosses, db - da, 1.0), 0.0)
-        points = np.concatenate([local, cut], axis=1)  # (K, 20, 3): corners, then edge cuts
-        valid = np.concatenate([-local[..., 2] >= plane, crosses[..., 0]], axis=1)
+        points = np.concatenate([local, cut], axis=2)  # (F, K, 20, 3): corners, then edge cuts
+        valid = np.concatenate([-local[..., 2] >= plane, crosses[..., 0]], axis=2)
         depth = np.where(valid, -points[..., 2], 1.0)
         px = np.where(valid, points[..., 0] / depth * f + w / 2 - 0.5, np.nan)  # column j has its centre at j
         py = np.where(valid, -points[..., 1] / depth * f + h / 2 - 0.5, np.nan)
-        seen = near | valid.any(axis=1)
+        seen = near | valid.any(axis=2)
         with np.errstate(invalid="ignore"):
-            bounds = [np.fmin.reduce(px, axis=1), np.fmax.reduce(px, axis=1)]
-            bounds += [np.fmin.reduce(py, axis=1), np.fmax.reduce(py, axis=1)]
-        c0 = np.where(near, 0, np.ceil(bounds[0]) - 1).clip(0, w)
-        c1 = np.where(near, w - 1, np.floor(bounds[1]) + 1).clip(-1, w - 1)
-        r0 = np.where(near, 0, np.ceil(bounds[2]) - 1).clip(0, h)
-        r1 = np.where(near, h - 1, np.floor(bounds[3]) + 1).clip(-1, h - 1)
+            c0 = np.where(near, 0, np.ceil(np.fmin.reduce(px, axis=2)) - 1)
+            c1 = np.where(near, w - 1, np.floor(np.fmax.reduce(px, axis=2)) + 1)
+            r0 = np.where(near, 0, np.ceil(np.fmin.reduce(py, axis=2)) - 1)
+            r1 = np.where(near, h - 1, np.floor(np.fmax.reduce(py, axis=2)) + 1)
+        c0, c1 = np.maximum(c0, 0), np.minimum(c1, w - 1)
+        r0, r1 = np.maximum(r0, 0), np.minimum(r1, h - 1)
         area = np.maximum(c1 - c0 + 1, 0) * np.maximum(r1 - r0 + 1, 0)
-        keep = np.flatnonzero(seen & (area >= min_pixels))
-        if not len(keep):
-            return None
-        mask = np.zeros((h, w), bool)
-        for k in keep:
-            mask[int(r0[k]) : int(r1[k]) + 1, int(c0[k]) : int(c1[k]) + 1] = True
-        return mask
+        view, box = np.nonzero(seen & (area >= min_pixels) & (area > 0))
+        c0, c1, r0, r1 = (v[view, box].astype(np.int64) for v in (c0, c1, r0, r1))
+        # each rectangle as +1/-1 at its corners of a summed-area table, then summed up
+        for rr, cc, sign in ((r0, c0, 1), (r0, c1 + 1, -1), (r1 + 1, c0, -1), (r1 + 1, c1 + 1, 1)):
+            np.add.at(mask, (view, rr, cc), sign)
+        return np.cumsum(np.cumsum(mask, axis=1), axis=2)[:, :h, :w] > 0
 
-
-def _at_least(semantic: np.ndarray, wanted: np.ndarray, min_pixels: float) -> dict[int, int]:
-    """``{id: count}`` of the ``wanted`` ids occurring at least ``min_pixels`` times in ``semantic``."""
-    found, counts = np.unique(semantic, return_counts=True)
-    keep = np.isin(found, wanted) & (counts >= min_pixels)
-    return {int(i): int(c) for i, c in zip(found[keep], counts[keep])}
+    def _rows_of(self, wanted: np.ndarray) -> np.ndarray:
+        """Rows of the boxes of the ``wanted`` ids that have one."""
+        key = tuple(wanted.tolist())
+        if key not in self._rows:
+            rows = np.searchsorted(self._ids, wanted)
+            inside = rows < len(self._ids)
+            rows = rows[inside][self._ids[rows[inside]] == wanted[inside]]
+            self._rows[key] = rows
+        return self._rows[key]
