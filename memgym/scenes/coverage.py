@@ -47,6 +47,8 @@ class InstanceCoverage:
         eyes = np.asarray(eyes, np.float32).reshape(-1, 3)
         rotations = np.asarray(rotations, float).reshape(-1, 4)
         wanted = np.asarray(ids, np.int64)
+        if not len(eyes):
+            return []
         matrices = np.stack([quat_to_matrix(q) for q in rotations]).astype(np.float32)  # as MeshScene._rays_for
         masks = None if self._boxes is None else self._pixels(eyes, matrices, min_pixels, wanted)
         frames, rays = [], []
