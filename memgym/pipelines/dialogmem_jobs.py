@@ -47,6 +47,7 @@ from tqdm import tqdm
 
 from memgym.backends.config import ReasonerConfig, build_reasoner
 from memgym.backends.errors import ReasonerError
+from memgym.backends.throughput import record_throughput
 from memgym.core.benchmark import JobArgs
 from memgym.core.config import load_config, yaml_text
 from memgym.core.episode import Dataset, TaskItem
@@ -138,6 +139,11 @@ class LinkOptions:
     seed: int = field(default=0, metadata={"help": "controlled linker: seed of its choices"})
 
 
+ANSWER_TOKENS = {"qa": 16, "navigation": 24}
+"""Default answer budgets (tokens): reference QA answers are 1-4 words; a navigation reply names one
+memory entry id (SmolLM2's tokenizer spends up to about 12 tokens on ``OBJECT bathroom_sink_48``)."""
+
+
 @dataclasses.dataclass(frozen=True)
 class DialogMemEvalConfig:
     """``memgym eval dialogmem`` settings."""
@@ -158,6 +164,13 @@ class DialogMemEvalConfig:
     judge: ReasonerConfig = field(
         default_factory=lambda: ReasonerConfig(backend="hf", max_new_tokens=4),
         metadata={"help": "LLM-match judge (e.g. judge.model=Qwen/Qwen3-VL-4B-Instruct)"},
+    )
+    answer_tokens: dict[str, int] = field(
+        default_factory=lambda: dict(ANSWER_TOKENS),
+        metadata={
+            "help": "task -> answer budget in tokens (at most reasoner.max_new_tokens); hf reasoners stop at a line end",
+            **ADDED_FIELD,
+        },
     )
     execute_navigation: bool = field(default=False, metadata={"help": "also report execution success and SPL"})
     max_episodes: int = field(default=0, metadata={"help": "evaluate only the first N episodes (0 = all)", "min": 0})
@@ -469,7 +482,8 @@ def evaluate_memory(
     only: set[str] | None = None,
 ) -> None:
     """Play every pending item of ``episodes`` (those whose :func:`item_key` is in ``only``, when
-    given) with ``config.memory`` into ``store``; write its tables."""
+    given) with ``config.memory`` into ``store``; write its tables. The tokens and seconds of the
+    reasoner's and judge's replies go to the run's ``environment.json`` after each episode."""
     from memgym.agents.reasoner_agent import ReasonerAgent
 
     for key, row in errors:
@@ -478,8 +492,10 @@ def evaluate_memory(
     scorers = qa_scorers(config, store.folder / "judge_cache.jsonl")
     memory = build_memory(config)
     env = build_env(config, memory, scorers)
-    agent = ReasonerAgent(memory, build_reasoner(config.reasoner), config.reasoner.max_new_tokens)
+    reasoner = build_reasoner(config.reasoner)
+    agent = ReasonerAgent(memory, reasoner, config.reasoner.max_new_tokens, config.answer_tokens)
     links = LinkLog(store.folder / "links.json")
+    models = {"reasoner": reasoner, "judge": getattr(scorers.get("qa"), "judge", None)}
     for episode in tqdm(episodes, desc=f"episodes ({config.memory})", disable=not progress):
         done = store.done_keys()
         chosen = [i for i in episode.items if only is None or item_key(episode, i) in only]
@@ -487,6 +503,7 @@ def evaluate_memory(
         if pending:
             observation, info = form(env, agent, episode, set(pending))
             use(env, agent, episode, set(pending), store, links, observation, info)
+            record_throughput(store, models)
             if config.save_memory:  # after use: snapshot memories are linked by then
                 contents = {"episode_id": episode.episode_id, **memory_contents(agent.memory)}
                 with (store.folder / "memory.jsonl").open("a", encoding="utf-8") as handle:

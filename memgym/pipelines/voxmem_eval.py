@@ -35,6 +35,7 @@ import numpy as np
 from tqdm import tqdm
 
 from memgym.backends.errors import OverContextError, ReasonerError
+from memgym.backends.throughput import record_throughput
 from memgym.core.benchmark import JobArgs
 from memgym.core.config import load_config
 from memgym.core.episode import Dataset
@@ -237,6 +238,7 @@ def evaluate(args: JobArgs) -> Path:
                 store.append(
                     f"{spec}|{memory_name}|{episode.episode_id}", {"model": spec, "memory": memory_name, **row}
                 )
+                record_throughput(store, {spec: model, f"judge {config.judge}": getattr(judge, "judge", None)})
     write_outputs(store, config)
     return store.folder
 
