@@ -2,11 +2,12 @@
 
 A pixel can carry an instance id only if its ray meets the instance's bounding box, so its centre
 lies inside the box's projection. :class:`InstanceCoverage` projects the boxes of the requested
-instances (:meth:`MeshScene.instance_boxes`), drops every instance whose projected rectangle
-(widened by one pixel against rounding) holds fewer pixel centres than the threshold, and casts
-only the pixels inside the remaining rectangles. The rays are the rows of the full-frame rays of
-:meth:`MeshScene.render_semantic`, so the counts equal those of the full render exactly. Scenes
-whose ids come from textures (no per-triangle boxes) are rendered in full.
+instances (:meth:`MeshScene.instance_boxes`, clipped to the view frustum), drops every instance
+whose projected rectangle (widened by one pixel against rounding) holds fewer pixel centres than
+the threshold, and casts only the pixels inside the remaining rectangles, for a batch of views in
+one cast. The rays are the rows of the full-frame rays of :meth:`MeshScene.render_semantic`, and a
+ray's hit does not depend on the other rays cast with it, so the counts equal those of full renders
+exactly. Scenes whose ids come from textures (no per-triangle boxes) are rendered in full.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from memgym.scenes.poses import quat_to_matrix
 
 _NEAR = 0.05
 """A box nearer than this (metres) to the eye may cover any pixel; farther boxes are projected."""
+_BOXES_PER_CHUNK = 16384
+"""About how many (view, box) pairs are projected at once (bounds the memory, ~2 KB a pair)."""
 _EDGES = np.array([(k, k | 1 << a) for k in range(8) for a in range(3) if not k >> a & 1])
 """``(12, 2)`` corner indices of the edges of a box whose corner ``k`` takes axis ``a`` from ``hi`` when bit ``a`` is set."""
 
@@ -50,7 +53,12 @@ class InstanceCoverage:
         if not len(eyes):
             return []
         matrices = np.stack([quat_to_matrix(q) for q in rotations]).astype(np.float32)  # as MeshScene._rays_for
-        masks = None if self._boxes is None else self._pixels(eyes, matrices, min_pixels, wanted)
+        masks = None
+        if self._boxes is not None:  # views in chunks of about _BOXES_PER_CHUNK (view, box) pairs
+            step = max(1, _BOXES_PER_CHUNK // max(1, len(self._rows_of(wanted))))
+            parts = [self._pixels(eyes[k : k + step], matrices[k : k + step], min_pixels, wanted)
+                     for k in range(0, len(eyes), step)]  # fmt: skip
+            masks = np.concatenate(parts)
         frames, rays = [], []
         for f in range(len(eyes)):
             if masks is not None and not masks[f].any():
