@@ -39,6 +39,7 @@ class HFReasoner(Reasoner):
         use_processor: force (True) or forbid (False) ``AutoProcessor``; None decides from the
             folder's files.
         seed: torch seed set before each generation.
+        threads: torch CPU threads while generating (0: leave torch's setting).
 
     ``throughput`` counts the prompt and generated tokens and seconds of every reply
     (:mod:`memgym.backends.throughput`).
@@ -55,6 +56,7 @@ class HFReasoner(Reasoner):
         gguf_file: str = "",
         use_processor: bool | None = None,
         seed: int = 0,
+        threads: int = 0,
     ) -> None:
         import torch
         import transformers
@@ -64,6 +66,7 @@ class HFReasoner(Reasoner):
         self.model_id = model
         self.device = device
         self.seed = seed
+        self.threads = threads
         self.throughput = Throughput()
         kwargs: dict[str, Any] = {"gguf_file": gguf_file} if gguf_file else {}
         if use_processor is None:
@@ -85,7 +88,14 @@ class HFReasoner(Reasoner):
     @classmethod
     def from_config(cls, config: ReasonerConfig) -> HFReasoner:
         """Build from a :class:`ReasonerConfig`."""
-        return cls(config.model, device=config.device, dtype=config.dtype, gguf_file=config.gguf_file, seed=config.seed)
+        return cls(
+            config.model,
+            device=config.device,
+            dtype=config.dtype,
+            gguf_file=config.gguf_file,
+            seed=config.seed,
+            threads=config.threads,
+        )
 
     @property
     def accepts_images(self) -> bool:
@@ -151,9 +161,9 @@ class HFReasoner(Reasoner):
 
 
 def timed_generate(reasoner: Any, inputs: dict[str, Any], max_new_tokens: int, *, line: bool = False) -> Any:
-    """Greedy ``reasoner.model.generate`` on ``inputs`` under ``reasoner.seed``; returns the new token
-    ids ``(N,)`` and counts the reply in ``reasoner.throughput``. ``line``: stop once the reply has a
-    line end after some text."""
+    """Greedy ``reasoner.model.generate`` on ``inputs`` under ``reasoner.seed`` (and ``reasoner.threads``
+    torch CPU threads, when set; restored after); returns the new token ids ``(N,)`` and counts the
+    reply in ``reasoner.throughput``. ``line``: stop once the reply has a line end after some text."""
     import torch
     from transformers import StoppingCriteriaList
 
@@ -163,15 +173,21 @@ def timed_generate(reasoner: Any, inputs: dict[str, Any], max_new_tokens: int, *
     criteria = [clock, _LineEnd(tokenizer, length)] if line else [clock]
     torch.manual_seed(reasoner.seed)
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
+    saved = torch.get_num_threads()
+    if reasoner.threads:
+        torch.set_num_threads(reasoner.threads)
     start = time.perf_counter()
-    with torch.inference_mode():
-        output = reasoner.model.generate(
-            **inputs,
-            max_new_tokens=max_new_tokens,
-            do_sample=False,
-            pad_token_id=pad,
-            stopping_criteria=StoppingCriteriaList(criteria),
-        )
+    try:
+        with torch.inference_mode():
+            output = reasoner.model.generate(
+                **inputs,
+                max_new_tokens=max_new_tokens,
+                do_sample=False,
+                pad_token_id=pad,
+                stopping_criteria=StoppingCriteriaList(criteria),
+            )
+    finally:
+        torch.set_num_threads(saved)
     end = time.perf_counter()
     sequences = output.sequences if hasattr(output, "sequences") else output
     new_tokens = sequences[0, length:]

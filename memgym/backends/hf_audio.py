@@ -113,6 +113,7 @@ class HFAudioReasoner(Reasoner):
         max_context_tokens: context limit in tokens; 0 reads the text model's
             ``max_position_embeddings``.
         seed: torch seed set before each generation.
+        threads: torch CPU threads while generating (0: leave torch's setting).
 
     ``throughput`` counts the prompt and generated tokens and seconds of every reply
     (:mod:`memgym.backends.throughput`).
@@ -129,6 +130,7 @@ class HFAudioReasoner(Reasoner):
         dtype: str = "auto",
         max_context_tokens: int = 0,
         seed: int = 0,
+        threads: int = 0,
     ) -> None:
         import torch
         import transformers
@@ -148,6 +150,7 @@ class HFAudioReasoner(Reasoner):
         self.family = family
         self.device = device
         self.seed = seed
+        self.threads = threads
         self.throughput = Throughput()
         try:
             self.processor = transformers.AutoProcessor.from_pretrained(model)
@@ -169,7 +172,7 @@ class HFAudioReasoner(Reasoner):
     @classmethod
     def from_config(cls, config: ReasonerConfig) -> HFAudioReasoner:
         """Build from a :class:`ReasonerConfig` (family from the folder, limit from the model)."""
-        return cls(config.model, device=config.device, dtype=config.dtype, seed=config.seed)
+        return cls(config.model, device=config.device, dtype=config.dtype, seed=config.seed, threads=config.threads)
 
     def encode(self, messages: Sequence[Message], max_new_tokens: int = 0) -> dict[str, Any]:
         """Processor inputs for ``messages``.

@@ -139,3 +139,21 @@ def test_generate_line_stops_decoding_at_the_first_line_end(tiny_llama_dir, monk
     reasoner.throughput.clear()  # without the line stop: the same text (a trailing break), one more token
     assert reasoner.generate(MESSAGES, max_new_tokens=8) == with_break(ids[:1])
     assert reasoner.throughput.generated_tokens == 3
+
+
+def test_threads_apply_while_generating_and_are_restored(tiny_llama_dir, monkeypatch):
+    import torch
+
+    reasoner = build_reasoner(ReasonerConfig(backend="hf", model=str(tiny_llama_dir), threads=1))
+    before, seen = torch.get_num_threads(), []
+    generate = reasoner.model.generate
+
+    def counting(**kwargs):
+        seen.append(torch.get_num_threads())
+        return generate(**kwargs)
+
+    monkeypatch.setattr(reasoner.model, "generate", counting)
+    assert reasoner.generate(MESSAGES, max_new_tokens=2) == HFReasoner(str(tiny_llama_dir)).generate(
+        MESSAGES, max_new_tokens=2
+    )
+    assert seen == [1] and torch.get_num_threads() == before
