@@ -71,6 +71,9 @@ class _Textured(SurfaceLookup):
     def semantic(self, primitive_ids, uvs):
         return self.inner.semantic(primitive_ids, uvs)
 
+    def arrays(self):
+        return self.inner.arrays()
+
 
 def test_scenes_without_per_triangle_ids_are_rendered_in_full(scene):
     textured = MeshScene(scene.vertices, scene.triangles, _Textured(scene.lookup), floor_height=scene.floor_height)
