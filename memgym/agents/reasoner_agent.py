@@ -15,18 +15,24 @@ Answers:
   poses) or the reply names no entry, the agent cannot localise and answers a NaN position,
   which navigation scorers count as a failure.
 
+Each answer's token budget is the task's entry in ``task_tokens`` (default ``max_new_tokens``),
+at most ``max_new_tokens``. A reasoner with ``generate_line`` (the transformers ones) replies
+with one line, decoding stopped at its first line end, for answers of a few words or an entry id.
+
 A reasoner failure (:class:`~memgym.backends.errors.ReasonerError`) propagates; evaluation loops
 record it for the item.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
 from memgym.agents.agent import Agent
 from memgym.core.chat import ImagePart, Message, TextPart
+from memgym.core.errors import ConfigError
 from memgym.core.protocols import Memory, Reasoner
 
 SYSTEM_PROMPT = (
@@ -42,14 +48,33 @@ class ReasonerAgent(Agent):
     Args:
         memory: any memgym memory.
         reasoner: the model that reads the evidence.
-        max_new_tokens: answer length budget.
+        max_new_tokens: longest answer, tokens.
+        task_tokens: task (``qa``, ``navigation``) -> answer budget in tokens, capped at
+            ``max_new_tokens``; tasks not named get ``max_new_tokens``.
+
+    Raises:
+        ConfigError: a budget below 1.
     """
 
-    def __init__(self, memory: Memory, reasoner: Reasoner, max_new_tokens: int = 32) -> None:
+    def __init__(
+        self,
+        memory: Memory,
+        reasoner: Reasoner,
+        max_new_tokens: int = 32,
+        task_tokens: Mapping[str, int] | None = None,
+    ) -> None:
         super().__init__(memory)
         self.reasoner = reasoner
         self.max_new_tokens = max_new_tokens
+        self.task_tokens = dict(task_tokens or {})
+        low = {k: v for k, v in {"max_new_tokens": max_new_tokens, **self.task_tokens}.items() if int(v) < 1}
+        if low:
+            raise ConfigError(f"reasoner agent: answer budgets must be >= 1 token, got {low}")
         self.last_reply = ""
+
+    def budget(self, task: str | None) -> int:
+        """Tokens allowed for an answer to a ``task`` item."""
+        return min(int(self.task_tokens.get(task or "", self.max_new_tokens)), self.max_new_tokens)
 
     def messages(self, prompt: str, evidence: Any) -> list[Message]:
         """The chat sent to the reasoner for ``prompt`` given ``evidence``."""
@@ -68,7 +93,13 @@ class ReasonerAgent(Agent):
         if hasattr(self.memory, "bind_reasoner"):
             self.memory.bind_reasoner(self.reasoner)
         evidence = self.memory.retrieve(prompt)
-        reply = self.reasoner.generate(self.messages(prompt, evidence), max_new_tokens=self.max_new_tokens)
+        messages = self.messages(prompt, evidence)
+        budget = self.budget(info.get("task"))
+        one_line = getattr(self.reasoner, "generate_line", None)
+        if one_line is not None:
+            reply = one_line(messages, max_new_tokens=budget)
+        else:
+            reply = self.reasoner.generate(messages, max_new_tokens=budget)
         self.last_reply = reply
         position = np.asarray(observation["position"], np.float32)
         if info.get("task") == "navigation":

@@ -14,6 +14,7 @@ from dataclasses import field
 from memgym.core.errors import ConfigError
 from memgym.core.protocols import Reasoner
 from memgym.core.registry import REASONERS
+from memgym.core.seeding import ADDED_FIELD
 
 
 @dataclasses.dataclass(frozen=True)
@@ -39,6 +40,14 @@ class ReasonerConfig:
     gguf_file: str = field(default="", metadata={"help": "hf: GGUF file name inside the model folder, if any"})
     seed: int = field(default=0, metadata={"help": "sampling seed sent to endpoints (decoding is greedy)"})
     max_new_tokens: int = field(default=128, metadata={"help": "longest reply in tokens"})
+    threads: int = field(
+        default=0,
+        metadata={
+            "help": "hf: torch CPU threads while generating (0 = torch's default; 1 is often much faster on a busy CPU)",
+            "min": 0,
+            **ADDED_FIELD,
+        },
+    )
 
     def identity(self) -> str:
         """A string naming the pinned model (backend, model, seed) for caches and results."""

@@ -11,12 +11,14 @@ GGUF checkpoints load through ``gguf_file=`` (needs the ``gguf`` package).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from memgym.backends.config import ReasonerConfig
 from memgym.backends.errors import OverContextError, ReasonerError
+from memgym.backends.throughput import Throughput
 from memgym.core.chat import Message, to_hf_messages
 from memgym.core.errors import ConfigError
 from memgym.core.protocols import Reasoner
@@ -37,6 +39,10 @@ class HFReasoner(Reasoner):
         use_processor: force (True) or forbid (False) ``AutoProcessor``; None decides from the
             folder's files.
         seed: torch seed set before each generation.
+        threads: torch CPU threads while generating (0: leave torch's setting).
+
+    ``throughput`` counts the prompt and generated tokens and seconds of every reply
+    (:mod:`memgym.backends.throughput`).
     """
 
     name = "hf"
@@ -50,6 +56,7 @@ class HFReasoner(Reasoner):
         gguf_file: str = "",
         use_processor: bool | None = None,
         seed: int = 0,
+        threads: int = 0,
     ) -> None:
         import torch
         import transformers
@@ -59,6 +66,8 @@ class HFReasoner(Reasoner):
         self.model_id = model
         self.device = device
         self.seed = seed
+        self.threads = threads
+        self.throughput = Throughput()
         kwargs: dict[str, Any] = {"gguf_file": gguf_file} if gguf_file else {}
         if use_processor is None:
             use_processor = any((Path(model) / f).is_file() for f in _PROCESSOR_FILES)
@@ -79,7 +88,14 @@ class HFReasoner(Reasoner):
     @classmethod
     def from_config(cls, config: ReasonerConfig) -> HFReasoner:
         """Build from a :class:`ReasonerConfig`."""
-        return cls(config.model, device=config.device, dtype=config.dtype, gguf_file=config.gguf_file, seed=config.seed)
+        return cls(
+            config.model,
+            device=config.device,
+            dtype=config.dtype,
+            gguf_file=config.gguf_file,
+            seed=config.seed,
+            threads=config.threads,
+        )
 
     @property
     def accepts_images(self) -> bool:
@@ -88,7 +104,14 @@ class HFReasoner(Reasoner):
         return self.processor is not None
 
     def generate(self, messages: Sequence[Message], *, max_new_tokens: int = 256) -> str:
-        import torch
+        return self._reply(messages, max_new_tokens, line=False)
+
+    def generate_line(self, messages: Sequence[Message], *, max_new_tokens: int = 256) -> str:
+        """The first non-empty line of :meth:`generate`'s reply, decoding stopped at its end (greedy
+        decoding: the same text as cutting the full reply, without decoding the rest)."""
+        return self._reply(messages, max_new_tokens, line=True)
+
+    def _reply(self, messages: Sequence[Message], max_new_tokens: int, *, line: bool) -> str:
         from jinja2.exceptions import TemplateError
 
         try:
@@ -104,17 +127,14 @@ class HFReasoner(Reasoner):
                 tokens=length + max_new_tokens,
                 limit=limit,
             )
-        torch.manual_seed(self.seed)
-        pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else self.tokenizer.eos_token_id
         try:
-            with torch.inference_mode():
-                output = self.model.generate(**inputs, max_new_tokens=max_new_tokens, do_sample=False, pad_token_id=pad)
+            new_tokens = timed_generate(self, inputs, max_new_tokens, line=line)
         except (RuntimeError, IndexError, ValueError) as exc:  # out of memory, ...
             raise ReasonerError(
                 f"hf reasoner '{self.model_id}': generation failed for a {length}-token prompt: {_first_line(exc)}"
             ) from None
-        new_tokens = output[0, inputs["input_ids"].shape[1] :]
-        return self.tokenizer.decode(new_tokens, skip_special_tokens=True).strip()
+        text = self.tokenizer.decode(new_tokens, skip_special_tokens=True).strip()
+        return first_line(text) if line else text
 
     def _encode(self, messages: Sequence[Message]) -> dict[str, Any]:
         hf_messages, images, audios = to_hf_messages(messages)
@@ -138,6 +158,77 @@ class HFReasoner(Reasoner):
                 prompt = "".join(f"{m['role']}: {_text_of(m)}\n" for m in hf_messages) + "assistant:"
             encoded = self.tokenizer(prompt, return_tensors="pt", add_special_tokens=False)
         return {k: v.to(self.device) if hasattr(v, "to") else v for k, v in dict(encoded).items()}
+
+
+def timed_generate(reasoner: Any, inputs: dict[str, Any], max_new_tokens: int, *, line: bool = False) -> Any:
+    """Greedy ``reasoner.model.generate`` on ``inputs`` under ``reasoner.seed`` (and ``reasoner.threads``
+    torch CPU threads, when set; restored after); returns the new token ids ``(N,)`` and counts the
+    reply in ``reasoner.throughput``. ``line``: stop once the reply has a line end after some text."""
+    import torch
+    from transformers import StoppingCriteriaList
+
+    tokenizer = reasoner.tokenizer
+    length = int(inputs["input_ids"].shape[1])
+    clock = _FirstToken()
+    criteria = [clock, _LineEnd(tokenizer, length)] if line else [clock]
+    torch.manual_seed(reasoner.seed)
+    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
+    saved = torch.get_num_threads()
+    if reasoner.threads:
+        torch.set_num_threads(reasoner.threads)
+    start = time.perf_counter()
+    try:
+        with torch.inference_mode():
+            output = reasoner.model.generate(
+                **inputs,
+                max_new_tokens=max_new_tokens,
+                do_sample=False,
+                pad_token_id=pad,
+                stopping_criteria=StoppingCriteriaList(criteria),
+            )
+    finally:
+        torch.set_num_threads(saved)
+    end = time.perf_counter()
+    sequences = output.sequences if hasattr(output, "sequences") else output
+    new_tokens = sequences[0, length:]
+    first = clock.at if clock.at is not None else end
+    reasoner.throughput.add(length, len(new_tokens), first - start, end - first)
+    return new_tokens
+
+
+class _FirstToken:
+    """A stopping criterion that never stops; notes when the first new token arrived."""
+
+    def __init__(self) -> None:
+        self.at: float | None = None
+
+    def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
+        import torch
+
+        if self.at is None:
+            self.at = time.perf_counter()
+        return torch.zeros(input_ids.shape[0], dtype=torch.bool, device=input_ids.device)
+
+
+class _LineEnd:
+    """Stops once the new tokens (after the ``length``-token prompt) decode to text with a line end
+    after non-blank text."""
+
+    def __init__(self, tokenizer: Any, length: int) -> None:
+        self.tokenizer, self.length = tokenizer, length
+
+    def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
+        import torch
+
+        done = [
+            "\n" in self.tokenizer.decode(row[self.length :], skip_special_tokens=True).lstrip() for row in input_ids
+        ]
+        return torch.tensor(done, dtype=torch.bool, device=input_ids.device)
+
+
+def first_line(text: str) -> str:
+    """The first non-blank line of ``text``, stripped ("" when there is none)."""
+    return next((line.strip() for line in text.splitlines() if line.strip()), "")
 
 
 def _vision_model_class(transformers: Any) -> Any:

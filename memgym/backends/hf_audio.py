@@ -35,7 +35,8 @@ import numpy as np
 
 from memgym.backends.config import ReasonerConfig
 from memgym.backends.errors import OverContextError, ReasonerError
-from memgym.backends.hf import position_limit
+from memgym.backends.hf import position_limit, timed_generate
+from memgym.backends.throughput import Throughput
 from memgym.core.chat import AudioPart, ImagePart, Message, TextPart, mono_at
 from memgym.core.errors import ConfigError
 from memgym.core.protocols import Reasoner
@@ -112,6 +113,10 @@ class HFAudioReasoner(Reasoner):
         max_context_tokens: context limit in tokens; 0 reads the text model's
             ``max_position_embeddings``.
         seed: torch seed set before each generation.
+        threads: torch CPU threads while generating (0: leave torch's setting).
+
+    ``throughput`` counts the prompt and generated tokens and seconds of every reply
+    (:mod:`memgym.backends.throughput`).
     """
 
     name = "hf_audio"
@@ -125,6 +130,7 @@ class HFAudioReasoner(Reasoner):
         dtype: str = "auto",
         max_context_tokens: int = 0,
         seed: int = 0,
+        threads: int = 0,
     ) -> None:
         import torch
         import transformers
@@ -144,6 +150,8 @@ class HFAudioReasoner(Reasoner):
         self.family = family
         self.device = device
         self.seed = seed
+        self.threads = threads
+        self.throughput = Throughput()
         try:
             self.processor = transformers.AutoProcessor.from_pretrained(model)
             model_cls = getattr(transformers, self.format.model_class)
@@ -164,7 +172,7 @@ class HFAudioReasoner(Reasoner):
     @classmethod
     def from_config(cls, config: ReasonerConfig) -> HFAudioReasoner:
         """Build from a :class:`ReasonerConfig` (family from the folder, limit from the model)."""
-        return cls(config.model, device=config.device, dtype=config.dtype, seed=config.seed)
+        return cls(config.model, device=config.device, dtype=config.dtype, seed=config.seed, threads=config.threads)
 
     def encode(self, messages: Sequence[Message], max_new_tokens: int = 0) -> dict[str, Any]:
         """Processor inputs for ``messages``.
@@ -196,19 +204,12 @@ class HFAudioReasoner(Reasoner):
         return encoded
 
     def generate(self, messages: Sequence[Message], *, max_new_tokens: int = 256) -> str:
-        import torch
-
         inputs = self.encode(messages, max_new_tokens)
         inputs = {k: v.to(self.device) if hasattr(v, "to") else v for k, v in inputs.items()}
-        torch.manual_seed(self.seed)
-        pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else self.tokenizer.eos_token_id
         try:
-            with torch.inference_mode():
-                output = self.model.generate(**inputs, max_new_tokens=max_new_tokens, do_sample=False, pad_token_id=pad)
+            new_tokens = timed_generate(self, inputs, max_new_tokens)
         except (RuntimeError, IndexError, ValueError) as exc:
             raise ReasonerError(f"hf_audio '{self.model_id}': generation failed: {_first_line(exc)}") from None
-        sequences = output.sequences if hasattr(output, "sequences") else output
-        new_tokens = sequences[0, inputs["input_ids"].shape[1] :]
         return self.tokenizer.decode(new_tokens, skip_special_tokens=True).strip()
 
 

@@ -4,7 +4,8 @@ Layout of a run folder ``RUNS/JOB/NAME/``::
 
     manifest.json     {"memgym_results": 1, "job": ..., "config_hash": ..., "created": ...}
     config.yaml       the full config snapshot
-    environment.json  python, platform, package versions, git commit, seeds
+    environment.json  python, platform, package versions, git commit, seeds; evaluations add the
+                      token counts and seconds of their local models (memgym.backends.throughput)
     results.jsonl     one JSON object per finished item, each with a "key"
     .lock             held (``flock``) by the process writing the folder; holds its pid
 
@@ -41,6 +42,7 @@ from memgym.core.config import config_to_dict, dump_config
 from memgym.core.errors import MemgymError, RecordError
 from memgym.core.outputs import make_writable_folder
 from memgym.core.seeding import config_hash
+from memgym.core.textfiles import read_text
 
 RESULTS_VERSION = 1
 """Layout version of run folders; a folder with another version is refused."""
@@ -225,6 +227,24 @@ class RunStore:
         for key, item in tqdm(pending, desc=description, disable=not progress, leave=False):
             self.append(key, work(item))
         return self.rows()
+
+    def environment(self) -> dict[str, Any]:
+        """The run's ``environment.json`` ({} when the folder has none)."""
+        path = self.folder / "environment.json"
+        if not path.exists():
+            return {}
+        try:
+            return json.loads(read_text(path))
+        except json.JSONDecodeError as exc:
+            raise RecordError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+
+    def record_environment(self, key: str, value: Any) -> None:
+        """Set ``key`` of the run's ``environment.json`` to ``value`` (JSON-serialisable), atomically."""
+        if self._lock is None:
+            raise RecordError(f"{self.folder}: opened for reading only; use RunStore.open to write")
+        environment = self.environment()
+        environment[key] = value
+        self.write_text("environment.json", json.dumps(environment, indent=2))
 
     def write_text(self, name: str, text: str) -> Path:
         """Write an artefact (a table, a report) into the run folder atomically."""

@@ -35,6 +35,7 @@ from tqdm import tqdm
 
 from memgym.core.errors import MemgymError
 from memgym.core.records import Record, record
+from memgym.scenes.coverage import InstanceCoverage
 from memgym.scenes.locomotion import ActionSpec, AgentState, GreedyFollower, apply_action
 from memgym.scenes.mesh_scene import MeshScene
 from memgym.scenes.objects import SceneObject
@@ -255,7 +256,7 @@ def generate_traversal(
     else:
         visibility = camera
     recorder = _Recorder(scene, RGBDCamera(visibility), config.min_coverage)
-    goals, poses = _sample_goals(scene, rng, config, recorder.sensor)
+    goals, poses = _sample_goals(scene, rng, config, recorder.sensor, recorder.coverage)
     state = AgentState(nav.sample_navigable(rng), float(rng.uniform(-math.pi, math.pi)))
     actions = ActionSpec(config.forward_step, config.turn_angle)
     follower = GreedyFollower(nav, actions, config.goal_radius)
@@ -263,7 +264,7 @@ def generate_traversal(
     segments = []
     bar = tqdm(total=len(goals), desc="traversal", disable=not progress, leave=False)
     for index, goal in enumerate(goals):
-        start_frame = len(recorder.frames) if index else 0
+        start_frame = len(recorder) if index else 0
         detours = [_random_waypoint(scene, rng) for _ in range(int(rng.integers(1, config.max_detours + 1)))]
         for waypoint in detours:
             state = _walk(nav, follower, actions, state, waypoint[None], recorder, index, config.max_leg_steps)
@@ -280,7 +281,7 @@ def generate_traversal(
                 goal_object_id=goal.object_id,
                 goal_category=goal.category,
                 start_frame=start_frame,
-                end_frame=len(recorder.frames) - 1,
+                end_frame=len(recorder) - 1,
                 detours=tuple(_vec3(w) for w in detours),
                 reached=bool(final <= config.goal_radius + nav.cell),
                 final_distance=round(float(final), 4),
@@ -307,15 +308,23 @@ OBSERVING_MARGIN = 1.5
 """An observing pose shows the object at this multiple of ``min_coverage`` when faced exactly."""
 
 
-def observing_poses(scene: MeshScene, obj: SceneObject, sensor: RGBDCamera, min_coverage: float) -> np.ndarray:
+def observing_poses(
+    scene: MeshScene,
+    obj: SceneObject,
+    sensor: RGBDCamera,
+    min_coverage: float,
+    coverage: InstanceCoverage | None = None,
+) -> np.ndarray:
     """``(P, 3)`` floor points on the main island from which ``obj`` covers at least
     ``min_coverage`` of ``sensor``'s semantic view when faced exactly (level camera at the
     sensor height), in ring order (nearest ring first, directions counter-clockwise from +x).
-    The traversal passes ``OBSERVING_MARGIN * min_coverage``."""
+    The traversal passes ``OBSERVING_MARGIN * min_coverage``; ``coverage`` counts the pixels
+    (one for ``sensor.intrinsics`` is made when None)."""
     nav = scene.navgrid
+    coverage = coverage or InstanceCoverage(scene, sensor.intrinsics)
     centre = np.asarray(obj.position, float)
     radius = 0.5 * math.hypot(obj.size[0], obj.size[2])
-    out = []
+    points = []
     for distance in OBSERVING_DISTANCES:
         for k in range(OBSERVING_DIRECTIONS):
             angle = 2 * math.pi * k / OBSERVING_DIRECTIONS
@@ -324,16 +333,17 @@ def observing_poses(scene: MeshScene, obj: SceneObject, sensor: RGBDCamera, min_
                 continue
             row, col = nav.cell_of(point)
             point[1] = float(nav.heights[row, col])
-            semantic = scene.render_semantic(
-                sensor.camera_position(point), quat_from_yaw(heading_to(point, centre)), sensor.intrinsics
-            )
-            if np.count_nonzero(semantic == obj.semantic_id) >= min_coverage * semantic.size:
-                out.append(point)
-    return np.asarray(out, float).reshape(-1, 3)
+            points.append(point)
+    if not points:
+        return np.zeros((0, 3))
+    eyes = np.stack([sensor.camera_position(p) for p in points])
+    rotations = np.stack([quat_from_yaw(heading_to(p, centre)) for p in points])
+    counts = coverage.counts(eyes, rotations, min_coverage * coverage.size, [obj.semantic_id])
+    return np.asarray([p for p, seen in zip(points, counts) if seen], float).reshape(-1, 3)
 
 
 def _sample_goals(
-    scene: MeshScene, rng: np.random.Generator, config: TraversalConfig, sensor: RGBDCamera
+    scene: MeshScene, rng: np.random.Generator, config: TraversalConfig, sensor: RGBDCamera, coverage: InstanceCoverage
 ) -> tuple[list[SceneObject], dict[str, np.ndarray]]:
     """Goals in visiting order and their observing poses: objects in a random order, keeping those
     with an observing pose until ``n_goals`` (drawn from ``min_goals..max_goals``) are found."""
@@ -345,7 +355,7 @@ def _sample_goals(
     goals, poses = [], {}
     for i in rng.permutation(len(candidates)):
         obj = candidates[int(i)]
-        points = observing_poses(scene, obj, sensor, OBSERVING_MARGIN * config.min_coverage)
+        points = observing_poses(scene, obj, sensor, OBSERVING_MARGIN * config.min_coverage, coverage)
         if len(points):
             goals.append(obj)
             poses[obj.object_id] = points
@@ -388,24 +398,55 @@ def _visit(goal, poses, state, recorder, segment, config, nav, follower, actions
 
 
 class _Recorder:
+    """Collects one :class:`PosedFrame` per pose, with the objects covering ``min_coverage`` of
+    ``sensor``'s semantic view; the poses since the last look at :attr:`frames` are counted in one
+    batch (:class:`InstanceCoverage`)."""
+
+    BATCH = 256
+    """Most poses counted in one batch."""
+
     def __init__(self, scene: MeshScene, sensor: RGBDCamera, min_coverage: float) -> None:
         self.scene, self.sensor, self.min_coverage = scene, sensor, min_coverage
-        self.frames: list[PosedFrame] = []
+        self.coverage = InstanceCoverage(scene, sensor.intrinsics)
+        self.object_ids = sorted({o.semantic_id for o in scene.objects if o.semantic_id > 0})
+        self._frames: list[PosedFrame] = []
+        self._pending: list[tuple[AgentState, str, int]] = []
+
+    def __len__(self) -> int:
+        return len(self._frames) + len(self._pending)
 
     def add(self, state: AgentState, action: str, segment: int) -> None:
-        semantic = self.scene.render_semantic(
-            self.sensor.camera_position(state.position), quat_from_yaw(state.yaw), self.sensor.intrinsics
-        )
-        self.frames.append(
-            PosedFrame(
-                index=len(self.frames),
-                position=_vec3(state.position),
-                rotation=tuple(round(float(v), 6) for v in quat_from_yaw(state.yaw)),
-                action=action,
-                segment=segment,
-                visible=visible_objects(semantic, self.scene, self.min_coverage),
+        self._pending.append((state, action, segment))
+        if len(self._pending) >= self.BATCH:
+            self._flush()
+
+    @property
+    def frames(self) -> list[PosedFrame]:
+        """Every frame so far."""
+        self._flush()
+        return self._frames
+
+    def _flush(self) -> None:
+        if not self._pending:
+            return
+        rotations = np.stack([quat_from_yaw(state.yaw) for state, _, _ in self._pending])
+        eyes = np.stack([self.sensor.camera_position(state.position) for state, _, _ in self._pending])
+        size = self.coverage.size
+        counts = self.coverage.counts(eyes, rotations, self.min_coverage * size, self.object_ids)
+        for (state, action, segment), rotation, seen in zip(self._pending, rotations, counts):
+            self._frames.append(
+                PosedFrame(
+                    index=len(self._frames),
+                    position=_vec3(state.position),
+                    rotation=tuple(round(float(v), 6) for v in rotation),
+                    action=action,
+                    segment=segment,
+                    visible={
+                        self.scene.object_by_semantic_id(i).object_id: round(c / size, 4) for i, c in seen.items()
+                    },
+                )
             )
-        )
+        self._pending = []
 
 
 def _walk(nav, follower, actions, state, goals, recorder, segment, budget) -> AgentState:

@@ -50,6 +50,7 @@ from tqdm import tqdm
 
 from memgym.backends.config import ReasonerConfig, build_reasoner
 from memgym.backends.errors import ReasonerError
+from memgym.backends.throughput import record_counts, take_throughput
 from memgym.core.benchmark import JobArgs
 from memgym.core.config import load_config, yaml_text
 from memgym.core.episode import Dataset, TaskItem
@@ -146,6 +147,11 @@ class LinkOptions:
     seed: int = field(default=0, metadata={"help": "controlled linker: seed of its choices"})
 
 
+ANSWER_TOKENS = {"qa": 16, "navigation": 24}
+"""Default answer budgets (tokens): reference QA answers are 1-4 words; a navigation reply names one
+memory entry id (SmolLM2's tokenizer spends up to about 12 tokens on ``OBJECT bathroom_sink_48``)."""
+
+
 @dataclasses.dataclass(frozen=True)
 class DialogMemEvalConfig:
     """``memgym eval dialogmem`` settings."""
@@ -166,6 +172,13 @@ class DialogMemEvalConfig:
     judge: ReasonerConfig = field(
         default_factory=lambda: ReasonerConfig(backend="hf", max_new_tokens=4),
         metadata={"help": "LLM-match judge (e.g. judge.model=Qwen/Qwen3-VL-4B-Instruct)"},
+    )
+    answer_tokens: dict[str, int] = field(
+        default_factory=lambda: dict(ANSWER_TOKENS),
+        metadata={
+            "help": "task -> answer budget in tokens (at most reasoner.max_new_tokens); hf reasoners stop at a line end",
+            **ADDED_FIELD,
+        },
     )
     execute_navigation: bool = field(default=False, metadata={"help": "also report execution success and SPL"})
     max_episodes: int = field(default=0, metadata={"help": "evaluate only the first N episodes (0 = all)", "min": 0})
@@ -512,7 +525,8 @@ def evaluate_memory(
 ) -> None:
     """Play every pending item of ``episodes`` (those whose :func:`item_key` is in ``only``, when
     given) with ``config.memory`` into ``store`` (on ``config.executor``, one episode per task);
-    write its tables."""
+    write its tables. The tokens and seconds of the reasoner's and judge's replies go to the run's
+    ``environment.json`` after each episode."""
     for key, row in errors:
         if key not in store.recorded_keys() and (only is None or key in only):
             store.append(key, row)
@@ -529,6 +543,7 @@ def evaluate_memory(
     played = run_ordered(config, functools.partial(EpisodePlayer, config, cache), work)
     for episode_id, results in tqdm(played, total=len(work), desc=f"episodes ({config.memory})", disable=not progress):
         store.append_many(results.rows)
+        record_counts(store, results.throughput)
         if results.links is not None:
             links.save(episode_id, results.links)
         if results.memory is not None:
@@ -539,13 +554,15 @@ def evaluate_memory(
 
 class EpisodeResults:
     """What playing one episode produced: ``rows`` (``(key, row)`` per scored item), the memory's
-    ``links`` (snapshot memories) and, with ``save_memory``, its ``memory`` contents after use; it
-    stands in for the store and link log of :func:`use`."""
+    ``links`` (snapshot memories), with ``save_memory`` its ``memory`` contents after use, and the
+    models' ``throughput`` (:func:`take_throughput`); it stands in for the store and link log of
+    :func:`use`."""
 
     def __init__(self) -> None:
         self.rows: list[tuple[str, dict[str, Any]]] = []
         self.links: LinkCounts | None = None
         self.memory: dict[str, Any] | None = None
+        self.throughput: dict[str, dict[str, Any]] = {}
 
     def append(self, key: str, row: dict[str, Any]) -> None:
         self.rows.append((key, row))
@@ -563,9 +580,12 @@ class EpisodePlayer:
         from memgym.agents.reasoner_agent import ReasonerAgent
 
         memory = build_memory(config)
+        scorers = qa_scorers(config, judge_cache)
+        reasoner = build_reasoner(config.reasoner)
         self.save_memory = config.save_memory
-        self.env = build_env(config, memory, qa_scorers(config, judge_cache))
-        self.agent = ReasonerAgent(memory, build_reasoner(config.reasoner), config.reasoner.max_new_tokens)
+        self.env = build_env(config, memory, scorers)
+        self.agent = ReasonerAgent(memory, reasoner, config.reasoner.max_new_tokens, config.answer_tokens)
+        self.models = {"reasoner": reasoner, "judge": getattr(scorers.get("qa"), "judge", None)}
 
     def __call__(self, job: tuple[DialogMemEpisode, frozenset[str]]) -> EpisodeResults:
         episode, pending = job
@@ -574,6 +594,7 @@ class EpisodePlayer:
         use(self.env, self.agent, episode, set(pending), results, results, observation, info)
         if self.save_memory:  # after use: snapshot memories are linked by then
             results.memory = {"episode_id": episode.episode_id, **memory_contents(self.agent.memory)}
+        results.throughput = take_throughput(self.models)
         return results
 
 

@@ -221,7 +221,7 @@ def run_sweep(config: DialogMemEvalConfig, args: JobArgs) -> Path:
             memory = memories[v.name]
             memory.load_state_dict({**state, "options": memory.options})
             memory.bind_episode(episode)
-            agent = ReasonerAgent(memory, reasoner, config.reasoner.max_new_tokens)
+            agent = ReasonerAgent(memory, reasoner, config.reasoner.max_new_tokens, config.answer_tokens)
             observation, info = env.rewind_use(pending[v.name])
             store = stores[v.name]
             use(env, agent, episode, pending[v.name], store, LinkLog(store.folder / "links.json"), observation, info)

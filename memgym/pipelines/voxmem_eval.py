@@ -40,6 +40,7 @@ import numpy as np
 from tqdm import tqdm
 
 from memgym.backends.errors import OverContextError, ReasonerError
+from memgym.backends.throughput import record_counts, take_throughput
 from memgym.core.benchmark import JobArgs
 from memgym.core.config import load_config
 from memgym.core.episode import Dataset
@@ -240,15 +241,18 @@ def evaluate(args: JobArgs) -> Path:
         store.folder / "judge_cache.jsonl",
     )
     runner = functools.partial(ItemRunner, config, dataset_dir, *(caches if local else (None, None)))
-    for key, row in tqdm(run_ordered(config, runner, work), total=len(work), desc="items", disable=not args.progress):
+    played = run_ordered(config, runner, work)
+    for key, (row, throughput) in tqdm(played, total=len(work), desc="items", disable=not args.progress):
         store.append(key, row)
+        record_counts(store, throughput)
     write_outputs(store, config)
     return store.folder
 
 
 class ItemRunner:
     """Plays ``(model spec, memory name, episode)``: the :func:`run_item` row with ``model`` and
-    ``memory`` first; keeps the last model built.
+    ``memory`` first, and the tokens and seconds of the model's and judge's replies to it
+    (:func:`take_throughput`); keeps the last model built.
 
     Args:
         turn_cache, judge_cache: JSONL caches of turn analyses and judge verdicts (None: memory only).
@@ -267,16 +271,17 @@ class ItemRunner:
         self.askers = _askers(dataset_dir)
         self.audio = AudioFolder(dataset_dir)
         self.memories = MemoryFactory(config, dataset_dir, TurnCache(turn_cache))
+        self.judge = f"judge {config.judge}", getattr(judge, "judge", None)
         self.spec, self.model = "", None
 
-    def __call__(self, job: tuple[str, str, VoxMemEpisode]) -> dict[str, Any]:
+    def __call__(self, job: tuple[str, str, VoxMemEpisode]) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
         spec, memory_name, episode = job
         if spec != self.spec:
             self.spec, self.model = spec, None
             self.model = build_model(spec, device=self.config.device)
         memory = self.memories.make(memory_name)
         row = run_item(episode, memory, self.model, self.scorer, self.audio, self.askers, self.config)
-        return {"model": spec, "memory": memory_name, **row}
+        return {"model": spec, "memory": memory_name, **row}, take_throughput(dict([(spec, self.model), self.judge]))
 
 
 def run_item(episode, memory, model, scorer: VoxMemScorer, audio: AudioFolder, askers: dict, config) -> dict[str, Any]:

@@ -84,16 +84,24 @@ class GreedyFollower:
         self.nav = nav
         self.spec = spec
         self.goal_radius = goal_radius
+        self._last: tuple[bytes, bytes, tuple[np.ndarray, float] | None] | None = None
 
     def next_action(self, state: AgentState, goals: np.ndarray) -> str:
         """``stop`` when a goal is within ``goal_radius`` or unreachable, else a move or turn."""
-        step = self.nav.next_waypoint(state.position, goals)
+        step = self._waypoint(np.asarray(state.position, float), np.asarray(goals, float))
         if step is None or step[1] <= self.goal_radius:
             return "stop"
         diff = wrap_angle(heading_to(state.position, step[0]) - state.yaw)
         if abs(diff) > math.radians(self.spec.turn_angle) / 2 + 1e-6:
             return "turn_left" if diff > 0 else "turn_right"
         return "move_forward"
+
+    def _waypoint(self, position: np.ndarray, goals: np.ndarray) -> tuple[np.ndarray, float] | None:
+        """:meth:`NavGrid.next_waypoint`, reused while the agent only turns (same position and goals)."""
+        key = (position.tobytes(), goals.tobytes() + repr(goals.shape).encode())
+        if self._last is None or self._last[:2] != key:
+            self._last = (*key, self.nav.next_waypoint(position, goals))
+        return self._last[2]
 
     def face(self, state: AgentState, target: np.ndarray) -> str:
         """A turn toward ``target``, or ``stop`` once facing it within half a turn step."""

@@ -332,6 +332,22 @@ class MeshScene(Scene):
         )
         return out
 
+    def instance_boxes(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """Instance ids ``(K,) int32`` (ascending, 0 excluded) and ``(K, 2, 3)`` min/max corners (metres)
+        of the triangles whose hits carry each id; None when ids are not per triangle (textures)."""
+        lookup = self._semantic[1] if self._semantic is not None else self.lookup
+        if not isinstance(lookup, PerTriangleLookup):
+            return None
+        vertices, triangles = self.semantic_geometry or (self.vertices, self.triangles)
+        ids = lookup.semantic_ids
+        order = np.flatnonzero(ids > 0)
+        order = order[np.argsort(ids[order], kind="stable")]
+        corners = vertices[triangles[order]]  # (T, 3, 3)
+        starts = np.flatnonzero(np.r_[True, np.diff(ids[order]) != 0]) if len(order) else order
+        lo = np.minimum.reduceat(corners.min(axis=1), starts) if len(order) else np.zeros((0, 3), np.float32)
+        hi = np.maximum.reduceat(corners.max(axis=1), starts) if len(order) else np.zeros((0, 3), np.float32)
+        return ids[order][starts].astype(np.int32), np.stack([lo, hi], axis=1)
+
     def render_semantic(
         self, position: np.ndarray, rotation: np.ndarray, intrinsics: PinholeIntrinsics | None = None
     ) -> np.ndarray:

@@ -133,6 +133,7 @@ class NavGrid:
         self._node_of[cells[:, 0], cells[:, 1]] = np.arange(len(cells))
         self._graph = self._build_graph()
         self._fields: OrderedDict[tuple[int, ...], tuple[np.ndarray, np.ndarray, np.ndarray]] = OrderedDict()
+        self._targets: OrderedDict[tuple[bytes, tuple[int, ...], int], dict[int, np.ndarray]] = OrderedDict()
 
     # ----- construction -----------------------------------------------------------------------
     @classmethod
@@ -347,12 +348,7 @@ class NavGrid:
         s = self.snap(start)
         if s is None:
             return None
-        island = self.island_of(s)
-        goal_nodes = {}
-        for g in goals:
-            snapped = self.snap(g)
-            if snapped is not None and self.island_of(snapped) == island:
-                goal_nodes.setdefault(int(self._node_of[self.cell_of(snapped)]), snapped)
+        goal_nodes = self._goal_nodes(goals, self.island_of(s))
         if not goal_nodes:
             return None
         dist, pred, sources = self._field(tuple(sorted(goal_nodes)))
@@ -384,7 +380,23 @@ class NavGrid:
         else:
             remaining = float(dist[node])
         waypoint = points[max(k, 1) - 1] if len(points) else np.asarray(goal_point, float)
-        return waypoint, remaining
+        return waypoint.copy(), remaining
+
+    def _goal_nodes(self, goals: np.ndarray, island: int) -> dict[int, np.ndarray]:
+        """Graph node -> snapped goal point of the first of ``goals`` ``(K, 3)`` snapping into each
+        node of ``island`` (remembered for the last few goal sets: followers ask every step)."""
+        key = (goals.tobytes(), goals.shape, island)
+        if key in self._targets:
+            return self._targets[key]
+        goal_nodes: dict[int, np.ndarray] = {}
+        for g in goals:
+            snapped = self.snap(g)
+            if snapped is not None and self.island_of(snapped) == island:
+                goal_nodes.setdefault(int(self._node_of[self.cell_of(snapped)]), snapped)
+        self._targets[key] = goal_nodes
+        if len(self._targets) > 16:
+            self._targets.popitem(last=False)
+        return goal_nodes
 
     def geodesic_distance(self, start: Sequence[float], goal: Sequence[float]) -> float:
         """Metres along the shortest navigable path, ``inf`` if there is none."""

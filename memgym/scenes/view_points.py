@@ -41,25 +41,33 @@ def compute_view_points(
             if nav.is_navigable(p) and nav.island_of(p) == nav.largest_island:
                 candidates.append(p)
     targets = np.array([center, [center[0], hi[1] - 0.02, center[2]]], np.float32)
-    out: list[ViewPoint] = []
+    poses, eyes = [], []
     for p in candidates:
         row, col = nav.cell_of(p)
         base = float(nav.heights[row, col])
         eye = np.array([p[0], base + camera_height, p[2]], np.float32)
         horizontal = math.hypot(center[0] - p[0], center[2] - p[2])
-        if math.degrees(math.atan2(abs(eye[1] - center[1]), horizontal)) > max_elevation:
+        if math.degrees(math.atan2(abs(eye[1] - center[1]), horizontal)) <= max_elevation:
+            poses.append((p, base))
+            eyes.append(eye)
+    if not poses:
+        return []
+    # every candidate's two rays in one cast (each ray's hit does not depend on the others)
+    origins = np.repeat(np.stack(eyes), len(targets), axis=0)
+    rays = np.concatenate([origins, np.tile(targets, (len(eyes), 1)) - origins], axis=1)
+    sees = (scene.semantic_of_rays(rays).reshape(len(eyes), len(targets)) == semantic_id).any(axis=1)
+    out: list[ViewPoint] = []
+    for (p, base), seen in zip(poses, sees):
+        if not seen:
             continue
-        rays = np.concatenate([np.repeat(eye[None], len(targets), 0), targets - eye], axis=1)
-        ids = scene.semantic_of_rays(rays)
-        if (ids == semantic_id).any():
-            position = np.array([p[0], base, p[2]])
-            yaw = heading_to(position, center)
-            out.append(
-                ViewPoint(
-                    position=(round(float(p[0]), 4), round(base, 4), round(float(p[2]), 4)),
-                    rotation=tuple(float(v) for v in quat_from_yaw(yaw)),
-                )
+        position = np.array([p[0], base, p[2]])
+        yaw = heading_to(position, center)
+        out.append(
+            ViewPoint(
+                position=(round(float(p[0]), 4), round(base, 4), round(float(p[2]), 4)),
+                rotation=tuple(float(v) for v in quat_from_yaw(yaw)),
             )
+        )
         if len(out) >= max_view_points:
             break
     return out

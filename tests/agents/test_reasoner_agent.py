@@ -5,10 +5,12 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+import pytest
 
 from memgym.agents.reasoner_agent import ReasonerAgent
 from memgym.backends.structured import Fact, StructuredReasoner, format_fact
-from memgym.core.protocols import Memory
+from memgym.core.errors import ConfigError
+from memgym.core.protocols import Memory, Reasoner
 
 
 @dataclasses.dataclass
@@ -58,3 +60,36 @@ def test_questions_are_answered_in_text_with_the_prompt_last():
     assert messages[-1].text_only().splitlines()[-1] == "Which room is the red mug in?"
     action = agent.answer({**OBS, "text": "What color is the mug?"}, {"task": "qa"})
     assert action["text"] == "unknown"
+
+
+class Budgets(Reasoner):
+    """Records the budget of each call; replies with two lines."""
+
+    def __init__(self):
+        self.calls = []
+
+    def generate(self, messages, *, max_new_tokens=256):
+        self.calls.append(("generate", max_new_tokens))
+        return "red\nmore"
+
+
+class LineBudgets(Budgets):
+    """A reasoner that can stop at a line end (as the transformers ones)."""
+
+    def generate_line(self, messages, *, max_new_tokens=256):
+        self.calls.append(("generate_line", max_new_tokens))
+        return "red"
+
+
+def test_answer_budgets_per_task_capped_by_max_new_tokens():
+    reasoner = Budgets()
+    agent = ReasonerAgent(FactMemory(), reasoner, 20, {"qa": 4, "navigation": 30})
+    for task in ("qa", "navigation", "other"):
+        agent.answer({**OBS, "text": "What color is the mug?"}, {"task": task})
+    assert reasoner.calls == [("generate", 4), ("generate", 20), ("generate", 20)]
+    assert agent.last_reply == "red\nmore"  # a reasoner without generate_line replies as it likes
+    lines = LineBudgets()
+    action = ReasonerAgent(FactMemory(), lines, 20, {"qa": 4}).answer({**OBS, "text": "What color?"}, {"task": "qa"})
+    assert lines.calls == [("generate_line", 4)] and action["text"] == "red"
+    with pytest.raises(ConfigError, match="qa"):
+        ReasonerAgent(FactMemory(), reasoner, 20, {"qa": 0})

@@ -105,3 +105,55 @@ def test_chat_templates_that_refuse_a_message_become_reasoner_errors(tmp_path):
     with pytest.raises(ReasonerError, match="System role not supported"):
         reasoner.generate(MESSAGES)
     assert reasoner.generate(MESSAGES[1:], max_new_tokens=2) is not None
+
+
+def test_replies_count_prompt_and_generated_tokens_and_seconds(tiny_llama_dir):
+    reasoner = HFReasoner(str(tiny_llama_dir))
+    prompt = int(reasoner._encode(MESSAGES)["input_ids"].shape[1])
+    reasoner.generate(MESSAGES, max_new_tokens=2)
+    reasoner.generate(MESSAGES, max_new_tokens=8)  # the random model ends this reply with </s> as token 3
+    stats = reasoner.throughput.to_dict()
+    assert stats["replies"] == 2 and stats["prompt_tokens"] == 2 * prompt
+    assert stats["generated_tokens"] == 2 + 3
+    assert stats["prompt_seconds"] > 0 and stats["generation_seconds"] > 0
+    assert stats["prompt_tokens_per_s"] > 0 and stats["generation_tokens_per_s"] > 0
+
+
+def test_generate_line_stops_decoding_at_the_first_line_end(tiny_llama_dir, monkeypatch):
+    """A tokenizer that reads the second generated token as a line break: the one-line reply is
+    the text before it, and decoding stopped there (2 tokens, not the 3 of the full reply)."""
+    reasoner = HFReasoner(str(tiny_llama_dir))
+    full = reasoner.generate(MESSAGES, max_new_tokens=8)
+    prompt = int(reasoner._encode(MESSAGES)["input_ids"].shape[1])
+    ids = reasoner.tokenizer(full, add_special_tokens=False)["input_ids"]
+    assert len(ids) == 2 and reasoner.throughput.generated_tokens == 3 and ids[0] != ids[1]
+    decode = reasoner.tokenizer.decode
+
+    def with_break(tokens, **kwargs):
+        return " ".join("\n" if int(t) == ids[1] else decode([int(t)], **kwargs) for t in tokens)
+
+    monkeypatch.setattr(reasoner.tokenizer, "decode", with_break)
+    reasoner.throughput.clear()
+    assert reasoner.generate_line(MESSAGES, max_new_tokens=8) == with_break(ids[:1]) != ""
+    assert reasoner.throughput.generated_tokens == 2 and reasoner.throughput.prompt_tokens == prompt
+    reasoner.throughput.clear()  # without the line stop: the same text (a trailing break), one more token
+    assert reasoner.generate(MESSAGES, max_new_tokens=8) == with_break(ids[:1])
+    assert reasoner.throughput.generated_tokens == 3
+
+
+def test_threads_apply_while_generating_and_are_restored(tiny_llama_dir, monkeypatch):
+    import torch
+
+    reasoner = build_reasoner(ReasonerConfig(backend="hf", model=str(tiny_llama_dir), threads=1))
+    before, seen = torch.get_num_threads(), []
+    generate = reasoner.model.generate
+
+    def counting(**kwargs):
+        seen.append(torch.get_num_threads())
+        return generate(**kwargs)
+
+    monkeypatch.setattr(reasoner.model, "generate", counting)
+    assert reasoner.generate(MESSAGES, max_new_tokens=2) == HFReasoner(str(tiny_llama_dir)).generate(
+        MESSAGES, max_new_tokens=2
+    )
+    assert seen == [1] and torch.get_num_threads() == before

@@ -419,3 +419,23 @@ def test_memories_after_the_first_reuse_its_rendered_frames(dataset, tmp_path, m
     for memory in ("dialogue", "oracle"):
         scored = [(r["key"], r.get("reward"), r.get("prediction")) for r in rows(run, memory)]
         assert scored == [(r["key"], r.get("reward"), r.get("prediction")) for r in rows(again, memory)]
+
+
+def test_hf_reasoner_budgets_per_task_and_records_its_throughput(dataset, tmp_path):
+    """A tiny random Llama as the reasoner: QA answers get at most 2 tokens, navigation replies 1,
+    and the run's environment.json holds the reasoner's token counts and rates."""
+    from tiny_hf_models import build_tiny_llama
+
+    model = build_tiny_llama(tmp_path / "llama")
+    config = json.loads((model / "config.json").read_text())
+    (model / "config.json").write_text(json.dumps({**config, "max_position_embeddings": 4096}))  # the dialogue fits
+    budgets = ("answer_tokens.qa=2", "answer_tokens.navigation=1")
+    run = run_eval(dataset, tmp_path / "runs", "reasoner.backend=hf", f"reasoner.model={model}", *budgets)
+    result = rows(run)
+    qa = [r for r in result if r["task"] == "qa"]
+    assert qa and len(qa) < len(result) and not any(r.get("error") for r in result)
+    assert all(len(r["prediction"].split()) <= 2 for r in qa)
+    stats = json.loads((run / "dialogue" / "environment.json").read_text())["throughput"]["reasoner"]
+    assert stats["replies"] == len(result) and stats["prompt_tokens"] > 10 * len(result)
+    assert stats["generated_tokens"] == 2 * len(qa) + (len(result) - len(qa))  # every reply runs to its budget
+    assert stats["prompt_tokens_per_s"] > 0 and stats["generation_seconds"] >= 0

@@ -1,4 +1,6 @@
+import hashlib
 import itertools
+import json
 
 import numpy as np
 import pytest
@@ -114,3 +116,12 @@ def test_bad_inputs_are_clear_errors():
         HouseConfig(min_rooms=5, max_rooms=3)
     with pytest.raises(MemgymError, match="unknown scene 'nope'"):
         load_scene(SceneSpec(backend="nope"))
+
+
+@pytest.mark.parametrize(("seed", "count", "digest"), [(0, 246, "0525efcb0d23e0a5"), (3, 244, "91d5bb17a8dc8b3b")])
+def test_view_points_match_the_per_candidate_cast_reference(seed, count, digest):
+    """Digests recorded when every candidate pose cast its own two rays; one batched cast must agree."""
+    scene = load_scene(SceneSpec(seed=seed))
+    data = [[o.object_id, [list(v.position) + list(v.rotation) for v in o.view_points]] for o in scene.objects]
+    assert sum(len(views) for _, views in data) == count
+    assert hashlib.sha256(json.dumps(data).encode()).hexdigest()[:16] == digest
