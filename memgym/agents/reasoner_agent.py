@@ -16,7 +16,7 @@ Answers:
   which navigation scorers count as a failure.
 
 Each answer's token budget is the task's entry in ``task_tokens`` (default ``max_new_tokens``),
-at most ``max_new_tokens``. A reasoner with ``generate_line`` (the transformers ones) replies
+at most ``max_new_tokens``. A reasoner with ``generate_line`` (the transformers and OpenAI-compatible ones) replies
 with one line, decoding stopped at its first line end, for answers of a few words or an entry id.
 
 A reasoner failure (:class:`~memgym.backends.errors.ReasonerError`) propagates; evaluation loops

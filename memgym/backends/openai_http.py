@@ -133,6 +133,17 @@ class OpenAIChatReasoner(Reasoner):
         body = json.dumps(self.payload(messages, max_new_tokens)).encode()
         return _reply_text(self.post(self._path, body, "application/json"), self.url)
 
+    def generate_line(self, messages: Sequence[Message], *, max_new_tokens: int = 256) -> str:
+        """The first non-empty line of :meth:`generate`'s reply: the server is asked to stop at the
+        first line end (``"stop": ["\\n"]``, so short answers cost few tokens); a reply that opened
+        with a line end, and so came back empty, is asked for again without the stop. Lines after
+        the first (a server that ignores ``stop``) are dropped."""
+        body = json.dumps({**self.payload(messages, max_new_tokens), "stop": ["\n"]}).encode()
+        reply = _reply_text(self.post(self._path, body, "application/json"), self.url)
+        if not reply:
+            reply = self.generate(messages, max_new_tokens=max_new_tokens)
+        return next((line.strip() for line in reply.splitlines() if line.strip()), "")
+
     def post(self, path: str, body: bytes, content_type: str) -> bytes:
         """POST ``body`` to ``path`` on this endpoint's server; the raw answer (module docstring).
 

@@ -162,3 +162,13 @@ def test_audio_parts_travel_as_input_audio(endpoint):
 
     decoded, rate = decode_wav(base64.b64decode(part["input_audio"]["data"]))
     assert rate == 16000 and np.allclose(decoded, audio, atol=1e-4)
+
+
+def test_one_line_replies_stop_at_the_first_line_end(endpoint):
+    client, _ = make_client(endpoint)
+    messages = [Message.text("user", "whose mug is it?")]
+    endpoint.script = [("reply", "Amelia's\nbecause she said so"), ("reply", ""), ("reply", "\n\n  the red one \nmore")]
+    assert client.generate_line(messages, max_new_tokens=5) == "Amelia's"  # a server ignoring stop
+    assert endpoint.requests[0]["stop"] == ["\n"] and endpoint.requests[0]["max_tokens"] == 5
+    assert client.generate_line(messages, max_new_tokens=5) == "the red one"  # empty: asked again
+    assert "stop" not in endpoint.requests[2]
