@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from memgym.backends.spoken_lines import tag_line
 from memgym.core.chat import Message
 from memgym.core.registry import register_memory
 from memgym.memory.spoken.acoustic_features import measure_turn
@@ -35,13 +36,6 @@ TAG_NOTE = (
     "person; 'the person asking now' marks the voice of whoever asks the question, so 'you' refers to them), "
     "how they sounded, and the background sound."
 )
-
-
-def tag_line(words: str, speaker: str, asker: str, cue: str, sound: str) -> str:
-    """One tagged user line (module docstring)."""
-    voice = f"voice {speaker}" + (", the person asking now" if speaker == asker else "")
-    background = f"background: {sound.replace('_', ' ')}" if sound else "no background sound"
-    return f"[{voice} | {cue} | {background}] {words}"
 
 
 @register_memory("cascaded")
