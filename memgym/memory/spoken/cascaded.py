@@ -2,7 +2,7 @@
 
 Per user turn (all cached per audio in a :class:`TurnCache`, so nested budgets reuse the work):
 its words (the injected ASR), its signal measurements
-(:func:`~memgym.memory.spoken.acoustic_features.measure_turn`) and its background sound (a
+(:func:`~memgym.datasets.speech.turn_features.measure_turn`) and its background sound (a
 :class:`~memgym.memory.spoken.sound_tagger.SoundTagger`). Per history: speaker labels from the
 voices clustered together with the question's (so the asker's label is known) and cue tags
 against each speaker's typical turn (:mod:`~memgym.memory.spoken.acoustic_tags`). Each user turn
@@ -21,7 +21,7 @@ from typing import Any
 from memgym.backends.spoken_lines import tag_line
 from memgym.core.chat import Message
 from memgym.core.registry import register_memory
-from memgym.memory.spoken.acoustic_features import measure_turn
+from memgym.datasets.speech.turn_features import measure_turn
 from memgym.memory.spoken.acoustic_tags import cue_tags, speaker_labels
 from memgym.memory.spoken.base import SpokenMemory
 from memgym.memory.spoken.cache import Transcriber, TurnCache, identity_of
