@@ -40,7 +40,9 @@ _SUBJECT_STOP = frozenset({"the", "a", "an", "my", "our", "to", "of", "for", "fr
 _UNDECIDED = ("up in the air", "haven't settled", "have not settled", "not sure yet", "undecided", "not decided")
 _VALUE = (
     re.compile(r"settled on (?P<v>.+?) as (?:the|a|our)\b"),
-    re.compile(r".*\b(?:is now|changed to|going to be|should be|will be|is|be)\s+(?P<v>.+?)\s*(?:[.!?;]+(?=\s|$)|:\s|$)"),
+    re.compile(
+        r".*\b(?:is now|changed to|going to be|should be|will be|is|be)\s+(?P<v>.+?)\s*(?:[.!?;]+(?=\s|$)|:\s|$)"
+    ),
 )
 _TRAILING = re.compile(r"\s*\b(instead|then|now|please)\s*$")
 _TOPIC = r"the (?P<slot>.+?) for (?P<s0>.+)"
