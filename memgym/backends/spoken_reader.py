@@ -311,7 +311,8 @@ def answer(question: Question, sessions: Sequence[HeardSession]) -> str:
         first, second = (_pick([key(x) for x in facts]) for facts in per_subject)
         return "yes" if _same(first, second) else "no"
     if q.evidence == "speaker":
-        return _argmax(subjects, [sum(x.asker for x in facts) for facts in per_subject])
+        mine = [sum(x.asker for x in facts) for facts in per_subject]
+        return _argmax(subjects, mine) if any(mine) else REFUSAL
     if q.evidence == "paralinguistic":
         speed = {"slow": 0, "fast": 2}
         return _argmax(subjects, [speed.get(_pick([x.cue for x in facts]), 1) for facts in per_subject])

@@ -130,3 +130,9 @@ def test_untagged_history_is_read_as_the_askers_words():
 def test_unknown_question_falls_back_to_extractive_reading():
     text = _history(SESSIONS, "A", "Which colour is the winter coat?")
     assert _ask(text) != REFUSAL
+
+
+def test_comparing_who_spoke_refuses_when_the_asker_never_spoke():
+    question = "Which did I talk to you about in more of our conversations: the sofa or the winter coat?"
+    assert _ask(_history(SESSIONS, "A", question)) == "the sofa"
+    assert _ask(_history(SESSIONS, "C", question)) == REFUSAL
