@@ -6,10 +6,10 @@ The offline ``structured`` reasoner hands a VoxMem-style history here: session b
 1. recognises the question's form (:data:`QUESTION_FORMS`: the VoxMem template phrasings of
    the 15 cells; other questions get ``None`` and the caller falls back to extractive reading)
    and takes its subjects, slot, cue word, sound name or options from it;
-2. turns every session into a heard fact: whether its user lines name the subject (content
-   words, an ASR-tolerant fuzzy match), the value stated (the phrase after "is", "is now",
-   "should be", "changed to", "settled on ... as"; "still up in the air" / "not sure yet" state
-   none), and the session's voice, asker flag, cue and background sound (majority over its user
+2. turns every session into a heard fact: whether its lines name the subject (content words
+   of the user lines, fuzzily matched through recognition errors, and of the assistant's
+   replies), the value stated (:func:`stated_value`; "still up in the air" / "not sure yet"
+   state none), and the session's voice, asker flag, cue and background sound (majority over its user
    lines, the stating line breaking ties);
 3. answers from those facts as the question asks: the value, cue or sound of the premise
    sessions (the asker's only for "how did I sound" and IE "when I told you" sound questions),
@@ -126,11 +126,12 @@ def _similar(a: str, b: str) -> bool:
     return a == b or (min(len(a), len(b)) >= 4 and SequenceMatcher(None, a, b).ratio() >= 0.75)
 
 
-def coverage(phrase: str, text: str) -> float:
-    """Share of ``phrase``'s content words found (fuzzily) among ``text``'s words."""
+def coverage(phrase: str, text: str, exact_text: str = "") -> float:
+    """Share of ``phrase``'s content words found among ``text``'s words (fuzzily: recognised
+    speech) or ``exact_text``'s (verbatim: written text)."""
     wanted = [w for w in _words(phrase) if w not in _SUBJECT_STOP] or _words(phrase)
-    have = set(_words(text))
-    return sum(any(_similar(w, h) for h in have) for w in wanted) / max(len(wanted), 1)
+    have, exact = set(_words(text)), set(_words(exact_text))
+    return sum(w in exact or any(_similar(w, h) for h in have) for w in wanted) / max(len(wanted), 1)
 
 
 def _needed(phrase: str) -> float:
@@ -139,7 +140,12 @@ def _needed(phrase: str) -> float:
 
 
 def stated_value(line: str) -> str | None:
-    """The value a statement line gives (lower case), "" for an undecided statement, None when none."""
+    """The value a statement line gives (lower case), "" for an undecided statement, None when none.
+
+    The phrase after a copula ("is", "is now", "should be", "changed to", "settled on X as");
+    failing that (a recogniser may drop the copula), the first number phrase: a run of digits or
+    number words with the word after it ("five thousand miles"), or a day of the week.
+    """
     text = " ".join(line.lower().split())
     if any(phrase in text for phrase in _UNDECIDED):
         return ""
@@ -148,6 +154,21 @@ def stated_value(line: str) -> str | None:
         if match:
             value = _TRAILING.sub("", match["v"].strip(" ,")).strip(" ,")
             return value or None
+    return number_phrase(text)
+
+
+def number_phrase(text: str) -> str | None:
+    """The first run of digits or number words in ``text`` and the word after it, or a weekday."""
+    tokens = re.findall(r"[a-z0-9$][a-z0-9,:$']*", text.lower())
+    for k, token in enumerate(tokens):
+        if token in _DAYS:
+            return token
+        if token.strip("$").replace(",", "").replace(":", "").isdigit() or token in _NUMBER_WORDS:
+            end = k
+            while end + 1 < len(tokens) and (tokens[end + 1] in _NUMBER_WORDS or tokens[end + 1].isdigit()):
+                end += 1
+            unit = tokens[end + 1 : end + 2]
+            return " ".join(tokens[k : end + 1] + [u for u in unit if u.isalpha() and u not in _SUBJECT_STOP])
     return None
 
 
@@ -158,16 +179,21 @@ def _majority(values: Sequence[str], prefer: str) -> str:
 
 
 def heard_fact(session: HeardSession, subject: str, slot: str) -> HeardFact | None:
-    """The session's :class:`HeardFact` about ``subject`` (None when the session does not name it)."""
+    """The session's :class:`HeardFact` about ``subject`` (None when the session does not name it).
+
+    A session names the subject when its user lines and assistant replies (text, not recognised
+    speech) hold the subject's content words (all of them for one or two words, all but one for
+    more), or half of them together with half of the slot's words.
+    """
     users = session.users
-    if not users or coverage(subject, " ".join(u.words for u in users)) < _needed(subject):
+    said, written = " ".join(u.words for u in users), " ".join(session.assistant)
+    named = coverage(subject, said, written)
+    if not users or (named < _needed(subject) and not (named >= 0.5 and slot and coverage(slot, said) >= 0.5)):
         return None
-    stating: HeardLine | None = None
-    value = ""
-    for line in users:
-        found = stated_value(line.words)
-        if found is not None and (not slot or coverage(slot, line.words) >= 0.5 or coverage(subject, line.words) > 0):
-            stating, value = line, found
+    stated = [(line, value) for line in users for value in [stated_value(line.words)] if value is not None]
+    # the last line stating an amount, time or day; else the last line stating anything
+    stated.sort(key=lambda pair: pair[1] == "" or magnitude(pair[1]) is not None)
+    stating, value = stated[-1] if stated else (None, "")
     anchor = stating or users[0]
     if not anchor.tagged:
         return HeardFact(value, "", True, NEUTRAL_CUE, "")
@@ -192,6 +218,11 @@ _UNITS = {
 _ORDINAL_UNITS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
                   "eighth": 8, "ninth": 9, "tenth": 10, "fifteenth": 15, "twentieth": 20, "thirtieth": 30}  # fmt: skip
 _SCALES = {"hundred": 100, "thousand": 1000}
+_NUMBER_WORDS = frozenset(
+    {w for w in ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+                 "sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety "
+                 "hundred thousand once twice noon").split()}
+)  # fmt: skip
 _DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
 
