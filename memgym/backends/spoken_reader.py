@@ -28,7 +28,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from difflib import SequenceMatcher
 
-from memgym.backends.spoken_lines import NO_SOUND, HeardLine, HeardSession
+from memgym.backends.spoken_lines import NO_SOUND, HeardSession
 
 REFUSAL = "I cannot tell from our conversations."
 YOU, OTHER = "you", "someone else"
@@ -218,11 +218,7 @@ _UNITS = {
 _ORDINAL_UNITS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
                   "eighth": 8, "ninth": 9, "tenth": 10, "fifteenth": 15, "twentieth": 20, "thirtieth": 30}  # fmt: skip
 _SCALES = {"hundred": 100, "thousand": 1000}
-_NUMBER_WORDS = frozenset(
-    {w for w in ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
-                 "sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety "
-                 "hundred thousand once twice noon").split()}
-)  # fmt: skip
+_NUMBER_WORDS = (frozenset(_UNITS) - {"a", "an", "half"}) | frozenset(_SCALES)
 _DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
 
