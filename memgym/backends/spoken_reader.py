@@ -183,12 +183,15 @@ def heard_fact(session: HeardSession, subject: str, slot: str) -> HeardFact | No
 
     A session names the subject when its user lines and assistant replies (text, not recognised
     speech) hold the subject's content words (all of them for one or two words, all but one for
-    more), or half of them together with half of the slot's words.
+    more), or half of those that are not also slot words together with half of the slot's words.
     """
     users = session.users
     said, written = " ".join(u.words for u in users), " ".join(session.assistant)
-    named = coverage(subject, said, written)
-    if not users or (named < _needed(subject) and not (named >= 0.5 and slot and coverage(slot, said) >= 0.5)):
+    own = " ".join(
+        w for w in _words(subject) if w not in _words(slot)
+    )  # "guitar" of "guitar practice" / "practice length"
+    partly = bool(own) and coverage(own, said, written) >= 0.5 and bool(slot) and coverage(slot, said) >= 0.5
+    if not users or (coverage(subject, said, written) < _needed(subject) and not partly):
         return None
     stated = [(line, value) for line in users for value in [stated_value(line.words)] if value is not None]
     # the last line stating an amount, time or day; else the last line stating anything

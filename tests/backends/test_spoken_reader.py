@@ -136,3 +136,12 @@ def test_comparing_who_spoke_refuses_when_the_asker_never_spoke():
     question = "Which did I talk to you about in more of our conversations: the sofa or the winter coat?"
     assert _ask(_history(SESSIONS, "A", question)) == "the sofa"
     assert _ask(_history(SESSIONS, "C", question)) == REFUSAL
+
+
+def test_a_subject_word_shared_with_the_slot_does_not_name_the_subject():
+    sessions = [
+        [("Change of plans for the band gig: the practice length is now fifteen minutes.", "A", "calm and neutral", "")],
+        [("For the guitar practice, the practice length is going to be half an hour.", "B", "calm and neutral", "")],
+    ]  # fmt: skip
+    question = "The first time the practice length for the guitar practice came up, was it me or someone else telling you?"
+    assert _ask(_history(sessions, "B", question)) == "you"
