@@ -187,9 +187,7 @@ def heard_fact(session: HeardSession, subject: str, slot: str) -> HeardFact | No
     """
     users = session.users
     said, written = " ".join(u.words for u in users), " ".join(session.assistant)
-    own = " ".join(
-        w for w in _words(subject) if w not in _words(slot)
-    )  # "guitar" of "guitar practice" / "practice length"
+    own = " ".join(w for w in _words(subject) if w not in _words(slot))  # "guitar" of "the guitar practice"
     partly = bool(own) and coverage(own, said, written) >= 0.5 and bool(slot) and coverage(slot, said) >= 0.5
     if not users or (coverage(subject, said, written) < _needed(subject) and not partly):
         return None
