@@ -5,8 +5,11 @@ from __future__ import annotations
 import dataclasses
 import json
 
+import pytest
+
 from memgym.backends.asr import ASRConfig
 from memgym.core.episode import Dataset
+from memgym.core.errors import ConfigError
 from memgym.core.protocols import Reasoner
 from memgym.core.seeding import config_hash
 from memgym.datasets.voxmem.build import VoxMemBuilder, VoxMemConfig
@@ -93,3 +96,11 @@ def test_failing_sessions_are_redrawn_then_dropped_and_reported(tmp_path):
     assert {f["item"][:8] for f in findings} == {"vox00000"}
     assert report["model_qc"]["failed_turns_per_check"]["model_sound"] >= 1
     assert "QC-1 model pass" in (tmp_path / "qc_report.md").read_text()
+
+
+def test_a_model_pass_without_its_listener_is_a_config_error(tmp_path):
+    none = ASRConfig(kind="none")
+    with pytest.raises(ConfigError, match="recogniser"):
+        VoxMemBuilder(VoxMemConfig(qc_model="offline", asr=none, out=str(tmp_path)))
+    with pytest.raises(ConfigError, match="audio LM"):
+        VoxMemBuilder(VoxMemConfig(qc_model="hf_audio:/models/none", asr=none, out=str(tmp_path)))
