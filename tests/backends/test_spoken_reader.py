@@ -143,5 +143,7 @@ def test_a_subject_word_shared_with_the_slot_does_not_name_the_subject():
         [("Change of plans for the band gig: the practice length is now fifteen minutes.", "A", "calm and neutral", "")],
         [("For the guitar practice, the practice length is going to be half an hour.", "B", "calm and neutral", "")],
     ]  # fmt: skip
-    question = "The first time the practice length for the guitar practice came up, was it me or someone else telling you?"
+    question = (
+        "The first time the practice length for the guitar practice came up, was it me or someone else telling you?"
+    )
     assert _ask(_history(sessions, "B", question)) == "you"
