@@ -19,6 +19,11 @@ content words with the question, minus the question's own words), a transparent 
 When fact lines exist but do not answer a *question* (``unknown``), the same extractive reading
 runs over the user messages' other lines (a visual memory's facts plus an appended transcript).
 
+A written spoken history (session blocks of possibly tagged user lines, then ``Question: ...``,
+:mod:`~memgym.backends.spoken_lines`) whose question has one of VoxMem's forms is answered by
+:mod:`~memgym.backends.spoken_reader` (the heard facts of each session, then the question's
+operation); other questions about it fall through to extractive reading.
+
 Two more prompt forms:
 
 * a ``CATEGORIES ["mug", "table"]`` line (:data:`CATEGORIES_PREFIX`) in the last user message asks
@@ -46,6 +51,8 @@ import re
 from collections.abc import Iterable, Sequence
 
 from memgym.backends.config import ReasonerConfig
+from memgym.backends.spoken_lines import parse_history
+from memgym.backends.spoken_reader import answer, parse_question
 from memgym.core.chat import Message
 from memgym.core.protocols import Reasoner
 from memgym.core.registry import register_reasoner
@@ -224,6 +231,9 @@ class StructuredReasoner(Reasoner):
         links = [line for line in users[-1].text_only().splitlines() if line.startswith(LINK_PREFIX)]
         if links:
             return select_linked_object(question, links[-1][len(LINK_PREFIX) :])
+        spoken = spoken_history_answer(users[-1].text_only())
+        if spoken is not None:
+            return spoken
         texts = [m.text_only() for m in messages]
         facts = parse_facts(texts)
         context = "\n".join(texts[:-1] + [users[-1].text_only().rsplit("\n", 1)[0]])
@@ -276,6 +286,14 @@ class StructuredReasoner(Reasoner):
             return f"OBJECT {target}"
         fact = table[target].get(key)
         return fact.value if fact is not None else UNKNOWN
+
+
+def spoken_history_answer(text: str) -> str | None:
+    """The reply of :mod:`~memgym.backends.spoken_reader` when ``text`` is a written spoken history
+    ending in a question of a known form; None otherwise."""
+    parsed = parse_history(text)
+    question = parse_question(parsed[1]) if parsed is not None else None
+    return answer(question, parsed[0]) if question is not None else None
 
 
 def select_categories(request: str, listed: str) -> str:

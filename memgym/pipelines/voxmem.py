@@ -2,6 +2,7 @@
 
     memgym generate voxmem items=30 budgets=[8k,16k,32k,64k] out=runs/voxmem/dataset
     memgym generate voxmem tts.kind=openai tts.base_url=http://127.0.0.1:8000/v1 tts.voices=[alloy,echo,fable]
+    memgym generate voxmem items=15 qc_model=offline   # QC-1 model pass: recogniser + signal measurements
     memgym generate voxmem library.kind=esc50 library.root=/data/ESC-50 filler_path=/data/InstructS2S
     memgym eval voxmem dataset=runs/voxmem/dataset models=[structured] memories=[cascaded,oracle_tags]
 
@@ -58,7 +59,12 @@ class VoxMemBenchmark(Benchmark):
                 "voxmem' takes executor=ray"
             )
         make_writable_folder(Path(config.out), f"output folder {config.out}")  # before any synthesis
-        return VoxMemBuilder(config, progress=args.progress).build()
+        qc_model = None
+        if config.qc_model not in ("", "offline"):  # an audio LM listens to the evidence sessions
+            from memgym.pipelines.voxmem_models import build_model
+
+            qc_model = build_model(config.qc_model, device=config.tts.device)
+        return VoxMemBuilder(config, qc_model=qc_model, progress=args.progress).build()
 
     def eval(self, args: JobArgs) -> Path:
         """Models x memories x budgets (see :mod:`memgym.pipelines.voxmem_eval`); returns the run folder."""

@@ -31,7 +31,12 @@ def _groups(rows: Iterable[dict[str, Any]], keys: Sequence[str]) -> dict[tuple, 
     out: dict[tuple, list[dict[str, Any]]] = {}
     for row in rows:
         out.setdefault(tuple(row.get(k) for k in keys), []).append(row)
-    return dict(sorted(out.items(), key=lambda item: tuple(str(v) for v in item[0])))
+    return dict(sorted(out.items(), key=lambda item: tuple(_order(v) for v in item[0])))
+
+
+def _order(value: Any) -> tuple[int, float, str]:
+    """Sort key of a group value: numbers (budgets) by size, before anything else by its text."""
+    return (0, float(value), "") if isinstance(value, int | float) else (1, 0.0, str(value))
 
 
 def _percent(rows: Sequence[dict[str, Any]]) -> float | None:

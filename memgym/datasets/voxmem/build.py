@@ -38,7 +38,7 @@ from memgym.core.episode import TaskItem
 from memgym.core.errors import ConfigError, MemgymError
 from memgym.core.executors import executor_field
 from memgym.core.records import write_jsonl
-from memgym.core.seeding import config_hash, episode_rng
+from memgym.core.seeding import ADDED_FIELD, config_hash, episode_rng
 from memgym.datasets.sources.factory import LibraryConfig, open_library
 from memgym.datasets.speech.cues import CUE_WORDS
 from memgym.datasets.speech.vctk import VCTKCorpus
@@ -55,6 +55,8 @@ from memgym.datasets.voxmem.history import (
 )
 from memgym.datasets.voxmem.oracle import answer_query, sound_label
 from memgym.datasets.voxmem.plans import MIN_USERS, STATE_CUES, derive_refusal, plan_item, refusal_edit
+from memgym.datasets.voxmem.qc_model import ModelQC
+from memgym.datasets.voxmem.qc_model import report_section as qc_model_report
 from memgym.datasets.voxmem.records import Plan, Query, Session, SessionFact, Turn, VoxMemEpisode
 from memgym.datasets.voxmem.render import TurnRenderer, library_clip_source
 from memgym.datasets.voxmem.taxonomy import CELLS, OPERATIONS, REFUSAL, SUBTYPES, cell_name
@@ -145,6 +147,14 @@ class VoxMemConfig:
         default_factory=ASRConfig,
         metadata={"help": "speech recogniser of the QC intelligibility gate (asr.kind=none: no gate)"},
     )
+    qc_model: str = dataclasses.field(
+        default="",
+        metadata={
+            "help": "QC-1 model pass over evidence sessions: '' (off), offline (recogniser + signal measurements), "
+            "or an audio LM spec (hf_audio:<folder>, openai:<model>@<url>)",
+            **ADDED_FIELD,
+        },
+    )
     executor: Literal["local", "ray"] = executor_field(
         "local only: items build on earlier items' sessions (ray is refused; eval voxmem takes it)"
     )
@@ -220,7 +230,9 @@ class VoxMemBuilder:
         progress: show progress bars.
     """
 
-    def __init__(self, config: VoxMemConfig, *, reasoner=None, qc_reasoner=None, progress: bool = False) -> None:
+    def __init__(
+        self, config: VoxMemConfig, *, reasoner=None, qc_reasoner=None, qc_model=None, progress: bool = False
+    ) -> None:
         self.config = config
         self.budgets = sorted({parse_budget(b) for b in config.budgets})
         if not self.budgets:
@@ -274,10 +286,25 @@ class VoxMemBuilder:
             qc_reasoner = REASONERS.get(config.qc_reasoner)()
         self.qc_reasoner = qc_reasoner
         self.gate = qc.intelligibility_gate(self.out, config.asr)  # None with asr.kind=none
+        self.model_qc = self._model_qc(qc_model)
         self._filler_next = 0
         self._usage: dict[str, set[str]] = {}
         self._layout: tuple[list[tuple[str, str, str]], dict[int, int]] | None = None
         self.check_failures: dict[str, int] = {}
+
+    def _model_qc(self, model) -> ModelQC | None:
+        """The QC-1 model pass ``config.qc_model`` names (``model``: the audio LM of a model spec)."""
+        spec = self.config.qc_model
+        if not spec:
+            return None
+        if spec == "offline":
+            return ModelQC(self.out, transcribe=self.gate.transcript if self.gate is not None else None)
+        if model is None:
+            raise ConfigError(
+                f"qc_model={spec}: pass the audio LM as VoxMemBuilder(config, qc_model=...) "
+                "('memgym generate voxmem' builds it from the spec)"
+            )
+        return ModelQC(self.out, model=model)
 
     # ----- plans ------------------------------------------------------------------------------------
     def schedule(self) -> list[tuple[str, str, str]]:
@@ -635,7 +662,7 @@ class VoxMemBuilder:
             )
         return out
 
-    def _failures(self, plan: Plan, episodes: list[VoxMemEpisode]) -> list[str]:
+    def _failures(self, plan: Plan, episodes: list[VoxMemEpisode], attempt: int = 0) -> list[str]:
         histories = {e.budget: e.sessions for e in episodes}
         failed = qc.item_failures(plan, histories, {e.budget: e.tokens for e in episodes}, self.sound_classes)
         longest = episodes[-1].sessions
@@ -648,6 +675,9 @@ class VoxMemBuilder:
         ]
         if self.gate is not None:  # evidence turns must be heard by the offline recogniser
             failed += [f"session_{name}" for names in self.gate.failures(longest).values() for name in names]
+        if self.model_qc is not None:  # a listener must hear what the evidence sessions carry
+            found = self.model_qc.failures(longest, plan.plan_id, attempt)
+            failed += [f"session_{name}" for names in found.values() for name in names]
         return sorted(set(failed))
 
     # ----- dataset -------------------------------------------------------------------------------------
@@ -732,7 +762,7 @@ class VoxMemBuilder:
             except BudgetTooSmallError as exc:
                 return plan, ["budget_core"], exc
         item_episodes = self.episodes(plan, history, core)
-        return plan, self._failures(plan, item_episodes), (history, core, item_episodes)
+        return plan, self._failures(plan, item_episodes, attempt), (history, core, item_episodes)
 
     def write_qc(self, plans: list[Plan], episodes: list[VoxMemEpisode], discarded: list, revised: int) -> Path:
         """Write the QC report next to the manifest.
@@ -777,6 +807,8 @@ class VoxMemBuilder:
         }
         if self.gate is not None:
             report["intelligibility"] = self.gate.report(episodes)
+        if self.model_qc is not None:
+            report["model_qc"] = qc_model_report(self.model_qc.log, self.config.qc_model)
         topical: dict[str, tuple[Session, str]] = {}
         for e in sorted(episodes, key=lambda e: e.items[0].item_id):
             for s in e.sessions:

@@ -346,6 +346,8 @@ def write_report(folder: Path, report: dict[str, Any]) -> Path:
         ]
     if report.get("intelligibility"):
         lines += _intelligibility_lines(report["intelligibility"])
+    if report.get("model_qc"):
+        lines += _model_qc_lines(report["model_qc"])
     lines.append("")
     lines += ["| check | failures (before revision) |", "| --- | ---: |"]
     lines += [f"| {name} | {count} |" for name, count in sorted(report["check_failures"].items())]
@@ -368,5 +370,22 @@ def _intelligibility_lines(heard: dict[str, Any]) -> list[str]:
         lines += [
             f"| {key} | {row['wer']:.1%} | {row['words']} | {row['turns']} |"
             for key, row in heard[f"wer_by_{name}"].items()
+        ]
+    return lines
+
+
+def _model_qc_lines(section: dict[str, Any]) -> list[str]:
+    """Report lines of the QC-1 model pass: failed turns per check, then each failing evidence turn."""
+    counts = ", ".join(f"{name} {n}" for name, n in section["failed_turns_per_check"].items())
+    lines = ["", f"QC-1 model pass ({section['model']}): failed evidence turns per check: {counts}"]
+    if section["findings"]:
+        lines += [
+            "",
+            "| item | attempt | session | check | turn | measured |",
+            "| --- | ---: | --- | --- | --- | --- |",
+        ]
+        lines += [
+            f"| {f['item']} | {f['attempt']} | {f['session']} | {f['check']} | {f['audio']} | {f['detail']} |"
+            for f in section["findings"]
         ]
     return lines

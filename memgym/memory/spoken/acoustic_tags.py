@@ -1,7 +1,7 @@
 """Acoustic tags of the turns of one history: speaker labels and paralinguistic cues.
 
 **Speakers.** Every user turn (and the question, spoken by the asker) has a voice vector
-(MFCC statistics, :func:`~memgym.memory.spoken.acoustic_features.measure_turn`). The vectors of
+(MFCC statistics, :func:`~memgym.datasets.speech.turn_features.measure_turn`). The vectors of
 one history are standardised and clustered agglomeratively (average linkage, Euclidean); the
 number of speakers is the one from 2 to :data:`MAX_SPEAKERS` with the best silhouette score.
 Speaker labels are ``A``, ``B``, ... in order of first appearance.
@@ -25,16 +25,15 @@ The highest positive score names the cue; none positive gives ``"calm and neutra
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import numpy as np
 
 from memgym.datasets.speech.cues import CUE_WORDS
+from memgym.datasets.speech.turn_features import cue_scores
 
 MAX_SPEAKERS = 6
 NEUTRAL = CUE_WORDS["neutral"]
-FILLERS = frozenset({"um", "uh", "er", "erm", "hmm", "uhm"})
 
 
 def silhouette(distances: np.ndarray, labels: np.ndarray) -> float:
@@ -75,25 +74,6 @@ def speaker_labels(voices: Sequence[Sequence[float]]) -> list[str]:
     for label in best:
         names.setdefault(int(label), chr(ord("A") + len(names)))
     return [names[int(label)] for label in best]
-
-
-def _ratio(value: float, typical: float) -> float:
-    return value / typical if math.isfinite(value) and math.isfinite(typical) and typical > 0 else 1.0
-
-
-def cue_scores(measure: dict, typical: dict, words: str) -> dict[str, float]:
-    """The cue scores of one turn against its speaker's ``typical`` (median) measurements."""
-    rate = _ratio(measure["rate"], typical["rate"])
-    tokens = set(words.lower().replace(",", " ").replace(".", " ").split())
-    laugh = (measure["tail_f0_ratio"] - 1.25) / 0.1 if measure["tail_modulation"] > 0.3 else -1.0
-    return {
-        CUE_WORDS["fast"]: (rate - 1.25) / 0.15,
-        CUE_WORDS["slow"]: (0.8 - rate) / 0.1,
-        CUE_WORDS["surprise"]: (_ratio(measure["f0_hz"], typical["f0_hz"]) - 1.2) / 0.1,
-        CUE_WORDS["hesitation"]: (measure["pause"] - typical["pause"] - 0.08) / 0.05 + float(bool(tokens & FILLERS)),
-        CUE_WORDS["emphasis"]: (measure["prominence_db"] - typical["prominence_db"] - 2.0) / 1.0,
-        CUE_WORDS["laughter"]: laugh if math.isfinite(laugh) else -1.0,
-    }
 
 
 def cue_tags(measures: Sequence[dict], speakers: Sequence[str], words: Sequence[str]) -> list[str]:

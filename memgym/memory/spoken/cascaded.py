@@ -2,7 +2,7 @@
 
 Per user turn (all cached per audio in a :class:`TurnCache`, so nested budgets reuse the work):
 its words (the injected ASR), its signal measurements
-(:func:`~memgym.memory.spoken.acoustic_features.measure_turn`) and its background sound (a
+(:func:`~memgym.datasets.speech.turn_features.measure_turn`) and its background sound (a
 :class:`~memgym.memory.spoken.sound_tagger.SoundTagger`). Per history: speaker labels from the
 voices clustered together with the question's (so the asker's label is known) and cue tags
 against each speaker's typical turn (:mod:`~memgym.memory.spoken.acoustic_tags`). Each user turn
@@ -18,9 +18,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from memgym.backends.spoken_lines import tag_line
 from memgym.core.chat import Message
 from memgym.core.registry import register_memory
-from memgym.memory.spoken.acoustic_features import measure_turn
+from memgym.datasets.speech.turn_features import measure_turn
 from memgym.memory.spoken.acoustic_tags import cue_tags, speaker_labels
 from memgym.memory.spoken.base import SpokenMemory
 from memgym.memory.spoken.cache import Transcriber, TurnCache, identity_of
@@ -35,13 +36,6 @@ TAG_NOTE = (
     "person; 'the person asking now' marks the voice of whoever asks the question, so 'you' refers to them), "
     "how they sounded, and the background sound."
 )
-
-
-def tag_line(words: str, speaker: str, asker: str, cue: str, sound: str) -> str:
-    """One tagged user line (module docstring)."""
-    voice = f"voice {speaker}" + (", the person asking now" if speaker == asker else "")
-    background = f"background: {sound.replace('_', ' ')}" if sound else "no background sound"
-    return f"[{voice} | {cue} | {background}] {words}"
 
 
 @register_memory("cascaded")

@@ -14,12 +14,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from memgym.backends.spoken_lines import tag_line
 from memgym.core.chat import Message
 from memgym.core.errors import MemgymError
 from memgym.core.registry import register_memory
 from memgym.datasets.speech.cues import CUE_WORDS
 from memgym.memory.spoken.base import SpokenMemory
-from memgym.memory.spoken.cascaded import TAG_NOTE, tag_line
+from memgym.memory.spoken.cascaded import TAG_NOTE
 from memgym.memory.spoken.history import audio_history_messages, query_of, text_history_messages
 from memgym.memory.spoken.retrieval import rank_sessions
 

@@ -1,15 +1,19 @@
-"""Choosing the sessions a text LM reads: lexical overlap with the question, order kept.
+"""Choosing the sessions a text LM reads: BM25 over the sessions' words, order kept.
 
-A session's score is the number of distinct content words it shares with the question (its
-tagged lines and assistant replies included, so "hesitant" or "rain" in a question matches a
-session tagged with them), plus a 0.1 bonus per shared word bigram. The ``k`` best sessions are
-kept, ties going to the later session, and returned in history order (order-dependent questions
-keep their order).
+Each session is a document of its content words (tagged lines and assistant replies included, so
+"hesitant" or "rain" in a question matches a session tagged with them); the question's content
+words are the query. A session scores BM25 (``k1`` = 1.2, ``b`` = 0.75, idf
+``log(1 + (N - n + 0.5) / (n + 0.5))`` over the history's ``N`` sessions), so a word that few
+sessions hold (a subject's name) outweighs one that many hold (a topic family's slot), plus a
+0.1 bonus per shared word bigram. The ``k`` best sessions are kept, ties going to the later
+session, and returned in history order (order-dependent questions keep their order).
 """
 
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter
 from collections.abc import Sequence
 
 _WORD = re.compile(r"[a-z0-9]+")
@@ -88,16 +92,30 @@ def content_words(text: str) -> list[str]:
     return [w for w in _WORD.findall(text.lower()) if w not in _STOP]
 
 
+def bm25_scores(question: str, sessions: Sequence[str], k1: float = 1.2, b: float = 0.75) -> list[float]:
+    """BM25 score of each session text for ``question`` plus the bigram bonus (module docstring)."""
+    asked = content_words(question)
+    pairs = set(zip(asked, asked[1:]))
+    documents = [content_words(text) for text in sessions]
+    frequency = Counter(w for words in documents for w in set(words))
+    mean_length = max(sum(len(words) for words in documents) / max(len(documents), 1), 1e-9)
+    scores = []
+    for words in documents:
+        counts = Counter(words)
+        norm = k1 * (1 - b + b * len(words) / mean_length)
+        score = sum(
+            math.log(1 + (len(documents) - frequency[w] + 0.5) / (frequency[w] + 0.5))
+            * counts[w] * (k1 + 1) / (counts[w] + norm)
+            for w in set(asked) if counts[w]
+        )  # fmt: skip
+        scores.append(score + 0.1 * len(pairs & set(zip(words, words[1:]))))
+    return scores
+
+
 def rank_sessions(question: str, sessions: Sequence[str], k: int) -> list[int]:
     """Indices of the ``k`` sessions (texts) that best match ``question``, in history order."""
     if k <= 0 or k >= len(sessions):
         return list(range(len(sessions)))
-    asked = content_words(question)
-    words, pairs = set(asked), set(zip(asked, asked[1:]))
-    scores = []
-    for index, text in enumerate(sessions):
-        mine = content_words(text)
-        score = len(words & set(mine)) + 0.1 * len(pairs & set(zip(mine, mine[1:])))
-        scores.append((score, index))
-    best = sorted(scores, key=lambda s: (-s[0], -s[1]))[:k]
-    return sorted(index for _, index in best)
+    scores = bm25_scores(question, sessions)
+    best = sorted(range(len(sessions)), key=lambda i: (-scores[i], -i))[:k]
+    return sorted(best)

@@ -1,7 +1,7 @@
 """Background-sound tagger trained on the project's own sound-source library (no pretrained weights).
 
 A user turn's background is the spectral shape of its quietest frames (the gaps between words,
-where mostly the mixed-in sound is heard): :func:`~memgym.memory.spoken.acoustic_features.background_of`.
+where mostly the mixed-in sound is heard): :func:`~memgym.datasets.speech.turn_features.background_of`.
 A linear discriminant (class means, one shared covariance shrunk towards its mean variance by
 :data:`SHRINKAGE`, equal priors) over the standardised shapes names the class, or ``""`` (no
 background sound). It is trained the way the turns were made: clean speech samples mixed with
@@ -20,7 +20,7 @@ import numpy as np
 from memgym.core.errors import MemgymError
 from memgym.datasets.sources.library import SourceLibrary
 from memgym.datasets.speech.mixing import mix_at_snr
-from memgym.memory.spoken.acoustic_features import SAMPLE_RATE, background_of
+from memgym.datasets.speech.turn_features import SAMPLE_RATE, background_of
 
 SILENCE_DB = -90.0
 """Quiet-frame level (dB re full scale) below which a turn has no background sound."""

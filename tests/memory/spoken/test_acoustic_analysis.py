@@ -7,7 +7,7 @@ import pytest
 
 from memgym.datasets.sources.tones import ToneLibrary
 from memgym.datasets.speech.mixing import mix_at_snr
-from memgym.memory.spoken.acoustic_features import SAMPLE_RATE, background_of, measure_turn
+from memgym.datasets.speech.turn_features import SAMPLE_RATE, background_of, measure_turn
 from memgym.memory.spoken.sound_tagger import SoundTagger
 
 

@@ -17,16 +17,22 @@ measurement               definition
 ``background`` (40,)      mean log-mel of the quietest 30 % of frames, minus its band mean
 ``background_db``         level of those frames, dB re full scale
 ========================  ===================================================================
+
+:func:`cue_scores` scores a turn's paralinguistic cues against its speaker's typical (median)
+turn; the table is in :mod:`memgym.memory.spoken.acoustic_tags`, which tags cues with it, and
+the generator's model QC (:mod:`memgym.datasets.voxmem.qc_model`) checks cue perceptibility with it.
 """
 
 from __future__ import annotations
 
 import functools
+import math
 
 import numpy as np
 from scipy.fft import dct
 
 from memgym.datasets.speech.acoustics import ACTIVE_RANGE_DB
+from memgym.datasets.speech.cues import CUE_WORDS
 from memgym.sensors.log_mel import mel_filterbank
 
 SAMPLE_RATE = 16000
@@ -35,6 +41,7 @@ HOP = 160
 N_MELS = 40
 QUIET_SHARE = 0.3
 """Share of a turn's frames (the quietest) taken as its background."""
+FILLERS = frozenset({"um", "uh", "er", "erm", "hmm", "uhm"})
 
 
 @functools.lru_cache(maxsize=1)
@@ -125,4 +132,23 @@ def measure_turn(audio: np.ndarray) -> dict[str, object]:
         "tail_modulation": modulation,
         "background": background,
         "background_db": background_db,
+    }
+
+
+def _ratio(value: float, typical: float) -> float:
+    return value / typical if math.isfinite(value) and math.isfinite(typical) and typical > 0 else 1.0
+
+
+def cue_scores(measure: dict, typical: dict, words: str) -> dict[str, float]:
+    """The cue scores of one turn against its speaker's ``typical`` (median) measurements."""
+    rate = _ratio(measure["rate"], typical["rate"])
+    tokens = set(words.lower().replace(",", " ").replace(".", " ").split())
+    laugh = (measure["tail_f0_ratio"] - 1.25) / 0.1 if measure["tail_modulation"] > 0.3 else -1.0
+    return {
+        CUE_WORDS["fast"]: (rate - 1.25) / 0.15,
+        CUE_WORDS["slow"]: (0.8 - rate) / 0.1,
+        CUE_WORDS["surprise"]: (_ratio(measure["f0_hz"], typical["f0_hz"]) - 1.2) / 0.1,
+        CUE_WORDS["hesitation"]: (measure["pause"] - typical["pause"] - 0.08) / 0.05 + float(bool(tokens & FILLERS)),
+        CUE_WORDS["emphasis"]: (measure["prominence_db"] - typical["prominence_db"] - 2.0) / 1.0,
+        CUE_WORDS["laughter"]: laugh if math.isfinite(laugh) else -1.0,
     }
