@@ -16,6 +16,7 @@ default dataset and takes about a minute).
 
 from __future__ import annotations
 
+import argparse
 import resource
 import subprocess
 import sys
@@ -47,7 +48,10 @@ def main(argv: list[str]) -> None:
 
     import memgym  # noqa: F401  (registers the memgym/ ids)
 
-    env_ids = argv or sorted(k for k in gymnasium.registry if k.startswith("memgym/"))
+    parser = argparse.ArgumentParser(prog="python -m benchmarks startup", description=__doc__.splitlines()[0])
+    parser.add_argument("env_ids", nargs="*", help="gymnasium ids to reset (default: every memgym/ id)")
+    args = parser.parse_args(argv)
+    env_ids = args.env_ids or sorted(k for k in gymnasium.registry if k.startswith("memgym/"))
     baseline = _timed('python -c "import memgym"', ("-c", "import memgym"), 3)
     candidates = [
         _timed("memgym list", ("-m", "memgym", "list"), 3),
