@@ -19,7 +19,9 @@ import abc
 import dataclasses
 import hashlib
 import math
-from collections.abc import Sequence
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import open3d as o3d
@@ -92,6 +94,24 @@ class PerTriangleLookup(SurfaceLookup):
 
     def arrays(self) -> tuple[np.ndarray, ...]:
         return self.colors, self.semantic_ids
+
+
+_FRAME_POOLS: dict[int, ThreadPoolExecutor] = {}
+
+
+def _each_frame(work: Callable[[int], None], frames: int) -> None:
+    """Call ``work(i)`` for every frame ``i < frames`` of a batch, on this process's frame threads
+    (one per CPU, at most 4; numpy releases the GIL) when there are several. Each call writes its
+    own frame's slices only, so the result does not depend on the threads. A forked child, which
+    has none of its parent's threads, starts its own."""
+    if frames == 1:
+        work(0)
+        return
+    pool = _FRAME_POOLS.get(os.getpid())
+    if pool is None:
+        pool = ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 1), thread_name_prefix="memgym-frames")
+        _FRAME_POOLS[os.getpid()] = pool
+    list(pool.map(work, range(frames)))
 
 
 class MeshScene(Scene):
@@ -233,8 +253,11 @@ class MeshScene(Scene):
             )
         b, h, w = len(positions), intrinsics.height, intrinsics.width
         rays = np.empty((b, h * w, 6), np.float32)
-        for i in range(b):
+
+        def aim(i: int) -> None:
             self._rays_for(positions[i], rotations[i], intrinsics, out=rays[i])
+
+        _each_frame(aim, b)
         hits = self._raycaster.cast_rays(o3d.core.Tensor.from_numpy(rays))
         t, prims = hits["t_hit"].numpy(), hits["primitive_ids"].numpy()
         uvs, normals = hits["primitive_uvs"].numpy(), hits["primitive_normals"].numpy()
@@ -243,8 +266,8 @@ class MeshScene(Scene):
         rgb = np.empty((b, h * w, 3), np.uint8)
         depth = np.empty((b, h * w), np.float32)
         semantic = np.empty((b, h * w), np.int32)
-        # frame by frame: the per-pixel arrays of one frame stay in cache (a whole batch does not)
-        for i in range(b):
+
+        def finish(i: int) -> None:
             hit = np.isfinite(t[i])
             prim = np.where(hit, prims[i], np.uint32(0))
             shade = self._shade(normals[i], rays[i], hit, intrinsics)
@@ -256,6 +279,9 @@ class MeshScene(Scene):
                 semantic[i][~hit] = 0
             else:
                 semantic[i] = separate[i]
+
+        # frame by frame: one frame's per-pixel arrays stay in cache (a whole batch's do not)
+        _each_frame(finish, b)
         return {
             "rgb": rgb.reshape(b, h, w, 3),
             "depth": depth.reshape(b, h, w),
