@@ -23,6 +23,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from small_houses import SMALL_HOUSES
 
 from memgym.cli import main
 from memgym.core.benchmark import JOBS, JobArgs
@@ -31,15 +32,6 @@ from memgym.core.results import RunStore
 from memgym.pipelines.dialogmem_jobs import generate
 
 BAD_BYTES = b"\xff\xfe not utf-8 \xc3\x28\n"
-SMALL_HOUSES = (
-    "first_house_seed=5",
-    "house.min_rooms=3",
-    "house.max_rooms=4",
-    "traversal.min_goals=2",
-    "traversal.max_goals=3",
-    "camera.width=32",
-    "camera.height=24",
-)
 EVAL_CAMERA = ("camera.width=32", "camera.height=24")
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
+from small_houses import SMALL_HOUSES
 
 from memgym.core.benchmark import JobArgs
 from memgym.core.config import load_config
@@ -17,16 +18,7 @@ from memgym.core.errors import ConfigError, MemgymError, RegistryError
 from memgym.core.seeding import config_hash
 from memgym.pipelines.dialogmem_jobs import DialogMemGenerateConfig, evaluate, generate, scene_specs
 
-SMALL = (
-    "scenes=1",
-    "first_house_seed=5",
-    "house.min_rooms=3",
-    "house.max_rooms=4",
-    "traversal.min_goals=2",
-    "traversal.max_goals=3",
-    "camera.width=32",
-    "camera.height=24",
-)
+SMALL = ("scenes=1", *SMALL_HOUSES)
 EVAL = ("camera.width=32", "camera.height=24")
 
 

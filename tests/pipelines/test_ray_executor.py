@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from small_houses import SMALL_HOUSES
 
 from memgym.core.benchmark import JobArgs
 from memgym.core.executors import release_workers
@@ -24,16 +25,7 @@ from memgym.pipelines.dialogmem_jobs import DialogMemEvalConfig, DialogMemGenera
 
 slow = pytest.mark.slow  # Ray worker processes import memgym (~5 s on 2 busy cores)
 
-SCENES = (
-    "scenes=4",
-    "first_house_seed=5",
-    "house.min_rooms=3",
-    "house.max_rooms=4",
-    "traversal.min_goals=2",
-    "traversal.max_goals=3",
-    "camera.width=32",
-    "camera.height=24",
-)
+SCENES = ("scenes=4", *SMALL_HOUSES)
 RAY = ("executor=ray", "workers=2")
 
 
