@@ -33,7 +33,7 @@ import platform
 import subprocess
 import sys
 import weakref
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -210,23 +210,6 @@ class RunStore:
         retried = keys & earlier.keys()
         self._rows = [row for row in self._rows if row["key"] not in retried] + records
         self._keys.update(keys)
-
-    def run_pending(
-        self,
-        items: Iterable[tuple[str, Any]],
-        work: Callable[[Any], dict[str, Any]],
-        *,
-        progress: bool = True,
-        description: str = "items",
-    ) -> list[dict[str, Any]]:
-        """Run ``work`` on every ``(key, item)`` not yet done, appending each result as it finishes."""
-        from tqdm import tqdm
-
-        done = self.done_keys()
-        pending = [(k, it) for k, it in items if k not in done]
-        for key, item in tqdm(pending, desc=description, disable=not progress, leave=False):
-            self.append(key, work(item))
-        return self.rows()
 
     def environment(self) -> dict[str, Any]:
         """The run's ``environment.json`` ({} when the folder has none)."""

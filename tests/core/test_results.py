@@ -63,7 +63,10 @@ def test_resume_after_kill_skips_done_items_and_loses_nothing(tmp_path):
             if i == 3 and os.environ.get("CRASH"):
                 os._exit(1)  # killed without cleanup
             return {{"value": i * i}}
-        store.run_pending([(f"item{{i}}", i) for i in range(6)], work, progress=False)
+        done = store.done_keys()
+        for i in range(6):
+            if f"item{{i}}" not in done:
+                store.append(f"item{{i}}", work(i))
         """
     )
     crashed = subprocess.run([sys.executable, "-c", script], env={"CRASH": "1", "PATH": ""}, check=False)
