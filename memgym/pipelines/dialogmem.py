@@ -28,7 +28,7 @@ from memgym.core.config import load_config
 from memgym.core.episode import Dataset
 from memgym.core.errors import MemgymError
 from memgym.core.outputs import prepare_output_file
-from memgym.core.registry import MEMORIES, REASONERS, register_benchmark
+from memgym.core.registry import REASONERS, register_benchmark
 from memgym.core.seeding import config_hash, episode_rng
 from memgym.datasets.embodied import EmbodiedEpisode
 from memgym.datasets.traversal import Traversal, TraversalConfig, generate_traversal
@@ -77,10 +77,7 @@ class DialogMemBenchmark(Benchmark):
         ones, which read other observations) and reasoners (``reasoner.backend=``, ``judge.backend=``)."""
         if job != "eval":
             return {}
-        from memgym.memory.recurrent.core_memory import CoreMemory
-        from memgym.memory.spoken.base import SpokenMemory
-
-        memories = [n for n in MEMORIES.names() if not issubclass(MEMORIES.get(n), (SpokenMemory, CoreMemory))]
+        memories = dialogmem_jobs.embodied_memory_names()
         return {"memories (memory=, memories=[...])": memories, "reasoners (reasoner.backend=)": REASONERS.names()}
 
     def generate(self, args: JobArgs) -> Path:

@@ -235,8 +235,31 @@ class DialogMemEvalConfig:
         if len(set(names)) != len(names):
             raise ConfigError(f"memories lists a memory twice: {names}")
         for name in names:
-            MEMORIES.get(name)  # an unknown name is a one-line error naming the registered ones
+            embodied_memory(name)
         return names
+
+
+def embodied_memory(name: str) -> type:
+    """The memory class registered as ``name``, if it reads DialogMem episodes; an unknown name, or a
+    spoken (VoxMem) or recurrent-core (AMemOps) memory, is a one-line error naming the ones it takes."""
+    from memgym.memory.recurrent.core_memory import CoreMemory
+    from memgym.memory.spoken.base import SpokenMemory
+
+    cls = MEMORIES.get(name)  # an unknown name is a one-line error naming the registered ones
+    if issubclass(cls, (SpokenMemory, CoreMemory)):
+        raise ConfigError(
+            f"memory '{name}' reads {'spoken histories' if issubclass(cls, SpokenMemory) else 'audio streams'}, "
+            f"not DialogMem episodes; DialogMem takes: {', '.join(embodied_memory_names())}"
+        )
+    return cls
+
+
+def embodied_memory_names() -> list[str]:
+    """Every registered memory that reads DialogMem episodes (imports every memory module)."""
+    from memgym.memory.recurrent.core_memory import CoreMemory
+    from memgym.memory.spoken.base import SpokenMemory
+
+    return [n for n in MEMORIES.names() if not issubclass(MEMORIES.get(n), (SpokenMemory, CoreMemory))]
 
 
 # ----- generate ---------------------------------------------------------------------------------
@@ -464,7 +487,7 @@ def build_memory(config: DialogMemEvalConfig) -> Any:
     from memgym.memory.embodied.snapshots import LinkedSnapshotMemory
     from memgym.memory.embodied.visual_memory import VisualMemory
 
-    cls = MEMORIES.get(config.memory)
+    cls = embodied_memory(config.memory)
     if not issubclass(cls, VisualMemory):
         return cls()
     visual, camera = config.visual, config.camera

@@ -44,7 +44,6 @@ from tqdm import tqdm
 from memgym.core.benchmark import JobArgs
 from memgym.core.errors import ConfigError
 from memgym.core.outputs import write_text_atomic
-from memgym.core.registry import MEMORIES
 from memgym.core.results import RunStore, to_csv, to_markdown
 from memgym.core.seeding import config_hash
 from memgym.core.statistics import bootstrap_difference, mcnemar_exact
@@ -55,6 +54,7 @@ from memgym.pipelines.dialogmem_jobs import (
     LinkLog,
     build_env,
     build_memory,
+    embodied_memory,
     evaluate_memory,
     form,
     item_key,
@@ -139,7 +139,7 @@ def sweep_variants(config: DialogMemEvalConfig) -> tuple[list[Variant], list[str
             for level in sweep_levels(config.sweep_step)
         ]
     for memory in config.memories:
-        MEMORIES.get(memory)  # an unknown name is a one-line error naming the registered ones
+        embodied_memory(memory)
     taken = {v.memory for v in variants}
     variants += [Variant(m, m, "memory") for m in config.memories if m not in taken]
     return variants, notes

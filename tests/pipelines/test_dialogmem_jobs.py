@@ -16,7 +16,13 @@ from memgym.core.config import load_config
 from memgym.core.episode import Dataset
 from memgym.core.errors import ConfigError, MemgymError, RegistryError
 from memgym.core.seeding import config_hash
-from memgym.pipelines.dialogmem_jobs import DialogMemGenerateConfig, evaluate, generate, scene_specs
+from memgym.pipelines.dialogmem_jobs import (
+    DialogMemEvalConfig,
+    DialogMemGenerateConfig,
+    evaluate,
+    generate,
+    scene_specs,
+)
 
 SMALL = ("scenes=1", *SMALL_HOUSES)
 EVAL = ("camera.width=32", "camera.height=24")
@@ -431,3 +437,9 @@ def test_hf_reasoner_budgets_per_task_and_records_its_throughput(dataset, tmp_pa
     assert stats["replies"] == len(result) and stats["prompt_tokens"] > 10 * len(result)
     assert stats["generated_tokens"] == 2 * len(qa) + (len(result) - len(qa))  # every reply runs to its budget
     assert stats["prompt_tokens_per_s"] > 0 and stats["generation_seconds"] >= 0
+
+
+@pytest.mark.parametrize("name, reads", [("gdn2", "audio streams"), ("cascaded", "spoken histories")])
+def test_memories_of_other_benchmarks_are_refused_naming_the_ones_dialogmem_takes(name, reads):
+    with pytest.raises(ConfigError, match=rf"memory '{name}' reads {reads}, not DialogMem episodes; .*3dmem\+dialogue"):
+        load_config(DialogMemEvalConfig, overrides=[f"memory={name}"]).memory_names()
