@@ -22,8 +22,9 @@ EMBODIED_MEMORIES = "memgym.memory.embodied."
 
 
 def dialogmem_memories() -> list[str]:
-    """Registered memories defined in ``memgym.memory.embodied`` (DialogMem's memories and probes)."""
-    return [name for name, cls in MEMORIES.items() if cls.__module__.startswith(EMBODIED_MEMORIES)]
+    """Registered memories defined in ``memgym.memory.embodied`` (DialogMem's memories and probes),
+    read from where each name points (nothing imported)."""
+    return [name for name in MEMORIES.names() if MEMORIES.locate(name)[0].startswith(EMBODIED_MEMORIES)]
 
 
 def main(argv: list[str]) -> None:
