@@ -51,8 +51,6 @@ import re
 from collections.abc import Iterable, Sequence
 
 from memgym.backends.config import ReasonerConfig
-from memgym.backends.spoken_lines import parse_history
-from memgym.backends.spoken_reader import answer, parse_question
 from memgym.core.chat import Message
 from memgym.core.protocols import Reasoner
 from memgym.core.registry import register_reasoner
@@ -291,6 +289,10 @@ class StructuredReasoner(Reasoner):
 def spoken_history_answer(text: str) -> str | None:
     """The reply of :mod:`~memgym.backends.spoken_reader` when ``text`` is a written spoken history
     ending in a question of a known form; None otherwise."""
+    # imported here: the DialogMem data builders import this module and need none of VoxMem's reader
+    from memgym.backends.spoken_lines import parse_history
+    from memgym.backends.spoken_reader import answer, parse_question
+
     parsed = parse_history(text)
     question = parse_question(parsed[1]) if parsed is not None else None
     return answer(question, parsed[0]) if question is not None else None
