@@ -94,9 +94,3 @@ def record_counts(store: RunStore, counts: Mapping[str, Mapping[str, Any]]) -> N
         merged.merge(Throughput.from_dict(totals))
         section[name] = merged.to_dict()
     store.record_environment("throughput", section)
-
-
-def record_throughput(store: RunStore, models: Mapping[str, Any]) -> None:
-    """Move the replies counted by ``models`` (see :func:`take_throughput`) into the run's
-    ``environment.json`` (see :func:`record_counts`)."""
-    record_counts(store, take_throughput(models))

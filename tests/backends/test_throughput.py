@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from memgym.backends.throughput import Throughput, record_throughput
+from memgym.backends.throughput import Throughput, record_counts, take_throughput
 from memgym.core.errors import RecordError
 from memgym.core.results import RunStore
 
@@ -43,14 +43,14 @@ def test_recorded_counts_move_into_environment_json_and_add_up_over_resumed_sess
     store = RunStore.open(tmp_path, "job", Config(), name="run", seeds=(3,))
     model, structured = Model(), object()
     model.throughput.add(10, 2, 1.0, 0.5)
-    record_throughput(store, {"reasoner": model, "structured": structured, "judge": None})
+    record_counts(store, take_throughput({"reasoner": model, "structured": structured, "judge": None}))
     model.throughput.add(20, 3, 1.0, 0.5)
-    record_throughput(store, {"reasoner": model})  # only the newer reply is added
+    record_counts(store, take_throughput({"reasoner": model}))  # only the newer reply is added
     assert model.throughput.replies == 0
     del store
     resumed = RunStore.open(tmp_path, "job", Config(), name="run")
     model.throughput.add(30, 1, 2.0, 0.0)
-    record_throughput(resumed, {"reasoner": model})
+    record_counts(resumed, take_throughput({"reasoner": model}))
     environment = json.loads((tmp_path / "job" / "run" / "environment.json").read_text())
     assert environment["seeds"] == [3] and set(environment["throughput"]) == {"reasoner"}
     stats = environment["throughput"]["reasoner"]

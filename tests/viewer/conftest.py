@@ -11,19 +11,11 @@ import shutil
 from pathlib import Path
 
 import pytest
+from small_houses import SMALL_HOUSES
 
 from memgym.core.benchmark import JobArgs
 
-DIALOGMEM_SMALL = (
-    "scenes=1",
-    "first_house_seed=5",
-    "house.min_rooms=3",
-    "house.max_rooms=4",
-    "traversal.min_goals=2",
-    "traversal.max_goals=2",
-    "camera.width=32",
-    "camera.height=24",
-)
+DIALOGMEM_SMALL = ("scenes=1", *SMALL_HOUSES, "traversal.max_goals=2")
 
 
 @pytest.fixture(scope="session")
