@@ -204,9 +204,12 @@ class _AnswerCheck:
     answer: str
 
     def holds_with(self, fact: SessionFact) -> bool:
-        """Whether the answer stays with ``fact`` added (appended: added sessions are never about
-        the question's subjects, so where they go does not matter)."""
-        return answer_query(self.query, [*self.facts, fact]) == self.answer
+        """Whether the answer stays with ``fact`` added wherever it lands in the history (a
+        haystack on the question's subject could otherwise change a latest or ordered answer)."""
+        return all(
+            answer_query(self.query, [*self.facts[:k], fact, *self.facts[k:]]) == self.answer
+            for k in range(len(self.facts) + 1)
+        )
 
 
 @dataclasses.dataclass
@@ -554,14 +557,20 @@ class VoxMemBuilder:
     def _next_haystack(self, plan, borrowable, checks, voices, rng) -> Session | None:
         """A haystack for ``plan``'s history that supplies no alternative answer, or ``None``.
 
-        Evidence sessions borrowed from other items on the same topic family come first, then
-        sessions written for the item (:meth:`_written_haystack`). Each is kept only when the
+        For audio-native items every other haystack is first tried on the question's own subject
+        (:meth:`_written_haystack` with ``same_subject``: told from the evidence only by voice, tone
+        or background), so longer histories hold more sessions that topic matching cannot rule
+        out; otherwise evidence sessions borrowed from other items on the same topic family come
+        first, then sessions written for the item on other subjects. Each is kept only when the
         oracle still gives every answer in ``checks`` with it (the item's, and the refusal of the
         AR item derivable from it), its fact is not already in the history, and the session is not
         yet in ``max_session_reuse`` items' histories.
         """
-        for _ in range(HAYSTACK_TRIES):
-            if borrowable:
+        topical_first = plan.audio_native and (len(checks[0].facts) - len(plan.sessions)) % 2 == 0
+        for attempt in range(HAYSTACK_TRIES):
+            if topical_first and attempt < HAYSTACK_TRIES // 2:
+                fact, source = self._written_haystack(plan, rng, same_subject=True), "written"
+            elif borrowable:
                 source_id, fact = borrowable.pop(0)
                 source = f"borrowed:{source_id}"
                 fact = dataclasses.replace(fact, speaker=fact.speaker if fact.speaker in voices else plan.users[-1])
@@ -577,10 +586,12 @@ class VoxMemBuilder:
             return session
         return None
 
-    def _written_haystack(self, plan: Plan, rng: np.random.Generator) -> SessionFact:
-        """A haystack written for ``plan``: one of its evidence sessions moved to another subject of
-        its family with another value (phrased the same way, so words do not tell it from evidence),
-        by any user, in the question's cue or sound half the time for paralinguistic / sound items."""
+    def _written_haystack(self, plan: Plan, rng: np.random.Generator, *, same_subject: bool = False) -> SessionFact:
+        """A haystack written for ``plan``: one of its evidence sessions with another value (phrased
+        the same way, so words do not tell it from evidence), by any user, in the question's cue or
+        sound half the time for paralinguistic / sound items; moved to another subject of its
+        family, or with ``same_subject`` kept on one of the question's subjects, where only the
+        acoustic evidence (voice, tone, background) tells it from the evidence."""
         query = plan.query
         evidence = [s.fact for s in plan.sessions if s.role == "evidence"]
         like = evidence[int(rng.integers(len(evidence)))]
@@ -595,7 +606,11 @@ class VoxMemBuilder:
             sound = str(rng.choice(self.sound_classes))
         return dataclasses.replace(
             like,
-            subject=str(rng.choice([x for x in family.subjects if x not in query.subjects])),
+            subject=str(
+                rng.choice(
+                    list(query.subjects) if same_subject else [x for x in family.subjects if x not in query.subjects]
+                )
+            ),
             value=str(rng.choice([v for v in family.values if v != like.value])),
             speaker=str(rng.choice(plan.users)),
             cue=cue,
