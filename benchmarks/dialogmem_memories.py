@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 
 from benchmarks.harness import report, time_best
+from memgym.core.errors import ConfigError
 from memgym.core.registry import MEMORIES
 from memgym.envs.dialogmem_env import DialogMemEnv
 
@@ -59,7 +60,11 @@ def main(argv: list[str]) -> None:
     )
     summary = []
     for name in names:
-        memory = MEMORIES.get(name)()
+        try:
+            memory = MEMORIES.get(name)()
+        except ConfigError as exc:  # e.g. 3dmem+clip without a CLIP model folder here
+            print(f"{name}: skipped ({exc})", flush=True)
+            continue
         if hasattr(memory, "bind_episode"):
             memory.bind_episode(episode)
 

@@ -23,6 +23,7 @@ BUILTINS: dict[str, dict[str, str]] = {
         "3dmem+controlled": "memgym.memory.embodied.snapshots:ControlledLinkedMemory",
         "3dmem+dialogue": "memgym.memory.embodied.snapshots:SnapshotDialogueMemory",
         "3dmem+gt_metadata": "memgym.memory.embodied.probes:MetadataProbe",
+        "3dmem+linked": "memgym.memory.embodied.snapshots:AnyLinkedMemory",
         "3dmem+oracle_position": "memgym.memory.embodied.probes:OraclePositionProbe",
         "3dmem+oracle_selection": "memgym.memory.embodied.probes:OracleSelectionProbe",
         "3dmem+vlm": "memgym.memory.embodied.snapshots:VLMLinkedMemory",
@@ -68,6 +69,11 @@ BUILTINS: dict[str, dict[str, str]] = {
         "amemops": "memgym.pipelines.amemops:AMemOpsBenchmark",
         "dialogmem": "memgym.pipelines.dialogmem:DialogMemBenchmark",
         "voxmem": "memgym.pipelines.voxmem:VoxMemBenchmark",
+    },
+    "linker": {
+        "clip": "memgym.memory.embodied.linking:ClipLinker",
+        "controlled": "memgym.memory.embodied.controlled_linker:ControlledLinker",
+        "vlm": "memgym.memory.embodied.linking:VLMLinker",
     },
 }
 """Registry kind -> {name -> ``"module:attr"``} of memgym's own classes."""

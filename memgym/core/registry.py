@@ -1,4 +1,5 @@
-"""Name registries that make memories, scorers, scenes, reasoners, benchmarks and envs pluggable.
+"""Name registries that make memories, scorers, scenes, reasoners, benchmarks, envs and the
+snapshot memories' dialogue linkers pluggable.
 
 Usage::
 
@@ -196,6 +197,7 @@ ENTRY_POINT_GROUPS: dict[str, str] = {
     "scene": "memgym.scenes",
     "reasoner": "memgym.reasoners",
     "benchmark": "memgym.benchmarks",
+    "linker": "memgym.linkers",
 }
 """Registry kind -> the Python entry point group third-party packages use to add names."""
 
@@ -205,13 +207,15 @@ SCORERS: Registry = Registry("scorer", "memgym.core.protocols:Scorer", ENTRY_POI
 SCENES: Registry = Registry("scene", "memgym.core.protocols:Scene", ENTRY_POINT_GROUPS["scene"])
 REASONERS: Registry = Registry("reasoner", "memgym.core.protocols:Reasoner", ENTRY_POINT_GROUPS["reasoner"])
 BENCHMARKS: Registry = Registry("benchmark", "memgym.core.benchmark:Benchmark", ENTRY_POINT_GROUPS["benchmark"])
+LINKERS: Registry = Registry("linker", "memgym.memory.embodied.linking:Linker", ENTRY_POINT_GROUPS["linker"])
 register_env = ENVS.register
 register_memory = MEMORIES.register
 register_scorer = SCORERS.register
 register_scene = SCENES.register
 register_reasoner = REASONERS.register
 register_benchmark = BENCHMARKS.register
-ALL_REGISTRIES: tuple[Registry, ...] = (ENVS, MEMORIES, SCORERS, SCENES, REASONERS, BENCHMARKS)
+register_linker = LINKERS.register
+ALL_REGISTRIES: tuple[Registry, ...] = (ENVS, MEMORIES, SCORERS, SCENES, REASONERS, BENCHMARKS, LINKERS)
 for _registry in ALL_REGISTRIES:
     track_imports(_registry._entries)
 

@@ -133,8 +133,12 @@ class VisualMemoryOptions:
 
 @dataclasses.dataclass(frozen=True)
 class LinkOptions:
-    """Options of the linked memories (``3dmem+clip``, ``3dmem+vlm``, ``3dmem+controlled``)."""
+    """Options of the linked memories (``3dmem+clip``, ``3dmem+vlm``, ``3dmem+controlled``, ``3dmem+linked``)."""
 
+    linker: str = field(
+        default="",
+        metadata={"help": "3dmem+linked: registered linker name (memgym list; plugins add them)", **ADDED_FIELD},
+    )
     clip_model: str = field(default="", metadata={"help": "clip linker: CLIP model folder / hub id"})
     top_k: int = field(default=1, metadata={"help": "clip linker: snapshots linked per turn", "min": 1})
     quality: float = field(

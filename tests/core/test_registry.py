@@ -92,8 +92,7 @@ def test_every_decorated_class_is_in_the_table():
 
     found: dict[str, dict[str, str]] = {kind: {} for kind in BUILTINS}
     for kind, name, cls, module in _decorated(REGISTERED):
-        if kind in BUILTINS:  # register_linker is memory/embodied's own registry
-            found[kind][name] = f"{module}:{cls}"
+        found[kind][name] = f"{module}:{cls}"
     found["memory"].update({core: f"{cls.__module__}:{cls.__name__}" for core, cls in CORE_MEMORIES.items()})
     assert found == BUILTINS
     recorded = _decorated(RECORDED)

@@ -200,3 +200,26 @@ def test_clip_linker_on_a_tiny_random_clip(tmp_path):
     links = linker.link(LinkInputs(turns, shots, [], {}))
     assert sorted(t for ts in links.values() for t in ts) == [0, 1, 2]  # each turn to exactly one snapshot
     assert linker.link(LinkInputs(turns, shots, [], {})) == links
+
+
+def test_3dmem_linked_runs_the_linker_named_in_its_options():
+    from memgym.core.registry import LINKERS, MEMORIES
+    from memgym.memory.embodied.linking import Linker
+
+    memory_cls = MEMORIES.get("3dmem+linked")
+    assert isinstance(memory_cls(link={"linker": "controlled", "quality": 50.0}).linker, ControlledLinker)
+    with pytest.raises(ConfigError, match="link.linker=<one of: clip, controlled, vlm"):
+        memory_cls(link={})
+
+    class EveryTurnToFirstSnapshot(Linker):  # what a plugin package would add under memgym.linkers
+        def link(self, inputs):
+            return {inputs.snapshots[0].id: list(range(len(inputs.turns)))}
+
+    LINKERS.register("first_snapshot")(EveryTurnToFirstSnapshot)
+    try:
+        memory = memory_cls(link={"linker": "first_snapshot"})
+        assert memory.linker.link(LinkInputs([(0, "A: x"), (1, "A: y")], snapshots(), instances(), {})) == {
+            "snap_0": [0, 1]
+        }
+    finally:
+        LINKERS._entries.pop("first_snapshot")

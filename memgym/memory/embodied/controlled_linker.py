@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from memgym.core.errors import ConfigError, MemgymError
+from memgym.core.registry import register_linker
 from memgym.memory.embodied.ground_truth import (
     SceneTruth,
     correct_snapshots,
@@ -31,7 +32,7 @@ from memgym.memory.embodied.ground_truth import (
     snapshot_contents,
     turn_references,
 )
-from memgym.memory.embodied.linking import Linker, LinkInputs, register_linker
+from memgym.memory.embodied.linking import Linker, LinkInputs
 
 MODES = ("missing", "wrong")
 

@@ -32,7 +32,7 @@ from memgym.backends.structured import LINK_PREFIX
 from memgym.core.chat import ImagePart, Message, TextPart
 from memgym.core.errors import ConfigError, MemgymError
 from memgym.core.protocols import Reasoner
-from memgym.core.registry import Registry
+from memgym.core.registry import LINKERS, register_linker
 from memgym.memory.embodied.object_map import Instance
 
 if TYPE_CHECKING:
@@ -71,10 +71,6 @@ class Linker(abc.ABC):
     @abc.abstractmethod
     def link(self, inputs: LinkInputs) -> dict[str, list[int]]:
         """Snapshot id -> indices into ``inputs.turns`` linked to it."""
-
-
-LINKERS: Registry[Linker] = Registry("linker", Linker)
-register_linker = LINKERS.register
 
 
 def utterance(line: str) -> str:
@@ -173,6 +169,4 @@ class VLMLinker(Linker):
 
 def build_linker(name: str, options: Mapping[str, Any], device: str = "cpu") -> Linker:
     """The registered linker ``name`` built from ``options`` (``link.*``)."""
-    import memgym.memory.embodied.controlled_linker  # noqa: F401  (registers ``controlled``)
-
     return LINKERS.get(name).from_options(options, device)

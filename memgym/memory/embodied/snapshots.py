@@ -16,7 +16,7 @@ Seams for linkers and probes: :attr:`SnapshotMemory.linker` (a
 :class:`~memgym.memory.embodied.linking.Linker`) fills each snapshot's ``turns`` when snapshots
 are built; a kept snapshot carries only its linked turns into the evidence (each of its entries
 lists them as ``said``, and the evidence's ``linked`` holds them per snapshot), unlinked turns are
-dropped. ``3dmem+clip``, ``3dmem+vlm`` and ``3dmem+controlled`` are ``3dmem`` with that linker
+dropped. ``3dmem+clip``, ``3dmem+vlm`` and ``3dmem+controlled`` are ``3dmem`` with that linker (``3dmem+linked``: the one ``link.linker`` names)
 (built from the ``link`` options). A probe replaces one component by overriding one method: the facts attached to
 objects (:meth:`~memgym.memory.embodied.object_memory.ObjectMemory.facts`), the entry locations
 (:meth:`~memgym.memory.embodied.object_memory.ObjectMemory.location_of`) or the evidence itself
@@ -31,7 +31,8 @@ from typing import Any
 
 import numpy as np
 
-from memgym.core.registry import register_memory
+from memgym.core.errors import ConfigError
+from memgym.core.registry import LINKERS, register_memory
 from memgym.memory.embodied.covisibility import covisibility_clusters
 from memgym.memory.embodied.evidence import Entry, VisualEvidence
 from memgym.memory.embodied.linking import Linker, LinkInputs, build_linker
@@ -177,3 +178,14 @@ class ControlledLinkedMemory(LinkedSnapshotMemory):
     """``3dmem`` with dialogue linked by the ground-truth ``controlled`` linker (an intervention)."""
 
     linker_name = "controlled"
+
+
+@register_memory("3dmem+linked")
+class AnyLinkedMemory(LinkedSnapshotMemory):
+    """``3dmem`` with dialogue linked by the registered linker named in ``link.linker`` (a plugin's too)."""
+
+    def __init__(self, *, link: Mapping[str, Any] | None = None, **options: Any) -> None:
+        self.linker_name = str((link or {}).get("linker") or "")
+        if not self.linker_name:
+            raise ConfigError(f"3dmem+linked needs link.linker=<one of: {', '.join(LINKERS.names())}>")
+        super().__init__(link=link, **options)
