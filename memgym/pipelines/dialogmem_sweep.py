@@ -16,8 +16,10 @@ The 3D-Mem variants share their formation: per episode the stream is played once
 ``3dmem`` store, and every variant starts from a copy of it (its linker or probe applied) and
 answers the items after :meth:`~memgym.envs.dialogmem_env.DialogMemEnv.rewind_use`. Each variant
 is a resumable :class:`~memgym.core.results.RunStore` under ``NAME/sweep/<variant>/``, with its link
-counts (``links.json``, measured from the annotations outside the memory). The tables and the
-figure are rewritten after every episode::
+counts (``links.json``, measured from the annotations outside the memory) and the reasoner's and
+judge's token counts (``environment.json`` ``throughput``; the shared formation's replies count
+with the first variant played after it). The tables and the figure are rewritten after every
+episode::
 
     NAME/subset.json          the item keys and the counts per task and content type
     NAME/comparison.{md,csv,png}  every system but the controlled levels: overall, by content type
@@ -41,6 +43,7 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
+from memgym.backends.throughput import record_counts, take_throughput
 from memgym.core.benchmark import JobArgs
 from memgym.core.errors import ConfigError
 from memgym.core.outputs import write_text_atomic
@@ -201,6 +204,7 @@ def run_sweep(config: DialogMemEvalConfig, args: JobArgs) -> Path:
     }
     reasoner = build_reasoner(config.reasoner)
     scorers = qa_scorers(config, folder / "judge_cache.jsonl")
+    models = {"reasoner": reasoner, "judge": getattr(scorers.get("qa"), "judge", None)}
     shared = [v for v in variants if v.shares_formation]
     base = build_memory(dataclasses.replace(config, memory="3dmem"))
     env = build_env(config, base, scorers)
@@ -225,6 +229,7 @@ def run_sweep(config: DialogMemEvalConfig, args: JobArgs) -> Path:
             observation, info = env.rewind_use(pending[v.name])
             store = stores[v.name]
             use(env, agent, episode, pending[v.name], store, LinkLog(store.folder / "links.json"), observation, info)
+            record_counts(store, take_throughput(models))  # the shared formation's replies count with the first
         write_sweep(folder, variants, stores, notes, config, only)
     for v in variants:
         if not v.shares_formation:  # extra memories: their own formation, the same subset

@@ -12,6 +12,7 @@ import pytest
 
 from memgym.agents.reasoner_agent import ReasonerAgent
 from memgym.backends.structured import StructuredReasoner
+from memgym.backends.throughput import Throughput
 from memgym.core.benchmark import JobArgs
 from memgym.core.config import load_config
 from memgym.core.episode import Dataset
@@ -184,3 +185,34 @@ def test_sweep_with_the_clip_linker(dataset, tmp_path):
     quality = float(line.split("|")[7])
     counts = LinkLog(folder / "sweep" / "3dmem+clip" / "links.json").total()
     assert counts.linked == counts.turns > 0 and round(counts.quality, 1) == quality  # top-1: every turn linked
+
+
+class CountingReasoner(StructuredReasoner):
+    """The structured reasoner counting its replies the way local models do (one token each way)."""
+
+    calls = 0
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.throughput = Throughput()
+
+    def generate(self, messages, *, max_new_tokens: int = 256) -> str:
+        CountingReasoner.calls += 1
+        self.throughput.add(1, 1, 0.0, 0.0)
+        return super().generate(messages, max_new_tokens=max_new_tokens)
+
+
+def test_sweep_records_every_reply_in_the_variants_environment(dataset, tmp_path, monkeypatch):
+    import memgym.backends.config
+    import memgym.pipelines.dialogmem_jobs
+
+    for module in (memgym.backends.config, memgym.pipelines.dialogmem_jobs):
+        monkeypatch.setattr(module, "build_reasoner", lambda config: CountingReasoner())
+    CountingReasoner.calls = 0
+    folder = sweep(dataset, tmp_path, "subset_qa=2", "subset_navigation=1")
+    counted = [
+        json.loads(p.read_text()).get("throughput", {}).get("reasoner", {}).get("replies", 0)
+        for p in folder.glob("sweep/*/environment.json")
+    ]
+    assert CountingReasoner.calls > 0 and sum(counted) == CountingReasoner.calls  # none lost, none twice
+    assert sum(c > 0 for c in counted) > 1  # each variant's replies in its own run
