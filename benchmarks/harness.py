@@ -36,8 +36,8 @@ def report(title: str, candidate: Timing, baseline: Timing, extra: list[str] | N
     """Print and return a block with both rates and their ratio."""
     lines = [
         f"== {title} ==",
-        f"{candidate.label:<40} {candidate.rate:12.1f} {candidate.unit_name}/s",
-        f"{baseline.label:<40} {baseline.rate:12.1f} {baseline.unit_name}/s  (baseline, same run)",
+        f"{candidate.label:<40} {candidate.rate:12.4g} {candidate.unit_name}/s",
+        f"{baseline.label:<40} {baseline.rate:12.4g} {baseline.unit_name}/s  (baseline, same run)",
         f"ratio: {candidate.rate / baseline.rate:.2f}x the baseline",
         *(extra or []),
     ]
