@@ -8,6 +8,7 @@
     memgym run quickstart [key=value ...]    every benchmark end to end at a small size + report
     memgym report RUN_DIR --by COL ...       aggregate a run's results.jsonl into tables
     memgym view PATH [--port N | --out DIR]  browse a dataset or run folder in a web page
+    memgym findings PATH... [--out DIR]      every paper claim checked against the runs under PATHs
 
 Bad input (unknown names or subcommands, malformed configs, corrupt or non-UTF-8 files, output
 paths that cannot be written) prints one ``memgym: error:`` line and exits with status 2.
@@ -85,6 +86,17 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--by", default="", help="comma-separated annotation columns to group by")
     report.add_argument("--metrics", required=True, help="comma-separated metric columns to average")
     report.add_argument("--format", choices=["markdown", "csv"], default="markdown")
+
+    findings = sub.add_parser(
+        "findings",
+        help="check every paper claim against the eval runs under the given folders",
+        description="Read DialogMem, VoxMem and AMemOps eval run folders (any mix; folders are searched "
+        "recursively) and decide, for every paper finding they can measure, reproduced / not reproduced / "
+        "reversed / undecided / not measured (rules: docs/findings.md). Writes findings.md, findings.csv, "
+        "findings.json and findings.png.",
+    )
+    findings.add_argument("paths", type=Path, nargs="+", metavar="RUN_OR_FOLDER", help="run folders or folders of runs")
+    findings.add_argument("--out", type=Path, default=Path("findings"), help="output folder (default: findings)")
 
     view = sub.add_parser(
         "view",
@@ -193,6 +205,16 @@ def cmd_report(run_dir: Path, by: str, metrics: str, fmt: str) -> int:
     return 0
 
 
+def cmd_findings(paths: Sequence[Path], out: Path) -> int:
+    """Decide every paper claim on the runs under ``paths``; print the table and write the files."""
+    from memgym.pipelines.findings.report import write_findings
+
+    report = write_findings(paths, out)
+    print(report.read_text(encoding="utf-8"), end="")
+    print(f"findings: wrote {report}")
+    return 0
+
+
 def cmd_view(path: Path, port: int, out: Path | None, dataset: Path | None, progress: bool) -> int:
     """Serve the viewer page of ``path`` until interrupted, or write it to ``out``."""
     from memgym.viewer.sites import open_site
@@ -228,6 +250,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_quickstart(_job_args(ns))
         if ns.command == "report":
             return cmd_report(ns.run_dir, ns.by, ns.metrics, ns.format)
+        if ns.command == "findings":
+            return cmd_findings(ns.paths, ns.out)
         if ns.command == "view":
             return cmd_view(ns.path, ns.port, ns.out, ns.dataset, not ns.no_progress)
     except MemgymError as exc:

@@ -1,0 +1,147 @@
+"""``memgym findings``: every claim of :mod:`.claims` decided on the given runs, written as
+``findings.md``, ``findings.csv``, ``findings.json`` and ``findings.png`` (our effects with their
+95% intervals beside the papers' values)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from memgym.core.outputs import write_text_atomic
+from memgym.core.results import to_csv, to_markdown
+from memgym.pipelines.findings.claims import CLAIMS, Claim, Measured, Tables
+from memgym.pipelines.findings.runs import RunFolder, find_runs
+from memgym.pipelines.findings.verdicts import decide
+
+COLUMNS = ("benchmark", "claim", "paper", "ours", "effect_pp", "low", "high", "n", "verdict", "detail", "runs")
+
+
+def finding_rows(runs: Sequence[RunFolder], claims: Sequence[Claim] = CLAIMS) -> list[dict[str, Any]]:
+    """One row per claim (:data:`COLUMNS`), in the order of ``claims``."""
+    tables = Tables.of(runs)
+    rows = []
+    for claim in claims:
+        outcome = claim.measure(tables)
+        row: dict[str, Any] = {
+            "id": claim.id,
+            "benchmark": claim.benchmark,
+            "claim": claim.sentence,
+            "paper": claim.paper,
+            "paper_effect": claim.paper_effect,
+        }
+        if isinstance(outcome, Measured):
+            effect = outcome.effect
+            decision = decide(effect, claim.kind, margin=claim.margin, min_items=claim.min_items)
+            detail = decision.reason + (f"; about {decision.needed} units would decide it" if decision.needed else "")
+            row.update(
+                ours=outcome.ours,
+                effect_pp=round(effect.estimate, 2),
+                low=round(effect.low, 2),
+                high=round(effect.high, 2),
+                n=effect.n,
+                verdict=decision.verdict,
+                detail=detail,
+                runs=";".join(outcome.runs),
+            )
+        else:
+            row.update(
+                ours="", effect_pp=None, low=None, high=None, n=0, verdict="not measured", detail=outcome, runs=""
+            )
+        rows.append(row)
+    return rows
+
+
+def markdown(rows: Sequence[dict[str, Any]], runs: Sequence[RunFolder]) -> str:
+    """``findings.md``: the table, then the runs it read and the rules."""
+    shown = [
+        {
+            "benchmark": r["benchmark"],
+            "claim": r["claim"],
+            "paper": r["paper"],
+            "ours (pp, 95% CI)": ""
+            if r["effect_pp"] is None
+            else f"{r['effect_pp']:+.1f} [{r['low']:+.1f}, {r['high']:+.1f}], n={r['n']}; {r['ours']}",
+            "verdict": r["verdict"],
+            "why": r["detail"],
+        }
+        for r in rows
+    ]
+    counts = {v: sum(r["verdict"] == v for r in rows) for v in dict.fromkeys(r["verdict"] for r in rows)}
+    return "\n".join(
+        [
+            "# memgym findings",
+            "",
+            "Each paper claim against the runs read. Effects are in percentage points with 95% bootstrap "
+            "intervals over the paired units (items; AMemOps: streams). Verdict rules: docs/findings.md. "
+            "A verdict speaks for these runs at their scale only.",
+            "",
+            "Verdicts: " + ", ".join(f"{v} {c}" for v, c in counts.items()),
+            "",
+            to_markdown(shown),
+            "## Runs read",
+            "",
+            *[f"- {r.benchmark}: `{r.path}` ({len(r.rows)} rows)" for r in runs],
+            "",
+        ]
+    )
+
+
+def plot(rows: Sequence[dict[str, Any]], path: Path) -> Path | None:
+    """Measured effects with their intervals (dots, bars) beside the paper's effects (crosses)."""
+    measured = [r for r in rows if r["effect_pp"] is not None]
+    if not measured:
+        return None
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    colours = {
+        "reproduced": "tab:green",
+        "not reproduced": "tab:orange",
+        "reversed": "tab:red",
+        "undecided": "tab:gray",
+    }
+    fig, ax = plt.subplots(figsize=(8, 0.45 * len(measured) + 1.2))
+    for y, row in enumerate(measured):
+        colour = colours.get(row["verdict"], "black")
+        ax.errorbar(
+            row["effect_pp"],
+            y,
+            xerr=[[row["effect_pp"] - row["low"]], [row["high"] - row["effect_pp"]]],
+            fmt="o",
+            color=colour,
+            capsize=3,
+        )
+        if row["paper_effect"] is not None:
+            ax.plot(row["paper_effect"], y, "x", color="black")
+    ax.axvline(0.0, color="black", linewidth=0.8)
+    ax.set_yticks(range(len(measured)), [r["id"] for r in measured], fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel("effect (pp): ours with 95% CI (coloured by verdict), paper (x)")
+    handles = [plt.Line2D([], [], marker="o", linestyle="", color=c, label=v) for v, c in colours.items()]
+    handles.append(plt.Line2D([], [], marker="x", linestyle="", color="black", label="paper"))
+    ax.legend(handles=handles, fontsize=7, loc="best")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def write_findings(paths: Sequence[str | Path], out: Path) -> Path:
+    """Decide every claim on the runs at or below ``paths``; write the four files into ``out``;
+    return ``out/findings.md``."""
+    runs = find_runs(paths)
+    rows = finding_rows(runs)
+    out.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(out / "findings.csv", to_csv([{k: r.get(k) for k in ("id", *COLUMNS)} for r in rows]))
+    write_text_atomic(
+        out / "findings.json", json.dumps({"findings": rows, "runs": [str(r.path) for r in runs]}, indent=1)
+    )
+    plot(rows, out / "findings.png")
+    report = out / "findings.md"
+    write_text_atomic(report, markdown(rows, runs))
+    return report

@@ -1,0 +1,149 @@
+"""``memgym findings`` on constructed run folders: each verdict comes out of real files, the
+report files are written, and bad paths give one error line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from memgym.cli import main
+from memgym.pipelines.findings.report import finding_rows
+from memgym.pipelines.findings.runs import find_runs
+
+
+def write_run(folder: Path, job: str, rows: list[dict], config: dict | None = None) -> Path:
+    """A run folder as :class:`~memgym.core.results.RunStore` writes one."""
+    folder.mkdir(parents=True)
+    (folder / "manifest.json").write_text(json.dumps({"memgym_results": 1, "job": job, "config_hash": "x"}))
+    (folder / "config.yaml").write_text("".join(f"{k}: {v}\n" for k, v in (config or {}).items()))
+    (folder / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return folder
+
+
+def dialogmem_rows(rng: np.random.Generator, qa: float, nav: float, n: int = 60) -> list[dict]:
+    """``n`` QA and ``n`` navigation items scored with success probabilities ``qa`` / ``nav``."""
+    rows = []
+    for i in range(n):
+        common = {"episode_id": "e0", "content_type": "social", "verbalised": i % 2 == 0, "updated": i % 3 == 0}
+        rows.append({"key": f"e0|qa{i}", "task": "qa", "token_f1": float(rng.random() < qa), **common})
+        rows.append(
+            {"key": f"e0|nav{i}", "task": "navigation", "geodesic_success": float(rng.random() < nav), **common}
+        )
+    return rows
+
+
+@pytest.fixture(scope="module")
+def dialogmem_runs(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("runs") / "eval-dialogmem" / "study"
+    rng = np.random.default_rng(0)
+    base = dialogmem_rows(rng, qa=0.3, nav=0.4)
+    write_run(root / "3dmem", "eval-dialogmem", base, {"memory": "3dmem"})
+    # appended dialogue: QA clearly up; navigation identical (a flat effect)
+    lifted = [{**r, "token_f1": 1.0} if r["task"] == "qa" else r for r in base]
+    write_run(root / "3dmem+dialogue", "eval-dialogmem", lifted, {"memory": "3dmem+dialogue"})
+    # a probe clearly below its reference: reversed
+    worse = [{**r, "geodesic_success": 0.0} if r["task"] == "navigation" else r for r in base]
+    write_run(root / "sweep" / "3dmem+gt_metadata", "eval-dialogmem", worse, {"memory": "3dmem+gt_metadata"})
+    # too few items to decide
+    few = dialogmem_rows(rng, qa=0.3, nav=0.9, n=8)
+    write_run(root / "frames", "eval-dialogmem", few, {"memory": "frames"})
+    write_run(
+        root / "frames+dialogue", "eval-dialogmem", dialogmem_rows(rng, 0.9, 0.9, 8), {"memory": "frames+dialogue"}
+    )
+    return root
+
+
+def by_id(rows: list[dict]) -> dict[str, dict]:
+    return {r["id"]: r for r in rows}
+
+
+def test_each_verdict_from_constructed_runs(dialogmem_runs: Path) -> None:
+    rows = by_id(finding_rows(find_runs([dialogmem_runs])))
+    assert rows["dm-append-qa-3dmem"]["verdict"] == "reproduced"
+    assert rows["dm-append-qa-3dmem"]["n"] == 60
+    assert rows["dm-append-nav-3dmem"]["verdict"] == "reproduced"  # identical scores: flat
+    assert rows["dm-append-nav-3dmem"]["effect_pp"] == 0.0
+    assert rows["dm-probe-metadata"]["verdict"] == "reversed"
+    assert rows["dm-append-qa-frames"]["verdict"] == "undecided"
+    assert "below the minimum" in rows["dm-append-qa-frames"]["detail"]
+    assert rows["dm-linker-vlm-qa"]["verdict"] == "not measured"
+    assert "sweep=link_quality" in rows["dm-linker-vlm-qa"]["detail"]
+
+
+def test_not_reproduced_when_the_effect_is_flat(tmp_path: Path) -> None:
+    rows = dialogmem_rows(np.random.default_rng(1), qa=0.5, nav=0.5, n=200)
+    write_run(tmp_path / "a" / "3dmem", "eval-dialogmem", rows, {"memory": "3dmem"})
+    write_run(tmp_path / "a" / "3dmem+dialogue", "eval-dialogmem", rows, {"memory": "3dmem+dialogue"})
+    found = by_id(finding_rows(find_runs([tmp_path])))
+    assert found["dm-append-qa-3dmem"]["verdict"] == "not reproduced"  # claimed a lift, measured 0 +- 0
+
+
+def test_voxmem_and_amemops_rows_are_measured(tmp_path: Path) -> None:
+    vox = []
+    for i in range(100):
+        for budget, drop in ((8000, 0.0), (64000, 1.0)):
+            evidence = ("semantics", "speaker", "paralinguistic", "sound")[i % 4]
+            correct = 1.0 if evidence == "semantics" else float(i % 8 < 4) * (1.0 - drop * (i % 2))
+            vox.append(
+                {
+                    "key": f"i{i}|{budget}",
+                    "memory": "cascaded",
+                    "model": "structured",
+                    "item_id": f"i{i}",
+                    "budget": budget,
+                    "evidence": evidence,
+                    "operation": ("MSR", "TET")[i % 2 // 1 % 2],
+                    "correct": correct,
+                    "status": "ok",
+                }
+            )
+    write_run(tmp_path / "vox", "eval-voxmem", vox)
+    queries = lambda good: [  # noqa: E731
+        {"query_type": qt, "correct": int(good or qt == "initial"), "attribute": "gain"}
+        for qt in ("initial", "post_update")
+    ]
+    am = [
+        {
+            "key": f"{m}|{s}|0|{k}",
+            "model": m,
+            "seed": s,
+            "checkpoint": 100,
+            "stream": f"s{k}",
+            "queries": queries(m == "gdn2"),
+        }
+        for m in ("gdn2", "no_erase")
+        for s in (0, 1)
+        for k in range(25)
+    ]
+    write_run(tmp_path / "am", "amemops_eval", am)
+    found = by_id(finding_rows(find_runs([tmp_path / "vox", tmp_path / "am"])))
+    assert found["vx-semantics-over-speaker"]["verdict"] == "reproduced"
+    assert found["vx-length-decline"]["verdict"] == "reproduced"
+    assert found["am-gdn2-over-no-erase"]["verdict"] == "reproduced"
+    assert found["am-gdn2-over-no-erase"]["effect_pp"] == pytest.approx(100.0)
+    assert found["am-update-specific"]["verdict"] == "reproduced"
+    assert found["am-kda-over-no-erase"]["verdict"] == "not measured"
+
+
+def test_cli_writes_the_report_files(dialogmem_runs: Path, tmp_path: Path, capsys) -> None:
+    assert main(["findings", str(dialogmem_runs), "--out", str(tmp_path / "f")]) == 0
+    for name in ("findings.md", "findings.csv", "findings.json", "findings.png"):
+        assert (tmp_path / "f" / name).is_file()
+    table = json.loads((tmp_path / "f" / "findings.json").read_text())["findings"]
+    assert {r["verdict"] for r in table} >= {"reproduced", "reversed", "undecided", "not measured"}
+    assert "memgym findings" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("make", ["missing", "file", "empty"])
+def test_bad_paths_are_one_error_line(tmp_path: Path, make: str, capsys) -> None:
+    path = tmp_path / "x"
+    if make == "file":
+        path.write_text("{}")
+    elif make == "empty":
+        path.mkdir()
+    assert main(["findings", str(path), "--out", str(tmp_path / "f")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("memgym: error:") and str(path) in err[0]
