@@ -39,11 +39,31 @@ def run_quickstart(args: JobArgs) -> Path:
             print(detail, flush=True)
         elapsed = time.perf_counter() - start
         sections.append(ReportSection(section.title, section.markdown + f"\n_{elapsed:.1f} s_\n", section.plots))
+    sections.append(findings_section(report_dir))
     report = report_dir / "report.md"
     report.write_text(render_report(sections), encoding="utf-8")
     if failed:
         raise MemgymError(f"quickstart failed for {', '.join(failed)}; see {report}")
     return report
+
+
+def findings_section(report_dir: Path) -> ReportSection:
+    """``memgym findings`` over the quickstart's own runs (written to ``report_dir/findings``)."""
+    from memgym.pipelines.findings.report import write_findings
+
+    try:
+        report = write_findings([report_dir], report_dir / "findings")
+    except MemgymError as exc:
+        return ReportSection("findings", f"not written: {exc}\n")
+    table = report.read_text(encoding="utf-8").split("\n", 2)[2]
+    note = (
+        "The papers' claims against the runs above, **at quickstart scale** (a few items, short "
+        "training): most verdicts are 'undecided' or 'not measured' with the count or run that would "
+        "decide them. `memgym view` on this folder opens the table with links to each run.\n\n"
+    )
+    return ReportSection(
+        "findings", note + table, ("findings/findings.png",) if (report.parent / "findings.png").is_file() else ()
+    )
 
 
 def render_report(sections: list[ReportSection]) -> str:

@@ -8,6 +8,7 @@
 | ``eval-voxmem/NAME/`` (``manifest.json`` job ``eval-voxmem``) | voxmem | run |
 | AMemOps stream set folder or its ``manifest.jsonl`` (``amemops.stream`` records) | amemops | dataset |
 | ``amemops_eval/NAME/`` (``manifest.json`` job ``amemops_eval``) | amemops | run |
+| a ``memgym findings`` folder (``findings.json``), or a folder with ``findings/findings.json`` (quickstart) | findings | findings |
 
 A run folder is recognised by its ``manifest.json`` (:class:`~memgym.core.results.RunStore`); a
 dataset by the record kind on the first line of its JSONL. Anything else is a
@@ -24,7 +25,7 @@ from typing import Literal
 from memgym.core.errors import MemgymError
 from memgym.core.results import read_manifest
 
-Benchmark = Literal["dialogmem", "amemops", "voxmem"]
+Benchmark = Literal["dialogmem", "amemops", "voxmem", "findings"]
 RUN_JOBS: dict[str, Benchmark] = {"eval-dialogmem": "dialogmem", "eval-voxmem": "voxmem", "amemops_eval": "amemops"}
 RECORD_KINDS: dict[str, Benchmark] = {
     "dialogmem.episode": "dialogmem",
@@ -33,7 +34,8 @@ RECORD_KINDS: dict[str, Benchmark] = {
 }
 EXPECTED = (
     "expected a DialogMem episodes JSONL, a VoxMem or AMemOps dataset folder (or its manifest.jsonl), "
-    "or an eval run folder (eval-dialogmem/NAME, eval-voxmem/NAME, amemops_eval/NAME)"
+    "an eval run folder (eval-dialogmem/NAME, eval-voxmem/NAME, amemops_eval/NAME), "
+    "or a findings folder (findings.json)"
 )
 
 
@@ -42,13 +44,13 @@ class Target:
     """A viewable path.
 
     Attributes:
-        benchmark: ``dialogmem``, ``amemops`` or ``voxmem``.
-        kind: ``dataset`` (episodes / stream set) or ``run`` (an eval run folder).
+        benchmark: ``dialogmem``, ``amemops``, ``voxmem`` or ``findings``.
+        kind: ``dataset`` (episodes / stream set), ``run`` (an eval run folder) or ``findings``.
         path: the episodes JSONL (DialogMem dataset) or the folder (every other case).
     """
 
     benchmark: Benchmark
-    kind: Literal["dataset", "run"]
+    kind: Literal["dataset", "run", "findings"]
     path: Path
 
 
@@ -62,12 +64,17 @@ def detect(path: str | Path) -> Target:
     if not path.exists():
         raise MemgymError(f"{path} does not exist; {EXPECTED}")
     if path.is_file():
+        if path.name == "findings.json":
+            return Target("findings", "findings", path.parent)
         if path.name in ("results.jsonl", "manifest.json") and (path.parent / "manifest.json").is_file():
             return detect(path.parent)
         benchmark = _record_benchmark(path)
         if benchmark == "dialogmem":
             return Target("dialogmem", "dataset", path)
         return Target(benchmark, "dataset", path.parent)
+    for folder in (path, path / "findings"):
+        if (folder / "findings.json").is_file():
+            return Target("findings", "findings", folder)
     if (path / "manifest.json").is_file():
         job = read_manifest(path / "manifest.json").get("job")
         if job == "eval-dialogmem":  # one memory's store: view the whole run

@@ -4,6 +4,7 @@
     data/index.js                 ``memgymData("index", {...})``: benchmark, source, episodes
     data/episode-<key>.js         ``memgymData("episode-<key>", {...})``: one episode
     media/<key>/<file>            images and audio of episode ``<key>``
+    runs/<n>/<any of the above>   a nested page (the findings page's linked runs)
 
 Data are JavaScript files that call ``memgymData`` rather than JSON, so a page exported with
 ``--out`` works when opened from disk (browsers refuse ``fetch`` of ``file://`` URLs but run
@@ -21,6 +22,7 @@ from memgym.viewer import media
 from memgym.viewer.site import Site
 
 EPISODE_SCRIPT = re.compile(r"data/episode-(\d+)\.js")
+NESTED = re.compile(r"runs/(\d+)/(.*)")
 
 
 def static_names() -> list[str]:
@@ -41,6 +43,9 @@ def page_file(site: Site, path: str) -> tuple[bytes, str]:
         KeyError: no such file.
     """
     path = path.lstrip("/") or "index.html"
+    nested = NESTED.fullmatch(path)
+    if nested:
+        return page_file(site.child(int(nested[1])), nested[2])
     if path == "index.html" or (path.startswith("static/") and path[7:] in static_names()):
         name = path.rpartition("/")[2]
         return (resources.files("memgym.viewer") / "static" / name).read_bytes(), media.content_type(name)
@@ -60,4 +65,6 @@ def page_paths(site: Site) -> list[str]:
     paths = ["index.html", *(f"static/{n}" for n in static_names() if n != "index.html"), "data/index.js"]
     for key in range(len(site.episodes())):
         paths += [f"data/episode-{key}.js", *(f"media/{n}" for n in site.media_names(key))]
+    for index in site.children():
+        paths += [f"runs/{index}/{p}" for p in page_paths(site.child(index))]
     return paths

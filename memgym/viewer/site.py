@@ -54,6 +54,18 @@ class Site(abc.ABC):
             "episodes": self.episodes(),
         }
 
+    def child(self, index: int) -> Site:
+        """A page nested below ``runs/<index>/`` of this one (only the findings page has any).
+
+        Raises:
+            KeyError: no such page.
+        """
+        raise KeyError(f"no nested page {index}")
+
+    def children(self) -> list[int]:
+        """Indices of the nested pages written with an export."""
+        return []
+
     def check_key(self, key: int) -> int:
         """``key`` when it names an episode, else KeyError."""
         if not 0 <= key < len(self.episodes()):

@@ -23,6 +23,10 @@ def open_site(path: str | Path, dataset: str | Path | None = None) -> Site:
     override = Path(dataset) if dataset else None
     if override is not None and target.kind != "run":
         raise MemgymError(f"--dataset names a run's dataset, but {path} is a {target.benchmark} dataset, not a run")
+    if target.benchmark == "findings":
+        from memgym.viewer.findings import FindingsSite
+
+        return FindingsSite(target)
     if target.benchmark == "dialogmem":
         from memgym.viewer.dialogmem import DialogMemSite
 
