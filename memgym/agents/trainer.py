@@ -34,7 +34,8 @@ import torch
 from torch import nn
 
 from memgym.core.errors import ConfigError, RecordError
-from memgym.memory.recurrent.model import IGNORE_INDEX, query_loss
+from memgym.datasets.amemops.config import IGNORE_INDEX
+from memgym.memory.recurrent.model import query_loss
 
 Batch = dict[str, torch.Tensor]
 """``{"features": (B, T, F) float32, "gain_labels": (B, T) int64, "pan_labels": (B, T) int64}``

@@ -42,7 +42,7 @@ from memgym.core.config import config_to_dict, dump_config
 from memgym.core.errors import MemgymError, RecordError
 from memgym.core.outputs import make_writable_folder
 from memgym.core.seeding import config_hash
-from memgym.core.textfiles import read_text
+from memgym.core.textfiles import complete_jsonl_lines, read_text
 
 RESULTS_VERSION = 1
 """Layout version of run folders; a folder with another version is refused."""
@@ -242,22 +242,9 @@ class RunStore:
         errored one. ``repair`` (writers only) cuts a half-written last line off the file."""
         if not self.results_path.exists():
             return []
-        raw = self.results_path.read_bytes()
-        if raw and not raw.endswith(b"\n"):
-            # The last item was interrupted mid-write: drop the partial line, redo that item.
-            cut = raw.rfind(b"\n") + 1
-            if repair:
-                with self.results_path.open("r+b") as handle:
-                    handle.truncate(cut)
-            raw = raw[:cut]
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise RecordError(f"{self.results_path}: not UTF-8 text (byte offset {exc.start})") from None
         rows: dict[str, dict[str, Any]] = {}
-        for number, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
+        # an item interrupted mid-write is a partial last line: left out (cut off for writers), redone
+        for number, line in complete_jsonl_lines(self.results_path, repair=repair):
             try:
                 row = json.loads(line)
             except json.JSONDecodeError:

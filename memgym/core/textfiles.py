@@ -45,3 +45,23 @@ def text_lines(path: str | Path) -> Iterator[tuple[int, str]]:
                 yield number, raw.decode("utf-8")
             except UnicodeDecodeError as exc:
                 raise RecordError(f"{path}:{number}: not UTF-8 text ({exc.reason})") from None
+
+
+def complete_jsonl_lines(path: str | Path, *, repair: bool = True) -> list[tuple[int, str]]:
+    """``(line number from 1, line)`` of the complete, non-blank lines of an append-only JSONL file.
+
+    A last line without its newline is an append interrupted mid-write (a killed run): it is left
+    out, and with ``repair`` cut off the file so the next append starts on a line of its own.
+
+    Raises:
+        RecordError: the file is not UTF-8 (names the file and the byte offset).
+    """
+    path = Path(path)
+    raw = path.read_bytes()
+    if raw and not raw.endswith(b"\n"):
+        raw = raw[: raw.rfind(b"\n") + 1]
+        if repair:
+            with path.open("r+b") as handle:
+                handle.truncate(len(raw))
+    lines = decode_utf8(raw, path).splitlines()
+    return [(number, line) for number, line in enumerate(lines, start=1) if line.strip()]

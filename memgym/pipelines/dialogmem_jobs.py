@@ -61,7 +61,7 @@ from memgym.core.records import from_json, write_jsonl
 from memgym.core.registry import MEMORIES
 from memgym.core.results import RunStore, aggregate, raise_if_all_failed, to_markdown
 from memgym.core.seeding import ADDED_FIELD, NOT_HASHED, config_hash, episode_rng
-from memgym.core.textfiles import text_lines
+from memgym.core.textfiles import complete_jsonl_lines, text_lines
 from memgym.datasets.dialogmem.episode import ConstructionConfig, DialogMemEpisode, build_episode
 from memgym.datasets.dialogmem.realise import LLMRealiser, TemplateRealiser
 from memgym.datasets.dialogmem.residents import profiles_from_reasoner
@@ -390,17 +390,12 @@ def _writers(config: DialogMemGenerateConfig):
 def _read_partial(path: Path, digest: str) -> Iterator[DialogMemEpisode]:
     if not path.exists():
         return
-    raw = path.read_bytes()
-    if raw and not raw.endswith(b"\n"):  # the episode in flight when the run stopped: built again
-        raw = raw[: raw.rfind(b"\n") + 1]
-        with path.open("r+b") as handle:
-            handle.truncate(len(raw))
-    lines = raw.decode("utf-8").splitlines()
+    lines = complete_jsonl_lines(path)  # the episode in flight when the run stopped is built again
     if lines:
-        header = json.loads(lines[0])
+        header = json.loads(lines[0][1])
         if header.get("config_hash") != digest:
             raise RecordError(f"{path} was written by another config; delete it to start over")
-    for number, line in enumerate(lines[1:], start=2):
+    for number, line in lines[1:]:
         yield from_json(line, where=f"{path}:{number}")
 
 

@@ -29,6 +29,7 @@ from memgym.core.episode import TaskItem
 from memgym.core.errors import RecordError
 from memgym.core.protocols import Reasoner, Scorer
 from memgym.core.registry import register_scorer
+from memgym.core.textfiles import complete_jsonl_lines
 
 JUDGE_PROMPT = """You grade answers given by a home robot that explored a house and talked with the \
 people living there. Decide how well the candidate answer agrees in meaning with the reference \
@@ -87,14 +88,7 @@ class JudgeCache:
         self.path = Path(path)
         self._ratings: dict[str, int] = {}
         if self.path.exists():
-            raw = self.path.read_bytes()
-            if raw and not raw.endswith(b"\n"):  # an interrupted last write: drop it, ask again
-                raw = raw[: raw.rfind(b"\n") + 1]
-                with self.path.open("r+b") as handle:
-                    handle.truncate(len(raw))
-            for number, line in enumerate(raw.decode("utf-8").splitlines(), start=1):
-                if not line.strip():
-                    continue
+            for number, line in complete_jsonl_lines(self.path):  # an interrupted last write is asked again
                 try:
                     row = json.loads(line)
                     self._ratings[row["key"]] = int(row["rating"])

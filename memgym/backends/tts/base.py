@@ -73,10 +73,6 @@ class SpeechStyle(Record):
     fillers: dict[str, str] = dataclasses.field(default_factory=dict)
     instructions: str = ""
 
-    def is_neutral(self) -> bool:
-        """True when no control departs from the voice's default delivery."""
-        return self == SpeechStyle()
-
 
 NEUTRAL = SpeechStyle()
 """The neutral style (the cue-removed rendition uses it)."""

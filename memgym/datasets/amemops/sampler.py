@@ -35,7 +35,6 @@ covers every generator setting (:meth:`StreamConfig.key`, the value count includ
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
@@ -210,16 +209,4 @@ def make_loader(
         worker_init_fn=_single_thread_worker if num_workers else None,
         prefetch_factor=prefetch_factor if num_workers else None,
         persistent_workers=num_workers > 0,
-    )
-
-
-def batch_summary(batch: dict[str, Any]) -> str:
-    """One line describing a batch (shapes and query counts), for logs."""
-    types = torch.bincount(batch["query_type"][batch["query_type"] >= 0], minlength=len(QUERY_TYPES)).tolist()
-    return json.dumps(
-        {
-            "features": list(batch["features"].shape),
-            "queries": int(len(batch["query_frame"])),
-            "by_type": dict(zip(QUERY_TYPES, types)),
-        }
     )

@@ -28,8 +28,6 @@ import dataclasses
 import itertools
 from typing import Literal
 
-import numpy as np
-
 from memgym.core.episode import TaskItem
 from memgym.core.errors import ConfigError
 from memgym.core.seeding import config_hash, episode_rng
@@ -253,18 +251,3 @@ def _bare_stream(events: list[StreamEvent], split: str) -> AMemOpsStream:
         events=tuple(events),
         noise_seed=0,
     )
-
-
-def all_conditions() -> list[dict]:
-    """Every (operation, delay, load) combination with the earlier target present."""
-    return [
-        {"operation": op, "delay_s": d, "load": load}
-        for op in ("no_update", "updated", "retained")
-        for d in DELAYS_S
-        for load in ("low", "high")
-    ]
-
-
-def history_stream_ids(streams: list[AMemOpsStream]) -> np.ndarray:
-    """Template indices of a list of history streams (for pairing)."""
-    return np.array([s.annotations["template"] for s in streams])

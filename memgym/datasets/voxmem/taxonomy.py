@@ -39,10 +39,3 @@ AMBIGUOUS = "<ambiguous>"
 def cell_name(evidence: str, operation: str) -> str:
     """``"speaker/IE"`` style name of a cell."""
     return f"{evidence}/{operation}"
-
-
-def subtypes_for(evidence: str, operation: str) -> tuple[str, ...]:
-    """Subtypes valid in a cell (IE over semantics has none; context_to_cue needs acoustic evidence)."""
-    if (evidence, operation) not in CELLS:
-        raise ValueError(f"({evidence}, {operation}) is not a VoxMem cell; valid cells: {CELLS}")
-    return SUBTYPES[operation]

@@ -21,10 +21,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from memgym.datasets.amemops.config import IGNORE_INDEX
 from memgym.memory.recurrent.mixers import CORES, LayerState, MemoryMixer, MixerConfig
-
-IGNORE_INDEX = -100
-"""Label value of frames that carry no target (everything but query ends)."""
 
 
 @dataclasses.dataclass(frozen=True)

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from memgym.core.errors import RecordError
+from memgym.core.textfiles import complete_jsonl_lines
 
 
 class Transcriber(Protocol):
@@ -46,12 +47,7 @@ class TurnCache:
         self.hits = 0
         self.misses = 0
         if self.path is not None and self.path.exists():
-            raw = self.path.read_bytes()
-            if raw and not raw.endswith(b"\n"):
-                raw = raw[: raw.rfind(b"\n") + 1]
-                with self.path.open("r+b") as handle:
-                    handle.truncate(len(raw))
-            for number, line in enumerate(raw.decode("utf-8").splitlines(), start=1):
+            for number, line in complete_jsonl_lines(self.path):
                 try:
                     row = json.loads(line)
                     self._values[(row["analyser"], row["turn"])] = row["value"]

@@ -7,13 +7,9 @@ import math
 import pytest
 import torch
 import torch.nn.functional as F
+from closeness import rel_rms
 
 from memgym.memory.recurrent.delta_rule import chunked_delta_rule, delta_rule_loop, reference_delta_rule
-
-
-def rel_rms(actual: torch.Tensor, expected: torch.Tensor) -> float:
-    """Relative RMS error ``rms(actual - expected) / rms(expected)``."""
-    return ((actual - expected).pow(2).mean().sqrt() / expected.pow(2).mean().sqrt()).item()
 
 
 def make_inputs(length: int, *, dtype=torch.float64, batch=2, heads=2, d_k=16, d_v=8, scalar_decay=False, seed=0):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 import torch
 import torch.nn.functional as F
+from closeness import rel_rms
 
 from memgym.memory.recurrent.delta_rule import chunked_delta_rule, delta_rule_loop
 from memgym.memory.recurrent.fla_reference import load_fla_naive
@@ -21,10 +22,6 @@ def _naive(op: str):
         return load_fla_naive(op)
     except ImportError as error:
         pytest.skip(str(error))
-
-
-def _rel_rms(actual: torch.Tensor, expected: torch.Tensor) -> float:
-    return ((actual - expected).pow(2).mean().sqrt() / expected.pow(2).mean().sqrt()).item()
 
 
 def _fla_layout(x: torch.Tensor) -> torch.Tensor:
@@ -57,7 +54,7 @@ def test_matches_fla_naive_gdn2(length):
     args = [_fla_layout(x) for x in (q, k, v, g, b, w)]
     for name in ("naive_recurrent_gdn2", "naive_chunk_gdn2"):
         out, final = getattr(fla, name)(*args, initial_state=state.transpose(-1, -2), output_final_state=True)
-        assert _rel_rms(out.transpose(1, 2), ours) < 1e-5, name
+        assert rel_rms(out.transpose(1, 2), ours) < 1e-5, name
         torch.testing.assert_close(final.transpose(-1, -2), ours_state, rtol=1e-4, atol=1e-4)
     loop, _ = delta_rule_loop(q, k, v, g, b, w, state)
     torch.testing.assert_close(loop, ours, rtol=1e-4, atol=1e-5)
@@ -80,8 +77,8 @@ def test_matches_fla_naive_chunk_gated_delta_rule(length):
         fq, fk, fv, fg[..., 0], fbeta[..., 0], initial_state=state.transpose(-1, -2), output_final_state=True
     )
     out, final = out.transpose(1, 2), final.transpose(-1, -2)
-    assert _rel_rms(out, ours.detach()) < 1e-5
-    assert _rel_rms(final, ours_state.detach()) < 1e-5
+    assert rel_rms(out, ours.detach()) < 1e-5
+    assert rel_rms(final, ours_state.detach()) < 1e-5
     (out.square().sum() + final.square().sum()).backward()
     for name, mine, theirs in zip(["q", "k", "v", "g", "beta"], ours_grads, (x.grad for x in fla_leaves), strict=True):
-        assert _rel_rms(mine, theirs) < 1e-4, name
+        assert rel_rms(mine, theirs) < 1e-4, name
