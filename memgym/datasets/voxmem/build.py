@@ -59,6 +59,7 @@ from memgym.datasets.voxmem.qc_model import ModelQC
 from memgym.datasets.voxmem.qc_model import report_section as qc_model_report
 from memgym.datasets.voxmem.records import Plan, Query, Session, SessionFact, Turn, VoxMemEpisode
 from memgym.datasets.voxmem.render import TurnRenderer, library_clip_source
+from memgym.datasets.voxmem.separability import derivation_families, separability
 from memgym.datasets.voxmem.taxonomy import CELLS, OPERATIONS, REFUSAL, SUBTYPES, cell_name
 from memgym.datasets.voxmem.tokens import TokenCounter, audio_tokens
 from memgym.datasets.voxmem.topics import FAMILY_BY_NAME
@@ -138,6 +139,14 @@ class VoxMemConfig:
         default=2,
         metadata={
             "help": "haystacks added at every budget level (borrowed from items on the same topic family, else written)"
+        },
+    )
+    length_control: Literal["none", "fixed_competition"] = dataclasses.field(
+        default="none",
+        metadata={
+            "help": "none: every budget level adds same-subject haystacks; fixed_competition: only the first "
+            "(smallest) budget does, longer histories add other-subject haystacks and fillers only",
+            **ADDED_FIELD,
         },
     )
     filler_cue_rate: float = dataclasses.field(default=0.2, metadata={"help": "share of filler sessions with a cue"})
@@ -249,7 +258,8 @@ class VoxMemBuilder:
         self.cells = [names[c] for c in config.cells] or list(CELLS)
         self.out = Path(config.out)
         self.progress = progress
-        self.digest = config_hash(dataclasses.replace(config, out=""))
+        # seeds plans and histories; the length control is left out so both settings draw the same items
+        self.digest = config_hash(dataclasses.replace(config, out="", length_control="none"))
         self.backend = make_tts_backend(config.tts)
         self.voice_bank = voice_bank(config)
         if not MIN_USERS <= config.users <= len(self.voice_bank):
@@ -517,16 +527,25 @@ class VoxMemBuilder:
         level_haystacks = {budget: 0 for budget in self.budgets}  # haystacks placed at each level
         pending: list[Session] = []  # rendered candidates that did not fit yet (used first later)
 
+        def competing(session: Session) -> bool:  # a same-subject haystack added above the first level
+            return self.fixed_competition(budget_of[0]) and session.fact.subject in plan.query.subjects
+
         def fresh(haystack: bool) -> Session | None:
             if haystack:
-                return self._next_haystack(plan, borrowable, checks, voices, rng)
+                on_subject = not self.fixed_competition(budget_of[0])
+                return self._next_haystack(plan, borrowable, checks, voices, rng, on_subject=on_subject)
             return self._next_filler(voices, rng)
 
+        budget_of = [self.budgets[0]]  # the level being filled
+
         def next_extra(remaining: int, budget: int):
+            budget_of[0] = budget
             kinds = (True, False) if level_haystacks[budget] < self.config.haystacks_per_level else (False,)
             for haystack in kinds:  # this level's haystacks first, then fillers
                 fits = [
-                    k for k, c in enumerate(pending) if (c.role == "haystack") == haystack and c.tokens <= remaining
+                    k
+                    for k, c in enumerate(pending)
+                    if (c.role == "haystack") == haystack and c.tokens <= remaining and not (haystack and competing(c))
                 ]
                 candidate = pending.pop(fits[0]) if fits else None
                 for _ in range(0 if candidate else FIT_ATTEMPTS):
@@ -554,7 +573,12 @@ class VoxMemBuilder:
         history = _History(placed, histories, [stamp_of[i] for i in range(len(placed))], voices)
         return history, core
 
-    def _next_haystack(self, plan, borrowable, checks, voices, rng) -> Session | None:
+    def fixed_competition(self, budget: int) -> bool:
+        """Whether haystacks added while filling ``budget`` stay off the question's subjects
+        (``length_control=fixed_competition`` above the smallest budget)."""
+        return self.config.length_control == "fixed_competition" and budget > self.budgets[0]
+
+    def _next_haystack(self, plan, borrowable, checks, voices, rng, *, on_subject: bool = True) -> Session | None:
         """A haystack for ``plan``'s history that supplies no alternative answer, or ``None``.
 
         For audio-native items every other haystack is first tried on the question's own subject
@@ -566,7 +590,7 @@ class VoxMemBuilder:
         AR item derivable from it), its fact is not already in the history, and the session is not
         yet in ``max_session_reuse`` items' histories.
         """
-        topical_first = plan.audio_native and (len(checks[0].facts) - len(plan.sessions)) % 2 == 0
+        topical_first = on_subject and plan.audio_native and (len(checks[0].facts) - len(plan.sessions)) % 2 == 0
         for attempt in range(HAYSTACK_TRIES):
             if topical_first and attempt < HAYSTACK_TRIES // 2:
                 fact, source = self._written_haystack(plan, rng, same_subject=True), "written"
@@ -779,6 +803,25 @@ class VoxMemBuilder:
         item_episodes = self.episodes(plan, history, core)
         return plan, self._failures(plan, item_episodes, attempt), (history, core, item_episodes)
 
+    def separability(self, episodes: list[VoxMemEpisode]) -> dict[str, Any]:
+        """The text-only separability check over every evidence and haystack session of the
+        dataset (each once, under the first item holding it), folds grouped by derivation family."""
+        longest = {e.items[0].item_id: e for e in episodes if e.budget == self.budgets[-1]}
+        items = [(i, e.items[0].annotations.get("source_item"), e.sessions) for i, e in sorted(longest.items())]
+        families = derivation_families(items)
+        first: dict[str, tuple[Session, str]] = {}
+        for _, e in sorted(longest.items()):
+            for s in e.sessions:
+                if s.role in ("evidence", "haystack"):
+                    first.setdefault(s.session_id, (s, e.items[0].annotations["evidence"]))
+        ordered = [first[k] for k in sorted(first)]
+        return separability(
+            [s for s, _ in ordered],
+            [families[s.session_id] for s, _ in ordered],
+            [t for _, t in ordered],
+            seed=self.config.seed,
+        )
+
     def write_qc(self, plans: list[Plan], episodes: list[VoxMemEpisode], discarded: list, revised: int) -> Path:
         """Write the QC report next to the manifest.
 
@@ -824,15 +867,7 @@ class VoxMemBuilder:
             report["intelligibility"] = self.gate.report(episodes)
         if self.model_qc is not None:
             report["model_qc"] = qc_model_report(self.model_qc.log, self.config.qc_model)
-        topical: dict[str, tuple[Session, str]] = {}
-        for e in sorted(episodes, key=lambda e: e.items[0].item_id):
-            for s in e.sessions:
-                if s.role in ("evidence", "haystack"):
-                    topical.setdefault(s.session_id, (s, e.items[0].item_id))  # grouped by first item
-        ordered = [topical[k] for k in sorted(topical)]
-        report["separability"] = qc.separability(
-            [s for s, _ in ordered], self.config.seed, groups=[item for _, item in ordered]
-        )
+        report["separability"] = self.separability(episodes)
         if self.qc_reasoner is not None:
             smallest = [e for e in episodes if e.budget == self.budgets[0] and e.items[0].annotations["audio_native"]]
             solved = [e.items[0].item_id for e in smallest if qc.transcript_llm_solves(self.qc_reasoner, e)]
