@@ -59,7 +59,7 @@ from memgym.datasets.voxmem.qc_model import ModelQC
 from memgym.datasets.voxmem.qc_model import report_section as qc_model_report
 from memgym.datasets.voxmem.records import Plan, Query, Session, SessionFact, Turn, VoxMemEpisode
 from memgym.datasets.voxmem.render import TurnRenderer, library_clip_source
-from memgym.datasets.voxmem.separability import derivation_families, separability
+from memgym.datasets.voxmem.separability import derivation_families, item_root, separability
 from memgym.datasets.voxmem.taxonomy import CELLS, OPERATIONS, REFUSAL, SUBTYPES, cell_name
 from memgym.datasets.voxmem.tokens import TokenCounter, audio_tokens
 from memgym.datasets.voxmem.topics import FAMILY_BY_NAME
@@ -146,6 +146,15 @@ class VoxMemConfig:
         metadata={
             "help": "none: every budget level adds same-subject haystacks; fixed_competition: only the first "
             "(smallest) budget does, longer histories add other-subject haystacks and fillers only",
+            **ADDED_FIELD,
+        },
+    )
+    refusal_scope: Literal["words_kept", "every_subtype"] = dataclasses.field(
+        default="words_kept",
+        metadata={
+            "help": "answer refusal: words_kept (audio-native items refused only by removing their tone, sound or "
+            "voice link) or every_subtype (also by removing the evidence's subject, so every IE/MSR/TET subtype "
+            "yields AR items; those are visible in the transcript)",
             **ADDED_FIELD,
         },
     )
@@ -378,8 +387,24 @@ class VoxMemBuilder:
         self._layout = (schedule, sources)
         return self._layout
 
+    def _may_be_refused(self, plan: Plan) -> bool:
+        """Whether an AR item may be derived from ``plan``, so its history keeps that item's refusal too.
+
+        An edit that removes the evidence of an audio-native item (``drop_context`` under
+        ``refusal_scope=every_subtype``) would also rule out every haystack on the question's
+        subject, so it is kept only for the items :meth:`layout` pairs with an AR item; other
+        items keep their same-subject haystacks (a redrawn AR item deriving from them is checked
+        by QC like any other).
+        """
+        edit = refusal_edit(plan, self.config.refusal_scope)
+        if edit is None:
+            return False
+        if edit != "drop_context" or plan.evidence == "semantics":
+            return True
+        return int(item_root(plan.plan_id).removeprefix("vox")) in self.layout()[1].values()
+
     def _refusable(self, index: int, cell: tuple[str, str, str]) -> bool:
-        return refusal_edit(self._draw(index, 0, cell)) is not None
+        return refusal_edit(self._draw(index, 0, cell), self.config.refusal_scope) is not None
 
     def _draw(self, index: int, attempt: int, cell: tuple[str, str, str]) -> Plan:
         """The unworded plan of non-AR item ``index`` with (evidence, operation, subtype) ``cell``."""
@@ -408,14 +433,19 @@ class VoxMemBuilder:
         schedule, sources = self.layout()
         evidence, _, subtype = schedule[index]
         wanted = subtype.removeprefix("from_")
+        scope = self.config.refusal_scope
         candidates = sorted(
-            (j for j, p in asked.items() if p.evidence == evidence and p.plan_id not in taken and refusal_edit(p)),
+            (
+                j
+                for j, p in asked.items()
+                if p.evidence == evidence and p.plan_id not in taken and refusal_edit(p, scope)
+            ),
             key=lambda j: (j != sources[index], asked[j].operation != wanted, j),
         )
         if attempt >= len(candidates):
             return None
         plan_id = f"vox{index:05d}" + (f"r{attempt}" if attempt else "")
-        return derive_refusal(asked[candidates[attempt]], plan_id)
+        return derive_refusal(asked[candidates[attempt]], plan_id, scope)
 
     def _worded(self, plan: Plan) -> Plan:
         """The plan with its question reworded by the LLM writer's reasoner (template writer: unchanged)."""
@@ -520,10 +550,12 @@ class VoxMemBuilder:
             for s in p.sessions
             if s.role == "evidence" and s.fact.subject not in used_subjects
         ]
-        can_be_edited = refusal_edit(plan) is not None
+        can_be_edited = self._may_be_refused(plan)
         checks = [_AnswerCheck(plan.query, _ordered_facts(plan), plan.answer)]
         if can_be_edited:  # an added session must not give the AR item derived from this one an answer
-            checks.append(_AnswerCheck(plan.query, _ordered_facts(derive_refusal(plan, "")), REFUSAL))
+            checks.append(
+                _AnswerCheck(plan.query, _ordered_facts(derive_refusal(plan, "", self.config.refusal_scope)), REFUSAL)
+            )
         level_haystacks = {budget: 0 for budget in self.budgets}  # haystacks placed at each level
         pending: list[Session] = []  # rendered candidates that did not fit yet (used first later)
 
