@@ -536,7 +536,9 @@ class VoxMemBuilder:
         """Render the plan's sessions and grow its nested histories.
 
         Every budget level adds up to ``haystacks_per_level`` haystacks (:meth:`_next_haystack`)
-        and then fillers, so each longer history holds more of both.
+        and then fillers, so each longer history holds more of both. Under
+        ``length_control=fixed_competition`` the haystacks added above the smallest budget are
+        never on the question's subjects (:meth:`fixed_competition`).
         """
         voices = assign_voices(list(plan.users), self.voice_bank, rng)
         self._filler_next = int(rng.integers(len(self.fillers)))  # fillers depend on this item's generator only
@@ -559,29 +561,28 @@ class VoxMemBuilder:
         level_haystacks = {budget: 0 for budget in self.budgets}  # haystacks placed at each level
         pending: list[Session] = []  # rendered candidates that did not fit yet (used first later)
 
-        def competing(session: Session) -> bool:  # a same-subject haystack added above the first level
-            return self.fixed_competition(budget_of[0]) and session.fact.subject in plan.query.subjects
+        def competing(session: Session, budget: int) -> bool:  # a same-subject haystack the control keeps out
+            return self.fixed_competition(budget) and session.fact.subject in plan.query.subjects
 
-        def fresh(haystack: bool) -> Session | None:
+        def fresh(haystack: bool, budget: int) -> Session | None:
             if haystack:
-                on_subject = not self.fixed_competition(budget_of[0])
+                on_subject = not self.fixed_competition(budget)
                 return self._next_haystack(plan, borrowable, checks, voices, rng, on_subject=on_subject)
             return self._next_filler(voices, rng)
 
-        budget_of = [self.budgets[0]]  # the level being filled
-
         def next_extra(remaining: int, budget: int):
-            budget_of[0] = budget
             kinds = (True, False) if level_haystacks[budget] < self.config.haystacks_per_level else (False,)
             for haystack in kinds:  # this level's haystacks first, then fillers
                 fits = [
                     k
                     for k, c in enumerate(pending)
-                    if (c.role == "haystack") == haystack and c.tokens <= remaining and not (haystack and competing(c))
+                    if (c.role == "haystack") == haystack
+                    and c.tokens <= remaining
+                    and not (haystack and competing(c, budget))
                 ]
                 candidate = pending.pop(fits[0]) if fits else None
                 for _ in range(0 if candidate else FIT_ATTEMPTS):
-                    new = fresh(haystack)
+                    new = fresh(haystack, budget)
                     if new is None or new.tokens <= remaining:
                         candidate = new
                         break
