@@ -4,8 +4,8 @@ The paper's check (a text-only classifier near its shuffled-label baseline) only
 when no test session has a near-copy of itself with the opposite label in training. VoxMem's
 haystacks derive from evidence: a borrowed haystack repeats another item's evidence (re-voiced),
 a written one varies its own item's evidence (another value or subject), and an AR item re-speaks
-its source's sessions. :func:`derivation_families` joins such items (and items sharing a session)
-into families, and :func:`separability` keeps each family in one cross-validation fold.
+its source's sessions. :func:`derivation_families` joins such items (and items sharing a session
+or a subject) into families, and :func:`separability` keeps each family in one cross-validation fold.
 
 The classifier is multinomial naive Bayes on word counts (Laplace smoothing), scored by balanced
 accuracy over the out-of-fold predictions. The baseline refits it on ``permutations`` random
@@ -64,12 +64,15 @@ def derivation_families(items: Sequence[tuple[str, str | None, Sequence[Session]
     Args:
         items: ``(item_id, source_item or None, sessions of its longest history)`` per item.
     Items are joined when one is an AR item of the other, when one's history holds a haystack
-    borrowed from the other (``source`` ``"borrowed:<item>..."``), or when both hold one session.
-    A written haystack is in its own item's history, so it shares the family of the evidence it
-    varies.
+    borrowed from the other (``source`` ``"borrowed:<item>..."``), when both hold one session,
+    or when sessions of both are on one subject (a written haystack moved to another subject of
+    its topic family may land on another item's evidence subject: the same words with the
+    opposite label). A written haystack is in its own item's history, so it shares the family of
+    the evidence it varies.
     """
     families = _Families()
     holders: dict[str, str] = {}
+    subjects: dict[tuple[str, str], str] = {}
     for item_id, source, sessions in items:
         root = families.find(item_root(item_id))
         if source:
@@ -80,6 +83,8 @@ def derivation_families(items: Sequence[tuple[str, str | None, Sequence[Session]
             if session.source.startswith("borrowed:"):
                 families.join(root, item_root(session.source.split(":")[1]))
             families.join(root, holders.setdefault(session.session_id, root))
+            if session.fact is not None:
+                families.join(root, subjects.setdefault((session.fact.family, session.fact.subject), root))
     return {sid: families.find(item) for sid, item in holders.items()}
 
 

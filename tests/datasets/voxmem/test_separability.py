@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
-from memgym.datasets.voxmem.records import Session, Turn
+from memgym.datasets.voxmem.records import Session, SessionFact, Turn
 from memgym.datasets.voxmem.separability import derivation_families, separability
 
 COMMON = ["plan", "budget", "week", "call", "fix", "trip", "lamp", "cake"]
@@ -49,6 +51,13 @@ def test_borrowed_twins_share_a_family_and_ar_items_join_their_source():
     assert families["e0-0"] != families["e2-0"]
     ar = ("vox00007r1", "vox00002", [_session("a7", "evidence", "x")])  # an AR item of item 2 (a redraw)
     assert derivation_families([*items, ar])["a7"] == families["e2-0"]
+    lamp = SessionFact(family="home_repair", subject="the lamp", value="Monday", speaker="u0")
+    on_lamp = [  # item 8's evidence and item 9's written haystack share a subject, nothing else
+        ("vox00008", None, [dataclasses.replace(_session("e8", "evidence", "x"), fact=lamp)]),
+        ("vox00009", None, [dataclasses.replace(_session("h9", "haystack", "y"), fact=lamp)]),
+    ]
+    joined = derivation_families([*items, *on_lamp])
+    assert joined["e8"] == joined["h9"] != joined["e2-0"]
 
 
 def test_grouping_by_item_leaks_twins_and_grouping_by_family_does_not():
