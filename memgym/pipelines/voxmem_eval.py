@@ -43,12 +43,12 @@ from memgym.backends.errors import OverContextError, ReasonerError
 from memgym.backends.throughput import record_counts, take_throughput
 from memgym.core.benchmark import JobArgs
 from memgym.core.config import load_config
-from memgym.core.episode import Dataset
 from memgym.core.errors import ConfigError, MemgymError
 from memgym.core.executors import executor_field, ray_address_field, run_ordered, worker_gpus_field, workers_field
 from memgym.core.records import read_jsonl
 from memgym.core.results import RunStore
 from memgym.core.seeding import NOT_HASHED
+from memgym.datasets.voxmem import load_dataset
 from memgym.datasets.voxmem.audio_files import read_turn_audio
 from memgym.datasets.voxmem.build import parse_budget
 from memgym.datasets.voxmem.records import Plan, VoxMemEpisode
@@ -211,7 +211,7 @@ def evaluate(args: JobArgs) -> Path:
     unknown = [m for m in config.memories if m not in MEMORIES]
     if unknown:
         raise ConfigError(f"memories: {unknown} are not VoxMem memories; expected some of {list(MEMORIES)}")
-    episodes = [e for e in Dataset.load(manifest) if isinstance(e, VoxMemEpisode)]
+    episodes = [e for e in load_dataset(dataset_dir) if isinstance(e, VoxMemEpisode)]
     episodes.sort(key=lambda e: (e.budget, e.episode_id))  # smaller budgets first: a stopped run has whole budgets
     if config.budgets:
         wanted = {parse_budget(b) for b in config.budgets}

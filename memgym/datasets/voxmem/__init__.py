@@ -14,6 +14,16 @@ from memgym.datasets.voxmem.records import Plan, Session, Turn, VoxMemEpisode
 __all__ = ["Plan", "Session", "Turn", "VoxMemEpisode", "load_dataset"]
 
 
-def load_dataset(folder: str | Path) -> Dataset:
-    """The episodes of a VoxMem dataset folder (``manifest.jsonl``)."""
-    return Dataset.load(Path(folder) / "manifest.jsonl")
+def load_dataset(folder: str | Path, *, check_audio: bool = True) -> Dataset:
+    """The episodes of a VoxMem dataset folder (``manifest.jsonl``).
+
+    Args:
+        check_audio: raise one error when audio the manifest names is missing
+            (:func:`~memgym.datasets.voxmem.audio_files.check_audio_files`).
+    """
+    from memgym.datasets.voxmem.audio_files import check_audio_files
+
+    dataset = Dataset.load(Path(folder) / "manifest.jsonl")
+    if check_audio:
+        check_audio_files(Path(folder), dataset)
+    return dataset

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -22,3 +24,27 @@ def read_turn_audio(path: Path) -> np.ndarray:
     if rate != SAMPLE_RATE:
         raise MemgymError(f"{path} is {rate} Hz; VoxMem audio is {SAMPLE_RATE} Hz")
     return audio
+
+
+def check_audio_files(folder: Path, episodes: Iterable[Any]) -> None:
+    """Raise one error when audio that ``episodes`` (VoxMem episodes of dataset ``folder``) name is
+    missing: user turns and spoken questions, counting each file once.
+
+    Raises:
+        MemgymError: naming the first missing file and how many are missing.
+    """
+    named = dict.fromkeys(
+        path
+        for e in episodes
+        for path in (
+            e.question_audio,
+            *(t.audio for s in e.sessions for t in s.turns if t.role == "user"),
+        )
+        if path
+    )
+    missing = [p for p in named if not (folder / p).is_file()]
+    if missing:
+        raise MemgymError(
+            f"dataset {folder}: {len(missing)} of the {len(named)} audio files its manifest.jsonl names are missing, "
+            f"first {folder / missing[0]}; rebuild it with 'memgym generate voxmem' (same config and out: reuses the rest)"
+        )

@@ -59,6 +59,7 @@ from memgym.datasets.voxmem.qc_model import ModelQC
 from memgym.datasets.voxmem.qc_model import report_section as qc_model_report
 from memgym.datasets.voxmem.records import Plan, Query, Session, SessionFact, Turn, VoxMemEpisode
 from memgym.datasets.voxmem.render import TurnRenderer, library_clip_source
+from memgym.datasets.voxmem.separability import derivation_families, item_root, separability
 from memgym.datasets.voxmem.taxonomy import CELLS, OPERATIONS, REFUSAL, SUBTYPES, cell_name
 from memgym.datasets.voxmem.tokens import TokenCounter, audio_tokens
 from memgym.datasets.voxmem.topics import FAMILY_BY_NAME
@@ -138,6 +139,23 @@ class VoxMemConfig:
         default=2,
         metadata={
             "help": "haystacks added at every budget level (borrowed from items on the same topic family, else written)"
+        },
+    )
+    length_control: Literal["none", "fixed_competition"] = dataclasses.field(
+        default="none",
+        metadata={
+            "help": "none: every budget level adds same-subject haystacks; fixed_competition: only the first "
+            "(smallest) budget does, longer histories add other-subject haystacks and fillers only",
+            **ADDED_FIELD,
+        },
+    )
+    refusal_scope: Literal["words_kept", "every_subtype"] = dataclasses.field(
+        default="words_kept",
+        metadata={
+            "help": "answer refusal: words_kept (audio-native items refused only by removing their tone, sound or "
+            "voice link) or every_subtype (also by removing the evidence's subject, so every IE/MSR/TET subtype "
+            "yields AR items; those are visible in the transcript)",
+            **ADDED_FIELD,
         },
     )
     filler_cue_rate: float = dataclasses.field(default=0.2, metadata={"help": "share of filler sessions with a cue"})
@@ -249,7 +267,8 @@ class VoxMemBuilder:
         self.cells = [names[c] for c in config.cells] or list(CELLS)
         self.out = Path(config.out)
         self.progress = progress
-        self.digest = config_hash(dataclasses.replace(config, out=""))
+        # seeds plans and histories; the length control is left out so both settings draw the same items
+        self.digest = config_hash(dataclasses.replace(config, out="", length_control="none"))
         self.backend = make_tts_backend(config.tts)
         self.voice_bank = voice_bank(config)
         if not MIN_USERS <= config.users <= len(self.voice_bank):
@@ -368,8 +387,24 @@ class VoxMemBuilder:
         self._layout = (schedule, sources)
         return self._layout
 
+    def _may_be_refused(self, plan: Plan) -> bool:
+        """Whether an AR item may be derived from ``plan``, so its history keeps that item's refusal too.
+
+        An edit that removes the evidence of an audio-native item (``drop_context`` under
+        ``refusal_scope=every_subtype``) would also rule out every haystack on the question's
+        subject, so it is kept only for the items :meth:`layout` pairs with an AR item; other
+        items keep their same-subject haystacks (a redrawn AR item deriving from them is checked
+        by QC like any other).
+        """
+        edit = refusal_edit(plan, self.config.refusal_scope)
+        if edit is None:
+            return False
+        if edit != "drop_context" or plan.evidence == "semantics":
+            return True
+        return int(item_root(plan.plan_id).removeprefix("vox")) in self.layout()[1].values()
+
     def _refusable(self, index: int, cell: tuple[str, str, str]) -> bool:
-        return refusal_edit(self._draw(index, 0, cell)) is not None
+        return refusal_edit(self._draw(index, 0, cell), self.config.refusal_scope) is not None
 
     def _draw(self, index: int, attempt: int, cell: tuple[str, str, str]) -> Plan:
         """The unworded plan of non-AR item ``index`` with (evidence, operation, subtype) ``cell``."""
@@ -398,14 +433,19 @@ class VoxMemBuilder:
         schedule, sources = self.layout()
         evidence, _, subtype = schedule[index]
         wanted = subtype.removeprefix("from_")
+        scope = self.config.refusal_scope
         candidates = sorted(
-            (j for j, p in asked.items() if p.evidence == evidence and p.plan_id not in taken and refusal_edit(p)),
+            (
+                j
+                for j, p in asked.items()
+                if p.evidence == evidence and p.plan_id not in taken and refusal_edit(p, scope)
+            ),
             key=lambda j: (j != sources[index], asked[j].operation != wanted, j),
         )
         if attempt >= len(candidates):
             return None
         plan_id = f"vox{index:05d}" + (f"r{attempt}" if attempt else "")
-        return derive_refusal(asked[candidates[attempt]], plan_id)
+        return derive_refusal(asked[candidates[attempt]], plan_id, scope)
 
     def _worded(self, plan: Plan) -> Plan:
         """The plan with its question reworded by the LLM writer's reasoner (template writer: unchanged)."""
@@ -496,7 +536,9 @@ class VoxMemBuilder:
         """Render the plan's sessions and grow its nested histories.
 
         Every budget level adds up to ``haystacks_per_level`` haystacks (:meth:`_next_haystack`)
-        and then fillers, so each longer history holds more of both.
+        and then fillers, so each longer history holds more of both. Under
+        ``length_control=fixed_competition`` the haystacks added above the smallest budget are
+        never on the question's subjects (:meth:`fixed_competition`).
         """
         voices = assign_voices(list(plan.users), self.voice_bank, rng)
         self._filler_next = int(rng.integers(len(self.fillers)))  # fillers depend on this item's generator only
@@ -510,27 +552,37 @@ class VoxMemBuilder:
             for s in p.sessions
             if s.role == "evidence" and s.fact.subject not in used_subjects
         ]
-        can_be_edited = refusal_edit(plan) is not None
+        can_be_edited = self._may_be_refused(plan)
         checks = [_AnswerCheck(plan.query, _ordered_facts(plan), plan.answer)]
         if can_be_edited:  # an added session must not give the AR item derived from this one an answer
-            checks.append(_AnswerCheck(plan.query, _ordered_facts(derive_refusal(plan, "")), REFUSAL))
+            checks.append(
+                _AnswerCheck(plan.query, _ordered_facts(derive_refusal(plan, "", self.config.refusal_scope)), REFUSAL)
+            )
         level_haystacks = {budget: 0 for budget in self.budgets}  # haystacks placed at each level
         pending: list[Session] = []  # rendered candidates that did not fit yet (used first later)
 
-        def fresh(haystack: bool) -> Session | None:
+        def competing(session: Session, budget: int) -> bool:  # a same-subject haystack the control keeps out
+            return self.fixed_competition(budget) and session.fact.subject in plan.query.subjects
+
+        def fresh(haystack: bool, budget: int) -> Session | None:
             if haystack:
-                return self._next_haystack(plan, borrowable, checks, voices, rng)
+                on_subject = not self.fixed_competition(budget)
+                return self._next_haystack(plan, borrowable, checks, voices, rng, on_subject=on_subject)
             return self._next_filler(voices, rng)
 
         def next_extra(remaining: int, budget: int):
             kinds = (True, False) if level_haystacks[budget] < self.config.haystacks_per_level else (False,)
             for haystack in kinds:  # this level's haystacks first, then fillers
                 fits = [
-                    k for k, c in enumerate(pending) if (c.role == "haystack") == haystack and c.tokens <= remaining
+                    k
+                    for k, c in enumerate(pending)
+                    if (c.role == "haystack") == haystack
+                    and c.tokens <= remaining
+                    and not (haystack and competing(c, budget))
                 ]
                 candidate = pending.pop(fits[0]) if fits else None
                 for _ in range(0 if candidate else FIT_ATTEMPTS):
-                    new = fresh(haystack)
+                    new = fresh(haystack, budget)
                     if new is None or new.tokens <= remaining:
                         candidate = new
                         break
@@ -554,7 +606,12 @@ class VoxMemBuilder:
         history = _History(placed, histories, [stamp_of[i] for i in range(len(placed))], voices)
         return history, core
 
-    def _next_haystack(self, plan, borrowable, checks, voices, rng) -> Session | None:
+    def fixed_competition(self, budget: int) -> bool:
+        """Whether haystacks added while filling ``budget`` stay off the question's subjects
+        (``length_control=fixed_competition`` above the smallest budget)."""
+        return self.config.length_control == "fixed_competition" and budget > self.budgets[0]
+
+    def _next_haystack(self, plan, borrowable, checks, voices, rng, *, on_subject: bool = True) -> Session | None:
         """A haystack for ``plan``'s history that supplies no alternative answer, or ``None``.
 
         For audio-native items every other haystack is first tried on the question's own subject
@@ -566,7 +623,7 @@ class VoxMemBuilder:
         AR item derivable from it), its fact is not already in the history, and the session is not
         yet in ``max_session_reuse`` items' histories.
         """
-        topical_first = plan.audio_native and (len(checks[0].facts) - len(plan.sessions)) % 2 == 0
+        topical_first = on_subject and plan.audio_native and (len(checks[0].facts) - len(plan.sessions)) % 2 == 0
         for attempt in range(HAYSTACK_TRIES):
             if topical_first and attempt < HAYSTACK_TRIES // 2:
                 fact, source = self._written_haystack(plan, rng, same_subject=True), "written"
@@ -779,6 +836,25 @@ class VoxMemBuilder:
         item_episodes = self.episodes(plan, history, core)
         return plan, self._failures(plan, item_episodes, attempt), (history, core, item_episodes)
 
+    def separability(self, episodes: list[VoxMemEpisode]) -> dict[str, Any]:
+        """The text-only separability check over every evidence and haystack session of the
+        dataset (each once, under the first item holding it), folds grouped by derivation family."""
+        longest = {e.items[0].item_id: e for e in episodes if e.budget == self.budgets[-1]}
+        items = [(i, e.items[0].annotations.get("source_item"), e.sessions) for i, e in sorted(longest.items())]
+        families = derivation_families(items)
+        first: dict[str, tuple[Session, str]] = {}
+        for _, e in sorted(longest.items()):
+            for s in e.sessions:
+                if s.role in ("evidence", "haystack"):
+                    first.setdefault(s.session_id, (s, e.items[0].annotations["evidence"]))
+        ordered = [first[k] for k in sorted(first)]
+        return separability(
+            [s for s, _ in ordered],
+            [families[s.session_id] for s, _ in ordered],
+            [t for _, t in ordered],
+            seed=self.config.seed,
+        )
+
     def write_qc(self, plans: list[Plan], episodes: list[VoxMemEpisode], discarded: list, revised: int) -> Path:
         """Write the QC report next to the manifest.
 
@@ -824,15 +900,7 @@ class VoxMemBuilder:
             report["intelligibility"] = self.gate.report(episodes)
         if self.model_qc is not None:
             report["model_qc"] = qc_model_report(self.model_qc.log, self.config.qc_model)
-        topical: dict[str, tuple[Session, str]] = {}
-        for e in sorted(episodes, key=lambda e: e.items[0].item_id):
-            for s in e.sessions:
-                if s.role in ("evidence", "haystack"):
-                    topical.setdefault(s.session_id, (s, e.items[0].item_id))  # grouped by first item
-        ordered = [topical[k] for k in sorted(topical)]
-        report["separability"] = qc.separability(
-            [s for s, _ in ordered], self.config.seed, groups=[item for _, item in ordered]
-        )
+        report["separability"] = self.separability(episodes)
         if self.qc_reasoner is not None:
             smallest = [e for e in episodes if e.budget == self.budgets[0] and e.items[0].annotations["audio_native"]]
             solved = [e.items[0].item_id for e in smallest if qc.transcript_llm_solves(self.qc_reasoner, e)]

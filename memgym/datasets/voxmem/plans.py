@@ -415,7 +415,13 @@ def _edited(source: Plan, edit: str) -> list[SessionPlan] | None:
     return sessions
 
 
-def refusal_edit(source: Plan) -> str | None:
+REFUSAL_SCOPES = ("words_kept", "every_subtype")
+"""Which edits may refuse an audio-native item: ``words_kept`` only those that keep every word
+(``drop_cue``, ``revoice``); ``every_subtype`` also removes the evidence (``drop_context``) where
+no such edit refuses, so every IE/MSR/TET subtype of every evidence type yields AR items."""
+
+
+def refusal_edit(source: Plan, scope: str = "words_kept") -> str | None:
     """The edit that turns ``source`` into a valid AR item, or ``None`` when none does.
 
     Valid: the oracle over the edited facts refuses, and for audio-native evidence the words stay
@@ -424,11 +430,19 @@ def refusal_edit(source: Plan) -> str | None:
     items use ``drop_context``. Counting items qualify when their premise can be removed:
     semantic ones lose their subject, paralinguistic ones ("did I sound ...") the asker's voice;
     counting who spoke or what was audible has no such edit (removing a voice or a sound
-    changes the count, not whether the question has an answer).
+    changes the count, not whether the question has an answer). With ``scope="every_subtype"``
+    an audio-native item no such edit refuses (who said it, what was audible: counting,
+    matching, tracking) has its evidence removed instead (``drop_context``: the question's
+    subject never comes up); that refusal shows in the transcript (:func:`derive_refusal` marks
+    the AR item not audio-native).
     """
+    if scope not in REFUSAL_SCOPES:
+        raise MemgymError(f"refusal scope '{scope}' is not one of {REFUSAL_SCOPES}")
     if source.operation not in ("IE", "MSR", "TET"):
         return None
     edits = ("drop_context",) if source.evidence == "semantics" else ("drop_cue", "revoice")
+    if scope == "every_subtype" and source.evidence != "semantics":
+        edits += ("drop_context",)
     for edit in edits:
         if edit == "drop_cue" and source.subtype != "cue_to_fact":
             continue
@@ -438,19 +452,22 @@ def refusal_edit(source: Plan) -> str | None:
         facts = [s.fact for s in sorted(sessions, key=lambda s: (s.order < 0, s.order))]
         if answer_query(source.query, facts) != REFUSAL:
             continue
-        if source.audio_native and not (transcript_candidates(source.query, facts) - {REFUSAL}):
+        words_kept = edit != "drop_context"
+        if source.audio_native and words_kept and not (transcript_candidates(source.query, facts) - {REFUSAL}):
             continue
         return edit
     return None
 
 
-def derive_refusal(source: Plan, plan_id: str) -> Plan:
-    """The AR plan of ``source``: same sessions and question, evidence neutralised, answer REFUSAL.
+def derive_refusal(source: Plan, plan_id: str, scope: str = "words_kept") -> Plan:
+    """The AR plan of ``source``: same sessions and question, evidence neutralised or removed
+    (:func:`refusal_edit` with ``scope``), answer REFUSAL. An AR item whose evidence was removed
+    (``drop_context``) is not audio-native: the transcript shows the subject never came up.
 
     Raises:
         MemgymError: ``source`` is not eligible (:func:`refusal_edit` is ``None``).
     """
-    edit = refusal_edit(source)
+    edit = refusal_edit(source, scope)
     if edit is None:
         raise MemgymError(f"plan {source.plan_id} ({source.cell}/{source.subtype}) cannot be turned into an AR item")
     sessions = _edited(source, edit)
@@ -462,6 +479,7 @@ def derive_refusal(source: Plan, plan_id: str) -> Plan:
         subtype=f"from_{source.operation}",
         answer=REFUSAL,
         sessions=tuple(sessions),
+        audio_native=source.audio_native and edit != "drop_context",
         source_plan_id=source.plan_id,
         ar_edits=edits,
     )

@@ -21,9 +21,9 @@ Item level (QC-2), per episode (item x budget):
   * ``nesting`` -- each longer history contains the shorter one's sessions in the same order.
 
 Dataset level: ``reuse`` -- no session appears in more items' histories than the limit;
-``separability`` -- a text-only classifier (multinomial naive Bayes on word counts, 5-fold
-cross-validation with the folds grouped by item, balanced accuracy) should not tell evidence from haystack sessions by their
-words much better than the same classifier trained on shuffled labels.
+``separability`` -- a text-only classifier should not tell evidence from haystack sessions by their
+words much better than the same classifier trained on shuffled labels (folds grouped by
+derivation family; :mod:`memgym.datasets.voxmem.separability`).
 
 Optional model check (``qc_reasoner``): a text-only reasoner reads the transcript of the
 smallest history (words and timestamps, no audio) and answers each audio-native question; how
@@ -264,58 +264,6 @@ def transcript_llm_solves(reasoner: Reasoner, episode: VoxMemEpisode) -> bool:
     return bool(gold) and (said == gold or f" {gold} " in f" {said} ")
 
 
-def separability(
-    sessions: Sequence[Session], seed: int = 0, folds: int = 5, groups: Sequence[str] | None = None
-) -> dict[str, float]:
-    """How well a text-only classifier tells evidence from haystack sessions (see module docstring).
-
-    Args:
-        groups: one label per session (the item it belongs to); sessions of one group share a
-            fold, so words particular to an item (its subject) cannot carry from training to test
-            folds. ``None`` puts every session in its own group.
-
-    Returns:
-        ``{"accuracy", "shuffled_accuracy", "sessions"}``: balanced accuracies (0.5 = chance) of
-        naive Bayes on the real and on permuted labels, and the number of sessions used.
-    """
-    import re
-
-    import numpy as np
-
-    texts = [" ".join(t.text for t in s.turns).lower() for s in sessions]
-    labels = np.array([s.role == "evidence" for s in sessions], dtype=int)
-    if len(texts) < 2 * folds or labels.min() == labels.max():
-        return {"accuracy": float("nan"), "shuffled_accuracy": float("nan"), "sessions": len(texts)}
-    vocab: dict[str, int] = {}
-    rows = [[vocab.setdefault(w, len(vocab)) for w in re.findall(r"[a-z']+", t)] for t in texts]
-    counts = np.zeros((len(texts), len(vocab)))
-    for i, row in enumerate(rows):
-        np.add.at(counts[i], row, 1.0)
-    rng = np.random.default_rng(seed)
-    names = [s.session_id for s in sessions] if groups is None else list(groups)
-    if len(names) != len(texts):
-        raise ValueError(f"separability: {len(names)} groups for {len(texts)} sessions")
-    group_ids = {g: i for i, g in enumerate(dict.fromkeys(names))}
-    fold_of_group = rng.permutation(len(group_ids)) % folds
-    fold_of = fold_of_group[[group_ids[g] for g in names]]
-
-    def cross_validated(y: np.ndarray) -> float:
-        predictions = np.zeros_like(y)
-        for k in range(folds):
-            train, test = fold_of != k, fold_of == k
-            log_prior = np.log(np.array([np.mean(y[train] == c) for c in (0, 1)]) + 1e-9)
-            word_counts = np.stack([counts[train & (y == c)].sum(axis=0) + 1.0 for c in (0, 1)])
-            log_likelihood = np.log(word_counts / word_counts.sum(axis=1, keepdims=True))
-            predictions[test] = np.argmax(counts[test] @ log_likelihood.T + log_prior, axis=1)
-        return float(np.mean([np.mean(predictions[y == c] == c) for c in (0, 1)]))
-
-    return {
-        "accuracy": cross_validated(labels),
-        "shuffled_accuracy": cross_validated(rng.permutation(labels)),
-        "sessions": len(texts),
-    }
-
-
 def reuse_counts(item_sessions: dict[str, set[str]]) -> collections.Counter:
     """session id -> number of items whose (longest) history contains it."""
     counts: collections.Counter = collections.Counter()
@@ -334,11 +282,7 @@ def write_report(folder: Path, report: dict[str, Any]) -> Path:
     lines += [f"- max session reuse: {report['max_session_reuse']} (limit {report['reuse_limit']})"]
     lines += [f"- audio: {report['audio_hours']:.3f} h in {report['user_turns']} user turns"]
     if report.get("separability"):
-        sep = report["separability"]
-        lines += [
-            f"- evidence vs haystack, text-only classifier: balanced accuracy {sep['accuracy']:.2f} "
-            f"(shuffled labels {sep['shuffled_accuracy']:.2f}, {sep['sessions']} sessions)"
-        ]
+        lines += _separability_lines(report["separability"])
     if report.get("transcript_llm"):
         llm = report["transcript_llm"]
         lines += [
@@ -356,6 +300,32 @@ def write_report(folder: Path, report: dict[str, Any]) -> Path:
     path = folder / "qc_report.md"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
+
+
+def _separability_lines(sep: dict[str, Any]) -> list[str]:
+    """Report lines of the separability check: overall, then one row per evidence type, then the top words."""
+    if "ci" not in sep:
+        return [f"- evidence vs haystack, text-only classifier: not computed ({sep['sessions']} sessions)"]
+
+    def row(name: str, r: dict[str, Any]) -> str:
+        if "ci" not in r:
+            return f"| {name} | - | - | {r['sessions']} |"
+        lo, hi = r["ci"]
+        slo, shi = r["shuffled_interval"]
+        return f"| {name} | {r['accuracy']:.2f} [{lo:.2f}, {hi:.2f}] | {r['shuffled_accuracy']:.2f} [{slo:.2f}, {shi:.2f}] | {r['sessions']} |"
+
+    lines = [
+        f"- evidence vs haystack, text-only classifier (naive Bayes, {sep['folds']} folds over "
+        f"{sep['families']} derivation families; shuffled: {sep['permutations']} label permutations, 95 % interval):",
+        "",
+        "| sessions of | balanced accuracy [95 % CI] | shuffled [95 % interval] | sessions |",
+        "| --- | ---: | ---: | ---: |",
+        row("all", sep),
+    ]
+    lines += [row(name, r) for name, r in sep.get("by_evidence", {}).items()]
+    for label, words in sep["top_features"].items():
+        lines += [f"- words most indicative of {label}: " + ", ".join(f"{w} ({r:+.2f}, {n})" for w, r, n in words)]
+    return lines
 
 
 def _intelligibility_lines(heard: dict[str, Any]) -> list[str]:

@@ -69,3 +69,24 @@ def test_unknown_cells_and_budgets_are_config_errors(tmp_path):
         VoxMemBuilder(VoxMemConfig(cells=("semantics/IE",), out=str(tmp_path)))
     with pytest.raises(ConfigError, match="not a token count"):
         VoxMemBuilder(VoxMemConfig(budgets=("lots",), out=str(tmp_path)))
+
+
+def test_bad_dataset_folders_are_one_error_line(small_build, tmp_path, capsys):
+    """A folder missing audio files and a truncated manifest line: one ``memgym: error:`` line each, exit 2."""
+    import shutil
+
+    from memgym.cli import main
+
+    _, folder, _ = small_build
+    lines = (folder / "manifest.jsonl").read_text().splitlines(keepends=True)
+    no_audio = tmp_path / "no_audio"
+    no_audio.mkdir()
+    shutil.copy(folder / "manifest.jsonl", no_audio / "manifest.jsonl")
+    truncated = tmp_path / "truncated"
+    shutil.copytree(folder, truncated)
+    (truncated / "manifest.jsonl").write_text(lines[0] + lines[1][: len(lines[1]) // 2])
+    for bad, expected in [(no_audio, f"dataset {no_audio}: "), (truncated, f"{truncated / 'manifest.jsonl'}:2: ")]:
+        args = ["eval", "voxmem", f"dataset={bad}", "memories=[oracle_tags]", "models=[structured]"]
+        assert main(args) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith(f"memgym: error: {expected}"), err

@@ -93,3 +93,47 @@ def test_every_budget_level_adds_haystacks_and_fillers_that_keep_the_answer(smal
             assert answer_query(plan.query, facts) == plan.answer  # no added session supplies another answer
             previous = {s.session_id for s in sessions}
     assert topical > 0  # longer histories add haystacks on the question's own subject
+
+
+def _on_subject_haystacks(folder):
+    """item -> budget -> (haystacks on the question's subjects, session ids, answer holds)."""
+    from memgym.core.episode import Dataset
+    from memgym.core.records import read_jsonl
+    from memgym.datasets.voxmem.oracle import answer_query
+
+    plans = {p.plan_id: p for p in read_jsonl(folder / "plans.jsonl")}
+    out: dict = {}
+    for e in Dataset.load(folder / "manifest.jsonl"):
+        plan = plans[e.items[0].item_id]
+        count = sum(s.role == "haystack" and s.fact.subject in plan.query.subjects for s in e.sessions)
+        holds = answer_query(plan.query, [s.fact for s in e.sessions if s.fact is not None]) == plan.answer
+        out.setdefault(plan.plan_id, {})[e.budget] = (count, [s.session_id for s in e.sessions], holds)
+    return plans, out
+
+
+@pytest.mark.slow  # a second build of the shared fixture's items (its audio reused)
+def test_fixed_competition_keeps_same_subject_haystacks_constant_across_budgets(small_build, tmp_path):
+    """length_control=fixed_competition: the same items and smallest history; longer histories add
+    no haystack on the question's subjects (the default adds some), and every answer still holds."""
+    import dataclasses
+    import os
+
+    from memgym.datasets.voxmem.build import VoxMemBuilder
+
+    config, folder, _ = small_build
+    for path in (folder / "audio").rglob("*"):  # share the rendered audio (content-hashed files)
+        target = tmp_path / path.relative_to(folder)
+        target.mkdir(parents=True, exist_ok=True) if path.is_dir() else os.link(path, target)
+    control = VoxMemBuilder(dataclasses.replace(config, out=str(tmp_path), length_control="fixed_competition")).build()
+    plans, default = _on_subject_haystacks(folder)
+    control_plans, fixed = _on_subject_haystacks(control)
+    assert control_plans == plans
+    levels = sorted({b for budgets in fixed.values() for b in budgets})
+    smallest, largest = levels[0], levels[-1]
+    grew = 0
+    for item, budgets in fixed.items():
+        assert budgets[smallest][1] == default[item][smallest][1]  # same smallest history
+        assert len({count for count, _, _ in budgets.values()}) == 1, (item, budgets)
+        assert all(holds for _, _, holds in budgets.values())
+        grew += default[item][largest][0] > default[item][smallest][0]
+    assert grew > 0  # the default does add competing haystacks with length

@@ -164,3 +164,70 @@ def test_replace_phrase_keeps_sentence_case():
     assert replace_phrase(text, "the lamp replacement", "the broken fence") == (
         "The broken fence is done. For the broken fence, Monday."
     )
+
+
+def _ordered_facts(plan):
+    return [s.fact for s in sorted(plan.sessions, key=lambda s: (s.order < 0, s.order))]
+
+
+NEW_SUBTYPES = [
+    ("speaker", "IE", "context_to_cue"),
+    *(("speaker", "MSR", sub) for sub in ("counting", "matching")),
+    *(("speaker", "TET", sub) for sub in ("latest", "at_point", "full_sequence")),
+    *(("sound", "MSR", sub) for sub in ("counting", "matching", "comparing")),
+    *(("sound", "TET", sub) for sub in ("latest", "at_point", "full_sequence")),
+]
+"""Subtypes that no words-kept edit refuses: refused by removing the evidence (refusal_scope=every_subtype)."""
+
+
+@pytest.mark.parametrize("cell", NEW_SUBTYPES, ids=["/".join(c) for c in NEW_SUBTYPES])
+def test_every_subtype_scope_refuses_by_removing_only_the_evidence(cell):
+    for seed in range(3):
+        source = plan_item("src", *cell, SOUNDS, np.random.default_rng(seed))
+        assert refusal_edit(source) is None  # the default scope is unchanged
+        assert refusal_edit(source, "every_subtype") == "drop_context"
+        ar = derive_refusal(source, "ar", "every_subtype")
+        assert answer_query(source.query, _ordered_facts(source)) == source.answer != REFUSAL
+        assert answer_query(ar.query, _ordered_facts(ar)) == REFUSAL  # the source's answer is no longer recoverable
+        assert not ar.audio_native and ar.question == source.question and ar.answer == REFUSAL
+        target = source.query.subjects[0]
+        used = {s.fact.subject for s in source.sessions}
+        for new, old in zip(ar.sessions, source.sessions):
+            if old.fact.subject != target:
+                assert new == old and new.key not in ar.ar_edits  # everything else unchanged
+            else:  # only the subject moves, to one no session of the item names
+                assert dataclasses.replace(new.fact, subject=target) == old.fact and new.fact.subject not in used
+                assert ar.ar_edits[new.key] == "drop_context"
+
+
+@pytest.mark.slow  # renders four items
+def test_every_subtype_ar_items_keep_their_sources_history_but_the_evidence(tmp_path):
+    from memgym.backends.asr import ASRConfig
+
+    config = VoxMemConfig(
+        items=4,
+        cells=("speaker/TET", "speaker/AR", "sound/MSR", "sound/AR"),
+        budgets=("4k", "6k"),
+        out=str(tmp_path),
+        refusal_scope="every_subtype",
+        asr=ASRConfig(kind="none"),
+    )
+    folder = VoxMemBuilder(config).build()
+    plans = {p.plan_id: p for p in read_jsonl(folder / "plans.jsonl")}
+    episodes = _by_item(folder)
+    refusals = [p for p in plans.values() if p.operation == "AR"]
+    assert sorted(plans[p.source_plan_id].cell for p in refusals) == ["sound/MSR", "speaker/TET"]
+    for plan in refusals:
+        source = plans[plan.source_plan_id]
+        for budget, ar in episodes[plan.plan_id].items():
+            original = episodes[source.plan_id][budget]
+            facts = [s.fact for s in ar.sessions if s.fact is not None]
+            assert answer_query(plan.query, facts) == REFUSAL
+            assert answer_query(source.query, [s.fact for s in original.sessions if s.fact]) == source.answer
+            changed = [(a, b) for a, b in zip(ar.sessions, original.sessions) if a.session_id != b.session_id]
+            assert len(ar.sessions) == len(original.sessions) and len(changed) == len(plan.ar_edits)
+            for new, old in changed:  # the evidence moved to another subject, words otherwise kept
+                assert new.fact.subject != old.fact.subject and new.role == old.role
+                assert [t.text for t in new.turns] == [
+                    replace_phrase(t.text, old.fact.subject, new.fact.subject) for t in old.turns
+                ]
