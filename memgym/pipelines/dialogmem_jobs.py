@@ -13,8 +13,9 @@ finishes. Formation frames are rendered 16 poses to a ray cast through a frame c
 (:mod:`memgym.sensors.frame_cache`), so the memories after the first reuse them: within the
 process while they fit in its 512 MiB, or across memories and runs from ``frame_cache=DIR``.
 A reasoner or judge failure, an episode with dangling ids or a duplicated episode id
-becomes an ``error`` row and the run goes on; a re-run retries the items that failed, and an
-eval in which every item of a memory failed ends with an error once its tables are written. Layout of ``RUNS/eval-dialogmem/NAME/`` (``NAME``:
+becomes an ``error`` row and the run goes on; a re-run retries the items that failed. Once the
+tables are written, the CLI ends an eval in which every item of a memory failed with an error and
+one in which some failed with a warning line (:mod:`memgym.core.outcome`). Layout of ``RUNS/eval-dialogmem/NAME/`` (``NAME``:
 ``name=`` or the hash of the config without the memory names)::
 
     <memory>/           one RunStore per memory: results.jsonl, results.md (tables by task and
@@ -59,7 +60,7 @@ from memgym.core.executors import executor_field, ray_address_field, run_ordered
 from memgym.core.outputs import prepare_output_file, write_text_atomic
 from memgym.core.records import from_json, write_jsonl
 from memgym.core.registry import MEMORIES
-from memgym.core.results import RunStore, aggregate, raise_if_all_failed, to_markdown
+from memgym.core.results import RunStore, aggregate, to_markdown
 from memgym.core.seeding import ADDED_FIELD, NOT_HASHED, config_hash, episode_rng
 from memgym.core.textfiles import text_lines
 from memgym.datasets.dialogmem.episode import ConstructionConfig, DialogMemEpisode, build_episode
@@ -478,8 +479,6 @@ def evaluate(args: JobArgs) -> Path:
         with (folder / "comparison.md").open("a", encoding="utf-8") as handle:
             handle.write("\nLink quality (linkable turns linked to a snapshot showing an object they refer to):\n\n")
             handle.write("\n".join(lines) + "\n")
-    for store in stores:
-        raise_if_all_failed(store)  # after the tables: they show the errors
     return folder
 
 
