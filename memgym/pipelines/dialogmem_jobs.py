@@ -58,6 +58,7 @@ from memgym.core.episode import Dataset, TaskItem
 from memgym.core.errors import ConfigError, RecordError
 from memgym.core.executors import executor_field, ray_address_field, run_ordered, worker_gpus_field, workers_field
 from memgym.core.outputs import prepare_output_file, write_text_atomic
+from memgym.core.paths import require_file, require_folder
 from memgym.core.records import from_json, write_jsonl
 from memgym.core.registry import MEMORIES
 from memgym.core.results import RunStore, aggregate, to_markdown
@@ -278,9 +279,9 @@ def scene_specs(config: DialogMemGenerateConfig) -> list[SceneSpec]:
             SceneSpec(backend="procedural", seed=config.first_house_seed + i, options={"house": house})
             for i in range(config.scenes)
         ]
-    root = Path(config.hm3d_path)
-    if not config.hm3d_path or not root.is_dir():
-        raise ConfigError(f"source=hm3d needs hm3d_path=<folder of HM3D scenes>; got {config.hm3d_path!r}")
+    if not config.hm3d_path:
+        raise ConfigError("source=hm3d needs hm3d_path=<folder of HM3D scenes>")
+    root = require_folder(config.hm3d_path, "hm3d_path", "a folder of HM3D scenes", error=ConfigError)
     meshes = (p for p in root.glob("**/*.glb") if not p.name.endswith(".semantic.glb"))
     # X.glb and X.basis.glb are the same scene (the reader prefers X.glb)
     stems = sorted({p.with_name(p.name.removesuffix(".glb").removesuffix(".basis")) for p in meshes})
@@ -410,8 +411,7 @@ def _read_partial(path: Path, digest: str) -> Iterator[DialogMemEpisode]:
 
 def load_episodes(path: Path) -> tuple[list[DialogMemEpisode], list[tuple[str, dict[str, Any]]]]:
     """Episodes of a dataset file plus error rows for unusable ones (duplicates, dangling ids)."""
-    if not path.is_file():
-        raise RecordError(f"dataset {path} does not exist; run 'memgym generate dialogmem' first")
+    require_file(path, "dataset", "a .jsonl file", hint="run 'memgym generate dialogmem' first", error=RecordError)
     episodes, errors, seen = [], [], set()
     for number, line in text_lines(path):
         if not line.strip():
