@@ -28,8 +28,8 @@ view points are computed.
 
 Navigation (``navigation=``): ``"navmesh"`` rasterises the walkable polygons of ``X.navmesh`` (or
 ``X.basis.navmesh``) onto the navigation grid at the floor level (they are already eroded by the radius the navmesh
-was built for; a larger agent radius erodes the difference), so islands, geodesics and snapping
-follow habitat-sim's navmesh; ``"mesh"`` computes navigability from ``X.glb``; ``"auto"`` (the
+was built for; a larger agent radius erodes the difference, and cells too close to the mesh's faces
+are removed as with ``"mesh"``), so islands, geodesics and snapping follow habitat-sim's navmesh; ``"mesh"`` computes navigability from ``X.glb``; ``"auto"`` (the
 default) uses the navmesh when the file exists and the mesh otherwise.
 """
 
@@ -550,7 +550,12 @@ class HM3DScene(MeshScene):
             box = np.stack([np.minimum(box[0], nav_box[0]), np.maximum(box[1], nav_box[1])])
         erosion = max(0.0, self.agent.radius - self.navmesh.agent_radius)
         return NavGrid.from_surface_triangles(
-            self.navmesh.walkable_triangles(), box, self.agent, self.floor_height, erosion=erosion
+            self.navmesh.walkable_triangles(),
+            box,
+            self.agent,
+            self.floor_height,
+            erosion=erosion,
+            obstacles=self.vertices[self.triangles],
         )
 
     def _instance_boxes(self) -> dict[int, np.ndarray]:

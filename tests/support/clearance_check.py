@@ -1,0 +1,44 @@
+"""An independent clearance check: sampled mesh faces, not the navigation grid's own geometry code.
+
+Each face is sampled on a barycentric lattice with neighbouring samples at most ``spacing`` apart;
+the samples inside the agent's body band (from ``max_climb`` above the floor level to ``height``)
+are kept, projected onto the floor plane and thinned to one per ``spacing / 2`` square. Samples
+are points of the faces, so a point's distance to its nearest sample is never less than its
+distance to the faces (and at most about ``spacing`` more): a point found closer than the radius
+is truly closer.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.spatial import cKDTree
+
+
+def body_samples(triangles: np.ndarray, y_lo: float, y_hi: float, spacing: float = 0.01) -> np.ndarray:
+    """``(P, 2)`` floor-plane ``(x, z)`` samples of the parts of ``triangles`` ``(T, 3, 3)`` in
+    ``[y_lo, y_hi]``: one sample (a point of a face) per ``spacing / 2`` square seen from above."""
+    tri = np.asarray(triangles, np.float64).reshape(-1, 3, 3)
+    tri = tri[(tri[:, :, 1].max(axis=1) >= y_lo) & (tri[:, :, 1].min(axis=1) <= y_hi)]
+    if not len(tri):
+        return np.zeros((0, 2))
+    step = spacing / 2
+    origin = tri[:, :, [0, 2]].reshape(-1, 2).min(axis=0) - step
+    shape = np.ceil((tri[:, :, [0, 2]].reshape(-1, 2).max(axis=0) - origin) / step).astype(int) + 2
+    kept = np.full((*shape, 2), np.nan)
+    for a, b, c in tri:
+        longest = max(float(np.linalg.norm(p - q)) for p, q in ((a, b), (b, c), (c, a)))
+        n = max(1, int(np.ceil(longest / spacing)))
+        i, j = np.divmod(np.arange((n + 1) * (n + 1)), n + 1)
+        i, j = i[i + j <= n], j[i + j <= n]
+        points = a + np.outer(i / n, b - a) + np.outer(j / n, c - a)
+        points = points[(points[:, 1] >= y_lo) & (points[:, 1] <= y_hi)][:, [0, 2]]
+        cells = np.floor((points - origin) / step).astype(int)
+        kept[cells[:, 0], cells[:, 1]] = points
+    kept = kept.reshape(-1, 2)
+    return kept[~np.isnan(kept[:, 0])]
+
+
+def clearances(points: np.ndarray, samples: np.ndarray) -> np.ndarray:
+    """``(K,)`` horizontal distance from each of ``points`` ``(K, 3)`` to the nearest of ``samples``."""
+    distance, _ = cKDTree(samples).query(np.asarray(points, float)[:, [0, 2]])
+    return distance
