@@ -68,6 +68,8 @@ def clip_to_band(tri: np.ndarray, y_lo: float, y_hi: float) -> np.ndarray:
 def _clip(poly: np.ndarray, level: float, keep_above: bool) -> np.ndarray:
     """One Sutherland-Hodgman step: polygons ``(P, K, 3)`` cut by the plane ``y = level``, keeping
     the side above (or below) it; ``(P', K + 1, 3)`` with empty polygons left out."""
+    if not len(poly):
+        return np.zeros((0, poly.shape[1] + 1, 3))
     side = poly[..., 1] - level if keep_above else level - poly[..., 1]
     inside = side >= 0
     nxt = np.roll(poly, -1, axis=1)
