@@ -259,6 +259,7 @@ def _kill(process: subprocess.Popen) -> None:
     process.wait()
 
 
+@pytest.mark.slow  # memgym subprocesses killed and rerun; in 'make test'
 def test_generate_killed_mid_run_resumes_with_each_episode_once(tmp_path):
     out = tmp_path / "episodes.jsonl"
     args = ["generate", "dialogmem", "scenes=3", *SMALL_HOUSES, "--out", str(out), "--no-progress"]
@@ -283,6 +284,7 @@ def _items(dataset: Path) -> set[str]:
     return {f"{e.episode_id}|{i.item_id}" for e in Dataset.load(dataset) for i in e.items}
 
 
+@pytest.mark.slow  # memgym subprocesses killed and rerun; in 'make test'
 def test_eval_killed_mid_run_resumes_with_each_item_once(dataset, tmp_path):
     args = ["eval", "dialogmem", f"dataset={dataset}", *EVAL_CAMERA, "name=k", "--runs-dir", str(tmp_path)]
     results = tmp_path / "eval-dialogmem" / "k" / "dialogue" / "results.jsonl"
@@ -295,6 +297,7 @@ def test_eval_killed_mid_run_resumes_with_each_item_once(dataset, tmp_path):
     assert set(keys) == _items(dataset) and set(keys.values()) == {1}
 
 
+@pytest.mark.slow  # memgym subprocesses killed and rerun; in 'make test'
 def test_a_second_writer_of_a_run_folder_is_refused(capsys, dataset, tmp_path):
     args = ["eval", "dialogmem", f"dataset={dataset}", *EVAL_CAMERA, "name=c", "--runs-dir", str(tmp_path)]
     first, second = _start([*args, "--no-progress"]), _start([*args, "--no-progress"])

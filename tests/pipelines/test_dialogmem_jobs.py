@@ -30,9 +30,9 @@ EVAL = ("camera.width=32", "camera.height=24")
 
 
 @pytest.fixture(scope="module")
-def dataset(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("dialogmem") / "episodes.jsonl"
-    return generate(JobArgs(overrides=SMALL, out=out, progress=False))
+def dataset(dialogmem_small) -> Path:
+    """The session's small dataset (tests/conftest.py), generated with ``SMALL``."""
+    return dialogmem_small
 
 
 def run_eval(dataset: Path, runs: Path, *extra: str) -> Path:
@@ -431,6 +431,7 @@ def test_memories_after_the_first_reuse_its_rendered_frames(dataset, tmp_path, m
         assert scored == [(r["key"], r.get("reward"), r.get("prediction")) for r in rows(again, memory)]
 
 
+@pytest.mark.slow  # a transformers model answers every item; in 'make test'
 def test_hf_reasoner_budgets_per_task_and_records_its_throughput(dataset, tmp_path):
     """A tiny random Llama as the reasoner: QA answers get at most 2 tokens, navigation replies 1,
     and the run's environment.json holds the reasoner's token counts and rates."""
