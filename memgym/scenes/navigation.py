@@ -27,7 +27,9 @@ walkable surface covers near the floor level, e.g. the polygons of a habitat-sim
 
 Geodesic distance is found by Dijkstra on the 8-connected cell graph (no corner cutting) and
 the resulting cell path is shortened by string pulling (line-of-sight on the grid), so open
-space gives straight-line distances rather than grid (octile) ones. Points are snapped to the
+space gives straight-line distances rather than grid (octile) ones, and each of its corners is
+then pulled taut (moved to the navigable cell centre within 4 cells that shortens its two legs
+most), which keeps geodesics within 2% of an independent shortest path (tests/scenes/test_clearance.py). Points are snapped to the
 nearest navigable cell within ``snap_distance`` metres horizontally, like Habitat's
 ``snap_point``; a point farther away is reported ``off_navmesh`` and the distance is ``inf``,
 as is a goal on another island (``unreachable``). Vertical position is ignored: one grid covers
