@@ -10,8 +10,12 @@
     memgym view PATH [--port N | --out DIR]  browse a dataset or run folder in a web page
     memgym findings PATH... [--out DIR]      every paper claim checked against the runs under PATHs
 
-Bad input (unknown names or subcommands, malformed configs, corrupt or non-UTF-8 files, output
-paths that cannot be written) prints one ``memgym: error:`` line and exits with status 2.
+Exit status (:data:`EXIT_STATUS`, shown by every ``--help``): 0 when the job finished, also when
+some of its items failed or a build dropped some (one ``memgym: warning:`` line on stderr says how
+many and why; re-running an eval retries its failed items); 2 for bad input (unknown names or
+subcommands, malformed configs, corrupt or non-UTF-8 files, output paths that cannot be written)
+and for an eval in which every item of a run folder failed, each with one ``memgym: error:`` line;
+130 when interrupted (re-run to resume).
 """
 
 from __future__ import annotations
@@ -25,7 +29,14 @@ from pathlib import Path
 
 from memgym.core.benchmark import JOBS, JobArgs
 from memgym.core.errors import MemgymError, PluginImportError
+from memgym.core.outcome import JobOutcome, watch_job
 from memgym.core.registry import ALL_REGISTRIES, BENCHMARKS, BUILTIN, Registry
+
+EXIT_STATUS = (
+    "exit status: 0 done, also when some items failed or were dropped (one 'memgym: warning:' line on "
+    "stderr says how many and why; re-running an eval retries its failed items); 2 bad input, or every "
+    "item of a run failed (one 'memgym: error:' line); 130 interrupted (re-run to resume)"
+)
 
 JOB_HELP = {
     "generate": "build a dataset for a benchmark",
@@ -62,7 +73,7 @@ class JobHelp(argparse.Action):
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``memgym`` (every subcommand has ``--help``)."""
-    parser = OneLineParser(prog="memgym", description="Two-phase agent-memory benchmarks.")
+    parser = OneLineParser(prog="memgym", description="Two-phase agent-memory benchmarks.", epilog=EXIT_STATUS)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     listing = sub.add_parser("list", help="show registered benchmarks, envs, memories, scorers, ...")
@@ -72,12 +83,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     for job in JOBS:
-        job_parser = sub.add_parser(job, help=JOB_HELP[job], description=JOB_HELP[job], add_help=False)
+        job_parser = sub.add_parser(
+            job, help=JOB_HELP[job], description=JOB_HELP[job], epilog=EXIT_STATUS, add_help=False
+        )
         job_parser.add_argument("-h", "--help", action=JobHelp, job=job, help="show this help (and BENCH's keys)")
         job_parser.add_argument("benchmark", help="registered benchmark name (see 'memgym list')")
         _add_job_options(job_parser)
 
-    run = sub.add_parser("run", help="run a named job; 'quickstart' runs every benchmark small")
+    run = sub.add_parser("run", help="run a named job; 'quickstart' runs every benchmark small", epilog=EXIT_STATUS)
     run.add_argument("name", choices=["quickstart"], help="the job to run")
     _add_job_options(run)
 
@@ -175,19 +188,28 @@ def _describe(cls: type) -> str:
 
 
 def cmd_job(job: str, benchmark: str, args: JobArgs) -> int:
-    """Dispatch ``memgym JOB BENCH`` to the benchmark's method."""
+    """Dispatch ``memgym JOB BENCH`` to the benchmark's method; say what it left undone."""
     bench = BENCHMARKS.get(benchmark)()
-    result = getattr(bench, job)(args)
+    with watch_job() as outcome:
+        result = getattr(bench, job)(args)
     print(f"{job} {benchmark}: wrote {result}")
-    return 0
+    return _finish(outcome)
 
 
 def cmd_quickstart(args: JobArgs) -> int:
     """Run every registered benchmark's quickstart and write one report."""
     from memgym.pipelines.quickstart import run_quickstart
 
-    report = run_quickstart(args)
+    with watch_job() as outcome:
+        report = run_quickstart(args)
     print(f"quickstart report: {report}")
+    return _finish(outcome)
+
+
+def _finish(outcome: JobOutcome) -> int:
+    """Print the job's warning lines (failed or dropped items) on stderr; 0, or raise when all failed."""
+    for line in outcome.finish():
+        print(line, file=sys.stderr)
     return 0
 
 

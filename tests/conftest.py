@@ -14,6 +14,19 @@ def vox_dataset(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
+def dialogmem_small(tmp_path_factory):
+    """A one-scene DialogMem dataset of a small house (tests/support/small_houses.py), generated once
+    per session and shared by the DialogMem job and sweep tests (read only)."""
+    from small_houses import SMALL_HOUSES
+
+    from memgym.core.benchmark import JobArgs
+    from memgym.pipelines.dialogmem_jobs import generate
+
+    out = tmp_path_factory.mktemp("dialogmem_small") / "episodes.jsonl"
+    return generate(JobArgs(overrides=("scenes=1", *SMALL_HOUSES), out=out, progress=False))
+
+
+@pytest.fixture(scope="session")
 def truth_asr(vox_dataset):
     """An ASR test double returning each turn's true words."""
     from voxmem_fixtures import TruthASR

@@ -94,6 +94,27 @@ def test_out_of_range_settings_and_unknown_commands(capsys, tmp_path, argv, frag
     fails_with_one_line(capsys, [*argv, "--runs-dir", str(tmp_path)] if len(argv) > 1 else argv, fragment)
 
 
+@pytest.mark.parametrize(
+    ("argv", "fragment"),
+    [
+        (["eval", "dialogmem", "dataset={dir}"], "dataset {dir} is a directory, expected a .jsonl file"),
+        (["eval", "dialogmem", "dataset={missing}"], "{missing} does not exist; run 'memgym generate dialogmem'"),
+        (["generate", "dialogmem", "source=hm3d", "hm3d_path={file}"], "{file} is a file, expected a folder of HM3D"),
+        (["eval", "voxmem", "dataset={file}"], "dataset {file} is a file, expected a VoxMem dataset folder"),
+        (["eval", "voxmem", "dataset={missing}"], "dataset {missing} does not exist; build one with"),
+        (["render", "amemops", "manifest={missing}"], "stream set {missing} does not exist"),
+        (["generate", "amemops", "--config", "{dir}"], "config file {dir} is a directory, expected a YAML"),
+        (["generate", "voxmem", "filler_path={missing}"], "filler_path {missing} does not exist"),
+    ],
+)
+def test_path_keys_say_what_is_wrong_with_the_path(capsys, tmp_path, argv, fragment):
+    paths = {"dir": tmp_path / "a_dir", "file": tmp_path / "a_file.jsonl", "missing": tmp_path / "missing"}
+    paths["dir"].mkdir()
+    paths["file"].write_text("{}\n")
+    argv = [arg.format(**paths) for arg in argv]
+    fails_with_one_line(capsys, [*argv, "--runs-dir", str(tmp_path / "runs")], fragment.format(**paths))
+
+
 def test_non_utf8_files_name_the_file(capsys, tmp_path):
     config = tmp_path / "bad.yaml"
     config.write_bytes(b"count: 2\n# " + BAD_BYTES)
@@ -238,6 +259,7 @@ def _kill(process: subprocess.Popen) -> None:
     process.wait()
 
 
+@pytest.mark.slow  # memgym subprocesses killed and rerun; in 'make test'
 def test_generate_killed_mid_run_resumes_with_each_episode_once(tmp_path):
     out = tmp_path / "episodes.jsonl"
     args = ["generate", "dialogmem", "scenes=3", *SMALL_HOUSES, "--out", str(out), "--no-progress"]
@@ -262,6 +284,7 @@ def _items(dataset: Path) -> set[str]:
     return {f"{e.episode_id}|{i.item_id}" for e in Dataset.load(dataset) for i in e.items}
 
 
+@pytest.mark.slow  # memgym subprocesses killed and rerun; in 'make test'
 def test_eval_killed_mid_run_resumes_with_each_item_once(dataset, tmp_path):
     args = ["eval", "dialogmem", f"dataset={dataset}", *EVAL_CAMERA, "name=k", "--runs-dir", str(tmp_path)]
     results = tmp_path / "eval-dialogmem" / "k" / "dialogue" / "results.jsonl"
@@ -274,6 +297,7 @@ def test_eval_killed_mid_run_resumes_with_each_item_once(dataset, tmp_path):
     assert set(keys) == _items(dataset) and set(keys.values()) == {1}
 
 
+@pytest.mark.slow  # memgym subprocesses killed and rerun; in 'make test'
 def test_a_second_writer_of_a_run_folder_is_refused(capsys, dataset, tmp_path):
     args = ["eval", "dialogmem", f"dataset={dataset}", *EVAL_CAMERA, "name=c", "--runs-dir", str(tmp_path)]
     first, second = _start([*args, "--no-progress"]), _start([*args, "--no-progress"])

@@ -34,6 +34,7 @@ import torch
 from torch import nn
 
 from memgym.core.errors import ConfigError, RecordError
+from memgym.core.paths import require_file
 from memgym.datasets.amemops.config import IGNORE_INDEX
 from memgym.memory.recurrent.model import query_loss
 
@@ -332,8 +333,7 @@ class Trainer:
 
 def load_checkpoint_model(path: Path, model_factory: Callable[[dict[str, Any]], nn.Module]) -> nn.Module:
     """Rebuild a model from ``step_<N>.pt``/``last.pt`` written by :class:`Trainer`."""
-    if not Path(path).exists():
-        raise RecordError(f"checkpoint {path} does not exist; train first or check the run folder")
+    require_file(path, "checkpoint", "a .pt file", hint="train first or check the run folder", error=RecordError)
     state = torch.load(path, map_location="cpu", weights_only=False)
     if "model_config" not in state:
         raise RecordError(f"{path}: checkpoint has no model_config")

@@ -23,6 +23,7 @@ import yaml
 
 from memgym.core.convert import convert, field_hints, strip_none, type_text
 from memgym.core.errors import ConfigError
+from memgym.core.paths import require_file
 from memgym.core.textfiles import read_text
 
 C = TypeVar("C")
@@ -52,10 +53,7 @@ def load_config(
     if path is not None:
         path = Path(path)
         where = str(path)
-        if path.is_dir():
-            raise ConfigError(f"{path} is a folder; expected a YAML config file")
-        if not path.is_file():
-            raise ConfigError(f"config file {path} does not exist")
+        require_file(path, "config file", "a YAML config file", error=ConfigError)
         try:
             loaded = yaml.safe_load(read_text(path))
         except yaml.YAMLError as exc:

@@ -25,6 +25,7 @@ from typing import Any, ClassVar, TypeVar
 from memgym.core.convert import convert, convert_envelope
 from memgym.core.errors import RecordError
 from memgym.core.loading import load_target, track_imports
+from memgym.core.paths import require_file
 from memgym.core.registry import RECORD_KINDS
 from memgym.core.textfiles import text_lines
 
@@ -125,8 +126,7 @@ def write_jsonl(path: str | Path, records: Iterable[Record]) -> int:
 def read_jsonl(path: str | Path) -> Iterator[Record]:
     """Yield the records of a JSONL file, naming file and line on any parse error."""
     path = Path(path)
-    if not path.is_file():
-        raise RecordError(f"record file {path} does not exist")
+    require_file(path, "record file", "a .jsonl file", error=RecordError)
     for number, line in text_lines(path):
         if line.strip():
             yield from_json(line, where=f"{path}:{number}")

@@ -11,7 +11,8 @@ Layout of a run folder ``RUNS/JOB/NAME/``::
 
 Re-running the same command opens the same folder and :meth:`RunStore.done_keys` tells the job
 which items to skip; items whose row recorded an ``error`` are not done, so a re-run retries them
-(the new row keeps the earlier messages in ``earlier_errors``). Each row is flushed and fsynced
+(the new row keeps the earlier messages in ``earlier_errors``; the CLI says how many failed when
+the job ends, :mod:`memgym.core.outcome`). Each row is flushed and fsynced
 when appended, so an interrupted run loses at most the item in flight; a half-written last line is
 dropped on reopen. Only one process at a time may write a run folder: a second one is refused with
 a one-line error naming the folder and the pid holding it. Readers keep one row per key (the first,
@@ -40,6 +41,7 @@ from typing import Any
 
 from memgym.core.config import config_to_dict, dump_config
 from memgym.core.errors import MemgymError, RecordError
+from memgym.core.outcome import track_store
 from memgym.core.outputs import make_writable_folder
 from memgym.core.seeding import config_hash
 from memgym.core.textfiles import complete_jsonl_lines, read_text
@@ -151,7 +153,7 @@ class RunStore:
                     f"now {digest}); choose another run name"
                 )
             dump_config(config, folder / "config.yaml")  # may differ in settings that are not hashed
-            return cls(folder, digest, lock=lock)
+            return cls._tracked(folder, digest, lock)
         dump_config(config, folder / "config.yaml")
         environment = environment_info()
         environment["seeds"] = list(seeds)
@@ -163,7 +165,15 @@ class RunStore:
             "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         }
         manifest_path.write_text(json.dumps(manifest, indent=2), encoding="utf-8")
-        return cls(folder, digest, lock=lock)
+        return cls._tracked(folder, digest, lock)
+
+    @classmethod
+    def _tracked(cls, folder: Path, digest: str, lock: FolderLock) -> RunStore:
+        """A writer of ``folder``, whose failed rows the CLI reports when the job ends
+        (:mod:`memgym.core.outcome`)."""
+        store = cls(folder, digest, lock=lock)
+        track_store(store)
+        return store
 
     def done_keys(self) -> set[str]:
         """Keys of the items finished without an error (errored items are retried by a re-run)."""
@@ -271,20 +281,6 @@ def read_manifest(path: Path) -> dict[str, Any]:
     if not isinstance(manifest, dict):
         raise RecordError(f"{path}: expected a JSON object, got a {type(manifest).__name__}")
     return manifest
-
-
-def raise_if_all_failed(store: RunStore) -> None:
-    """Raise when the run has rows and every one of them recorded an ``error``.
-
-    Raises:
-        MemgymError: naming the results file, the count and the first error.
-    """
-    rows = store.rows()
-    if rows and all(row.get("error") for row in rows):
-        raise MemgymError(
-            f"all {len(rows)} items of {store.results_path} failed (first error: {rows[0]['error']}); "
-            "fix the cause and re-run the same command to retry them"
-        )
 
 
 def environment_info() -> dict[str, Any]:

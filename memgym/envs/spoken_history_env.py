@@ -50,6 +50,7 @@ from gymnasium import spaces
 from memgym.core.config import as_config, build_config, check_ranges, config_to_dict
 from memgym.core.episode import Dataset, TaskItem
 from memgym.core.errors import MemgymError
+from memgym.core.paths import require_folder
 from memgym.core.registry import register_env
 from memgym.datasets.voxmem.audio_files import SAMPLE_RATE, read_turn_audio
 from memgym.datasets.voxmem.records import VoxMemEpisode
@@ -103,6 +104,7 @@ class SpokenHistoryEnv(TwoPhaseEnv):
         self.max_text = max_text
         self._episodes: list[VoxMemEpisode] = []
         if self.dataset_dir is not None:
+            require_folder(self.dataset_dir, "dataset", "a VoxMem dataset folder (with manifest.jsonl)")
             manifest = self.dataset_dir / "manifest.jsonl"
             if not manifest.is_file():
                 raise MemgymError(f"{self.dataset_dir} is not a VoxMem dataset (no manifest.jsonl)")

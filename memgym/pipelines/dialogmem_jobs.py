@@ -13,8 +13,9 @@ finishes. Formation frames are rendered 16 poses to a ray cast through a frame c
 (:mod:`memgym.sensors.frame_cache`), so the memories after the first reuse them: within the
 process while they fit in its 512 MiB, or across memories and runs from ``frame_cache=DIR``.
 A reasoner or judge failure, an episode with dangling ids or a duplicated episode id
-becomes an ``error`` row and the run goes on; a re-run retries the items that failed, and an
-eval in which every item of a memory failed ends with an error once its tables are written. Layout of ``RUNS/eval-dialogmem/NAME/`` (``NAME``:
+becomes an ``error`` row and the run goes on; a re-run retries the items that failed. Once the
+tables are written, the CLI ends an eval in which every item of a memory failed with an error and
+one in which some failed with a warning line (:mod:`memgym.core.outcome`). Layout of ``RUNS/eval-dialogmem/NAME/`` (``NAME``:
 ``name=`` or the hash of the config without the memory names)::
 
     <memory>/           one RunStore per memory: results.jsonl, results.md (tables by task and
@@ -57,9 +58,10 @@ from memgym.core.episode import Dataset, TaskItem
 from memgym.core.errors import ConfigError, RecordError
 from memgym.core.executors import executor_field, ray_address_field, run_ordered, worker_gpus_field, workers_field
 from memgym.core.outputs import prepare_output_file, write_text_atomic
+from memgym.core.paths import require_file, require_folder
 from memgym.core.records import from_json, write_jsonl
 from memgym.core.registry import MEMORIES
-from memgym.core.results import RunStore, aggregate, raise_if_all_failed, to_markdown
+from memgym.core.results import RunStore, aggregate, to_markdown
 from memgym.core.seeding import ADDED_FIELD, NOT_HASHED, config_hash, episode_rng
 from memgym.core.textfiles import complete_jsonl_lines, text_lines
 from memgym.datasets.dialogmem.episode import ConstructionConfig, DialogMemEpisode, build_episode
@@ -277,9 +279,9 @@ def scene_specs(config: DialogMemGenerateConfig) -> list[SceneSpec]:
             SceneSpec(backend="procedural", seed=config.first_house_seed + i, options={"house": house})
             for i in range(config.scenes)
         ]
-    root = Path(config.hm3d_path)
-    if not config.hm3d_path or not root.is_dir():
-        raise ConfigError(f"source=hm3d needs hm3d_path=<folder of HM3D scenes>; got {config.hm3d_path!r}")
+    if not config.hm3d_path:
+        raise ConfigError("source=hm3d needs hm3d_path=<folder of HM3D scenes>")
+    root = require_folder(config.hm3d_path, "hm3d_path", "a folder of HM3D scenes", error=ConfigError)
     meshes = (p for p in root.glob("**/*.glb") if not p.name.endswith(".semantic.glb"))
     # X.glb and X.basis.glb are the same scene (the reader prefers X.glb)
     stems = sorted({p.with_name(p.name.removesuffix(".glb").removesuffix(".basis")) for p in meshes})
@@ -404,8 +406,7 @@ def _read_partial(path: Path, digest: str) -> Iterator[DialogMemEpisode]:
 
 def load_episodes(path: Path) -> tuple[list[DialogMemEpisode], list[tuple[str, dict[str, Any]]]]:
     """Episodes of a dataset file plus error rows for unusable ones (duplicates, dangling ids)."""
-    if not path.is_file():
-        raise RecordError(f"dataset {path} does not exist; run 'memgym generate dialogmem' first")
+    require_file(path, "dataset", "a .jsonl file", hint="run 'memgym generate dialogmem' first", error=RecordError)
     episodes, errors, seen = [], [], set()
     for number, line in text_lines(path):
         if not line.strip():
@@ -473,8 +474,6 @@ def evaluate(args: JobArgs) -> Path:
         with (folder / "comparison.md").open("a", encoding="utf-8") as handle:
             handle.write("\nLink quality (linkable turns linked to a snapshot showing an object they refer to):\n\n")
             handle.write("\n".join(lines) + "\n")
-    for store in stores:
-        raise_if_all_failed(store)  # after the tables: they show the errors
     return folder
 
 

@@ -45,6 +45,7 @@ from memgym.core.benchmark import JobArgs
 from memgym.core.config import load_config
 from memgym.core.errors import ConfigError, MemgymError
 from memgym.core.executors import executor_field, ray_address_field, run_ordered, worker_gpus_field, workers_field
+from memgym.core.paths import require_folder
 from memgym.core.records import read_jsonl
 from memgym.core.results import RunStore
 from memgym.core.seeding import NOT_HASHED
@@ -204,7 +205,13 @@ def _askers(dataset_dir: Path) -> dict[str, str]:
 def evaluate(args: JobArgs) -> Path:
     """Run the evaluation of the module docstring; returns the run folder."""
     config = load_config(VoxMemEvalConfig, path=args.config_path, overrides=args.overrides)
-    dataset_dir = Path(config.dataset)
+    dataset_dir = require_folder(
+        config.dataset,
+        "dataset",
+        "a VoxMem dataset folder (with manifest.jsonl)",
+        hint="build one with 'memgym generate voxmem'",
+        error=ConfigError,
+    )
     manifest = dataset_dir / "manifest.jsonl"
     if not manifest.is_file():
         raise ConfigError(f"dataset {dataset_dir} has no manifest.jsonl; build one with 'memgym generate voxmem'")

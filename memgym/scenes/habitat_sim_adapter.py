@@ -18,7 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from memgym.core.errors import FeatureUnavailableError, MemgymError
+from memgym.core.errors import FeatureUnavailableError
+from memgym.core.paths import require_file
 from memgym.core.protocols import Scene
 from memgym.core.registry import register_scene
 from memgym.scenes.mesh_scene import PinholeIntrinsics
@@ -50,8 +51,7 @@ class HabitatSimScene(Scene):  # pragma: no cover - needs habitat_sim
             raise FeatureUnavailableError(
                 "habitat_sim is not importable (it is distributed through conda); use the 'hm3d' backend to read the files directly"
             )
-        if not Path(scene_path).is_file():
-            raise MemgymError(f"habitat-sim scene {scene_path} does not exist")
+        require_file(scene_path, "habitat-sim scene", "a scene file (.glb)")
         self.intrinsics = intrinsics or PinholeIntrinsics()
         backend = habitat_sim.SimulatorConfiguration()
         backend.scene_id = str(scene_path)

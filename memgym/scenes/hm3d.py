@@ -28,8 +28,8 @@ view points are computed.
 
 Navigation (``navigation=``): ``"navmesh"`` rasterises the walkable polygons of ``X.navmesh`` (or
 ``X.basis.navmesh``) onto the navigation grid at the floor level (they are already eroded by the radius the navmesh
-was built for; a larger agent radius erodes the difference), so islands, geodesics and snapping
-follow habitat-sim's navmesh; ``"mesh"`` computes navigability from ``X.glb``; ``"auto"`` (the
+was built for; a larger agent radius erodes the difference, and cells too close to the mesh's faces
+are removed as with ``"mesh"``), so islands, geodesics and snapping follow habitat-sim's navmesh; ``"mesh"`` computes navigability from ``X.glb``; ``"auto"`` (the
 default) uses the navmesh when the file exists and the mesh otherwise.
 """
 
@@ -52,6 +52,7 @@ import trimesh
 from PIL import Image
 
 from memgym.core.errors import MemgymError
+from memgym.core.paths import require_file
 from memgym.core.registry import register_scene
 from memgym.core.textfiles import read_text
 from memgym.scenes.mesh_scene import MeshScene, SurfaceLookup, estimate_floor_height
@@ -247,8 +248,7 @@ def _nearest_texel(coord: np.ndarray, axis: int, extent: np.ndarray) -> np.ndarr
 
 def read_semantic_txt(path: Path) -> list[tuple[int, str, str, int]]:
     """Rows ``(instance id, HEX colour, category, region id)`` of an HM3D ``semantic.txt``."""
-    if not path.is_file():
-        raise MemgymError(f"HM3D semantic annotations {path} do not exist")
+    require_file(path, "HM3D semantic annotations", "a semantic.txt file")
     rows = []
     lines = read_text(path).splitlines()
     for number, row in enumerate(csv.reader(lines), start=1):
@@ -315,8 +315,7 @@ def load_textured_glb(path: Path, up_axis: str = "z", *, need_textures: bool = F
     (``tri_texture`` -1) and one :class:`UndecodedTextureWarning` per file and process; with
     ``need_textures`` (instance-id textures) such a file is an error instead.
     """
-    if not path.is_file():
-        raise MemgymError(f"HM3D mesh {path} does not exist")
+    require_file(path, "HM3D mesh", "a .glb file")
     undecodable = undecodable_textures(path)
     if undecodable and need_textures:
         raise MemgymError(
@@ -551,7 +550,12 @@ class HM3DScene(MeshScene):
             box = np.stack([np.minimum(box[0], nav_box[0]), np.maximum(box[1], nav_box[1])])
         erosion = max(0.0, self.agent.radius - self.navmesh.agent_radius)
         return NavGrid.from_surface_triangles(
-            self.navmesh.walkable_triangles(), box, self.agent, self.floor_height, erosion=erosion
+            self.navmesh.walkable_triangles(),
+            box,
+            self.agent,
+            self.floor_height,
+            erosion=erosion,
+            obstacles=self.vertices[self.triangles],
         )
 
     def _instance_boxes(self) -> dict[int, np.ndarray]:
@@ -576,8 +580,7 @@ def scene_files(path: str | Path) -> tuple[Path, Path]:
     for suffix in MESH_SUFFIXES[::-1]:  # ".basis.glb" before ".glb": the longer name first
         if path.name.endswith(suffix) and not path.name.endswith(".semantic.glb"):
             stem = path.with_name(path.name[: -len(suffix)])
-            if not path.is_file():
-                raise MemgymError(f"HM3D scene {stem}: {path} does not exist")
+            require_file(path, f"HM3D scene {stem}:", "a .glb file")
             return stem, path
     candidates = [Path(f"{path}{suffix}") for suffix in MESH_SUFFIXES]
     found = next((c for c in candidates if c.is_file()), None)
@@ -612,7 +615,7 @@ _TRAILING_INT = re.compile(r"(\d+)$")
 def _read_goals(path: Path, *, required: bool) -> list[SceneObject]:
     if not path.is_file():
         if required:
-            raise MemgymError(f"object annotations {path} do not exist")
+            require_file(path, "object annotations", "a JSON file")
         return []
     try:
         raw = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()

@@ -45,6 +45,7 @@ from pathlib import Path
 import numpy as np
 
 from memgym.core.errors import MemgymError
+from memgym.core.paths import require_file
 
 NAVMESHSET_MAGIC = ord("M") << 24 | ord("S") << 16 | ord("E") << 8 | ord("T")
 NAVMESHSET_VERSIONS = (1, 2)
@@ -191,8 +192,7 @@ class NavMesh:
 def read_navmesh(path: str | Path) -> NavMesh:
     """Parse a habitat-sim ``.navmesh`` file; :class:`NavMeshFileError` names the file and the fault."""
     path = Path(path)
-    if not path.is_file():
-        raise NavMeshFileError(f"navmesh {path} does not exist")
+    require_file(path, "navmesh", "a .navmesh file", error=NavMeshFileError)
     data = path.read_bytes()
     if len(data) < _SET_HEADER.size:
         raise NavMeshFileError(f"{path}: truncated: {len(data)} bytes, a navmesh set header needs {_SET_HEADER.size}")

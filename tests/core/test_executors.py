@@ -52,6 +52,7 @@ def test_local_runs_in_order_in_this_process():
     assert list(run_ordered(Options(), square_worker, [])) == []
 
 
+@pytest.mark.slow  # a Ray cluster and its workers start; in 'make test'
 @pytest.mark.parametrize("workers", [1, 2])
 def test_ray_delivers_in_item_order(ray_cluster, workers):
     _pickle_this_module_by_value()
@@ -62,6 +63,7 @@ def test_ray_delivers_in_item_order(ray_cluster, workers):
     assert len({pid for _, (_, pid) in out} - {os.getpid()}) == workers
 
 
+@pytest.mark.slow  # a Ray cluster and its workers start; in 'make test'
 def test_a_dead_worker_is_restarted_and_its_item_sent_again(ray_cluster, tmp_path):
     _pickle_this_module_by_value()
     marker = tmp_path / "died"

@@ -55,7 +55,7 @@ def test_bad_config_is_one_error_naming_the_key(env_id, tmp_path):
         gymnasium.make(env_id, config=path)
     with pytest.raises(ConfigError, match="expected a .* a mapping of its keys or a YAML file path, got int"):
         gymnasium.make(env_id, config=5)
-    with pytest.raises(ConfigError, match="is a folder; expected a YAML config file"):
+    with pytest.raises(ConfigError, match="is a directory, expected a YAML config file"):
         gymnasium.make(env_id, config=tmp_path)
 
 

@@ -68,6 +68,7 @@ def _alive(pid: int) -> bool:
         return handle.read().split(")")[-1].split()[0] != "Z"
 
 
+@pytest.mark.slow  # async worker processes start; in 'make test'
 @pytest.mark.timeout(150)
 def test_async_vector_env_works_after_the_parent_ran_the_env():
     result = _run("close")
@@ -76,6 +77,7 @@ def test_async_vector_env_works_after_the_parent_ran_the_env():
     assert lines["shape"] == "(2, 32, 131)" and lines["closed"] == "yes"
 
 
+@pytest.mark.slow  # async worker processes start; in 'make test'
 @pytest.mark.timeout(150)
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="needs /proc to inspect processes")
 def test_async_workers_do_not_outlive_a_killed_parent():

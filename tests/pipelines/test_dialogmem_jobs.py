@@ -15,6 +15,7 @@ from memgym.core.benchmark import JobArgs
 from memgym.core.config import load_config
 from memgym.core.episode import Dataset
 from memgym.core.errors import ConfigError, MemgymError, RegistryError
+from memgym.core.outcome import watch_job
 from memgym.core.seeding import config_hash
 from memgym.pipelines.dialogmem_jobs import (
     DialogMemEvalConfig,
@@ -29,9 +30,9 @@ EVAL = ("camera.width=32", "camera.height=24")
 
 
 @pytest.fixture(scope="module")
-def dataset(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("dialogmem") / "episodes.jsonl"
-    return generate(JobArgs(overrides=SMALL, out=out, progress=False))
+def dataset(dialogmem_small) -> Path:
+    """The session's small dataset (tests/conftest.py), generated with ``SMALL``."""
+    return dialogmem_small
 
 
 def run_eval(dataset: Path, runs: Path, *extra: str) -> Path:
@@ -104,7 +105,7 @@ def test_eval_end_to_end_and_resume(dataset, tmp_path):
 
 
 def test_endpoint_failures_become_item_errors(dataset, tmp_path):
-    with pytest.raises(MemgymError, match=r"all \d+ items of .*results.jsonl failed"):  # every item failed: exit 2
+    with watch_job() as outcome:
         run_eval(
             dataset,
             tmp_path,
@@ -114,6 +115,8 @@ def test_endpoint_failures_become_item_errors(dataset, tmp_path):
             "reasoner.max_retries=0",
             "reasoner.timeout_s=0.5",
         )
+    with pytest.raises(MemgymError, match=r"all \d+ items of .*results.jsonl failed"):  # every item failed: exit 2
+        outcome.finish()
     (run,) = (tmp_path / "eval-dialogmem").iterdir()
     result = rows(run)
     assert len(result) == len(Dataset.load(dataset)[0].items)
@@ -122,7 +125,9 @@ def test_endpoint_failures_become_item_errors(dataset, tmp_path):
     assert f"dialogue {len(result)}" in (run / "comparison.md").read_text()
 
 
-def test_bad_datasets_are_reported_per_item(dataset, tmp_path):
+def test_bad_datasets_are_reported_per_item(dataset, tmp_path, capsys):
+    from memgym.cli import main
+
     line = dataset.read_text().splitlines()[0]
     record = json.loads(line)
     dangling = json.loads(line)
@@ -130,13 +135,20 @@ def test_bad_datasets_are_reported_per_item(dataset, tmp_path):
     dangling["data"]["dialogue"][0]["spec"]["referenced"] = ["ghost_1"]
     bad = tmp_path / "bad.jsonl"
     bad.write_text("\n".join([json.dumps(record), json.dumps(record), json.dumps(dangling)]) + "\n")
-    run = run_eval(bad, tmp_path)
+    args = ["eval", "dialogmem", f"dataset={bad}", *EVAL, "--runs-dir", str(tmp_path), "--no-progress"]
+    assert main(args) == 0  # some items were scored: finished, with one warning line
+    (run,) = (tmp_path / "eval-dialogmem").iterdir()
     result = rows(run)
     errors = [r for r in result if r.get("error")]
     assert any("duplicated episode id" in r["error"] for r in errors)
     assert sum("ghost_1" in r["error"] for r in errors) == len(dangling["data"]["items"])
     scored = [r for r in result if not r.get("error")]
     assert len(scored) == len(record["data"]["items"])
+    warning = capsys.readouterr().err.strip().splitlines()
+    assert warning == [
+        f"memgym: warning: {len(errors)} of {len(result)} items failed (first: {errors[0]['error']}); "
+        "re-run the same command to retry them"
+    ]
 
 
 def test_llm_match_without_a_model_is_a_config_error(dataset, tmp_path):
@@ -419,6 +431,7 @@ def test_memories_after_the_first_reuse_its_rendered_frames(dataset, tmp_path, m
         assert scored == [(r["key"], r.get("reward"), r.get("prediction")) for r in rows(again, memory)]
 
 
+@pytest.mark.slow  # a transformers model answers every item; in 'make test'
 def test_hf_reasoner_budgets_per_task_and_records_its_throughput(dataset, tmp_path):
     """A tiny random Llama as the reasoner: QA answers get at most 2 tokens, navigation replies 1,
     and the run's environment.json holds the reasoner's token counts and rates."""

@@ -25,17 +25,16 @@ from memgym.pipelines.dialogmem_jobs import (
     build_memory,
     evaluate,
     form,
-    generate,
     use,
 )
 from memgym.pipelines.dialogmem_sweep import stratified_subset, sweep_levels
-from tests.pipelines.test_dialogmem_jobs import EVAL, SMALL
+from tests.pipelines.test_dialogmem_jobs import EVAL
 
 
 @pytest.fixture(scope="module")
-def dataset(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("dialogmem_sweep") / "episodes.jsonl"
-    return generate(JobArgs(overrides=SMALL, out=out, progress=False))
+def dataset(dialogmem_small) -> Path:
+    """The session's small dataset (tests/conftest.py), generated with ``SMALL``."""
+    return dialogmem_small
 
 
 def test_stratified_subset_is_proportional_capped_and_seeded(dataset):
@@ -114,6 +113,7 @@ def sweep(dataset: Path, runs: Path, *extra: str) -> Path:
     return evaluate(JobArgs(overrides=overrides, runs_dir=runs, progress=False))
 
 
+@pytest.mark.slow  # every sweep variant evaluated; in 'make test'
 def test_sweep_end_to_end_and_resume(dataset, tmp_path):
     folder = sweep(dataset, tmp_path)
     subset = json.loads((folder / "subset.json").read_text())
@@ -173,6 +173,7 @@ def test_linked_memories_get_the_link_options():
         load_config(DialogMemEvalConfig, overrides=("link.mode=sometimes",))
 
 
+@pytest.mark.slow  # every sweep variant evaluated; in 'make test'
 def test_sweep_with_the_clip_linker(dataset, tmp_path):
     from tests.support.tiny_hf_models import build_tiny_clip
 

@@ -100,7 +100,7 @@ def test_semantic_txt_errors_name_file_and_line(tmp_path):
     path.write_text(f"{HEADER}\n")
     with pytest.raises(MemgymError, match="no annotation rows"):
         read_semantic_txt(path)
-    with pytest.raises(MemgymError, match="missing.txt do not exist"):
+    with pytest.raises(MemgymError, match="missing.txt does not exist"):
         read_semantic_txt(tmp_path / "missing.txt")
 
 

@@ -3,6 +3,7 @@ import math
 import numpy as np
 import pytest
 
+from memgym.scenes.clearance import clearance_reach
 from memgym.scenes.locomotion import ActionSpec, AgentState, GreedyFollower, apply_action
 from memgym.scenes.mesh_scene import MeshScene
 from memgym.scenes.navigation import AgentSpec, NavGrid
@@ -158,7 +159,7 @@ def test_island_points_near_are_sorted_and_stay_on_the_island():
     assert len(points) and all(nav.island_of(p) == left for p in points)
     distances = np.hypot(points[:, 0] - 4.3, points[:, 2] - 2.0)
     assert np.all(np.diff(distances) >= 0) and distances.max() <= AGENT.snap_distance
-    assert points[0][0] == pytest.approx(4.0 - 0.05 - AGENT.radius, abs=AGENT.cell_size)
+    assert points[0][0] == pytest.approx(4.0 - 0.05 - clearance_reach(AGENT), abs=AGENT.cell_size)
     assert len(nav.island_points_near((30.0, 0.0, 2.0), left)) == 0
 
 
@@ -229,7 +230,7 @@ def test_zero_thickness_wall_is_walked_around():
     scene = box_room(8.0, 4.0, inner_walls=[((4.0, 1.25, 1.5), (0.0, 2.5, 3.0))], agent=AGENT)
     start, goal = np.array([3.7, 0.0, 1.0]), np.array([4.3, 0.0, 1.0])
     result = scene.geodesic(start, goal)
-    corner = np.array([4.0, 3.0 + AGENT.radius])  # the path crosses x = 4 at least a radius past the wall's end
+    corner = np.array([4.0, 3.0 + clearance_reach(AGENT)])  # every point of its cells keeps the radius
     bound = np.linalg.norm(corner - start[[0, 2]]) + np.linalg.norm(goal[[0, 2]] - corner)
     assert result.status == "ok"
     assert bound - 0.05 <= result.distance <= bound * 1.1  # the grid keeps up to 1.5 cells more
@@ -294,7 +295,8 @@ def test_solids_triangulated_through_cell_centres_leave_no_holes():
     fans = np.concatenate([wall_tri, _slab_through_centres(-0.2, 0.0), _slab_through_centres(2.5, 2.7)])
     nav = NavGrid.from_mesh(fans, bounds, agent, 0.0)
     assert nav.heights.min() == 0.0 == nav.heights.max()
-    assert reference.navigable.sum() == (32 - 4) * (24 - 4)  # the floor cells more than a radius from walls
+    # the floor cells whose every point keeps a radius from the walls: centres 3 cells (0.3125 m) in or more
+    assert reference.navigable.sum() == (32 - 6) * (24 - 6)
     np.testing.assert_array_equal(nav.navigable, reference.navigable)
 
 
@@ -326,7 +328,7 @@ def test_room_of_one_sided_surfaces_like_a_scan():
     bounds = np.array([[0.0, 0.0, 0.0], [w, h, d]])
     nav = NavGrid.from_mesh(tri, bounds, AGENT, 0.0)
     # the walls lie on the grid's edge and still keep the agent a radius away
-    assert nav.num_islands == 1 and nav.navigable.sum() == (120 - 8) * (80 - 8)
+    assert nav.num_islands == 1 and nav.navigable.sum() == (120 - 10) * (80 - 10)  # centres >= 0.2354 m in
     assert nav.navigable.sum() == box_room(w, d, agent=AGENT).navgrid.navigable.sum()
     # a one-sided partition (facing -x) across the room at x = 3 splits it
     split = NavGrid.from_mesh(

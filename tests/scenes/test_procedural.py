@@ -118,9 +118,10 @@ def test_bad_inputs_are_clear_errors():
         load_scene(SceneSpec(backend="nope"))
 
 
-@pytest.mark.parametrize(("seed", "count", "digest"), [(0, 246, "0525efcb0d23e0a5"), (3, 244, "91d5bb17a8dc8b3b")])
+@pytest.mark.parametrize(("seed", "count", "digest"), [(0, 242, "29983534d3e468f4"), (3, 243, "206f00172576cb40")])
 def test_view_points_match_the_per_candidate_cast_reference(seed, count, digest):
-    """Digests recorded when every candidate pose cast its own two rays; one batched cast must agree."""
+    """Digests recorded when every candidate pose cast its own two rays; one batched cast must agree.
+    (Recorded again, per candidate, when navigable cells came to keep the radius at every point.)"""
     scene = load_scene(SceneSpec(seed=seed))
     data = [[o.object_id, [list(v.position) + list(v.rotation) for v in o.view_points]] for o in scene.objects]
     assert sum(len(views) for _, views in data) == count

@@ -160,6 +160,8 @@ def _set_digest(path: Path) -> str | None:
 def load_stream_set(path: str | Path) -> Dataset:
     """The streams of a set folder (or of a ``manifest.jsonl`` path)."""
     path = Path(path)
+    if not path.exists():
+        raise RecordError(f"stream set {path} does not exist; build one with 'memgym generate amemops'")
     manifest = path / "manifest.jsonl" if path.is_dir() else path
     if not manifest.is_file():
         raise RecordError(f"{path} is not an AMemOps stream set (no manifest.jsonl)")

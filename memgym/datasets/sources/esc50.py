@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from memgym.core.errors import MemgymError
+from memgym.core.paths import require_folder
 from memgym.core.textfiles import read_text
 from memgym.datasets.sources.audio_io import read_wav, wav_num_samples
 from memgym.datasets.sources.library import RecordingInfo, SourceLibrary
@@ -38,7 +39,7 @@ class ESC50Library(SourceLibrary):
     name = "esc50"
 
     def __init__(self, root: str | Path, *, eval_fold: int = 5, cache_size: int = 1024) -> None:
-        self.root = Path(root)
+        self.root = require_folder(root, "ESC-50 folder", "the ESC-50 folder (with meta/esc50.csv)")
         csv_path = self.root / "meta" / "esc50.csv"
         if not csv_path.is_file():
             raise MemgymError(f"ESC-50 folder {self.root} has no meta/esc50.csv")

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from memgym.core.errors import MemgymError
+from memgym.core.paths import require_folder
 from memgym.core.textfiles import read_text
 from memgym.datasets.sources.audio_io import read_wav, wav_num_samples
 from memgym.datasets.sources.library import RecordingInfo, SourceLibrary
@@ -156,8 +157,7 @@ class NSynthLibrary(SourceLibrary):
         self.instrument_set = instrument_set
         if instrument_set not in (1, 2, 3):
             raise MemgymError(f"NSynth instrument_set must be 1, 2 or 3, got {instrument_set}")
-        if not self.root.is_dir():
-            raise MemgymError(f"NSynth folder {self.root} does not exist")
+        require_folder(self.root, "NSynth folder", "the NSynth folder (with nsynth-valid/, nsynth-test/)")
         valid, test = read_examples(self.root, "valid"), read_examples(self.root, "test")
         by_valid, by_test = _by_instrument(valid), _by_instrument(test)
         set1 = {i: by_valid[i] + by_test[i] for i in sorted(set(by_valid) & set(by_test))}

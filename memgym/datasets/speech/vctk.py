@@ -20,6 +20,7 @@ import numpy as np
 
 from memgym.backends.tts.base import Voice
 from memgym.core.errors import MemgymError
+from memgym.core.paths import require_folder
 from memgym.core.textfiles import read_text
 
 
@@ -54,7 +55,7 @@ class VCTKCorpus:
     """
 
     def __init__(self, root: str | Path) -> None:
-        self.root = Path(root)
+        self.root = require_folder(root, "VCTK folder", "the VCTK 0.92 folder")
         for part in ("speaker-info.txt", "txt", "wav48_silence_trimmed"):
             if not (self.root / part).exists():
                 raise MemgymError(f"VCTK folder {self.root} has no {part} (expected the VCTK 0.92 layout)")

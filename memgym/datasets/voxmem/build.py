@@ -37,6 +37,7 @@ from memgym.core.config import dump_config
 from memgym.core.episode import TaskItem
 from memgym.core.errors import ConfigError, MemgymError
 from memgym.core.executors import executor_field
+from memgym.core.outcome import note_dropped
 from memgym.core.records import write_jsonl
 from memgym.core.seeding import ADDED_FIELD, config_hash, episode_rng
 from memgym.datasets.sources.factory import LibraryConfig, open_library
@@ -803,6 +804,12 @@ class VoxMemBuilder:
         write_jsonl(self.out / "plans.jsonl", plans)
         dump_config(self.config, self.out / "config.yaml")
         self.write_qc(plans, episodes, discarded, revised)
+        if discarded:  # said once on stderr by the CLI (memgym.core.outcome)
+            first = discarded[0]
+            hint = f"qc_report.md lists them; max_revisions={self.config.max_revisions} redraws each"
+            note_dropped(
+                len(discarded), self.config.items, f"{first['item']} failed {', '.join(first['failed'])}", hint
+            )
         return self.out
 
     def attempt(

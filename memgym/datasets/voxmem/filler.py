@@ -147,7 +147,7 @@ class InstructS2SCorpus(FillerCorpus):
     def __init__(self, path: str | Path) -> None:
         path = Path(path)
         if not path.exists():
-            raise MemgymError(f"filler.path {path} does not exist (expected InstructS2S JSON/JSONL)")
+            raise MemgymError(f"filler_path {path} does not exist; expected an InstructS2S JSON/JSONL file or folder")
         files = sorted(path.rglob("*.json*")) if path.is_dir() else [path]
         self._dialogues: list[tuple[list[str], list[str]]] = []
         for file in files:

@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import math
 import re
-from pathlib import Path
 
 from memgym.core.errors import MemgymError
+from memgym.core.paths import require_folder
 
 AUDIO_TOKENS_PER_S = 50
 """Whisper-encoder output frames per second of audio."""
@@ -55,9 +55,7 @@ class TokenCounter:
         self.name = name
         self._hf = None
         if name.startswith("hf:"):
-            folder = Path(name[3:])
-            if not folder.is_dir():
-                raise MemgymError(f"tokenizer '{name}': {folder} is not a folder with a saved tokenizer")
+            folder = require_folder(name[3:], f"tokenizer '{name}':", "a folder with a saved tokenizer")
             from transformers import AutoTokenizer
 
             try:

@@ -99,6 +99,7 @@ def test_generated_stream_audio_shape_and_level(tones):
     np.testing.assert_array_equal(audio, render_audio(stream, tones))
 
 
+@pytest.mark.slow  # streams rendered again in fresh processes; in 'make test'
 def test_streams_identical_across_processes(tones):
     """Same config + seed + index => the same record and audio in a fresh interpreter (other hash seed)."""
     import hashlib

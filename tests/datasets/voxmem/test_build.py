@@ -50,6 +50,7 @@ def test_rebuild_reuses_audio_and_is_identical(small_build):
     assert (folder / "manifest.jsonl").read_text() == before
 
 
+@pytest.mark.slow  # two more builds; in 'make test'
 def test_same_config_and_seed_give_identical_datasets_in_fresh_folders(tmp_path, small_build):
     config, folder, _ = small_build
     other = tmp_path / "again"

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 BUILD = """
 import sys
 from memgym.backends.asr import ASRConfig
@@ -30,6 +32,7 @@ def _build(out: Path) -> dict[str, bytes]:
     return {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*")) if p.suffix in (".flac", ".jsonl")}
 
 
+@pytest.mark.slow  # two builds in fresh processes; in 'make test'
 def test_two_builds_in_fresh_processes_are_byte_identical(tmp_path):
     first = _build(tmp_path / "a")
     second = _build(tmp_path / "b")  # a later process: the engines initialise in another clock second
