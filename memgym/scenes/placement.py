@@ -80,7 +80,9 @@ def fits(fp, inner, blocked, placed: list[Placed], gap: float) -> bool:
         return False
     if any(overlaps(fp, b) for b in blocked):
         return False
-    return not any(p.support is None and overlaps(fp, footprint(p.mesh), gap) for p in placed)
+    return not any(
+        p.support is None and p.category.placement != "hung" and overlaps(fp, footprint(p.mesh), gap) for p in placed
+    )
 
 
 def try_place(rng, category: Category, room: Room, inner, blocked, placed) -> Placed | None:

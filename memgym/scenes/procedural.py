@@ -3,7 +3,8 @@
 ``generate_house(seed)`` builds a multi-room house (floor plan with walls, doorways and region
 labels from :mod:`memgym.scenes.floorplan`), furnishes each room from the catalogue
 (:mod:`memgym.scenes.catalog`: furniture against walls, in corners and free-standing, chairs at
-tables, small objects on surfaces), computes view points for every object (navigable poses on
+tables, small objects on surfaces; with ``clutter``, the repeats of common categories real houses
+have, :mod:`memgym.scenes.clutter`), computes view points for every object (navigable poses on
 the main island from which a ray from the camera reaches the object) and derives attributes,
 relations and a ``lang_desc`` per object. Objects with no view point are removed, so every
 annotated object is reachable and visible. The same seed and config give the same house,
@@ -19,8 +20,10 @@ import numpy as np
 
 from memgym.core.errors import MemgymError
 from memgym.core.registry import register_scene
+from memgym.core.seeding import ADDED_FIELD
 from memgym.scenes import meshes
 from memgym.scenes.catalog import CATEGORY_BY_NAME, COMPANIONS, ROOM_FURNITURE
+from memgym.scenes.clutter import add_clutter, load_clutter
 from memgym.scenes.floorplan import FloorPlan, Room, generate_floor_plan
 from memgym.scenes.mesh_scene import MeshScene, PerTriangleLookup
 from memgym.scenes.meshes import TriangleSoup
@@ -56,10 +59,19 @@ class HouseConfig:
     small_object_prob: float = dataclasses.field(default=0.75, metadata={"help": "chance a surface gets small objects"})
     camera_height: float = dataclasses.field(default=1.25, metadata={"help": "eye height used for view points"})
     max_view_points: int = dataclasses.field(default=6, metadata={"help": "view points kept per object"})
+    clutter: str = dataclasses.field(
+        default="none",
+        metadata={
+            "help": "real-house clutter: none, hm3d (repeats of common categories after HM3D-Semantics; "
+            "memgym/configs/houses/clutter_hm3d.yaml) or a clutter statistics YAML file (memgym.scenes.clutter)",
+            **ADDED_FIELD,
+        },
+    )
 
     def __post_init__(self) -> None:
         if not 1 <= self.min_rooms <= self.max_rooms:
             raise MemgymError(f"house config: need 1 <= min_rooms <= max_rooms, got {self.min_rooms}, {self.max_rooms}")
+        load_clutter(self.clutter)  # an unreadable statistics file is a config error now
 
 
 @register_scene("procedural")
@@ -234,6 +246,11 @@ def _furnish(rng, plan: FloorPlan, config: HouseConfig) -> list[Placed]:
                 if item is not None:
                     placed.append(item)
                     break
+    stats = load_clutter(config.clutter)
+    if stats is not None:  # after every furnishing draw: the same seed keeps its furniture
+        for room in plan.rooms:
+            blocked = [door_zone(d) for d in plan.doorways if room.index in (d.a, d.b)]
+            add_clutter(rng, stats, room, _inner(room, t), blocked, placed)
     return placed
 
 
