@@ -57,7 +57,7 @@ def test_hung_and_seat_objects_are_where_they_belong(houses):
 
 
 def test_clutter_statistics_files_are_checked(tmp_path):
-    assert load_clutter("none") is None and load_clutter("hm3d").rooms["bathroom"]["towel"] == (1, 3)
+    assert load_clutter("none") is None and load_clutter("hm3d").rooms["bathroom"]["towel"] == (2, 5)
     with pytest.raises(ConfigError, match=r"missing\.yaml: cannot read"):
         HouseConfig(clutter=str(tmp_path / "missing.yaml"))
     bad = tmp_path / "bad.yaml"
