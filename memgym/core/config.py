@@ -171,18 +171,19 @@ def dump_config(config: Any, path: str | Path) -> None:
     Path(path).write_text(yaml_text(config), encoding="utf-8")
 
 
-def describe_config(cls: type) -> list[tuple[str, str, str, str]]:
-    """(dotted key, type, default, help) rows for ``--help`` output, nested configs flattened;
-    bounded fields say their range."""
+def describe_config(cls: type, defaults: Any = None) -> list[tuple[str, str, str, str]]:
+    """(dotted key, type, default, help) rows for ``--help`` output, nested configs flattened (with
+    the defaults their enclosing config gives them); bounded fields say their range."""
     rows: list[tuple[str, str, str, str]] = []
     hints = field_hints(cls)
-    defaults = cls()
+    defaults = cls() if defaults is None else defaults
     for field in dataclasses.fields(cls):
         if not field.init:
             continue
         value = getattr(defaults, field.name)
         if dataclasses.is_dataclass(hints[field.name]):
-            rows += [(f"{field.name}.{k}", t, d, h) for k, t, d, h in describe_config(hints[field.name])]
+            nested = value if isinstance(value, hints[field.name]) else None
+            rows += [(f"{field.name}.{k}", t, d, h) for k, t, d, h in describe_config(hints[field.name], nested)]
         else:
             help_text = field.metadata.get("help", "")
             if field.metadata.get("min") is not None or field.metadata.get("max") is not None:

@@ -30,8 +30,10 @@ folders, how stored rows are summarised): ``dataclasses.field(..., metadata={"he
 
 ADDED_FIELD = {"hash_default": False}
 """Field metadata of a setting added after runs were stored: at its default it is left out of
-hashes, so configs that leave it alone keep their earlier hashes and run folders. Combine with
-:data:`NOT_HASHED` for a setting that cannot change a result (then it never enters hashes)."""
+hashes, so configs that leave it alone keep their earlier hashes and run folders. The default of a
+field of a nested config is the one its enclosing config's default gives it (a ``default_factory``
+may choose another than the nested class). Combine with :data:`NOT_HASHED` for a setting that
+cannot change a result (then it never enters hashes)."""
 
 
 @functools.cache
@@ -84,15 +86,21 @@ def _default(field: dataclasses.Field) -> Any:
     return field.default
 
 
-def _hashed_value(value: Any) -> Any:
-    """``dataclasses.asdict`` of ``value`` without the :data:`ADDED_FIELD` fields at their defaults."""
+def _hashed_value(value: Any, defaults: Any = None) -> Any:
+    """``dataclasses.asdict`` of ``value`` without the :data:`ADDED_FIELD` fields at their defaults.
+
+    ``defaults`` is the value (of ``value``'s class) the enclosing config gives ``value`` by default
+    (a nested config's ``default_factory`` may set an added field otherwise than its class does);
+    None: the class's own field defaults."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         out = {}
         for field in dataclasses.fields(value):
             item = getattr(value, field.name)
-            if field.metadata.get("hash_default", True) is False and item == _default(field):
+            default = _default(field) if defaults is None else getattr(defaults, field.name, dataclasses.MISSING)
+            if field.metadata.get("hash_default", True) is False and item == default:
                 continue
-            out[field.name] = _hashed_value(item)
+            nested = default if type(default) is type(item) and dataclasses.is_dataclass(item) else None
+            out[field.name] = _hashed_value(item, nested)
         return out
     if isinstance(value, (list, tuple)):
         return [_hashed_value(v) for v in value]

@@ -17,7 +17,7 @@ to the nearest remaining observing poses (``max_goal_attempts`` walks per goal i
 last frame.
 
 An object counts as *observed* in a frame when its instance mask covers at least
-``min_coverage`` (default 5%) of the image. From the frames the traversal derives, per observed
+``min_coverage`` (default 5%, :mod:`memgym.sensors.sightings`) of the image. From the frames the traversal derives, per observed
 object, its observation order (rank of its first observation), frequency (number of frames) and
 the segments it was observed in — the episodic memory content of DialogMem. Frames store poses,
 not pixels: the RGB-D images are rendered again, deterministically, from the scene and the pose.
@@ -42,6 +42,7 @@ from memgym.scenes.objects import SceneObject
 from memgym.scenes.poses import heading_to, quat_from_yaw, yaw_from_quat
 from memgym.scenes.spec import SceneSpec
 from memgym.sensors.camera import CameraConfig, RGBDCamera
+from memgym.sensors.sightings import MIN_SIGHTING_COVERAGE, seen_in_view
 
 Vec3 = tuple[float, float, float]
 Quat = tuple[float, float, float, float]
@@ -57,7 +58,9 @@ class TraversalConfig:
     look_around_prob: float = dataclasses.field(
         default=0.5, metadata={"help": "chance of a full 360-degree look-around at an exploration waypoint"}
     )
-    min_coverage: float = dataclasses.field(default=0.05, metadata={"help": "mask fraction for 'observed'"})
+    min_coverage: float = dataclasses.field(
+        default=MIN_SIGHTING_COVERAGE, metadata={"help": "mask fraction for 'observed'"}
+    )
     goal_radius: float = dataclasses.field(default=0.3, metadata={"help": "arrival distance at a view point, m"})
     max_leg_steps: int = dataclasses.field(default=400, metadata={"help": "action budget per leg"})
     forward_step: float = dataclasses.field(default=0.25, metadata={"help": "move_forward distance, m"})
@@ -228,7 +231,7 @@ def visible_objects(semantic: np.ndarray, scene: MeshScene, min_coverage: float)
     counts = np.bincount(semantic.ravel())
     total = semantic.size
     out = {}
-    for sid in np.nonzero(counts >= min_coverage * total)[0]:
+    for sid in np.nonzero(seen_in_view(counts, total, min_coverage))[0]:
         obj = scene.object_by_semantic_id(int(sid)) if sid > 0 else None
         if obj is not None:
             out[obj.object_id] = round(float(counts[sid]) / total, 4)

@@ -77,6 +77,13 @@ from memgym.scenes.procedural import HouseConfig
 from memgym.scenes.spec import SceneSpec, load_scene
 from memgym.sensors.camera import CameraConfig
 
+DEFAULT_CLUTTER = "hm3d"
+"""``house.clutter`` of generated DialogMem houses unless set: repeats of common categories after
+HM3D-Semantics (:mod:`memgym.scenes.clutter`), with ``construction.unique_cues=true`` (items drawn
+among the cues that single their target out of its repeated category). Both are added fields: at
+these defaults the config keeps the hash it had before they existed; ``house.clutter=none
+construction.unique_cues=false`` rebuilds the datasets made before."""
+
 
 @dataclasses.dataclass(frozen=True)
 class DialogMemGenerateConfig:
@@ -96,11 +103,15 @@ class DialogMemGenerateConfig:
         default="",
         metadata={"help": "hm3d: folder of GOAT-style <name>.json(.gz) annotations (default: beside each scene)"},
     )
-    house: HouseConfig = field(default_factory=HouseConfig, metadata={"help": "procedural houses"})
+    house: HouseConfig = field(
+        default_factory=lambda: HouseConfig(clutter=DEFAULT_CLUTTER),
+        metadata={"help": f"procedural houses (clutter defaults to {DEFAULT_CLUTTER}; none: the houses before it)"},
+    )
     traversal: TraversalConfig = field(default_factory=TraversalConfig, metadata={"help": "traversals"})
     camera: CameraConfig = field(default_factory=CameraConfig, metadata={"help": "camera stored with traversals"})
     construction: ConstructionConfig = field(
-        default_factory=ConstructionConfig, metadata={"help": "dialogue and items"}
+        default_factory=lambda: ConstructionConfig(unique_cues=True),
+        metadata={"help": "dialogue and items (unique_cues defaults to true; false: as before clutter)"},
     )
     realiser: Literal["template", "llm"] = field(default="template", metadata={"help": "utterance writer"})
     profiles: Literal["pools", "llm"] = field(
@@ -275,6 +286,8 @@ def scene_specs(config: DialogMemGenerateConfig) -> list[SceneSpec]:
     """The scenes to traverse, in order."""
     if config.source == "procedural":
         house = dataclasses.asdict(config.house)
+        if house["clutter"] == "none":  # the scene specs of datasets built before clutter existed
+            del house["clutter"]
         return [
             SceneSpec(backend="procedural", seed=config.first_house_seed + i, options={"house": house})
             for i in range(config.scenes)
@@ -307,14 +320,15 @@ def generate(args: JobArgs) -> Path:
     out = prepare_output_file(args.out or config.out)
     partial = out.with_name(out.name + ".partial")
     digest = config_hash(config)
-    done = {e.episode_id: e for e in list(_read_partial(partial, digest))}
+    header = {"config_hash": digest, **({"house_clutter": config.house.clutter} if _clutter_counts(config) else {})}
+    done = {e.episode_id: e for e in list(_read_partial(partial, header))}
     _writers_needed(config)  # before any work
     specs = scene_specs(config)
     jobs = [(s, spec, k) for s, spec in enumerate(specs) for k in range(config.episodes_per_scene)]
     pending = [(_episode_id(s, k), (s, spec, k)) for s, spec, k in jobs if _episode_id(s, k) not in done]
     with partial.open("a", encoding="utf-8") as handle:
         if partial.stat().st_size == 0:
-            handle.write(json.dumps({"config_hash": digest}) + "\n")
+            handle.write(json.dumps(header) + "\n")
         built = run_ordered(config, functools.partial(EpisodeBuilder, config), pending)
         for episode_id, episode in tqdm(
             built, total=len(pending), desc="dialogmem episodes", disable=not args.progress
@@ -327,6 +341,7 @@ def generate(args: JobArgs) -> Path:
     stats = dataset_statistics(episodes)
     text = "\n".join(f"## {name}\n\n{to_markdown(table)}" for name, table in stats.items())
     write_text_atomic(out.with_name(out.stem + ".stats.md"), text)
+    print(_shortcut_line(stats["summary"][0]))
     write_text_atomic(out.with_name(out.stem + ".config.yaml"), yaml_text(config))
     partial.unlink()
     return out
@@ -336,6 +351,35 @@ def _episode_id(scene_index: int, k: int) -> str:
     return f"dialogmem-{scene_index:03d}-{k}"
 
 
+def _clutter_counts(config: DialogMemGenerateConfig) -> bool:
+    """Whether ``house.clutter`` changes the houses of this job (procedural houses with clutter)."""
+    return config.source == "procedural" and config.house.clutter != "none"
+
+
+def episode_digest(config: DialogMemGenerateConfig) -> str:
+    """The config hash episode generators derive from: ``house.clutter`` and
+    ``construction.unique_cues`` left out (as at their defaults), so the draws do not depend on them
+    and ``house.clutter=none construction.unique_cues=false`` draws what datasets built before they
+    existed drew."""
+    house = dataclasses.replace(config.house, clutter=DEFAULT_CLUTTER)
+    construction = dataclasses.replace(config.construction, unique_cues=True)
+    return config_hash(dataclasses.replace(config, house=house, construction=construction))
+
+
+def _shortcut_line(summary: dict[str, Any]) -> str:
+    """One printed line: how much of navigation the category (and room) alone decides."""
+
+    def share(key: str) -> str:
+        return "-" if summary[key] is None else f"{summary[key]:.1f}%"
+
+    return (
+        f"navigation items: {summary['navigation_items']}; target the only observed object of its category: "
+        f"{share('navigation_category_unique_%')}; solvable by category + room: "
+        f"{share('navigation_category_room_unique_%')}; observed objects / categories per episode: "
+        f"{summary['observed_objects_per_episode'] or 0:.1f} / {summary['observed_categories_per_episode'] or 0:.1f}"
+    )
+
+
 class EpisodeBuilder:
     """Builds one episode of a generate job from ``(scene index, scene spec, k)`` (its ``k``-th
     traversal of the scene), with the job's realiser, auditor and writer model; the generator of
@@ -343,7 +387,7 @@ class EpisodeBuilder:
 
     def __init__(self, config: DialogMemGenerateConfig) -> None:
         self.config = config
-        self.digest = config_hash(config)
+        self.digest = episode_digest(config)
         self.realiser, self.auditor, self.writer = _writers(config)
 
     def __call__(self, job: tuple[int, SceneSpec, int]) -> DialogMemEpisode:
@@ -389,13 +433,13 @@ def _writers(config: DialogMemGenerateConfig):
     return realiser, (GroundingAuditor(model) if config.audit else None), model
 
 
-def _read_partial(path: Path, digest: str) -> Iterator[DialogMemEpisode]:
+def _read_partial(path: Path, expected: dict[str, str]) -> Iterator[DialogMemEpisode]:
     if not path.exists():
         return
     lines = complete_jsonl_lines(path)  # the episode in flight when the run stopped is built again
     if lines:
         header = json.loads(lines[0][1])
-        if header.get("config_hash") != digest:
+        if header != expected:  # the hash, and the clutter (its default kept the hash of older files)
             raise RecordError(f"{path} was written by another config; delete it to start over")
     for number, line in lines[1:]:
         yield from_json(line, where=f"{path}:{number}")

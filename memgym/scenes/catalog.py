@@ -1,12 +1,13 @@
-"""The object catalogue of generated houses: 55 categories with typical shape, size, colour,
+"""The object catalogue of generated houses: 58 categories with typical shape, size, colour,
 material, placement and rooms.
 
 Every category builds its mesh in a local frame whose origin is the centre of its footprint on
 the floor (or on the supporting surface), ``+Y`` up and its front facing ``+Z``; sizes are
 ``(width x, height y, depth z)`` metres sampled uniformly between the category's bounds.
 Placement kinds: ``wall`` (back against a wall, facing into the room), ``corner``, ``free``
-(anywhere in the room) and ``surface`` (on top of a supporting object whose category is in
-``supports``).
+(anywhere in the room), ``surface`` (on top of a supporting object whose category is in
+``supports``), ``hung`` (on a wall above the floor: pictures, towels) and ``seat`` (on the seat of
+a sofa, armchair or bed whose category is in ``supports``).
 """
 
 from __future__ import annotations
@@ -53,9 +54,9 @@ class Category:
         colors: colour names (keys of :data:`COLORS`) it may have.
         materials: materials it may be made of.
         shape: name of its mesh builder in :data:`SHAPES`.
-        placement: ``wall``, ``corner``, ``free`` or ``surface``.
+        placement: ``wall``, ``corner``, ``free``, ``surface``, ``hung`` or ``seat``.
         rooms: room types it appears in (for ``surface``: ignored, follows its support).
-        supports: for ``surface`` objects, the categories it may stand on.
+        supports: for ``surface`` and ``seat`` objects, the categories it may stand on.
         surface: whether small objects may be put on its top.
     """
 
@@ -874,8 +875,41 @@ CATEGORIES: tuple[Category, ...] = (
         "surface",
         supports=_ALL_SURFACES,
     ),
+    # ---- real-house clutter only (house.clutter, memgym.scenes.clutter) ---------------------------
+    _c(
+        "picture",
+        (0.4, 0.3, 0.03),
+        (1.0, 0.8, 0.04),
+        ("black", "white", "brown", "silver", "blue", "red", "green"),
+        ("wood", "metal", "canvas"),
+        "box",
+        "hung",
+        ("living room", "bedroom", "dining room", "office", "hallway", "kitchen"),
+    ),
+    _c(
+        "towel",
+        (0.35, 0.5, 0.04),
+        (0.6, 0.8, 0.06),
+        ("white", "beige", "blue", "pink", "gray", "teal"),
+        ("fabric",),
+        "box",
+        "hung",
+        ("bathroom", "kitchen"),
+    ),
+    _c(
+        "cushion",
+        (0.35, 0.3, 0.12),
+        (0.5, 0.45, 0.18),
+        FABRICS + ("white", "yellow", "pink", "orange"),
+        ("fabric", "velvet"),
+        "box",
+        "seat",
+        supports=("sofa", "armchair", "bed"),
+    ),
 )
-"""The catalogue, in a fixed order (generation draws depend on it)."""
+"""The catalogue, in a fixed order (generation draws depend on it). The last three (``hung`` and
+``seat`` placements) are placed only by real-house clutter, never by the furnishing of
+:data:`ROOM_FURNITURE`, so houses without clutter are what they were before they existed."""
 
 CATEGORY_BY_NAME: dict[str, Category] = {c.name: c for c in CATEGORIES}
 

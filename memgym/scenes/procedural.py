@@ -3,7 +3,8 @@
 ``generate_house(seed)`` builds a multi-room house (floor plan with walls, doorways and region
 labels from :mod:`memgym.scenes.floorplan`), furnishes each room from the catalogue
 (:mod:`memgym.scenes.catalog`: furniture against walls, in corners and free-standing, chairs at
-tables, small objects on surfaces), computes view points for every object (navigable poses on
+tables, small objects on surfaces; with ``clutter``, the repeats of common categories real houses
+have, :mod:`memgym.scenes.clutter`), computes view points for every object (navigable poses on
 the main island from which a ray from the camera reaches the object) and derives attributes,
 relations and a ``lang_desc`` per object. Objects with no view point are removed, so every
 annotated object is reachable and visible. The same seed and config give the same house,
@@ -19,13 +20,16 @@ import numpy as np
 
 from memgym.core.errors import MemgymError
 from memgym.core.registry import register_scene
+from memgym.core.seeding import ADDED_FIELD
 from memgym.scenes import meshes
-from memgym.scenes.catalog import CATEGORY_BY_NAME, COMPANIONS, ROOM_FURNITURE, Category, build_mesh
+from memgym.scenes.catalog import CATEGORY_BY_NAME, COMPANIONS, ROOM_FURNITURE
+from memgym.scenes.clutter import add_clutter, load_clutter
 from memgym.scenes.floorplan import FloorPlan, Room, generate_floor_plan
 from memgym.scenes.mesh_scene import MeshScene, PerTriangleLookup
 from memgym.scenes.meshes import TriangleSoup
 from memgym.scenes.navigation import AgentSpec
 from memgym.scenes.objects import Region, Relation, SceneObject, ViewPoint
+from memgym.scenes.placement import Placed, companions, door_zone, try_on, try_place
 from memgym.scenes.view_points import compute_view_points
 
 FLOOR_COLORS = {
@@ -55,26 +59,19 @@ class HouseConfig:
     small_object_prob: float = dataclasses.field(default=0.75, metadata={"help": "chance a surface gets small objects"})
     camera_height: float = dataclasses.field(default=1.25, metadata={"help": "eye height used for view points"})
     max_view_points: int = dataclasses.field(default=6, metadata={"help": "view points kept per object"})
+    clutter: str = dataclasses.field(
+        default="none",
+        metadata={
+            "help": "real-house clutter: none, hm3d (repeats of common categories after HM3D-Semantics; "
+            "memgym/configs/houses/clutter_hm3d.yaml) or a clutter statistics YAML file (memgym.scenes.clutter)",
+            **ADDED_FIELD,
+        },
+    )
 
     def __post_init__(self) -> None:
         if not 1 <= self.min_rooms <= self.max_rooms:
             raise MemgymError(f"house config: need 1 <= min_rooms <= max_rooms, got {self.min_rooms}, {self.max_rooms}")
-
-
-@dataclasses.dataclass
-class _Placed:
-    category: Category
-    mesh: TriangleSoup  # world frame
-    yaw: float
-    room: Room
-    color: str
-    material: str
-    size_label: str
-    support: int | None = None  # index of the supporting object
-
-    @property
-    def aabb(self) -> np.ndarray:
-        return self.mesh.bounds()
+        load_clutter(self.clutter)  # an unreadable statistics file is a config error now
 
 
 @register_scene("procedural")
@@ -217,25 +214,22 @@ def _room_at(plan: FloorPlan, wall, along: float) -> int:
 
 
 # ----- furnishing ---------------------------------------------------------------------------------
-_WALL_YAW = {"z0": 0.0, "z1": math.pi, "x0": math.pi / 2, "x1": -math.pi / 2}
-
-
-def _furnish(rng, plan: FloorPlan, config: HouseConfig) -> list[_Placed]:
+def _furnish(rng, plan: FloorPlan, config: HouseConfig) -> list[Placed]:
     t = config.wall_thickness
-    placed: list[_Placed] = []
+    placed: list[Placed] = []
     for room in plan.rooms:
         inner = _inner(room, t)
-        blocked = [_door_zone(d, config) for d in plan.doorways if room.index in (d.a, d.b)]
+        blocked = [door_zone(d) for d in plan.doorways if room.index in (d.a, d.b)]
         for name, prob in ROOM_FURNITURE[room.kind]:
             if rng.uniform() >= prob:
                 continue
             category = CATEGORY_BY_NAME[name]
             for _ in range(15):
-                item = _try_place(rng, category, room, inner, blocked, placed)
+                item = try_place(rng, category, room, inner, blocked, placed)
                 if item is not None:
                     placed.append(item)
                     if name in COMPANIONS:
-                        _companions(rng, item, inner, blocked, placed)
+                        companions(rng, item, inner, blocked, placed)
                     break
     floor_items = list(range(len(placed)))
     for index in floor_items:
@@ -248,150 +242,20 @@ def _furnish(rng, plan: FloorPlan, config: HouseConfig) -> list[_Placed]:
                 break
             category = options[int(rng.integers(len(options)))]
             for _ in range(8):
-                item = _try_on(rng, category, index, placed)
+                item = try_on(rng, category, index, placed)
                 if item is not None:
                     placed.append(item)
                     break
+    stats = load_clutter(config.clutter)
+    if stats is not None:  # after every furnishing draw: the same seed keeps its furniture
+        for room in plan.rooms:
+            blocked = [door_zone(d) for d in plan.doorways if room.index in (d.a, d.b)]
+            add_clutter(rng, stats, room, _inner(room, t), blocked, placed)
     return placed
 
 
-def _door_zone(door, config: HouseConfig) -> tuple[float, float, float, float]:
-    half, reach = door.width / 2 + 0.3, 1.1
-    if door.axis == "x":
-        return (door.x - reach, door.z - half, door.x + reach, door.z + half)
-    return (door.x - half, door.z - reach, door.x + half, door.z + reach)
-
-
-def _overlaps(a, b, gap: float = 0.0) -> bool:
-    return a[0] < b[2] + gap and b[0] < a[2] + gap and a[1] < b[3] + gap and b[1] < a[3] + gap
-
-
-def _footprint(mesh: TriangleSoup) -> tuple[float, float, float, float]:
-    lo, hi = mesh.bounds()
-    return (float(lo[0]), float(lo[2]), float(hi[0]), float(hi[2]))
-
-
-def _make(rng, category: Category, yaw: float, center_xz, base_y: float, room: Room, size=None, size_label=None):
-    if size is None:
-        size, size_label = category.sample_size(rng)
-    color = category.colors[int(rng.integers(len(category.colors)))]
-    material = category.materials[int(rng.integers(len(category.materials)))]
-    local = build_mesh(category, size, color, 0)
-    mesh = _transform(local, yaw, (center_xz[0], base_y, center_xz[1]))
-    return _Placed(category, mesh, yaw, room, color, material, size_label)
-
-
-def _transform(mesh: TriangleSoup, yaw: float, offset) -> TriangleSoup:
-    c, s = math.cos(yaw), math.sin(yaw)
-    rot = np.array([[c, 0, s], [0, 1, 0], [-s, 0, c]], np.float32)
-    return dataclasses.replace(
-        mesh, vertices=(mesh.vertices @ rot.T + np.asarray(offset, np.float32)).astype(np.float32)
-    )
-
-
-def _fits(fp, inner, blocked, placed: list[_Placed], gap: float) -> bool:
-    x0, z0, x1, z1 = inner
-    if fp[0] < x0 + 0.01 or fp[1] < z0 + 0.01 or fp[2] > x1 - 0.01 or fp[3] > z1 - 0.01:
-        return False
-    if any(_overlaps(fp, b) for b in blocked):
-        return False
-    return not any(p.support is None and _overlaps(fp, _footprint(p.mesh), gap) for p in placed)
-
-
-def _try_place(rng, category: Category, room: Room, inner, blocked, placed) -> _Placed | None:
-    x0, z0, x1, z1 = inner
-    if category.placement in ("wall", "corner"):
-        side = ("z0", "z1", "x0", "x1")[int(rng.integers(4))]
-        yaw = _WALL_YAW[side]
-        item = _make(rng, category, yaw, (0.0, 0.0), 0.0, room)
-        fx0, fz0, fx1, fz1 = _footprint(item.mesh)
-        hw, hd = (fx1 - fx0) / 2, (fz1 - fz0) / 2
-        if side in ("z0", "z1"):
-            lo, hi = x0 + hw + 0.02, x1 - hw - 0.02
-            along = (lo if rng.uniform() < 0.5 else hi) if category.placement == "corner" else rng.uniform(lo, hi)
-            cz = z0 + hd + 0.02 if side == "z0" else z1 - hd - 0.02
-            cx = along
-        else:
-            lo, hi = z0 + hd + 0.02, z1 - hd - 0.02
-            along = (lo if rng.uniform() < 0.5 else hi) if category.placement == "corner" else rng.uniform(lo, hi)
-            cx = x0 + hw + 0.02 if side == "x0" else x1 - hw - 0.02
-            cz = along
-        if lo > hi:
-            return None
-        mid = ((fx0 + fx1) / 2, (fz0 + fz1) / 2)
-        item.mesh = _transform(item.mesh, 0.0, (cx - mid[0], 0.0, cz - mid[1]))
-        gap = 0.05
-    else:
-        yaw = float(rng.integers(4)) * math.pi / 2
-        margin = 0.7
-        if x1 - x0 < 2 * margin + 0.5 or z1 - z0 < 2 * margin + 0.5:
-            return None
-        cx, cz = rng.uniform(x0 + margin, x1 - margin), rng.uniform(z0 + margin, z1 - margin)
-        item = _make(rng, category, yaw, (cx, cz), 0.0, room)
-        gap = 0.45
-    return item if _fits(_footprint(item.mesh), inner, blocked, placed, gap) else None
-
-
-def _companions(rng, table: _Placed, inner, blocked, placed: list[_Placed]) -> None:
-    name, lo, hi = COMPANIONS[table.category.name]
-    category = CATEGORY_BY_NAME[name]
-    fx0, fz0, fx1, fz1 = _footprint(table.mesh)
-    cx, cz = (fx0 + fx1) / 2, (fz0 + fz1) / 2
-    # (x, z) of the table edge, yaw of the outward direction, which side
-    sides = [
-        (cx, fz0, math.pi, "z-"),
-        (cx, fz1, 0.0, "z+"),
-        (fx0, cz, -math.pi / 2, "x-"),
-        (fx1, cz, math.pi / 2, "x+"),
-    ]
-    order = rng.permutation(len(sides))
-    wanted, count = int(rng.integers(lo, hi + 1)), 0
-    size, label = category.sample_size(rng)
-    for k in order:
-        if count >= wanted:
-            break
-        sx, sz, yaw, side = sides[k]
-        face_yaw = yaw + math.pi  # the chair's front (+Z local) points back at the table
-        item = _make(rng, category, face_yaw, (0.0, 0.0), 0.0, table.room, size, label)
-        ix0, iz0, ix1, iz1 = _footprint(item.mesh)
-        hw, hd = (ix1 - ix0) / 2, (iz1 - iz0) / 2
-        off = {
-            "z-": (sx, sz - hd - 0.05),
-            "z+": (sx, sz + hd + 0.05),
-            "x-": (sx - hw - 0.05, sz),
-            "x+": (sx + hw + 0.05, sz),
-        }
-        tx, tz = off[side]
-        item.mesh = _transform(item.mesh, 0.0, (tx - (ix0 + ix1) / 2, 0.0, tz - (iz0 + iz1) / 2))
-        others = [p for p in placed if p is not table]
-        fp = _footprint(item.mesh)
-        if _fits(fp, inner, blocked, others, 0.3) and not _overlaps(fp, _footprint(table.mesh)):
-            placed.append(item)
-            count += 1
-
-
-def _try_on(rng, category: Category, support_index: int, placed: list[_Placed]) -> _Placed | None:
-    support = placed[support_index]
-    lo, hi = support.aabb
-    item = _make(rng, category, support.yaw, (0.0, 0.0), 0.0, support.room)
-    ix0, iz0, ix1, iz1 = _footprint(item.mesh)
-    hw, hd = (ix1 - ix0) / 2, (iz1 - iz0) / 2
-    if lo[0] + hw + 0.03 > hi[0] - hw - 0.03 or lo[2] + hd + 0.03 > hi[2] - hd - 0.03:
-        return None
-    cx = rng.uniform(lo[0] + hw + 0.03, hi[0] - hw - 0.03)
-    cz = rng.uniform(lo[2] + hd + 0.03, hi[2] - hd - 0.03)
-    if category.name == "tv":
-        cx, cz = (lo[0] + hi[0]) / 2, (lo[2] + hi[2]) / 2
-    item.mesh = _transform(item.mesh, 0.0, (cx - (ix0 + ix1) / 2, float(hi[1]) + 0.001, cz - (iz0 + iz1) / 2))
-    fp = _footprint(item.mesh)
-    if any(p.support == support_index and _overlaps(fp, _footprint(p.mesh), 0.03) for p in placed):
-        return None
-    item.support = support_index
-    return item
-
-
 # ----- view points and annotations ----------------------------------------------------------------
-def _view_points(house: ProceduralHouse, item: _Placed, sid: int, config: HouseConfig) -> list[ViewPoint]:
+def _view_points(house: ProceduralHouse, item: Placed, sid: int, config: HouseConfig) -> list[ViewPoint]:
     return compute_view_points(
         house, sid, item.aabb, camera_height=config.camera_height, max_view_points=config.max_view_points
     )
@@ -401,7 +265,7 @@ def _tuple3(v) -> tuple[float, float, float]:
     return (round(float(v[0]), 4), round(float(v[1]), 4), round(float(v[2]), 4))
 
 
-def _annotate(placed: list[_Placed], ids: list[int], views: list[list[ViewPoint]]) -> list[SceneObject]:
+def _annotate(placed: list[Placed], ids: list[int], views: list[list[ViewPoint]]) -> list[SceneObject]:
     object_ids = [f"{p.category.name.replace(' ', '_')}_{sid}" for p, sid in zip(placed, ids)]
     boxes = [p.aabb for p in placed]
     objects = []

@@ -90,3 +90,24 @@ def test_added_fields_enter_hashes_only_when_changed():
 
     assert config_hash(WithSection()) == config_hash(Before())
     assert config_hash(WithSection(section=After(kernel=0))) != config_hash(Before())
+
+
+def test_added_fields_of_a_nested_config_default_to_the_enclosing_default():
+    from memgym.core.seeding import ADDED_FIELD
+
+    @dataclasses.dataclass(frozen=True)
+    class Inner:
+        a: int = 1
+        mode: str = dataclasses.field(default="old", metadata=ADDED_FIELD)
+
+    @dataclasses.dataclass(frozen=True)
+    class Before:
+        inner: Inner = dataclasses.field(default_factory=Inner)
+
+    @dataclasses.dataclass(frozen=True)
+    class After:  # new builds default to the new mode; the hash of the default stays
+        inner: Inner = dataclasses.field(default_factory=lambda: Inner(mode="new"))
+
+    assert config_hash(After()) == config_hash(Before())
+    assert config_hash(After(Inner(a=2, mode="new"))) == config_hash(Before(Inner(a=2)))
+    assert config_hash(After(Inner(mode="old"))) != config_hash(After())

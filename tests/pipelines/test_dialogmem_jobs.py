@@ -17,6 +17,8 @@ from memgym.core.episode import Dataset
 from memgym.core.errors import ConfigError, MemgymError, RegistryError
 from memgym.core.outcome import watch_job
 from memgym.core.seeding import config_hash
+from memgym.datasets.dialogmem.statistics import dataset_statistics
+from memgym.datasets.dialogmem.task_specs import available_content, matches
 from memgym.pipelines.dialogmem_jobs import (
     DialogMemEvalConfig,
     DialogMemGenerateConfig,
@@ -26,6 +28,7 @@ from memgym.pipelines.dialogmem_jobs import (
 )
 
 SMALL = ("scenes=1", *SMALL_HOUSES)
+LEGACY = ("house.clutter=none", "construction.unique_cues=false")  # the houses and items before clutter
 EVAL = ("camera.width=32", "camera.height=24")
 
 
@@ -52,17 +55,52 @@ def test_generate_writes_episodes_stats_and_is_deterministic(dataset, tmp_path):
     assert again.read_text() == dataset.read_text()
 
 
-def test_generate_resumes_from_its_partial_file(dataset, tmp_path):
+def test_generate_reports_category_shortcuts_and_keeps_the_filter(dataset, tmp_path):
+    """The printed and tabled share of navigation items whose target is the only observed object of
+    its category (or of its category in its room), recounted here; no kept item's cues fit another
+    observed object of its category."""
+    episode = Dataset.load(dataset)[0]
+    summary = dataset_statistics([episode])["summary"][0]
+    observed = {o.object_id: o.category for o in episode.traversal.observations}
+    rooms = {m.object_id: m.value for m in episode.memory if m.key == "room" and m.version == 0}
+    content = available_content(list(episode.memory), set(observed))
+    navigation = [i for i in episode.items if i.task == "navigation"]
+    unique = room_unique = 0
+    for item in navigation:
+        target = item.annotations["object_id"]
+        same = [o for o, c in observed.items() if c == observed[target]]
+        unique += len(same) == 1
+        room_unique += sum(rooms.get(o) == rooms[target] for o in same) == 1
+        cues = [content[target][k] for k in item.annotations["cue_keys"]]
+        assert not [o for o in same if o != target and matches(cues, content[o])], item.prompt
+    assert summary["navigation_category_unique_%"] == pytest.approx(100 * unique / len(navigation))
+    assert summary["navigation_category_room_unique_%"] == pytest.approx(100 * room_unique / len(navigation))
+    assert summary["observed_objects_per_episode"] == len(observed)
+    assert "navigation_category_unique_%" in dataset.with_name("episodes.stats.md").read_text()
+    # the same small house without clutter, items sampled as before it: the category decides more
+    legacy = generate(JobArgs(overrides=(*SMALL, *LEGACY), out=tmp_path / "legacy.jsonl", progress=False))
+    before = dataset_statistics(Dataset.load(legacy))["summary"][0]
+    assert before["navigation_category_unique_%"] >= summary["navigation_category_unique_%"] + 15
+    assert before["observed_objects_per_episode"] < summary["observed_objects_per_episode"]
+
+
+def test_generate_resumes_from_its_partial_file(dataset, tmp_path, capsys):
     out = tmp_path / "episodes.jsonl"
     first = generate(JobArgs(overrides=(*SMALL, "scenes=2"), out=out, progress=False)).read_text().splitlines()
     expected = list(Dataset.load(out))
     digest = config_hash(load_config(DialogMemGenerateConfig, overrides=(*SMALL, "scenes=2")))
     partial = out.with_name("episodes.jsonl.partial")
-    partial.write_text(json.dumps({"config_hash": digest}) + "\n" + first[0] + "\n" + first[1][:50])  # 2nd cut
+    header = {"config_hash": digest, "house_clutter": "hm3d"}
+    # a partial file of a build before clutter existed has the same hash but holds other houses
+    partial.write_text(json.dumps({"config_hash": digest}) + "\n" + first[0] + "\n")
+    with pytest.raises(MemgymError, match="written by another config"):
+        generate(JobArgs(overrides=(*SMALL, "scenes=2"), out=out, progress=False))
+    partial.write_text(json.dumps(header) + "\n" + first[0] + "\n" + first[1][:50])  # 2nd cut
     with pytest.raises(KeyboardInterrupt), _interrupt_after_traversals(1):
         generate(JobArgs(overrides=(*SMALL, "scenes=2"), out=out, progress=False))  # stops again mid-episode
     assert partial.read_text().endswith("\n")  # the torn line was dropped before appending
     assert list(Dataset.load(generate(JobArgs(overrides=(*SMALL, "scenes=2"), out=out, progress=False)))) == expected
+    assert "target the only observed object of its category: " in capsys.readouterr().out
 
 
 @contextlib.contextmanager

@@ -3,8 +3,10 @@
 * **perceptual** -- from the scene annotations: ``color``, ``material``, ``size`` (attributes),
   ``room`` (its region), ``on`` (category of the supporting object) and ``near`` (category of an
   object next to it).
-* **episodic** -- from the traversal's observation log: ``times_seen`` (number of separate
-  sightings), ``order`` (ordinal among objects of its category by first sighting) and
+* **episodic** -- from the traversal's observation log, with the sightings of
+  :mod:`memgym.sensors.sightings`: ``times_seen`` (number of separate sightings), ``order``
+  (ordinal among objects of its category by first sighting; none when another object of the
+  category was first seen in the same step) and
   ``segment`` (category of the navigation goal being approached when it was first seen).
 * **social** -- about residents and their use of the object: ``owner``, ``usage``, ``alias``,
   ``significance``, each possibly followed by **updates** (the fact changed) and
@@ -27,6 +29,7 @@ import numpy as np
 from memgym.backends.structured import Fact
 from memgym.core.records import Record, record
 from memgym.datasets.dialogmem.residents import Resident
+from memgym.sensors.sightings import count_sightings, sighting_ranks
 
 ContentType = Literal["perceptual", "episodic", "social"]
 CONTENT_TYPES: tuple[str, ...] = ("perceptual", "episodic", "social")
@@ -137,15 +140,13 @@ class ObservationLog(Record):
         return first
 
     def sightings(self) -> dict[str, int]:
-        """object id -> number of separate sightings (maximal runs of consecutive visible steps)."""
-        counts: dict[str, int] = {}
-        previous: set[str] = set()
-        for ids in self.visible:
-            current = set(ids)
-            for object_id in current - previous:
-                counts[object_id] = counts.get(object_id, 0) + 1
-            previous = current
-        return counts
+        """object id -> number of separate sightings (:func:`memgym.sensors.sightings.count_sightings`
+        of the steps it is visible in)."""
+        steps: dict[str, list[int]] = {}
+        for step, ids in enumerate(self.visible):
+            for object_id in ids:
+                steps.setdefault(object_id, []).append(step)
+        return {object_id: count_sightings(s) for object_id, s in steps.items()}
 
     def segment_at(self, step: int) -> Segment | None:
         """The segment containing ``step``."""
@@ -233,9 +234,7 @@ def episodic_content(log: ObservationLog, categories: Mapping[str, str]) -> list
     """Episodic items of every observed object (see the module docstring)."""
     first = log.first_seen()
     sightings = log.sightings()
-    by_category: dict[str, list[str]] = {}
-    for object_id in sorted(first, key=lambda o: (first[o], o)):
-        by_category.setdefault(categories[object_id], []).append(object_id)
+    ranks = sighting_ranks(first, categories)
     items = []
     for object_id in sorted(first, key=lambda o: (first[o], o)):
         category = categories[object_id]
@@ -246,7 +245,7 @@ def episodic_content(log: ObservationLog, categories: Mapping[str, str]) -> list
         count = sightings[object_id]
         if count in COUNTS:
             add("times_seen", COUNTS[count])
-        rank = by_category[category].index(object_id)
+        rank = ranks.get(object_id, len(ORDINALS))
         if rank < len(ORDINALS):
             add("order", ORDINALS[rank])
         segment = log.segment_at(first[object_id])

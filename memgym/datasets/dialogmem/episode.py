@@ -15,6 +15,7 @@ import numpy as np
 
 from memgym.core.errors import RecordError
 from memgym.core.records import record
+from memgym.core.seeding import ADDED_FIELD
 from memgym.datasets.dialogmem.content import (
     MemoryItem,
     ObservationLog,
@@ -102,6 +103,14 @@ class ConstructionConfig:
     max_attempts: int = 3
     navigation_per_object: int = 1
     qa_per_object: int = 3
+    unique_cues: bool = dataclasses.field(
+        default=False,
+        metadata={
+            "help": "sample each object's items among the cue combinations that single it out of its observed "
+            "category (false: sample first, then drop the ambiguous ones)",
+            **ADDED_FIELD,
+        },
+    )
 
 
 def build_episode(
@@ -159,7 +168,11 @@ def build_episode(
     items = stated_items(items, turns)
     content = available_content(items, observed)
     task_specs = enumerate_specs(
-        rng, content, navigation_per_object=config.navigation_per_object, qa_per_object=config.qa_per_object
+        rng,
+        content,
+        navigation_per_object=config.navigation_per_object,
+        qa_per_object=config.qa_per_object,
+        unique_cues=config.unique_cues,
     )
     stated_turns = {}
     for turn in turns:

@@ -1,7 +1,12 @@
-"""Dataset statistics in the paper's terms: items per task and content type, verbalised share.
+"""Dataset statistics in the paper's terms: items per task and content type, verbalised share,
+and how much of navigation the category alone (or category and room) already decides.
 
 :func:`dataset_statistics` returns plain tables (lists of row dicts) that
-:func:`~memgym.core.results.to_markdown` prints.
+:func:`~memgym.core.results.to_markdown` prints. :func:`category_shortcuts` measures, per
+navigation item, whether its target is the only *observed* object of its category in the episode
+(``category_unique``) and whether it is the only observed one of its category in its room
+(``category_room_unique``): items for which a memory needs no more than the category, or the
+category and the room, to pick the right object.
 """
 
 from __future__ import annotations
@@ -37,12 +42,18 @@ def dataset_statistics(episodes: Iterable[DialogMemEpisode]) -> dict[str, list[d
             row["updated_%"] = None
         item_rows.append(row)
     qa = [a for (task, _), rows in items.items() if task == "qa" for a in rows]
+    shortcuts = [category_shortcuts(e) for e in episodes]
+    navigation = [row for rows in shortcuts for row in rows["items"]]
     summary = {
         "episodes": len(episodes),
         "navigation_items": sum(len(r) for (t, _), r in items.items() if t == "navigation"),
         "qa_items": len(qa),
         "qa_verbalised_%": 100.0 * sum(a["verbalised"] for a in qa) / len(qa) if qa else None,
         "dialogue_turns": sum(turns.values()),
+        "observed_objects_per_episode": _mean([s["observed_objects"] for s in shortcuts]),
+        "observed_categories_per_episode": _mean([s["observed_categories"] for s in shortcuts]),
+        "navigation_category_unique_%": _percent([r["category_unique"] for r in navigation]),
+        "navigation_category_room_unique_%": _percent([r["category_room_unique"] for r in navigation]),
     }
     return {
         "summary": [summary],
@@ -50,3 +61,32 @@ def dataset_statistics(episodes: Iterable[DialogMemEpisode]) -> dict[str, list[d
         "turns": [{"turn_type": k, "n": v} for k, v in sorted(turns.items())],
         "filters": [{"reason": k, "n": v} for k, v in sorted(filters.items())],
     }
+
+
+def category_shortcuts(episode: DialogMemEpisode) -> dict[str, Any]:
+    """Observed objects and categories of ``episode`` and, per navigation item, whether its target
+    is the only observed object of its category (``category_unique``) or of its category in its
+    room (``category_room_unique``; an object without a named room counts as its own room only
+    when it is category-unique)."""
+    observed = {o.object_id: o.category for o in episode.traversal.observations}
+    rooms = {m.object_id: m.value for m in episode.memory if m.key == "room" and m.version == 0}
+    per_category = Counter(observed.values())
+    per_room = Counter((c, rooms[o]) for o, c in observed.items() if o in rooms)
+    rows = []
+    for item in episode.items:
+        if item.task != "navigation":
+            continue
+        target = item.annotations["object_id"]
+        category = observed.get(target, item.annotations["category"])
+        unique = per_category[category] <= 1
+        room_unique = unique or (target in rooms and per_room[(category, rooms[target])] <= 1)
+        rows.append({"item_id": item.item_id, "category_unique": unique, "category_room_unique": room_unique})
+    return {"observed_objects": len(observed), "observed_categories": len(per_category), "items": rows}
+
+
+def _percent(flags: list[bool]) -> float | None:
+    return 100.0 * sum(flags) / len(flags) if flags else None
+
+
+def _mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None

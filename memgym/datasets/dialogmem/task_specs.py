@@ -93,12 +93,16 @@ def enumerate_specs(
     *,
     navigation_per_object: int = 2,
     qa_per_object: int = 3,
+    unique_cues: bool = False,
 ) -> list[TaskSpec]:
     """Sample navigation and QA specs for every object with available content, stratified by
     identification types (navigation) and answer type (QA) so every content type is represented.
 
     QA specs whose answer key is one of the cues, or that :func:`is_same_type` rejects, are never
-    proposed; :func:`build_items` still checks the latter (counted as ``same_type``).
+    proposed; :func:`build_items` still checks the latter (counted as ``same_type``). With
+    ``unique_cues``, only cue combinations that :func:`is_unique` accepts are proposed, so an object
+    whose category repeats gets items from the cues that single it out (in a cluttered house most
+    single cues do not) instead of losing them to the ``not_unique`` filter.
     """
     specs: list[TaskSpec] = []
     for object_id in sorted(content):
@@ -108,6 +112,10 @@ def enumerate_specs(
         options: list[tuple[MemoryItem, ...]] = [(item,) for t in CONTENT_TYPES for item in by_type[t]]
         for t1, t2 in itertools.combinations(CONTENT_TYPES, 2):
             options += list(itertools.product(by_type[t1], by_type[t2]))
+        if unique_cues:
+            options = [
+                cues for cues in options if is_unique(TaskSpec("navigation", object_id, category, cues), content)
+            ]
         if not options:
             continue
         navigation = [TaskSpec("navigation", object_id, category, cues) for cues in options]

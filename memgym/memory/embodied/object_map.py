@@ -28,6 +28,7 @@ import numpy as np
 
 from memgym.memory.embodied.backproject import remove_outliers, voxel_downsample, voxel_keys
 from memgym.memory.embodied.perception import ObjectView
+from memgym.sensors.sightings import count_sightings, seen_frames
 
 
 @dataclasses.dataclass(eq=False)
@@ -77,10 +78,14 @@ class Instance:
         centre = self.box.mean(axis=0)
         return (float(centre[0]), float(centre[1]), float(centre[2]))
 
+    def seen_frames(self) -> list[int]:
+        """Frames in which it was seen (:mod:`memgym.sensors.sightings`: its detections there cover
+        at least 5% of the frame), ascending."""
+        return seen_frames(self.frames)
+
     def sightings(self) -> int:
-        """Separate sightings: runs of consecutive frames in which it was detected."""
-        frames = np.array(sorted(self.frames))
-        return int(1 + np.count_nonzero(np.diff(frames) > 1)) if len(frames) else 0
+        """Separate sightings: runs of consecutive frames in which it was seen (:meth:`seen_frames`)."""
+        return count_sightings(self.seen_frames())
 
     def state(self) -> dict[str, Any]:
         """Plain-data form (see :meth:`from_state`)."""

@@ -10,7 +10,10 @@ From the instances' outlier-filtered bounding boxes (metres, Y up):
 :func:`observable_facts` turns the graph and the instances' sightings into the fact words of
 DialogMem's perceptual and episodic keys that a memory can know without ground truth: ``on``
 and ``near`` (the category of the closest such neighbour of another category), ``times_seen``
-(separate sightings) and ``order`` (rank among instances of the same label by first sighting).
+(separate sightings) and ``order`` (rank among instances of the same label by first sighting),
+counted as the dataset annotation counts them (:mod:`memgym.sensors.sightings`: frames where the
+instance covers >= 5% of the view; no order for instances first seen together with another of
+their label).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import numpy as np
 
 from memgym.datasets.dialogmem.content import COUNTS, ORDINALS
 from memgym.memory.embodied.object_map import Instance
+from memgym.sensors.sightings import sighting_ranks
 
 
 def relation_graph(instances: Sequence[Instance], near_gap: float = 0.5, support_gap: float = 0.1) -> nx.DiGraph:
@@ -58,7 +62,8 @@ def relation_graph(instances: Sequence[Instance], near_gap: float = 0.5, support
 def observable_facts(instances: Sequence[Instance], graph: nx.DiGraph) -> dict[str, dict[str, str]]:
     """Instance id -> fact key -> value words (see the module docstring)."""
     labels = {i.id: i.label for i in instances}
-    first = {i.id: min(i.frames) for i in instances}
+    first = {i.id: frames[0] for i in instances if (frames := i.seen_frames())}
+    ranks = sighting_ranks(first, labels)
     facts: dict[str, dict[str, str]] = {}
     for instance in instances:
         own: dict[str, str] = {}
@@ -73,8 +78,7 @@ def observable_facts(instances: Sequence[Instance], graph: nx.DiGraph) -> dict[s
         count = instance.sightings()
         if count in COUNTS:
             own["times_seen"] = COUNTS[count]
-        same = sorted((first[i.id], i.id) for i in instances if i.label == instance.label)
-        rank = same.index((first[instance.id], instance.id))
+        rank = ranks.get(instance.id, len(ORDINALS))
         if rank < len(ORDINALS):
             own["order"] = ORDINALS[rank]
         facts[instance.id] = own

@@ -1,0 +1,60 @@
+"""Sightings: when an object counts as seen in a view, and how views add up to sightings.
+
+One definition, used by the dataset annotation (the traversal's per-frame visibility and
+DialogMem's episodic content, :mod:`memgym.datasets.traversal`,
+:mod:`memgym.datasets.dialogmem.content`) and by the visual memories that count what they saw
+(:mod:`memgym.memory.embodied.object_map`, :mod:`memgym.memory.embodied.relations`):
+
+* an object is **seen in a view** when its mask covers at least :data:`MIN_SIGHTING_COVERAGE`
+  (5%) of the view, as DialogMem (seed 003) defines "observed";
+* a **sighting** is a maximal run of consecutive formation frames (step indices) in which it is
+  seen; ``times_seen`` is the number of sightings;
+* its **order** is its rank among the objects of its category by the frame of its first sighting
+  (0 = first): the number of objects of the category first seen strictly earlier. Objects first
+  seen in the same frame as another object of their category have no order (neither "the first
+  chair you saw" nor "the second" would single one out).
+
+A memory sees the same frames at its own camera resolution; coverage fractions at another
+resolution than the annotation's visibility render (``traversal.visibility_width``) can fall on
+the other side of the threshold for objects near it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Mapping
+from typing import TypeVar
+
+MIN_SIGHTING_COVERAGE = 0.05
+"""Smallest fraction of a view an object's mask must cover for the object to be seen in it."""
+
+K = TypeVar("K", bound=Hashable)
+
+
+def seen_in_view(pixels: float, view_pixels: float, min_coverage: float = MIN_SIGHTING_COVERAGE) -> bool:
+    """Whether a mask of ``pixels`` (or a coverage fraction, with ``view_pixels=1``) is seen."""
+    return pixels >= min_coverage * view_pixels
+
+
+def seen_frames(coverage: Mapping[int, float], min_coverage: float = MIN_SIGHTING_COVERAGE) -> list[int]:
+    """Ascending frame indices whose coverage fraction (``{frame: fraction}``) reaches ``min_coverage``."""
+    return sorted(f for f, c in coverage.items() if seen_in_view(c, 1.0, min_coverage))
+
+
+def count_sightings(frames: Iterable[int]) -> int:
+    """Number of sightings (maximal runs of consecutive indices) among the frames ``frames`` is seen in."""
+    ordered = sorted(set(frames))
+    return sum(1 for k, f in enumerate(ordered) if k == 0 or f != ordered[k - 1] + 1)
+
+
+def sighting_ranks(first: Mapping[K, int], groups: Mapping[K, str]) -> dict[K, int]:
+    """Key -> order within its group (category) by first-sighting frame ``first[key]``; keys
+    sharing their first frame with another key of the group are left out (module docstring)."""
+    by_group: dict[str, list[int]] = {}
+    for key, frame in first.items():
+        by_group.setdefault(groups[key], []).append(frame)
+    ranks = {}
+    for key, frame in first.items():
+        frames = by_group[groups[key]]
+        if frames.count(frame) == 1:
+            ranks[key] = sum(1 for f in frames if f < frame)
+    return ranks

@@ -1,0 +1,67 @@
+"""One definition of a sighting: the visual memories count ``times_seen`` and ``order`` as the
+DialogMem annotation does (>= 5% of the view, :mod:`memgym.sensors.sightings`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from small_houses import SMALL_HOUSES
+
+from memgym.agents.reasoner_agent import ReasonerAgent
+from memgym.backends.structured import StructuredReasoner
+from memgym.core.benchmark import JobArgs
+from memgym.core.config import load_config
+from memgym.memory.embodied.ground_truth import SceneTruth, match_instances
+from memgym.pipelines.dialogmem_jobs import DialogMemEvalConfig, build_env, build_memory, form, generate, load_episodes
+from memgym.sensors.sightings import count_sightings, seen_frames, sighting_ranks
+
+# the memory's camera renders at the annotation's visibility resolution (64 px wide), so both
+# measure the same coverage in every frame
+CAMERA = ("camera.width=64", "camera.height=48")
+
+
+def test_sightings_are_runs_of_frames_covering_five_percent():
+    assert seen_frames({3: 0.05, 1: 0.2, 2: 0.049, 7: 0.3}) == [1, 3, 7]
+    assert count_sightings([1, 3, 7]) == 3 and count_sightings([4, 5, 6, 9, 10]) == 2 and count_sightings([]) == 0
+    # order within a category by first sighting; objects first seen together get none
+    first = {"a": 4, "b": 2, "c": 4, "d": 9, "mug": 1}
+    groups = {"a": "chair", "b": "chair", "c": "chair", "d": "chair", "mug": "mug"}
+    assert sighting_ranks(first, groups) == {"b": 0, "d": 3, "mug": 0}
+
+
+@pytest.fixture(scope="module")
+def formed(tmp_path_factory):
+    """One small house's episode and the conceptgraph memory formed on it (gt detector)."""
+    out = tmp_path_factory.mktemp("sightings") / "episodes.jsonl"
+    # without clutter, so that fusion keeps each object one instance (merges of touching objects of
+    # a category are the memory's errors, not the counting's)
+    small = [o for o in SMALL_HOUSES if not o.startswith("camera.")]
+    overrides = ("scenes=1", *small, "first_house_seed=6", "house.clutter=none", *CAMERA)
+    (episode,), _ = load_episodes(Path(generate(JobArgs(overrides=overrides, out=out, progress=False))))
+    config = load_config(DialogMemEvalConfig, overrides=(f"dataset={out}", "memory=conceptgraph", *CAMERA))
+    memory = build_memory(config)
+    form(build_env(config, memory, {}), ReasonerAgent(memory, StructuredReasoner()), episode, set())
+    return episode, memory
+
+
+@pytest.mark.slow
+def test_memory_sightings_equal_the_annotation(formed):
+    episode, memory = formed
+    truth = {(m.object_id, m.key): m.value for m in episode.memory if m.key in ("times_seen", "order")}
+    instances = {i.id: i for i in memory.objects.instances}
+    per_object: dict[str, list[str]] = {}
+    for instance_id, object_id in match_instances(SceneTruth.of(episode), memory.objects.instances).items():
+        per_object.setdefault(object_id, []).append(instance_id)
+    facts = memory.facts()
+    compared = 0
+    for observation in episode.traversal.observations:
+        matched = per_object[observation.object_id]
+        # the frames it is seen in are the annotation's, however fusion split it into instances
+        assert sorted(f for i in matched for f in instances[i].seen_frames()) == list(observation.frames)
+        if len(matched) == 1:
+            own = facts[matched[0]]
+            for key in ("times_seen", "order"):
+                assert own.get(key) == truth.get((observation.object_id, key)), (observation.object_id, key)
+            compared += 1
+    assert compared >= 10
