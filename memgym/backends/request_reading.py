@@ -24,6 +24,7 @@ The target's category is the first category named that is not the argument of a 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from collections.abc import Iterable, Mapping
 
@@ -142,6 +143,12 @@ def tokens(text: str) -> list[str]:
     return _WORD.findall(str(text).lower())
 
 
+@functools.lru_cache(maxsize=8192)
+def value_tokens(value: str) -> tuple[str, ...]:
+    """:func:`tokens` of a memory value, cached (the same values recur in every request)."""
+    return tuple(tokens(value))
+
+
 @dataclasses.dataclass(frozen=True)
 class Mention:
     """A value found in the request: tokens ``start..end`` (exclusive), the keys it may fill, and
@@ -167,7 +174,7 @@ def find_spans(words: list[str], phrase: Iterable[str]) -> list[tuple[int, int]]
     n = len(target)
     if not n:
         return []
-    return [(i, i + n) for i in range(len(words) - n + 1) if words[i : i + n] == target]
+    return [(i, i + n) for i, w in enumerate(words) if w == target[0] and words[i : i + n] == target]
 
 
 def relation_before(
@@ -201,10 +208,16 @@ RELATION_REACH = 5
 def find_mentions(words: list[str], values: Mapping[str, set[str]]) -> list[Mention]:
     """Mentions of ``values`` (value -> keys it is held under), longest first where they overlap,
     each restricted to the key its relation word names when that key is one of its keys."""
-    spans = sorted(
-        ((s, e, v) for v in values for s, e in find_spans(words, tokens(v))),
-        key=lambda x: (-(x[1] - x[0]), x[0], x[2]),
-    )
+    at: dict[str, list[int]] = {}
+    for i, word in enumerate(words):
+        at.setdefault(word, []).append(i)
+    found = []
+    for value in values:
+        phrase = value_tokens(value)
+        for i in at.get(phrase[0], ()) if phrase else ():
+            if tuple(words[i : i + len(phrase)]) == phrase:
+                found.append((i, i + len(phrase), value))
+    spans = sorted(found, key=lambda x: (-(x[1] - x[0]), x[0], x[2]))
     taken: list[tuple[int, int, str]] = []
     for start, end, value in spans:
         if all(end <= s or start >= e for s, e, _ in taken):
@@ -279,14 +292,16 @@ def asked_key(
     that same key inside it (``how large`` asks for a size though ``large`` is a size); None: an
     instruction."""
     mentions = list(mentions)
+    base = {i for s, e in covered for i in range(s, e)}
+    bare = [m for m in mentions if m.phrase == (m.start, m.end)]
+    for m in mentions:
+        base.update(range(*m.phrase))
     found: list[tuple[int, int, str]] = []
     for key, phrases in ASKING_WORDS.items():
-        blocked = {i for s, e in covered for i in range(s, e)}
-        for m in mentions:
-            if not (key in m.keys and m.phrase == (m.start, m.end)):
-                blocked.update(range(*m.phrase))
+        spared = {i for m in bare if key in m.keys for i in range(m.start, m.end)}
+        blocked = base - spared if spared else base
         for phrase in phrases:
-            for start, end in find_spans(words, tokens(phrase)):
+            for start, end in find_spans(words, value_tokens(phrase)):
                 if blocked.intersection(range(start, end)):
                     continue
                 if phrase in _TRAILING.get(key, ()) and end != len(words):

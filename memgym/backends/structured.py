@@ -201,13 +201,11 @@ class StructuredReasoner(Reasoner):
         table = latest_facts(facts)
         labels = {o: next(iter(keys.values())).category for o, keys in table.items()}
         values = {o: {k: f.value for k, f in keys.items()} for o, keys in table.items()}
+        said = {o: [(k, f.value) for k, f in keys.items() if k.startswith(SAID_KEY)] for o, keys in table.items()}
         linked = {
-            o: transcript(
-                f.value for k, f in sorted(keys.items(), key=lambda kf: _said_order(kf[0])) if k.startswith(SAID_KEY)
-            )
-            for o, keys in table.items()
+            o: transcript(v for _, v in sorted(ls, key=lambda kv: _said_order(kv[0]))) for o, ls in said.items() if ls
         }
-        objects = linked_facts(values, labels, {o: lines for o, lines in linked.items() if lines})
+        objects = linked_facts(values, labels, linked)
         instruction = starts_as_instruction(words(question))
         resolution = resolve(question, objects, labels, heard, instruction=instruction)
         return reply_to(resolution, objects)

@@ -12,6 +12,7 @@ the asked key, :func:`reply` the reasoner's answer.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 
 from memgym.backends.dialogue_reading import Statement, fold_chains, read_statements
@@ -24,6 +25,7 @@ from memgym.backends.request_reading import (
     find_spans,
     head_category,
     tokens,
+    value_tokens,
 )
 
 UNKNOWN = "unknown"
@@ -48,6 +50,15 @@ def latest_statements(chains: Iterable[list[Statement]]) -> list[Statement]:
     return [chain[-1] for chain in chains]
 
 
+@functools.lru_cache(maxsize=256)
+def heard_facts(
+    utterances: tuple[str, ...], vocabulary: frozenset[str], names: frozenset[str], default: str = ""
+) -> tuple[Statement, ...]:
+    """The latest statement of each chain of ``utterances`` (cached: every request of an episode
+    reads the same transcript)."""
+    return tuple(latest_statements(fold_chains(read_statements(utterances, vocabulary, names, default))))
+
+
 def linked_facts(
     objects: Mapping[str, Mapping[str, str]],
     labels: Mapping[str, str],
@@ -56,9 +67,9 @@ def linked_facts(
     """``objects`` plus the social facts read from each object's linked lines (keys it lacks)."""
     merged = {o: dict(keys) for o, keys in objects.items()}
     for object_id, lines in linked.items():
-        names = {speaker for speaker, _ in lines}
-        said = read_statements([u for _, u in lines], [labels[object_id]], names, default=labels[object_id])
-        for statement in latest_statements(fold_chains(said)):
+        names = frozenset(speaker for speaker, _ in lines)
+        label = labels[object_id]
+        for statement in heard_facts(tuple(u for _, u in lines), frozenset([label]), names, label):
             merged[object_id].setdefault(statement.key, statement.value)
     return merged
 
@@ -90,11 +101,11 @@ def resolve(
     words = tokens(request)
     utterances = [u for _, u in heard]
     vocabulary = set(labels.values()) or request_phrases(words, utterances)
-    statements = latest_statements(fold_chains(read_statements(utterances, vocabulary, {s for s, _ in heard})))
+    statements = heard_facts(tuple(utterances), frozenset(vocabulary), frozenset(s for s, _ in heard))
     values: dict[str, set[str]] = {}
     for keys in objects.values():
         for key, value in keys.items():
-            if key not in NOT_VALUES and tokens(value):
+            if key not in NOT_VALUES and value_tokens(value):
                 values.setdefault(value, set()).add(key)
     for statement in statements:
         values.setdefault(statement.value, set()).add(statement.key)

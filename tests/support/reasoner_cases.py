@@ -126,19 +126,21 @@ def load_phrasings(path: Path = PHRASINGS) -> dict:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def cases(style: str | Path) -> list[tuple[str, str, str]]:
-    """``(memory text, prompt, expected reply)`` for every cue combination, answer key and task;
-    QA identified and answered by one content type, and questions that reveal their answer, are
-    left out as the generator leaves them out."""
+def cases(style: str | Path, answers: int | None = None) -> list[tuple[str, str, str]]:
+    """``(memory text, prompt, expected reply)`` for every cue combination: two instructions and a
+    question per answer key (``answers``: only that many per combination, rotating through the
+    keys); QA identified and answered by one content type, and questions that reveal their answer,
+    are left out as the generator leaves them out."""
     found = []
     for n, cues in enumerate(cue_combinations()):
         memory = fact_lines(case_objects(cues))
         values = {k: TARGET[k] for k in cues}
         for pick in range(2):
             found.append((memory, render("navigation", CATEGORY, values, None, n + pick, style), "OBJECT bed_t"))
-        for answer in TARGET:
-            if answer in cues or {KEY_TYPE[c] for c in cues} == {KEY_TYPE[answer]}:
-                continue
+        keys = [a for a in TARGET if a not in cues and {KEY_TYPE[c] for c in cues} != {KEY_TYPE[a]}]
+        if answers is not None:
+            keys = [keys[(n + i) % len(keys)] for i in range(min(answers, len(keys)))]
+        for answer in keys:
             prompt = render("qa", CATEGORY, values, answer, n, style)
             if not reveals_answer(prompt, TARGET[answer]):
                 found.append((memory, prompt, TARGET[answer]))
@@ -196,3 +198,41 @@ def dialogue_cases(style) -> list[tuple[list[str], str, str, str]]:
                 found.append((lines, category, key, second if operation != "state" else first))
                 n += 1
     return found
+
+
+def episode_cases(episode, style) -> list[tuple[str, str, str]]:
+    """``(oracle fact lines, prompt, expected reply)`` for every item of a generated episode: its own
+    prompt (``style="generator"``) or the same cues and answer key in the phrasing file ``style``."""
+    from memgym.datasets.dialogmem.episode import observation_log
+    from memgym.datasets.dialogmem.task_specs import available_content
+
+    content = available_content(episode.memory, set(observation_log(episode.traversal).first_seen()))
+    memory = "\n".join(format_fact(m.as_fact()) for keys in content.values() for m in keys.values())
+    found = []
+    for n, item in enumerate(episode.items):
+        notes = item.annotations
+        cues = {k: content[notes["object_id"]][k].value for k in notes["cue_keys"]}
+        if item.task == "navigation":
+            expected = f"OBJECT {item.answer['object_id']}"
+            prompt = (
+                item.prompt if style == "generator" else render("navigation", notes["category"], cues, None, n, style)
+            )
+        else:
+            expected = item.answer
+            prompt = (
+                item.prompt
+                if style == "generator"
+                else render("qa", notes["category"], cues, notes["answer_key"], n, style)
+            )
+        found.append((memory, prompt, expected))
+    return found
+
+
+def accuracy(found: list[tuple[str, str, str]]) -> float:
+    """Percent of cases the structured reasoner answers exactly."""
+    from memgym.backends.structured import StructuredReasoner
+    from memgym.core.chat import Message
+
+    reasoner = StructuredReasoner()
+    right = sum(reasoner.generate([Message.text("user", f"Memory:\n{m}\n{p}")]) == e for m, p, e in found)
+    return 100.0 * right / max(1, len(found))
