@@ -64,7 +64,7 @@ from memgym.backends.config import ReasonerConfig
 from memgym.backends.dialogue_reading import transcript
 from memgym.backends.request_reading import STOP_WORDS
 from memgym.backends.request_reading import asked_key as request_asked_key
-from memgym.backends.target_resolution import linked_facts, resolve
+from memgym.backends.target_resolution import UNKNOWN, linked_facts, resolve
 from memgym.backends.target_resolution import reply as reply_to
 from memgym.core.chat import Message
 from memgym.core.protocols import Reasoner
@@ -74,7 +74,6 @@ FACT_PREFIX = "FACT "
 CATEGORIES_PREFIX = "CATEGORIES "
 LINK_PREFIX = "LINK "
 SAID_KEY = "said"
-UNKNOWN = "unknown"
 
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP = STOP_WORDS
