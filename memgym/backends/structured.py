@@ -23,11 +23,11 @@ question or instruction. The reasoner
    it (or tie), with the latest value the transcript gives for the category and key; for an
    instruction replies ``OBJECT <object id>``.
 
-With facts from an oracle it is an upper bound for the symbolic part of a benchmark; with no fact
-lines it falls back to extractive reading of the plain text evidence (the sentence sharing most
-content words with the question, minus the question's own words), a transparent lexical baseline.
-When fact lines exist but do not answer a *question* (``unknown``), the same extractive reading
-runs over the user messages' other lines (a visual memory's facts plus an appended transcript).
+With facts from an oracle it is an upper bound for the symbolic part of a benchmark; with neither
+fact lines nor transcript lines it falls back to extractive reading of the plain text evidence
+(the sentence sharing most content words with the question, minus the question's own words), a
+transparent lexical baseline. When facts and transcript leave a *question* unanswered
+(``unknown``), the same extractive reading runs over the user messages' other lines.
 
 A written spoken history (session blocks of possibly tagged user lines, then ``Question: ...``,
 :mod:`~memgym.backends.spoken_lines`) whose question has one of VoxMem's forms is answered by
@@ -46,9 +46,10 @@ Two more prompt forms:
   names none of the labels);
 * memory entries of the visual memories arrive as fact lines whose ``object`` is the entry id
   (the reply ``OBJECT <entry id>`` selects an entry), with a ``detected`` fact naming its label;
-  dialogue linked to an entry arrives as ``said_<k>`` facts (:data:`SAID_KEY`), whose words break
-  ties in step 2: among objects naming equally many fact values, the one whose linked lines share
-  most of the question's content words (other than its category) is the target.
+  dialogue linked to an entry arrives as ``said_<k>`` facts (:data:`SAID_KEY`): read into that
+  entry's social facts (step 1), and their words break ties in step 3: among objects explaining
+  equally many mentions, the one whose linked lines share most of the question's content words
+  (other than its category) is the target.
 
 It never consults ground truth that is not in the messages.
 """
