@@ -161,3 +161,14 @@ def test_linked_dialogue_names_the_instance():
     facts = bed("obj_1") + bed("obj_3") + [said]
     assert ask("Go to the bed nicknamed the throne.", facts) == "OBJECT obj_3"
     assert ask("Go to the throne.", facts, "Amelia: Everyone calls the bed the throne.") == "OBJECT obj_3"
+
+
+def test_a_transcript_alone_answers_from_its_latest_statements():
+    dialogue = (
+        "Amelia: Hey! See that mug? That mug is Ben's.\n"
+        "Ben: Go to the red mug.\n"
+        "Carla: Correction: the mug belongs to Carla, not Ben.\n"
+        "Ben: We call the sofa the cloud."
+    )
+    assert ask("Who owns the red mug?", [], dialogue) == "Carla"
+    assert ask("What do the residents call the sofa?", [], dialogue) == "the cloud"
