@@ -8,16 +8,26 @@ Memory content reaches it as *fact lines* inside any text part of the messages::
 question or instruction. The reasoner
 
 1. keeps, per object and key, the fact with the latest ``time`` (updates and corrections win);
-2. picks the target object: among objects of the category named first in the question, the one
-   with the most fact values named in the question; a tie answers ``unknown``;
-3. for a question, finds the asked key from :data:`QUESTION_CUES` and replies with the target's
-   value; for an instruction (no question cue) replies ``OBJECT <object id>``.
+   dialogue linked to an entry (``said_<k>`` facts) and an appended transcript (``"Speaker:
+   utterance"`` lines) are read into social facts by :mod:`~memgym.backends.dialogue_reading`
+   (alias, owner, usage, significance; the latest statement of a chain wins): linked lines become
+   facts of their entry, transcript lines facts about a *category*;
+2. reads the request with :mod:`~memgym.backends.request_reading` (no dataset templates): the
+   target category (the first named one not governed by a relation word; when none is named, the
+   category an alias, owner or usage said in the dialogue belongs to), the value mentions with the
+   relation each fills, and the asked key (none: an instruction);
+3. picks the target: among objects of that category, the one whose facts explain the most value
+   mentions (a value counts only under a key its relation word allows); a tie answers ``unknown``
+   for an instruction;
+4. for a question, replies with the target's value of the asked key; when the entries do not hold
+   it (or tie), with the latest value the transcript gives for the category and key; for an
+   instruction replies ``OBJECT <object id>``.
 
-With facts from an oracle it is an upper bound for the symbolic part of a benchmark; with no fact
-lines it falls back to extractive reading of the plain text evidence (the sentence sharing most
-content words with the question, minus the question's own words), a transparent lexical baseline.
-When fact lines exist but do not answer a *question* (``unknown``), the same extractive reading
-runs over the user messages' other lines (a visual memory's facts plus an appended transcript).
+With facts from an oracle it is an upper bound for the symbolic part of a benchmark; with neither
+fact lines nor transcript lines it falls back to extractive reading of the plain text evidence
+(the sentence sharing most content words with the question, minus the question's own words), a
+transparent lexical baseline. When facts and transcript leave a *question* unanswered
+(``unknown``), the same extractive reading runs over the user messages' other lines.
 
 A written spoken history (session blocks of possibly tagged user lines, then ``Question: ...``,
 :mod:`~memgym.backends.spoken_lines`) whose question has one of VoxMem's forms is answered by
@@ -36,9 +46,10 @@ Two more prompt forms:
   names none of the labels);
 * memory entries of the visual memories arrive as fact lines whose ``object`` is the entry id
   (the reply ``OBJECT <entry id>`` selects an entry), with a ``detected`` fact naming its label;
-  dialogue linked to an entry arrives as ``said_<k>`` facts (:data:`SAID_KEY`), whose words break
-  ties in step 2: among objects naming equally many fact values, the one whose linked lines share
-  most of the question's content words (other than its category) is the target.
+  dialogue linked to an entry arrives as ``said_<k>`` facts (:data:`SAID_KEY`): read into that
+  entry's social facts (step 1), and their words break ties in step 3: among objects explaining
+  equally many mentions, the one whose linked lines share most of the question's content words
+  (other than its category) is the target.
 
 It never consults ground truth that is not in the messages.
 """
@@ -51,6 +62,11 @@ import re
 from collections.abc import Iterable, Sequence
 
 from memgym.backends.config import ReasonerConfig
+from memgym.backends.dialogue_reading import transcript
+from memgym.backends.request_reading import STOP_WORDS
+from memgym.backends.request_reading import asked_key as request_asked_key
+from memgym.backends.target_resolution import UNKNOWN, linked_facts, resolve
+from memgym.backends.target_resolution import reply as reply_to
 from memgym.core.chat import Message
 from memgym.core.protocols import Reasoner
 from memgym.core.registry import register_reasoner
@@ -59,76 +75,9 @@ FACT_PREFIX = "FACT "
 CATEGORIES_PREFIX = "CATEGORIES "
 LINK_PREFIX = "LINK "
 SAID_KEY = "said"
-UNKNOWN = "unknown"
-
-QUESTION_CUES: dict[str, tuple[str, ...]] = {
-    "owner": ("who owns", "whose"),
-    "usage": ("used for",),
-    "alias": ("what do the residents call", "nickname"),
-    "significance": ("why does", "why is"),
-    "color": ("what color", "what colour"),
-    "material": ("which material",),
-    "size": ("how big",),
-    "on": ("on top of what",),
-    "room": ("which room",),
-    "near": ("what object is beside",),
-    "times_seen": ("how many times",),
-    "segment": ("heading to when",),
-    "order": ("in what order",),
-}
-"""Answer key -> phrases that ask for it; the earliest phrase in a question decides. Dataset
-question templates are written with these phrases."""
 
 _WORD = re.compile(r"[a-z0-9]+")
-_STOP = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "is",
-        "was",
-        "are",
-        "were",
-        "of",
-        "to",
-        "in",
-        "on",
-        "at",
-        "for",
-        "by",
-        "with",
-        "and",
-        "or",
-        "it",
-        "its",
-        "this",
-        "that",
-        "you",
-        "your",
-        "i",
-        "me",
-        "my",
-        "we",
-        "our",
-        "they",
-        "their",
-        "he",
-        "she",
-        "his",
-        "her",
-        "what",
-        "which",
-        "who",
-        "whose",
-        "why",
-        "how",
-        "did",
-        "do",
-        "does",
-        "go",
-        "please",
-    ]
-)
+_STOP = STOP_WORDS
 
 
 @dataclasses.dataclass(frozen=True)
@@ -182,22 +131,23 @@ def latest_facts(facts: Iterable[Fact]) -> dict[str, dict[str, Fact]]:
     return table
 
 
-INSTRUCTION_VERBS = ("go", "take", "navigate", "find", "head", "walk", "bring")
+INSTRUCTION_VERBS = ("go", "take", "navigate", "find", "head", "walk", "bring", "move", "lead", "guide", "proceed")
 """First words that make a prompt an instruction rather than a question."""
 
 
 def asked_key(question: str) -> str | None:
-    """The answer key a question asks for (the cue phrase found earliest), None for an instruction."""
+    """The answer key a question asks for (:func:`~memgym.backends.request_reading.asked_key` with no
+    values known), None for an instruction (also one that starts with an instruction verb)."""
     tokens = _WORD.findall(question.lower())
-    if (
-        not tokens
-        or tokens[0] in INSTRUCTION_VERBS
-        or (tokens[0] == "please" and tokens[1:2] and tokens[1] in INSTRUCTION_VERBS)
-    ):
+    if starts_as_instruction(tokens):
         return None
-    text = " " + " ".join(tokens) + " "
-    found = [(text.find(f" {cue} "), key) for key, cues in QUESTION_CUES.items() for cue in cues if f" {cue} " in text]
-    return min(found)[1] if found else None
+    return request_asked_key(tokens)
+
+
+def starts_as_instruction(tokens: Sequence[str]) -> bool:
+    """Whether the request's first word (after ``please``) is an instruction verb."""
+    first = tokens[1:2] if tokens[:1] == ["please"] else tokens[:1]
+    return not tokens or (bool(first) and first[0] in INSTRUCTION_VERBS)
 
 
 def words(text: str) -> list[str]:
@@ -235,55 +185,36 @@ class StructuredReasoner(Reasoner):
         texts = [m.text_only() for m in messages]
         facts = parse_facts(texts)
         context = "\n".join(texts[:-1] + [users[-1].text_only().rsplit("\n", 1)[0]])
-        if not facts:
+        user_text = "\n".join([m.text_only() for m in users[:-1]] + [users[-1].text_only().rsplit("\n", 1)[0]])
+        plain = "\n".join(line for line in user_text.splitlines() if not line.startswith(FACT_PREFIX))
+        heard = transcript(plain.splitlines())
+        if not facts and not heard:
             return extractive_answer(question, context)
-        reply = self.answer_from_facts(question, facts)
+        reply = self.answer_from_facts(question, facts, heard)
         if reply == UNKNOWN and asked_key(question) is not None:
-            user_text = "\n".join([m.text_only() for m in users[:-1]] + [users[-1].text_only().rsplit("\n", 1)[0]])
-            plain = "\n".join(line for line in user_text.splitlines() if not line.startswith(FACT_PREFIX))
             return extractive_answer(question, plain)
         return reply
 
-    def answer_from_facts(self, question: str, facts: Sequence[Fact]) -> str:
-        """Reply to ``question`` from ``facts`` (see the module docstring)."""
+    def answer_from_facts(self, question: str, facts: Sequence[Fact], heard: Sequence[tuple[str, str]] = ()) -> str:
+        """Reply to ``question`` from ``facts`` and the transcript ``heard`` (``(speaker,
+        utterance)`` lines; see the module docstring)."""
         table = latest_facts(facts)
-        key = asked_key(question)
-        q_text = " " + " ".join(words(question)) + " "
-        categories = {o: next(iter(keys.values())).category for o, keys in table.items()}
-        mentioned = {c: q_text.find(f" {' '.join(words(c))} ") for c in set(categories.values())}
-        mentioned = {c: at for c, at in mentioned.items() if at >= 0}
-        if not mentioned:
-            return UNKNOWN
-        # The target's category is the one named first (its noun phrase heads the reference);
-        # categories named later belong to relations ("the sink next to the bathtub").
-        first = min(mentioned.values())
-        category = max((c for c, at in mentioned.items() if at == first), key=len)
-        content = {w for w in words(question) if w not in _STOP} - set(words(category))
-        scores: dict[str, tuple[int, int]] = {}
-        for object_id, keys in table.items():
-            if categories[object_id] != category:
-                continue
-            said = {w for k, fact in keys.items() if k.startswith(SAID_KEY) for w in words(fact.value)}
-            matches = sum(
-                1
-                for k, fact in keys.items()
-                if k != key
-                and not k.startswith(SAID_KEY)
-                and words(fact.value)
-                and f" {' '.join(words(fact.value))} " in q_text
-            )
-            scores[object_id] = (matches, len(content & said))
-        if not scores:
-            return UNKNOWN
-        best = max(scores.values())
-        winners = sorted(o for o, s in scores.items() if s == best)
-        if len(winners) > 1:
-            return UNKNOWN
-        target = winners[0]
-        if key is None:
-            return f"OBJECT {target}"
-        fact = table[target].get(key)
-        return fact.value if fact is not None else UNKNOWN
+        labels = {o: next(iter(keys.values())).category for o, keys in table.items()}
+        values = {o: {k: f.value for k, f in keys.items()} for o, keys in table.items()}
+        said = {o: [(k, f.value) for k, f in keys.items() if k.startswith(SAID_KEY)] for o, keys in table.items()}
+        linked = {
+            o: transcript(v for _, v in sorted(ls, key=lambda kv: _said_order(kv[0]))) for o, ls in said.items() if ls
+        }
+        objects = linked_facts(values, labels, linked)
+        instruction = starts_as_instruction(words(question))
+        resolution = resolve(question, objects, labels, heard, instruction=instruction)
+        return reply_to(resolution, objects)
+
+
+def _said_order(key: str) -> int:
+    """Position of a ``said_<k>`` key (linked lines in the order heard)."""
+    suffix = key.rsplit("_", 1)[-1]
+    return int(suffix) if suffix.isdigit() else -1
 
 
 def spoken_history_answer(text: str) -> str | None:

@@ -84,7 +84,10 @@ def test_facts_that_do_not_answer_a_question_fall_back_to_the_other_lines():
     facts = format_fact(Fact("obj_1", "mug", "perceptual", "detected", "mug"))
     memory = f"{facts}\nAmelia: The mug belongs to Ben."
     messages = [Message.text("user", f"Memory:\n{memory}\nWho owns the mug?")]
-    assert reasoner.generate(messages) == "amelia belongs ben"
+    assert reasoner.generate(messages) == "Ben"  # read as an ownership statement about the mug
+    unread = f"{facts}\nAmelia: Ben said something about the mug."
+    messages = [Message.text("user", f"Memory:\n{unread}\nWho owns the mug?")]
+    assert reasoner.generate(messages) == "amelia ben said something about"  # no statement: extractive reading
     instruction = [Message.text("user", f"Memory:\n{memory}\nGo to the mug.")]
     assert reasoner.generate(instruction) == "OBJECT obj_1"
     only_facts = [Message.text("user", f"Memory:\n{facts}\nWho owns the mug?")]

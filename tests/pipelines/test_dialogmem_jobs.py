@@ -494,3 +494,29 @@ def test_hf_reasoner_budgets_per_task_and_records_its_throughput(dataset, tmp_pa
 def test_memories_of_other_benchmarks_are_refused_naming_the_ones_dialogmem_takes(name, reads):
     with pytest.raises(ConfigError, match=rf"memory '{name}' reads {reads}, not DialogMem episodes; .*3dmem\+dialogue"):
         load_config(DialogMemEvalConfig, overrides=[f"memory={name}"]).memory_names()
+
+
+@pytest.mark.slow
+def test_the_structured_reasoner_sees_no_ground_truth_through_a_memory(dataset, tmp_path, monkeypatch):
+    """Every prompt a memory (not a probe) sends holds only what the memory formed: no scene object
+    id, and fact lines only of the keys a visual memory observes or links."""
+    import re
+
+    from memgym.backends.structured import StructuredReasoner, parse_facts
+
+    prompts: list[str] = []
+    generate_reply = StructuredReasoner.generate
+
+    def spy(self, messages, **kwargs):
+        prompts.append("\n".join(m.text_only() for m in messages))
+        return generate_reply(self, messages, **kwargs)
+
+    monkeypatch.setattr(StructuredReasoner, "generate", spy)
+    run_eval(dataset, tmp_path, "memories=[dialogue,3dmem+vlm]", "name=nogold")
+    episode = Dataset.load(dataset)[0]
+    scene_ids = re.compile("|".join(rf"\b{re.escape(m.object_id)}\b" for m in episode.memory))
+    observable = {"detected", "near", "on", "times_seen", "order"}
+    assert len(prompts) > len(episode.items)
+    for prompt in prompts:
+        assert not scene_ids.search(prompt), prompt
+        assert all(f.key in observable or f.key.startswith("said_") for f in parse_facts([prompt])), prompt

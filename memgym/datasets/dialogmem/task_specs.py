@@ -3,8 +3,8 @@
 A :class:`TaskSpec` fixes, before any text exists, the target object, the identification
 evidence (one or two memory items of *different* content types) and, for QA, the answer evidence
 (one item of one type). Text comes from templates: a referring expression built from the cues
-and a question pattern per answer key (phrased with the structured reasoner's
-:data:`~memgym.backends.structured.QUESTION_CUES`).
+and a question pattern per answer key (the structured reasoner does not read these templates; it
+is tested on independently written phrasings too, ``tests/support/data/dialogmem_phrasings*.json``).
 
 What the agent can know is the *available* content: perceptual and episodic items of objects it
 observed, and social items stated in the kept dialogue (the latest stated version of each chain

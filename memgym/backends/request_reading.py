@@ -1,0 +1,310 @@
+"""Reading a request (question or instruction) against the values a memory holds.
+
+The structured reasoner does not parse requests with the dataset's templates. It reads them with
+three small, general pieces of linguistics:
+
+* **value mentions** -- every value the memory holds (``"Maya"``, ``"the throne"``, ``"desk"``) is
+  looked up in the request as a token sequence; overlapping mentions keep the longest (``"first"``
+  inside ``"the first thing bought for this house"`` is not an ordinal);
+* **relation words** -- the words just before a mention (skipping fillers such as ``the``, ``to``,
+  ``of``) say which relation it fills: ``next to`` / ``beside`` / ``close to`` -> ``near``,
+  ``on top of`` / ``resting on`` -> ``on``, ``on the way to`` / ``heading for`` / ``walking
+  towards`` -> ``segment``, ``in`` / ``inside`` -> ``room``, and so on (:data:`RELATION_WORDS`).
+  A mention whose value the memory holds under several keys (``desk`` as a neighbour and as a
+  goal) is restricted to the key its relation word names; without one it may fill any of them;
+* **the asked key** -- words that ask for a property (:data:`ASKING_WORDS`: ``whose``, ``colour``,
+  ``nickname``, ``how often``, ``destination``, ...) found *outside* the mentions and their relation
+  words (so ``used for`` inside ``the mug that is used for tea`` does not make the question ask for
+  a usage); the earliest wins. No asking word: the request is an instruction.
+
+The target's category is the first category named that is not the argument of a relation word
+(``the chair you saw on the way to the sofa``: ``sofa`` follows ``way``, so the chair is meant).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import re
+from collections.abc import Iterable, Mapping
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+STOP_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "is",
+        "was",
+        "are",
+        "were",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "for",
+        "by",
+        "with",
+        "and",
+        "or",
+        "it",
+        "its",
+        "this",
+        "that",
+        "you",
+        "your",
+        "i",
+        "me",
+        "my",
+        "we",
+        "our",
+        "they",
+        "their",
+        "he",
+        "she",
+        "his",
+        "her",
+        "what",
+        "which",
+        "who",
+        "whose",
+        "why",
+        "how",
+        "did",
+        "do",
+        "does",
+        "go",
+        "please",
+    ]
+)
+"""Function words (not content a request names)."""
+
+FILLERS = frozenset(
+    ["the", "a", "an", "to", "of", "for", "over", "your", "my", "our", "his", "her", "their", "as", "is", "whose"]
+)
+"""Words skipped between a relation word and the value it governs."""
+
+CATEGORY_RELATIONS = ("near", "on", "segment", "room")
+"""Relations whose value is another object's category (or a room)."""
+
+RELATION_WORDS: dict[str, frozenset[str]] = {
+    "near": frozenset(["next", "beside", "near", "nearby", "by", "close", "alongside", "adjacent", "besides"]),
+    "on": frozenset(["on", "top", "atop", "upon", "onto", "resting", "sitting", "placed", "standing", "sits", "rests"]),
+    "segment": frozenset(
+        ["way", "heading", "headed", "towards", "toward", "walking", "going", "route", "approaching", "destination"]
+    ),
+    "room": frozenset(["in", "inside", "within"]),
+    "owner": frozenset(["owns", "owned", "own", "belongs", "belong", "belonging", "owner"]),
+    "usage": frozenset(["use", "used", "uses", "using", "meant", "purpose"]),
+    "alias": frozenset(["call", "calls", "called", "nickname", "nicknamed", "known", "refer", "refers", "name"]),
+    "significance": frozenset(["was", "originally"]),
+    "times_seen": frozenset(["saw", "seen", "spotted", "noticed", "view", "passed", "appeared", "came", "showed"]),
+    "color": frozenset(["coloured", "colored", "painted", "colour", "color"]),
+    "material": frozenset(["made", "built", "crafted", "material", "out"]),
+    "size": frozenset(["sized", "size"]),
+}
+"""Relation key -> words that introduce its value (the nearest one before a mention decides)."""
+
+ASKING_WORDS: dict[str, tuple[str, ...]] = {
+    "owner": ("who owns", "whose", "belong", "belongs", "to whom", "owner", "owned by"),
+    "usage": ("used for", "use it for", "purpose", "for what", "what for", "for"),
+    "alias": ("call", "nickname", "name", "refer to", "known as"),
+    "significance": ("why", "special", "story", "matter", "matters", "significance"),
+    "color": ("color", "colour", "coloured", "colored"),
+    "material": ("material", "made"),
+    "size": ("how big", "how large", "how small", "size"),
+    "on": (
+        "on top of what",
+        "on what",
+        "resting on",
+        "rest",
+        "rests",
+        "sit on",
+        "standing on",
+        "underneath",
+        "beneath",
+    ),
+    "near": ("beside", "next to", "near", "close to"),
+    "room": ("which room", "what room", "room"),
+    "times_seen": ("how many times", "how often", "how many separate times", "times", "frequently"),
+    "segment": ("heading", "headed", "destination", "walking towards", "on the way", "on your way"),
+    "order": ("in what order", "order", "position", "ranking", "rank"),
+}
+"""Answer key -> word sequences that ask for it (matched on whole tokens outside the mentions)."""
+
+_TRAILING = {"usage": ("for",)}
+"""Asking words that count only as the request's last word (``What is the mug for?``)."""
+
+
+def tokens(text: str) -> list[str]:
+    """Lower-case alphanumeric tokens."""
+    return _WORD.findall(str(text).lower())
+
+
+@functools.lru_cache(maxsize=8192)
+def value_tokens(value: str) -> tuple[str, ...]:
+    """:func:`tokens` of a memory value, cached (the same values recur in every request)."""
+    return tuple(tokens(value))
+
+
+@dataclasses.dataclass(frozen=True)
+class Mention:
+    """A value found in the request: tokens ``start..end`` (exclusive), the keys it may fill, and
+    the span of its phrase: from its relation word (``start`` when none precedes it) to the key's
+    own noun after it (``small in size``; ``end`` when none follows)."""
+
+    value: str
+    start: int
+    end: int
+    keys: frozenset[str]
+    phrase_start: int
+    phrase_end: int = -1
+
+    @property
+    def phrase(self) -> tuple[int, int]:
+        """Token span of the mention with its relation words."""
+        return self.phrase_start, max(self.end, self.phrase_end)
+
+
+def find_spans(words: list[str], phrase: Iterable[str]) -> list[tuple[int, int]]:
+    """Every ``(start, end)`` where the token sequence ``phrase`` occurs in ``words``."""
+    target = list(phrase)
+    n = len(target)
+    if not n:
+        return []
+    return [(i, i + n) for i, w in enumerate(words) if w == target[0] and words[i : i + n] == target]
+
+
+def relation_before(
+    words: list[str], start: int, stop: int = 0, allowed: Iterable[str] | None = None
+) -> tuple[str | None, int]:
+    """The relation key (one of ``allowed``; any when None) named by the nearest relation word at
+    most :data:`RELATION_REACH` tokens before token ``start``, and where its phrase starts. Fillers
+    and relation words of other keys are skipped; any other word stops the search, as does token
+    ``stop``."""
+    allowed = set(RELATION_WORDS) if allowed is None else set(allowed)
+    i = start - 1
+    while i >= max(stop, start - RELATION_REACH):
+        word = words[i]
+        named = [k for k, lexicon in RELATION_WORDS.items() if word in lexicon]
+        keys = [k for k in named if k in allowed]
+        if keys:
+            j = i
+            while j - 1 >= stop and (any(words[j - 1] in RELATION_WORDS[k] for k in keys) or words[j - 1] in FILLERS):
+                j -= 1
+            return keys[0], j
+        if word not in FILLERS and not named:
+            break
+        i -= 1
+    return None, start
+
+
+RELATION_REACH = 5
+"""How many tokens before a value its relation word may stand."""
+
+
+def find_mentions(words: list[str], values: Mapping[str, set[str]]) -> list[Mention]:
+    """Mentions of ``values`` (value -> keys it is held under), longest first where they overlap,
+    each restricted to the key its relation word names when that key is one of its keys."""
+    at: dict[str, list[int]] = {}
+    for i, word in enumerate(words):
+        at.setdefault(word, []).append(i)
+    found = []
+    for value in values:
+        phrase = value_tokens(value)
+        for i in at.get(phrase[0], ()) if phrase else ():
+            if tuple(words[i : i + len(phrase)]) == phrase:
+                found.append((i, i + len(phrase), value))
+    spans = sorted(found, key=lambda x: (-(x[1] - x[0]), x[0], x[2]))
+    taken: list[tuple[int, int, str]] = []
+    for start, end, value in spans:
+        if all(end <= s or start >= e for s, e, _ in taken):
+            taken.append((start, end, value))
+    mentions = []
+    previous_end = 0
+    for start, end, value in sorted(taken):
+        keys = frozenset(values[value])
+        relation, phrase_start = relation_before(words, start, previous_end, keys)
+        if relation in keys:
+            keys = frozenset([relation])
+        mentions.append(Mention(value, start, end, keys, phrase_start, key_noun_after(words, end, keys)))
+        previous_end = end
+    return mentions
+
+
+KEY_NOUNS: dict[str, frozenset[str]] = {
+    "size": frozenset(["size", "sized"]),
+    "color": frozenset(["colour", "color", "finish", "paint"]),
+    "material": frozenset(["material"]),
+    "room": frozenset(["room"]),
+}
+"""Nouns naming a key, which may follow its value (``small in size``, ``a black finish``)."""
+
+
+def key_noun_after(words: list[str], end: int, keys: Iterable[str]) -> int:
+    """The end of the key noun just after token ``end`` (fillers and ``in`` between), else ``end``."""
+    nouns = set().union(*(KEY_NOUNS.get(k, frozenset()) for k in keys))
+    for i in range(end, min(end + 3, len(words))):
+        if words[i] in nouns:
+            return i + 1
+        if words[i] not in FILLERS and words[i] != "in":
+            break
+    return end
+
+
+def attached(words: list[str], end: int, target: int, passable: set[str], anchors: Iterable[str]) -> bool:
+    """Whether the words after token ``end`` reach token ``target`` or an anchor word within four
+    tokens, passing only fillers and ``passable`` words (``the first small lamp``)."""
+    for i in range(end, min(end + 4, len(words))):
+        if i == target or words[i] in anchors:
+            return True
+        if words[i] not in FILLERS and words[i] not in passable:
+            return False
+    return False
+
+
+def head_category(words: list[str], categories: Iterable[str]) -> tuple[str, tuple[int, int]] | None:
+    """The category the request is about and its span: the first named category not governed by a
+    relation word (a category inside a longer named one does not count); the first named one when
+    every one is governed; None when none is named."""
+    spans = sorted(
+        ((s, e, c) for c in set(categories) for s, e in find_spans(words, tokens(c))),
+        key=lambda x: (x[0], -(x[1] - x[0])),
+    )
+    named: list[tuple[int, int, str]] = []
+    for start, end, category in spans:
+        if not any(s <= start and end <= e for s, e, _ in named):
+            named.append((start, end, category))
+    if not named:
+        return None
+    free = [n for n in named if relation_before(words, n[0], allowed=CATEGORY_RELATIONS)[0] is None]
+    start, end, category = (free or named)[0]
+    return category, (start, end)
+
+
+def asked_key(
+    words: list[str], mentions: Iterable[Mention] = (), covered: Iterable[tuple[int, int]] = ()
+) -> str | None:
+    """The key the request asks for: the earliest asking word sequence (:data:`ASKING_WORDS`) lying
+    outside the ``covered`` spans and the mentions' phrases, except a bare mention of a value of
+    that same key inside it (``how large`` asks for a size though ``large`` is a size); None: an
+    instruction."""
+    mentions = list(mentions)
+    base = {i for s, e in covered for i in range(s, e)}
+    bare = [m for m in mentions if m.phrase == (m.start, m.end)]
+    for m in mentions:
+        base.update(range(*m.phrase))
+    found: list[tuple[int, int, str]] = []
+    for key, phrases in ASKING_WORDS.items():
+        spared = {i for m in bare if key in m.keys for i in range(m.start, m.end)}
+        blocked = base - spared if spared else base
+        for phrase in phrases:
+            for start, end in find_spans(words, value_tokens(phrase)):
+                if blocked.intersection(range(start, end)):
+                    continue
+                if phrase in _TRAILING.get(key, ()) and end != len(words):
+                    continue
+                found.append((start, -(end - start), key))
+    return min(found)[2] if found else None
