@@ -94,6 +94,15 @@ class GroundTruthDetector(Detector):
         self._ids = ids
 
     def detect(self, frame: Mapping[str, Any]) -> list[Detection]:
+        rgb = np.asarray(frame["rgb"])
+        detections = []
+        for instance, mask in self.instances(frame):
+            box = mask_box(mask)
+            detections.append(Detection(mask, self.labels[instance], 1.0, box, crop_of(rgb, box)))
+        return detections
+
+    def instances(self, frame: Mapping[str, Any]) -> list[tuple[int, np.ndarray]]:
+        """``(instance id, (H, W) bool mask)`` of every labelled instance of >= ``min_pixels`` pixels, by id."""
         if "semantic" not in frame:
             raise MemgymError(
                 "detector 'gt' reads the 'semantic' observation; build the env with semantic=True "
@@ -105,12 +114,6 @@ class GroundTruthDetector(Detector):
                 "(the evaluation loop does) or set_labels({...})"
             )
         semantic = np.asarray(frame["semantic"])
-        rgb = np.asarray(frame["rgb"])
         ids, counts = np.unique(semantic, return_counts=True)
         keep = (counts >= self.min_pixels) & np.isin(ids, self._ids)
-        detections = []
-        for instance in ids[keep]:
-            mask = semantic == instance
-            box = mask_box(mask)
-            detections.append(Detection(mask, self.labels[int(instance)], 1.0, box, crop_of(rgb, box)))
-        return detections
+        return [(int(instance), semantic == instance) for instance in ids[keep]]
