@@ -114,6 +114,7 @@ class GroundTruthDetector(Detector):
                 "(the evaluation loop does) or set_labels({...})"
             )
         semantic = np.asarray(frame["semantic"])
-        ids, counts = np.unique(semantic, return_counts=True)
-        keep = (counts >= self.min_pixels) & np.isin(ids, self._ids)
-        return [(int(instance), semantic == instance) for instance in ids[keep]]
+        known = self._ids[self._ids > 0]  # semantic ids of objects are > 0; 0 is no object
+        counts = np.bincount(semantic.reshape(-1).clip(0, None), minlength=int(known.max(initial=0)) + 1)
+        ids = known[counts[known] >= self.min_pixels]
+        return [(int(instance), semantic == instance) for instance in ids]

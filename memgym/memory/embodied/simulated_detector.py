@@ -30,7 +30,6 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-from scipy import ndimage
 
 from memgym.memory.embodied.detections import Detection, GroundTruthDetector, crop_of, mask_box
 from memgym.memory.embodied.perception_errors import PerceptionNoise, frame_rng, similar_labels
@@ -124,16 +123,16 @@ def occluded_shares(semantic: np.ndarray, depth: np.ndarray) -> dict[int, float]
     ids = np.asarray(semantic, np.int64)
     depth = np.asarray(depth, np.float32)
     outline = np.zeros(ids.shape, bool)
-    occluded = np.zeros(ids.shape, bool)
-    padded_ids = np.pad(ids, 1, constant_values=-1)
-    padded_depth = np.pad(depth, 1, constant_values=np.inf)
-    h, w = ids.shape
-    for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1)):
-        other = padded_ids[1 + dr : 1 + dr + h, 1 + dc : 1 + dc + w]
-        other_depth = padded_depth[1 + dr : 1 + dr + h, 1 + dc : 1 + dc + w]
-        edge = other != ids
-        outline |= edge
-        occluded |= edge & ((other < 0) | (other_depth < depth - NEARER))
+    outline[[0, -1], :] = outline[:, [0, -1]] = True  # the image edge truncates
+    occluded = outline.copy()
+    for axis in (0, 1):
+        head = (slice(None, -1), slice(None)) if axis == 0 else (slice(None), slice(None, -1))
+        tail = (slice(1, None), slice(None)) if axis == 0 else (slice(None), slice(1, None))
+        edge = ids[head] != ids[tail]
+        outline[head] |= edge
+        outline[tail] |= edge
+        occluded[head] |= edge & (depth[tail] < depth[head] - NEARER)
+        occluded[tail] |= edge & (depth[head] < depth[tail] - NEARER)
     flat = ids.reshape(-1)
     size = int(flat.max()) + 1 if flat.size else 1
     lines = np.bincount(flat, outline.reshape(-1), size)
@@ -150,8 +149,7 @@ def touching(a: np.ndarray, b: np.ndarray) -> bool:
         return False
     r0, c0 = max(min(ra0, rb0) - 1, 0), max(min(ca0, cb0) - 1, 0)
     r1, c1 = max(ra1, rb1) + 1, max(ca1, cb1) + 1
-    grown = ndimage.binary_dilation(a[r0:r1, c0:c1])
-    return bool((grown & b[r0:r1, c0:c1]).any())
+    return bool((_grow(a[r0:r1, c0:c1]) & b[r0:r1, c0:c1]).any())
 
 
 def split_mask(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -171,20 +169,34 @@ def split_mask(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def boundary_error(mask: np.ndarray, radius: int, flip: float, rng: np.random.Generator) -> np.ndarray:
     """``mask`` eroded/dilated by a radius drawn from ``-radius..radius`` and its outline pixels
-    (inner and outer ring) flipped with chance ``flip`` (step 4 of the module docstring)."""
+    (inner and outer ring) flipped with chance ``flip`` (step 4 of the module docstring; 4-neighbour
+    structuring element)."""
     h, w = mask.shape
     shift = int(rng.integers(-radius, radius + 1)) if radius else 0
     pad = abs(shift) + 2
     r0, c0, r1, c1 = mask_box(mask)
     r0, c0, r1, c1 = max(r0 - pad, 0), max(c0 - pad, 0), min(r1 + pad, h), min(c1 + pad, w)
     region = mask[r0:r1, c0:c1]
-    if shift > 0:
-        region = ndimage.binary_dilation(region, iterations=shift)
-    elif shift < 0:
-        region = ndimage.binary_erosion(region, iterations=-shift)
+    for _ in range(abs(shift)):
+        region = _grow(region) if shift > 0 else _shrink(region)
     if flip > 0 and region.any():
-        ring = ndimage.binary_dilation(region) & ~ndimage.binary_erosion(region)
+        ring = _grow(region) & ~_shrink(region)
         region = region ^ (ring & (rng.random(region.shape) < flip))
     out = np.zeros_like(mask)
     out[r0:r1, c0:c1] = region
     return out
+
+
+def _grow(mask: np.ndarray) -> np.ndarray:
+    """Binary dilation by the 4-neighbour cross (nothing enters from outside the array)."""
+    out = mask.copy()
+    out[1:] |= mask[:-1]
+    out[:-1] |= mask[1:]
+    out[:, 1:] |= mask[:, :-1]
+    out[:, :-1] |= mask[:, 1:]
+    return out
+
+
+def _shrink(mask: np.ndarray) -> np.ndarray:
+    """Binary erosion by the 4-neighbour cross (outside the array counts as inside the mask)."""
+    return ~_grow(~mask)
