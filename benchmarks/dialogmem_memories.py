@@ -3,7 +3,7 @@
 ``python -m benchmarks dialogmem_memories [--size 256] [--goals 5] [--memories a,b] [--perception simulated]``. One DialogMem
 episode is generated (house 0); its formation stream is played through ``DialogMemEnv`` once to
 time rendering (RGB-D + semantic frames, as a visual memory's evaluation renders them, and the
-observation dicts, the baseline), and the observations are kept. Each memory (every registered memory defined under
+observation dicts, the baseline; the process's frame cache is off, so every repeat renders), and the observations are kept. Each memory (every registered memory defined under
 ``memgym.memory.embodied``, or those named with ``--memories``) is then reset and fed the same
 observations with ``observe``, best of three; probes that read the episode
 (``bind_episode``) are bound first, outside the timing. A ratio of at least 3 means building
@@ -21,6 +21,7 @@ from memgym.core.errors import ConfigError
 from memgym.core.registry import MEMORIES
 from memgym.envs.dialogmem_env import DialogMemEnv
 from memgym.memory.embodied.visual_memory import VisualMemory
+from memgym.sensors.frame_cache import shared_frame_cache
 
 EMBODIED_MEMORIES = "memgym.memory.embodied."
 
@@ -48,6 +49,7 @@ def main(argv: list[str]) -> None:
             "semantic": True,  # the visual memories' gt detector reads it; rendered in the baseline too
         }
     )
+    shared_frame_cache().max_bytes = 0  # the baseline renders every frame (no in-process reuse of earlier repeats)
     env.reset(seed=0)  # generates the episode (not timed)
     episode = env.episode
     observations = []
