@@ -103,6 +103,12 @@ class GroundTruthDetector(Detector):
 
     def instances(self, frame: Mapping[str, Any]) -> list[tuple[int, np.ndarray]]:
         """``(instance id, (H, W) bool mask)`` of every labelled instance of >= ``min_pixels`` pixels, by id."""
+        ids, _ = self.visible(frame)
+        semantic = np.asarray(frame["semantic"])
+        return [(int(instance), semantic == instance) for instance in ids]
+
+    def visible(self, frame: Mapping[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+        """``(K,)`` ids of the labelled instances of >= ``min_pixels`` pixels (ascending) and their pixel counts."""
         if "semantic" not in frame:
             raise MemgymError(
                 "detector 'gt' reads the 'semantic' observation; build the env with semantic=True "
@@ -117,4 +123,4 @@ class GroundTruthDetector(Detector):
         known = self._ids[self._ids > 0]  # semantic ids of objects are > 0; 0 is no object
         counts = np.bincount(semantic.reshape(-1).clip(0, None), minlength=int(known.max(initial=0)) + 1)
         ids = known[counts[known] >= self.min_pixels]
-        return [(int(instance), semantic == instance) for instance in ids]
+        return ids, counts[ids]

@@ -57,12 +57,13 @@ class SimulatedDetector(GroundTruthDetector):
         self.noise = noise
 
     def detect(self, frame: Mapping[str, Any]) -> list[Detection]:
-        exact = self.instances(frame)
-        if not exact:
+        ids, counts = self.visible(frame)
+        if not len(ids):
             return []
         rng = frame_rng(self.noise.seed, int(frame.get("episode_key", 0)), int(frame.get("frame_index", 0)), "detector")
-        shares = occluded_shares(np.asarray(frame["semantic"])[::2, ::2], np.asarray(frame["depth"])[::2, ::2])
-        found = self.misses(exact, shares, rng)
+        semantic = np.asarray(frame["semantic"])
+        shares = occluded_shares(semantic[::2, ::2], np.asarray(frame["depth"])[::2, ::2])
+        found = self.misses(semantic, ids, counts, shares, rng)
         found = self.splits(self.merges(found, rng), rng)
         rgb = np.asarray(frame["rgb"])
         detections = []
@@ -76,15 +77,19 @@ class SimulatedDetector(GroundTruthDetector):
         return detections
 
     def misses(
-        self, exact: list[tuple[int, np.ndarray]], shares: Mapping[int, float], rng: np.random.Generator
+        self,
+        semantic: np.ndarray,
+        ids: np.ndarray,
+        counts: np.ndarray,
+        shares: Mapping[int, float],
+        rng: np.random.Generator,
     ) -> list[Found]:
-        """``(mask, label, detection chance)`` of the instances (``(id, mask)``) detected (step 1;
-        ``shares``: instance id -> occluded share of its outline)."""
-        area = np.array([np.count_nonzero(mask) / mask.size for _, mask in exact])
-        occluded = np.array([shares.get(i, 0.0) for i, _ in exact])
-        chance = self.noise.recall(area) * (1.0 - self.noise.occlusion_miss * occluded)
-        kept = rng.random(len(exact)) < chance
-        return [(mask, self.labels[i], float(c)) for (i, mask), c, k in zip(exact, chance, kept) if k]
+        """``(mask, label, detection chance)`` of the instances detected (step 1): ``ids`` and their
+        pixel ``counts`` in ``semantic``; ``shares``: instance id -> occluded share of its outline."""
+        occluded = np.array([shares.get(int(i), 0.0) for i in ids])
+        chance = self.noise.recall(counts / semantic.size) * (1.0 - self.noise.occlusion_miss * occluded)
+        kept = rng.random(len(ids)) < chance
+        return [(semantic == i, self.labels[int(i)], float(c)) for i, c, k in zip(ids, chance, kept) if k]
 
     def merges(self, found: list[Found], rng: np.random.Generator) -> list[Found]:
         """Touching same-category masks joined with chance ``merge`` (step 2)."""
