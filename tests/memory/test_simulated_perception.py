@@ -179,6 +179,8 @@ def test_draws_are_deterministic_and_independent_of_order():
 def test_rates_out_of_range_name_the_key(tmp_path):
     with pytest.raises(ConfigError, match="confusion"):
         PerceptionNoise(confusion=1.5)
+    with pytest.raises(ConfigError, match="small_area.*large_area"):
+        PerceptionNoise(small_area=0.5, large_area=0.1)
     with pytest.raises(ConfigError, match="noise.*recall_small|recall_small"):
         MEMORIES.get("conceptgraph")(noise={"recall_small": -0.1})
     with pytest.raises(ConfigError, match="perception"):

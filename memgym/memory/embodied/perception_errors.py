@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from memgym.core.config import check_ranges
+from memgym.core.errors import ConfigError
 from memgym.scenes.poses import quat_from_yaw, yaw_from_quat
 
 DEPTH_MODEL = (0.0012, 0.0019, 0.4)
@@ -93,6 +94,10 @@ class PerceptionNoise:
 
     def __post_init__(self) -> None:
         check_ranges(self)
+        if self.small_area > self.large_area:
+            raise ConfigError(
+                f"PerceptionNoise: 'small_area' = {self.small_area} must not exceed 'large_area' = {self.large_area}"
+            )
 
     def recall(self, area: np.ndarray) -> np.ndarray:
         """``(N,)`` detection chance of objects covering ``area`` ``(N,)`` (fraction of the frame)."""
