@@ -1,13 +1,15 @@
 """Memory formation frames/s of every registered DialogMem memory vs rendering the same frames.
 
-``python -m benchmarks dialogmem_memories [--size 256] [--goals 5] [--memories a,b]``. One DialogMem
+``python -m benchmarks dialogmem_memories [--size 256] [--goals 5] [--memories a,b] [--perception simulated]``. One DialogMem
 episode is generated (house 0); its formation stream is played through ``DialogMemEnv`` once to
 time rendering (RGB-D + semantic frames, as a visual memory's evaluation renders them, and the
-observation dicts, the baseline), and the observations are kept. Each memory (every registered memory defined under
+observation dicts, the baseline; the process's frame cache is off, so every repeat renders), and the observations are kept. Each memory (every registered memory defined under
 ``memgym.memory.embodied``, or those named with ``--memories``) is then reset and fed the same
 observations with ``observe``, best of three; probes that read the episode
 (``bind_episode``) are bound first, outside the timing. A ratio of at least 3 means building
-the memory costs well under rendering its input.
+the memory costs well under rendering its input. Visual memories perceive with ``--perception``
+(default ``simulated``, the memories' default: detector errors, depth noise, odometry drift;
+``exact``: the perfect-perception probe).
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from benchmarks.harness import report, time_best
 from memgym.core.errors import ConfigError
 from memgym.core.registry import MEMORIES
 from memgym.envs.dialogmem_env import DialogMemEnv
+from memgym.memory.embodied.visual_memory import VisualMemory
+from memgym.sensors.frame_cache import shared_frame_cache
 
 EMBODIED_MEMORIES = "memgym.memory.embodied."
 
@@ -33,6 +37,7 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--size", type=int, default=256, help="camera width = height, pixels (the eval default)")
     parser.add_argument("--goals", type=int, default=5, help="navigation goals of the traversal")
     parser.add_argument("--memories", default="", help="comma-separated names (default: all DialogMem memories)")
+    parser.add_argument("--perception", default="simulated", choices=["simulated", "exact"], help="visual memories")
     args = parser.parse_args(argv)
     names = [n for n in args.memories.split(",") if n] or dialogmem_memories()
 
@@ -44,6 +49,7 @@ def main(argv: list[str]) -> None:
             "semantic": True,  # the visual memories' gt detector reads it; rendered in the baseline too
         }
     )
+    shared_frame_cache().max_bytes = 0  # the baseline renders every frame (no in-process reuse of earlier repeats)
     env.reset(seed=0)  # generates the episode (not timed)
     episode = env.episode
     observations = []
@@ -61,7 +67,8 @@ def main(argv: list[str]) -> None:
     summary = []
     for name in names:
         try:
-            memory = MEMORIES.get(name)()
+            cls = MEMORIES.get(name)
+            memory = cls(perception=args.perception) if issubclass(cls, VisualMemory) else cls()
         except ConfigError as exc:  # e.g. 3dmem+clip without a CLIP model folder here
             print(f"{name}: skipped ({exc})", flush=True)
             continue

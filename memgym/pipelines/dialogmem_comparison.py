@@ -12,6 +12,12 @@ answer is stated in the dialogue) and ``updated`` (QA: the answer fact changed a
 stated; navigation: an identifying cue did). Scores are percentages. Items whose row holds an
 ``error`` (or no value for the metric) do not count; each memory's error count is reported.
 
+A perception table follows (:func:`perception_rows`): per memory, the 3D location error of the
+navigation answers against the target's annotated centre (median and 90th percentile, m; over
+every localised answer, and over the answers whose picked entry shows the target, where the error
+is that of the memory's 3D estimate alone) and the instance merges and splits of its object map
+against the annotation, summed over episodes.
+
 Each interval's generator is seeded from ``(seed, memory, task, slice, group, metric)``, so a
 table does not depend on the order of memories or rows. Outputs (:func:`write_comparison`):
 ``comparison.md`` (one table per task and slice: memories as columns, ``mean [low, high] (n)``
@@ -155,14 +161,50 @@ def plot_comparison(table: Sequence[dict[str, Any]], path: Path) -> Path:
     return path
 
 
-def write_comparison(
-    folder: Path, rows_by_memory: Mapping[str, Sequence[dict[str, Any]]], *, seed: int = 0, n_resamples: int = 2000
+def perception_rows(
+    rows_by_memory: Mapping[str, Sequence[dict[str, Any]]], maps: Mapping[str, Mapping[str, Mapping[str, int]]]
 ) -> list[dict[str, Any]]:
-    """Write ``comparison.md``, ``comparison.csv`` and ``comparison.png`` into ``folder``; returns the table."""
+    """One row per memory: location error of its navigation answers (``n``, median, p90 in m, over
+    all localised answers and over ``target picks``) and its map's instances, merges, splits and
+    mislabelled instances summed over episodes (``maps``: memory -> episode id -> counts; ``-``
+    where a memory has none)."""
+    out = []
+    for memory, rows in rows_by_memory.items():
+        nav = [r for r in rows if r.get("task") == "navigation" and r.get("location_error") is not None]
+        line: dict[str, Any] = {"memory": memory}
+        for name, chosen in (("all", nav), ("target picks", [r for r in nav if r.get("picked_target")])):
+            errors = np.array([float(r["location_error"]) for r in chosen])
+            line[f"{name} n"] = len(errors)
+            line[f"{name} median m"] = f"{np.median(errors):.2f}" if len(errors) else "-"
+            line[f"{name} p90 m"] = f"{np.percentile(errors, 90):.2f}" if len(errors) else "-"
+        episodes = maps.get(memory, {})
+        for key in ("instances", "merges", "splits", "mislabelled"):
+            line[key] = sum(int(e.get(key, 0)) for e in episodes.values()) if episodes else "-"
+        out.append(line)
+    return out
+
+
+def write_comparison(
+    folder: Path,
+    rows_by_memory: Mapping[str, Sequence[dict[str, Any]]],
+    *,
+    seed: int = 0,
+    n_resamples: int = 2000,
+    maps: Mapping[str, Mapping[str, Mapping[str, int]]] | None = None,
+) -> list[dict[str, Any]]:
+    """Write ``comparison.md`` (with the perception table; ``maps``: memory -> episode id -> map
+    counts), ``comparison.csv`` and ``comparison.png`` into ``folder``; returns the table."""
     table = comparison_rows(rows_by_memory, seed=seed, n_resamples=n_resamples)
     errors = {m: sum(1 for r in rows if r.get("error")) for m, rows in rows_by_memory.items()}
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "comparison.md").write_text(comparison_markdown(table, errors), encoding="utf-8")
+    perception = (
+        "\n## Perception: 3D location error of navigation answers (m) and map errors\n\n"
+        "`all`: every localised answer; `target picks`: answers whose entry shows the target in most of "
+        "its views (the error of the 3D estimate alone). Map: instances with annotated sources, merges "
+        "(instances showing two or more objects), splits (extra instances of one object), mislabelled "
+        "instances; summed over episodes.\n\n" + to_markdown(perception_rows(rows_by_memory, maps or {}))
+    )
+    (folder / "comparison.md").write_text(comparison_markdown(table, errors) + perception, encoding="utf-8")
     (folder / "comparison.csv").write_text(to_csv(table), encoding="utf-8")
     plot_comparison(table, folder / "comparison.png")
     return table

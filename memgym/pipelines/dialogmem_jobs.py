@@ -21,6 +21,7 @@ one in which some failed with a warning line (:mod:`memgym.core.outcome`). Layou
     <memory>/           one RunStore per memory: results.jsonl, results.md (tables by task and
                         content type), config.yaml (with memory=<memory>), judge_cache.jsonl,
                         links.json (snapshot memories: link counts per episode, :class:`LinkLog`),
+                        map.json (object memories: instance merges/splits per episode, :func:`measure_map`),
                         memory.jsonl (``save_memory=true``: what the memory held after each
                         episode's formation, :mod:`memgym.pipelines.dialogmem_memory_contents`)
     comparison.md       every memory side by side, with bootstrap intervals
@@ -71,6 +72,7 @@ from memgym.datasets.dialogmem.statistics import dataset_statistics
 from memgym.datasets.dialogmem.validation import GroundingAuditor
 from memgym.datasets.traversal import TraversalConfig, generate_traversal
 from memgym.memory.embodied.ground_truth import LinkCounts
+from memgym.memory.embodied.perception_errors import PerceptionNoise
 from memgym.pipelines.dialogmem_comparison import comparison_rows, write_comparison
 from memgym.pipelines.dialogmem_memory_contents import memory_contents
 from memgym.scenes.procedural import HouseConfig
@@ -133,6 +135,18 @@ class VisualMemoryOptions:
 
     detector: str = field(
         default="gt", metadata={"help": "gt (semantic image), none, or a zero-shot detection model folder / hub id"}
+    )
+    perception: Literal["", "simulated", "exact"] = field(
+        default="",
+        metadata={
+            "help": "simulated (the default, ''): detector misses, label confusion, mask and instance errors "
+            "(detector=gt), depth noise and odometry drift; exact: the perfect-perception probe",
+            **ADDED_FIELD,
+        },
+    )
+    noise: PerceptionNoise = field(
+        default_factory=PerceptionNoise,
+        metadata={"help": "error rates of perception=simulated (docs/dialogmem.md)", **ADDED_FIELD},
     )
     encoder_model: str = field(
         default="", metadata={"help": "CLIP model folder / hub id for crops (empty: labels only)"}
@@ -505,13 +519,14 @@ def evaluate(args: JobArgs) -> Path:
     for name in names:
         # each memory is its own resumable store, hashed without the list: adding a memory to
         # memories=[...] later reuses the results of the others
-        memory_config = dataclasses.replace(config, memory=name, memories=())
+        memory_config = store_config(dataclasses.replace(config, memory=name, memories=()))
         store = RunStore.open(args.runs_dir, "eval-dialogmem", memory_config, name=f"{folder_name}/{name}")
         evaluate_memory(memory_config, store, episodes, errors, args.progress)
         rows[name] = store.rows()
         stores.append(store)
     folder = Path(args.runs_dir) / "eval-dialogmem" / folder_name
-    write_comparison(folder, rows, seed=config.bootstrap_seed, n_resamples=config.bootstrap_resamples)
+    maps = {name: EpisodeTable(store.folder / MAP_FILE).load() for name, store in zip(names, stores)}
+    write_comparison(folder, rows, seed=config.bootstrap_seed, n_resamples=config.bootstrap_resamples, maps=maps)
     links = {name: LinkLog(store.folder / "links.json").total() for name, store in zip(names, stores)}
     lines = [f"- {n}: {c.quality or 0.0:.1f}% ({c.correct} of {c.linkable})" for n, c in links.items() if c.turns]
     if lines:  # snapshot memories: the share of linkable turns linked to a snapshot showing their object
@@ -519,6 +534,18 @@ def evaluate(args: JobArgs) -> Path:
             handle.write("\nLink quality (linkable turns linked to a snapshot showing an object they refer to):\n\n")
             handle.write("\n".join(lines) + "\n")
     return folder
+
+
+def store_config(config: DialogMemEvalConfig) -> DialogMemEvalConfig:
+    """``config`` as the run store of ``config.memory`` records it: a visual memory's default
+    perception (``''``) written out as ``simulated``, so its results are not filed under the hash of
+    the runs made before simulated perception existed (those used exact perception); the configs
+    of other memories are unchanged."""
+    from memgym.memory.embodied.visual_memory import VisualMemory
+
+    if config.visual.perception or not issubclass(embodied_memory(config.memory), VisualMemory):
+        return config
+    return dataclasses.replace(config, visual=dataclasses.replace(config.visual, perception="simulated"))
 
 
 def build_memory(config: DialogMemEvalConfig) -> Any:
@@ -535,6 +562,8 @@ def build_memory(config: DialogMemEvalConfig) -> Any:
     visual, camera = config.visual, config.camera
     options: dict[str, Any] = {
         "detector": visual.detector,
+        "perception": visual.perception or "simulated",
+        "noise": visual.noise,
         "encoder_model": visual.encoder_model or None,
         "hfov": camera.hfov,
         "sensor_height": camera.sensor_height,
@@ -611,6 +640,8 @@ def evaluate_memory(
         record_counts(store, results.throughput)
         if results.links is not None:
             links.save(episode_id, results.links)
+        if results.map is not None:
+            EpisodeTable(store.folder / MAP_FILE).save(episode_id, results.map)
         if results.memory is not None:
             with (store.folder / "memory.jsonl").open("a", encoding="utf-8") as handle:
                 handle.write(json.dumps(results.memory) + "\n")
@@ -626,6 +657,7 @@ class EpisodeResults:
     def __init__(self) -> None:
         self.rows: list[tuple[str, dict[str, Any]]] = []
         self.links: LinkCounts | None = None
+        self.map: dict[str, int] | None = None
         self.memory: dict[str, Any] | None = None
         self.throughput: dict[str, dict[str, Any]] = {}
 
@@ -656,6 +688,7 @@ class EpisodePlayer:
         episode, pending = job
         results = EpisodeResults()
         observation, info = form(self.env, self.agent, episode, set(pending))
+        results.map = measure_map(episode, self.agent.memory)
         use(self.env, self.agent, episode, set(pending), results, results, observation, info)
         if self.save_memory:  # after use: snapshot memories are linked by then
             results.memory = {"episode_id": episode.episode_id, **memory_contents(self.agent.memory)}
@@ -686,6 +719,7 @@ def use(
         agent.memory.bind_reasoner(agent.reasoner)
         links.record(episode, agent.memory)
     formation_action = env.formation_action()
+    located = Localisation(episode, agent.memory)
     for item in episode.items:
         error = None
         action = formation_action
@@ -712,6 +746,7 @@ def use(
             row["updated"] = bool(item.annotations.get("cue_updated", False))
         if item.task == "navigation" and error is None:
             row["predicted_position"] = np.asarray(action["position"], float).round(3).tolist()
+            row.update(located.of(item, action))
         if error is not None:
             row.update({"error": error, "reward": None})
             for metric in ("geodesic_success", "execution_success", "spl", "token_f1", "llm_match"):
@@ -719,16 +754,57 @@ def use(
         store.append(item_key(episode, item), row)
 
 
-class LinkLog:
-    """Per-episode link counts of a snapshot memory (``links.json`` in its store), measured outside
-    the memory from the episode's annotations (:mod:`memgym.memory.embodied.ground_truth`)."""
+class Localisation:
+    """How far a navigation answer lands from the target: ``location_error`` (m, 3D distance of the
+    answered position to the target's annotated centre; absent when the answer localises nothing)
+    and, for a memory of fused instances, ``picked_target`` (whether the entry it picked shows the
+    target in most of its views: the location error of those items is the error of the memory's
+    3D estimate, not of its choice)."""
+
+    def __init__(self, episode: DialogMemEpisode, memory: Any) -> None:
+        from memgym.memory.embodied.ground_truth import SceneTruth
+
+        self.truth = SceneTruth.of(episode)
+        self.provenance = getattr(memory, "provenance", None)
+
+    def of(self, item: TaskItem, action: dict[str, Any]) -> dict[str, Any]:
+        """The columns of ``item``'s row for the answer ``action``."""
+        from memgym.memory.embodied.ground_truth import main_object
+
+        target = item.answer.get("object_id")
+        position = np.asarray(action["position"], float)
+        if target not in self.truth.positions or not np.all(np.isfinite(position)):
+            return {}
+        out: dict[str, Any] = {
+            "location_error": round(float(np.linalg.norm(position - self.truth.positions[target])), 4)
+        }
+        if self.provenance:
+            entry = str(action.get("text", "")).strip().removeprefix("OBJECT").strip()
+            if entry in self.provenance:
+                out["picked_target"] = main_object(self.truth, self.provenance, entry) == target
+        return out
+
+
+class EpisodeTable:
+    """A JSON file of one record (a mapping) per episode id, replaced when saved again."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
 
     def load(self) -> dict[str, dict[str, int]]:
-        """Episode id -> counts (``turns``, ``linkable``, ``linked``, ``correct``)."""
+        """Episode id -> its record."""
         return json.loads(self.path.read_text(encoding="utf-8")) if self.path.is_file() else {}
+
+    def save(self, episode_id: str, record: Any) -> None:
+        """Store one episode's record (a mapping or a dataclass), replacing an earlier one."""
+        table = self.load()
+        table[episode_id] = dataclasses.asdict(record) if dataclasses.is_dataclass(record) else dict(record)
+        write_text_atomic(self.path, json.dumps(table, indent=1, sort_keys=True))
+
+
+class LinkLog(EpisodeTable):
+    """Per-episode link counts of a snapshot memory (``links.json`` in its store), measured outside
+    the memory from the episode's annotations (:mod:`memgym.memory.embodied.ground_truth`)."""
 
     def record(self, episode: DialogMemEpisode, memory: Any) -> LinkCounts:
         """Measure ``memory``'s links after ``episode``'s formation and store them."""
@@ -736,16 +812,25 @@ class LinkLog:
         self.save(episode.episode_id, counts)
         return counts
 
-    def save(self, episode_id: str, counts: LinkCounts) -> None:
-        """Store one episode's counts (replacing earlier ones)."""
-        table = self.load()
-        table[episode_id] = dataclasses.asdict(counts)
-        write_text_atomic(self.path, json.dumps(table, indent=1, sort_keys=True))
-
     def total(self, episodes: set[str] | None = None) -> LinkCounts:
         """Counts summed over the recorded episodes (those in ``episodes`` when given)."""
         counts = [LinkCounts(**c) for e, c in self.load().items() if episodes is None or e in episodes]
         return sum(counts, LinkCounts())
+
+
+MAP_FILE = "map.json"
+"""Per-episode instance merges and splits of an object memory's map, in its store."""
+
+
+def measure_map(episode: DialogMemEpisode, memory: Any) -> dict[str, int] | None:
+    """Merges and splits of an object ``memory``'s map after ``episode``'s formation
+    (:func:`~memgym.memory.embodied.ground_truth.map_errors`); None for other memories or without
+    the annotated ids under its masks."""
+    from memgym.memory.embodied.ground_truth import SceneTruth, map_errors
+
+    if not getattr(memory, "provenance", None):
+        return None
+    return map_errors(SceneTruth.of(episode), memory.objects.instances, memory.provenance)
 
 
 def measure_links(episode: DialogMemEpisode, memory: Any) -> LinkCounts:

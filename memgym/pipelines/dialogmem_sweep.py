@@ -63,6 +63,7 @@ from memgym.pipelines.dialogmem_jobs import (
     item_key,
     load_episodes,
     qa_scorers,
+    store_config,
     use,
     write_tables,
 )
@@ -199,7 +200,9 @@ def run_sweep(config: DialogMemEvalConfig, args: JobArgs) -> Path:
     only = set(subset)
     variants, notes = sweep_variants(config)
     stores = {
-        v.name: RunStore.open(args.runs_dir, "eval-dialogmem", v.config(config), name=f"{folder_name}/sweep/{v.name}")
+        v.name: RunStore.open(
+            args.runs_dir, "eval-dialogmem", store_config(v.config(config)), name=f"{folder_name}/sweep/{v.name}"
+        )
         for v in variants
     }
     reasoner = build_reasoner(config.reasoner)

@@ -34,7 +34,9 @@ def played():
     episode = env.episode
     out = {}
     for name in NAMES:
-        agent = ReasonerAgent(MEMORIES.get(name)(), StructuredReasoner())
+        agent = ReasonerAgent(
+            MEMORIES.get(name)(perception="exact"), StructuredReasoner()
+        )  # memory logic on exact input
         observation, info = env.reset(options={"episode": episode})
         agent.reset()
         agent.memory.bind_episode(episode)

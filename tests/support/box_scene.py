@@ -68,8 +68,9 @@ TABLE_SCENE = [
 TABLE_LABELS = {1: "crate", 2: "crate", 3: "mug", 4: "table"}
 """Its instance id -> category table."""
 
-TABLE_MEMORY_OPTIONS = {"hfov": 80.0, "stride": 1, "voxel": 0.03}
-"""Visual-memory options matching :func:`views_around`'s test camera (80 degrees) at full resolution."""
+TABLE_MEMORY_OPTIONS = {"hfov": 80.0, "stride": 1, "voxel": 0.03, "perception": "exact"}
+"""Visual-memory options matching :func:`views_around`'s test camera (80 degrees) at full resolution,
+with exact perception (the tests built on it check memory logic against the scene's geometry)."""
 
 
 def table_memory(name: str, views: list, upto: int | None = None):

@@ -94,6 +94,21 @@ class GroundTruthDetector(Detector):
         self._ids = ids
 
     def detect(self, frame: Mapping[str, Any]) -> list[Detection]:
+        rgb = np.asarray(frame["rgb"])
+        detections = []
+        for instance, mask in self.instances(frame):
+            box = mask_box(mask)
+            detections.append(Detection(mask, self.labels[instance], 1.0, box, crop_of(rgb, box)))
+        return detections
+
+    def instances(self, frame: Mapping[str, Any]) -> list[tuple[int, np.ndarray]]:
+        """``(instance id, (H, W) bool mask)`` of every labelled instance of >= ``min_pixels`` pixels, by id."""
+        ids, _ = self.visible(frame)
+        semantic = np.asarray(frame["semantic"])
+        return [(int(instance), semantic == instance) for instance in ids]
+
+    def visible(self, frame: Mapping[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+        """``(K,)`` ids of the labelled instances of >= ``min_pixels`` pixels (ascending) and their pixel counts."""
         if "semantic" not in frame:
             raise MemgymError(
                 "detector 'gt' reads the 'semantic' observation; build the env with semantic=True "
@@ -105,12 +120,7 @@ class GroundTruthDetector(Detector):
                 "(the evaluation loop does) or set_labels({...})"
             )
         semantic = np.asarray(frame["semantic"])
-        rgb = np.asarray(frame["rgb"])
-        ids, counts = np.unique(semantic, return_counts=True)
-        keep = (counts >= self.min_pixels) & np.isin(ids, self._ids)
-        detections = []
-        for instance in ids[keep]:
-            mask = semantic == instance
-            box = mask_box(mask)
-            detections.append(Detection(mask, self.labels[int(instance)], 1.0, box, crop_of(rgb, box)))
-        return detections
+        known = self._ids[self._ids > 0]  # semantic ids of objects are > 0; 0 is no object
+        counts = np.bincount(semantic.reshape(-1).clip(0, None), minlength=int(known.max(initial=0)) + 1)
+        ids = known[counts[known] >= self.min_pixels]
+        return ids, counts[ids]

@@ -9,7 +9,10 @@ linker and link-quality measurement only (no memory reads it otherwise).
   object and farther than ``max_distance`` from every one matches none;
 * :func:`snapshot_contents` -- snapshot id -> annotated object ids of its matched objects;
 * :func:`link_counts` -- link quality: the share of *linkable* turns (turns referring to an object
-  some snapshot contains) linked to at least one snapshot containing an object they refer to.
+  some snapshot contains) linked to at least one snapshot containing an object they refer to;
+* :func:`map_errors` -- an object map against the annotation: instance merges (an instance whose
+  views show two or more annotated objects) and splits (an object that is the main source of two
+  or more instances), from the annotated ids under each view's mask (``ObjectView.sources``).
 """
 
 from __future__ import annotations
@@ -50,11 +53,13 @@ class SceneTruth:
         categories: object id -> category.
         positions: object id -> ``(3,)`` annotated centre, metres.
         visible: per traversal frame, the object ids covering >= the traversal's ``min_coverage``.
+        semantic: semantic instance id -> object id.
     """
 
     categories: dict[str, str]
     positions: dict[str, np.ndarray]
     visible: tuple[frozenset[str], ...]
+    semantic: dict[int, str] = dataclasses.field(default_factory=dict)
 
     @classmethod
     def of(cls, episode: Any) -> SceneTruth:
@@ -66,6 +71,7 @@ class SceneTruth:
             {o.object_id: o.category for o in scene.objects},
             {o.object_id: np.asarray(o.position, float) for o in scene.objects},
             tuple(frozenset(f.visible) for f in episode.traversal.frames),
+            {int(o.semantic_id): o.object_id for o in scene.objects},
         )
 
 
@@ -140,3 +146,48 @@ def link_counts(
             linkable += 1
             correct += bool(good & linked_to.get(t, set()))
     return LinkCounts(len(references), linkable, len(linked_to), correct)
+
+
+MERGE_SHARE = 0.25
+"""Share of an instance's views an annotated object must appear in to count as one of its objects."""
+
+
+def map_errors(truth: SceneTruth, instances: Sequence[Instance], provenance: Mapping[str, Any]) -> dict[str, int]:
+    """Instance merges and splits of an object map (module docstring).
+
+    Args:
+        truth: the episode's annotation.
+        instances: the map's instances.
+        provenance: instance id -> Counter of annotated semantic ids over its views.
+
+    Returns:
+        ``instances`` (with provenance), ``objects`` (annotated objects that are some instance's main
+        source), ``merges``, ``splits`` and ``mislabelled`` (instances whose label is not their main
+        object's category).
+    """
+    main: dict[str, list[str]] = {}
+    merges = mislabelled = counted = 0
+    for instance in instances:
+        sources = _sources(truth, provenance, instance.id)
+        if not sources:
+            continue
+        counted += 1
+        views = max(sum(instance.votes.values()), 1)
+        shown = [o for o, n in sources.items() if n >= MERGE_SHARE * views]
+        merges += len(shown) >= 2
+        best = main_object(truth, provenance, instance.id)
+        main.setdefault(best, []).append(instance.id)
+        mislabelled += instance.label != truth.categories[best]
+    splits = sum(len(ids) - 1 for ids in main.values())
+    return {"instances": counted, "objects": len(main), "merges": merges, "splits": splits, "mislabelled": mislabelled}
+
+
+def main_object(truth: SceneTruth, provenance: Mapping[str, Any], instance_id: str) -> str | None:
+    """The annotated object seen in most of an instance's views (None without provenance)."""
+    sources = _sources(truth, provenance, instance_id)
+    return min(sources, key=lambda o: (-sources[o], o)) if sources else None
+
+
+def _sources(truth: SceneTruth, provenance: Mapping[str, Any], instance_id: str) -> dict[str, int]:
+    """Annotated object id -> number of the instance's views that show it."""
+    return {truth.semantic[s]: n for s, n in provenance.get(instance_id, {}).items() if s in truth.semantic}

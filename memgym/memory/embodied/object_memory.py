@@ -10,6 +10,7 @@ prediction from :mod:`~memgym.memory.embodied.category_retrieval`. ``conceptgrap
 
 from __future__ import annotations
 
+import collections
 from typing import Any
 
 import networkx as nx
@@ -39,6 +40,7 @@ class ObjectMemory(VisualMemory):
     def _reset_store(self) -> None:
         self.objects = ObjectMap(self.options["voxel"], self.threshold)
         self.frame_objects: dict[int, dict[str, float]] = {}
+        self.provenance: dict[str, collections.Counter] = {}  # for map_errors only; not in the state
         self._graph: nx.DiGraph | None = None
 
     def _observe_frame(self, observation: Any, index: int) -> None:
@@ -51,6 +53,7 @@ class ObjectMemory(VisualMemory):
         seen = self.frame_objects.setdefault(index, {})
         for view, object_id in zip(views, ids):
             seen[object_id] = seen.get(object_id, 0.0) + view.coverage
+            self.provenance.setdefault(object_id, collections.Counter()).update(view.sources)
         self._graph = None
         self._after_frame(observation, index, seen)
 

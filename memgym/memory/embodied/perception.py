@@ -5,6 +5,10 @@ pixels with valid depth (on a ``stride`` x ``stride`` pixel grid: one vectorised
 whole frame) into world points, voxel-downsamples each detection's points and, when an
 image-text encoder is configured, embeds each crop. The result is one :class:`ObjectView` per
 detection with enough points.
+
+When the frame carries the ``semantic`` image, each view also records its *sources*: the
+annotated instance ids covering at least a quarter of its mask. They are for measuring a map
+against the annotation (:func:`~memgym.memory.embodied.ground_truth.map_errors`); no memory reads them.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import numpy as np
 from memgym.memory.embodied.backproject import CameraModel, backproject, valid_depth, voxel_keys
 from memgym.memory.embodied.detections import Detection, Detector
 from memgym.memory.embodied.encoders import ImageTextEncoder
+from memgym.memory.embodied.perception_errors import SensorErrors
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -32,6 +37,7 @@ class ObjectView:
         crop: ``(h, w, 3) uint8`` image crop.
         coverage: fraction of the frame its mask covers.
         embedding: ``(D,) float32`` unit crop embedding, or None without an encoder.
+        sources: annotated instance ids under the mask (module docstring; empty without ``semantic``).
     """
 
     frame: int
@@ -41,6 +47,11 @@ class ObjectView:
     crop: np.ndarray
     coverage: float
     embedding: np.ndarray | None = None
+    sources: tuple[int, ...] = ()
+
+
+SOURCE_SHARE = 0.25
+"""Share of a mask an annotated instance must cover to count among the view's sources."""
 
 
 class Perception:
@@ -53,6 +64,7 @@ class Perception:
         stride: pixel grid step for back-projection (1 = every pixel).
         voxel: voxel size of the per-view point clouds, metres.
         min_points: smallest view kept, in voxels.
+        sensor: simulated sensor errors (depth noise on the back-projected pixels), or None (exact depth).
     """
 
     def __init__(
@@ -64,6 +76,7 @@ class Perception:
         stride: int = 2,
         voxel: float = 0.05,
         min_points: int = 3,
+        sensor: SensorErrors | None = None,
     ) -> None:
         self.detector = detector
         self.camera = camera
@@ -71,27 +84,39 @@ class Perception:
         self.stride = int(stride)
         self.voxel = float(voxel)
         self.min_points = int(min_points)
+        self.sensor = sensor
 
     def views(self, frame: Mapping[str, Any], index: int) -> list[ObjectView]:
         """Object views of ``frame`` (``rgb``, ``depth``, ``position``, ``rotation``, maybe ``semantic``)."""
         detections = self.detector.detect(frame)
         if not detections:
             return []
-        clouds = self.lift(detections, np.asarray(frame["depth"]), frame["position"], frame["rotation"])
+        depth = np.asarray(frame["depth"])
+        clouds = self.lift(
+            detections, depth, frame["position"], frame["rotation"], int(frame.get("frame_index", index))
+        )
         keep = [k for k, c in enumerate(clouds) if len(c) >= self.min_points]
         embeddings: list[np.ndarray | None] = [None] * len(keep)
         if self.encoder is not None and keep:
             embeddings = list(self.encoder.encode_images([detections[k].crop for k in keep]))
+        semantic = frame.get("semantic")
         views = []
         for k, embedding in zip(keep, embeddings):
             d = detections[k]
-            views.append(ObjectView(index, d.label, d.score, clouds[k], d.crop, d.coverage, embedding))
+            sources = () if semantic is None else mask_sources(np.asarray(semantic), d.mask)
+            views.append(ObjectView(index, d.label, d.score, clouds[k], d.crop, d.coverage, embedding, sources))
         return views
 
     def lift(
-        self, detections: list[Detection], depth: np.ndarray, position: np.ndarray, rotation: np.ndarray
+        self,
+        detections: list[Detection],
+        depth: np.ndarray,
+        position: np.ndarray,
+        rotation: np.ndarray,
+        index: int = 0,
     ) -> list[np.ndarray]:
-        """``(M_k, 3)`` voxel-centroid world points of each detection (one back-projection per frame)."""
+        """``(M_k, 3)`` voxel-centroid world points of each detection (one back-projection per frame;
+        ``index``: the frame, for the sensor's depth noise)."""
         h, w = depth.shape
         owner = np.full((h, w), -1, np.int64)
         for k, detection in enumerate(detections):  # later detections win overlapping pixels
@@ -101,6 +126,9 @@ class Perception:
         pixels = np.flatnonzero(grid & valid_depth(depth, self.camera) & (owner >= 0))
         if not len(pixels):  # masks too small for the pixel step, or beyond the depth clip
             return [np.zeros((0, 3)) for _ in detections]
+        if self.sensor is not None:
+            depth = np.array(depth, np.float64)
+            depth.reshape(-1)[pixels] = self.sensor.noisy_depth(depth.reshape(-1)[pixels], index)
         points = backproject(depth, pixels, position, rotation, self.camera)
         which = owner.reshape(-1)[pixels]
         keys = voxel_keys(points, self.voxel)
@@ -113,3 +141,11 @@ class Perception:
         owners = which[starts]
         bounds = np.searchsorted(owners, np.arange(len(detections) + 1))
         return [centroids[bounds[k] : bounds[k + 1]] for k in range(len(detections))]
+
+
+def mask_sources(semantic: np.ndarray, mask: np.ndarray) -> tuple[int, ...]:
+    """Non-zero ids of ``semantic`` covering >= :data:`SOURCE_SHARE` of ``mask``, most pixels first."""
+    counts = np.bincount(semantic[mask].astype(np.int64).reshape(-1))
+    counts[:1] = 0
+    ids = np.flatnonzero(counts >= SOURCE_SHARE * max(int(mask.sum()), 1))
+    return tuple(int(i) for i in ids[np.lexsort((ids, -counts[ids]))])

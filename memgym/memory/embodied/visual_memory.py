@@ -21,22 +21,42 @@ Two bindings come from outside the stream:
 from __future__ import annotations
 
 import abc
+import dataclasses
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
+from memgym.core.config import as_config
 from memgym.core.errors import ConfigError
 from memgym.core.protocols import Memory, Reasoner
 from memgym.memory.embodied.backproject import CameraModel
 from memgym.memory.embodied.detections import Detector, GroundTruthDetector
 from memgym.memory.embodied.encoders import build_encoder
 from memgym.memory.embodied.perception import Perception
+from memgym.memory.embodied.perception_errors import PerceptionNoise, SensorErrors, episode_key
+from memgym.memory.embodied.simulated_detector import SimulatedDetector
+
+PERCEPTION = ("simulated", "exact")
+"""How a visual memory perceives: ``simulated`` (the default: the detector's output and the sensor
+readings carry the errors of :mod:`~memgym.memory.embodied.perception_errors`) or ``exact``
+(semantic-image masks and labels, exact depth and poses: the perfect-perception probe)."""
 
 
-def build_detector(detector: str, vocabulary: tuple[str, ...] = (), device: str = "cpu") -> Detector | None:
-    """``"gt"`` (semantic image), ``""``/``"none"`` (no detector), else a zero-shot detection model
-    (local folder or hub id) through transformers, looking for ``vocabulary``."""
+def build_detector(
+    detector: str,
+    vocabulary: tuple[str, ...] = (),
+    device: str = "cpu",
+    perception: str = "exact",
+    noise: PerceptionNoise | None = None,
+) -> Detector | None:
+    """``"gt"`` (semantic image: exact, or through the error processes of
+    :class:`~memgym.memory.embodied.simulated_detector.SimulatedDetector` when ``perception`` is
+    ``simulated``), ``""``/``"none"`` (no detector), else a zero-shot detection model (local folder
+    or hub id) through transformers, looking for ``vocabulary`` (it errs on its own)."""
     if detector == "gt":
+        if perception == "simulated":
+            return SimulatedDetector(noise or PerceptionNoise())
         return GroundTruthDetector()
     if detector in ("", "none"):
         return None
@@ -50,6 +70,9 @@ class VisualMemory(Memory, abc.ABC):
 
     Args:
         detector: ``"gt"``, ``"none"`` or a zero-shot detector model (folder or hub id).
+        perception: ``simulated`` (default) or ``exact`` (:data:`PERCEPTION`); ``simulated`` adds
+            depth noise and odometry drift for any detector and the detection errors to ``gt``.
+        noise: the error rates (a :class:`PerceptionNoise` or a mapping of its keys; default: its defaults).
         vocabulary: categories an open-vocabulary detector looks for (ignored by ``gt``).
         encoder_model: CLIP model for crop embeddings; None = labels only.
         hfov: formation camera's horizontal field of view, degrees.
@@ -66,6 +89,8 @@ class VisualMemory(Memory, abc.ABC):
         self,
         *,
         detector: str = "gt",
+        perception: str = "simulated",
+        noise: PerceptionNoise | Mapping[str, Any] | None = None,
         vocabulary: tuple[str, ...] = (),
         encoder_model: str | None = None,
         hfov: float = 90.0,
@@ -77,8 +102,13 @@ class VisualMemory(Memory, abc.ABC):
     ) -> None:
         if stride < 1 or voxel <= 0:
             raise ConfigError(f"{type(self).__name__}: stride must be >= 1 and voxel > 0, got {stride}, {voxel}")
+        if perception not in PERCEPTION:
+            raise ConfigError(f"{type(self).__name__}: perception must be one of {PERCEPTION}, got {perception!r}")
+        self.noise = as_config(PerceptionNoise, noise, where=f"{type(self).__name__} noise")
         self.options = {
             "detector": detector,
+            "perception": perception,
+            "noise": dataclasses.asdict(self.noise),
             "vocabulary": list(vocabulary),
             "encoder_model": encoder_model,
             "hfov": hfov,
@@ -87,13 +117,14 @@ class VisualMemory(Memory, abc.ABC):
             "stride": stride,
             "voxel": voxel,
         }
-        self.detector = build_detector(detector, tuple(vocabulary), device)
+        self.detector = build_detector(detector, tuple(vocabulary), device, perception, self.noise)
         self.encoder = build_encoder(encoder_model, device)
         self.camera = CameraModel(hfov, sensor_height, max_depth)
+        self.sensor = SensorErrors(self.noise, max_depth) if perception == "simulated" else None
         self.perception = (
             None
             if self.detector is None
-            else Perception(self.detector, self.camera, self.encoder, stride=stride, voxel=voxel)
+            else Perception(self.detector, self.camera, self.encoder, stride=stride, voxel=voxel, sensor=self.sensor)
         )
         self.reasoner: Reasoner | None = None
         self.reset()
@@ -107,7 +138,10 @@ class VisualMemory(Memory, abc.ABC):
     # ----- bindings ----------------------------------------------------------------------------
     def bind_episode(self, episode: Any) -> None:
         """Give a ``gt`` detector the category table of ``episode``'s scene, and an open-vocabulary
-        detector without a configured vocabulary the scene's category names (module docstring)."""
+        detector without a configured vocabulary the scene's category names (module docstring); simulated
+        perception draws its errors for this episode."""
+        if self.sensor is not None:
+            self.sensor.episode = episode_key(str(getattr(episode, "episode_id", "")))
         gt = isinstance(self.detector, GroundTruthDetector)
         if not gt and (self.detector is None or self.options["vocabulary"]):
             return
@@ -132,12 +166,16 @@ class VisualMemory(Memory, abc.ABC):
     def reset(self) -> None:
         self.frame_count = 0
         self.turns: list[tuple[int, str]] = []
+        if self.sensor is not None:
+            self.sensor.reset()
         self._reset_store()
 
     def observe(self, observation: Any) -> None:
         text = str(observation.get("text", "") or "")
         self.turns += [(self.frame_count, line) for line in text.splitlines() if line.strip()]
         if observation.get("rgb") is not None:
+            if self.sensor is not None:  # what the memory perceives: noisy depth, odometry pose
+                observation = self.sensor.apply(observation, self.frame_count)
             self._observe_frame(observation, self.frame_count)
         self.frame_count += 1
 
@@ -153,6 +191,7 @@ class VisualMemory(Memory, abc.ABC):
             "turns": [list(t) for t in self.turns],
             "labels": dict(labels),
             "store": self._store_state(),
+            **({"sensor": self.sensor.state()} if self.sensor is not None else {}),
         }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
@@ -165,6 +204,8 @@ class VisualMemory(Memory, abc.ABC):
         if isinstance(self.detector, GroundTruthDetector) and state["labels"]:
             self.detector.set_labels(state["labels"])
         self._load_store(state["store"])
+        if self.sensor is not None and "sensor" in state:
+            self.sensor.load(state["sensor"])
 
     # ----- subclasses ----------------------------------------------------------------------------
     @abc.abstractmethod

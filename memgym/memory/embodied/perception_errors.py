@@ -1,0 +1,219 @@
+"""Error rates of simulated perception, their per-frame random streams and the sensor errors.
+
+:class:`PerceptionNoise` holds every rate of the simulated detector
+(:mod:`~memgym.memory.embodied.simulated_detector`) and of :class:`SensorErrors` (depth noise,
+odometry drift). Defaults come from published evaluations where one exists (docs/dialogmem.md,
+"Simulated perception", lists the sources and numbers):
+
+* detection recall by object size: COCO AR_small / AR_medium / AR_large of Faster R-CNN R-50-FPN
+  (Detectron benchmark, COCO 2017 val: 0.314 / 0.539 / 0.636), with COCO's size bands (32^2 and
+  96^2 pixels of a 640x480 image) written as fractions of the frame;
+* depth noise: the axial Kinect model of Nguyen, Izadi & Lovell (3DIMPVT 2012),
+  ``sigma(z) = 0.0012 + 0.0019 (z - 0.4)^2`` m (0.014 m at 3 m, 0.041 m at 5 m: Khoshelham &
+  Elberink, Sensors 2012, measure "about 4 cm at the maximum range");
+* odometry drift: a random walk per metre travelled (and per radian turned) whose end-of-traversal
+  error is 1-2 % of the distance, the range of RGB-D / stereo odometry without loop closure.
+
+Occlusion misses, label confusion, boundary error and over-/under-segmentation have no
+per-detection rate in the sources found; their defaults are stated as choices in the docs.
+
+Depth noise is drawn for the pixels a memory back-projects (in their fixed pixel order), not for
+the whole image: the same values for the same frame, at a quarter of the cost with the default
+2-pixel grid. Every random draw comes from :func:`frame_rng`, a generator seeded by ``(seed, episode, frame,
+stream)``: results are identical across runs and do not depend on the order in which episodes
+are evaluated.
+
+:class:`SensorErrors` turns a true formation frame into the one a memory perceives: depth with
+noise, and the pose the agent's odometry reports (true pose composed with the accumulated drift;
+the drift starts at zero at the episode's first frame, so the map frame is the world frame).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from memgym.core.config import check_ranges
+from memgym.core.errors import ConfigError
+from memgym.scenes.poses import quat_from_yaw, yaw_from_quat
+
+DEPTH_MODEL = (0.0012, 0.0019, 0.4)
+"""``(a, b, z0)`` of the axial depth noise ``sigma(z) = a + b (z - z0)^2`` m (Nguyen et al. 2012)."""
+
+SIMILAR_CATEGORIES: tuple[tuple[str, ...], ...] = (
+    ("sofa", "armchair", "ottoman"),
+    ("chair", "stool", "bench"),
+    ("dining table", "coffee table", "desk"),
+    ("nightstand", "dresser", "cabinet", "tv stand", "wardrobe"),
+    ("bookshelf", "shoe rack"),
+    ("fridge", "dishwasher", "washing machine"),
+    ("tv", "monitor", "laptop"),
+    ("potted plant", "houseplant"),
+    ("floor lamp", "table lamp", "coat rack"),
+    ("trash can", "laundry basket", "basket", "storage box"),
+    ("bowl", "mug", "vase", "candle"),
+    ("microwave", "toaster", "speaker"),
+    ("picture frame", "mirror", "clock"),
+    ("suitcase", "storage box"),
+)
+"""Groups of the house catalogue's categories a detector confuses (similar shape and context,
+as COCO's super-categories group its classes); a confused label is drawn from its group."""
+
+
+def _rate(help_text: str, default: float, high: float = 1.0) -> Any:
+    return dataclasses.field(default=default, metadata={"help": help_text, "min": 0.0, "max": high})
+
+
+@dataclasses.dataclass(frozen=True)
+class PerceptionNoise:
+    """Rates of simulated perception (module docstring; all probabilities in [0, 1])."""
+
+    seed: int = dataclasses.field(default=0, metadata={"help": "seed of the error draws (with episode and frame)"})
+    recall_small: float = _rate("chance a small object (area < small_area) is detected in a frame", 0.314)
+    recall_medium: float = _rate("chance a medium object is detected in a frame", 0.539)
+    recall_large: float = _rate("chance a large object (area > large_area) is detected in a frame", 0.636)
+    small_area: float = _rate("frame fraction below which an object is small (COCO 32^2 px of 640x480)", 0.0033)
+    large_area: float = _rate("frame fraction above which an object is large (COCO 96^2 px of 640x480)", 0.03)
+    occlusion_miss: float = _rate("extra miss chance of a fully occluded outline (x occluded outline share)", 0.5)
+    confusion: float = _rate("chance a detection gets another label of its similar-category group", 0.1)
+    boundary_px: int = dataclasses.field(
+        default=1, metadata={"help": "masks eroded/dilated by up to this many pixels", "min": 0, "max": 16}
+    )
+    boundary_flip: float = _rate("share of the pixels along a mask's outline flipped in or out", 0.2)
+    split: float = _rate("chance a mask is cut in two instances (over-segmentation)", 0.05)
+    merge: float = _rate("chance two touching masks of one category come out as one (under-segmentation)", 0.05)
+    depth_scale: float = _rate("multiplier of the Kinect axial depth noise model (0: exact depth)", 1.0, 10.0)
+    drift_translation: float = _rate("odometry position random walk, m per sqrt(m) travelled", 0.02)
+    drift_yaw: float = _rate("odometry heading random walk, degrees per sqrt(m) travelled", 0.5, 90.0)
+    drift_turn: float = _rate("odometry heading error, fraction of each turn", 0.01)
+
+    def __post_init__(self) -> None:
+        check_ranges(self)
+        if self.small_area > self.large_area:
+            raise ConfigError(
+                f"PerceptionNoise: 'small_area' = {self.small_area} must not exceed 'large_area' = {self.large_area}"
+            )
+
+    def recall(self, area: np.ndarray) -> np.ndarray:
+        """``(N,)`` detection chance of objects covering ``area`` ``(N,)`` (fraction of the frame)."""
+        area = np.asarray(area, float)
+        return np.where(
+            area < self.small_area,
+            self.recall_small,
+            np.where(area > self.large_area, self.recall_large, self.recall_medium),
+        )
+
+
+def episode_key(episode_id: str) -> int:
+    """A 64-bit integer of an episode id (0 for ``""``, an unbound memory)."""
+    return int.from_bytes(hashlib.sha256(episode_id.encode()).digest()[:8], "little") if episode_id else 0
+
+
+STREAMS = {"detector": 1, "depth": 2, "pose": 3}
+
+
+def frame_rng(seed: int, episode: int, frame: int, stream: str) -> np.random.Generator:
+    """Generator of one error process (``stream``) in one frame of one episode."""
+    return np.random.default_rng([int(seed) & 0xFFFFFFFF, episode & 0xFFFFFFFF, episode >> 32, frame, STREAMS[stream]])
+
+
+def similar_labels(category: str) -> tuple[str, ...]:
+    """The categories ``category`` may be confused with (its groups' other members, sorted)."""
+    others = {c for group in SIMILAR_CATEGORIES if category in group for c in group}
+    others.discard(category)
+    return tuple(sorted(others))
+
+
+def depth_sigma(depth: np.ndarray, scale: float = 1.0) -> np.ndarray:
+    """Axial noise standard deviation (m) at each depth (m) of ``depth`` (module docstring)."""
+    a, b, z0 = DEPTH_MODEL
+    return scale * (a + b * (np.asarray(depth, float) - z0) ** 2)
+
+
+class SensorErrors:
+    """Depth noise and odometry drift of one episode's formation frames (module docstring).
+
+    Args:
+        noise: the rates.
+        max_depth: depth clip, metres (pixels at 0 or the clip stay as they are).
+    """
+
+    def __init__(self, noise: PerceptionNoise, max_depth: float) -> None:
+        self.noise = noise
+        self.max_depth = float(max_depth)
+        self.episode = 0
+        self.reset()
+
+    def reset(self) -> None:
+        """Start a new traversal (drift back to zero)."""
+        self._last: tuple[np.ndarray, float] | None = None
+        self._estimate: tuple[np.ndarray, float] = (np.zeros(3), 0.0)
+        self.travelled = 0.0
+
+    def state(self) -> dict[str, Any]:
+        """Plain-data drift state (see :meth:`load`): a memory saved mid-traversal continues identically."""
+        last = None if self._last is None else [self._last[0].tolist(), self._last[1]]
+        return {
+            "episode": self.episode,
+            "last": last,
+            "estimate": [self._estimate[0].tolist(), self._estimate[1]],
+            "travelled": self.travelled,
+        }
+
+    def load(self, state: Mapping[str, Any]) -> None:
+        """Restore :meth:`state` output."""
+        self.episode = int(state["episode"])
+        last = state["last"]
+        self._last = None if last is None else (np.asarray(last[0], float), float(last[1]))
+        self._estimate = (np.asarray(state["estimate"][0], float), float(state["estimate"][1]))
+        self.travelled = float(state["travelled"])
+
+    def apply(self, observation: Mapping[str, Any], index: int) -> dict[str, Any]:
+        """``observation`` with the odometry's ``position``/``rotation``, its ``frame_index`` and
+        ``episode_key``; depth noise is added where depth is read (:meth:`noisy_depth`, by
+        :class:`~memgym.memory.embodied.perception.Perception` on the pixels it back-projects)."""
+        frame = dict(observation)
+        frame["frame_index"] = index
+        frame["episode_key"] = self.episode
+        position, yaw = self.odometry(np.asarray(observation["position"], float), observation["rotation"], index)
+        frame["position"], frame["rotation"] = position, quat_from_yaw(yaw)
+        return frame
+
+    def noisy_depth(self, depth: np.ndarray, index: int) -> np.ndarray:
+        """``depth`` (any shape, metres, all hitting a surface) plus Gaussian noise of
+        :func:`depth_sigma`, kept inside ``(0, max_depth)``; the draws of frame ``index`` in order."""
+        depth = np.asarray(depth, np.float64)
+        if self.noise.depth_scale <= 0 or not depth.size:
+            return depth
+        rng = frame_rng(self.noise.seed, self.episode, index, "depth")
+        noisy = depth + rng.standard_normal(depth.shape) * depth_sigma(depth, self.noise.depth_scale)
+        return np.clip(noisy, 1e-3, self.max_depth * 0.998)
+
+    def odometry(self, position: np.ndarray, rotation: Any, index: int) -> tuple[np.ndarray, float]:
+        """The odometry's ``(3,)`` position and yaw (rad) at true ``position``/``rotation``."""
+        yaw = yaw_from_quat(np.asarray(rotation, float))
+        if self._last is None:
+            self._last, self._estimate = (position, yaw), (position.copy(), yaw)
+            return position.copy(), yaw
+        (last, last_yaw), (estimate, estimate_yaw) = self._last, self._estimate
+        step = position - last
+        distance = float(math.hypot(step[0], step[2]))
+        turn = math.atan2(math.sin(yaw - last_yaw), math.cos(yaw - last_yaw))
+        rng = frame_rng(self.noise.seed, self.episode, index, "pose")
+        shocks = rng.standard_normal(4)
+        heading_error = (estimate_yaw - last_yaw) + (
+            math.radians(self.noise.drift_yaw) * math.sqrt(distance) * shocks[0]
+            + self.noise.drift_turn * abs(turn) * shocks[1]
+        )
+        c, s = math.cos(heading_error), math.sin(heading_error)
+        moved = np.array([c * step[0] + s * step[2], step[1], -s * step[0] + c * step[2]])
+        moved[[0, 2]] += self.noise.drift_translation * math.sqrt(distance) * shocks[2:]
+        self.travelled += distance
+        self._last = (position, yaw)
+        self._estimate = (estimate + moved, yaw + heading_error)
+        return self._estimate[0].copy(), self._estimate[1]
