@@ -2,7 +2,7 @@
 
 The paper's symbolic controls (unit-vector identities, two 16-value attributes plus "none")
 give GDN2, KDA and GDN 82.7-85.1% per-attribute update accuracy against 58.2% for no-erase.
-Here GDN2, KDA and no-erase train for 200 steps of 16 fresh short streams (the ``cpu-small``
+Here (``preset=cpu-tiny``) GDN2, KDA and no-erase train for 200 steps of 16 fresh short streams (the ``cpu-small``
 streams: 384 frames, two initial, four post-update and one absent query proposal, one
 distractor) with one layer and one head of 64 (the paper's symbolic layout at width 64), seed 0,
 and are scored on 96 held-out streams of the eval split. Every number is a function of the seeds
@@ -10,8 +10,12 @@ and are scored on 96 held-out streams of the eval split. Every number is a funct
 
 Asserted: GDN2 and KDA each beat no-erase on post-update queries by at least
 :data:`MARGIN_PP` percentage points, and GDN2 beats the best constant answer (one-sided binomial
-p < 0.01). Offline, seeds 0, 1 and 2 of this configuration gave the margins listed in
-docs/amemops_models.md ("The slow learning test").
+p < 0.01). Offline, seeds 0, 1 and 2 of these settings gave post-update margins over no-erase of
++19.0, +56.0 and +25.0 pp (GDN2) and +27.4, +54.8 and +26.2 pp (KDA) on these 84 queries, so the
+asserted 10 pp is half the smallest. At this size the erasing cores win on initial queries by as
+much (+22.1, +44.8, +20.2 pp for GDN2): the update-specific part (post-update margin minus initial
+margin: -3.1, +11.2, +4.8 pp) is not robust here and is not asserted (docs/amemops_models.md,
+"The slow learning test").
 """
 
 from __future__ import annotations
@@ -33,32 +37,18 @@ from memgym.pipelines.amemops_models import (
     query_rows,
     train_model,
 )
-from memgym.pipelines.amemops_presets import CPU_SMALL_STREAM
+from memgym.pipelines.amemops_presets import CPU_TINY_MODELS, CPU_TINY_STEPS, CPU_TINY_TRAIN
 
-STEPS = 200
-MODELS = ("gdn2", "kda", "no_erase")
-SYMBOLIC = ("data.inputs=symbolic", "data.stream.attribute_values=16", *CPU_SMALL_STREAM)
-TRAIN = (
-    f"steps={STEPS}",
-    "batch_size=16",
-    "lr=0.003",
-    "warmup_steps=20",
-    f"checkpoint_steps=[{STEPS}]",
-    "save_every=1000",
-    "arch.width=64",
-    "arch.layers=1",
-    "arch.heads=1",
-    "arch.head_dim=64",
-    "arch.mlp_hidden=128",
-    "threads=1",
-)
+STEPS = CPU_TINY_STEPS
+MODELS = CPU_TINY_MODELS  # gdn2, kda, no_erase
+SYMBOLIC = tuple(o for o in CPU_TINY_TRAIN if o.startswith("data."))
 EVAL_STREAMS = 96
 MARGIN_PP = 10.0
 """Smallest post-update advantage (pp) asserted for each erasing core over no-erase."""
 
 
 def _train(runs: Path, model: str) -> None:
-    train_model(load_config(AMemOpsTrainConfig, overrides=[f"model={model}", *TRAIN, *SYMBOLIC]), runs, progress=False)
+    train_model(load_config(AMemOpsTrainConfig, overrides=[f"model={model}", *CPU_TINY_TRAIN]), runs, progress=False)
 
 
 @pytest.fixture(scope="module")

@@ -71,7 +71,10 @@ def _cli(capsys, *argv: str) -> tuple[int, str]:
 def test_bad_presets_seeds_and_checkpoints_of_another_core_are_one_line_errors(tmp_path, capsys):
     runs = ("--runs-dir", str(tmp_path), "--no-progress")
     status, err = _cli(capsys, "train", *runs, "amemops", "preset=gpu-huge")
-    assert status == 2 and err == "memgym: error: preset='gpu-huge' is unknown; choose from cpu-small, cpu-audio\n"
+    assert (
+        status == 2
+        and err == "memgym: error: preset='gpu-huge' is unknown; choose from cpu-small, cpu-tiny, cpu-audio\n"
+    )
     status, err = _cli(capsys, "train", *runs, "amemops", "preset=cpu-audio", "seed=-1")
     assert status == 2 and err == "memgym: error: command line: 'seed' = -1 is too small; expected a value >= 0\n"
     status, err = _cli(capsys, "eval", *runs, "amemops", "preset=cpu-audio", "seeds=[0,-2]")
