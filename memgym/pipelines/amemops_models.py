@@ -359,14 +359,16 @@ class AMemOpsEvalConfig:
                 "recording_contrasts regenerate streams under each control; a stream_set holds its own "
                 "recordings conditions (see history_contrasts.md)"
             )
-        for contrast in (*self.contrasts, *self.update_interactions):
+        for key, contrast in [("contrasts", c) for c in self.contrasts] + [
+            ("update_interactions", c) for c in self.update_interactions
+        ]:
             try:
                 plus, minus = parse_contrast(contrast)
             except ValueError as exc:
-                raise ConfigError(f"contrasts: {exc}") from None
+                raise ConfigError(f"{key}: {exc}") from None
             missing = [m for m in (*plus, *minus) if m not in self.models]
             if missing:
-                raise ConfigError(f"contrasts: '{contrast}' names '{missing[0]}', which is not in models")
+                raise ConfigError(f"{key}: '{contrast}' names '{missing[0]}', which is not in models")
         if (self.contrasts or self.update_interactions) and self.bootstrap_resamples <= 0:
             raise ConfigError("contrasts report bootstrap intervals: set bootstrap_resamples > 0")
         unknown = [e for e in self.exclude if e not in EXCLUSION_TEXT]

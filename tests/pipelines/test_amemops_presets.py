@@ -130,3 +130,16 @@ def test_train_true_trains_missing_runs_and_skips_finished_ones(tmp_path, capsys
     assert printed.count("is trained; skipped") == 3 and "no_erase@cpu-small-seed1 is trained" not in printed
     assert all((f / "step_2.pt").stat().st_mtime_ns == stamps[f.name] for f in folders[:3])
     assert (folders[3] / "step_2.pt").exists()
+
+
+@pytest.mark.parametrize("preset", ["cpu-tiny", "cpu-audio"])
+def test_every_preset_loads_and_its_eval_reads_its_own_variants(preset):
+    from memgym.pipelines.amemops_models import AMemOpsTrainConfig
+    from memgym.pipelines.amemops_presets import PRESETS
+
+    train = load_config(AMemOpsTrainConfig, overrides=PRESETS[preset]["train"])
+    config = load_config(AMemOpsEvalConfig, overrides=apply_preset((f"preset={preset}",), "eval")[0])
+    assert config.checkpoints == train.checkpoint_steps == (train.steps,)
+    assert all(m.endswith(f"@{preset}") for m in config.models) and "no_erase@" + preset in config.models
+    assert config.update_interactions and config.data.stream.split == "eval"
+    assert config.data.inputs == train.data.inputs and config.data.stream.frames == train.data.stream.frames
