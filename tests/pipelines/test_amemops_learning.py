@@ -5,7 +5,8 @@ give GDN2, KDA and GDN 82.7-85.1% per-attribute update accuracy against 58.2% fo
 Here (``preset=cpu-tiny``) GDN2, KDA and no-erase train for 200 steps of 16 fresh short streams (the ``cpu-small``
 streams: 384 frames, two initial, four post-update and one absent query proposal, one
 distractor) with one layer and one head of 64 (the paper's symbolic layout at width 64), seed 0,
-and are scored on 96 held-out streams of the eval split. Every number is a function of the seeds
+one process each, and are scored on 96 held-out streams of the eval split (about 150 s of CPU in
+all, measured under heavy load: some 75-90 s on an idle 2-core machine). Every number is a function of the seeds
 (batches, initialisation, eval streams), so the outcome is deterministic up to float order.
 
 Asserted: GDN2 and KDA each beat no-erase on post-update queries by at least
@@ -53,9 +54,9 @@ def _train(runs: Path, model: str) -> None:
 
 @pytest.fixture(scope="module")
 def post_update(tmp_path_factory) -> dict[str, list[dict]]:
-    """Post-update query rows per model (three symbolic runs, two processes at a time)."""
+    """Post-update query rows per model (three symbolic runs, one process each)."""
     runs = tmp_path_factory.mktemp("symbolic")
-    with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as pool:
+    with ProcessPoolExecutor(len(MODELS), mp_context=multiprocessing.get_context("spawn")) as pool:
         for future in [pool.submit(_train, runs, m) for m in MODELS]:
             future.result()
     overrides = [
