@@ -656,14 +656,19 @@ def train_model(config: AMemOpsTrainConfig, runs_dir: Path, *, progress: bool = 
     return trainer.fit(StreamBatches(tensors, config.batch_size, config.seed))
 
 
-def train_job(args: JobArgs) -> Path:
-    """``memgym train amemops key=value ...`` (``preset=NAME``: :mod:`~memgym.pipelines.amemops_presets`,
-    trained as the variant ``<model>@NAME``)."""
+def train_config(args: JobArgs) -> AMemOpsTrainConfig:
+    """The config of ``memgym train amemops`` (``preset=NAME``: :mod:`~memgym.pipelines.amemops_presets`,
+    trained as the variant ``<model>@NAME`` unless ``name=`` is given)."""
     overrides, preset = apply_preset(args.overrides, "train")
     config = load_config(AMemOpsTrainConfig, path=args.config_path, overrides=overrides)
     if preset and not config.name:
         config = dataclasses.replace(config, name=f"{config.model}@{preset}-seed{config.seed}")
-    return train_model(config, args.runs_dir, progress=args.progress)
+    return config
+
+
+def train_job(args: JobArgs) -> Path:
+    """``memgym train amemops key=value ...`` (see :func:`train_config`)."""
+    return train_model(train_config(args), args.runs_dir, progress=args.progress)
 
 
 def _step_form_logits(model: AMemOpsModel, features: np.ndarray, frames: set[int]) -> dict[int, dict[str, np.ndarray]]:

@@ -4,10 +4,11 @@ then evaluate them, in one resumable command.
 Each ``<core>@<preset>`` model of ``models`` and each of ``seeds`` is trained with the preset's
 train settings (``memgym train amemops preset=NAME model=<core> seed=<seed>``) unless every
 checkpoint the evaluation reads already exists, so a re-run after an interruption skips the
-finished runs and resumes the interrupted one from its ``last.pt`` (same batches, same weights).
-Keys of the command line that configure training (``arch.*``, ``steps``, ``lr``, ``data.stream.*``
-other than the split, ...) go to both jobs; evaluation keys (``models``, ``streams``, ...) only to
-the evaluation. With ``data.workers`` > 0 and no ``data.cache_dir`` the featurised training
+finished runs and resumes the interrupted one from its ``last.pt`` (same batches, same weights);
+a finished run of other settings is refused, as training into its folder would be. Training-only
+keys of the command line (``arch.*``, ``steps``, ``lr``, ...) go to training, ``data.*`` keys
+other than the eval streams' split and seed to both jobs, evaluation keys (``models``,
+``streams``, ...) to the evaluation. With ``data.workers`` > 0 and no ``data.cache_dir`` the featurised training
 streams are cached under ``RUNS/amemops_stream_cache`` (shared by every model and seed; not hashed).
 """
 
@@ -18,7 +19,15 @@ from pathlib import Path
 
 from memgym.core.benchmark import JobArgs
 from memgym.core.errors import ConfigError
-from memgym.pipelines.amemops_models import TRAIN_JOB, AMemOpsEvalConfig, AMemOpsTrainConfig, model_core, train_job
+from memgym.core.results import RunStore
+from memgym.pipelines.amemops_models import (
+    TRAIN_JOB,
+    AMemOpsEvalConfig,
+    AMemOpsTrainConfig,
+    model_core,
+    train_config,
+    train_model,
+)
 
 STREAM_CACHE = "amemops_stream_cache"
 _EVAL_ONLY_DATA = ("data.stream.split", "data.stream_seed")
@@ -74,10 +83,13 @@ def train_missing(config: AMemOpsEvalConfig, preset: str, args: JobArgs) -> list
     trained = []
     for seed in config.seeds:
         for model in config.models:
-            folder = Path(args.runs_dir) / TRAIN_JOB / f"{model}-seed{seed}"
+            overrides = (f"preset={preset}", f"model={model_core(model)}", f"seed={seed}", *extra)
+            train = train_config(dataclasses.replace(args, overrides=overrides, config_path=None))
+            folder = Path(args.runs_dir) / TRAIN_JOB / train.run_name()
             if all((folder / f"step_{step}.pt").exists() for step in config.checkpoints):
+                # refuses a finished run of other settings (RecordError), as training it would
+                RunStore.open(args.runs_dir, TRAIN_JOB, train, name=train.run_name(), seeds=[seed])
                 print(f"amemops: {folder.name} is trained; skipped", flush=True)
                 continue
-            overrides = (f"preset={preset}", f"model={model_core(model)}", f"seed={seed}", *extra)
-            trained.append(train_job(dataclasses.replace(args, overrides=overrides, config_path=None)))
+            trained.append(train_model(train, args.runs_dir, progress=args.progress))
     return trained

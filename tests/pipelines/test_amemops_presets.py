@@ -7,7 +7,7 @@ import yaml
 
 from memgym.core.benchmark import JobArgs
 from memgym.core.config import load_config
-from memgym.core.errors import ConfigError
+from memgym.core.errors import ConfigError, RecordError
 from memgym.pipelines.amemops_models import AMemOpsEvalConfig, eval_job, train_job
 from memgym.pipelines.amemops_presets import CPU_SMALL_STEPS, apply_preset
 
@@ -130,6 +130,10 @@ def test_train_true_trains_missing_runs_and_skips_finished_ones(tmp_path, capsys
     assert printed.count("is trained; skipped") == 3 and "no_erase@cpu-small-seed1 is trained" not in printed
     assert all((f / "step_2.pt").stat().st_mtime_ns == stamps[f.name] for f in folders[:3])
     assert (folders[3] / "step_2.pt").exists()
+    with pytest.raises(RecordError, match="different config"):  # finished runs of other settings
+        eval_job(JobArgs(overrides=(*overrides, "lr=0.01"), runs_dir=tmp_path, progress=False))
+    with pytest.raises(ConfigError, match="'lr=0.01' is a training key; it needs train=true"):
+        eval_job(JobArgs(overrides=("preset=cpu-small", "lr=0.01"), runs_dir=tmp_path, progress=False))
 
 
 @pytest.mark.parametrize("preset", ["cpu-tiny", "cpu-audio"])
