@@ -48,6 +48,7 @@ from memgym.tasks.amemops_breakdowns import (
     recording_contrast_report,
 )
 from memgym.tasks.amemops_history import PRIMARY_MODELS, is_history, write_history_report
+from memgym.tasks.amemops_interaction import update_interaction_report
 from memgym.tasks.amemops_tables import (
     QUERY_TYPES,
     accuracy_table,
@@ -145,7 +146,9 @@ class AMemOpsTrainConfig:
     """``memgym train amemops ...``."""
 
     model: str = dataclasses.field(default="gdn2", metadata={"help": f"memory core: {', '.join(CORES)}"})
-    seed: int = dataclasses.field(default=0, metadata={"help": "training seed (initialisation, stream order)"})
+    seed: int = dataclasses.field(
+        default=0, metadata={"help": "training seed (initialisation, stream order)", "min": 0}
+    )
     steps: int = dataclasses.field(default=24000, metadata={"help": "optimizer steps", "min": 1})
     batch_size: int = dataclasses.field(default=40, metadata={"help": "streams per step", "min": 1})
     lr: float = dataclasses.field(default=1e-3, metadata={"help": "peak learning rate"})
@@ -212,7 +215,9 @@ class AMemOpsEvalConfig:
     """``memgym eval amemops ...``."""
 
     models: tuple[str, ...] = dataclasses.field(default=PAPER_MODELS, metadata={"help": "trained cores to evaluate"})
-    seeds: tuple[int, ...] = dataclasses.field(default=(0, 1, 2), metadata={"help": "training seeds to average"})
+    seeds: tuple[int, ...] = dataclasses.field(
+        default=(0, 1, 2), metadata={"help": "training seeds to average", "min": 0}
+    )
     checkpoints: tuple[int, ...] = dataclasses.field(default=(12000, 24000), metadata={"help": "checkpoint steps"})
     streams: int = dataclasses.field(default=48, metadata={"help": "held-out streams", "min": 1})
     data: DataConfig = dataclasses.field(
@@ -301,6 +306,24 @@ class AMemOpsEvalConfig:
             **ADDED_FIELD,
         },
     )
+    update_interactions: tuple[str, ...] = dataclasses.field(
+        default=(),
+        metadata={
+            "help": "model contrasts 'A:B' (as contrasts) reported on post-update and initial queries and as the "
+            "update-specific interaction (their difference), with per-operation accuracy, in update_interaction.md",
+            **NOT_HASHED,
+            **ADDED_FIELD,
+        },
+    )
+    train: bool = dataclasses.field(
+        default=False,
+        metadata={
+            "help": "with preset=NAME: first train every model x seed whose checkpoints are missing, with the "
+            "preset's train settings (finished runs are skipped, interrupted ones resume)",
+            **NOT_HASHED,
+            **ADDED_FIELD,
+        },
+    )
 
     def __post_init__(self) -> None:
         unknown = [m for m in self.models if model_core(m) not in CORES]
@@ -336,15 +359,17 @@ class AMemOpsEvalConfig:
                 "recording_contrasts regenerate streams under each control; a stream_set holds its own "
                 "recordings conditions (see history_contrasts.md)"
             )
-        for contrast in self.contrasts:
+        for key, contrast in [("contrasts", c) for c in self.contrasts] + [
+            ("update_interactions", c) for c in self.update_interactions
+        ]:
             try:
                 plus, minus = parse_contrast(contrast)
             except ValueError as exc:
-                raise ConfigError(f"contrasts: {exc}") from None
+                raise ConfigError(f"{key}: {exc}") from None
             missing = [m for m in (*plus, *minus) if m not in self.models]
             if missing:
-                raise ConfigError(f"contrasts: '{contrast}' names '{missing[0]}', which is not in models")
-        if self.contrasts and self.bootstrap_resamples <= 0:
+                raise ConfigError(f"{key}: '{contrast}' names '{missing[0]}', which is not in models")
+        if (self.contrasts or self.update_interactions) and self.bootstrap_resamples <= 0:
             raise ConfigError("contrasts report bootstrap intervals: set bootstrap_resamples > 0")
         unknown = [e for e in self.exclude if e not in EXCLUSION_TEXT]
         if unknown:
@@ -631,14 +656,19 @@ def train_model(config: AMemOpsTrainConfig, runs_dir: Path, *, progress: bool = 
     return trainer.fit(StreamBatches(tensors, config.batch_size, config.seed))
 
 
-def train_job(args: JobArgs) -> Path:
-    """``memgym train amemops key=value ...`` (``preset=NAME``: :mod:`~memgym.pipelines.amemops_presets`,
-    trained as the variant ``<model>@NAME``)."""
+def train_config(args: JobArgs) -> AMemOpsTrainConfig:
+    """The config of ``memgym train amemops`` (``preset=NAME``: :mod:`~memgym.pipelines.amemops_presets`,
+    trained as the variant ``<model>@NAME`` unless ``name=`` is given)."""
     overrides, preset = apply_preset(args.overrides, "train")
     config = load_config(AMemOpsTrainConfig, path=args.config_path, overrides=overrides)
     if preset and not config.name:
         config = dataclasses.replace(config, name=f"{config.model}@{preset}-seed{config.seed}")
-    return train_model(config, args.runs_dir, progress=args.progress)
+    return config
+
+
+def train_job(args: JobArgs) -> Path:
+    """``memgym train amemops key=value ...`` (see :func:`train_config`)."""
+    return train_model(train_config(args), args.runs_dir, progress=args.progress)
 
 
 def _step_form_logits(model: AMemOpsModel, features: np.ndarray, frames: set[int]) -> dict[int, dict[str, np.ndarray]]:
@@ -728,6 +758,21 @@ def checkpoint_jobs(config: Any, runs_dir: Path) -> list[tuple[str, int, int, Pa
     return jobs
 
 
+def check_checkpoint_core(path: Path, model_name: str) -> None:
+    """Refuse a checkpoint whose memory core is not the one ``model_name`` names.
+
+    Raises:
+        RecordError: e.g. ``models=[gdn2]`` reading a folder trained with ``model=no_erase``.
+    """
+    state = torch.load(path, map_location="cpu", weights_only=False)
+    core = state.get("model_config", {}).get("core")
+    if core != model_core(model_name):
+        raise RecordError(
+            f"{path}: checkpoint holds a '{core}' model, but models names '{model_name}' "
+            f"(core '{model_core(model_name)}'); point train_dir at {model_name}'s runs or fix the folder"
+        )
+
+
 def load_eval_model(path: Path, tensors: StreamTensors | StreamSetTensors, device: str) -> AMemOpsModel:
     """A trained checkpoint in eval mode on ``device``, checked against the streams' input size."""
     model = load_checkpoint_model(path, lambda c: AMemOpsModel(ModelConfig(**c))).to(device).eval()
@@ -771,8 +816,10 @@ def evaluate_models(config: AMemOpsEvalConfig, runs_dir: Path, *, progress: bool
     """Score every (model, seed, checkpoint) on the held-out streams; write tables and a plot."""
     if config.threads > 0:
         torch.set_num_threads(config.threads)
-    store = RunStore.open(runs_dir, EVAL_JOB, config, name=config.name or None, seeds=list(config.seeds))
     jobs = checkpoint_jobs(config, runs_dir)
+    for model_name, _, _, path in jobs:
+        check_checkpoint_core(path, model_name)
+    store = RunStore.open(runs_dir, EVAL_JOB, config, name=config.name or None, seeds=list(config.seeds))
     done = store.done_keys()
     work = []
     for tag, data in config.evaluations():
@@ -955,6 +1002,11 @@ def write_tables(store: RunStore, rows: list[dict[str, Any]], config: AMemOpsEva
     if config.contrasts:
         contrast_report(rows, config.contrasts, store.folder, n_resamples=config.bootstrap_resamples)
         text += "\nModel contrasts (e.g. the width control, Fig. 4a): `contrasts.md`, `contrasts.png`.\n"
+    if config.update_interactions:
+        update_interaction_report(
+            rows, config.models, config.update_interactions, store.folder, n_resamples=config.bootstrap_resamples
+        )
+        text += "\nPer-operation accuracy and the update-specific interaction: `update_interaction.md`.\n"
     if config.exclude:
         counts = _write_exclusions(store, rows, config, types).strip().splitlines()[-1]
         text += f"\nExclusions: `table_excluded.md`, `accuracy_excluded.png`. {counts}\n"
@@ -964,8 +1016,17 @@ def write_tables(store: RunStore, rows: list[dict[str, Any]], config: AMemOpsEva
 
 
 def eval_job(args: JobArgs) -> Path:
-    """``memgym eval amemops key=value ...`` (or ``preset=NAME``); prints the tables."""
-    config = load_config(AMemOpsEvalConfig, path=args.config_path, overrides=apply_preset(args.overrides, "eval")[0])
+    """``memgym eval amemops key=value ...`` (or ``preset=NAME``, with ``train=true`` training the
+    missing runs first: :func:`~memgym.pipelines.amemops_suite.train_missing`); prints the tables."""
+    from memgym.pipelines.amemops_suite import split_train_keys, train_missing
+
+    overrides, preset = apply_preset(args.overrides, "eval")
+    overrides, train_only = split_train_keys(overrides)
+    config = load_config(AMemOpsEvalConfig, path=args.config_path, overrides=overrides)
+    if config.train:
+        train_missing(config, preset, args)
+    elif train_only:
+        raise ConfigError(f"command line: '{train_only[0]}' is a training key; it needs train=true")
     folder = evaluate_models(config, args.runs_dir, progress=args.progress)
     print((folder / "table.md").read_text(encoding="utf-8"))
     return folder

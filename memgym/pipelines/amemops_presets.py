@@ -9,6 +9,20 @@ it never collides with a paper-sized run; the eval preset names those variants.
 initial, four post-update and one absent query proposal, one distractor), width 64 with two heads
 of 32, 400 steps of 16 fresh streams; evaluated on 192 held-out streams with the erasing cores
 (GDN2, KDA, GDN) contrasted with no-erase on post-update queries, each and averaged.
+
+``cpu-tiny``: the slow learning test's settings: the ``cpu-small`` symbolic streams with the
+paper's symbolic layout (one layer, one head of 64) at width 64, 200 steps of 16 fresh streams;
+GDN2, KDA and no-erase, seeds 0-2, evaluated on 96 held-out streams.
+
+``cpu-audio``: the same short streams as stereo log-mel audio of the embedded synthetic
+environmental library (``synthetic_env``, 4 gain and 4 pan values), the Table 1 layout (two
+layers) at width 64 with two heads of 32, 150 steps of 8 streams drawn from a fixed pool of 512
+training streams (featurised once by one worker and cached on disk under
+``RUNS/amemops_stream_cache``, shared by every model and seed); evaluated on 96 held-out streams
+with six models (GDN2, KDA, GDN, no-erase, Mamba-2-style, RoPE attention) and three seeds, the
+erasing cores contrasted with no-erase and the update-specific interaction
+(``update_interactions``). ``memgym eval amemops preset=cpu-audio train=true`` trains whatever
+is missing first.
 """
 
 from __future__ import annotations
@@ -43,6 +57,54 @@ CPU_SMALL_TRAIN = (
 """Optimisation and model sizes of ``cpu-small``."""
 _SYMBOLIC = ("data.inputs=symbolic", "data.stream.attribute_values=16", *CPU_SMALL_STREAM)
 _CPU_SMALL_MODELS = ("gdn2", "kda", "gdn", "no_erase")
+CPU_AUDIO_STEPS = 150
+CPU_AUDIO_MODELS = ("gdn2", "kda", "gdn", "no_erase", "mamba2", "attention_rope")
+CPU_AUDIO_SEEDS = (0, 1, 2)
+_CPU_AUDIO_TRAIN = (
+    *CPU_SMALL_STREAM,
+    f"steps={CPU_AUDIO_STEPS}",
+    "batch_size=8",
+    "lr=0.003",
+    "warmup_steps=20",
+    f"checkpoint_steps=[{CPU_AUDIO_STEPS}]",
+    "save_every=50",
+    "arch.width=64",
+    "arch.head_dim=32",
+    "arch.mlp_hidden=128",
+    "data.pool=512",
+    "data.workers=1",
+    "threads=1",
+)
+
+
+CPU_TINY_STEPS = 200
+CPU_TINY_MODELS = ("gdn2", "kda", "no_erase")
+CPU_TINY_TRAIN = (
+    "data.inputs=symbolic",
+    "data.stream.attribute_values=16",
+    *CPU_SMALL_STREAM,
+    f"steps={CPU_TINY_STEPS}",
+    "batch_size=16",
+    "lr=0.003",
+    "warmup_steps=20",
+    f"checkpoint_steps=[{CPU_TINY_STEPS}]",
+    "save_every=50",
+    "arch.width=64",
+    "arch.layers=1",
+    "arch.heads=1",
+    "arch.head_dim=64",
+    "arch.mlp_hidden=128",
+    "threads=1",
+)
+"""``cpu-tiny`` training: the slow learning test's settings."""
+
+
+def _erasing_contrasts(preset: str, erasing_cores: tuple[str, ...] = ("gdn2", "kda", "gdn")) -> str:
+    """``[gdn2@P:no_erase@P,kda@P:no_erase@P,gdn@P:no_erase@P,gdn2@P+kda@P+gdn@P:no_erase@P]``."""
+    erasing = [f"{m}@{preset}" for m in erasing_cores]
+    pairs = [f"{m}:no_erase@{preset}" for m in erasing] + [f"{'+'.join(erasing)}:no_erase@{preset}"]
+    return f"[{','.join(pairs)}]"
+
 
 PRESETS: dict[str, dict[str, tuple[str, ...]]] = {
     "cpu-small": {
@@ -55,10 +117,37 @@ PRESETS: dict[str, dict[str, tuple[str, ...]]] = {
             f"checkpoints=[{CPU_SMALL_STEPS}]",
             "streams=192",
             "threads=1",
-            "contrasts=[gdn2@cpu-small:no_erase@cpu-small,kda@cpu-small:no_erase@cpu-small,"
-            "gdn@cpu-small:no_erase@cpu-small,gdn2@cpu-small+kda@cpu-small+gdn@cpu-small:no_erase@cpu-small]",
+            f"contrasts={_erasing_contrasts('cpu-small')}",
         ),
-    }
+    },
+    "cpu-tiny": {
+        "train": CPU_TINY_TRAIN,
+        "eval": (
+            *_SYMBOLIC,
+            "data.stream.split=eval",
+            f"models=[{','.join(f'{m}@cpu-tiny' for m in CPU_TINY_MODELS)}]",
+            "seeds=[0,1,2]",
+            f"checkpoints=[{CPU_TINY_STEPS}]",
+            "streams=96",
+            "threads=1",
+            f"contrasts={_erasing_contrasts('cpu-tiny', ('gdn2', 'kda'))}",
+            f"update_interactions={_erasing_contrasts('cpu-tiny', ('gdn2', 'kda'))}",
+        ),
+    },
+    "cpu-audio": {
+        "train": _CPU_AUDIO_TRAIN,
+        "eval": (
+            *CPU_SMALL_STREAM,
+            "data.stream.split=eval",
+            f"models=[{','.join(f'{m}@cpu-audio' for m in CPU_AUDIO_MODELS)}]",
+            f"seeds=[{','.join(map(str, CPU_AUDIO_SEEDS))}]",
+            f"checkpoints=[{CPU_AUDIO_STEPS}]",
+            "streams=96",
+            "threads=1",
+            f"contrasts={_erasing_contrasts('cpu-audio')}",
+            f"update_interactions={_erasing_contrasts('cpu-audio')}",
+        ),
+    },
 }
 """Preset name -> job (``train``/``eval``) -> overrides."""
 

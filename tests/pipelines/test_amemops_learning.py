@@ -1,18 +1,22 @@
-"""Slow: short CPU training runs beat chance on post-update queries of held-out streams.
+"""Slow: on the symbolic control, erasing cores beat no-erase on post-update queries (paper 3.4).
 
-* **Symbolic controls, every model.** The paper's unit-vector identities and two 16-value
-  attributes plus "none", on streams of the embedded-default generator (the same event timelines,
-  operations and queries as the audio streams): all seven models (width 64, two heads of 32),
-  400 steps of 16 fresh streams each.
-* **Audio, GDN2.** The embedded-default synthetic sounds as stereo log-mel, 400 steps of 16 fresh
-  streams (featurised in one worker process). In the same budget Mamba-2-style (36%) and
-  attention without RoPE (31.5%) stay within the noise of the 29% constant answer, so only GDN2
-  (45%) is asserted on audio.
+The paper's symbolic controls (unit-vector identities, two 16-value attributes plus "none")
+give GDN2, KDA and GDN 82.7-85.1% per-attribute update accuracy against 58.2% for no-erase.
+Here (``preset=cpu-tiny``) GDN2, KDA and no-erase train for 200 steps of 16 fresh short streams (the ``cpu-small``
+streams: 384 frames, two initial, four post-update and one absent query proposal, one
+distractor) with one layer and one head of 64 (the paper's symbolic layout at width 64), seed 0,
+one process each, and are scored on 96 held-out streams of the eval split (about 150 s of CPU in
+all, measured under heavy load: some 75-90 s on an idle 2-core machine). Every number is a function of the seeds
+(batches, initialisation, eval streams), so the outcome is deterministic up to float order.
 
-Chance is the best constant answer: per attribute, the share of the most frequent post-update
-answer among the scored queries (at least one over the number of values). A pass needs a
-one-sided binomial p < 0.01 above it. Each model is scored on 192 held-out streams of the eval
-split; the eight training runs share two processes.
+Asserted: GDN2 and KDA each beat no-erase on post-update queries by at least
+:data:`MARGIN_PP` percentage points, and GDN2 beats the best constant answer (one-sided binomial
+p < 0.01). Offline, seeds 0, 1 and 2 of these settings gave post-update margins over no-erase of
++19.0, +56.0 and +25.0 pp (GDN2) and +27.4, +54.8 and +26.2 pp (KDA) on these 84 queries, so the
+asserted 10 pp is half the smallest. At this size the erasing cores win on initial queries by as
+much (+22.1, +44.8, +20.2 pp for GDN2): the update-specific part (post-update margin minus initial
+margin: -3.1, +11.2, +4.8 pp) is not robust here and is not asserted (docs/amemops_models.md,
+"The slow learning test").
 """
 
 from __future__ import annotations
@@ -27,7 +31,6 @@ import pytest
 
 from memgym.core.config import load_config
 from memgym.core.results import RunStore
-from memgym.memory.recurrent.mixers import CORES
 from memgym.pipelines.amemops_models import (
     AMemOpsEvalConfig,
     AMemOpsTrainConfig,
@@ -35,30 +38,38 @@ from memgym.pipelines.amemops_models import (
     query_rows,
     train_model,
 )
-from memgym.pipelines.amemops_presets import CPU_SMALL_STEPS, CPU_SMALL_STREAM, CPU_SMALL_TRAIN
+from memgym.pipelines.amemops_presets import CPU_TINY_MODELS, CPU_TINY_STEPS, CPU_TINY_TRAIN
 
-STEPS = CPU_SMALL_STEPS
-STREAM = list(CPU_SMALL_STREAM)
-SYMBOLIC = ["data.inputs=symbolic", "data.stream.attribute_values=16", *STREAM]  # preset=cpu-small
-AUDIO = [*STREAM, "data.workers=1"]
-TRAIN = list(CPU_SMALL_TRAIN)
+STEPS = CPU_TINY_STEPS
+MODELS = CPU_TINY_MODELS  # gdn2, kda, no_erase
+SYMBOLIC = tuple(o for o in CPU_TINY_TRAIN if o.startswith("data."))
+EVAL_STREAMS = 96
+MARGIN_PP = 10.0
+"""Smallest post-update advantage (pp) asserted for each erasing core over no-erase."""
 
 
-def train_all(jobs: list[tuple[Path, str, list[str]]]) -> None:
-    """Train every ``(runs dir, model, data overrides)`` job, two at a time (longest first)."""
-    with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as pool:
-        futures = [
-            pool.submit(train_model, load_config(AMemOpsTrainConfig, overrides=[f"model={m}", *TRAIN, *data]), runs)
-            for runs, m, data in jobs
-        ]
-        for future in futures:
+def _train(runs: Path, model: str) -> None:
+    train_model(load_config(AMemOpsTrainConfig, overrides=[f"model={model}", *CPU_TINY_TRAIN]), runs, progress=False)
+
+
+@pytest.fixture(scope="module")
+def post_update(tmp_path_factory) -> dict[str, list[dict]]:
+    """Post-update query rows per model (three symbolic runs, one process each)."""
+    runs = tmp_path_factory.mktemp("symbolic")
+    with ProcessPoolExecutor(len(MODELS), mp_context=multiprocessing.get_context("spawn")) as pool:
+        for future in [pool.submit(_train, runs, m) for m in MODELS]:
             future.result()
-
-
-def post_update_rows(runs: Path, models: list[str], data: list[str]) -> dict[str, list[dict]]:
-    """Score trained ``models`` on 192 held-out streams ``data``; the post-update query rows per model."""
-    overrides = [f"models=[{','.join(models)}]", "seeds=[0]", f"checkpoints=[{STEPS}]", "streams=192", "threads=1"]
-    folder = evaluate_models(load_config(AMemOpsEvalConfig, overrides=[*overrides, *data]), runs, progress=False)
+    overrides = [
+        f"models=[{','.join(MODELS)}]",
+        "seeds=[0]",
+        f"checkpoints=[{STEPS}]",
+        f"streams={EVAL_STREAMS}",
+        "threads=1",
+        "bootstrap_resamples=0",
+        "data.stream.split=eval",
+        *SYMBOLIC,
+    ]
+    folder = evaluate_models(load_config(AMemOpsEvalConfig, overrides=overrides), runs, progress=False)
     rows = collections.defaultdict(list)
     for row in query_rows(RunStore(folder, "").rows()):
         if row["query_type"] == "post_update":
@@ -66,37 +77,27 @@ def post_update_rows(runs: Path, models: list[str], data: list[str]) -> dict[str
     return rows
 
 
-def assert_beats_chance(rows: list[dict], model: str, values: int) -> None:
-    """Post-update accuracy above the best constant answer per attribute, one-sided p < 0.01."""
-    assert len(rows) >= 150, f"only {len(rows)} post-update queries"
-    counts = collections.defaultdict(collections.Counter)
-    for row in rows:
-        counts[row["attribute"]][row["answer"]] += 1
-    chance = max(sum(max(c.values()) for c in counts.values()) / len(rows), 1 / values)
-    accuracy = sum(r["correct"] for r in rows) / len(rows)
-    threshold = chance + 2.33 * math.sqrt(chance * (1 - chance) / len(rows))
-    assert accuracy > threshold, (
-        f"{model}: post-update accuracy {accuracy:.3f} on {len(rows)} queries (chance {chance:.3f})"
+def accuracy(rows: list[dict]) -> float:
+    return 100.0 * sum(r["correct"] for r in rows) / len(rows)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("core", ["gdn2", "kda"])
+def test_erasing_core_beats_no_erase_on_post_update_queries(post_update, core):
+    assert len(post_update[core]) == len(post_update["no_erase"]) >= 80  # the same queries
+    margin = accuracy(post_update[core]) - accuracy(post_update["no_erase"])
+    assert margin >= MARGIN_PP, (
+        f"{core} {accuracy(post_update[core]):.1f}% vs no_erase {accuracy(post_update['no_erase']):.1f}% "
+        f"on {len(post_update[core])} post-update queries"
     )
 
 
-@pytest.fixture(scope="module")
-def trained(tmp_path_factory) -> dict[str, dict[str, list[dict]]]:
-    """Post-update rows of the symbolic runs (every core) and the audio run (gdn2)."""
-    symbolic, audio = tmp_path_factory.mktemp("symbolic"), tmp_path_factory.mktemp("audio")
-    train_all([(audio, "gdn2", AUDIO), *((symbolic, m, SYMBOLIC) for m in CORES)])
-    return {
-        "symbolic": post_update_rows(symbolic, list(CORES), SYMBOLIC),
-        "audio": post_update_rows(audio, ["gdn2"], AUDIO),
-    }
-
-
 @pytest.mark.slow
-@pytest.mark.parametrize("model", CORES)
-def test_symbolic_training_beats_chance_on_post_update_queries(trained, model):
-    assert_beats_chance(trained["symbolic"][model], model, values=16)
-
-
-@pytest.mark.slow
-def test_audio_training_of_gdn2_beats_chance_on_post_update_queries(trained):
-    assert_beats_chance(trained["audio"]["gdn2"], "gdn2", values=4)
+def test_gdn2_beats_the_best_constant_answer(post_update):
+    rows = post_update["gdn2"]
+    counts = collections.defaultdict(collections.Counter)
+    for row in rows:
+        counts[row["attribute"]][row["answer"]] += 1
+    chance = max(sum(max(c.values()) for c in counts.values()) / len(rows), 1 / 16)
+    threshold = chance + 2.33 * math.sqrt(chance * (1 - chance) / len(rows))
+    assert accuracy(rows) / 100 > threshold, f"gdn2 {accuracy(rows):.1f}% on {len(rows)} queries (chance {chance:.3f})"

@@ -7,7 +7,7 @@ import yaml
 
 from memgym.core.benchmark import JobArgs
 from memgym.core.config import load_config
-from memgym.core.errors import ConfigError
+from memgym.core.errors import ConfigError, RecordError
 from memgym.pipelines.amemops_models import AMemOpsEvalConfig, eval_job, train_job
 from memgym.pipelines.amemops_presets import CPU_SMALL_STEPS, apply_preset
 
@@ -58,3 +58,92 @@ def test_unknown_or_repeated_presets_are_config_errors(tmp_path):
         train_job(JobArgs(overrides=("preset=gpu-huge",), runs_dir=tmp_path, progress=False))
     with pytest.raises(ConfigError, match="preset is given 2 times"):
         apply_preset(("preset=cpu-small", "preset=cpu-small"), "eval")
+
+
+def _cli(capsys, *argv: str) -> tuple[int, str]:
+    """Exit status and stderr of ``memgym ...``."""
+    from memgym.cli import main
+
+    status = main(list(argv))
+    return status, capsys.readouterr().err
+
+
+def test_bad_presets_seeds_and_checkpoints_of_another_core_are_one_line_errors(tmp_path, capsys):
+    runs = ("--runs-dir", str(tmp_path), "--no-progress")
+    status, err = _cli(capsys, "train", *runs, "amemops", "preset=gpu-huge")
+    assert (
+        status == 2
+        and err == "memgym: error: preset='gpu-huge' is unknown; choose from cpu-small, cpu-tiny, cpu-audio\n"
+    )
+    status, err = _cli(capsys, "train", *runs, "amemops", "preset=cpu-audio", "seed=-1")
+    assert status == 2 and err == "memgym: error: command line: 'seed' = -1 is too small; expected a value >= 0\n"
+    status, err = _cli(capsys, "eval", *runs, "amemops", "preset=cpu-audio", "seeds=[0,-2]")
+    assert (
+        status == 2
+        and err.startswith("memgym: error: command line: 'seeds[1]' = -2 is too small")
+        and err.count("\n") == 1
+    )
+    train_job(JobArgs(overrides=("preset=cpu-small", "model=no_erase", *TINY), runs_dir=tmp_path, progress=False))
+    folder = tmp_path / "amemops_train"
+    (folder / "no_erase@cpu-small-seed0").rename(folder / "gdn2@cpu-small-seed0")  # a folder of another core
+    status, err = _cli(
+        capsys,
+        "eval",
+        *runs,
+        "amemops",
+        "preset=cpu-small",
+        "models=[gdn2@cpu-small]",
+        "contrasts=[]",
+        "checkpoints=[2]",
+        "streams=2",
+    )
+    assert status == 2 and err.count("\n") == 1
+    assert err.startswith("memgym: error: ") and "holds a 'no_erase' model, but models names 'gdn2@cpu-small'" in err
+
+
+def test_train_true_trains_missing_runs_and_skips_finished_ones(tmp_path, capsys):
+    overrides = (
+        "preset=cpu-small",
+        "train=true",
+        "models=[gdn2@cpu-small,no_erase@cpu-small]",
+        "seeds=[0,1]",
+        "contrasts=[]",
+        "update_interactions=[gdn2@cpu-small:no_erase@cpu-small]",
+        "checkpoints=[2]",
+        "streams=2",
+        "bootstrap_resamples=50",
+        *TINY,
+    )
+    args = JobArgs(overrides=overrides, runs_dir=tmp_path, progress=False)
+    out = eval_job(args)
+    folders = sorted((tmp_path / "amemops_train").iterdir())
+    assert [f.name for f in folders] == [f"{m}@cpu-small-seed{s}" for m in ("gdn2", "no_erase") for s in (0, 1)]
+    stored = yaml.safe_load((folders[0] / "config.yaml").read_text())
+    assert stored["steps"] == 2 and stored["arch"]["width"] == 16 and stored["data"]["stream"]["split"] == "train"
+    assert "| gdn2@cpu-small:no_erase@cpu-small | 2 | all |" in (out / "update_interaction.md").read_text()
+    stamps = {f.name: (f / "step_2.pt").stat().st_mtime_ns for f in folders}
+    for name in ("step_2.pt", "last.pt"):  # no_erase seed 1 interrupted before its first save
+        (folders[3] / name).unlink()
+    capsys.readouterr()
+    eval_job(args)
+    printed = capsys.readouterr().out
+    assert printed.count("is trained; skipped") == 3 and "no_erase@cpu-small-seed1 is trained" not in printed
+    assert all((f / "step_2.pt").stat().st_mtime_ns == stamps[f.name] for f in folders[:3])
+    assert (folders[3] / "step_2.pt").exists()
+    with pytest.raises(RecordError, match="different config"):  # finished runs of other settings
+        eval_job(JobArgs(overrides=(*overrides, "lr=0.01"), runs_dir=tmp_path, progress=False))
+    with pytest.raises(ConfigError, match="'lr=0.01' is a training key; it needs train=true"):
+        eval_job(JobArgs(overrides=("preset=cpu-small", "lr=0.01"), runs_dir=tmp_path, progress=False))
+
+
+@pytest.mark.parametrize("preset", ["cpu-tiny", "cpu-audio"])
+def test_every_preset_loads_and_its_eval_reads_its_own_variants(preset):
+    from memgym.pipelines.amemops_models import AMemOpsTrainConfig
+    from memgym.pipelines.amemops_presets import PRESETS
+
+    train = load_config(AMemOpsTrainConfig, overrides=PRESETS[preset]["train"])
+    config = load_config(AMemOpsEvalConfig, overrides=apply_preset((f"preset={preset}",), "eval")[0])
+    assert config.checkpoints == train.checkpoint_steps == (train.steps,)
+    assert all(m.endswith(f"@{preset}") for m in config.models) and "no_erase@" + preset in config.models
+    assert config.update_interactions and config.data.stream.split == "eval"
+    assert config.data.inputs == train.data.inputs and config.data.stream.frames == train.data.stream.frames

@@ -1,0 +1,93 @@
+"""The update-specific erasure interaction: estimates equal hand computations, paired intervals."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from memgym.tasks.amemops_interaction import operation_accuracy, update_interaction_report, update_interactions
+
+
+def _rows(rng: np.random.Generator, accuracy: dict[tuple[str, str], float], n_streams: int = 30, seeds=(0, 1)):
+    """Per-query rows: two queries per (model, seed, stream, query type), each correct with the
+    given probability plus a per-stream difficulty shared by every model (what pairing removes)."""
+    rows = []
+    difficulty = rng.normal(0.0, 0.2, size=n_streams)
+    for (model, query_type), p in accuracy.items():
+        for seed in seeds:
+            for stream in range(n_streams):
+                for attribute in ("gain", "pan"):
+                    correct = int(rng.random() < np.clip(p + difficulty[stream], 0, 1))
+                    rows.append(
+                        {
+                            "model": model,
+                            "seed": seed,
+                            "checkpoint": 200,
+                            "stream": f"s{stream}",
+                            "query_type": query_type,
+                            "attribute": attribute,
+                            "correct": correct,
+                        }
+                    )
+    return rows
+
+
+def _hand_mean(rows, model, query_type, attribute="all"):
+    """Stream means within seed, then streams, then seeds (percent)."""
+    per_seed = {}
+    for r in rows:
+        if r["model"] == model and r["query_type"] == query_type and attribute in ("all", r["attribute"]):
+            per_seed.setdefault(r["seed"], {}).setdefault(r["stream"], []).append(r["correct"])
+    return 100 * np.mean([np.mean([np.mean(v) for v in streams.values()]) for streams in per_seed.values()])
+
+
+ACCURACY = {
+    ("gdn2", "post_update"): 0.8,
+    ("gdn2", "initial"): 0.7,
+    ("no_erase", "post_update"): 0.5,
+    ("no_erase", "initial"): 0.6,
+}
+
+
+def test_interaction_is_the_difference_of_differences_with_an_interval():
+    rows = _rows(np.random.default_rng(0), ACCURACY, n_streams=60, seeds=(0, 1, 2))
+    results = update_interactions(rows, ["gdn2:no_erase"], rng=np.random.default_rng(1), n_resamples=2000)
+    terms = {(r.labels["attribute"], r.labels["term"]): r for r in results}
+    for attribute in ("all", "gain", "pan"):
+        post = _hand_mean(rows, "gdn2", "post_update", attribute) - _hand_mean(
+            rows, "no_erase", "post_update", attribute
+        )
+        initial = _hand_mean(rows, "gdn2", "initial", attribute) - _hand_mean(rows, "no_erase", "initial", attribute)
+        assert np.isclose(terms[attribute, "post_update"].estimate, post)
+        assert np.isclose(terms[attribute, "initial"].estimate, initial)
+        assert np.isclose(terms[attribute, "interaction"].estimate, post - initial)
+    interaction = terms["all", "interaction"]
+    assert 0 < interaction.interval.low < 20 < interaction.interval.high  # true (0.8 - 0.5) - (0.7 - 0.6): +20 pp
+    assert terms["all", "initial"].interval.low < 10 < terms["all", "initial"].interval.high  # true +10 pp
+    assert interaction.labels["streams"] == 60
+
+
+def test_no_interaction_when_the_gap_is_the_same_on_both_query_types():
+    same = {("a", "post_update"): 0.8, ("a", "initial"): 0.8, ("b", "post_update"): 0.6, ("b", "initial"): 0.6}
+    rows = _rows(np.random.default_rng(2), same, n_streams=60)
+    results = update_interactions(rows, ["a:b"], rng=np.random.default_rng(3), n_resamples=2000)
+    interaction = next(r for r in results if r.labels == r.labels | {"attribute": "all", "term": "interaction"})
+    assert interaction.interval.low < 0 < interaction.interval.high
+
+
+def test_averaged_side_and_operation_accuracy(tmp_path):
+    accuracy = ACCURACY | {("kda", "post_update"): 0.9, ("kda", "initial"): 0.7}
+    rows = _rows(np.random.default_rng(4), accuracy)
+    results = update_interactions(rows, ["gdn2+kda:no_erase"], rng=np.random.default_rng(5), n_resamples=500)
+    post = next(r for r in results if r.labels["attribute"] == "all" and r.labels["term"] == "post_update")
+    hand = (_hand_mean(rows, "gdn2", "post_update") + _hand_mean(rows, "kda", "post_update")) / 2
+    assert np.isclose(post.estimate, hand - _hand_mean(rows, "no_erase", "post_update"))
+    cells = operation_accuracy(rows, ["gdn2", "kda", "no_erase"], rng=np.random.default_rng(6), n_resamples=500)
+    kda = next(c for c in cells if c.labels == c.labels | {"model": "kda", "query_type": "initial", "attribute": "all"})
+    assert np.isclose(kda.estimate, _hand_mean(rows, "kda", "initial"))
+    text = update_interaction_report(rows, ["gdn2", "kda", "no_erase"], ["gdn2:no_erase"], tmp_path, n_resamples=200)
+    assert text == (tmp_path / "update_interaction.md").read_text()
+    assert "| gdn2:no_erase | 200 | all | 30 |" in text and "| kda | 200 | all |" in text
+    assert (
+        update_interaction_report(rows, ["gdn2", "kda", "no_erase"], ["gdn2:no_erase"], tmp_path, n_resamples=200)
+        == text
+    )
