@@ -32,14 +32,17 @@ def test_sightings_are_runs_of_frames_covering_five_percent():
 
 @pytest.fixture(scope="module")
 def formed(tmp_path_factory):
-    """One small house's episode and the conceptgraph memory formed on it (gt detector)."""
+    """One small house's episode and the conceptgraph memory formed on it (gt detector, exact
+    perception: the simulated detector's misses would lower the counts by design)."""
     out = tmp_path_factory.mktemp("sightings") / "episodes.jsonl"
     # without clutter, so that fusion keeps each object one instance (merges of touching objects of
     # a category are the memory's errors, not the counting's)
     small = [o for o in SMALL_HOUSES if not o.startswith("camera.")]
     overrides = ("scenes=1", *small, "first_house_seed=6", "house.clutter=none", *CAMERA)
     (episode,), _ = load_episodes(Path(generate(JobArgs(overrides=overrides, out=out, progress=False))))
-    config = load_config(DialogMemEvalConfig, overrides=(f"dataset={out}", "memory=conceptgraph", *CAMERA))
+    config = load_config(
+        DialogMemEvalConfig, overrides=(f"dataset={out}", "memory=conceptgraph", "visual.perception=exact", *CAMERA)
+    )
     memory = build_memory(config)
     form(build_env(config, memory, {}), ReasonerAgent(memory, StructuredReasoner()), episode, set())
     return episode, memory

@@ -396,14 +396,30 @@ VOXMEM: tuple[Claim, ...] = (
 
 # ----- AMemOps ------------------------------------------------------------------------------------
 
-TRAIN_AM = "memgym train amemops preset=cpu-audio && memgym eval amemops preset=cpu-audio"
+TRAIN_AM = "memgym eval amemops preset=cpu-audio train=true"
+
+
+def _final_checkpoint(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per model, only the rows of its last checkpoint (the paper reports final checkpoints), and
+    no matched-history rows (measured apart)."""
+    rows = [r for r in rows if r.get("earlier") is None]
+    last: dict[str, Any] = {}
+    for row in rows:
+        step = row.get("checkpoint")
+        if row["model"] not in last or _step(step) > _step(last[row["model"]]):
+            last[row["model"]] = step
+    return [r for r in rows if r.get("checkpoint") == last[r["model"]]]
+
+
+def _step(checkpoint: Any) -> tuple[int, str]:
+    return (int(checkpoint), "") if str(checkpoint).isdigit() else (-1, str(checkpoint))
 
 
 def am_erasing(core: str) -> Callable[[Tables], Outcome]:
     def measure(t: Tables) -> Outcome:
         from memgym.tasks.amemops_tables import averaged_contrast
 
-        rows = [r for r in t.amemops if r.get("earlier") is None]  # matched histories are measured apart
+        rows = _final_checkpoint(t.amemops)
         models = {r["model"] for r in rows}
         if core not in models or "no_erase" not in models:
             return f"needs {core} and no_erase evaluated on the same streams: {TRAIN_AM}"
@@ -414,39 +430,30 @@ def am_erasing(core: str) -> Callable[[Tables], Outcome]:
             return f"needs post-update queries of {core} and no_erase: {TRAIN_AM}"
         n = len({r["stream"] for r in rows if r["model"] == core and r["query_type"] == "post_update"})
         effect = Effect(interval.estimate, interval.low, interval.high, n)
-        return Measured(effect, f"{core} - no_erase on post-update queries (streams x seeds)", _runs(rows, core))
+        return Measured(
+            effect, f"{core} - no_erase on post-update queries (streams and seeds resampled)", _runs(rows, core)
+        )
 
     return measure
 
 
-def _stream_rows(t: Tables) -> list[dict[str, Any]]:
-    """AMemOps query rows as tidy rows: system = model, item = stream, score = 0/100."""
-    return [
-        {
-            "system": r["model"],
-            "item": r["stream"],
-            "score": 100.0 * float(r["correct"]),
-            "query_type": r["query_type"],
-            "run": r["run"],
-        }
-        for r in t.amemops
-        if r.get("earlier") is None
-    ]
-
-
 def am_update_specific(t: Tables) -> Outcome:
-    rows = _stream_rows(t)
-    effect = m.paired_interaction(
-        rows,
-        "gdn2",
-        "no_erase",
-        lambda r: r["query_type"] == "post_update",
-        lambda r: r["query_type"] == "initial",
-        "am|interaction",
+    from memgym.tasks.amemops_interaction import update_interactions
+
+    rows = [r for r in _final_checkpoint(t.amemops) if r["model"] in ("gdn2", "no_erase")]
+    results = (
+        update_interactions(rows, ["gdn2:no_erase"], rng=m.labelled_rng("am|interaction"), n_resamples=m.N_RESAMPLES)
+        if rows
+        else []
     )
-    if effect is None:
+    found = [r for r in results if r.labels["term"] == "interaction" and r.labels["attribute"] == "all"]
+    if not found or found[0].interval is None:
         return f"needs gdn2 and no_erase on streams with initial and post-update queries: {TRAIN_AM}"
-    return Measured(effect, "(gdn2 - no_erase) on post-update minus on initial, per stream", _runs(rows, "gdn2"))
+    result = found[0]
+    effect = Effect(result.estimate, result.interval.low, result.interval.high, int(result.labels["streams"]))
+    return Measured(
+        effect, "(gdn2 - no_erase) on post-update minus on initial (streams and seeds resampled)", _runs(rows, "gdn2")
+    )
 
 
 def am_norope_delay(t: Tables) -> Outcome:

@@ -111,21 +111,3 @@ def gap_interaction(
 def systems(rows: Sequence[Row]) -> list[str]:
     """Systems present in ``rows``, in first-seen order."""
     return list(dict.fromkeys(r["system"] for r in rows))
-
-
-def paired_interaction(
-    rows: Sequence[Row], plus: str, minus: str, group_a: Select, group_b: Select, label: str
-) -> Effect | None:
-    """``(plus - minus on group_a) - (plus - minus on group_b)`` paired by item: for every item
-    that both systems scored in both groups (an AMemOps stream holds initial and post-update
-    queries), one difference of differences; a bootstrap over those items."""
-    parts = [[item_scores(rows, system, where) for system in (plus, minus)] for where in (group_a, group_b)]
-    items = sorted(set.intersection(*(set(scores) for pair in parts for scores in pair)), key=str)
-    if not items:
-        return None
-    (a_plus, a_minus), (b_plus, b_minus) = parts
-    values = [(a_plus[i] - a_minus[i]) - (b_plus[i] - b_minus[i]) for i in items]
-    interval = bootstrap_difference(
-        values, [0.0] * len(values), rng=labelled_rng(label), paired=True, n_resamples=N_RESAMPLES
-    )
-    return Effect(interval.estimate, interval.low, interval.high, len(items))
