@@ -432,16 +432,20 @@ class _Recorder:
     def _flush(self) -> None:
         if not self._pending:
             return
-        rotations = np.stack([quat_from_yaw(state.yaw) for state, _, _ in self._pending])
-        eyes = np.stack([self.sensor.camera_position(state.position) for state, _, _ in self._pending])
+        # visibility is counted at the poses as stored (rounded), so a memory replaying the episode
+        # renders exactly the views the annotation counted
+        positions = [_vec3(state.position) for state, _, _ in self._pending]
+        rotations = np.round(np.stack([quat_from_yaw(state.yaw) for state, _, _ in self._pending]), 6)
+        views = np.stack([quat_from_yaw(yaw_from_quat(q)) for q in rotations])  # as the env renders them
+        eyes = np.stack([self.sensor.camera_position(np.asarray(p)) for p in positions])
         size = self.coverage.size
-        counts = self.coverage.counts(eyes, rotations, self.min_coverage * size, self.object_ids)
-        for (state, action, segment), rotation, seen in zip(self._pending, rotations, counts):
+        counts = self.coverage.counts(eyes, views, self.min_coverage * size, self.object_ids)
+        for (_, action, segment), position, rotation, seen in zip(self._pending, positions, rotations, counts):
             self._frames.append(
                 PosedFrame(
                     index=len(self._frames),
-                    position=_vec3(state.position),
-                    rotation=tuple(round(float(v), 6) for v in rotation),
+                    position=position,
+                    rotation=tuple(float(v) for v in rotation),
                     action=action,
                     segment=segment,
                     visible={

@@ -153,10 +153,23 @@ def _digest(text: str) -> str:
 # Digests of traversals and observing poses recorded with full-frame semantic renders and a follower
 # that recomputed every step: the culled visibility casts and the memoised follower must give the
 # same frames, visibility fractions, segments and observations, bit for bit. (Recorded again when the
-# navigable cells came to keep the agent's radius at every point: other poses, same code paths.)
+# navigable cells came to keep the agent's radius at every point, and when visibility came to be
+# counted at the stored, rounded poses; the full-render check above covers every frame.)
+def test_visibility_is_what_a_full_render_of_the_stored_pose_shows(traversal):
+    """The annotation counts the views a memory replaying the episode renders: the stored (rounded)
+    pose, rendered whole by the camera, covers exactly the recorded objects with the recorded fractions."""
+    scene, sensor = load_scene(SPEC), RGBDCamera(CAMERA)
+    frames = traversal.frames
+    positions = np.array([f.position for f in frames])
+    yaws = np.array([yaw_from_quat(np.asarray(f.rotation)) for f in frames])
+    semantic = sensor.render_batch(scene, positions, yaws)["semantic"]
+    for frame, image in zip(frames, semantic):
+        assert visible_objects(image, scene, CONFIG.min_coverage) == dict(frame.visible), frame.index
+
+
 def test_traversal_matches_the_full_render_reference(traversal):
     assert len(traversal.frames) == 609
-    assert _digest(traversal.to_json()) == "b10dab6a21c48f7f"
+    assert _digest(traversal.to_json()) == "80702f2c30018f45"
 
 
 def test_default_config_traversal_matches_the_full_render_reference():
@@ -164,7 +177,7 @@ def test_default_config_traversal_matches_the_full_render_reference():
     spec = SceneSpec(seed=2)
     traversal = generate_traversal(load_scene(spec), spec, np.random.default_rng(7), TraversalConfig(6, 6))
     assert len(traversal.frames) == 549 and sum(len(f.visible) for f in traversal.frames) == 400
-    assert _digest(traversal.to_json()) == "6bc48eb195c0f0a5"
+    assert _digest(traversal.to_json()) == "47f173272a04cd3a"
 
 
 def test_observing_poses_match_the_full_render_reference():
