@@ -79,7 +79,7 @@ class _Recording:
         if phase == "formation":
             self.blocks.append(observation["features"][:rows].copy())
         else:  # a use-phase query: rows 0..rows-1 are its frames, from start_frame on
-            self.query_end = int(observation["start_frame"]) + rows - 1
+            self.query_end = int(observation["start_frame"][0]) + rows - 1
 
     def answer(self, attribute: str, answer: int) -> None:
         self.answers.append((self.query_end, attribute, answer))
