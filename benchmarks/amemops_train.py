@@ -33,6 +33,7 @@ import multiprocessing
 import os
 import resource
 import time
+from pathlib import Path
 
 from benchmarks.harness import Timing, report
 
@@ -135,28 +136,43 @@ SOURCES = {
 }
 
 
-def _source_worker(batch: int, steps: int, frames: int) -> dict[tuple[str, str], float]:
-    """Seconds for ``steps`` batches of each data source, timed batch by batch in turn (so a busy
-    machine's load drifts onto all alike), after a first untimed batch of each (which opens the
-    library and starts the workers). Each source trains its own seed: the streams are disjoint."""
+def _cpu_seconds() -> float:
+    """CPU seconds used so far by this process and its live child processes (async env workers),
+    read from ``/proc`` (Linux)."""
+    total = time.process_time()
+    for child in multiprocessing.active_children():
+        fields = Path(f"/proc/{child.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+    return total
+
+
+def _source_worker(batch: int, steps: int, frames: int) -> tuple[dict, dict]:
+    """Wall and CPU seconds (workers included) for ``steps`` batches of each data source, timed
+    batch by batch in turn (so a busy machine's load drifts onto all alike), after a first untimed
+    batch of each (which opens the library and starts the workers). Each source trains its own
+    seed (the streams are disjoint) and opens its own library: no source reuses clips another
+    synthesised."""
     from memgym.core.config import load_config
+    from memgym.pipelines import amemops_models
     from memgym.pipelines.amemops_models import AMemOpsTrainConfig, StreamBatches, stream_tensors
 
     iterators = {}
     for seed, (source, vectorization) in enumerate(SOURCES):
+        amemops_models._open_library.cache_clear()  # each source its own clip cache, as in a training run
         overrides = (f"data.source={source}", f"data.vectorization={vectorization}", f"data.stream.frames={frames}")
         config = load_config(AMemOpsTrainConfig, overrides=overrides)
         iterators[source, vectorization] = StreamBatches(stream_tensors(config.data), batch, seed=seed).iterate(0, 0, 1)
         next(iterators[source, vectorization])
-    seconds = dict.fromkeys(SOURCES, 0.0)
+    seconds, cpu = dict.fromkeys(SOURCES, 0.0), dict.fromkeys(SOURCES, 0.0)
     for _ in range(steps):
         for key, batches in iterators.items():
-            start = time.perf_counter()
+            start, start_cpu = time.perf_counter(), _cpu_seconds()
             next(batches)
             seconds[key] += time.perf_counter() - start
+            cpu[key] += _cpu_seconds() - start_cpu
     for batches in iterators.values():
         batches.close()
-    return seconds
+    return seconds, cpu
 
 
 def _sources(args: argparse.Namespace) -> None:
@@ -165,13 +181,18 @@ def _sources(args: argparse.Namespace) -> None:
 
     context = multiprocessing.get_context("spawn")
     with concurrent.futures.ProcessPoolExecutor(1, mp_context=context) as pool:
-        seconds = pool.submit(_source_worker, args.source_batch, args.source_steps, args.source_frames).result()
+        seconds, cpu = pool.submit(_source_worker, args.source_batch, args.source_steps, args.source_frames).result()
     timings = {key: Timing(label, seconds[key], args.source_steps, "batches") for key, label in SOURCES.items()}
+    per_batch = {key: value / args.source_steps for key, value in cpu.items()}
     for mode in ("sync", "async"):
         report(
             f"amemops_train: data sources, batch {args.source_batch} of fresh {args.source_frames}-frame streams",
             timings["env", mode],
             timings["direct", "sync"],
+            [
+                f"CPU s per batch (worker processes included): {per_batch['env', mode]:.1f} "
+                f"vs {per_batch['direct', 'sync']:.1f} for the baseline"
+            ],
         )
 
 

@@ -13,12 +13,20 @@ Sub-env ``j`` plays entry ``j`` of each planned batch in turn. Streams hold diff
 queries, so the sub-envs finish at different steps: the vector env runs with autoreset
 disabled and each finished sub-env is reset at once (``options={"reset_mask": ...}``) onto its
 next stream; finished streams wait until every sub-env has finished its entry of the batch.
+
+Clip synthesis dominates a stream's cost (the synthetic libraries render each recording on first
+use), so the workers of an ``"async"`` env share one on-disk clip cache: the library's
+``cache_dir`` when the stream config sets one, else a temporary folder removed with the env.
+Each recording is then synthesised once for all workers instead of once per worker.
 """
 
 from __future__ import annotations
 
 import collections
 import dataclasses
+import shutil
+import tempfile
+import weakref
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Literal
 
@@ -45,7 +53,9 @@ def make_stream_envs(
     streams of ``(stream, run_seed)``, autoreset disabled (see the module docstring).
 
     ``library`` (an open :class:`~memgym.datasets.sources.library.SourceLibrary`) is shared by
-    the sub-envs of a ``"sync"`` env; ``"async"`` workers open their own from ``stream.library``.
+    the sub-envs of a ``"sync"`` env; ``"async"`` workers open their own from ``stream.library``,
+    sharing synthesised clips through its ``cache_dir`` (a temporary one, removed with the env,
+    when unset; ``cache_dir`` is no part of a stream's identity, so the streams are the same).
     """
     import gymnasium
     from gymnasium.vector import AutoresetMode
@@ -53,7 +63,11 @@ def make_stream_envs(
     from memgym.envs.registration import register_gym_envs
 
     register_gym_envs()
-    return gymnasium.make_vec(
+    clips = None
+    if mode == "async" and not stream.library.cache_dir:
+        clips = tempfile.mkdtemp(prefix="memgym-clips-")
+        stream = dataclasses.replace(stream, library=dataclasses.replace(stream.library, cache_dir=clips))
+    envs = gymnasium.make_vec(
         ENV_ID,
         num_envs=num_envs,
         vectorization_mode=mode,
@@ -64,6 +78,9 @@ def make_stream_envs(
         block_frames=block_frames,
         indexed_streams=True,
     )
+    if clips is not None:  # the workers have forked: only this process removes the folder
+        weakref.finalize(envs, shutil.rmtree, clips, ignore_errors=True)
+    return envs
 
 
 @dataclasses.dataclass
@@ -79,7 +96,7 @@ class _Recording:
         if phase == "formation":
             self.blocks.append(observation["features"][:rows].copy())
         else:  # a use-phase query: rows 0..rows-1 are its frames, from start_frame on
-            self.query_end = int(observation["start_frame"]) + rows - 1
+            self.query_end = int(observation["start_frame"][0]) + rows - 1
 
     def answer(self, attribute: str, answer: int) -> None:
         self.answers.append((self.query_end, attribute, answer))

@@ -22,7 +22,7 @@ answer it formed at that time or answer afresh. The action answers both heads.
 | --- | --- | --- |
 | ``features`` | ``Box(-24, 40, (block_frames, 131), float32)`` | log-mel L (0-63), R (64-127) in natural-log power, query / gain-request / pan-request flags (128-130) |
 | ``valid`` | ``Box(0, 1, (block_frames,), float32)`` | 1 for rows holding real frames |
-| ``start_frame`` | ``Box(0, 10**7, (), int64)`` | stream frame of row 0 |
+| ``start_frame`` | ``Box(0, 10**7, (1,), int64)`` | stream frame of row 0 |
 
 ## Action space
 ``MultiDiscrete([5, 5])``: (gain class, pan class); classes 0-3 are -18/-12/-6/0 dB and pans
@@ -109,7 +109,7 @@ class AudioStreamEnv(TwoPhaseEnv):
             {
                 "features": spaces.Box(FEATURE_LOW, FEATURE_HIGH, (block_frames, N_FEATURES), np.float32),
                 "valid": spaces.Box(0.0, 1.0, (block_frames,), np.float32),
-                "start_frame": spaces.Box(0, MAX_FRAME, (), np.int64),
+                "start_frame": spaces.Box(0, MAX_FRAME, (1,), np.int64),
             }
         )
         self.action_space = spaces.MultiDiscrete([NONE_INDEX + 1, NONE_INDEX + 1])
@@ -145,7 +145,7 @@ class AudioStreamEnv(TwoPhaseEnv):
         valid = np.zeros(self.block_frames, dtype=np.float32)
         features[: len(rows)] = np.clip(rows, FEATURE_LOW, FEATURE_HIGH)
         valid[: len(rows)] = 1.0
-        return {"features": features, "valid": valid, "start_frame": np.array(start, dtype=np.int64)}
+        return {"features": features, "valid": valid, "start_frame": np.array([start], dtype=np.int64)}
 
     def _formation_observation(self, step: int) -> dict[str, Any]:
         start = step * self.block_frames

@@ -107,3 +107,22 @@ def test_the_documented_training_loop_runs():
         namespace,
     )
     assert namespace["step"] == 2 and np.isfinite(namespace["loss"].item())
+
+
+def test_async_workers_share_one_clip_cache_removed_with_the_env():
+    """Synthesised clips go to one temporary folder for every worker (each recording once), and the
+    batches still equal the direct ones, whose clips were synthesised in memory."""
+    synthetic = (*STREAM[:-1], "data.stream.library.kind=synthetic_env", "data.stream.distractors=[0]")
+    tensors = stream_tensors(load_config(AMemOpsTrainConfig, overrides=synthetic).data)
+    envs = make_stream_envs(tensors.data.stream, 2, run_seed=0, mode="async")
+    (folder,) = {library.cache_dir for library in envs.get_attr("library")}
+    try:
+        (streams,) = list(rollout_streams(envs, [[0, 1]]))
+    finally:
+        envs.close()
+    recordings = {e.recording_id for i in (0, 1) for e in tensors.stream(i).events}
+    assert {path.stem for path in folder.rglob("*.npy")} == recordings
+    for index, arrays in zip((0, 1), streams, strict=True):
+        assert all(np.array_equal(a, b) for a, b in zip(arrays, tensors.arrays(index), strict=True))
+    del envs
+    assert not folder.exists()

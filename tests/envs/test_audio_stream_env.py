@@ -32,7 +32,8 @@ def test_two_phases_and_rewards(env):
     total, correct = 0, 0
     while not terminated:
         item = stream.items[env.item_index]
-        assert obs["start_frame"] == item.annotations["onset_frame"] and obs["valid"].sum() == 12
+        assert obs["start_frame"].shape == (1,) and obs["start_frame"][0] == item.annotations["onset_frame"]
+        assert obs["valid"].sum() == 12
         assert (obs["features"][:12, 128] == 1).all()
         answer = [item.answer, item.answer]
         wrong = (item.answer + 1) % 5

@@ -1,4 +1,5 @@
-"""Every Gymnasium id memgym registers must pass Gymnasium's own API checker.
+"""Every Gymnasium id memgym registers must pass Gymnasium's own API checker, and Stable-Baselines3's
+for every observation key of a type SB3 supports (Text keys are dropped, as the env docs show).
 
 Envs are made through ``gymnasium.make`` (so the spec and render modes are checked too) with small
 settings where the defaults would build a large episode.
@@ -7,10 +8,13 @@ settings where the defaults would build a large episode.
 import ast
 import subprocess
 import sys
+import warnings
 
 import gymnasium
 import pytest
+from gymnasium import spaces
 from gymnasium.utils.env_checker import check_env
+from gymnasium.wrappers import FilterObservation
 
 import memgym  # noqa: F401  (registers the ids)
 from memgym.envs.registration import GYM_ENVS
@@ -38,6 +42,43 @@ SLOW_ENVS = {"memgym/VoxMem-v0"}
 def test_registered_env_passes_check_env(env_id):
     env = gymnasium.make(env_id, render_mode="rgb_array", **SMALL_KWARGS.get(env_id, {}))
     check_env(env.unwrapped, skip_render_check=False)
+    env.close()
+
+
+SB3_OBSERVATION_SPACES = (spaces.Box, spaces.Discrete, spaces.MultiDiscrete, spaces.MultiBinary)
+"""Observation key types Stable-Baselines3's ``MultiInputPolicy`` family encodes."""
+
+
+class CandidateAnswers(gymnasium.ActionWrapper):
+    """A Text action space (SB3 has none) as ``Discrete(len(answers))``: the agent picks an answer."""
+
+    def __init__(self, env: gymnasium.Env, answers: list[str]) -> None:
+        super().__init__(env)
+        self.answers = answers
+        self.action_space = spaces.Discrete(len(answers))
+
+    def action(self, action) -> str:
+        return self.answers[int(action)]
+
+
+@pytest.mark.parametrize("env_id", sorted(GYM_ENVS))
+def test_registered_env_passes_sb3_check_env(env_id):
+    sb3_checker = pytest.importorskip("stable_baselines3.common.env_checker")
+    env = gymnasium.make(env_id, **SMALL_KWARGS.get(env_id, {}))
+    fields = env.observation_space.spaces
+    kept = [key for key, space in fields.items() if not isinstance(space, spaces.Text)]
+    assert all(isinstance(fields[key], SB3_OBSERVATION_SPACES) for key in kept), fields
+    # SB3 policies flatten each key from dimension 1 on: a 0-d Box crashes them on reset
+    assert all(fields[key].shape for key in kept if isinstance(fields[key], spaces.Box)), fields
+    if len(kept) < len(fields):
+        env = FilterObservation(env, kept)
+    if isinstance(env.action_space, spaces.Text):
+        env = CandidateAnswers(env, ["", "I don't know."])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        sb3_checker.check_env(env, warn=True)
+    unsupported = [str(w.message) for w in caught if "not supported" in str(w.message)]
+    assert not [message for message in unsupported if "observation" in message.lower()]
     env.close()
 
 

@@ -93,7 +93,7 @@ class CoreMemory(Memory):
         logits = self._last
         if isinstance(query, dict) and "start_frame" in query:
             n_valid = int((np.asarray(query.get("valid", np.ones(1))) > 0.5).sum())
-            end = int(query["start_frame"]) + n_valid - 1
+            end = int(np.ravel(query["start_frame"])[0]) + n_valid - 1  # (1,) in the env; 0-d or int too
             if end not in self.query_answers:
                 raise KeyError(f"no answer formed at frame {end}: the query was not observed during formation")
             logits = self.query_answers[end]
