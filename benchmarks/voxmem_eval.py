@@ -23,11 +23,12 @@ import time
 from pathlib import Path
 
 from benchmarks.harness import Timing, report
+from memgym.agents.spoken_agent import form_memory
 from memgym.core.episode import Dataset
+from memgym.envs.spoken_history_env import SpokenHistoryEnv
 from memgym.memory.spoken.cache import TurnCache
 from memgym.memory.spoken.cascaded import CascadedMemory
-from memgym.memory.spoken.history import SpokenQuery
-from memgym.pipelines.voxmem_eval import AudioFolder, episode_turns, train_sound_tagger
+from memgym.pipelines.voxmem_eval import train_sound_tagger
 from memgym.pipelines.voxmem_models import ASRConfig, build_asr
 
 
@@ -43,20 +44,17 @@ def fresh_asr():
 
 
 def chain_seconds(episodes, folder: Path, tagger, *, shared: bool) -> float:
-    """Wall seconds to prepare every episode's chat, budgets in increasing order."""
-    audio = AudioFolder(folder)
+    """Wall seconds to form the memory over every episode (through ``memgym/VoxMem-v0``, as the
+    eval does) and prepare its chat, budgets in increasing order."""
+    env = SpokenHistoryEnv(dataset=str(folder))
     cache, asr = TurnCache(), fresh_asr()
     total = 0.0
     for episode in episodes:
         if not shared:
             cache, asr = TurnCache(), fresh_asr()
-        turns = episode_turns(episode, audio)
-        question = SpokenQuery(episode.items[0].prompt, audio.load(episode.question_audio))
         start = time.perf_counter()
         memory = CascadedMemory(asr, tagger, cache)
-        for turn in turns:
-            memory.observe(turn)
-        memory.retrieve(question)
+        memory.retrieve(form_memory(env, memory, episode))
         total += time.perf_counter() - start
     return total
 
