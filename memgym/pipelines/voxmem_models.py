@@ -24,6 +24,7 @@ from typing import Literal
 
 from memgym.core.errors import ConfigError
 from memgym.core.protocols import Reasoner
+from memgym.core.seeding import ADDED_FIELD
 
 SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
@@ -83,6 +84,10 @@ class ASRConfig:
     )
     base_url: str = field(default="", metadata={"help": "openai: endpoint root, e.g. http://127.0.0.1:8000/v1"})
     language: str = field(default="en", metadata={"help": "spoken language"})
+    compute_type: str = field(
+        default="float32",
+        metadata={"help": "faster-whisper: CTranslate2 compute type (int8: faster, more word errors)", **ADDED_FIELD},
+    )
 
 
 def build_asr(config: ASRConfig, *, device: str = "cpu"):
@@ -109,4 +114,8 @@ def build_asr(config: ASRConfig, *, device: str = "cpu"):
             "asr.kind=faster-whisper needs the faster-whisper backend (memgym.backends.asr); "
             "use asr.kind=whisper_hf or asr.kind=openai"
         ) from None
-    return make_asr_backend(FasterWhisperConfig(kind="faster-whisper", model_path=config.model, device=device))
+    return make_asr_backend(
+        FasterWhisperConfig(
+            kind="faster-whisper", model_path=config.model, device=device, compute_type=config.compute_type
+        )
+    )

