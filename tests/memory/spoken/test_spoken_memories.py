@@ -135,3 +135,32 @@ def test_probes_read_ground_truth(vox_dataset):
     text = oracle.retrieve(episode.items[0].prompt)[-1].text_only()
     sound = next(t.sound for s in evidence for t in s.turns if t.role == "user")
     assert f"background: {sound.replace('_', ' ')}]" in text and "the person asking now" in text
+
+
+def test_memories_form_per_session_during_formation(vox_dataset, truth_asr):
+    """Each finished session's turns are heard while formation goes on; the use phase adds only the
+    last session's, and the recogniser hears every distinct turn once."""
+    episode = _episodes(vox_dataset)[2]
+    cache = TurnCache()
+    memory = CascadedMemory(truth_asr, None, cache, top_sessions=0)
+    env = SpokenHistoryEnv(dataset=vox_dataset)
+    observation, info = env.reset(options={"episode": episode})
+    heard_before = []
+    while info["phase"] == "formation":
+        memory.observe(observation)
+        if observation["session_start"]:  # the sessions before this one are formed
+            heard_before.append(len(cache))
+        observation, _, _, _, info = env.step("")
+    keys = [
+        [_key(t, vox_dataset) for t in s.turns if t.role == "user"] for s in episode.sessions
+    ]  # per session, the user turns' cache keys
+    distinct = [len(set().union(*map(set, keys[:k]))) for k in range(len(keys))]
+    assert [n // 2 for n in heard_before] == distinct  # words + measurements of every earlier session
+    memory.retrieve(observation)
+    assert len(cache) == 2 * len(set().union(*map(set, keys)))
+
+
+def _key(turn, folder):
+    from memgym.memory.spoken.history import SpokenTurn
+
+    return SpokenTurn(0, "", "user", read_turn_audio(folder / turn.audio)).key
