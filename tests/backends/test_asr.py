@@ -106,3 +106,19 @@ def test_batched_turns_are_heard_as_one_by_one(speech):
 
     other = resample_poly(clips[0], 441, 160).astype(np.float32)
     assert batched.transcribe_batch([other], 44100) == [one_by_one.transcribe(other, 44100)]
+
+
+def test_fitted_windows_do_not_depend_on_the_batch(speech):
+    """window=fit: a clip's words are the same alone, in any batch, and it is its own cache entry
+    (another identity than 30 s windows)."""
+    from memgym.backends.asr.faster_whisper import FasterWhisperBackend
+
+    audio, rate = speech
+    clips = [audio, audio[: audio.size // 2], np.concatenate([audio, audio[:4000]])]
+    alone = [FasterWhisperBackend(window="fit").transcribe(c, rate) for c in clips]
+    fitted = FasterWhisperBackend(window="fit")
+    assert fitted.transcribe_batch(clips[::-1], rate) == alone[::-1]
+    assert word_errors(TEXT, alone[0])[0] <= 3, alone[0]
+    assert "fit-window" in fitted.identity() and "fit-window" not in FasterWhisperBackend().identity()
+    with pytest.raises(ASRError, match="window"):
+        FasterWhisperBackend(window="half")
