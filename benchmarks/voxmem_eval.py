@@ -83,7 +83,9 @@ def recogniser_rates(folder: Path, episode, turns: int, threads: int) -> tuple[l
     seconds = sum(c.size for c in clips) / 16000
     timings, lines, default = [], [], None
     for label, compute_type, window, batched in RECOGNISERS:
-        asr = FasterWhisperBackend(compute_type=compute_type, window=window, cpu_threads=threads)
+        asr = FasterWhisperBackend(
+            compute_type=compute_type, window=window, cpu_threads=threads, batch_turns=8 if batched else 1
+        )
         start = time.perf_counter()
         texts = asr.transcribe_batch(clips, 16000) if batched else [asr.transcribe(c, 16000) for c in clips]
         timings.append(Timing(label, time.perf_counter() - start, seconds, "audio s"))

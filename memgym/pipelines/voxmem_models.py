@@ -88,6 +88,15 @@ class ASRConfig:
         default="float32",
         metadata={"help": "faster-whisper: CTranslate2 compute type (int8: faster, more word errors)", **ADDED_FIELD},
     )
+    batch_turns: int = field(
+        default=1,
+        metadata={
+            "help": "faster-whisper: turns per recogniser call (1: one by one, exact; more: batched, a rare "
+            "turn's words may change)",
+            "min": 1,
+            **ADDED_FIELD,
+        },
+    )
     window: Literal["full", "fit"] = field(
         default="full",
         metadata={
@@ -114,10 +123,13 @@ def build_asr(config: ASRConfig, *, device: str = "cpu"):
         from memgym.backends.openai_transcribe import OpenAITranscriber
 
         return OpenAITranscriber(config.model, config.base_url, language=config.language)
-    if config.window == "fit":
+    if config.window == "fit" or config.batch_turns > 1:
         from memgym.backends.asr.faster_whisper import FasterWhisperBackend
 
-        return FasterWhisperBackend(config.model, device=device, compute_type=config.compute_type, window="fit")
+        return FasterWhisperBackend(
+            config.model, device=device, compute_type=config.compute_type, window=config.window,
+            batch_turns=config.batch_turns,
+        )  # fmt: skip
     try:
         from memgym.backends.asr import ASRConfig as FasterWhisperConfig
         from memgym.backends.asr import make_asr_backend

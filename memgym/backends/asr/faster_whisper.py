@@ -10,11 +10,13 @@ text is capped at :data:`MAX_TOKENS_PER_S` tokens per second of audio (plus a fe
 Whisper's repetition loops on hard audio from counting as dozens of word errors. Audio at other
 rates is resampled to Whisper's 16 kHz.
 
-:meth:`FasterWhisperBackend.transcribe_batch` recognises many clips (turns) in batches of
-:data:`BATCH_TURNS`: one encoder call and one greedy decoding call per batch, with faster-whisper's
-own prompt, token suppression and no-speech rule for a single window, so each clip gets what
-:meth:`~memgym.backends.asr.base.ASRBackend.transcribe` gives it (a clip longer than one 30 s
-window, or whose decoding runs past its own token cap, is decoded alone).
+:meth:`FasterWhisperBackend.transcribe_batch` recognises many clips (turns); with
+``batch_turns`` > 1 it makes one encoder call and one greedy decoding call per ``batch_turns``
+clips with faster-whisper's own prompt, token suppression and no-speech rule for a single window
+(a clip longer than one window, or whose decoding runs past its own token cap, is decoded
+alone). Batched float arithmetic can flip a token of a rare clip, so a clip's words may depend on
+its batch-mates (measured: 1 turn of 20 differed); the default ``batch_turns=1`` decodes clip by
+clip, exactly as :meth:`~memgym.backends.asr.base.ASRBackend.transcribe`.
 
 ``window="fit"`` (an approximation, off by default) encodes each clip of at most one window over
 its own length plus 1 s (rounded up to whole seconds) instead of 30 s: the encoder, which
@@ -38,8 +40,6 @@ BEAM_SIZE = 1
 """Default beam width (greedy)."""
 MAX_TOKENS_PER_S = 8.0
 """Most text tokens per second of audio (fast speech at 300 words/min needs about 6.5)."""
-BATCH_TURNS = 8
-"""Clips per encoder/decoder call of :meth:`FasterWhisperBackend.transcribe_batch`."""
 WINDOW_S = 30.0
 NO_SPEECH_PROB, LOG_PROB_FLOOR = 0.6, -1.0
 """faster-whisper's defaults: a window is silent when no-speech > 0.6 and mean log-prob < -1."""
@@ -67,6 +67,8 @@ class FasterWhisperBackend(ASRBackend):
         cpu_threads: intra-op threads (fixed so that results do not depend on the machine's cores).
         language: language code passed to the decoder (``"en"``).
         beam_size: beam width of the decoder (1 = greedy).
+        window: ``"full"`` 30 s windows or ``"fit"`` (module docstring).
+        batch_turns: clips per encoder/decoder call of :meth:`transcribe_batch` (1 = one by one).
     """
 
     kind = "faster-whisper"
@@ -81,6 +83,7 @@ class FasterWhisperBackend(ASRBackend):
         language: str = "en",
         beam_size: int = BEAM_SIZE,
         window: str = "full",
+        batch_turns: int = 1,
     ) -> None:
         super().__init__()
         if window not in ("full", "fit"):
@@ -106,6 +109,8 @@ class FasterWhisperBackend(ASRBackend):
             "/fit-window" if window == "fit" else ""
         )
         self.window = window
+        self.batch_turns = max(int(batch_turns), 1)
+        self.settings += f"/batch{self.batch_turns}" if self.batch_turns > 1 else ""
         self.language = language
         self.beam_size = int(beam_size)
 
@@ -128,9 +133,9 @@ class FasterWhisperBackend(ASRBackend):
         for key, audio in todo.items():
             if 0 < audio.size <= WINDOW_S * WHISPER_RATE:
                 groups.setdefault(self._frames(audio), []).append(key)
-        for frames, short in sorted(groups.items()):
-            for start in range(0, len(short), BATCH_TURNS):
-                chunk = short[start : start + BATCH_TURNS]
+        for frames, short in sorted(groups.items()) if self.batch_turns > 1 else ():
+            for start in range(0, len(short), self.batch_turns):
+                chunk = short[start : start + self.batch_turns]
                 for key, text in zip(chunk, self._decode_window_batch([todo[k] for k in chunk], frames)):
                     self._cache[key] = text.strip()
         for key, audio in todo.items():
