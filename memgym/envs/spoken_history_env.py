@@ -147,6 +147,8 @@ class SpokenHistoryEnv(TwoPhaseEnv):
         self.action_space = spaces.Text(max_length=max_text, min_length=0, charset=CHARSET)
         self._turns: list[tuple[int, int, Any]] = []
         self._audio = AudioCache()
+        self._silence = np.zeros(self.max_samples, np.float32)
+        self._silence.flags.writeable = False
         self._last_audio = np.zeros(0, np.float32)
 
     # ----- hooks -----------------------------------------------------------------------------------
@@ -187,8 +189,11 @@ class SpokenHistoryEnv(TwoPhaseEnv):
 
     def _observation(self, audio, text, role, session_index, start, timestamp) -> dict[str, Any]:
         self._last_audio = audio
-        padded = np.zeros(self.max_samples, np.float32)
-        padded[: audio.size] = np.clip(audio, -1.0, 1.0)
+        if audio.size:
+            padded = np.zeros(self.max_samples, np.float32)
+            np.clip(audio, -1.0, 1.0, out=padded[: audio.size])
+        else:  # text turns and silent questions share one read-only block of zeros
+            padded = self._silence
         clean = "".join(c for c in text if c in CHARSET)[: self.max_text]
         return {
             "audio": padded,
