@@ -22,8 +22,8 @@ clip, exactly as :meth:`~memgym.backends.asr.base.ASRBackend.transcribe`.
 its own length plus 1 s (rounded up to whole seconds) instead of 30 s: the encoder, which
 dominates on CPU, costs about that much less, but Whisper was trained on 30 s windows and hears
 some clips differently (docs/voxmem_eval.md gives the word-error change). A clip's window depends
-on its own length only, and clips are batched with clips of the same window, so its words do not
-depend on what it was batched with.
+on its own length only, and with ``batch_turns`` > 1 clips are batched only with clips of the
+same window.
 """
 
 from __future__ import annotations
