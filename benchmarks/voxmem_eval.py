@@ -1,4 +1,6 @@
-"""VoxMem offline cascade speed: items/s across a nested 8K-64K chain, with and without the turn cache.
+"""VoxMem offline cascade speed: the recogniser's audio seconds per wall second (per-turn against
+batched, float32 against int8, 30 s against fitted windows, with word error rates), then items/s
+across a nested 8K-64K chain, with and without the turn cache, formed through ``memgym/VoxMem-v0``.
 
 The ``cascaded`` memory (ASR + acoustic measurements + sound tags + retrieval) prepares the chat
 for one item at each budget of a nested chain: 8K and 16K by default (a few minutes on a busy
@@ -23,11 +25,12 @@ import time
 from pathlib import Path
 
 from benchmarks.harness import Timing, report
+from memgym.agents.spoken_agent import form_memory
 from memgym.core.episode import Dataset
+from memgym.envs.spoken_history_env import SpokenHistoryEnv
 from memgym.memory.spoken.cache import TurnCache
 from memgym.memory.spoken.cascaded import CascadedMemory
-from memgym.memory.spoken.history import SpokenQuery
-from memgym.pipelines.voxmem_eval import AudioFolder, episode_turns, train_sound_tagger
+from memgym.pipelines.voxmem_eval import train_sound_tagger
 from memgym.pipelines.voxmem_models import ASRConfig, build_asr
 
 
@@ -43,22 +46,56 @@ def fresh_asr():
 
 
 def chain_seconds(episodes, folder: Path, tagger, *, shared: bool) -> float:
-    """Wall seconds to prepare every episode's chat, budgets in increasing order."""
-    audio = AudioFolder(folder)
+    """Wall seconds to form the memory over every episode (through ``memgym/VoxMem-v0``, as the
+    eval does) and prepare its chat, budgets in increasing order."""
+    env = SpokenHistoryEnv(dataset=str(folder))
     cache, asr = TurnCache(), fresh_asr()
     total = 0.0
     for episode in episodes:
         if not shared:
             cache, asr = TurnCache(), fresh_asr()
-        turns = episode_turns(episode, audio)
-        question = SpokenQuery(episode.items[0].prompt, audio.load(episode.question_audio))
         start = time.perf_counter()
         memory = CascadedMemory(asr, tagger, cache)
-        for turn in turns:
-            memory.observe(turn)
-        memory.retrieve(question)
+        memory.retrieve(form_memory(env, memory, episode))
         total += time.perf_counter() - start
     return total
+
+
+RECOGNISERS = (
+    ("per-turn, float32, 30 s windows (default)", "float32", "full", False),
+    ("batched turns, float32, 30 s windows", "float32", "full", True),
+    ("batched turns, int8, 30 s windows", "int8", "full", True),
+    ("batched turns, int8, fitted windows", "int8", "fit", True),
+)
+"""(label, compute type, window, batched) of the recognisers timed on the same turns."""
+
+
+def recogniser_rates(folder: Path, episode, turns: int, threads: int) -> tuple[list[Timing], list[str]]:
+    """Audio seconds per wall second of each of :data:`RECOGNISERS` on the first ``turns`` user
+    turns of ``episode`` (each with a fresh model and cache), and per recogniser its word error
+    rate against the true words and how many transcripts equal the default's."""
+    from memgym.backends.asr.faster_whisper import FasterWhisperBackend
+    from memgym.datasets.speech.intelligibility import word_errors
+    from memgym.datasets.voxmem.audio_files import read_turn_audio
+
+    users = [t for s in episode.sessions for t in s.turns if t.role == "user"][:turns]
+    clips = [read_turn_audio(folder / t.audio) for t in users]
+    seconds = sum(c.size for c in clips) / 16000
+    timings, lines, default = [], [], None
+    for label, compute_type, window, batched in RECOGNISERS:
+        asr = FasterWhisperBackend(
+            compute_type=compute_type, window=window, cpu_threads=threads, batch_turns=8 if batched else 1
+        )
+        start = time.perf_counter()
+        texts = asr.transcribe_batch(clips, 16000) if batched else [asr.transcribe(c, 16000) for c in clips]
+        timings.append(Timing(label, time.perf_counter() - start, seconds, "audio s"))
+        default = default or texts
+        errors = [word_errors(t.text, text) for t, text in zip(users, texts)]
+        wer = 100.0 * sum(e for e, _ in errors) / max(sum(n for _, n in errors), 1)
+        same = sum(a == b for a, b in zip(texts, default))
+        lines.append(f"{label:<44} {timings[-1].rate:8.3g} audio s / wall s   WER {wer:5.1f} %   "
+                     f"{same}/{len(texts)} transcripts as the default")  # fmt: skip
+    return timings, lines
 
 
 QUICK_BUDGETS = ("8k", "16k")
@@ -69,6 +106,8 @@ def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks voxmem_eval")
     parser.add_argument("dataset", nargs="?", help="VoxMem dataset folder (default: build one item)")
     parser.add_argument("--full", action="store_true", help="the whole 8K-64K chain (default: 8K + 16K)")
+    parser.add_argument("--turns", type=int, default=48, help="user turns the recognisers are timed on")
+    parser.add_argument("--threads", type=int, default=2, help="recogniser threads (2 = the 2-core target)")
     args = parser.parse_args(argv)
     longest = 64 * 1024 if args.full else 16 * 1024
     with tempfile.TemporaryDirectory() as tmp:
@@ -83,6 +122,11 @@ def main(argv: list[str]) -> None:
         episodes = [e for e in Dataset.load(folder / "manifest.jsonl") if e.budget <= longest]
         first = min(e.items[0].item_id for e in episodes)
         episodes = sorted((e for e in episodes if e.items[0].item_id == first), key=lambda e: e.budget)
+        timings, lines = recogniser_rates(folder, episodes[-1], args.turns, args.threads)
+        report(
+            f"voxmem_eval: recogniser speed on {args.turns} user turns, {args.threads} threads (audio s per wall s)",
+            timings[-1], timings[0], extra=lines,
+        )  # fmt: skip
         tagger = train_sound_tagger(folder)
         last = [e for e in episodes if e.budget == max(x.budget for x in episodes)]
         alone = chain_seconds(last, folder, tagger, shared=False)

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import dataclasses
 import string
+from collections import OrderedDict
 from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
@@ -58,6 +59,27 @@ from memgym.envs.two_phase import TwoPhaseEnv
 from memgym.tasks.voxmem_scoring import VoxMemScorer, load_answer_context
 
 CHARSET = string.printable
+AUDIO_CACHE_CLIPS = 4096
+"""Decoded turn clips an env keeps (least recently used dropped): nested budgets replay the same turns."""
+
+
+class AudioCache:
+    """Reads FLAC turn files (``(N,) float32`` at 16 kHz), keeping the ``capacity`` most recent in memory."""
+
+    def __init__(self, capacity: int = AUDIO_CACHE_CLIPS) -> None:
+        self.capacity = capacity
+        self._clips: OrderedDict[Path, np.ndarray] = OrderedDict()
+
+    def load(self, path: Path) -> np.ndarray:
+        """The waveform of the file at ``path``."""
+        if path in self._clips:
+            self._clips.move_to_end(path)
+            return self._clips[path]
+        audio = read_turn_audio(path)
+        self._clips[path] = audio
+        if len(self._clips) > self.capacity:
+            self._clips.popitem(last=False)
+        return audio
 
 
 @dataclasses.dataclass(frozen=True)
@@ -126,6 +148,9 @@ class SpokenHistoryEnv(TwoPhaseEnv):
         )
         self.action_space = spaces.Text(max_length=max_text, min_length=0, charset=CHARSET)
         self._turns: list[tuple[int, int, Any]] = []
+        self._audio = AudioCache()
+        self._silence = np.zeros(self.max_samples, np.float32)
+        self._silence.flags.writeable = False
         self._last_audio = np.zeros(0, np.float32)
 
     # ----- hooks -----------------------------------------------------------------------------------
@@ -162,12 +187,15 @@ class SpokenHistoryEnv(TwoPhaseEnv):
 
     # ----- helpers -----------------------------------------------------------------------------------
     def _load(self, relative: str) -> np.ndarray:
-        return read_turn_audio(self._root / relative)[: self.max_samples]
+        return self._audio.load(self._root / relative)[: self.max_samples]
 
     def _observation(self, audio, text, role, session_index, start, timestamp) -> dict[str, Any]:
         self._last_audio = audio
-        padded = np.zeros(self.max_samples, np.float32)
-        padded[: audio.size] = np.clip(audio, -1.0, 1.0)
+        if audio.size:
+            padded = np.zeros(self.max_samples, np.float32)
+            np.clip(audio, -1.0, 1.0, out=padded[: audio.size])
+        else:  # text turns and silent questions share one read-only block of zeros
+            padded = self._silence
         clean = "".join(c for c in text if c in CHARSET)[: self.max_text]
         return {
             "audio": padded,

@@ -4,10 +4,13 @@
         memories=[cascaded,transcript,oracle_tags] budgets=[8k,16k]
     memgym eval voxmem models=[hf_audio:/models/Qwen2-Audio-7B-Instruct] memories=[full_history,evidence_only]
 
-For every (model, memory, budget) and every item at that budget the memory observes the item's
-history turn by turn (user audio read from the dataset's FLAC files, assistant text, session
-index and time), receives the question (its text and its audio in the asker's voice), and the
-model answers the chat the memory returns. A :class:`~memgym.tasks.voxmem_scoring.VoxMemScorer`
+For every (model, memory, budget) and every item at that budget the item is played through
+``memgym/VoxMem-v0`` (:class:`~memgym.envs.spoken_history_env.SpokenHistoryEnv`) by a
+:class:`~memgym.agents.spoken_agent.SpokenAgent`: the memory forms over the env's formation
+observations turn by turn (user audio from the dataset's FLAC files, assistant text, session
+index and time), receives the question observation (its text and its audio in the asker's
+voice), and the model's reply to the chat the memory returns is the env's answer.
+``memory=NAME`` is the same as ``memories=[NAME]``. A :class:`~memgym.tasks.voxmem_scoring.VoxMemScorer`
 scores the reply (optionally with a judge model). One row per item is appended to
 ``results.jsonl`` as it finishes (the model's raw reply included), so an interrupted run resumes
 where it stopped. A model failure is that item's ``error``; a history that does not fit the
@@ -21,7 +24,10 @@ order, and the workers keep their turn and judge caches in memory.
 
 Outputs in the run folder: ``results.md`` (:func:`~memgym.tasks.voxmem_tables.results_markdown`:
 4x4 cell grids, accuracy per budget with bootstrap CIs, by evidence type, by subtype, refusal
-rates, evidence position), ``accuracy_vs_budget.png`` and ``turn_cache.jsonl`` (transcripts and
+rates, evidence position; then the paper's analyses of :mod:`~memgym.tasks.voxmem_analyses`),
+``accuracy_vs_budget.png``, ``semantic_gap.csv`` / ``semantic_gap.png`` (semantics minus
+audio-native accuracy per operation with bootstrap CIs), ``error_taxonomy.csv`` /
+``error_taxonomy.png`` (error categories per evidence type) and ``turn_cache.jsonl`` (transcripts and
 acoustic measurements per turn audio, reused by every budget and by later runs; ``turn_cache=``
 puts it elsewhere so several runs share it).
 """
@@ -31,7 +37,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import time
-from collections import OrderedDict
 from dataclasses import field
 from pathlib import Path
 from typing import Any, Literal
@@ -39,6 +44,7 @@ from typing import Any, Literal
 import numpy as np
 from tqdm import tqdm
 
+from memgym.agents.spoken_agent import SpokenAgent, play_spoken_item
 from memgym.backends.errors import OverContextError, ReasonerError
 from memgym.backends.throughput import record_counts, take_throughput
 from memgym.core.benchmark import JobArgs
@@ -47,21 +53,29 @@ from memgym.core.errors import ConfigError, MemgymError
 from memgym.core.executors import executor_field, ray_address_field, run_ordered, worker_gpus_field, workers_field
 from memgym.core.paths import require_folder
 from memgym.core.records import read_jsonl
-from memgym.core.results import RunStore
-from memgym.core.seeding import NOT_HASHED
+from memgym.core.results import RunStore, to_csv, to_markdown
+from memgym.core.seeding import ADDED_FIELD, NOT_HASHED
 from memgym.datasets.voxmem import load_dataset
-from memgym.datasets.voxmem.audio_files import read_turn_audio
 from memgym.datasets.voxmem.build import parse_budget
 from memgym.datasets.voxmem.records import Plan, VoxMemEpisode
+from memgym.envs.spoken_history_env import SpokenHistoryEnv
 from memgym.memory.spoken.cache import TurnCache
-from memgym.memory.spoken.history import SpokenQuery, SpokenTurn
 from memgym.pipelines.voxmem_models import ASRConfig, build_asr, build_model, model_hears_audio
 from memgym.tasks.llm_match import JudgeCache
+from memgym.tasks.voxmem_analyses import (
+    gap_markdown,
+    plot_semantic_gap,
+    plot_taxonomy,
+    semantic_gap_table,
+    taxonomy_percent,
+    taxonomy_table,
+)
 from memgym.tasks.voxmem_scoring import VoxMemJudge, VoxMemScorer, load_answer_context
 from memgym.tasks.voxmem_tables import evidence_position, plot_accuracy_vs_budget, results_markdown
 
 MEMORIES = ("full_history", "transcript", "cascaded", "evidence_only", "oracle_tags")
 AUDIO_MEMORIES = frozenset({"full_history", "evidence_only"})
+DEFAULT_MEMORIES = ("cascaded", "transcript", "oracle_tags")
 TAGGER_SENTENCES = (
     "The weather has been lovely this week and we went for a long walk.",
     "Could you remind me to call the bank tomorrow morning?",
@@ -81,9 +95,8 @@ class VoxMemEvalConfig:
     models: tuple[str, ...] = field(
         default=("structured",), metadata={"help": "model specs (structured, smollm2, hf:, hf_audio:, openai:)"}
     )
-    memories: tuple[str, ...] = field(
-        default=("cascaded", "transcript", "oracle_tags"), metadata={"help": f"memories, of {list(MEMORIES)}"}
-    )
+    memories: tuple[str, ...] = field(default=DEFAULT_MEMORIES, metadata={"help": f"memories, of {list(MEMORIES)}"})
+    memory: str = field(default="", metadata={"help": "one memory: memory=NAME is memories=[NAME]", **ADDED_FIELD})
     budgets: tuple[str, ...] = field(default=(), metadata={"help": "budgets to evaluate (empty = all in the dataset)"})
     asr: ASRConfig = field(default_factory=ASRConfig, metadata={"help": "speech recogniser of transcript/cascaded"})
     top_sessions: int = field(default=6, metadata={"help": "sessions the cascade hands the LM (0 = all)"})
@@ -102,40 +115,12 @@ class VoxMemEvalConfig:
     workers: int = workers_field()
     worker_gpus: float = worker_gpus_field()
 
-
-class AudioFolder:
-    """Reads a dataset's FLAC files (``(N,) float32`` at 16 kHz), keeping the most recent in memory."""
-
-    def __init__(self, root: Path, capacity: int = 4096) -> None:
-        self.root = root
-        self.capacity = capacity
-        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
-
-    def load(self, relative: str) -> np.ndarray:
-        """The waveform of ``relative`` (a path inside the dataset folder)."""
-        if relative in self._cache:
-            self._cache.move_to_end(relative)
-            return self._cache[relative]
-        audio = read_turn_audio(self.root / relative)
-        self._cache[relative] = audio
-        if len(self._cache) > self.capacity:
-            self._cache.popitem(last=False)
-        return audio
-
-
-def episode_turns(episode: VoxMemEpisode, audio: AudioFolder) -> list[SpokenTurn]:
-    """The formation turns of ``episode`` in the order ``SpokenHistoryEnv`` plays them."""
-    return [
-        SpokenTurn(
-            session=index,
-            timestamp=session.timestamp,
-            role=turn.role,
-            audio=audio.load(turn.audio) if turn.role == "user" else np.zeros(0, np.float32),
-            text="" if turn.role == "user" else turn.text,
-        )
-        for index, session in enumerate(episode.sessions)
-        for turn in session.turns
-    ]
+    def __post_init__(self) -> None:
+        if self.memory:  # memory=NAME is memories=[NAME]: the same config, hash and run folder
+            if self.memories != DEFAULT_MEMORIES:
+                raise ConfigError("give the memories as memories=[...] or one as memory=..., not both")
+            object.__setattr__(self, "memories", (self.memory,))
+            object.__setattr__(self, "memory", "")
 
 
 class MemoryFactory:
@@ -252,7 +237,7 @@ def evaluate(args: JobArgs) -> Path:
     for key, (row, throughput) in tqdm(played, total=len(work), desc="items", disable=not args.progress):
         store.append(key, row)
         record_counts(store, throughput)
-    write_outputs(store, config)
+    write_outputs(store, config, episodes)
     return store.folder
 
 
@@ -276,7 +261,7 @@ class ItemRunner:
         self.config = config
         self.scorer = VoxMemScorer(queries, sounds, judge)
         self.askers = _askers(dataset_dir)
-        self.audio = AudioFolder(dataset_dir)
+        self.env = SpokenHistoryEnv(dataset=str(dataset_dir))
         self.memories = MemoryFactory(config, dataset_dir, TurnCache(turn_cache))
         self.judge = f"judge {config.judge}", getattr(judge, "judge", None)
         self.spec, self.model = "", None
@@ -286,13 +271,14 @@ class ItemRunner:
         if spec != self.spec:
             self.spec, self.model = spec, None
             self.model = build_model(spec, device=self.config.device)
-        memory = self.memories.make(memory_name)
-        row = run_item(episode, memory, self.model, self.scorer, self.audio, self.askers, self.config)
+        agent = SpokenAgent(self.memories.make(memory_name), self.model, self.config.max_new_tokens)
+        row = run_item(episode, agent, self.env, self.scorer, self.askers.get(episode.items[0].item_id, ""))
         return {"model": spec, "memory": memory_name, **row}, take_throughput(dict([(spec, self.model), self.judge]))
 
 
-def run_item(episode, memory, model, scorer: VoxMemScorer, audio: AudioFolder, askers: dict, config) -> dict[str, Any]:
-    """Play one item through ``memory`` and ``model``; the result row (module docstring)."""
+def run_item(episode: VoxMemEpisode, agent: SpokenAgent, env, scorer: VoxMemScorer, asker: str) -> dict[str, Any]:
+    """Play one item through ``env`` with ``agent`` (its memory forms over the env's formation
+    observations, its model answers the question observation); the result row (module docstring)."""
     item = episode.items[0]
     notes = item.annotations
     ids = set(notes.get("evidence_sessions", ()))
@@ -310,13 +296,7 @@ def run_item(episode, memory, model, scorer: VoxMemScorer, audio: AudioFolder, a
     }
     start = time.perf_counter()
     try:
-        for turn in episode_turns(episode, audio):
-            memory.observe(turn)
-        if hasattr(memory, "bind_episode"):  # ground-truth probes
-            memory.bind_episode(episode, askers.get(item.item_id, ""))
-        question_audio = audio.load(episode.question_audio) if episode.question_audio else np.zeros(0, np.float32)
-        messages = memory.retrieve(SpokenQuery(item.prompt, question_audio))
-        reply = model.generate(messages, max_new_tokens=config.max_new_tokens)
+        reply, _ = play_spoken_item(env, agent, episode, asker)
         row.update({"status": "ok", "reply": reply, **scorer.score(item, reply)})
     except OverContextError as exc:
         row.update({"status": "over_context", "reply": None, "correct": 0.0, "over_context": str(exc)})
@@ -326,10 +306,12 @@ def run_item(episode, memory, model, scorer: VoxMemScorer, audio: AudioFolder, a
     return row
 
 
-def write_outputs(store: RunStore, config: VoxMemEvalConfig) -> Path:
-    """``results.md`` and ``accuracy_vs_budget.png`` from every row of the run."""
+def write_outputs(store: RunStore, config: VoxMemEvalConfig, episodes: list[VoxMemEpisode]) -> Path:
+    """``results.md``, ``accuracy_vs_budget.png`` and the analyses (:func:`write_analyses`) from
+    every row of the run; ``episodes`` are the played ones (their annotations classify errors)."""
     rows = store.rows()
     text = results_markdown(rows, np.random.default_rng(config.seed), config.bootstrap)
+    text += write_analyses(store, rows, episodes, load_answer_context(config.dataset)[0], config)
     skipped = [
         (s, m) for s in config.models for m in config.memories if m in AUDIO_MEMORIES and not model_hears_audio(s)
     ]
@@ -339,3 +321,26 @@ def write_outputs(store: RunStore, config: VoxMemEvalConfig) -> Path:
     if plot_accuracy_vs_budget(rows, store.folder / "accuracy_vs_budget.png") is not None:
         text += "\n![accuracy vs budget](accuracy_vs_budget.png)\n"
     return store.write_text("results.md", text)
+
+
+def write_analyses(store: RunStore, rows: list[dict], episodes: list[VoxMemEpisode], queries: dict, config) -> str:
+    """The paper's analyses (:mod:`memgym.tasks.voxmem_analyses`) into the run folder:
+    ``semantic_gap.csv`` / ``.png`` and ``error_taxonomy.csv`` / ``.png``; returns their Markdown."""
+    gap = semantic_gap_table(rows, np.random.default_rng(config.seed), config.bootstrap)
+    taxonomy = taxonomy_table(rows, {e.episode_id: e for e in episodes}, queries)
+    store.write_text("semantic_gap.csv", to_csv(gap))
+    store.write_text("error_taxonomy.csv", to_csv(taxonomy))
+    parts = [
+        "\n## semantics minus audio-native accuracy per operation (points, 95% bootstrap CI over items; "
+        "semantic_gap.csv)\n",
+        to_markdown(gap_markdown(gap), digits=1),
+    ]
+    if plot_semantic_gap(gap, store.folder / "semantic_gap.png") is not None:
+        parts.append("![semantics minus audio-native gap](semantic_gap.png)\n")
+    parts += [
+        "## error taxonomy per evidence type (% of items; counts in error_taxonomy.csv)\n",
+        to_markdown(taxonomy_percent(taxonomy), digits=1),
+    ]
+    if plot_taxonomy(taxonomy, store.folder / "error_taxonomy.png") is not None:
+        parts.append("![error taxonomy](error_taxonomy.png)\n")
+    return "\n".join(parts)

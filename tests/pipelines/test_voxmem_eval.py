@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import memgym.pipelines.voxmem_eval as voxmem_eval
@@ -73,6 +74,11 @@ def test_eval_rows_tables_and_resume(vox_dataset, patched, tmp_path):
     markdown = (folder / "results.md").read_text()
     assert "(not a cell)" in markdown and "| speaker |" in markdown and "over_context" in markdown
     assert "Not applicable" in markdown and (folder / "accuracy_vs_budget.png").is_file()
+    for name in ("semantic_gap.csv", "semantic_gap.png", "error_taxonomy.csv", "error_taxonomy.png"):
+        assert (folder / name).is_file() and name in markdown
+    taxonomy = (folder / "error_taxonomy.csv").read_text().splitlines()
+    assert taxonomy[0].startswith("model,memory,evidence,n,correct,")
+    assert len(taxonomy) == 1 + 2 * 4 + 3 * 4  # (model, memory) x the 4 evidence types of the tiny build
 
     # a kill: the last two rows are lost and the next one was half written
     lines = (folder / "results.jsonl").read_text().splitlines(keepends=True)
@@ -84,9 +90,58 @@ def test_eval_rows_tables_and_resume(vox_dataset, patched, tmp_path):
     assert patched.calls == calls  # the lost rows were audio-model rows; the text model was not asked again
 
 
+def test_one_memory_is_the_same_run_as_a_list_of_one(vox_dataset, patched, tmp_path):
+    folder = _run(vox_dataset, tmp_path, "memory=oracle_tags")
+    rows = [json.loads(line) for line in (folder / "results.jsonl").read_text().splitlines()]
+    assert {r["memory"] for r in rows} == {"oracle_tags"} and len(rows) == 5
+    calls = patched.calls
+    assert _run(vox_dataset, tmp_path, "memories=[oracle_tags]") == folder  # same config, resumed: nothing new
+    assert patched.calls == calls and len((folder / "results.jsonl").read_text().splitlines()) == 5
+
+
+@pytest.mark.slow
+def test_env_path_equals_the_direct_path_item_by_item(vox_dataset, truth_asr, tmp_path, monkeypatch):
+    """The eval plays items through memgym/VoxMem-v0; feeding each memory the dataset's turns
+    directly (no env) gives the offline reader the same chat, so the same reply and verdict, for
+    every item."""
+    from memgym.backends.structured import StructuredReasoner
+
+    monkeypatch.setattr(voxmem_eval, "build_model", lambda spec, device="cpu": StructuredReasoner())
+    monkeypatch.setattr(voxmem_eval, "build_asr", lambda config, device="cpu": truth_asr)
+    from memgym.datasets.voxmem.audio_files import read_turn_audio
+    from memgym.memory.spoken.history import SpokenQuery, SpokenTurn
+
+    folder = _run(vox_dataset, tmp_path, "memories=[cascaded,transcript,oracle_tags]")
+    rows = {r["key"]: r for r in map(json.loads, (folder / "results.jsonl").read_text().splitlines())}
+    config = voxmem_eval.VoxMemEvalConfig(dataset=str(vox_dataset))
+    runner = voxmem_eval.ItemRunner(config, vox_dataset, None, None)
+    replies = []
+    for episode in Dataset.load(vox_dataset / "manifest.jsonl"):
+        item = episode.items[0]
+        for name in ("cascaded", "transcript", "oracle_tags"):
+            memory = runner.memories.make(name)
+            if hasattr(memory, "bind_episode"):
+                memory.bind_episode(episode, runner.askers.get(item.item_id, ""))
+            for k, session in enumerate(episode.sessions):
+                for turn in session.turns:
+                    user = turn.role == "user"
+                    audio = read_turn_audio(vox_dataset / turn.audio) if user else np.zeros(0, np.float32)
+                    memory.observe(SpokenTurn(k, session.timestamp, turn.role, audio, "" if user else turn.text))
+            question = SpokenQuery(item.prompt, read_turn_audio(vox_dataset / episode.question_audio))
+            reply = StructuredReasoner().generate(memory.retrieve(question), max_new_tokens=32)
+            row = rows[f"structured|{name}|{episode.episode_id}"]
+            assert (row["reply"], row["correct"]) == (reply, runner.scorer.score(item, reply)["correct"])
+            replies.append(reply)
+    assert len(set(replies)) > 5  # the replies depend on what each memory holds
+
+
 def test_bad_settings_are_config_errors(vox_dataset, patched, tmp_path):
     with pytest.raises(ConfigError, match="not VoxMem memories"):
         _run(vox_dataset, tmp_path, "memories=[notes]")
+    with pytest.raises(ConfigError, match="not VoxMem memories"):
+        _run(vox_dataset, tmp_path, "memory=notes")
+    with pytest.raises(ConfigError, match="not both"):
+        _run(vox_dataset, tmp_path, "memory=cascaded", "memories=[transcript]")
     with pytest.raises(ConfigError, match="budgets"):
         _run(vox_dataset, tmp_path, "budgets=[64k]")
     with pytest.raises(ConfigError, match="no manifest"):

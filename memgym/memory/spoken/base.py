@@ -22,13 +22,29 @@ class SpokenMemory(Memory):
 
     def __init__(self) -> None:
         self.turns: list[SpokenTurn] = []
+        self._session: list[SpokenTurn] = []
 
     def reset(self) -> None:
         self.turns = []
+        self._session = []
 
     def observe(self, observation: Any) -> None:
-        """Keep one turn (a :class:`SpokenTurn` or an env formation observation)."""
-        self.turns.append(observation if isinstance(observation, SpokenTurn) else turn_from_observation(observation))
+        """Keep one turn (a :class:`SpokenTurn` or an env formation observation); when a new
+        session starts, :meth:`form` the one that ended."""
+        turn = observation if isinstance(observation, SpokenTurn) else turn_from_observation(observation)
+        if self._session and turn.session != self._session[-1].session:
+            self.finish_formation()
+        self.turns.append(turn)
+        self._session.append(turn)
+
+    def finish_formation(self) -> None:
+        """:meth:`form` the turns of the session still open (the history's last one)."""
+        if self._session:
+            self.form(self._session)
+        self._session = []
+
+    def form(self, turns: list[SpokenTurn]) -> None:
+        """Analyse one finished session's turns during formation (default: keep them only)."""
 
     def sessions(self) -> list[list[SpokenTurn]]:
         """The turns grouped by session, in history order."""
@@ -42,3 +58,4 @@ class SpokenMemory(Memory):
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         self.turns = list(state["turns"])
+        self._session = []

@@ -65,6 +65,25 @@ class TurnCache:
             return self._values[key]
         self.misses += 1
         value = compute()
+        self._store(key, value)
+        return value
+
+    def get_or_compute_many(
+        self, analyser: str, turns: list[str], compute: Callable[[list[int]], list[Any]]
+    ) -> list[Any]:
+        """The values of ``turns``; the missing ones come from one ``compute(indices)`` call (the
+        values of ``turns[i]`` for those indices, in order), e.g. a batched recogniser."""
+        missing = list(
+            {t: i for i, t in reversed(list(enumerate(turns))) if (analyser, t) not in self._values}.values()
+        )
+        self.hits += len(turns) - len(missing)
+        self.misses += len(missing)
+        for index, value in zip(sorted(missing), compute(sorted(missing)) if missing else ()):
+            self._store((analyser, turns[index]), value)
+        return [self._values[(analyser, t)] for t in turns]
+
+    def _store(self, key: tuple[str, str], value: Any) -> None:
+        analyser, turn = key
         self._values[key] = value
         if self.path is not None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -72,4 +91,3 @@ class TurnCache:
                 handle.write(json.dumps({"analyser": analyser, "turn": turn, "value": value}) + "\n")
                 handle.flush()
                 os.fsync(handle.fileno())
-        return value

@@ -65,6 +65,22 @@ class CascadedMemory(SpokenMemory):
     def _measure(self, turn_key: str, audio) -> dict:
         return self.cache.get_or_compute(MEASURE_VERSION, turn_key, lambda: measure_turn(audio))
 
+    def form(self, turns: list[SpokenTurn]) -> None:
+        """A finished session's per-turn perception: words (one recogniser batch), measurements
+        and background sound, all into the turn cache."""
+        users = [t for t in turns if t.role == "user"]
+        transcripts(users, self.asr, self.cache)
+        for turn in users:
+            self._sound(turn.key, self._measure(turn.key, turn.audio))
+
+    def _sound(self, turn_key: str, measure: dict) -> str:
+        if self.sound_tagger is None:
+            return ""
+        return self.cache.get_or_compute(
+            identity_of(self.sound_tagger), turn_key,
+            lambda: self.sound_tagger.tag(measure["background"], measure["background_db"]),
+        )  # fmt: skip
+
     def tagged_lines(self, query: SpokenQuery) -> dict[str, str]:
         """``turn key -> tagged line`` of every user turn."""
         users: list[SpokenTurn] = [t for t in self.turns if t.role == "user"]
@@ -78,21 +94,14 @@ class CascadedMemory(SpokenMemory):
         labels = speaker_labels(voices) if voices else []
         asker = labels[-1] if query.audio.size and labels else ""
         cues = cue_tags(measures, labels[: len(users)], [words[t.key] for t in users])
-        sounds = [""] * len(users)
-        if self.sound_tagger is not None:
-            name = identity_of(self.sound_tagger)
-            sounds = [
-                self.cache.get_or_compute(
-                    name, t.key, lambda m=m: self.sound_tagger.tag(m["background"], m["background_db"])
-                )
-                for t, m in zip(users, measures)
-            ]
+        sounds = [self._sound(t.key, m) for t, m in zip(users, measures)]
         return {
             t.key: tag_line(words[t.key], speaker, asker, cue, sound)
             for t, speaker, cue, sound in zip(users, labels, cues, sounds)
         }
 
     def retrieve(self, query: Any) -> list[Message]:
+        self.finish_formation()
         spoken = query_of(query)
         lines = self.tagged_lines(spoken)
         sessions = self.sessions()

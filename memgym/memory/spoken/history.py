@@ -20,6 +20,7 @@ every audio LM receives:
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -57,9 +58,10 @@ class SpokenTurn:
     audio: np.ndarray
     text: str = ""
 
-    @property
+    @functools.cached_property
     def key(self) -> str:
-        """Content hash of the turn's audio (user turns) or text: the cache key of its analyses."""
+        """Content hash of the turn's audio (user turns) or text: the cache key of its analyses
+        (computed once per turn)."""
         payload = np.ascontiguousarray(self.audio, dtype=np.float32).tobytes() if self.role == "user" else self.text
         return hashlib.sha256(payload if isinstance(payload, bytes) else payload.encode()).hexdigest()[:24]
 

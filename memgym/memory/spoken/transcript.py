@@ -16,13 +16,17 @@ from memgym.memory.spoken.history import SAMPLE_RATE, SpokenTurn, query_of, text
 
 
 def transcripts(turns: list[SpokenTurn], asr: Transcriber, cache: TurnCache) -> dict[str, str]:
-    """``turn key -> words`` of every user turn (cached per audio)."""
-    name = "asr:" + identity_of(asr)
-    return {
-        t.key: cache.get_or_compute(name, t.key, lambda t=t: asr.transcribe(t.audio, SAMPLE_RATE))
-        for t in turns
-        if t.role == "user"
-    }
+    """``turn key -> words`` of every user turn (cached per audio); the turns not yet cached go
+    to the recogniser together when it has ``transcribe_batch``, else one by one."""
+    users = [t for t in turns if t.role == "user"]
+    batch = getattr(asr, "transcribe_batch", None)
+
+    def compute(indices: list[int]) -> list[str]:
+        clips = [users[i].audio for i in indices]
+        return batch(clips, SAMPLE_RATE) if batch else [asr.transcribe(a, SAMPLE_RATE) for a in clips]
+
+    words = cache.get_or_compute_many("asr:" + identity_of(asr), [t.key for t in users], compute)
+    return {t.key: w for t, w in zip(users, words)}
 
 
 @register_memory("transcript")
@@ -39,6 +43,10 @@ class TranscriptMemory(SpokenMemory):
         self.asr = asr
         self.cache = cache if cache is not None else TurnCache()
 
+    def form(self, turns: list[SpokenTurn]) -> None:
+        transcripts(turns, self.asr, self.cache)
+
     def retrieve(self, query: Any) -> list[Message]:
+        self.finish_formation()
         lines = transcripts(self.turns, self.asr, self.cache)
         return text_history_messages(self.sessions(), lines, query_of(query))

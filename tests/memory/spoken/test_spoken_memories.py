@@ -5,10 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from memgym.agents.spoken_agent import form_memory
 from memgym.core.chat import AudioPart, TextPart
 from memgym.core.episode import Dataset
 from memgym.core.errors import MemgymError
 from memgym.core.registry import MEMORIES
+from memgym.datasets.voxmem.audio_files import read_turn_audio
 from memgym.envs.spoken_history_env import SpokenHistoryEnv
 from memgym.memory.spoken.acoustic_tags import cue_tags, speaker_labels
 from memgym.memory.spoken.cache import TurnCache
@@ -18,7 +20,6 @@ from memgym.memory.spoken.history import SpokenQuery
 from memgym.memory.spoken.probes import EvidenceOnlyMemory, OracleTagsMemory
 from memgym.memory.spoken.retrieval import rank_sessions
 from memgym.memory.spoken.transcript import TranscriptMemory
-from memgym.pipelines.voxmem_eval import AudioFolder, episode_turns
 
 
 def _episodes(folder):
@@ -26,13 +27,12 @@ def _episodes(folder):
 
 
 def _fed(memory, episode, folder):
-    for turn in episode_turns(episode, AudioFolder(folder)):
-        memory.observe(turn)
+    form_memory(SpokenHistoryEnv(dataset=folder), memory, episode)
     return memory
 
 
 def _question(episode, folder):
-    return SpokenQuery(episode.items[0].prompt, AudioFolder(folder).load(episode.question_audio))
+    return SpokenQuery(episode.items[0].prompt, read_turn_audio(folder / episode.question_audio))
 
 
 def test_registered():
@@ -55,19 +55,16 @@ def test_full_history_layout(vox_dataset):
 
 
 def test_env_observations_give_the_same_history(vox_dataset):
-    """A memory fed by SpokenHistoryEnv sees exactly the history read from the dataset."""
+    """A memory fed by SpokenHistoryEnv sees exactly the history the dataset holds."""
     episode = _episodes(vox_dataset)[1]
-    env = SpokenHistoryEnv(dataset=vox_dataset)
-    obs, info = env.reset(options={"episode": episode})
-    from_env = FullHistoryMemory()
-    while info["phase"] == "formation":
-        from_env.observe(obs)
-        obs, _, _, _, info = env.step("")
-    direct = _fed(FullHistoryMemory(), episode, vox_dataset)
-    assert len(from_env.turns) == len(direct.turns)
-    for a, b in zip(from_env.turns, direct.turns):
-        assert (a.session, a.timestamp, a.role, a.text) == (b.session, b.timestamp, b.role, b.text)
-        assert np.array_equal(a.audio, np.clip(b.audio, -1, 1))
+    memory = _fed(FullHistoryMemory(), episode, vox_dataset)
+    turns = [(k, s, t) for k, s in enumerate(episode.sessions) for t in s.turns]
+    assert len(memory.turns) == len(turns)
+    for heard, (k, session, turn) in zip(memory.turns, turns):
+        text = "" if turn.role == "user" else turn.text
+        assert (heard.session, heard.timestamp, heard.role, heard.text) == (k, session.timestamp, turn.role, text)
+        if turn.role == "user":
+            assert np.array_equal(heard.audio, read_turn_audio(vox_dataset / turn.audio))
 
 
 def test_transcript_memory_transcribes_each_turn_once(vox_dataset, truth_asr, tmp_path):
@@ -138,3 +135,32 @@ def test_probes_read_ground_truth(vox_dataset):
     text = oracle.retrieve(episode.items[0].prompt)[-1].text_only()
     sound = next(t.sound for s in evidence for t in s.turns if t.role == "user")
     assert f"background: {sound.replace('_', ' ')}]" in text and "the person asking now" in text
+
+
+def test_memories_form_per_session_during_formation(vox_dataset, truth_asr):
+    """Each finished session's turns are heard while formation goes on; the use phase adds only the
+    last session's, and the recogniser hears every distinct turn once."""
+    episode = _episodes(vox_dataset)[2]
+    cache = TurnCache()
+    memory = CascadedMemory(truth_asr, None, cache, top_sessions=0)
+    env = SpokenHistoryEnv(dataset=vox_dataset)
+    observation, info = env.reset(options={"episode": episode})
+    heard_before = []
+    while info["phase"] == "formation":
+        memory.observe(observation)
+        if observation["session_start"]:  # the sessions before this one are formed
+            heard_before.append(len(cache))
+        observation, _, _, _, info = env.step("")
+    keys = [
+        [_key(t, vox_dataset) for t in s.turns if t.role == "user"] for s in episode.sessions
+    ]  # per session, the user turns' cache keys
+    distinct = [len(set().union(*map(set, keys[:k]))) for k in range(len(keys))]
+    assert [n // 2 for n in heard_before] == distinct  # words + measurements of every earlier session
+    memory.retrieve(observation)
+    assert len(cache) == 2 * len(set().union(*map(set, keys)))
+
+
+def _key(turn, folder):
+    from memgym.memory.spoken.history import SpokenTurn
+
+    return SpokenTurn(0, "", "user", read_turn_audio(folder / turn.audio)).key
