@@ -32,7 +32,7 @@ def test_token_counter_errors(tmp_path):
 
     with pytest.raises(MemgymError, match="unknown"):
         TokenCounter("tiktoken")
-    with pytest.raises(MemgymError, match="not a folder"):
+    with pytest.raises(MemgymError, match="does not exist"):
         TokenCounter(f"hf:{tmp_path / 'missing'}")
 
 
