@@ -28,57 +28,13 @@ import functools
 import re
 from collections.abc import Iterable, Mapping
 
+from memgym.core.words import FUNCTION_WORDS
+
 _WORD = re.compile(r"[a-z0-9]+")
 
-STOP_WORDS = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "is",
-        "was",
-        "are",
-        "were",
-        "of",
-        "to",
-        "in",
-        "on",
-        "at",
-        "for",
-        "by",
-        "with",
-        "and",
-        "or",
-        "it",
-        "its",
-        "this",
-        "that",
-        "you",
-        "your",
-        "i",
-        "me",
-        "my",
-        "we",
-        "our",
-        "they",
-        "their",
-        "he",
-        "she",
-        "his",
-        "her",
-        "what",
-        "which",
-        "who",
-        "whose",
-        "why",
-        "how",
-        "did",
-        "do",
-        "does",
-        "go",
-        "please",
-    ]
-)
+STOP_WORDS = FUNCTION_WORDS | frozenset(
+    ["go", "he", "her", "his", "please", "she", "their", "they", "whose", "why"]
+)  # and the words of requests
 """Function words (not content a request names)."""
 
 FILLERS = frozenset(
