@@ -147,3 +147,15 @@ def test_bad_paths_are_one_error_line(tmp_path: Path, make: str, capsys) -> None
     assert main(["findings", str(path), "--out", str(tmp_path / "f")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("memgym: error:") and str(path) in err[0]
+
+
+def test_the_quickstart_report_ends_with_the_findings_of_its_runs(dialogmem_runs: Path, tmp_path: Path) -> None:
+    from memgym.pipelines.quickstart import findings_section
+
+    section = findings_section(dialogmem_runs)
+    assert section.title == "findings" and "at quickstart scale" in section.markdown
+    assert "Appending the dialogue lifts 3D-Mem's QA" in section.markdown
+    assert section.plots == ("findings/findings.png",)
+    assert (dialogmem_runs / "findings" / "findings.json").is_file()
+    empty = findings_section(tmp_path)  # no run yet: the report says why, the quickstart goes on
+    assert empty.markdown.startswith("not written:") and "holds no evaluation run" in empty.markdown
