@@ -94,8 +94,9 @@ def dm_pair(plus: str, minus: str, task: str, run_hint: str) -> Callable[[Tables
         effect = m.paired_effect(t.dialogmem, plus, minus, f"dm|{plus}|{minus}|{task}", _task(task))
         if effect is None:
             return f"needs {plus} and {minus} on the same {task} items: {run_hint}"
-        where = _task(task)
-        ours = f"{_mean(t.dialogmem, minus, where)} -> {_mean(t.dialogmem, plus, where)}"
+        a, b = (m.item_scores(t.dialogmem, system, _task(task)) for system in (minus, plus))
+        common = set(a) & set(b)  # the means of the items the effect pairs
+        ours = f"{minus} {np.mean([a[i] for i in common]):.1f} -> {plus} {np.mean([b[i] for i in common]):.1f}"
         return Measured(effect, ours, _runs(t.dialogmem, plus, minus))
 
     return measure
