@@ -73,8 +73,9 @@ def _runs(rows: Sequence[dict[str, Any]], *systems: str) -> tuple[str, ...]:
 
 
 def _mean(rows: Sequence[dict[str, Any]], system: str, where: m.Select) -> str:
+    """``system``'s mean item score over the rows passing ``where``, as text (``-`` without items)."""
     scores = list(m.item_scores(rows, system, where).values())
-    return f"{system} {np.mean(scores):.1f}" if scores else f"{system} -"
+    return f"{np.mean(scores):.1f}" if scores else "-"
 
 
 # ----- DialogMem ----------------------------------------------------------------------------------
@@ -125,8 +126,7 @@ def dm_updated_social() -> Callable[[Tables], Outcome]:
         effect = m.group_effect(t.dialogmem, system, fresh, stale, "dm|updated")
         if effect is None:
             return f"needs {system} on social QA items with and without updated facts: " + EVAL_DM.format(system)
-        ours = f"not updated {_mean(t.dialogmem, system, fresh)[len(system) + 1 :]} vs updated "
-        ours += _mean(t.dialogmem, system, stale)[len(system) + 1 :]
+        ours = f"not updated {_mean(t.dialogmem, system, fresh)} vs updated {_mean(t.dialogmem, system, stale)}"
         return Measured(effect, ours, _runs(t.dialogmem, system))
 
     return measure
@@ -299,8 +299,7 @@ def vx_evidence_gap(audio: str) -> Callable[[Tables], Outcome]:
         effect = m.group_effect(t.voxmem, system, semantic, acoustic, f"vx|gap|{audio}|{system}")
         if effect is None:
             return f"needs semantics and {audio} items: {EVAL_VX}"
-        ours = f"{system}: semantics {_mean(t.voxmem, system, semantic)[len(system) + 1 :]} vs {audio} "
-        ours += _mean(t.voxmem, system, acoustic)[len(system) + 1 :]
+        ours = f"{system}: semantics {_mean(t.voxmem, system, semantic)} vs {audio} {_mean(t.voxmem, system, acoustic)}"
         return Measured(effect, ours, _runs(t.voxmem, system))
 
     return measure
@@ -336,8 +335,9 @@ def vx_length(t: Tables) -> Outcome:
     effect = m.paired_effect(rows, f"{system}@{short}", f"{system}@{long}", f"vx|length|{system}")
     if effect is None:
         return f"needs the same items at {short} and {long} tokens: {EVAL_VX}"
-    ours = f"{system}: {short // 1000}K {_mean(rows, f'{system}@{short}', lambda r: True).rsplit(' ', 1)[1]} -> "
-    ours += f"{long // 1000}K {_mean(rows, f'{system}@{long}', lambda r: True).rsplit(' ', 1)[1]}"
+    every: m.Select = lambda r: True  # noqa: E731
+    ours = f"{system}: {short // 1000}K {_mean(rows, f'{system}@{short}', every)} -> "
+    ours += f"{long // 1000}K {_mean(rows, f'{system}@{long}', every)}"
     return Measured(effect, ours, _runs(t.voxmem, system))
 
 

@@ -20,7 +20,6 @@ Tidy rows (plain dicts) per benchmark:
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -168,13 +167,3 @@ def amemops_rows(runs: Iterable[RunFolder]) -> list[dict[str, Any]]:
             base = {k: row.get(k) for k in ("model", "seed", "checkpoint", "stream")}
             tidy += [{**base, **query, "run": str(run.path)} for query in row["queries"]]
     return tidy
-
-
-def describe(runs: Sequence[RunFolder]) -> str:
-    """One line per run folder: benchmark, rows, path (for the report's provenance section)."""
-    return "\n".join(f"- {r.benchmark}: {len(r.rows)} rows, `{r.path}`" for r in runs)
-
-
-def as_json(runs: Sequence[RunFolder]) -> str:
-    """The runs read, as JSON (benchmark, path, rows) for the report folder."""
-    return json.dumps([{"benchmark": r.benchmark, "path": str(r.path), "rows": len(r.rows)} for r in runs], indent=1)
