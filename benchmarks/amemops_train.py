@@ -153,12 +153,13 @@ def _source_worker(batch: int, steps: int, frames: int) -> tuple[dict, dict]:
     seed (the streams are disjoint) and opens its own library: no source reuses clips another
     synthesised."""
     from memgym.core.config import load_config
-    from memgym.pipelines import amemops_models
-    from memgym.pipelines.amemops_models import AMemOpsTrainConfig, StreamBatches, stream_tensors
+    from memgym.pipelines.amemops import streams as amemops_streams
+    from memgym.pipelines.amemops.configs import AMemOpsTrainConfig
+    from memgym.pipelines.amemops.streams import StreamBatches, stream_tensors
 
     iterators = {}
     for seed, (source, vectorization) in enumerate(SOURCES):
-        amemops_models._open_library.cache_clear()  # each source its own clip cache, as in a training run
+        amemops_streams._open_library.cache_clear()  # each source its own clip cache, as in a training run
         overrides = (f"data.source={source}", f"data.vectorization={vectorization}", f"data.stream.frames={frames}")
         config = load_config(AMemOpsTrainConfig, overrides=overrides)
         iterators[source, vectorization] = StreamBatches(stream_tensors(config.data), batch, seed=seed).iterate(0, 0, 1)

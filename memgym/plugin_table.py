@@ -66,7 +66,7 @@ BUILTINS: dict[str, dict[str, str]] = {
         "structured": "memgym.backends.structured:StructuredReasoner",
     },
     "benchmark": {
-        "amemops": "memgym.pipelines.amemops:AMemOpsBenchmark",
+        "amemops": "memgym.pipelines.amemops.benchmark:AMemOpsBenchmark",
         "dialogmem": "memgym.pipelines.dialogmem:DialogMemBenchmark",
         "voxmem": "memgym.pipelines.voxmem:VoxMemBenchmark",
     },

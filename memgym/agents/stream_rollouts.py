@@ -7,7 +7,7 @@ the use-phase queries, placed at each query's last frame as the labels of the as
 :func:`make_stream_envs` (``gymnasium.make_vec``, ``"sync"`` or ``"async"``) and returns, batch
 after batch, each sub-env's recorded stream. The envs run with ``indexed_streams=True``, so
 ``reset(seed=i)`` plays stream ``i`` of the generator: the arrays equal those of the direct path
-(:class:`memgym.pipelines.amemops_models.StreamTensors`) for the same indices.
+(:class:`memgym.pipelines.amemops.streams.StreamTensors`) for the same indices.
 
 Sub-env ``j`` plays entry ``j`` of each planned batch in turn. Streams hold different numbers of
 queries, so the sub-envs finish at different steps: the vector env runs with autoreset

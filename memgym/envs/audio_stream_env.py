@@ -50,7 +50,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from gymnasium import spaces
@@ -59,14 +59,15 @@ from memgym.core.config import as_config
 from memgym.core.episode import Episode, TaskItem
 from memgym.core.errors import MemgymError
 from memgym.datasets.amemops.audio import StreamRenderer
-from memgym.datasets.amemops.config import NONE_INDEX, StreamConfig
+from memgym.datasets.amemops.config import StreamConfig
 from memgym.datasets.amemops.features import N_FEATURES, stream_features
 from memgym.datasets.amemops.generator import StreamGenerator
 from memgym.datasets.amemops.records import AMemOpsStream
-from memgym.datasets.amemops.scoring import score_query
+from memgym.datasets.amemops.symbolic import symbolic_input_dim, symbolic_stream
 from memgym.datasets.sources.factory import LibraryConfig, open_library
 from memgym.datasets.sources.library import SourceLibrary
 from memgym.envs.two_phase import TwoPhaseEnv
+from memgym.tasks.amemops.scoring import score_query
 
 MAX_FRAME = 10**7
 FEATURE_LOW, FEATURE_HIGH = -24.0, 40.0
@@ -88,10 +89,14 @@ class AudioStreamEnv(TwoPhaseEnv):
         block_frames: int = 32,
         render_mode: str | None = None,
         indexed_streams: bool = False,
+        inputs: Literal["audio", "symbolic"] = "audio",
     ) -> None:
         super().__init__(render_mode=render_mode)
         self.config = as_config(StreamConfig, config, where="AudioStreamEnv config")
-        self.config.require_audio("config")
+        if inputs not in ("audio", "symbolic"):
+            raise MemgymError(f"inputs must be 'audio' or 'symbolic', got '{inputs}'")
+        if inputs == "audio":
+            self.config.require_audio("config")
         if isinstance(library, str):
             library = open_library(LibraryConfig(kind=library))  # type: ignore[arg-type]
         self.library = library if library is not None else open_library(self.config.library)
@@ -105,18 +110,27 @@ class AudioStreamEnv(TwoPhaseEnv):
         self._reset_seed: int | None = None
         self._generator: StreamGenerator | None = None
         self._renderer = StreamRenderer(self.library)
+        self.inputs = inputs
+        self.identities = self.library.identities() if inputs == "symbolic" else []
+        self.input_dim = (
+            symbolic_input_dim(len(self.identities), self.config.attribute_values) if self.identities else N_FEATURES
+        )
+        self._given_features: np.ndarray | None = None
         self.observation_space = spaces.Dict(
             {
-                "features": spaces.Box(FEATURE_LOW, FEATURE_HIGH, (block_frames, N_FEATURES), np.float32),
+                "features": spaces.Box(FEATURE_LOW, FEATURE_HIGH, (block_frames, self.input_dim), np.float32),
                 "valid": spaces.Box(0.0, 1.0, (block_frames,), np.float32),
                 "start_frame": spaces.Box(0, MAX_FRAME, (1,), np.int64),
             }
         )
-        self.action_space = spaces.MultiDiscrete([NONE_INDEX + 1, NONE_INDEX + 1])
+        classes = self.config.attribute_values + 1  # values, then none
+        self.action_space = spaces.MultiDiscrete([classes, classes])
         self.features: np.ndarray | None = None
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         self._reset_seed = seed
+        options = dict(options or {})
+        self._given_features = options.pop("features", None)
         return super().reset(seed=seed, options=options)
 
     # ----- hooks ------------------------------------------------------------------------------
@@ -135,13 +149,30 @@ class AudioStreamEnv(TwoPhaseEnv):
                 f"stream {episode.episode_id} was built from library '{episode.library}', "
                 f"but this env uses '{self.library.fingerprint()}'"
             )
-        self.audio = self._renderer.render(episode)
-        self.features = stream_features(episode, self.audio)
+        self.features = self._episode_features(episode)
         return -(-episode.frames // self.block_frames)
+
+    def _episode_features(self, episode: AMemOpsStream) -> np.ndarray:
+        """``(T, input_dim)`` float32 inputs of ``episode``: ``reset(options={"features": ...})`` when
+        given (a cache of the same features), else rendered (audio; ``self.audio`` keeps the
+        waveform) or written from the record (symbolic)."""
+        given, self._given_features = self._given_features, None
+        if given is not None:
+            given = np.asarray(given, dtype=np.float32)
+            if given.shape != (episode.frames, self.input_dim):
+                raise MemgymError(
+                    f"options['features'] of stream {episode.episode_id} must have shape "
+                    f"({episode.frames}, {self.input_dim}), got {given.shape}"
+                )
+            return given
+        if self.inputs == "symbolic":
+            return symbolic_stream(episode, self.identities)[0]
+        self.audio = self._renderer.render(episode)
+        return stream_features(episode, self.audio)
 
     def _block(self, start: int, stop: int) -> dict[str, Any]:
         rows = self.features[start:stop]
-        features = np.zeros((self.block_frames, N_FEATURES), dtype=np.float32)
+        features = np.zeros((self.block_frames, self.input_dim), dtype=np.float32)
         valid = np.zeros(self.block_frames, dtype=np.float32)
         features[: len(rows)] = np.clip(rows, FEATURE_LOW, FEATURE_HIGH)
         valid[: len(rows)] = 1.0

@@ -7,7 +7,7 @@ from typing import Any
 from memgym.core.episode import TaskItem
 from memgym.core.protocols import Scorer
 from memgym.core.registry import register_scorer
-from memgym.datasets.amemops.scoring import score_query
+from memgym.tasks.amemops.scoring import score_query
 
 
 @register_scorer("attribute_query")

@@ -70,7 +70,8 @@ class AMemOpsSite(Site):
         self._rendered: collections.OrderedDict[int, tuple[np.ndarray, np.ndarray]] = collections.OrderedDict()
 
     def _load_run(self, run: Path, dataset: Path | None) -> None:
-        from memgym.pipelines.amemops_models import AMemOpsEvalConfig, eval_streams
+        from memgym.pipelines.amemops.configs import AMemOpsEvalConfig
+        from memgym.pipelines.amemops.evaluate import eval_streams
 
         config = run_config(run, AMemOpsEvalConfig)
         tag, data = config.evaluations()[0]  # the main evaluation (its tables)

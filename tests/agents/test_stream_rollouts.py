@@ -14,7 +14,9 @@ from memgym.core.benchmark import JobArgs
 from memgym.core.config import load_config
 from memgym.core.errors import ConfigError
 from memgym.core.seeding import config_hash
-from memgym.pipelines.amemops_models import AMemOpsTrainConfig, StreamBatches, stream_tensors, train_job
+from memgym.pipelines.amemops.configs import AMemOpsTrainConfig
+from memgym.pipelines.amemops.streams import StreamBatches, stream_tensors
+from memgym.pipelines.amemops.train import train_job
 
 STREAM = (
     "data.stream.frames=256",

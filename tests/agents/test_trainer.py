@@ -7,9 +7,9 @@ import csv
 import pytest
 import torch
 
-from memgym.agents.trainer import TrainConfig, Trainer, load_checkpoint_model, lr_factor
 from memgym.core.errors import ConfigError
 from memgym.memory.recurrent.model import AMemOpsModel, ModelConfig
+from memgym.memory.recurrent.trainer import TrainConfig, Trainer, load_checkpoint_model, lr_factor
 
 SMALL = {"input_dim": 6, "width": 16, "heads": 1, "head_dim": 8, "mlp_hidden": 16, "layers": 1, "chunk_size": 8}
 
@@ -72,7 +72,7 @@ def test_resume_after_interruption_is_bit_identical(tmp_path):
 
 
 def test_batch_must_split_over_processes(tmp_path):
-    from memgym.agents.trainer import DistEnv
+    from memgym.memory.recurrent.trainer import DistEnv
 
     with pytest.raises(ConfigError, match="batch_size=5"):
         Trainer(small_model(), TrainConfig(batch_size=5), tmp_path, dist_env=DistEnv(0, 2))
@@ -101,7 +101,7 @@ def _node(monkeypatch, *, gpus: int, world: int | None = None, local_rank: int |
 
 
 def test_each_torchrun_rank_trains_on_its_local_rank_gpu(monkeypatch):
-    from memgym.agents.trainer import resolve_device
+    from memgym.memory.recurrent.trainer import resolve_device
 
     _node(monkeypatch, gpus=4, world=8, local_rank=2)  # two nodes of four GPUs: rank 6 is local rank 2
     assert resolve_device("cuda") == torch.device("cuda", 2)
@@ -124,7 +124,7 @@ def test_each_torchrun_rank_trains_on_its_local_rank_gpu(monkeypatch):
 def test_the_process_group_backend_follows_the_device(monkeypatch, device, backend):
     import torch.distributed as dist
 
-    from memgym.agents.trainer import init_distributed
+    from memgym.memory.recurrent.trainer import init_distributed
 
     _node(monkeypatch, gpus=4, world=4, local_rank=2)
     calls = []

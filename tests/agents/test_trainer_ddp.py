@@ -9,8 +9,8 @@ import pytest
 import torch
 import torch.multiprocessing as mp
 
-from memgym.agents.trainer import TrainConfig, Trainer, init_distributed
 from memgym.memory.recurrent.model import AMemOpsModel, ModelConfig
+from memgym.memory.recurrent.trainer import TrainConfig, Trainer, init_distributed
 
 SMALL = {"input_dim": 6, "width": 16, "heads": 1, "head_dim": 8, "mlp_hidden": 16, "layers": 1, "chunk_size": 8}
 CONFIG = TrainConfig(steps=3, batch_size=4, warmup_steps=1, checkpoint_steps=(), save_every=3, log_every=1)

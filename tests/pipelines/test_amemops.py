@@ -6,7 +6,7 @@ from memgym.core.errors import ConfigError
 from memgym.core.registry import BENCHMARKS
 from memgym.datasets.amemops.records import AMemOpsStream
 from memgym.datasets.amemops.stream_set import load_stream_features, load_stream_set
-from memgym.pipelines.amemops import AMemOpsBenchmark
+from memgym.pipelines.amemops.benchmark import AMemOpsBenchmark
 
 
 def _args(tmp_path, *overrides, out=None):

@@ -12,8 +12,10 @@ from memgym.core.errors import ConfigError
 from memgym.datasets.amemops.config import StreamConfig
 from memgym.memory.recurrent.model import AMemOpsModel, ModelConfig
 from memgym.pipelines import amemops_interventions as interventions
-from memgym.pipelines.amemops import AMemOpsBenchmark
-from memgym.pipelines.amemops_interventions import (
+from memgym.pipelines.amemops.benchmark import AMemOpsBenchmark
+from memgym.pipelines.amemops.configs import DataConfig
+from memgym.pipelines.amemops.evaluate import score_stream
+from memgym.pipelines.amemops.interventions import (
     AMemOpsInterventionConfig,
     InterventionError,
     check_matched,
@@ -22,8 +24,9 @@ from memgym.pipelines.amemops_interventions import (
     score_plan,
     subspace_generator,
 )
-from memgym.pipelines.amemops_models import DataConfig, score_stream, stream_tensors, train_job
-from memgym.tasks.amemops_interventions import edit_plans
+from memgym.pipelines.amemops.streams import stream_tensors
+from memgym.pipelines.amemops.train import train_job
+from memgym.tasks.amemops.interventions import edit_plans
 
 STREAM = {
     "frames": 256,

@@ -9,9 +9,10 @@ from __future__ import annotations
 import pytest
 
 from memgym.core.benchmark import JobArgs
-from memgym.pipelines.amemops_interventions import intervention_job
-from memgym.pipelines.amemops_models import QUICKSTART_STREAM, train_job
-from memgym.tasks.amemops_interventions import loss_table
+from memgym.pipelines.amemops.interventions import intervention_job
+from memgym.pipelines.amemops.quickstart import QUICKSTART_STREAM
+from memgym.pipelines.amemops.train import train_job
+from memgym.tasks.amemops.interventions import loss_table
 
 STREAM = ("data.inputs=symbolic", *QUICKSTART_STREAM)  # the quickstart's short streams, symbolic
 ARCH = ("arch.width=64", "arch.head_dim=32", "arch.mlp_hidden=128", "threads=1")

@@ -31,14 +31,11 @@ import pytest
 
 from memgym.core.config import load_config
 from memgym.core.results import RunStore
-from memgym.pipelines.amemops_models import (
-    AMemOpsEvalConfig,
-    AMemOpsTrainConfig,
-    evaluate_models,
-    query_rows,
-    train_model,
-)
-from memgym.pipelines.amemops_presets import CPU_TINY_MODELS, CPU_TINY_STEPS, CPU_TINY_TRAIN
+from memgym.pipelines.amemops.configs import AMemOpsEvalConfig, AMemOpsTrainConfig
+from memgym.pipelines.amemops.evaluate import evaluate_models
+from memgym.pipelines.amemops.presets import CPU_TINY_MODELS, CPU_TINY_STEPS, CPU_TINY_TRAIN
+from memgym.pipelines.amemops.reports import query_rows
+from memgym.pipelines.amemops.train import train_model
 
 STEPS = CPU_TINY_STEPS
 MODELS = CPU_TINY_MODELS  # gdn2, kda, no_erase

@@ -10,7 +10,8 @@ import torch
 
 from memgym.core.benchmark import JobArgs
 from memgym.core.errors import ConfigError, RecordError
-from memgym.pipelines.amemops_models import eval_job, train_job
+from memgym.pipelines.amemops.evaluate import eval_job
+from memgym.pipelines.amemops.train import train_job
 
 STREAM = [
     "data.inputs=symbolic",
@@ -49,9 +50,9 @@ def test_train_then_eval_writes_tables(tmp_path, capsys):
 
 
 def test_sixteen_value_symbolic_controls_train_and_evaluate(tmp_path):
-    from memgym.agents.trainer import load_checkpoint_model
     from memgym.datasets.sources.factory import open_library
     from memgym.memory.recurrent.model import AMemOpsModel, ModelConfig
+    from memgym.memory.recurrent.trainer import load_checkpoint_model
 
     sixteen = "data.stream.attribute_values=16"
     folder = train(tmp_path, "model=gdn", "steps=2", sixteen)
@@ -94,7 +95,9 @@ def test_step_form_scores_like_the_chunked_form(tmp_path):
 
     from memgym.datasets.amemops.config import StreamConfig
     from memgym.memory.recurrent.model import AMemOpsModel, ModelConfig
-    from memgym.pipelines.amemops_models import DataConfig, score_stream, stream_tensors
+    from memgym.pipelines.amemops.configs import DataConfig
+    from memgym.pipelines.amemops.evaluate import score_stream
+    from memgym.pipelines.amemops.streams import stream_tensors
 
     data = DataConfig(
         inputs="symbolic",
@@ -151,7 +154,7 @@ def test_eval_on_a_saved_matched_history_set(tmp_path):
 
 def test_packaged_symbolic_configs_use_sixteen_values():
     from memgym.core.config import CONFIG_DIR, load_config
-    from memgym.pipelines.amemops_models import AMemOpsEvalConfig, AMemOpsTrainConfig
+    from memgym.pipelines.amemops.configs import AMemOpsEvalConfig, AMemOpsTrainConfig
 
     train = load_config(AMemOpsTrainConfig, path=CONFIG_DIR / "amemops_symbolic.yaml")
     assert (train.data.inputs, train.data.stream.attribute_values) == ("symbolic", 16)
@@ -198,7 +201,7 @@ def test_eval_on_a_matched_history_set_writes_the_history_contrasts(tmp_path):
 
 
 def test_history_contrasts_must_name_memory_cores():
-    from memgym.pipelines.amemops_models import AMemOpsEvalConfig
+    from memgym.pipelines.amemops.configs import AMemOpsEvalConfig
 
     with pytest.raises(ConfigError, match="history_contrasts: 'lstm'"):
         AMemOpsEvalConfig(history_contrasts=("gdn2", "lstm"))
@@ -208,7 +211,7 @@ def test_amemops_streams_ignore_cache_folders_and_threads():
     from memgym.core.seeding import config_hash
     from memgym.datasets.amemops.config import StreamConfig
     from memgym.datasets.sources.factory import LibraryConfig
-    from memgym.pipelines.amemops_models import AMemOpsEvalConfig, AMemOpsTrainConfig
+    from memgym.pipelines.amemops.configs import AMemOpsEvalConfig, AMemOpsTrainConfig
 
     cached = StreamConfig(library=LibraryConfig(cache_dir="/tmp/clips"), offset_seconds=(2, 60))
     assert cached.key() == StreamConfig().key()
@@ -220,7 +223,7 @@ def test_default_amemops_hashes_are_those_of_stored_runs():
     """Settings added later (data.source, arch.conv_kernel, ...) leave default hashes alone."""
     from memgym.core.config import load_config
     from memgym.core.seeding import config_hash
-    from memgym.pipelines.amemops_models import AMemOpsEvalConfig, AMemOpsTrainConfig
+    from memgym.pipelines.amemops.configs import AMemOpsEvalConfig, AMemOpsTrainConfig
 
     assert config_hash(AMemOpsTrainConfig()) == "a8631b0253a526d0"
     assert config_hash(AMemOpsEvalConfig()) == "3fad8bb1b79bc08e"
@@ -240,7 +243,8 @@ def test_the_convolution_ablation_trains_and_evaluates(tmp_path):
 
 def test_audio_models_standardise_the_log_mel_columns_and_symbolic_ones_do_not():
     from memgym.core.config import load_config
-    from memgym.pipelines.amemops_models import AMemOpsTrainConfig, build_model
+    from memgym.pipelines.amemops.configs import AMemOpsTrainConfig
+    from memgym.pipelines.amemops.train import build_model
     from memgym.sensors.log_mel import LOG_MEL_MEAN, LOG_MEL_STD
 
     audio = build_model(AMemOpsTrainConfig(), 131, 5).config
@@ -296,12 +300,12 @@ def test_eval_model_variants_name_their_train_command(tmp_path):
 def test_exclusions_write_tables_without_training_matches_and_duplicate_notes(tmp_path, monkeypatch):
     from echo_tones import EchoTones
 
-    from memgym.pipelines import amemops_models
+    from memgym.pipelines.amemops import streams as amemops_streams
 
     tones = ("data.stream.library.kind=tones", "data.stream.offset_seconds=[2,4]")
     train(tmp_path, "model=gdn", *tones)
     echo = EchoTones()
-    monkeypatch.setattr(amemops_models, "_open_library", lambda config: echo)
+    monkeypatch.setattr(amemops_streams, "_open_library", lambda config: echo)
     overrides = (
         "models=[gdn]",
         "seeds=[0]",
@@ -413,7 +417,7 @@ def test_width_control_contrasts_widths_and_averages_over_rope(tmp_path):
 
 def test_contrasts_must_name_evaluated_models():
     from memgym.core.config import load_config
-    from memgym.pipelines.amemops_models import AMemOpsEvalConfig
+    from memgym.pipelines.amemops.configs import AMemOpsEvalConfig
 
     config = load_config(AMemOpsEvalConfig, path="memgym/configs/amemops_width_control.yaml")
     assert "gdn2@w512:attention@w512+attention_rope@w512" in config.contrasts

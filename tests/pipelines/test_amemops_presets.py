@@ -8,8 +8,10 @@ import yaml
 from memgym.core.benchmark import JobArgs
 from memgym.core.config import load_config
 from memgym.core.errors import ConfigError, RecordError
-from memgym.pipelines.amemops_models import AMemOpsEvalConfig, eval_job, train_job
-from memgym.pipelines.amemops_presets import CPU_SMALL_STEPS, apply_preset
+from memgym.pipelines.amemops.configs import AMemOpsEvalConfig
+from memgym.pipelines.amemops.evaluate import eval_job
+from memgym.pipelines.amemops.presets import CPU_SMALL_STEPS, apply_preset
+from memgym.pipelines.amemops.train import train_job
 
 TINY = (
     "steps=2",
@@ -138,8 +140,8 @@ def test_train_true_trains_missing_runs_and_skips_finished_ones(tmp_path, capsys
 
 @pytest.mark.parametrize("preset", ["cpu-tiny", "cpu-audio"])
 def test_every_preset_loads_and_its_eval_reads_its_own_variants(preset):
-    from memgym.pipelines.amemops_models import AMemOpsTrainConfig
-    from memgym.pipelines.amemops_presets import PRESETS
+    from memgym.pipelines.amemops.configs import AMemOpsTrainConfig
+    from memgym.pipelines.amemops.presets import PRESETS
 
     train = load_config(AMemOpsTrainConfig, overrides=PRESETS[preset]["train"])
     config = load_config(AMemOpsEvalConfig, overrides=apply_preset((f"preset={preset}",), "eval")[0])

@@ -10,7 +10,7 @@ from memgym.core.config import CONFIG_DIR, load_config
 from memgym.core.seeding import config_hash
 from memgym.datasets.amemops.stream_set import StreamSetConfig
 from memgym.datasets.voxmem.build import VoxMemConfig
-from memgym.pipelines.amemops_models import AMemOpsEvalConfig, AMemOpsTrainConfig
+from memgym.pipelines.amemops.configs import AMemOpsEvalConfig, AMemOpsTrainConfig
 from memgym.pipelines.dialogmem_jobs import DialogMemEvalConfig, DialogMemGenerateConfig
 from memgym.pipelines.voxmem_eval import VoxMemEvalConfig
 

@@ -20,7 +20,7 @@ from memgym.core.executors import release_workers
 from memgym.core.seeding import config_hash
 from memgym.datasets.amemops.stream_set import StreamSetConfig
 from memgym.pipelines import voxmem_eval
-from memgym.pipelines.amemops import AMemOpsBenchmark
+from memgym.pipelines.amemops.benchmark import AMemOpsBenchmark
 from memgym.pipelines.dialogmem_jobs import DialogMemEvalConfig, DialogMemGenerateConfig, evaluate, generate
 
 slow = pytest.mark.slow  # Ray worker processes import memgym (~5 s on 2 busy cores)
@@ -116,7 +116,7 @@ def _lines(path: Path) -> int:
 
 @slow
 def test_amemops_eval_on_ray_writes_the_local_run_folder(ray_cluster, tmp_path):
-    from memgym.pipelines.amemops_models import eval_job
+    from memgym.pipelines.amemops.evaluate import eval_job
     from tests.pipelines.test_amemops_models import STREAM, train
 
     train(tmp_path, "model=gdn2")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from memgym.tasks.amemops_breakdowns import binned_rows, pitch_bin, recording_contrast_report
+from memgym.tasks.amemops.breakdowns import binned_rows, pitch_bin, recording_contrast_report
 
 
 def test_pitch_bins_cover_every_difference_once():
@@ -95,7 +95,7 @@ def _familiar_rows():
 
 
 def test_familiarity_interaction_is_the_seen_minus_unseen_advantage():
-    from memgym.tasks.amemops_breakdowns import familiarity_interaction
+    from memgym.tasks.amemops.breakdowns import familiarity_interaction
 
     result = familiarity_interaction(
         _familiar_rows(), "gdn2", "attention_rope", rng=np.random.default_rng(0), n_resamples=300
@@ -131,7 +131,7 @@ def _model_rows():
 
 
 def test_contrasts_average_each_side_over_its_models():
-    from memgym.tasks.amemops_tables import averaged_contrast, paired_difference
+    from memgym.tasks.amemops.tables import averaged_contrast, paired_difference
 
     rows = _model_rows()
     averaged = averaged_contrast(
@@ -145,7 +145,7 @@ def test_contrasts_average_each_side_over_its_models():
 
 
 def test_contrast_report_writes_the_averaged_contrasts(tmp_path):
-    from memgym.tasks.amemops_breakdowns import contrast_report, parse_contrast
+    from memgym.tasks.amemops.breakdowns import contrast_report, parse_contrast
 
     text = contrast_report(
         _model_rows(), ["gdn2:attention+attention_rope", "attention_rope:attention"], tmp_path, n_resamples=300

@@ -10,7 +10,7 @@ import pytest
 
 from memgym.core.errors import RecordError
 from memgym.core.statistics import simultaneous_half_width
-from memgym.tasks.amemops_history import (
+from memgym.tasks.amemops.history import (
     bootstrap_cells,
     cell_scores,
     evaluate_contrasts,

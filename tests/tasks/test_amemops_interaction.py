@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from memgym.tasks.amemops_interaction import operation_accuracy, update_interaction_report, update_interactions
+from memgym.tasks.amemops.interaction import operation_accuracy, update_interaction_report, update_interactions
 
 
 def _rows(rng: np.random.Generator, accuracy: dict[tuple[str, str], float], n_streams: int = 30, seeds=(0, 1)):

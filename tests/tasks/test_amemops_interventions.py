@@ -7,7 +7,7 @@ import pytest
 
 from memgym.core.episode import TaskItem
 from memgym.datasets.amemops.records import AMemOpsStream, StreamEvent
-from memgym.tasks.amemops_interventions import Occurrence, edit_plans, loss_markdown, loss_table, plan_edit, plot_losses
+from memgym.tasks.amemops.interventions import Occurrence, edit_plans, loss_markdown, loss_table, plan_edit, plot_losses
 
 
 def event(identity, onset, end, role="target", query_id=""):

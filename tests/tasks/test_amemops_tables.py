@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from memgym.tasks.amemops_tables import accuracy_cell, accuracy_table, plot_accuracy, table_markdown
+from memgym.tasks.amemops.tables import accuracy_cell, accuracy_table, plot_accuracy, table_markdown
 
 
 def row(seed, stream, correct, qtype="post_update", attribute="gain", model="gdn2", checkpoint=24000):
@@ -73,7 +73,7 @@ def _paired_rows(rng, n_streams=40, seeds=(0, 1, 2), gap=0.2):
 
 
 def test_paired_difference_estimate_and_interval():
-    from memgym.tasks.amemops_tables import paired_difference
+    from memgym.tasks.amemops.tables import paired_difference
 
     rows = _paired_rows(np.random.default_rng(0))
     interval = paired_difference(rows, "better", "base", "post_update", rng=np.random.default_rng(1), n_resamples=2000)
@@ -89,7 +89,7 @@ def test_paired_difference_estimate_and_interval():
 
 
 def test_paired_interval_is_narrower_than_unpaired_spread():
-    from memgym.tasks.amemops_tables import paired_difference
+    from memgym.tasks.amemops.tables import paired_difference
 
     rows = _paired_rows(np.random.default_rng(2), gap=0.1)
     paired = paired_difference(rows, "better", "base", "post_update", rng=np.random.default_rng(3), n_resamples=2000)
@@ -103,7 +103,7 @@ def test_paired_interval_is_narrower_than_unpaired_spread():
 
 
 def test_difference_markdown_lists_each_model_against_the_first():
-    from memgym.tasks.amemops_tables import difference_markdown
+    from memgym.tasks.amemops.tables import difference_markdown
 
     rows = _paired_rows(np.random.default_rng(0), n_streams=10)
     text = difference_markdown(rows, ["base", "better"], rng=np.random.default_rng(0), n_resamples=200)

@@ -99,7 +99,7 @@ AMEMOPS_STREAM = (
 @pytest.fixture(scope="session")
 def amemops_set(tmp_path_factory) -> Path:
     """A stream set of two short synthetic-sound streams (with features)."""
-    from memgym.pipelines.amemops import AMemOpsBenchmark
+    from memgym.pipelines.amemops.benchmark import AMemOpsBenchmark
 
     out = tmp_path_factory.mktemp("view_amemops") / "set"
     overrides = ("count=2", *(f"stream.{o}" for o in AMEMOPS_STREAM))
@@ -109,7 +109,8 @@ def amemops_set(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def amemops_run(tmp_path_factory) -> Path:
     """A tiny GDN2 trained for 2 steps on audio streams, evaluated on two held-out streams."""
-    from memgym.pipelines.amemops_models import eval_job, train_job
+    from memgym.pipelines.amemops.evaluate import eval_job
+    from memgym.pipelines.amemops.train import train_job
 
     runs = tmp_path_factory.mktemp("view_amemops_runs")
     stream = tuple(f"data.stream.{o}" for o in AMEMOPS_STREAM)

@@ -9,12 +9,17 @@ probabilities of every frame whose query flag (input column ``input_dim - 3``) i
 ``retrieve()`` returns the answer at the latest frame; ``retrieve(use_observation)`` with the
 env's ``start_frame``/``valid`` looks up the answer formed at that query's end. One memory is
 registered per core: ``gdn2, kda, gdn, no_erase, mamba2, attention, attention_rope``.
+
+``form="chunked"`` keeps the observed frames instead and runs the model's chunked (parallel) form
+over all of them at the first ``retrieve`` after new frames: the model is causal, so its output at
+a query's end depends only on the frames up to it, and over a whole stream the answers are those of
+one chunked call on the stream (what training optimises; ``memgym eval amemops`` uses it).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import torch
@@ -31,26 +36,35 @@ class CoreMemory(Memory):
     Args:
         model: the model to run; None builds a fresh one from ``config``.
         config: architecture when ``model`` is None (default: Table 1 with this class's core).
+        form: ``"step"`` (each observation through the step form, state carried) or ``"chunked"``
+            (frames kept, the chunked form run over all of them when answers are read).
     """
 
     core: str = "gdn2"
 
-    def __init__(self, model: AMemOpsModel | None = None, config: ModelConfig | None = None) -> None:
+    def __init__(
+        self,
+        model: AMemOpsModel | None = None,
+        config: ModelConfig | None = None,
+        form: Literal["step", "chunked"] = "step",
+    ) -> None:
+        if form not in ("step", "chunked"):
+            raise ValueError(f"form must be 'step' or 'chunked', got '{form}'")
         if model is None:
             model = AMemOpsModel(config or ModelConfig(core=self.core))
         self.model = model.eval()
+        self.form = form
+        self.reset()
+
+    def reset(self) -> None:
         self.states: list[LayerState] | None = None
         self._last: dict[str, torch.Tensor] | None = None
         self.frames_seen = 0
         self.query_answers: dict[int, dict[str, torch.Tensor]] = {}
+        self._pending: list[torch.Tensor] = []  # chunked form: frames observed since the last run
+        self._frames: list[torch.Tensor] = []  # chunked form: every frame run so far
 
-    def reset(self) -> None:
-        self.states = None
-        self._last = None
-        self.frames_seen = 0
-        self.query_answers = {}
-
-    def _frames(self, observation: Any) -> torch.Tensor:
+    def _rows(self, observation: Any) -> torch.Tensor:
         if isinstance(observation, dict):
             if "features" not in observation:
                 raise ValueError(f"observation dict needs a 'features' entry, got keys {sorted(observation)}")
@@ -70,18 +84,39 @@ class CoreMemory(Memory):
 
     @torch.no_grad()
     def observe(self, observation: Any) -> None:
-        """Consume one frame (or a block of frames) with the step form."""
-        x = self._frames(observation)
+        """Consume one frame (or a block of frames): the step form now, or kept for the chunked form."""
+        x = self._rows(observation)
         if x.shape[1] == 0:
             return
+        if self.form == "chunked":
+            self._pending.append(x[0])
+            return
         param = next(self.model.parameters())
-        out = self.model(x.to(param.dtype), self.states, step=True)
+        out = self.model(x.to(param), self.states, step=True)
         self.states = out["states"]
+        self._keep(x, out, first=0)
+
+    def _keep(self, x: torch.Tensor, out: dict[str, Any], first: int) -> None:
+        """Record the outputs ``out`` of frames ``x`` ``(1, T, D)`` from row ``first`` on (the
+        frames before it were recorded already): the last frame's answer and those at query frames."""
         self._last = {"gain": out["gain"][0, -1], "pan": out["pan"][0, -1]}
-        flagged = (x[0, :, self.model.config.input_dim - 3] > 0.5).nonzero().flatten().tolist()
+        flagged = (x[0, first:, self.model.config.input_dim - 3] > 0.5).nonzero().flatten().tolist()
         for row in flagged:
-            self.query_answers[self.frames_seen + row] = {"gain": out["gain"][0, row], "pan": out["pan"][0, row]}
-        self.frames_seen += x.shape[1]
+            at = first + row
+            self.query_answers[self.frames_seen + row] = {"gain": out["gain"][0, at], "pan": out["pan"][0, at]}
+        self.frames_seen += x.shape[1] - first
+
+    @torch.no_grad()
+    def _run_chunked(self) -> None:
+        """Chunked form over every frame kept (causal: earlier answers do not change)."""
+        if not self._pending:
+            return
+        self._frames += self._pending
+        self._pending = []
+        x = torch.cat(self._frames)[None]
+        param = next(self.model.parameters())
+        out = self.model(x.to(param.device), None)
+        self._keep(x, out, first=self.frames_seen)
 
     def retrieve(self, query: Any = None) -> dict[str, np.ndarray | int]:
         """Gain/pan class probabilities (last class = none) and argmax predictions.
@@ -90,6 +125,8 @@ class CoreMemory(Memory):
             query: None for the latest frame; a use-phase observation dict (``start_frame`` and
                 ``valid``) for the answer formed at that query's last frame during formation.
         """
+        if self.form == "chunked":
+            self._run_chunked()
         logits = self._last
         if isinstance(query, dict) and "start_frame" in query:
             n_valid = int((np.asarray(query.get("valid", np.ones(1))) > 0.5).sum())
@@ -99,9 +136,15 @@ class CoreMemory(Memory):
             logits = self.query_answers[end]
         if logits is None:
             raise RuntimeError("retrieve() before any frame was observed")
-        gain = torch.softmax(logits["gain"].float(), -1).numpy()
-        pan = torch.softmax(logits["pan"].float(), -1).numpy()
-        return {"gain_probs": gain, "pan_probs": pan, "gain": int(gain.argmax()), "pan": int(pan.argmax())}
+        gain = torch.softmax(logits["gain"].float(), -1).cpu().numpy()
+        pan = torch.softmax(logits["pan"].float(), -1).cpu().numpy()
+        # argmax of the logits themselves: softmax can round two near-equal logits to one value
+        return {
+            "gain_probs": gain,
+            "pan_probs": pan,
+            "gain": int(logits["gain"].argmax()),
+            "pan": int(logits["pan"].argmax()),
+        }
 
     def state_dict(self) -> dict[str, Any]:
         """Model weights, architecture and the carried per-layer states (tensors cloned)."""

@@ -418,7 +418,7 @@ def _step(checkpoint: Any) -> tuple[int, str]:
 
 def am_erasing(core: str) -> Callable[[Tables], Outcome]:
     def measure(t: Tables) -> Outcome:
-        from memgym.tasks.amemops_tables import averaged_contrast
+        from memgym.tasks.amemops.tables import averaged_contrast
 
         rows = _final_checkpoint(t.amemops)
         models = {r["model"] for r in rows}
@@ -439,7 +439,7 @@ def am_erasing(core: str) -> Callable[[Tables], Outcome]:
 
 
 def am_update_specific(t: Tables) -> Outcome:
-    from memgym.tasks.amemops_interaction import update_interactions
+    from memgym.tasks.amemops.interaction import update_interactions
 
     rows = [r for r in _final_checkpoint(t.amemops) if r["model"] in ("gdn2", "no_erase")]
     results = (

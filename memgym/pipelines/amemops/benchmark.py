@@ -9,8 +9,8 @@ Jobs:
 * ``memgym render amemops [manifest=DIR] [index=0] [--out file.png]`` — one stream's
   spectrogram with its events and queries (from a set, or generated from the config).
 * ``memgym train amemops model=gdn2 seed=0 ...`` / ``memgym eval amemops ...`` — memory models
-  (:mod:`memgym.pipelines.amemops_models`); ``memgym eval amemops intervention=true ...`` — state
-  interventions (:mod:`memgym.pipelines.amemops_interventions`).
+  (:mod:`memgym.pipelines.amemops.train`); ``memgym eval amemops intervention=true ...`` — state
+  interventions (:mod:`memgym.pipelines.amemops.interventions`).
 * ``memgym run quickstart`` — a small build summarised in a table and a plot, plus the six memory
   models trained briefly and evaluated.
 """
@@ -46,8 +46,8 @@ class AMemOpsBenchmark(Benchmark):
     def job_configs(self, job: str) -> dict[str, type]:
         if job in ("generate", "render"):
             return {"": StreamSetConfig}
-        from memgym.pipelines.amemops_interventions import AMemOpsInterventionConfig
-        from memgym.pipelines.amemops_models import AMemOpsEvalConfig, AMemOpsTrainConfig
+        from memgym.pipelines.amemops.configs import AMemOpsEvalConfig, AMemOpsTrainConfig
+        from memgym.pipelines.amemops.interventions import AMemOpsInterventionConfig
 
         if job == "train":
             return {"": AMemOpsTrainConfig}
@@ -99,7 +99,7 @@ class AMemOpsBenchmark(Benchmark):
         streams = list(load_stream_set(folder))
         plot = Path("amemops") / "stream0.png"
         save_spectrogram(streams[0], library, Path(report_dir) / plot)
-        from memgym.pipelines.amemops_models import QUICKSTART_NOTE, quickstart_models
+        from memgym.pipelines.amemops.quickstart import QUICKSTART_NOTE, quickstart_models
 
         eval_folder, tables = quickstart_models(Path(report_dir) / "amemops" / "models", progress=args.progress)
         markdown = summary_markdown(streams, folder) + f"\n### Memory models\n\n{QUICKSTART_NOTE}\n\n{tables}"
@@ -107,16 +107,16 @@ class AMemOpsBenchmark(Benchmark):
         return ReportSection("AMemOps streams and models", markdown, (str(plot), str(accuracy)))
 
     def train(self, args: JobArgs) -> Path:
-        """``memgym train amemops model=gdn2 seed=0 ...`` (see :mod:`memgym.pipelines.amemops_models`)."""
-        from memgym.pipelines.amemops_models import train_job
+        """``memgym train amemops model=gdn2 seed=0 ...`` (see :mod:`memgym.pipelines.amemops.train`)."""
+        from memgym.pipelines.amemops.train import train_job
 
         return train_job(args)
 
     def eval(self, args: JobArgs) -> Path:
         """``memgym eval amemops models=[...] seeds=[...] ...``: Table 2 / 3 style tables and a plot;
-        with ``intervention=true``, the state-intervention job (:mod:`memgym.pipelines.amemops_interventions`)."""
-        from memgym.pipelines.amemops_interventions import intervention_job, intervention_requested
-        from memgym.pipelines.amemops_models import eval_job
+        with ``intervention=true``, the state-intervention job (:mod:`memgym.pipelines.amemops.interventions`)."""
+        from memgym.pipelines.amemops.evaluate import eval_job
+        from memgym.pipelines.amemops.interventions import intervention_job, intervention_requested
 
         return intervention_job(args) if intervention_requested(args) else eval_job(args)
 

@@ -1,13 +1,13 @@
 """AMemOps accuracy broken down by a per-query condition, with bootstrap intervals (Fig. 2a).
 
-:func:`pitch_difference_report` bins the per-query rows (:mod:`memgym.tasks.amemops_tables`) by
+:func:`pitch_difference_report` bins the per-query rows (:mod:`memgym.tasks.amemops.tables`) by
 ``pitch_difference``, the semitones between a query's recording and the recording of the
 source's latest earlier event (instrument libraries only), and writes per bin:
 
 * accuracy (%) per model and checkpoint: seeds averaged within each stream, then streams
   averaged; 95% percentile interval from resampling streams
   (:func:`memgym.core.statistics.bootstrap_mean`);
-* paired differences against the first model (:func:`~memgym.tasks.amemops_tables.difference_markdown`:
+* paired differences against the first model (:func:`~memgym.tasks.amemops.tables.difference_markdown`:
   streams paired, seeds independent), e.g. GDN2 without against with its convolution.
 
 :func:`recording_contrast_report` gives paired differences between recording controls (original
@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from memgym.core.statistics import Interval, bootstrap_mean, percentile_interval
-from memgym.tasks.amemops_tables import (
+from memgym.tasks.amemops.tables import (
     QUERY_TYPES,
     _stream_scores,
     averaged_contrast,
@@ -199,7 +199,7 @@ def recording_contrast_report(
     For every contrast ``(A, B)`` (recording controls; rows carry ``recordings``), model and
     checkpoint: the difference ``acc(A) - acc(B)`` in pp per query type, over all queries and for
     gain and pan queries alone, with the paired stream bootstrap of
-    :func:`~memgym.tasks.amemops_tables.paired_difference` (the same streams under both controls
+    :func:`~memgym.tasks.amemops.tables.paired_difference` (the same streams under both controls
     are paired; each control's seeds are resampled independently, which is conservative because the
     same trained models answer both).
     """
@@ -404,7 +404,7 @@ def contrast_report(
 
     Each contrast ``A:B`` (:func:`parse_contrast`) is the mean accuracy of the models of ``A`` minus
     that of ``B``, in pp per query type, over all queries and for gain and pan queries alone, per
-    checkpoint, with the paired bootstrap of :func:`~memgym.tasks.amemops_tables.averaged_contrast`
+    checkpoint, with the paired bootstrap of :func:`~memgym.tasks.amemops.tables.averaged_contrast`
     (streams drawn once for all models, seeds independently per model). ``gdn2:attention+attention_rope``
     is GDN2's advantage averaged over RoPE settings.
     """

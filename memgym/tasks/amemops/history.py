@@ -2,7 +2,7 @@
 the four primary history contrasts, from the per-query rows of ``memgym eval amemops`` on a
 ``kind=history`` stream set.
 
-A history row is a per-query result row (:mod:`memgym.tasks.amemops_tables`) that also carries
+A history row is a per-query result row (:mod:`memgym.tasks.amemops.tables`) that also carries
 its template and condition::
 
     {"model": "gdn2", "checkpoint": 24000, "seed": 0, "stream": "history-017-updated-120s-low-...",

@@ -11,7 +11,7 @@ is their mean, as in ``contrasts``) is the interaction
 
 in percentage points. Every number here is a linear combination of cell scores, a cell being
 one (model, checkpoint, query type), so the bootstrap of
-:func:`memgym.tasks.amemops_history.bootstrap_cells` gives them all at once: each resample draws
+:func:`memgym.tasks.amemops.history.bootstrap_cells` gives them all at once: each resample draws
 the streams once for every model and query type (paired) and each model's seeds independently
 (shared by that model's query types). Within a seed a cell's queries are averaged per stream,
 then streams and seeds weigh equally.
@@ -29,8 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from memgym.tasks.amemops_breakdowns import parse_contrast
-from memgym.tasks.amemops_history import (
+from memgym.tasks.amemops.breakdowns import parse_contrast
+from memgym.tasks.amemops.history import (
     Cell,
     Contrast,
     ContrastResult,
@@ -38,7 +38,7 @@ from memgym.tasks.amemops_history import (
     cell_scores,
     evaluate_contrasts,
 )
-from memgym.tasks.amemops_tables import QUERY_TYPES
+from memgym.tasks.amemops.tables import QUERY_TYPES
 
 ATTRIBUTES = ("all", "gain", "pan")
 

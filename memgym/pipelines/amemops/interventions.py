@@ -2,7 +2,7 @@
 interventions", section 3.4, Fig. 4b,c).
 
 For every trained recurrent checkpoint, held-out stream and target source
-(:func:`~memgym.tasks.amemops_interventions.edit_plans`), :func:`score_plan`
+(:func:`~memgym.tasks.amemops.interventions.edit_plans`), :func:`score_plan`
 
 1. runs the model (chunked form) on frames ``0 .. e-1``, ``e`` the end of the target's final
    occurrence, keeping its per-layer states and the keys its mixers used;
@@ -17,8 +17,8 @@ For every trained recurrent checkpoint, held-out stream and target source
 Random subspaces depend only on ``subspace_seed``, the stream and the target, so every model sees
 the same ones. Rows (one per model × seed × checkpoint × stream × target × edit × query) go to
 ``RUNS/amemops_interventions/<name>/results.jsonl`` as each stream finishes (resumable); then
-``table.md`` (:func:`~memgym.tasks.amemops_interventions.loss_markdown`) and ``interventions.png``
-(:func:`~memgym.tasks.amemops_interventions.plot_losses`). Attention cores have no recurrent
+``table.md`` (:func:`~memgym.tasks.amemops.interventions.loss_markdown`) and ``interventions.png``
+(:func:`~memgym.tasks.amemops.interventions.plot_losses`). Attention cores have no recurrent
 state ``S`` and are refused.
 """
 
@@ -50,15 +50,10 @@ from memgym.memory.recurrent.intervention import (
 )
 from memgym.memory.recurrent.mixers import DELTA_VARIANTS, LayerState
 from memgym.memory.recurrent.model import AMemOpsModel
-from memgym.pipelines.amemops_models import (
-    OPERATION_TO_QUERY_TYPE,
-    PAPER_MODELS,
-    DataConfig,
-    checkpoint_jobs,
-    eval_streams,
-    load_eval_model,
-)
-from memgym.tasks.amemops_interventions import EditPlan, edit_plans, loss_markdown, loss_table, plot_losses
+from memgym.pipelines.amemops.configs import OPERATION_TO_QUERY_TYPE, PAPER_MODELS, DataConfig
+from memgym.pipelines.amemops.evaluate import eval_streams, load_eval_model
+from memgym.pipelines.amemops.train import checkpoint_jobs
+from memgym.tasks.amemops.interventions import EditPlan, edit_plans, loss_markdown, loss_table, plot_losses
 
 JOB = "amemops_interventions"
 NORM_TOLERANCE = 1e-6

@@ -20,14 +20,8 @@ from pathlib import Path
 from memgym.core.benchmark import JobArgs
 from memgym.core.errors import ConfigError
 from memgym.core.results import RunStore
-from memgym.pipelines.amemops_models import (
-    TRAIN_JOB,
-    AMemOpsEvalConfig,
-    AMemOpsTrainConfig,
-    model_core,
-    train_config,
-    train_model,
-)
+from memgym.pipelines.amemops.configs import TRAIN_JOB, AMemOpsEvalConfig, AMemOpsTrainConfig, model_core
+from memgym.pipelines.amemops.train import train_config, train_model
 
 STREAM_CACHE = "amemops_stream_cache"
 _EVAL_ONLY_DATA = ("data.stream.split", "data.stream_seed")

@@ -1,0 +1,365 @@
+"""Configs of ``memgym train amemops`` and ``memgym eval amemops`` (every key of both jobs)."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Literal
+
+from memgym.core.errors import ConfigError
+from memgym.core.executors import executor_field, ray_address_field, worker_gpus_field, workers_field
+from memgym.core.seeding import ADDED_FIELD, NOT_HASHED
+from memgym.datasets.amemops.config import RECORDING_CONTROLS, StreamConfig
+from memgym.memory.recurrent.mixers import CORES
+from memgym.memory.recurrent.trainer import TrainConfig
+from memgym.tasks.amemops.breakdowns import (
+    parse_contrast,
+)
+from memgym.tasks.amemops.history import PRIMARY_MODELS
+
+OPERATION_TO_QUERY_TYPE = {
+    "initial": "initial",
+    "updated": "post_update",
+    "retained": "retained",
+    "interference": "interference",
+    "absent": "absent",
+    "no_update": "no_update",
+}
+"""Generator ``operation`` annotation -> table query type."""
+
+TRAIN_JOB = "amemops_train"
+EVAL_JOB = "amemops_eval"
+PAPER_MODELS = ("gdn2", "kda", "gdn", "no_erase", "mamba2", "attention_rope", "attention")
+
+
+@dataclasses.dataclass(frozen=True)
+class ArchConfig:
+    """Model sizes (Table 1 defaults; the symbolic controls use one layer and one head)."""
+
+    width: int = dataclasses.field(default=128, metadata={"help": "model width d"})
+    layers: int = dataclasses.field(default=2, metadata={"help": "pre-norm blocks"})
+    heads: int = dataclasses.field(default=2, metadata={"help": "memory heads per layer"})
+    head_dim: int = dataclasses.field(default=64, metadata={"help": "d_k = d_v"})
+    mlp_hidden: int = dataclasses.field(default=512, metadata={"help": "SiLU MLP width"})
+    chunk_size: int = dataclasses.field(default=64, metadata={"help": "chunk of the parallel form"})
+    conv_kernel: int = dataclasses.field(
+        default=4,
+        metadata={"help": "depthwise causal conv frames (0: no convolution, the ablation)", "min": 0, **ADDED_FIELD},
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class DataConfig:
+    """Where training and evaluation streams come from."""
+
+    inputs: Literal["audio", "symbolic"] = dataclasses.field(
+        default="audio", metadata={"help": "audio log-mel inputs or the symbolic controls"}
+    )
+    stream: StreamConfig = dataclasses.field(default_factory=StreamConfig, metadata={"help": "stream generator"})
+    pool: int = dataclasses.field(
+        default=0, metadata={"help": "0: a fresh stream for every sample; N: cycle a fixed set of N streams"}
+    )
+    stream_seed: int = dataclasses.field(default=0, metadata={"help": "seed of the generated streams"})
+    workers: int = dataclasses.field(
+        default=0,
+        metadata={"help": "audio featurising worker processes for training (0: in the training process)", **NOT_HASHED},
+    )
+    cache_dir: str = dataclasses.field(
+        default="", metadata={"help": "on-disk cache of featurised training streams", **NOT_HASHED}
+    )
+    source: Literal["direct", "env"] = dataclasses.field(
+        default="direct",
+        metadata={
+            "help": "training batches from the stream generator (direct) or from rollouts of memgym/AMemOps-v0 "
+            "vector envs (env; audio only; the same batches)",
+            **NOT_HASHED,
+            **ADDED_FIELD,
+        },
+    )
+    vectorization: Literal["sync", "async"] = dataclasses.field(
+        default="sync",
+        metadata={
+            "help": "source=env: gymnasium.make_vec mode (async: one worker process per stream)",
+            **NOT_HASHED,
+            **ADDED_FIELD,
+        },
+    )
+    block_frames: int = dataclasses.field(
+        default=32, metadata={"help": "source=env: frames per formation step", "min": 1, **NOT_HASHED, **ADDED_FIELD}
+    )
+
+    def __post_init__(self) -> None:
+        if self.source == "env" and self.inputs != "audio":
+            raise ConfigError(
+                "data.source=env plays memgym/AMemOps-v0, whose observations are audio: "
+                "set data.inputs=audio or data.source=direct"
+            )
+        if self.block_frames < self.stream.query_frames:
+            raise ConfigError(
+                f"data.block_frames={self.block_frames} must hold a whole query "
+                f"(data.stream.query_frames={self.stream.query_frames})"
+            )
+
+
+@dataclasses.dataclass(frozen=True)
+class AMemOpsTrainConfig:
+    """``memgym train amemops ...``."""
+
+    model: str = dataclasses.field(default="gdn2", metadata={"help": f"memory core: {', '.join(CORES)}"})
+    seed: int = dataclasses.field(
+        default=0, metadata={"help": "training seed (initialisation, stream order)", "min": 0}
+    )
+    steps: int = dataclasses.field(default=24000, metadata={"help": "optimizer steps", "min": 1})
+    batch_size: int = dataclasses.field(default=40, metadata={"help": "streams per step", "min": 1})
+    lr: float = dataclasses.field(default=1e-3, metadata={"help": "peak learning rate"})
+    warmup_steps: int = dataclasses.field(default=300, metadata={"help": "linear warm-up steps", "min": 0})
+    min_lr_ratio: float = dataclasses.field(default=0.0, metadata={"help": "final / peak lr", "min": 0.0, "max": 1.0})
+    weight_decay: float = dataclasses.field(default=0.01, metadata={"help": "AdamW weight decay"})
+    grad_clip: float = dataclasses.field(default=1.0, metadata={"help": "gradient norm clip (0: off)"})
+    checkpoint_steps: tuple[int, ...] = dataclasses.field(
+        default=(12000, 24000), metadata={"help": "steps kept as step_<N>.pt for evaluation", "min": 1}
+    )
+    save_every: int = dataclasses.field(default=200, metadata={"help": "steps between resume checkpoints", "min": 1})
+    log_every: int = dataclasses.field(default=10, metadata={"help": "steps between metrics.csv rows", "min": 1})
+    data: DataConfig = dataclasses.field(default_factory=DataConfig, metadata={"help": "training streams"})
+    arch: ArchConfig = dataclasses.field(default_factory=ArchConfig, metadata={"help": "model sizes"})
+    device: str = dataclasses.field(
+        default="cpu",
+        metadata={"help": "torch device (cpu, cuda, cuda:1; under torchrun cuda is cuda:<LOCAL_RANK>)", **NOT_HASHED},
+    )
+    threads: int = dataclasses.field(
+        default=0,
+        metadata={"help": "torch CPU threads (0: torch default; 1 avoids thrashing on a busy machine)", **NOT_HASHED},
+    )
+    name: str = dataclasses.field(default="", metadata={"help": "run folder name (default <model>-seed<seed>)"})
+
+    def __post_init__(self) -> None:
+        if self.model not in CORES:
+            raise ConfigError(f"model='{self.model}' is not a memory core; choose one of {', '.join(CORES)}")
+
+    def run_name(self) -> str:
+        return self.name or f"{self.model}-seed{self.seed}"
+
+    def trainer_config(self) -> TrainConfig:
+        return TrainConfig(
+            steps=self.steps,
+            batch_size=self.batch_size,
+            lr=self.lr,
+            warmup_steps=self.warmup_steps,
+            min_lr_ratio=self.min_lr_ratio,
+            weight_decay=self.weight_decay,
+            grad_clip=self.grad_clip,
+            checkpoint_steps=self.checkpoint_steps,
+            save_every=self.save_every,
+            log_every=self.log_every,
+        )
+
+
+BREAKDOWNS = ("pitch_difference",)
+"""Names accepted by ``AMemOpsEvalConfig.breakdowns``."""
+EXCLUSION_TEXT = {
+    "training_audio": "queries whose own or earlier same-source audio matches training audio",
+    "duplicate_notes": "streams with duplicate notes",
+}
+"""Names accepted by ``AMemOpsEvalConfig.exclude`` and what they drop."""
+
+
+def model_core(name: str) -> str:
+    """The memory core of an eval model name: ``gdn2``, or a variant such as ``gdn2@noconv``
+    (trained with ``name=gdn2@noconv-seed<seed>``, e.g. ``arch.conv_kernel=0``)."""
+    return name.split("@", 1)[0]
+
+
+@dataclasses.dataclass(frozen=True)
+class AMemOpsEvalConfig:
+    """``memgym eval amemops ...``."""
+
+    models: tuple[str, ...] = dataclasses.field(default=PAPER_MODELS, metadata={"help": "trained cores to evaluate"})
+    seeds: tuple[int, ...] = dataclasses.field(
+        default=(0, 1, 2), metadata={"help": "training seeds to average", "min": 0}
+    )
+    checkpoints: tuple[int, ...] = dataclasses.field(default=(12000, 24000), metadata={"help": "checkpoint steps"})
+    streams: int = dataclasses.field(default=48, metadata={"help": "held-out streams", "min": 1})
+    data: DataConfig = dataclasses.field(
+        default_factory=lambda: DataConfig(stream=StreamConfig(split="eval"), stream_seed=1000),
+        metadata={"help": "evaluation streams (split eval)"},
+    )
+    stream_set: str = dataclasses.field(
+        default="",
+        metadata={"help": "evaluate on a saved stream set (memgym generate amemops ...; e.g. matched histories)"},
+    )
+    train_dir: str = dataclasses.field(
+        default="", metadata={"help": "folder of train runs (default RUNS/amemops_train)"}
+    )
+    weighting: Literal["query", "stream"] = dataclasses.field(
+        default="query", metadata={"help": "query-weighted (Table 2) or per-stream (Table 3) accuracy"}
+    )
+    device: str = dataclasses.field(default="cpu", metadata={"help": "torch device", **NOT_HASHED})
+    threads: int = dataclasses.field(default=0, metadata={"help": "torch CPU threads (0: torch default)", **NOT_HASHED})
+    form: Literal["chunked", "step"] = dataclasses.field(
+        default="chunked", metadata={"help": "chunked form, or step form through the registered Memory (slower)"}
+    )
+    name: str = dataclasses.field(default="", metadata={"help": "eval run folder name (default: config hash)"})
+    executor: Literal["local", "ray"] = executor_field()
+    ray_address: str = ray_address_field()
+    workers: int = workers_field()
+    worker_gpus: float = worker_gpus_field()
+    bootstrap_resamples: int = dataclasses.field(
+        default=10_000, metadata={"help": "bootstrap resamples of the paired model differences (0: none)", **NOT_HASHED}
+    )
+    history_contrasts: tuple[str, ...] = dataclasses.field(
+        default=PRIMARY_MODELS,
+        metadata={
+            "help": "matched histories: reference model, then the baselines of the primary contrasts",
+            **NOT_HASHED,
+        },
+    )
+    exclude: tuple[str, ...] = dataclasses.field(
+        default=(),
+        metadata={
+            "help": "also tabulate without: training_audio (queries whose own or earlier same-source recording "
+            "matches training audio, first-second cosine > 0.9999), duplicate_notes (streams holding two "
+            "recordings of the same audio)",
+            **NOT_HASHED,
+            **ADDED_FIELD,
+        },
+    )
+    recording_contrasts: tuple[str, ...] = dataclasses.field(
+        default=(),
+        metadata={
+            "help": "paired differences between recording controls, 'A:B' = A minus B (e.g. [fixed:original,"
+            "cycle2:cycle4]); each control named is evaluated on the same streams",
+            **ADDED_FIELD,
+        },
+    )
+    eval_sets: tuple[int, ...] = dataclasses.field(
+        default=(),
+        metadata={
+            "help": "instrument sets (data.stream.library.instrument_set) to evaluate on, each on its own "
+            "streams; the main tables use the first",
+            **ADDED_FIELD,
+        },
+    )
+    familiarity: tuple[str, ...] = dataclasses.field(
+        default=(),
+        metadata={
+            "help": "[reference,baseline] cores: the training-familiarity interaction (Fig. 2b) over models "
+            "<core>@<training set> evaluated on eval_sets",
+            **NOT_HASHED,
+            **ADDED_FIELD,
+        },
+    )
+    contrasts: tuple[str, ...] = dataclasses.field(
+        default=(),
+        metadata={
+            "help": "model contrasts 'A:B' (A minus B; a side of several models joined by '+' is their mean, e.g. "
+            "gdn2:attention+attention_rope averages over RoPE settings), written to contrasts.md with CIs",
+            **NOT_HASHED,
+            **ADDED_FIELD,
+        },
+    )
+    breakdowns: tuple[str, ...] = dataclasses.field(
+        default=(),
+        metadata={
+            "help": f"extra tables with CIs and plots: {', '.join(BREAKDOWNS)}",
+            **NOT_HASHED,
+            **ADDED_FIELD,
+        },
+    )
+    update_interactions: tuple[str, ...] = dataclasses.field(
+        default=(),
+        metadata={
+            "help": "model contrasts 'A:B' (as contrasts) reported on post-update and initial queries and as the "
+            "update-specific interaction (their difference), with per-operation accuracy, in update_interaction.md",
+            **NOT_HASHED,
+            **ADDED_FIELD,
+        },
+    )
+    train: bool = dataclasses.field(
+        default=False,
+        metadata={
+            "help": "with preset=NAME: first train every model x seed whose checkpoints are missing, with the "
+            "preset's train settings (finished runs are skipped, interrupted ones resume)",
+            **NOT_HASHED,
+            **ADDED_FIELD,
+        },
+    )
+
+    def __post_init__(self) -> None:
+        unknown = [m for m in self.models if model_core(m) not in CORES]
+        if unknown:
+            raise ConfigError(
+                f"models: '{unknown[0]}' is not a memory core or <core>@<variant>; cores: {', '.join(CORES)}"
+            )
+        unknown = [m for m in self.history_contrasts if m not in CORES]
+        if unknown:
+            raise ConfigError(f"history_contrasts: '{unknown[0]}' is not a memory core; choose from {', '.join(CORES)}")
+        unknown = [b for b in self.breakdowns if b not in BREAKDOWNS]
+        if unknown:
+            raise ConfigError(f"breakdowns: '{unknown[0]}' is unknown; choose from {', '.join(BREAKDOWNS)}")
+        for contrast in self.recording_contrasts:
+            pair = contrast.split(":")
+            if len(pair) != 2 or pair[0] == pair[1] or any(p not in RECORDING_CONTROLS for p in pair):
+                raise ConfigError(
+                    f"recording_contrasts: '{contrast}' must be 'A:B' with two different recording controls "
+                    f"from {', '.join(RECORDING_CONTROLS)}"
+                )
+        if self.eval_sets and (self.recording_contrasts or self.stream_set):
+            raise ConfigError("eval_sets cannot be combined with recording_contrasts or stream_set")
+        if self.familiarity and (len(self.familiarity) != 2 or any(c not in CORES for c in self.familiarity)):
+            raise ConfigError(f"familiarity must be [reference,baseline] memory cores, got {list(self.familiarity)}")
+        if self.familiarity and (len(self.eval_sets) < 2 or self.bootstrap_resamples <= 0):
+            raise ConfigError(
+                "familiarity needs eval_sets with two or more instrument sets and bootstrap_resamples > 0"
+            )
+        if self.recording_contrasts and self.bootstrap_resamples <= 0:
+            raise ConfigError("recording_contrasts report bootstrap intervals: set bootstrap_resamples > 0")
+        if self.recording_contrasts and self.stream_set:
+            raise ConfigError(
+                "recording_contrasts regenerate streams under each control; a stream_set holds its own "
+                "recordings conditions (see history_contrasts.md)"
+            )
+        for key, contrast in [("contrasts", c) for c in self.contrasts] + [
+            ("update_interactions", c) for c in self.update_interactions
+        ]:
+            try:
+                plus, minus = parse_contrast(contrast)
+            except ValueError as exc:
+                raise ConfigError(f"{key}: {exc}") from None
+            missing = [m for m in (*plus, *minus) if m not in self.models]
+            if missing:
+                raise ConfigError(f"{key}: '{contrast}' names '{missing[0]}', which is not in models")
+        if (self.contrasts or self.update_interactions) and self.bootstrap_resamples <= 0:
+            raise ConfigError("contrasts report bootstrap intervals: set bootstrap_resamples > 0")
+        unknown = [e for e in self.exclude if e not in EXCLUSION_TEXT]
+        if unknown:
+            raise ConfigError(f"exclude: '{unknown[0]}' is unknown; choose from {', '.join(EXCLUSION_TEXT)}")
+
+    def contrast_pairs(self) -> list[tuple[str, str]]:
+        """``recording_contrasts`` as ``(A, B)`` pairs (A minus B)."""
+        return [tuple(c.split(":")) for c in self.recording_contrasts]  # type: ignore[misc]
+
+    def evaluations(self) -> list[tuple[str, DataConfig]]:
+        """``(key tag, data)`` of every evaluation: one untagged for a plain run; one per recording
+        control (``data.stream.recordings`` first, then those the contrasts name); or one per
+        instrument set of ``eval_sets``."""
+        stream = self.data.stream
+        if self.eval_sets:
+            return [
+                (
+                    f"set{k}|",
+                    dataclasses.replace(
+                        self.data,
+                        stream=dataclasses.replace(
+                            stream, library=dataclasses.replace(stream.library, instrument_set=k)
+                        ),
+                    ),
+                )
+                for k in dict.fromkeys(self.eval_sets)
+            ]
+        if not self.recording_contrasts:
+            return [("", self.data)]
+        names = [stream.recordings, *(n for pair in self.contrast_pairs() for n in pair)]
+        return [
+            (f"{n}|", dataclasses.replace(self.data, stream=dataclasses.replace(stream, recordings=n)))
+            for n in dict.fromkeys(names)
+        ]

@@ -1,0 +1,239 @@
+"""AMemOps models: ``memgym train amemops`` and ``memgym eval amemops`` (paper sections 2-3).
+
+* :func:`train_model` trains one Table 1 model (``model=gdn2 seed=0 steps=24000``) on batches of
+  generated streams (:class:`StreamBatches`; read from the generator, or with ``data.source=env``
+  recorded from ``memgym/AMemOps-v0`` vector-env rollouts, the same tensors), with AdamW, batch 40, peak lr 1e-3, 300 warm-up
+  steps and cosine decay (:class:`~memgym.memory.recurrent.trainer.Trainer`), into
+  ``RUNS/amemops_train/<model>-seed<seed>/`` (resumable; ``step_<N>.pt`` checkpoints).
+* :func:`evaluate_models` scores trained checkpoints on held-out streams, one resumable result
+  row per (model, seed, checkpoint, stream), and writes Table 2 / Table 3 style markdown and a
+  plot into ``RUNS/amemops_eval/<name>/``; ``executor=ray`` scores the streams on Ray workers
+  (:class:`CheckpointScorer`, :mod:`memgym.core.executors`) and this process writes the same rows.
+* ``inputs=symbolic`` (with ``memgym/configs/amemops_symbolic.yaml``: one layer, one head, 16
+  attribute values) runs the same code on the symbolic controls
+  (:mod:`memgym.datasets.amemops.symbolic`). Both heads have ``data.stream.attribute_values + 1``
+  classes, the last one "none".
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from memgym.core.benchmark import JobArgs
+from memgym.core.config import load_config
+from memgym.core.errors import ConfigError, RecordError
+from memgym.core.executors import run_ordered
+from memgym.core.results import RunStore
+from memgym.datasets.amemops.records import AMemOpsStream
+from memgym.memory.recurrent.model import AMemOpsModel, ModelConfig
+from memgym.memory.recurrent.trainer import load_checkpoint_model
+from memgym.pipelines.amemops.configs import (
+    EVAL_JOB,
+    OPERATION_TO_QUERY_TYPE,
+    AMemOpsEvalConfig,
+    DataConfig,
+    model_core,
+)
+from memgym.pipelines.amemops.presets import apply_preset
+from memgym.pipelines.amemops.reports import annotate_conditions, familiar_rows, query_rows, write_tables
+from memgym.pipelines.amemops.streams import StreamSetTensors, StreamTensors, stream_tensors
+from memgym.pipelines.amemops.train import checkpoint_jobs
+from memgym.tasks.amemops.breakdowns import (
+    familiarity_report,
+    recording_contrast_report,
+)
+
+
+def _step_form_logits(model: AMemOpsModel, features: np.ndarray, frames: set[int]) -> dict[int, dict[str, np.ndarray]]:
+    """Gain/pan probabilities at ``frames`` from the registered memory observing one frame at a time."""
+    from memgym.memory.recurrent.core_memory import CORE_MEMORIES
+
+    memory = CORE_MEMORIES[model.config.core](model)
+    read = {}
+    for t, frame in enumerate(features):
+        memory.observe(frame)
+        if t in frames:
+            answer = memory.retrieve()
+            read[t] = {"gain": answer["gain_probs"], "pan": answer["pan_probs"]}
+    return read
+
+
+def score_stream(
+    model: AMemOpsModel,
+    stream: AMemOpsStream,
+    arrays,
+    device: str = "cpu",
+    *,
+    form: Literal["chunked", "step"] = "chunked",
+) -> list[dict[str, Any]]:
+    """Per-query results of ``model`` on one stream: the chunked form over the whole stream, or the
+    step form (the model as a memgym ``Memory``, one ``observe`` per frame; same numbers, slower)."""
+    labels = {"gain": arrays[1], "pan": arrays[2]}
+    if form == "step":
+        outputs = _step_form_logits(model, arrays[0], {item.annotations["end_frame"] for item in stream.items})
+    else:
+        with torch.no_grad():
+            out = model(torch.from_numpy(arrays[0])[None].to(device))
+    rows = []
+    for item in stream.items:
+        attribute = item.annotations["attribute"]
+        frame = item.annotations["end_frame"]
+        if form == "step":
+            prediction = int(np.argmax(outputs[frame][attribute]))
+        else:
+            prediction = int(out[attribute][0, frame].argmax())
+        answer = int(labels[attribute][frame])
+        rows.append(
+            {
+                "query": item.item_id,
+                "query_type": OPERATION_TO_QUERY_TYPE[item.annotations["operation"]],
+                "attribute": attribute,
+                "answer": answer,
+                "prediction": prediction,
+                "correct": int(prediction == answer),
+                "previous_value": int(prediction == item.annotations.get("previous_index", -1)),
+                **{k: item.annotations.get(k) for k in ("operation", "delay_s", "load", "earlier", "template")},
+                "recordings": stream.recordings,
+                **({"joint": True} if item.annotations.get("joint") else {}),
+            }
+        )
+    return rows
+
+
+def eval_streams(data: DataConfig, stream_set: str, streams: int) -> tuple[StreamTensors | StreamSetTensors, int]:
+    """The evaluation streams: a saved set when ``stream_set`` is set, else ``streams`` generated ones."""
+    if stream_set:
+        tensors = StreamSetTensors(stream_set, data)
+        return tensors, len(tensors)
+    return stream_tensors(data), streams
+
+
+def check_checkpoint_core(path: Path, model_name: str) -> None:
+    """Refuse a checkpoint whose memory core is not the one ``model_name`` names.
+
+    Raises:
+        RecordError: e.g. ``models=[gdn2]`` reading a folder trained with ``model=no_erase``.
+    """
+    state = torch.load(path, map_location="cpu", weights_only=False)
+    core = state.get("model_config", {}).get("core")
+    if core != model_core(model_name):
+        raise RecordError(
+            f"{path}: checkpoint holds a '{core}' model, but models names '{model_name}' "
+            f"(core '{model_core(model_name)}'); point train_dir at {model_name}'s runs or fix the folder"
+        )
+
+
+def load_eval_model(path: Path, tensors: StreamTensors | StreamSetTensors, device: str) -> AMemOpsModel:
+    """A trained checkpoint in eval mode on ``device``, checked against the streams' input size."""
+    model = load_checkpoint_model(path, lambda c: AMemOpsModel(ModelConfig(**c))).to(device).eval()
+    if model.config.input_dim != tensors.input_dim:
+        raise RecordError(
+            f"{path}: model expects {model.config.input_dim} input features but data.inputs="
+            f"{tensors.data.inputs} gives {tensors.input_dim}"
+        )
+    return model
+
+
+class CheckpointScorer:
+    """Scores one stream with one checkpoint: ``(model, seed, step, checkpoint path, evaluation tag,
+    its data config, stream index)`` -> the result row (``queries`` from :func:`score_stream`).
+    Keeps the streams of the last evaluation and the last checkpoint loaded."""
+
+    def __init__(self, config: AMemOpsEvalConfig) -> None:
+        if config.threads > 0:
+            torch.set_num_threads(config.threads)
+        self.config = config
+        self.tag: str | None = None
+        self.path: Path | None = None
+
+    def __call__(self, job: tuple[str, int, int, Path, str, DataConfig, int]) -> dict[str, Any]:
+        model_name, seed, step, path, tag, data, index = job
+        config = self.config
+        if tag != self.tag:
+            self.tensors, _ = eval_streams(data, config.stream_set, config.streams)
+            self.tag, self.path = tag, None
+        if path != self.path:
+            self.model = load_eval_model(path, self.tensors, config.device)
+            self.path = path
+        stream = self.tensors.stream(index)
+        queries = score_stream(self.model, stream, self.tensors.arrays(index), config.device, form=config.form)
+        if config.eval_sets:
+            queries = [q | {"eval_set": data.stream.library.instrument_set} for q in queries]
+        return {"model": model_name, "seed": seed, "checkpoint": step, "stream": stream.episode_id, "queries": queries}
+
+
+def evaluate_models(config: AMemOpsEvalConfig, runs_dir: Path, *, progress: bool = True) -> Path:
+    """Score every (model, seed, checkpoint) on the held-out streams; write tables and a plot."""
+    if config.threads > 0:
+        torch.set_num_threads(config.threads)
+    jobs = checkpoint_jobs(config, runs_dir)
+    for model_name, _, _, path in jobs:
+        check_checkpoint_core(path, model_name)
+    store = RunStore.open(runs_dir, EVAL_JOB, config, name=config.name or None, seeds=list(config.seeds))
+    done = store.done_keys()
+    work = []
+    for tag, data in config.evaluations():
+        _, n_streams = eval_streams(data, config.stream_set, config.streams)
+        for model_name, seed, step, path in jobs:
+            for index in range(n_streams):
+                key = f"{model_name}|{seed}|{step}|{tag}{index}"
+                if key not in done:
+                    work.append((key, (model_name, seed, step, path, tag, data, index)))
+    scored = run_ordered(config, functools.partial(CheckpointScorer, config), work)
+    for key, row in tqdm(scored, total=len(work), desc="amemops eval", disable=not progress):
+        store.append(key, row)
+    evaluations = config.evaluations()
+    every = query_rows(store.rows())
+    # the main tables, breakdowns and exclusions: the first evaluation (all rows of a saved set)
+    data = evaluations[0][1]
+    rows = [
+        r
+        for r in every
+        if config.stream_set
+        or (r["recordings"] == data.stream.recordings and r.get("eval_set") == (config.eval_sets or [None])[0])
+    ]
+    tensors, n_streams = eval_streams(data, config.stream_set, config.streams)
+    if config.breakdowns or config.exclude:
+        rows = annotate_conditions(rows, tensors, n_streams, config)
+    write_tables(store, rows, config)
+    if config.recording_contrasts:
+        recording_contrast_report(
+            every,
+            config.models,
+            config.contrast_pairs(),
+            store.folder,
+            n_resamples=config.bootstrap_resamples,
+        )
+    if config.familiarity:
+        reference, baseline = config.familiarity
+        familiarity_report(
+            familiar_rows(every, config, runs_dir),
+            reference,
+            baseline,
+            store.folder,
+            n_resamples=config.bootstrap_resamples,
+        )
+    return store.folder
+
+
+def eval_job(args: JobArgs) -> Path:
+    """``memgym eval amemops key=value ...`` (or ``preset=NAME``, with ``train=true`` training the
+    missing runs first: :func:`~memgym.pipelines.amemops.suite.train_missing`); prints the tables."""
+    from memgym.pipelines.amemops.suite import split_train_keys, train_missing
+
+    overrides, preset = apply_preset(args.overrides, "eval")
+    overrides, train_only = split_train_keys(overrides)
+    config = load_config(AMemOpsEvalConfig, path=args.config_path, overrides=overrides)
+    if config.train:
+        train_missing(config, preset, args)
+    elif train_only:
+        raise ConfigError(f"command line: '{train_only[0]}' is a training key; it needs train=true")
+    folder = evaluate_models(config, args.runs_dir, progress=args.progress)
+    print((folder / "table.md").read_text(encoding="utf-8"))
+    return folder
