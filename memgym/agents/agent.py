@@ -73,16 +73,21 @@ class EpisodeResult:
 
 
 def run_episode(
-    env: gymnasium.Env, agent: Agent, *, episode: Episode | None = None, seed: int | None = None
+    env: gymnasium.Env,
+    agent: Agent,
+    *,
+    episode: Episode | None = None,
+    seed: int | None = None,
+    options: dict[str, Any] | None = None,
 ) -> EpisodeResult:
     """Step ``env`` through formation and use with ``agent``.
 
     Works on any :class:`~memgym.envs.two_phase.TwoPhaseEnv` (also wrapped): the formation
-    action is the env's canonical one.
+    action is the env's canonical one. ``options`` go to ``env.reset`` (with ``episode`` added).
     """
     base = env.unwrapped
-    options = {"episode": episode} if episode is not None else None
-    observation, info = env.reset(seed=seed, options=options)
+    options = dict(options or {}) | ({"episode": episode} if episode is not None else {})
+    observation, info = env.reset(seed=seed, options=options or None)
     agent.reset()
     formation_action = base.formation_action()
     total, formation_steps, terminated = 0.0, 0, False

@@ -90,35 +90,6 @@ def test_unknown_model_is_a_config_error(tmp_path):
         train(tmp_path, "model=lstm")
 
 
-def test_step_form_scores_like_the_chunked_form(tmp_path):
-    import torch
-
-    from memgym.datasets.amemops.config import StreamConfig
-    from memgym.memory.recurrent.model import AMemOpsModel, ModelConfig
-    from memgym.pipelines.amemops.configs import DataConfig
-    from memgym.pipelines.amemops.evaluate import score_stream
-    from memgym.pipelines.amemops.streams import stream_tensors
-
-    data = DataConfig(
-        inputs="symbolic",
-        stream=StreamConfig(
-            frames=256, n_initial=2, n_update=2, n_interference=0, n_absent=1, distractors=(1,), offset_seconds=(2, 4)
-        ),
-    )
-    tensors = stream_tensors(data)
-    torch.manual_seed(0)
-    model = AMemOpsModel(
-        ModelConfig(
-            core="gdn", input_dim=tensors.input_dim, width=16, heads=1, head_dim=8, mlp_hidden=16, n_gain=17, n_pan=17
-        )
-    )
-    stream, arrays = tensors.stream(0), tensors.arrays(0)
-    chunked = score_stream(model, stream, arrays)
-    step = score_stream(model, stream, arrays, form="step")
-    assert [r["prediction"] for r in chunked] == [r["prediction"] for r in step]
-    assert {r["query_type"] for r in chunked} <= {"initial", "post_update", "retained", "absent", "interference"}
-
-
 def test_eval_on_a_saved_matched_history_set(tmp_path):
     from memgym.datasets.amemops.stream_set import HistorySetConfig, StreamSetConfig, write_stream_set
     from memgym.datasets.sources.factory import open_library

@@ -16,16 +16,6 @@ from memgym.tasks.amemops.breakdowns import (
 )
 from memgym.tasks.amemops.history import PRIMARY_MODELS
 
-OPERATION_TO_QUERY_TYPE = {
-    "initial": "initial",
-    "updated": "post_update",
-    "retained": "retained",
-    "interference": "interference",
-    "absent": "absent",
-    "no_update": "no_update",
-}
-"""Generator ``operation`` annotation -> table query type."""
-
 TRAIN_JOB = "amemops_train"
 EVAL_JOB = "amemops_eval"
 PAPER_MODELS = ("gdn2", "kda", "gdn", "no_erase", "mamba2", "attention_rope", "attention")

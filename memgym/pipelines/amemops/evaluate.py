@@ -21,21 +21,25 @@ import functools
 from pathlib import Path
 from typing import Any, Literal
 
+import gymnasium
 import numpy as np
 import torch
 from tqdm import tqdm
 
+from memgym.agents.agent import run_episode
+from memgym.agents.amemops_agent import MemoryAnswerAgent
 from memgym.core.benchmark import JobArgs
 from memgym.core.config import load_config
 from memgym.core.errors import ConfigError, RecordError
 from memgym.core.executors import run_ordered
+from memgym.core.registry import MEMORIES
 from memgym.core.results import RunStore
 from memgym.datasets.amemops.records import AMemOpsStream
+from memgym.datasets.sources.library import SourceLibrary
 from memgym.memory.recurrent.model import AMemOpsModel, ModelConfig
 from memgym.memory.recurrent.trainer import load_checkpoint_model
 from memgym.pipelines.amemops.configs import (
     EVAL_JOB,
-    OPERATION_TO_QUERY_TYPE,
     AMemOpsEvalConfig,
     DataConfig,
     model_core,
@@ -48,62 +52,44 @@ from memgym.tasks.amemops.breakdowns import (
     familiarity_report,
     recording_contrast_report,
 )
+from memgym.tasks.amemops.scoring import stream_rows
 
 
-def _step_form_logits(model: AMemOpsModel, features: np.ndarray, frames: set[int]) -> dict[int, dict[str, np.ndarray]]:
-    """Gain/pan probabilities at ``frames`` from the registered memory observing one frame at a time."""
-    from memgym.memory.recurrent.core_memory import CORE_MEMORIES
+def stream_env(data: DataConfig, library: SourceLibrary) -> gymnasium.Env:
+    """The registered ``memgym/AMemOps-v0`` playing ``data``'s streams (audio or symbolic inputs,
+    ``data.block_frames`` frames per formation step) from ``library``."""
+    import memgym.envs  # noqa: F401  (registers the memgym/ env ids)
 
-    memory = CORE_MEMORIES[model.config.core](model)
-    read = {}
-    for t, frame in enumerate(features):
-        memory.observe(frame)
-        if t in frames:
-            answer = memory.retrieve()
-            read[t] = {"gain": answer["gain_probs"], "pan": answer["pan_probs"]}
-    return read
+    return gymnasium.make(
+        "memgym/AMemOps-v0",
+        config=data.stream,
+        library=library,
+        inputs=data.inputs,
+        block_frames=data.block_frames,
+    )
+
+
+def eval_agent(model: AMemOpsModel, form: Literal["chunked", "step"]) -> MemoryAnswerAgent:
+    """An agent answering with ``model`` as its registered core memory, built from the eval's
+    ``form`` option (chunked: one parallel pass over the formed stream; step: frame by frame)."""
+    memory = MEMORIES.get(model.config.core)(model=model, form=form)
+    return MemoryAnswerAgent(memory)
 
 
 def score_stream(
-    model: AMemOpsModel,
-    stream: AMemOpsStream,
-    arrays,
-    device: str = "cpu",
-    *,
-    form: Literal["chunked", "step"] = "chunked",
+    env: gymnasium.Env, agent: MemoryAnswerAgent, stream: AMemOpsStream, features: np.ndarray | None = None
 ) -> list[dict[str, Any]]:
-    """Per-query results of ``model`` on one stream: the chunked form over the whole stream, or the
-    step form (the model as a memgym ``Memory``, one ``observe`` per frame; same numbers, slower)."""
-    labels = {"gain": arrays[1], "pan": arrays[2]}
-    if form == "step":
-        outputs = _step_form_logits(model, arrays[0], {item.annotations["end_frame"] for item in stream.items})
-    else:
-        with torch.no_grad():
-            out = model(torch.from_numpy(arrays[0])[None].to(device))
-    rows = []
-    for item in stream.items:
-        attribute = item.annotations["attribute"]
-        frame = item.annotations["end_frame"]
-        if form == "step":
-            prediction = int(np.argmax(outputs[frame][attribute]))
-        else:
-            prediction = int(out[attribute][0, frame].argmax())
-        answer = int(labels[attribute][frame])
-        rows.append(
-            {
-                "query": item.item_id,
-                "query_type": OPERATION_TO_QUERY_TYPE[item.annotations["operation"]],
-                "attribute": attribute,
-                "answer": answer,
-                "prediction": prediction,
-                "correct": int(prediction == answer),
-                "previous_value": int(prediction == item.annotations.get("previous_index", -1)),
-                **{k: item.annotations.get(k) for k in ("operation", "delay_s", "load", "earlier", "template")},
-                "recordings": stream.recordings,
-                **({"joint": True} if item.annotations.get("joint") else {}),
-            }
-        )
-    return rows
+    """Per-query result rows of ``stream`` played through ``env`` by ``agent`` (the shared loop,
+    :func:`~memgym.agents.agent.run_episode`): the memory observes every formation block, the agent
+    answers each query in the use phase and the env scores it.
+
+    Args:
+        features: the stream's inputs ``(T, D)`` when already computed (a cache shared by the
+            models of an eval); the env renders them itself otherwise, with the same values
+            (``tests/pipelines/test_amemops_env_eval.py`` compares both item by item).
+    """
+    options = None if features is None else {"features": features}
+    return stream_rows(stream, run_episode(env, agent, episode=stream, options=options).scores)
 
 
 def eval_streams(data: DataConfig, stream_set: str, streams: int) -> tuple[StreamTensors | StreamSetTensors, int]:
@@ -141,9 +127,9 @@ def load_eval_model(path: Path, tensors: StreamTensors | StreamSetTensors, devic
 
 
 class CheckpointScorer:
-    """Scores one stream with one checkpoint: ``(model, seed, step, checkpoint path, evaluation tag,
-    its data config, stream index)`` -> the result row (``queries`` from :func:`score_stream`).
-    Keeps the streams of the last evaluation and the last checkpoint loaded."""
+    """``(model, seed, step, path, evaluation tag, data config, stream index)`` -> the result row
+    (``queries`` from :func:`score_stream`). Keeps the env and streams of the last evaluation and
+    the agent of the last checkpoint loaded."""
 
     def __init__(self, config: AMemOpsEvalConfig) -> None:
         if config.threads > 0:
@@ -157,12 +143,13 @@ class CheckpointScorer:
         config = self.config
         if tag != self.tag:
             self.tensors, _ = eval_streams(data, config.stream_set, config.streams)
+            self.env = stream_env(data, self.tensors.library)
             self.tag, self.path = tag, None
         if path != self.path:
-            self.model = load_eval_model(path, self.tensors, config.device)
+            self.agent = eval_agent(load_eval_model(path, self.tensors, config.device), config.form)
             self.path = path
         stream = self.tensors.stream(index)
-        queries = score_stream(self.model, stream, self.tensors.arrays(index), config.device, form=config.form)
+        queries = score_stream(self.env, self.agent, stream, self.tensors.arrays(index)[0])
         if config.eval_sets:
             queries = [q | {"eval_set": data.stream.library.instrument_set} for q in queries]
         return {"model": model_name, "seed": seed, "checkpoint": step, "stream": stream.episode_id, "queries": queries}

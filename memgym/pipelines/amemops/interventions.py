@@ -50,10 +50,11 @@ from memgym.memory.recurrent.intervention import (
 )
 from memgym.memory.recurrent.mixers import DELTA_VARIANTS, LayerState
 from memgym.memory.recurrent.model import AMemOpsModel
-from memgym.pipelines.amemops.configs import OPERATION_TO_QUERY_TYPE, PAPER_MODELS, DataConfig
+from memgym.pipelines.amemops.configs import PAPER_MODELS, DataConfig
 from memgym.pipelines.amemops.evaluate import eval_streams, load_eval_model
 from memgym.pipelines.amemops.train import checkpoint_jobs
 from memgym.tasks.amemops.interventions import EditPlan, edit_plans, loss_markdown, loss_table, plot_losses
+from memgym.tasks.amemops.scoring import OPERATION_TO_QUERY_TYPE
 
 JOB = "amemops_interventions"
 NORM_TOLERANCE = 1e-6

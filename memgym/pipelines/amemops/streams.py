@@ -107,8 +107,15 @@ class StreamSetTensors:
 
     @functools.cached_property
     def library(self):
-        """The library the set's streams were generated from (opened on first use)."""
-        return _open_library(self.data.stream.library)
+        """The library the set's streams were generated from (its ``config.yaml``; sets without one:
+        ``data.stream.library``), opened on first use."""
+        from memgym.core.config import load_config
+        from memgym.datasets.amemops.stream_set import StreamSetConfig
+
+        saved = self.folder / "config.yaml"
+        if not saved.exists():
+            return _open_library(self.data.stream.library)
+        return _open_library(load_config(StreamSetConfig, path=saved).stream.library)
 
     def arrays(self, index: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         stream = self.streams[index]

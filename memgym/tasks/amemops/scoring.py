@@ -1,4 +1,5 @@
-"""Scoring one AMemOps query answer (used by the env and by the ``attribute_query`` scorer).
+"""Scoring AMemOps query answers: one answer (used by the env and by the ``attribute_query``
+scorer), and the result rows of a played stream (``memgym eval amemops``).
 
 A prediction may be the class of the asked head (``int``), a ``(gain, pan)`` pair / array, or a
 mapping ``{"gain": g, "pan": p}``; only the asked head counts. Classes: ``0..N-1`` attribute
@@ -14,6 +15,17 @@ import numpy as np
 
 from memgym.core.episode import TaskItem
 from memgym.core.errors import MemgymError
+from memgym.datasets.amemops.records import AMemOpsStream
+
+OPERATION_TO_QUERY_TYPE = {
+    "initial": "initial",
+    "updated": "post_update",
+    "retained": "retained",
+    "interference": "interference",
+    "absent": "absent",
+    "no_update": "no_update",
+}
+"""Generator ``operation`` annotation -> table query type."""
 
 
 def predicted_class(item: TaskItem, prediction: Any) -> int:
@@ -47,3 +59,29 @@ def score_query(item: TaskItem, prediction: Any) -> dict[str, Any]:
         "previous_value": previous is not None and predicted == previous,
         **{k: item.annotations.get(k) for k in ("type", "operation", "attribute", "delay_s", "load", "earlier")},
     }
+
+
+def stream_rows(stream: AMemOpsStream, scores: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The eval's per-query result rows of ``stream`` from the env's per-item ``scores``
+    (:func:`score_query` plus ``item_id``): query id and type, attribute, answer, prediction,
+    correct, previous-value answer, the item's conditions, the stream's recordings (and ``joint``)."""
+    items = {item.item_id: item for item in stream.items}
+    rows = []
+    for score in scores:
+        item = items[score["item_id"]]
+        annotations = item.annotations
+        rows.append(
+            {
+                "query": item.item_id,
+                "query_type": OPERATION_TO_QUERY_TYPE[annotations["operation"]],
+                "attribute": annotations["attribute"],
+                "answer": int(score["answer"]),
+                "prediction": int(score["predicted"]),
+                "correct": int(score["correct"]),
+                "previous_value": int(score["previous_value"]),
+                **{k: annotations.get(k) for k in ("operation", "delay_s", "load", "earlier", "template")},
+                "recordings": stream.recordings,
+                **({"joint": True} if annotations.get("joint") else {}),
+            }
+        )
+    return rows
