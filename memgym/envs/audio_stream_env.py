@@ -153,29 +153,34 @@ class AudioStreamEnv(TwoPhaseEnv):
         return -(-episode.frames // self.block_frames)
 
     def _episode_features(self, episode: AMemOpsStream) -> np.ndarray:
-        """``(T, input_dim)`` float32 inputs of ``episode``: ``reset(options={"features": ...})`` when
-        given (a cache of the same features), else rendered (audio; ``self.audio`` keeps the
-        waveform) or written from the record (symbolic)."""
+        """``(T, input_dim)`` float32 inputs of ``episode`` within the observation bounds (they never
+        bind on real features): ``reset(options={"features": ...})`` when given (a cache of the same
+        features; copied, never modified), else rendered (audio; ``self.audio`` keeps the waveform)
+        or written from the record (symbolic)."""
         given, self._given_features = self._given_features, None
         if given is not None:
-            given = np.asarray(given, dtype=np.float32)
+            given = np.array(given, dtype=np.float32)  # a copy: clipped in place below
             if given.shape != (episode.frames, self.input_dim):
                 raise MemgymError(
                     f"options['features'] of stream {episode.episode_id} must have shape "
                     f"({episode.frames}, {self.input_dim}), got {given.shape}"
                 )
-            return given
-        if self.inputs == "symbolic":
-            return symbolic_stream(episode, self.identities)[0]
-        self.audio = self._renderer.render(episode)
-        return stream_features(episode, self.audio)
+        elif self.inputs == "symbolic":
+            given = symbolic_stream(episode, self.identities)[0]
+        else:
+            self.audio = self._renderer.render(episode)
+            given = stream_features(episode, self.audio)
+        return np.clip(given, FEATURE_LOW, FEATURE_HIGH, out=given)
 
     def _block(self, start: int, stop: int) -> dict[str, Any]:
         rows = self.features[start:stop]
-        features = np.zeros((self.block_frames, self.input_dim), dtype=np.float32)
-        valid = np.zeros(self.block_frames, dtype=np.float32)
-        features[: len(rows)] = np.clip(rows, FEATURE_LOW, FEATURE_HIGH)
-        valid[: len(rows)] = 1.0
+        if len(rows) == self.block_frames:
+            features, valid = rows.copy(), np.ones(self.block_frames, dtype=np.float32)
+        else:  # a short last block or query: zero rows after the real ones
+            features = np.zeros((self.block_frames, self.input_dim), dtype=np.float32)
+            valid = np.zeros(self.block_frames, dtype=np.float32)
+            features[: len(rows)] = rows
+            valid[: len(rows)] = 1.0
         return {"features": features, "valid": valid, "start_frame": np.array([start], dtype=np.int64)}
 
     def _formation_observation(self, step: int) -> dict[str, Any]:

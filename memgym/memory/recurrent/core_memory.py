@@ -69,9 +69,8 @@ class CoreMemory(Memory):
             if "features" not in observation:
                 raise ValueError(f"observation dict needs a 'features' entry, got keys {sorted(observation)}")
             rows = np.asarray(observation["features"])
-            if "valid" in observation:
-                rows = rows[np.asarray(observation["valid"]) > 0.5]
-            observation = rows
+            valid = np.asarray(observation.get("valid", 1.0)) > 0.5
+            observation = rows if valid.all() else rows[valid]
         x = torch.as_tensor(np.asarray(observation), dtype=torch.float32)
         if x.dim() == 1:
             x = x.unsqueeze(0)
@@ -82,7 +81,6 @@ class CoreMemory(Memory):
             )
         return x.unsqueeze(0)
 
-    @torch.no_grad()
     def observe(self, observation: Any) -> None:
         """Consume one frame (or a block of frames): the step form now, or kept for the chunked form."""
         x = self._rows(observation)
@@ -92,7 +90,8 @@ class CoreMemory(Memory):
             self._pending.append(x[0])
             return
         param = next(self.model.parameters())
-        out = self.model(x.to(param), self.states, step=True)
+        with torch.no_grad():
+            out = self.model(x.to(param), self.states, step=True)
         self.states = out["states"]
         self._keep(x, out, first=0)
 
@@ -100,10 +99,10 @@ class CoreMemory(Memory):
         """Record the outputs ``out`` of frames ``x`` ``(1, T, D)`` from row ``first`` on (the
         frames before it were recorded already): the last frame's answer and those at query frames."""
         self._last = {"gain": out["gain"][0, -1], "pan": out["pan"][0, -1]}
-        flagged = (x[0, first:, self.model.config.input_dim - 3] > 0.5).nonzero().flatten().tolist()
-        for row in flagged:
-            at = first + row
-            self.query_answers[self.frames_seen + row] = {"gain": out["gain"][0, at], "pan": out["pan"][0, at]}
+        rows = (x[0, first:, self.model.config.input_dim - 3] > 0.5).nonzero().flatten()
+        gains, pans = out["gain"][0, first + rows].unbind(0), out["pan"][0, first + rows].unbind(0)
+        for frame, gain, pan in zip((rows + self.frames_seen).tolist(), gains, pans, strict=True):
+            self.query_answers[frame] = {"gain": gain, "pan": pan}
         self.frames_seen += x.shape[1] - first
 
     @torch.no_grad()

@@ -1,0 +1,110 @@
+"""``memgym eval amemops`` scoring speed: streams played through ``memgym/AMemOps-v0`` and the agent
+loop (what the eval does) against one direct chunked pass per stream with no env (what it did before).
+
+Both score the same streams with the same untrained model and the same precomputed inputs (the
+eval's feature cache), so the ratio is the cost of the env loop alone: its formation blocks, one
+env step per query and the memory's bookkeeping. Two sizes: the ``cpu-tiny`` symbolic model
+(one layer, width 64) and the ``cpu-audio`` model (two layers, width 64, two heads of 32) on
+384-frame streams; the two paths alternate in one process (best of ``--repeats``).
+
+Usage: ``python -m benchmarks amemops_eval [--streams 24] [--repeats 3]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import torch
+
+from benchmarks.harness import report, time_best
+from memgym.datasets.amemops.config import StreamConfig
+from memgym.memory.recurrent.model import AMemOpsModel, ModelConfig
+from memgym.pipelines.amemops.configs import DataConfig
+from memgym.pipelines.amemops.evaluate import eval_agent, score_stream, stream_env
+from memgym.pipelines.amemops.streams import stream_tensors
+from memgym.tasks.amemops.scoring import OPERATION_TO_QUERY_TYPE
+
+SHORT = {
+    "frames": 384,
+    "n_initial": 2,
+    "n_update": 4,
+    "n_interference": 0,
+    "n_absent": 1,
+    "distractors": (1,),
+    "offset_seconds": (2, 4),
+    "split": "eval",
+}
+SIZES = {
+    "cpu-tiny (symbolic)": (
+        DataConfig(inputs="symbolic", stream=StreamConfig(attribute_values=16, **SHORT)),
+        {"layers": 1, "heads": 1, "head_dim": 64},
+    ),
+    "cpu-audio": (DataConfig(stream=StreamConfig(**SHORT)), {"layers": 2, "heads": 2, "head_dim": 32}),
+}
+
+
+def direct_rows(model: AMemOpsModel, stream, features) -> list[dict]:
+    """The former eval: one chunked pass over the whole stream, the argmax at each query's end."""
+    with torch.no_grad():
+        out = model(torch.from_numpy(features)[None])
+    rows = []
+    for item in stream.items:
+        attribute, frame = item.annotations["attribute"], item.annotations["end_frame"]
+        prediction = int(out[attribute][0, frame].argmax())
+        rows.append(
+            {
+                "query": item.item_id,
+                "query_type": OPERATION_TO_QUERY_TYPE[item.annotations["operation"]],
+                "prediction": prediction,
+                "correct": int(prediction == int(item.answer)),
+            }
+        )
+    return rows
+
+
+def main(argv: list[str]) -> None:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks amemops_eval")
+    parser.add_argument("--streams", type=int, default=24)
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args(argv)
+    torch.set_num_threads(1)
+    for title, (data, arch) in SIZES.items():
+        tensors = stream_tensors(data)
+        streams = [(tensors.stream(i), tensors.arrays(i)[0]) for i in range(args.streams)]  # cached, untimed
+        torch.manual_seed(0)
+        classes = tensors.n_classes
+        model = AMemOpsModel(
+            ModelConfig(
+                core="gdn2",
+                input_dim=tensors.input_dim,
+                width=64,
+                mlp_hidden=128,
+                n_gain=classes,
+                n_pan=classes,
+                **arch,
+            )
+        ).eval()
+        env, agent = stream_env(data, tensors.library), eval_agent(model, "chunked")
+        queries = sum(len(s.items) for s, _ in streams)
+        env_time = time_best(
+            "env loop (memgym eval amemops)",
+            lambda: [score_stream(env, agent, s, f) for s, f in streams],
+            units=args.streams,
+            unit_name="streams",
+            repeats=args.repeats,
+        )
+        direct = time_best(
+            "direct chunked pass, no env (before)",
+            lambda: [direct_rows(model, s, f) for s, f in streams],
+            units=args.streams,
+            unit_name="streams",
+            repeats=args.repeats,
+        )
+        report(f"amemops eval scoring, {title}, {queries} queries", env_time, direct)
+        env.close()
+
+
+if __name__ == "__main__":
+    import sys
+
+    main(sys.argv[1:])
