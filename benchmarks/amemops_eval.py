@@ -62,6 +62,36 @@ def direct_rows(model: AMemOpsModel, stream, features) -> list[dict]:
     return rows
 
 
+def compare(title: str, data: DataConfig, arch: dict[str, int], n_streams: int, repeats: int) -> None:
+    """Time both paths on ``n_streams`` streams of ``data`` with a GDN2 model of ``arch``; print the ratio."""
+    tensors = stream_tensors(data)
+    streams = [(tensors.stream(i), tensors.arrays(i)[0]) for i in range(n_streams)]  # cached, untimed
+    torch.manual_seed(0)
+    classes = tensors.n_classes
+    config = ModelConfig(
+        core="gdn2", input_dim=tensors.input_dim, width=64, mlp_hidden=128, n_gain=classes, n_pan=classes, **arch
+    )
+    model = AMemOpsModel(config).eval()
+    env, agent = stream_env(data, tensors.library), eval_agent(model, "chunked")
+    queries = sum(len(s.items) for s, _ in streams)
+    env_time = time_best(
+        "env loop (memgym eval amemops)",
+        lambda: [score_stream(env, agent, s, f) for s, f in streams],
+        units=n_streams,
+        unit_name="streams",
+        repeats=repeats,
+    )
+    direct = time_best(
+        "direct chunked pass, no env (before)",
+        lambda: [direct_rows(model, s, f) for s, f in streams],
+        units=n_streams,
+        unit_name="streams",
+        repeats=repeats,
+    )
+    report(f"amemops eval scoring, {title}, {queries} queries", env_time, direct)
+    env.close()
+
+
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks amemops_eval")
     parser.add_argument("--streams", type=int, default=24)
@@ -69,39 +99,7 @@ def main(argv: list[str]) -> None:
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     for title, (data, arch) in SIZES.items():
-        tensors = stream_tensors(data)
-        streams = [(tensors.stream(i), tensors.arrays(i)[0]) for i in range(args.streams)]  # cached, untimed
-        torch.manual_seed(0)
-        classes = tensors.n_classes
-        model = AMemOpsModel(
-            ModelConfig(
-                core="gdn2",
-                input_dim=tensors.input_dim,
-                width=64,
-                mlp_hidden=128,
-                n_gain=classes,
-                n_pan=classes,
-                **arch,
-            )
-        ).eval()
-        env, agent = stream_env(data, tensors.library), eval_agent(model, "chunked")
-        queries = sum(len(s.items) for s, _ in streams)
-        env_time = time_best(
-            "env loop (memgym eval amemops)",
-            lambda: [score_stream(env, agent, s, f) for s, f in streams],
-            units=args.streams,
-            unit_name="streams",
-            repeats=args.repeats,
-        )
-        direct = time_best(
-            "direct chunked pass, no env (before)",
-            lambda: [direct_rows(model, s, f) for s, f in streams],
-            units=args.streams,
-            unit_name="streams",
-            repeats=args.repeats,
-        )
-        report(f"amemops eval scoring, {title}, {queries} queries", env_time, direct)
-        env.close()
+        compare(title, data, arch, args.streams, args.repeats)
 
 
 if __name__ == "__main__":
