@@ -101,6 +101,7 @@ class AudioStreamEnv(TwoPhaseEnv):
             library = open_library(LibraryConfig(kind=library))  # type: ignore[arg-type]
         self.library = library if library is not None else open_library(self.config.library)
         self.run_seed = seed
+        self._fingerprint = self.library.fingerprint()
         if block_frames < self.config.query_frames:
             raise MemgymError(
                 f"block_frames={block_frames} must hold a whole query ({self.config.query_frames} frames)"
@@ -144,7 +145,7 @@ class AudioStreamEnv(TwoPhaseEnv):
     def _begin(self, episode: Episode) -> int:
         if not isinstance(episode, AMemOpsStream):
             raise MemgymError(f"AudioStreamEnv plays AMemOpsStream episodes, got {type(episode).__name__}")
-        if episode.library != self.library.fingerprint():
+        if episode.library != self._fingerprint:
             raise MemgymError(
                 f"stream {episode.episode_id} was built from library '{episode.library}', "
                 f"but this env uses '{self.library.fingerprint()}'"

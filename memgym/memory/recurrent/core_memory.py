@@ -19,6 +19,7 @@ one chunked call on the stream (what training optimises; ``memgym eval amemops``
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from typing import Any, Literal
 
 import numpy as np
@@ -60,36 +61,39 @@ class CoreMemory(Memory):
         self.states: list[LayerState] | None = None
         self._last: dict[str, torch.Tensor] | None = None
         self.frames_seen = 0
-        self.query_answers: dict[int, dict[str, torch.Tensor]] = {}
-        self._pending: list[torch.Tensor] = []  # chunked form: frames observed since the last run
-        self._frames: list[torch.Tensor] = []  # chunked form: every frame run so far
+        self._answers: list[tuple[torch.Tensor, torch.Tensor]] = []  # (gain, pan) logits at query frames
+        self._answer_at: dict[int, tuple[int, int]] = {}  # stream frame -> (entry of _answers, row)
+        self._pending: list[np.ndarray] = []  # chunked form: frames observed since the last run
+        self._frames: list[np.ndarray] = []  # chunked form: every frame run so far
 
-    def _rows(self, observation: Any) -> torch.Tensor:
+    def _rows(self, observation: Any) -> np.ndarray:
+        """The valid frames of an observation as ``(T, input_dim)`` float32 (a view where possible)."""
         if isinstance(observation, dict):
             if "features" not in observation:
                 raise ValueError(f"observation dict needs a 'features' entry, got keys {sorted(observation)}")
-            rows = np.asarray(observation["features"])
+            rows = np.asarray(observation["features"], dtype=np.float32)
             valid = np.asarray(observation.get("valid", 1.0)) > 0.5
             observation = rows if valid.all() else rows[valid]
-        x = torch.as_tensor(np.asarray(observation), dtype=torch.float32)
-        if x.dim() == 1:
-            x = x.unsqueeze(0)
-        if x.dim() != 2 or x.shape[-1] != self.model.config.input_dim:
+        rows = np.asarray(observation, dtype=np.float32)
+        if rows.ndim == 1:
+            rows = rows[None]
+        if rows.ndim != 2 or rows.shape[-1] != self.model.config.input_dim:
             raise ValueError(
                 f"expected a frame ({self.model.config.input_dim},) or frames (T, {self.model.config.input_dim}), "
-                f"got shape {tuple(x.shape)}"
+                f"got shape {tuple(rows.shape)}"
             )
-        return x.unsqueeze(0)
+        return rows
 
     def observe(self, observation: Any) -> None:
         """Consume one frame (or a block of frames): the step form now, or kept for the chunked form."""
-        x = self._rows(observation)
-        if x.shape[1] == 0:
+        rows = self._rows(observation)
+        if len(rows) == 0:
             return
         if self.form == "chunked":
-            self._pending.append(x[0])
+            self._pending.append(rows)
             return
         param = next(self.model.parameters())
+        x = torch.from_numpy(np.ascontiguousarray(rows))[None]
         with torch.no_grad():
             out = self.model(x.to(param), self.states, step=True)
         self.states = out["states"]
@@ -100,19 +104,29 @@ class CoreMemory(Memory):
         frames before it were recorded already): the last frame's answer and those at query frames."""
         self._last = {"gain": out["gain"][0, -1], "pan": out["pan"][0, -1]}
         rows = (x[0, first:, self.model.config.input_dim - 3] > 0.5).nonzero().flatten()
-        gains, pans = out["gain"][0, first + rows].unbind(0), out["pan"][0, first + rows].unbind(0)
-        for frame, gain, pan in zip((rows + self.frames_seen).tolist(), gains, pans, strict=True):
-            self.query_answers[frame] = {"gain": gain, "pan": pan}
+        if len(rows):
+            segment = len(self._answers)
+            self._answers.append((out["gain"][0, first + rows], out["pan"][0, first + rows]))
+            frames = (rows + self.frames_seen).tolist()
+            self._answer_at.update(zip(frames, zip(itertools.repeat(segment), range(len(frames)))))
         self.frames_seen += x.shape[1] - first
+
+    @property
+    def query_answers(self) -> dict[int, dict[str, torch.Tensor]]:
+        """Gain/pan logits formed at every query frame observed, by stream frame."""
+        return {f: self._answer(f) for f in self._answer_at}
+
+    def _answer(self, frame: int) -> dict[str, torch.Tensor]:
+        segment, row = self._answer_at[frame]
+        gain, pan = self._answers[segment]
+        return {"gain": gain[row], "pan": pan[row]}
 
     @torch.no_grad()
     def _run_chunked(self) -> None:
         """Chunked form over every frame kept (causal: earlier answers do not change)."""
-        if not self._pending:
-            return
         self._frames += self._pending
         self._pending = []
-        x = torch.cat(self._frames)[None]
+        x = torch.from_numpy(np.concatenate(self._frames))[None]
         param = next(self.model.parameters())
         out = self.model(x.to(param.device), None)
         self._keep(x, out, first=self.frames_seen)
@@ -124,29 +138,31 @@ class CoreMemory(Memory):
             query: None for the latest frame; a use-phase observation dict (``start_frame`` and
                 ``valid``) for the answer formed at that query's last frame during formation.
         """
-        if self.form == "chunked":
+        if self._pending:  # chunked form, frames observed since the last run
             self._run_chunked()
         logits = self._last
         if isinstance(query, dict) and "start_frame" in query:
             n_valid = int((np.asarray(query.get("valid", np.ones(1))) > 0.5).sum())
             end = int(np.ravel(query["start_frame"])[0]) + n_valid - 1  # (1,) in the env; 0-d or int too
-            if end not in self.query_answers:
+            if end not in self._answer_at:
                 raise KeyError(f"no answer formed at frame {end}: the query was not observed during formation")
-            logits = self.query_answers[end]
+            logits = self._answer(end)
         if logits is None:
             raise RuntimeError("retrieve() before any frame was observed")
-        gain = torch.softmax(logits["gain"].float(), -1).cpu().numpy()
-        pan = torch.softmax(logits["pan"].float(), -1).cpu().numpy()
-        # argmax of the logits themselves: softmax can round two near-equal logits to one value
+        gain, pan = (logits[k].detach().float().cpu().numpy() for k in ("gain", "pan"))
+        # classes are the argmax of the logits themselves: softmax can round near-equal logits to one value
         return {
-            "gain_probs": gain,
-            "pan_probs": pan,
-            "gain": int(logits["gain"].argmax()),
-            "pan": int(logits["pan"].argmax()),
+            "gain_probs": _softmax(gain),
+            "pan_probs": _softmax(pan),
+            "gain": int(gain.argmax()),
+            "pan": int(pan.argmax()),
         }
 
     def state_dict(self) -> dict[str, Any]:
-        """Model weights, architecture and the carried per-layer states (tensors cloned)."""
+        """Model weights, architecture and the carried per-layer states (tensors cloned; the
+        chunked form runs over the frames it kept first, and saves no per-layer states)."""
+        if self._pending:
+            self._run_chunked()
         states = None if self.states is None else [{k: v.clone() for k, v in s.items()} for s in self.states]
         return {
             "config": dataclasses.asdict(self.model.config),
@@ -165,7 +181,15 @@ class CoreMemory(Memory):
         self.states = state["states"]
         self.frames_seen = state["frames_seen"]
         self._last = state["last"]
-        self.query_answers = state.get("query_answers", {})
+        saved = state.get("query_answers", {})
+        self._answers = [(a["gain"][None], a["pan"][None]) for a in saved.values()]
+        self._answer_at = {frame: (i, 0) for i, frame in enumerate(saved)}
+
+
+def _softmax(logits: np.ndarray) -> np.ndarray:
+    """Softmax of a class-logit vector (numpy: cheaper than torch's dispatch for one short row)."""
+    e = np.exp(logits - logits.max())
+    return e / e.sum()
 
 
 def _register(core: str) -> type[CoreMemory]:
