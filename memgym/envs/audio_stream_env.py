@@ -1,49 +1,6 @@
-"""``AudioStreamEnv``: AMemOps audio streams as a two-phase Gymnasium environment.
+"""``AudioStreamEnv`` (``memgym/AMemOps-v0``): AMemOps streams as a two-phase Gymnasium environment.
 
-## Description
-One episode is one AMemOps stream (paper section 2): 2,048 frames at 25 Hz (81.92 s) of stereo
-16 kHz audio holding sound events with their own gain and pan, distractors, and 12-frame
-*queries* that ask for a source's latest gain or pan (or "none" if the source never occurred).
-
-## Formation phase
-The stream is shown in blocks of ``block_frames`` frames (default 32 = 1.28 s), 64 steps for a
-2,048-frame stream. Query frames are part of the stream, flagged in the features, exactly as a
-model sees them in training: a memory should produce its answer when a query ends.
-
-## Use phase
-One step per query, in time order: the observation repeats the query's 12 frames (rows 0-11 of
-``features``, ``valid`` marks them) and ``start_frame`` its onset, so an agent can look up the
-answer it formed at that time or answer afresh. The action answers both heads.
-
-## Observation space
-``Dict``:
-
-| key | space | meaning |
-| --- | --- | --- |
-| ``features`` | ``Box(-24, 40, (block_frames, 131), float32)`` | log-mel L (0-63), R (64-127) in natural-log power, query / gain-request / pan-request flags (128-130) |
-| ``valid`` | ``Box(0, 1, (block_frames,), float32)`` | 1 for rows holding real frames |
-| ``start_frame`` | ``Box(0, 10**7, (1,), int64)`` | stream frame of row 0 |
-
-## Action space
-``MultiDiscrete([5, 5])``: (gain class, pan class); classes 0-3 are -18/-12/-6/0 dB and pans
-0/⅓/⅔/1, class 4 is "none". Only the requested head is scored. Ignored during formation.
-
-## Rewards
-0 in formation; in use 1.0 if the requested head's class is right, else 0.0.
-
-## Episode end
-``terminated`` after the last query is answered; never truncated.
-
-## Arguments
-``config`` (:class:`~memgym.datasets.amemops.config.StreamConfig`, a nested mapping of its keys or
-a YAML file path; ``attribute_values`` must be 4, the physical gains and pans), ``library`` (a
-:class:`~memgym.datasets.sources.library.SourceLibrary` or library kind name), ``seed`` (run seed
-mixed with the reset seed), ``block_frames``, ``render_mode`` (``"rgb_array"``),
-``indexed_streams`` (``True``: ``reset(seed=i)`` plays stream ``i`` of run seed ``seed``, the
-stream ``memgym train amemops`` draws at index ``i`` with ``data.stream_seed=seed``; a reset
-without a seed still draws one from the env's RNG).
-``reset(options={"episode": stream})`` plays a given :class:`AMemOpsStream` (e.g. a
-matched-history stream) whose library fingerprint must match the env's library.
+The manual is the class docstring (``help(AudioStreamEnv)``); its examples are run as doctests.
 """
 
 from __future__ import annotations
@@ -75,7 +32,101 @@ FEATURE_LOW, FEATURE_HIGH = -24.0, 40.0
 
 
 class AudioStreamEnv(TwoPhaseEnv):
-    """AMemOps streams: formation = frame blocks, use = one query per step (see module docstring)."""
+    """AMemOps streams: formation = frame blocks, use = one query per step.
+
+    ## Description
+    One episode is one AMemOps stream (paper section 2): by default 2,048 frames at 25 Hz
+    (81.92 s) of stereo 16 kHz audio holding sound events with their own gain and pan,
+    distractors, and 12-frame *queries* that ask for a source's latest gain or pan (or "none" if
+    the source never occurred). ``inputs="symbolic"`` plays the same streams as the paper's
+    symbolic controls (one-hot identities and N-value attributes instead of audio).
+
+    ## Formation phase
+    The stream is shown in blocks of ``block_frames`` frames (default 32 = 1.28 s), 64 steps for a
+    2,048-frame stream. Query frames are part of the stream, flagged in the features, exactly as a
+    model sees them in training: a memory should produce its answer when a query ends. Actions are
+    ignored (send ``env.unwrapped.formation_action()``); the reward is 0.
+
+    ## Use phase
+    One step per query, in time order: the observation repeats the query's 12 frames (rows 0-11
+    of ``features``, ``valid`` marks them) and ``start_frame`` its onset, so an agent can look up
+    the answer it formed at that time or answer afresh. The action answers both heads.
+
+    ## Observation space
+    ``Dict``:
+
+    | key | space | meaning |
+    | --- | --- | --- |
+    | ``features`` | ``Box(-24, 40, (block_frames, D), float32)`` | audio (D = 131): log-mel L (0-63), R (64-127) in natural-log power, then query / gain-request / pan-request flags (128-130); symbolic: identity one-hot, gain one-hot, pan one-hot, the same three flags |
+    | ``valid`` | ``Box(0, 1, (block_frames,), float32)`` | 1 for rows holding real frames |
+    | ``start_frame`` | ``Box(0, 10**7, (1,), int64)`` | stream frame of row 0 |
+
+    ## Action space
+    ``MultiDiscrete([N + 1, N + 1])``: (gain class, pan class), ``N = config.attribute_values``;
+    audio: classes 0-3 are -18/-12/-6/0 dB and pans 0/⅓/⅔/1, class 4 is "none". Only the
+    requested head is scored.
+
+    ## Rewards
+    0 in formation; in use 1.0 if the requested head's class is right, else 0.0.
+
+    ## Episode end
+    ``terminated`` after the last query is answered; never truncated.
+
+    ## Info
+    ``phase`` (``"formation"`` / ``"use"``), ``step`` (index within the phase), ``episode_id``;
+    in use ``item_id`` and ``task`` of the query asked; after an answer ``score``:
+    :func:`~memgym.tasks.amemops.scoring.score_query`'s ``reward``, ``correct``, ``predicted``,
+    ``answer``, ``previous_value`` (the answer was the superseded value of an updated attribute)
+    and the query's ``type``, ``operation``, ``attribute``, ``delay_s``, ``load``, ``earlier``.
+    ``env.unwrapped.scores`` lists every answered query's score with its ``item_id``.
+
+    ## Arguments
+    ``config`` (:class:`~memgym.datasets.amemops.config.StreamConfig`, a nested mapping of its keys
+    or a YAML file path; audio needs ``attribute_values`` 4, the physical gains and pans),
+    ``library`` (a :class:`~memgym.datasets.sources.library.SourceLibrary` or library kind name),
+    ``seed`` (run seed mixed with the reset seed), ``block_frames``, ``render_mode``
+    (``"rgb_array"``), ``indexed_streams`` (``True``: ``reset(seed=i)`` plays stream ``i`` of run
+    seed ``seed``, the stream ``memgym train amemops`` draws at index ``i`` with
+    ``data.stream_seed=seed``; a reset without a seed still draws one from the env's RNG),
+    ``inputs`` (``"audio"`` or ``"symbolic"``).
+    ``reset(options={"episode": stream})`` plays a given :class:`AMemOpsStream` (e.g. a
+    matched-history stream) whose library fingerprint must match the env's library;
+    ``options={"features": array}`` hands in its ``(frames, D)`` inputs when already computed
+    (``memgym eval amemops`` does, once per stream for all models).
+
+    ## Example
+    A short stream of harmonic tones (fast to synthesise), played with a fixed answer:
+
+    >>> import gymnasium as gym
+    >>> import memgym  # registers the memgym/ env ids
+    >>> stream = {"frames": 128, "n_initial": 2, "n_update": 0, "n_interference": 0, "n_absent": 1,
+    ...           "distractors": [0], "library": {"kind": "tones"}}
+    >>> env = gym.make("memgym/AMemOps-v0", config=stream, seed=0)
+    >>> env.action_space
+    MultiDiscrete([5 5])
+    >>> obs, info = env.reset(seed=0)
+    >>> info["phase"], obs["features"].shape, obs["start_frame"]
+    ('formation', (32, 131), array([0]))
+    >>> while info["phase"] == "formation":  # 4 blocks of 32 frames
+    ...     obs, reward, terminated, truncated, info = env.step(env.unwrapped.formation_action())
+    >>> info["phase"], int(obs["valid"].sum())  # the first query's 12 frames
+    ('use', 12)
+    >>> while not terminated:
+    ...     obs, reward, terminated, truncated, info = env.step([4, 4])  # always "none"
+    >>> sorted(info["score"])[:4]
+    ['answer', 'attribute', 'correct', 'delay_s']
+    >>> len(env.unwrapped.scores) == len(env.unwrapped.episode.items)
+    True
+    >>> env.close()
+
+    Vector envs step several streams at once (``"async"`` runs each in its own process):
+
+    >>> envs = gym.make_vec("memgym/AMemOps-v0", num_envs=2, vectorization_mode="sync", config=stream)
+    >>> obs, infos = envs.reset(seed=0)
+    >>> obs["features"].shape, list(infos["phase"])
+    ((2, 32, 131), ['formation', 'formation'])
+    >>> envs.close()
+    """
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 4}
     config_class = StreamConfig

@@ -87,3 +87,13 @@ def test_vector_env(tones):
     assert obs["features"].shape == (2, 32, 131)
     assert not np.array_equal(obs["features"][0], obs["features"][1])
     envs.close()
+
+
+def test_manual_examples_run():
+    """The class docstring is the env's manual; its gym.make / make_vec examples are doctests."""
+    import doctest
+
+    from memgym.envs import audio_stream_env
+
+    result = doctest.testmod(audio_stream_env, optionflags=doctest.ELLIPSIS)
+    assert result.attempted >= 15 and result.failed == 0
