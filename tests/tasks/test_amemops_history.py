@@ -15,13 +15,11 @@ from memgym.tasks.amemops.history import (
     cell_scores,
     evaluate_contrasts,
     history_report,
-    plot_history,
     previous_value_shares,
     primary_contrasts,
-    report_csv,
-    report_markdown,
     resampled_cell_means,
 )
+from memgym.tasks.amemops.history_report import plot_history, report_csv, report_markdown
 
 N_TEMPLATES = 10
 DELAYS = (20.0, 120.0)

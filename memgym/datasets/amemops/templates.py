@@ -127,6 +127,44 @@ def build_history_stream(
     if recordings not in RECORDING_CONTROLS:
         raise ConfigError(f"recordings must be one of {list(RECORDING_CONTROLS)}, got '{recordings}'")
     t = template(index)
+    drawn = _draw_template(library, split, seed, index)
+    events, query = _condition_events(t, drawn, library, split, operation, delay_s, load, earlier, recordings)
+    return AMemOpsStream(
+        episode_id=f"history-{index:03d}-{operation}-{int(delay_s)}s-{load}-{earlier}-{recordings}",
+        benchmark="amemops",
+        items=(_query_item(t, index, drawn.target, query, operation, load, earlier),),
+        annotations={"template": index, "operation": operation, "delay_s": delay_s, "load": load, "earlier": earlier},
+        frames=HISTORY_FRAMES,
+        library=library.fingerprint(),
+        split=split,
+        events=tuple(sorted(events, key=lambda e: e.onset_frame)),
+        noise_seed=drawn.noise_seed,
+        noise_db=noise_db,
+        rms=rms,
+        fade_ms=fade_ms,
+        recordings=recordings,
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class _Drawn:
+    """What a template draws at random, the same under every condition: the target and distractor
+    identities, distractor durations and attributes, ``(recording id, start sample)`` of every
+    excerpt, and the noise seed."""
+
+    target: str
+    distractors: list[str]
+    durations: list[int]
+    distractor_attrs: list[tuple[int, int]]
+    earlier_rec: tuple[str, int]
+    latest_rec: tuple[str, int]
+    query_rec: tuple[str, int]
+    distractor_recs: list[tuple[str, int]]
+    noise_seed: int
+
+
+def _draw_template(library: SourceLibrary, split: str, seed: int, index: int) -> _Drawn:
+    """Step 1: the random draws of template ``index`` (in a fixed order: datasets depend on it)."""
     identities = library.identities(split)
     if len(identities) < 1 + N_DISTRACTORS:
         raise ConfigError(f"{library.name} split '{split}' has {len(identities)} identities; templates need 17")
@@ -145,47 +183,79 @@ def build_history_stream(
     latest_rec = excerpt(target, TARGET_FRAMES)
     query_rec = excerpt(target, QUERY_FRAMES)
     distractor_recs = [excerpt(d, n) for d, n in zip(distractors, durations)]
-    noise_seed = int(rng.integers(2**62))
+    return _Drawn(
+        target=target,
+        distractors=distractors,
+        durations=durations,
+        distractor_attrs=distractor_attrs,
+        earlier_rec=earlier_rec,
+        latest_rec=latest_rec,
+        query_rec=query_rec,
+        distractor_recs=distractor_recs,
+        noise_seed=int(rng.integers(2**62)),
+    )
 
-    def event(
-        identity: str,
-        role: str,
-        onset: int,
-        frames: int,
-        g: int,
-        p: int,
-        rec: tuple[str, int],
-        gain_db: float | None = None,
-        pan: float | None = None,
-        query_id: str = "",
-    ) -> StreamEvent:
-        return StreamEvent(
-            identity=identity,
-            role=role,
-            onset_frame=onset,
-            frames=frames,
-            gain_db=float(GAINS_DB[g] if gain_db is None else gain_db),
-            pan=float(PANS[p] if pan is None else pan),
-            recording_id=rec[0],
-            start_sample=rec[1],
-            group="template",
-            query_id=query_id,
-        )
 
-    onsets = distractor_onsets(delay_s, durations)
+def _event(
+    identity: str,
+    role: str,
+    onset: int,
+    frames: int,
+    g: int,
+    p: int,
+    rec: tuple[str, int],
+    gain_db: float | None = None,
+    pan: float | None = None,
+    query_id: str = "",
+) -> StreamEvent:
+    """One template event with gain class ``g`` and pan class ``p`` (or explicit values)."""
+    return StreamEvent(
+        identity=identity,
+        role=role,
+        onset_frame=onset,
+        frames=frames,
+        gain_db=float(GAINS_DB[g] if gain_db is None else gain_db),
+        pan=float(PANS[p] if pan is None else pan),
+        recording_id=rec[0],
+        start_sample=rec[1],
+        group="template",
+        query_id=query_id,
+    )
+
+
+def _condition_events(
+    t: Template,
+    drawn: _Drawn,
+    library: SourceLibrary,
+    split: str,
+    operation: Operation,
+    delay_s: float,
+    load: str,
+    earlier: Earlier,
+    recordings: str,
+) -> tuple[list[StreamEvent], StreamEvent]:
+    """Step 2: the events of one condition and the query event.
+
+    The full history (earlier target, latest target, every distractor, query) gets the
+    recording control first, so "a source's first recording" is the same under every condition;
+    then the condition keeps the events it shows."""
+    onsets = distractor_onsets(delay_s, drawn.durations)
     g, p = earlier_attributes(t, operation)
-    # The full history (earlier target, latest target, every distractor, query) gets the recording
-    # control first, so "a source's first recording" is the same under every condition.
+    target = drawn.target
     full = [
-        event(target, "target", EARLIER_ONSET, TARGET_FRAMES, g, p, earlier_rec),
-        event(target, "target", LATEST_END - TARGET_FRAMES, TARGET_FRAMES, t.latest_gain, t.latest_pan, latest_rec),
+        _event(target, "target", EARLIER_ONSET, TARGET_FRAMES, g, p, drawn.earlier_rec),
+        _event(
+            target, "target", LATEST_END - TARGET_FRAMES, TARGET_FRAMES, t.latest_gain, t.latest_pan, drawn.latest_rec
+        ),
         *(
-            event(d, "distractor", o, n, dg, dp, rec)
-            for d, o, n, (dg, dp), rec in zip(distractors, onsets, durations, distractor_attrs, distractor_recs)
+            _event(d, "distractor", o, n, dg, dp, rec)
+            for d, o, n, (dg, dp), rec in zip(
+                drawn.distractors, onsets, drawn.durations, drawn.distractor_attrs, drawn.distractor_recs
+            )
         ),
     ]
     query_end = LATEST_END + int(round(delay_s * FRAME_RATE))
-    query = event(target, "query", query_end - QUERY_FRAMES, QUERY_FRAMES, 0, 0, query_rec, -3.0, 0.5, "q00")
+    query = _event(target, "query", query_end - QUERY_FRAMES, QUERY_FRAMES, 0, 0, drawn.query_rec, -3.0, 0.5, "q00")
     controlled = apply_recording_control(_bare_stream(full + [query], split), recordings, library).events
     earlier_event, latest_event, distractor_events = controlled[0], controlled[1], controlled[2 : 2 + N_DISTRACTORS]
     events = [latest_event, controlled[-1]]
@@ -195,11 +265,19 @@ def build_history_stream(
         events.append(dataclasses.replace(distractor_events[0], onset_frame=EARLIER_ONSET))
     keep = LOW_LOAD if load == "low" else range(N_DISTRACTORS)
     events += [distractor_events[k] for k in keep]
+    return events, query
+
+
+def _query_item(
+    t: Template, index: int, target: str, query: StreamEvent, operation: Operation, load: str, earlier: Earlier
+) -> TaskItem:
+    """Step 3: the query item (answer: the latest value; ``previous_index``: the superseded
+    earlier value when the earlier target is shown and differs)."""
+    g, p = earlier_attributes(t, operation)
     answer = t.latest_gain if t.attribute == "gain" else t.latest_pan
     earlier_value = g if t.attribute == "gain" else p
-    previous = earlier_value if earlier == "target" and earlier_value != answer else None
-    condition = {"operation": operation, "delay_s": delay_s, "load": load, "earlier": earlier}
-    item = TaskItem(
+    query_end = query.onset_frame + QUERY_FRAMES
+    return TaskItem(
         item_id="q00",
         task="attribute_query",
         answer=answer,
@@ -215,28 +293,13 @@ def build_history_stream(
             "history_events": 2 if earlier == "target" else 1,
             "gain_index": t.latest_gain,
             "pan_index": t.latest_pan,
-            "previous_index": previous,
+            "previous_index": earlier_value if earlier == "target" and earlier_value != answer else None,
             "template": index,
             "repeat": t.repeat,
             "change": t.change,
             "load": load,
             "earlier": earlier,
         },
-    )
-    return AMemOpsStream(
-        episode_id=f"history-{index:03d}-{operation}-{int(delay_s)}s-{load}-{earlier}-{recordings}",
-        benchmark="amemops",
-        items=(item,),
-        annotations={"template": index, **condition},
-        frames=HISTORY_FRAMES,
-        library=library.fingerprint(),
-        split=split,
-        events=tuple(sorted(events, key=lambda e: e.onset_frame)),
-        noise_seed=noise_seed,
-        noise_db=noise_db,
-        rms=rms,
-        fade_ms=fade_ms,
-        recordings=recordings,
     )
 
 

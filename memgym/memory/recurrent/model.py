@@ -21,30 +21,41 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from memgym.core.seeding import ADDED_FIELD
 from memgym.datasets.amemops.config import IGNORE_INDEX
 from memgym.memory.recurrent.mixers import CORES, LayerState, MemoryMixer, MixerConfig
 
 
 @dataclasses.dataclass(frozen=True)
-class ModelConfig:
-    """Architecture of the AMemOps model (defaults: Table 1)."""
+class ArchConfig:
+    """Model sizes, the ``arch.*`` keys of ``memgym train amemops`` (Table 1 defaults; the symbolic
+    controls use one layer and one head). :class:`ModelConfig` adds the core and the input and
+    output sizes, which come from the data."""
 
-    core: str = dataclasses.field(default="gdn2", metadata={"help": f"memory core: {', '.join(CORES)}"})
-    input_dim: int = dataclasses.field(default=131, metadata={"help": "input features per frame"})
     width: int = dataclasses.field(default=128, metadata={"help": "model width d"})
     layers: int = dataclasses.field(default=2, metadata={"help": "pre-norm blocks"})
     heads: int = dataclasses.field(default=2, metadata={"help": "memory heads per layer"})
-    head_dim: int = dataclasses.field(default=64, metadata={"help": "d_k = d_v per head"})
-    mlp_hidden: int = dataclasses.field(default=512, metadata={"help": "SiLU MLP hidden width"})
+    head_dim: int = dataclasses.field(default=64, metadata={"help": "d_k = d_v"})
+    mlp_hidden: int = dataclasses.field(default=512, metadata={"help": "SiLU MLP width"})
+    chunk_size: int = dataclasses.field(default=64, metadata={"help": "chunk of the parallel form"})
     conv_kernel: int = dataclasses.field(
-        default=4, metadata={"help": "depthwise causal conv frames (0: no convolution, the ablation)"}
+        default=4,
+        metadata={"help": "depthwise causal conv frames (0: no convolution, the ablation)", "min": 0, **ADDED_FIELD},
     )
+
+
+@dataclasses.dataclass(frozen=True)
+class ModelConfig(ArchConfig):
+    """Architecture of the AMemOps model (defaults: Table 1): the sizes of :class:`ArchConfig`
+    plus the memory core, the input and output sizes and the initialisation."""
+
+    core: str = dataclasses.field(default="gdn2", metadata={"help": f"memory core: {', '.join(CORES)}"})
+    input_dim: int = dataclasses.field(default=131, metadata={"help": "input features per frame"})
     n_gain: int = dataclasses.field(default=5, metadata={"help": "gain classes (values + none)"})
     n_pan: int = dataclasses.field(default=5, metadata={"help": "pan classes (values + none)"})
     decay_min: float = dataclasses.field(default=1e-3, metadata={"help": "smallest initial -log(alpha)"})
     decay_max: float = dataclasses.field(default=1e-1, metadata={"help": "largest initial -log(alpha)"})
     gate_init: float = dataclasses.field(default=1.0, metadata={"help": "erase/write gate bias (sigmoid(1))"})
-    chunk_size: int = dataclasses.field(default=64, metadata={"help": "frames per chunk of the parallel form"})
     standardised_inputs: int = dataclasses.field(
         default=0, metadata={"help": "leading input columns standardised as (x - input_mean) / input_std"}
     )

@@ -10,6 +10,7 @@ from memgym.core.executors import executor_field, ray_address_field, worker_gpus
 from memgym.core.seeding import ADDED_FIELD, NOT_HASHED
 from memgym.datasets.amemops.config import RECORDING_CONTROLS, StreamConfig
 from memgym.memory.recurrent.mixers import CORES
+from memgym.memory.recurrent.model import ArchConfig
 from memgym.memory.recurrent.trainer import TrainConfig
 from memgym.tasks.amemops.breakdowns import (
     parse_contrast,
@@ -19,22 +20,6 @@ from memgym.tasks.amemops.history import PRIMARY_MODELS
 TRAIN_JOB = "amemops_train"
 EVAL_JOB = "amemops_eval"
 PAPER_MODELS = ("gdn2", "kda", "gdn", "no_erase", "mamba2", "attention_rope", "attention")
-
-
-@dataclasses.dataclass(frozen=True)
-class ArchConfig:
-    """Model sizes (Table 1 defaults; the symbolic controls use one layer and one head)."""
-
-    width: int = dataclasses.field(default=128, metadata={"help": "model width d"})
-    layers: int = dataclasses.field(default=2, metadata={"help": "pre-norm blocks"})
-    heads: int = dataclasses.field(default=2, metadata={"help": "memory heads per layer"})
-    head_dim: int = dataclasses.field(default=64, metadata={"help": "d_k = d_v"})
-    mlp_hidden: int = dataclasses.field(default=512, metadata={"help": "SiLU MLP width"})
-    chunk_size: int = dataclasses.field(default=64, metadata={"help": "chunk of the parallel form"})
-    conv_kernel: int = dataclasses.field(
-        default=4,
-        metadata={"help": "depthwise causal conv frames (0: no convolution, the ablation)", "min": 0, **ADDED_FIELD},
-    )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -91,25 +76,16 @@ class DataConfig:
 
 
 @dataclasses.dataclass(frozen=True)
-class AMemOpsTrainConfig:
-    """``memgym train amemops ...``."""
+class AMemOpsTrainConfig(TrainConfig):
+    """``memgym train amemops ...``: the trainer's settings (:class:`TrainConfig`: ``steps``,
+    ``batch_size``, ``lr``, ...; the job config *is* the trainer's config, so nothing is copied),
+    the memory core, the training streams and the model sizes (``arch``, the sizes part of the
+    :class:`~memgym.memory.recurrent.model.ModelConfig` that :func:`build_model` completes)."""
 
     model: str = dataclasses.field(default="gdn2", metadata={"help": f"memory core: {', '.join(CORES)}"})
     seed: int = dataclasses.field(
         default=0, metadata={"help": "training seed (initialisation, stream order)", "min": 0}
     )
-    steps: int = dataclasses.field(default=24000, metadata={"help": "optimizer steps", "min": 1})
-    batch_size: int = dataclasses.field(default=40, metadata={"help": "streams per step", "min": 1})
-    lr: float = dataclasses.field(default=1e-3, metadata={"help": "peak learning rate"})
-    warmup_steps: int = dataclasses.field(default=300, metadata={"help": "linear warm-up steps", "min": 0})
-    min_lr_ratio: float = dataclasses.field(default=0.0, metadata={"help": "final / peak lr", "min": 0.0, "max": 1.0})
-    weight_decay: float = dataclasses.field(default=0.01, metadata={"help": "AdamW weight decay"})
-    grad_clip: float = dataclasses.field(default=1.0, metadata={"help": "gradient norm clip (0: off)"})
-    checkpoint_steps: tuple[int, ...] = dataclasses.field(
-        default=(12000, 24000), metadata={"help": "steps kept as step_<N>.pt for evaluation", "min": 1}
-    )
-    save_every: int = dataclasses.field(default=200, metadata={"help": "steps between resume checkpoints", "min": 1})
-    log_every: int = dataclasses.field(default=10, metadata={"help": "steps between metrics.csv rows", "min": 1})
     data: DataConfig = dataclasses.field(default_factory=DataConfig, metadata={"help": "training streams"})
     arch: ArchConfig = dataclasses.field(default_factory=ArchConfig, metadata={"help": "model sizes"})
     device: str = dataclasses.field(
@@ -123,25 +99,12 @@ class AMemOpsTrainConfig:
     name: str = dataclasses.field(default="", metadata={"help": "run folder name (default <model>-seed<seed>)"})
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         if self.model not in CORES:
             raise ConfigError(f"model='{self.model}' is not a memory core; choose one of {', '.join(CORES)}")
 
     def run_name(self) -> str:
         return self.name or f"{self.model}-seed{self.seed}"
-
-    def trainer_config(self) -> TrainConfig:
-        return TrainConfig(
-            steps=self.steps,
-            batch_size=self.batch_size,
-            lr=self.lr,
-            warmup_steps=self.warmup_steps,
-            min_lr_ratio=self.min_lr_ratio,
-            weight_decay=self.weight_decay,
-            grad_clip=self.grad_clip,
-            checkpoint_steps=self.checkpoint_steps,
-            save_every=self.save_every,
-            log_every=self.log_every,
-        )
 
 
 BREAKDOWNS = ("pitch_difference",)

@@ -17,7 +17,8 @@ from memgym.tasks.amemops.breakdowns import (
     contrast_report,
     pitch_difference_report,
 )
-from memgym.tasks.amemops.history import is_history, write_history_report
+from memgym.tasks.amemops.history import is_history
+from memgym.tasks.amemops.history_report import write_history_report
 from memgym.tasks.amemops.interaction import update_interaction_report
 from memgym.tasks.amemops.tables import (
     QUERY_TYPES,

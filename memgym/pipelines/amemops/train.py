@@ -24,19 +24,12 @@ def build_model(config: AMemOpsTrainConfig, input_dim: int, n_classes: int) -> A
     the fixed :data:`~memgym.sensors.log_mel.LOG_MEL_MEAN` / ``LOG_MEL_STD`` (symbolic ones are one-hot)."""
     from memgym.sensors.log_mel import LOG_MEL_MEAN, LOG_MEL_STD, N_MELS
 
-    arch = config.arch
     audio = config.data.inputs == "audio"
     return AMemOpsModel(
         ModelConfig(
+            **dataclasses.asdict(config.arch),
             core=config.model,
             input_dim=input_dim,
-            width=arch.width,
-            layers=arch.layers,
-            heads=arch.heads,
-            head_dim=arch.head_dim,
-            mlp_hidden=arch.mlp_hidden,
-            chunk_size=arch.chunk_size,
-            conv_kernel=arch.conv_kernel,
             n_gain=n_classes,
             n_pan=n_classes,
             standardised_inputs=2 * N_MELS if audio else 0,
@@ -60,7 +53,7 @@ def train_model(config: AMemOpsTrainConfig, runs_dir: Path, *, progress: bool = 
     tensors = stream_tensors(config.data)
     torch.manual_seed(config.seed)
     model = build_model(config, tensors.input_dim, tensors.n_classes)
-    trainer = Trainer(model, config.trainer_config(), folder, dist_env=dist_env, device=device, progress=progress)
+    trainer = Trainer(model, config, folder, dist_env=dist_env, device=device, progress=progress)
     return trainer.fit(StreamBatches(tensors, config.batch_size, config.seed))
 
 
