@@ -113,6 +113,8 @@ def _entry(observations: dict[str, np.ndarray], index: int) -> dict[str, np.ndar
     return {key: value[index] for key, value in observations.items()}
 
 
+# One function over 60 lines on purpose: the lock-step vector-env loop (reset, formation, use,
+# per-env buffers) reads top to bottom; split, its state would pass between helpers.
 def rollout_streams(envs, plan: Iterable[Sequence[int]]) -> Iterator[list[StreamArrays]]:
     """For each batch of ``plan`` (``envs.num_envs`` stream indices), the recorded streams in
     order, played in ``envs`` (from :func:`make_stream_envs`; see the module docstring).

@@ -263,6 +263,8 @@ class Trainer:
         handle.flush()
         return handle, writer
 
+    # Over 60 lines on purpose: resume, step, log, checkpoint and save are the order of one
+    # training step; kept together so the resume guarantee (same batches after a restart) is visible.
     def fit(self, batches: BatchFn | BatchSource) -> Path:
         """Train until ``config.steps`` (resuming if possible) on ``batches``; returns the run folder.
 

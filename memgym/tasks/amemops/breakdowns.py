@@ -271,6 +271,33 @@ def _plot_differences(series: dict[str, list[Interval | None]], labels: Sequence
     return path
 
 
+def _familiarity_cells(
+    chosen: list[dict[str, Any]], train_sets: list[str], reference: str, baseline: str, query_type: str
+) -> dict[tuple[str, bool], tuple[np.ndarray, np.ndarray]]:
+    """``(training set, seen)`` -> the reference's and the baseline's ``(seeds, streams)`` score
+    arrays on the streams both were evaluated on.
+
+    Raises:
+        ValueError: a training set lacks seen or unseen rows of either model.
+    """
+    cells: dict[tuple[str, bool], tuple[np.ndarray, np.ndarray]] = {}
+    for train_set in train_sets:
+        for seen in (True, False):
+            mine = [r for r in chosen if r["train_set"] == train_set and r["seen"] == seen]
+            ref = [r for r in mine if r["core"] == reference]
+            base = [r for r in mine if r["core"] == baseline]
+            streams = sorted({r["stream"] for r in ref} & {r["stream"] for r in base})
+            if not streams:
+                label = "seen" if seen else "unseen"
+                raise ValueError(f"training set {train_set}: no {label} {query_type} queries of both models")
+            keep = set(streams)
+            cells[train_set, seen] = (
+                _stream_scores([r for r in ref if r["stream"] in keep], streams),
+                _stream_scores([r for r in base if r["stream"] in keep], streams),
+            )
+    return cells
+
+
 def familiarity_interaction(
     rows: Sequence[dict[str, Any]],
     reference: str,
@@ -302,21 +329,7 @@ def familiarity_interaction(
     train_sets = sorted({r["train_set"] for r in chosen})
     if not train_sets:
         raise ValueError(f"no {query_type} queries of {reference} or {baseline}")
-    cells: dict[tuple[str, bool], tuple[np.ndarray, np.ndarray]] = {}
-    for train_set in train_sets:
-        for seen in (True, False):
-            mine = [r for r in chosen if r["train_set"] == train_set and r["seen"] == seen]
-            ref = [r for r in mine if r["core"] == reference]
-            base = [r for r in mine if r["core"] == baseline]
-            streams = sorted({r["stream"] for r in ref} & {r["stream"] for r in base})
-            if not streams:
-                label = "seen" if seen else "unseen"
-                raise ValueError(f"training set {train_set}: no {label} {query_type} queries of both models")
-            keep = set(streams)
-            cells[train_set, seen] = (
-                _stream_scores([r for r in ref if r["stream"] in keep], streams),
-                _stream_scores([r for r in base if r["stream"] in keep], streams),
-            )
+    cells = _familiarity_cells(chosen, train_sets, reference, baseline, query_type)
 
     def advantages(sets: Sequence[str], resample: bool) -> tuple[float, float]:
         out = []
