@@ -1,18 +1,13 @@
-"""AMemOps models: ``memgym train amemops`` and ``memgym eval amemops`` (paper sections 2-3).
+"""``memgym eval amemops``: trained checkpoints scored on held-out streams (paper sections 2-3).
 
-* :func:`train_model` trains one Table 1 model (``model=gdn2 seed=0 steps=24000``) on batches of
-  generated streams (:class:`StreamBatches`; read from the generator, or with ``data.source=env``
-  recorded from ``memgym/AMemOps-v0`` vector-env rollouts, the same tensors), with AdamW, batch 40, peak lr 1e-3, 300 warm-up
-  steps and cosine decay (:class:`~memgym.memory.recurrent.trainer.Trainer`), into
-  ``RUNS/amemops_train/<model>-seed<seed>/`` (resumable; ``step_<N>.pt`` checkpoints).
-* :func:`evaluate_models` scores trained checkpoints on held-out streams, one resumable result
-  row per (model, seed, checkpoint, stream), and writes Table 2 / Table 3 style markdown and a
-  plot into ``RUNS/amemops_eval/<name>/``; ``executor=ray`` scores the streams on Ray workers
-  (:class:`CheckpointScorer`, :mod:`memgym.core.executors`) and this process writes the same rows.
-* ``inputs=symbolic`` (with ``memgym/configs/amemops_symbolic.yaml``: one layer, one head, 16
-  attribute values) runs the same code on the symbolic controls
-  (:mod:`memgym.datasets.amemops.symbolic`). Both heads have ``data.stream.attribute_values + 1``
-  classes, the last one "none".
+:func:`evaluate_models` plays every held-out stream through ``memgym/AMemOps-v0`` with the shared
+agent loop (:func:`score_stream`; the checkpoint as its registered core memory), one resumable
+result row per (model, seed, checkpoint, stream), then writes Table 2 / Table 3 style markdown, a
+plot and the requested analyses (:mod:`memgym.pipelines.amemops.reports`) into
+``RUNS/amemops_eval/<name>/``; ``executor=ray`` scores the streams on Ray workers
+(:class:`CheckpointScorer`, :mod:`memgym.core.executors`) and this process writes the same rows.
+Symbolic controls (``data.inputs=symbolic``) run the same code; both heads have
+``data.stream.attribute_values + 1`` classes, the last one "none".
 """
 
 from __future__ import annotations

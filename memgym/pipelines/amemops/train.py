@@ -1,4 +1,11 @@
-"""``memgym train amemops``: one Table 1 model trained on generated streams (paper section 2)."""
+"""``memgym train amemops``: one Table 1 model trained on generated streams (paper section 2).
+
+:func:`train_model` trains (or resumes) ``model=gdn2 seed=0 ...`` on batches of generated streams
+(:class:`~memgym.pipelines.amemops.streams.StreamBatches`; with ``data.source=env`` recorded from
+``memgym/AMemOps-v0`` vector-env rollouts, the same tensors) with the
+:class:`~memgym.memory.recurrent.trainer.Trainer` (AdamW, warm-up and cosine decay, DDP under
+torchrun) into ``RUNS/amemops_train/<model>-seed<seed>/`` (``step_<N>.pt`` checkpoints).
+"""
 
 from __future__ import annotations
 
