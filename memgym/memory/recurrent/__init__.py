@@ -12,5 +12,7 @@ Modules:
 * ``mixers`` — the memory layers (GDN2, KDA, GDN, no-erase, Mamba-2-style, attention ±RoPE);
 * ``model`` — the Table 1 model (two pre-norm blocks, gain and pan classifiers);
 * ``intervention`` — key-subspace state edits and their controls;
-* ``core_memory`` — the model as a registered memgym ``Memory`` (one frame per ``observe``).
+* ``core_memory`` — the model as a registered memgym ``Memory`` (step form per ``observe``, or
+  the chunked form over everything observed);
+* ``trainer`` — the resumable, DDP-ready training loop of these models (``TrainConfig``, ``Trainer``).
 """
