@@ -35,7 +35,6 @@ LONG_FUNCTIONS: dict[str, str] = {
     "datasets/amemops/templates.py:build_history_stream": "named in issue 27 to be split into named steps",
     "datasets/dialogmem/episode.py:build_episode": "DialogMem episode assembly; split pending",
     "datasets/dialogmem/turns.py:plan_turns": "DialogMem dialogue planning; split pending",
-    "datasets/sources/synthetic_environment.py:_component": "one synthesis branch per sound component kind",
     "datasets/voxmem/build.py:VoxMemBuilder.__init__": "builder wiring; goes with the build.py split (issue 27)",
     "datasets/voxmem/build.py:VoxMemBuilder.assemble": "goes with the build.py split (issue 27)",
     "datasets/voxmem/history.py:nest_histories": "VoxMem history nesting; split pending",
