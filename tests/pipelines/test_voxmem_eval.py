@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import memgym.pipelines.voxmem_eval as voxmem_eval
+import memgym.pipelines.voxmem.evaluation as voxmem_eval
 from memgym.backends.errors import OverContextError
 from memgym.core.benchmark import JobArgs
 from memgym.core.chat import AudioPart
@@ -109,7 +109,7 @@ def test_env_path_equals_the_direct_path_item_by_item(vox_dataset, truth_asr, tm
     monkeypatch.setattr(voxmem_eval, "build_model", lambda spec, device="cpu": StructuredReasoner())
     monkeypatch.setattr(voxmem_eval, "build_asr", lambda config, device="cpu": truth_asr)
     from memgym.datasets.voxmem.audio_files import read_turn_audio
-    from memgym.memory.spoken.history import SpokenQuery, SpokenTurn
+    from memgym.memory.voxmem.history import VoxMemQuery, VoxMemTurn
 
     folder = _run(vox_dataset, tmp_path, "memories=[cascaded,transcript,oracle_tags]")
     rows = {r["key"]: r for r in map(json.loads, (folder / "results.jsonl").read_text().splitlines())}
@@ -119,15 +119,14 @@ def test_env_path_equals_the_direct_path_item_by_item(vox_dataset, truth_asr, tm
     for episode in Dataset.load(vox_dataset / "manifest.jsonl"):
         item = episode.items[0]
         for name in ("cascaded", "transcript", "oracle_tags"):
-            memory = runner.memories.make(name)
-            if hasattr(memory, "bind_episode"):
-                memory.bind_episode(episode, runner.askers.get(item.item_id, ""))
+            memory = voxmem_eval.voxmem_memory(name).from_options(runner.options)
+            memory.bind_episode(episode, asker=runner.askers.get(item.item_id, ""))
             for k, session in enumerate(episode.sessions):
                 for turn in session.turns:
                     user = turn.role == "user"
                     audio = read_turn_audio(vox_dataset / turn.audio) if user else np.zeros(0, np.float32)
-                    memory.observe(SpokenTurn(k, session.timestamp, turn.role, audio, "" if user else turn.text))
-            question = SpokenQuery(item.prompt, read_turn_audio(vox_dataset / episode.question_audio))
+                    memory.observe(VoxMemTurn(k, session.timestamp, turn.role, audio, "" if user else turn.text))
+            question = VoxMemQuery(item.prompt, read_turn_audio(vox_dataset / episode.question_audio))
             reply = StructuredReasoner().generate(memory.retrieve(question), max_new_tokens=32)
             row = rows[f"structured|{name}|{episode.episode_id}"]
             assert (row["reply"], row["correct"]) == (reply, runner.scorer.score(item, reply)["correct"])
@@ -136,12 +135,17 @@ def test_env_path_equals_the_direct_path_item_by_item(vox_dataset, truth_asr, tm
 
 
 def test_bad_settings_are_config_errors(vox_dataset, patched, tmp_path):
-    with pytest.raises(ConfigError, match="not VoxMem memories"):
+    with pytest.raises(ConfigError, match="'notes' is not a VoxMem memory"):
         _run(vox_dataset, tmp_path, "memories=[notes]")
-    with pytest.raises(ConfigError, match="not VoxMem memories"):
+    with pytest.raises(ConfigError, match="'notes' is not a VoxMem memory"):
         _run(vox_dataset, tmp_path, "memory=notes")
+    for other in ("dialogue", "gdn2"):  # DialogMem's and AMemOps' memories are refused by name
+        with pytest.raises(ConfigError, match=f"'{other}' is not a VoxMem memory .*VoxMem takes: cascaded"):
+            _run(vox_dataset, tmp_path, f"memory={other}")
     with pytest.raises(ConfigError, match="not both"):
         _run(vox_dataset, tmp_path, "memory=cascaded", "memories=[transcript]")
+    with pytest.raises(ConfigError, match="twice"):
+        _run(vox_dataset, tmp_path, "memories=[cascaded,cascaded]")
     with pytest.raises(ConfigError, match="budgets"):
         _run(vox_dataset, tmp_path, "budgets=[64k]")
     with pytest.raises(ConfigError, match="no manifest"):
@@ -149,7 +153,7 @@ def test_bad_settings_are_config_errors(vox_dataset, patched, tmp_path):
 
 
 def test_model_specs_are_checked():
-    from memgym.pipelines.voxmem_models import build_model, model_hears_audio
+    from memgym.pipelines.voxmem.models import build_model, model_hears_audio
 
     assert model_hears_audio("openai:qwen2-audio@http://127.0.0.1:8000/v1") and not model_hears_audio("smollm2")
     with pytest.raises(ConfigError, match="not a model spec"):

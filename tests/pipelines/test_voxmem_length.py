@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memgym.pipelines.voxmem_length import length_vs_competition, main, markdown
+from memgym.pipelines.voxmem.length import length_vs_competition, main, markdown
 
 
 def _rows(correct_at: dict[int, list[float]]) -> list[dict]:

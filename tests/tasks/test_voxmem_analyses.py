@@ -8,7 +8,7 @@ import pytest
 
 from memgym.core.episode import TaskItem
 from memgym.datasets.voxmem.records import Query, Session, SessionFact, Turn, VoxMemEpisode
-from memgym.tasks.voxmem_analyses import (
+from memgym.tasks.voxmem.analyses import (
     CATEGORIES,
     error_category,
     plot_semantic_gap,
@@ -16,7 +16,7 @@ from memgym.tasks.voxmem_analyses import (
     semantic_gap_table,
     taxonomy_table,
 )
-from memgym.tasks.voxmem_scoring import VoxMemScorer
+from memgym.tasks.voxmem.scoring import VoxMemScorer
 
 FAMILY = "home_repair"  # values Monday ... Saturday
 

@@ -8,8 +8,8 @@ from scripted_reasoner import ScriptedReasoner
 from memgym.core.episode import TaskItem
 from memgym.datasets.voxmem.records import Query
 from memgym.tasks.llm_match import JudgeCache, JudgeOutputError
-from memgym.tasks.voxmem_answers import classify_reply, normalize_span, normalize_tokens
-from memgym.tasks.voxmem_scoring import (
+from memgym.tasks.voxmem.answers import classify_reply, normalize_span, normalize_tokens
+from memgym.tasks.voxmem.scoring import (
     AnswerSpec,
     VoxMemJudge,
     VoxMemScorer,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from memgym.tasks.voxmem_tables import budget_table
+from memgym.tasks.voxmem.tables import budget_table
 
 
 def test_budgets_are_listed_by_size_not_as_text():

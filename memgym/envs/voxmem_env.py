@@ -1,4 +1,4 @@
-"""``SpokenHistoryEnv``: a multi-session spoken history (formation), then one question (use).
+"""``VoxMemEnv``: a multi-session spoken history (formation), then one question (use).
 
 ## Description
 Plays VoxMem episodes. Formation steps through the history turn by turn: user turns are audio
@@ -21,7 +21,7 @@ user's voice) and takes a text answer.
 ``Text(max_text)``: the answer. Ignored during formation.
 
 ## Rewards
-0 in formation; in use, the :class:`~memgym.tasks.voxmem_scoring.VoxMemScorer` verdict: 1.0 when
+0 in formation; in use, the :class:`~memgym.tasks.voxmem.scoring.VoxMemScorer` verdict: 1.0 when
 the reply asserts the gold answer (read by answer kind: numbers and number words, "you" / "someone
 else", spans up to spacing, articles and hyphens, full sequences in order) without refusing; for
 answer-refusal items 1.0 only when the reply refuses (a hedge followed by an answer is an answer).
@@ -56,7 +56,7 @@ from memgym.core.registry import register_env
 from memgym.datasets.voxmem.audio_files import SAMPLE_RATE, read_turn_audio
 from memgym.datasets.voxmem.records import VoxMemEpisode
 from memgym.envs.two_phase import TwoPhaseEnv
-from memgym.tasks.voxmem_scoring import VoxMemScorer, load_answer_context
+from memgym.tasks.voxmem.scoring import VoxMemScorer, load_answer_context
 
 CHARSET = string.printable
 AUDIO_CACHE_CLIPS = 4096
@@ -84,7 +84,7 @@ class AudioCache:
 
 @dataclasses.dataclass(frozen=True)
 class VoxMemEnvConfig:
-    """Configuration of :class:`SpokenHistoryEnv`."""
+    """Configuration of :class:`VoxMemEnv`."""
 
     dataset: str | None = dataclasses.field(
         default=None, metadata={"help": "VoxMem dataset folder; None: a generated one-item history per reset"}
@@ -100,7 +100,7 @@ class VoxMemEnvConfig:
 
 
 @register_env("voxmem")
-class SpokenHistoryEnv(TwoPhaseEnv):
+class VoxMemEnv(TwoPhaseEnv):
     """Formation = sessions of audio user turns and text assistant turns; use = one question."""
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 4}
@@ -114,10 +114,10 @@ class SpokenHistoryEnv(TwoPhaseEnv):
         **values: Any,
     ) -> None:
         super().__init__(render_mode=render_mode)
-        self.config = as_config(VoxMemEnvConfig, config, where="SpokenHistoryEnv config")
+        self.config = as_config(VoxMemEnvConfig, config, where="VoxMemEnv config")
         if values:
             self.config = build_config(
-                VoxMemEnvConfig, {**config_to_dict(self.config), **values}, where="SpokenHistoryEnv config"
+                VoxMemEnvConfig, {**config_to_dict(self.config), **values}, where="VoxMemEnv config"
             )
         dataset, budget, max_text = self.config.dataset, self.config.budget, self.config.max_text
         self.dataset_dir = Path(dataset) if dataset is not None else None
@@ -161,7 +161,7 @@ class SpokenHistoryEnv(TwoPhaseEnv):
 
     def _begin(self, episode) -> int:
         if not isinstance(episode, VoxMemEpisode):
-            raise TypeError(f"SpokenHistoryEnv plays VoxMemEpisode records, got {type(episode).__name__}")
+            raise TypeError(f"VoxMemEnv plays VoxMemEpisode records, got {type(episode).__name__}")
         root = episode.annotations.get("dataset_dir") or (str(self.dataset_dir) if self.dataset_dir else "")
         self._root = Path(root)
         self._item_scorer = _scorer(str(self._root.resolve()) if root else "")
@@ -240,7 +240,8 @@ def _generated_episode(seed: int, budget: int) -> VoxMemEpisode:
     """
     import tempfile
 
-    from memgym.datasets.voxmem.build import VoxMemBuilder, VoxMemConfig
+    from memgym.datasets.voxmem.build import VoxMemBuilder
+    from memgym.datasets.voxmem.config import VoxMemConfig
 
     out = Path(tempfile.gettempdir()) / "memgym-voxmem-env"
     for attempt in range(GENERATION_SEEDS):

@@ -6,32 +6,36 @@
   tags (speaker, cue, background sound) of every turn: against ``cascaded`` it measures what
   imperfect ASR and acoustic tagging cost.
 
-Both need :meth:`bind_episode` (the VoxMem episode being played, and for ``oracle_tags`` the user
-who asks) before the use phase; they read the sessions from it, in the order the env plays them.
+Both read ``truth`` (:attr:`~memgym.memory.voxmem.base.VoxMemMemory.reads`): they need
+:meth:`bind_episode` (the VoxMem episode being played, and for ``oracle_tags`` the user who asks)
+before the use phase; they read the sessions from it, in the order the env plays them.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from memgym.backends.spoken_lines import tag_line
+from memgym.backends.voxmem_lines import tag_line
 from memgym.core.chat import Message
 from memgym.core.errors import MemgymError
 from memgym.core.registry import register_memory
 from memgym.datasets.speech.cues import CUE_WORDS
-from memgym.memory.spoken.base import SpokenMemory
-from memgym.memory.spoken.cascaded import TAG_NOTE
-from memgym.memory.spoken.history import audio_history_messages, query_of, text_history_messages
-from memgym.memory.spoken.retrieval import rank_sessions
+from memgym.memory.voxmem.base import VoxMemMemory
+from memgym.memory.voxmem.cascaded import TAG_NOTE
+from memgym.memory.voxmem.history import audio_history_messages, query_of, text_history_messages
+from memgym.memory.voxmem.options import VoxMemOptions
+from memgym.memory.voxmem.retrieval import rank_sessions
 
 
-class _EpisodeProbe(SpokenMemory):
+class _EpisodeProbe(VoxMemMemory):
+    reads = VoxMemMemory.reads | {"truth"}
+
     def __init__(self) -> None:
         super().__init__()
         self.episode = None
         self.asker = ""
 
-    def bind_episode(self, episode: Any, asker: str = "") -> None:
+    def bind_episode(self, episode: Any, asker: str = "", **context: Any) -> None:
         """Ground truth of the episode being played (a ``VoxMemEpisode``) and the asking user id."""
         self.episode, self.asker = episode, asker
 
@@ -66,6 +70,11 @@ class OracleTagsMemory(_EpisodeProbe):
     def __init__(self, top_sessions: int = 6) -> None:
         super().__init__()
         self.top_sessions = top_sessions
+
+    @classmethod
+    def from_options(cls, options: VoxMemOptions) -> OracleTagsMemory:
+        """Takes ``options.top_sessions``."""
+        return cls(options.top_sessions)
 
     def retrieve(self, query: Any) -> list[Message]:
         episode = self._bound()

@@ -1,6 +1,6 @@
 """Spoken-history turns as memories hold them, and the history as a model sees it.
 
-A :class:`SpokenTurn` is one formation step of ``SpokenHistoryEnv`` (or of a VoxMem episode read
+A :class:`VoxMemTurn` is one formation step of ``VoxMemEnv`` (or of a VoxMem episode read
 directly): user turns carry ``(N,) float32`` 16 kHz audio, assistant turns text, both with their
 session index and the session's start time. :func:`audio_history_messages` is the one history
 every audio LM receives:
@@ -41,7 +41,7 @@ HEADER = "Session {index} - {timestamp}"
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
-class SpokenTurn:
+class VoxMemTurn:
     """One turn of a spoken history.
 
     Attributes:
@@ -67,19 +67,19 @@ class SpokenTurn:
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
-class SpokenQuery:
+class VoxMemQuery:
     """A use-phase question: its words and, when given, its ``(N,) float32`` 16 kHz audio."""
 
     text: str
     audio: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0, np.float32))
 
 
-def turn_from_observation(observation: Mapping[str, Any]) -> SpokenTurn:
-    """The :class:`SpokenTurn` of one ``SpokenHistoryEnv`` formation observation."""
+def turn_from_observation(observation: Mapping[str, Any]) -> VoxMemTurn:
+    """The :class:`VoxMemTurn` of one ``VoxMemEnv`` formation observation."""
     role = "user" if int(observation["role"]) == 0 else "assistant"
     length = int(np.asarray(observation["audio_length"]).reshape(-1)[0])
     audio = np.asarray(observation["audio"], np.float32)[:length].copy() if role == "user" else np.zeros(0, np.float32)
-    return SpokenTurn(
+    return VoxMemTurn(
         session=int(np.asarray(observation["session_index"]).reshape(-1)[0]),
         timestamp=str(observation["timestamp"]),
         role=role,
@@ -88,26 +88,26 @@ def turn_from_observation(observation: Mapping[str, Any]) -> SpokenTurn:
     )
 
 
-def query_of(query: Any) -> SpokenQuery:
-    """A :class:`SpokenQuery` from a string, a SpokenQuery or a use-phase observation mapping."""
-    if isinstance(query, SpokenQuery):
+def query_of(query: Any) -> VoxMemQuery:
+    """A :class:`VoxMemQuery` from a string, a VoxMemQuery or a use-phase observation mapping."""
+    if isinstance(query, VoxMemQuery):
         return query
     if isinstance(query, Mapping):
         length = int(np.asarray(query.get("audio_length", [0])).reshape(-1)[0])
         audio = np.asarray(query.get("audio", np.zeros(0)), np.float32)[:length].copy()
-        return SpokenQuery(str(query.get("text", "")), audio)
-    return SpokenQuery(str(query))
+        return VoxMemQuery(str(query.get("text", "")), audio)
+    return VoxMemQuery(str(query))
 
 
-def sessions_of(turns: Sequence[SpokenTurn]) -> list[list[SpokenTurn]]:
+def sessions_of(turns: Sequence[VoxMemTurn]) -> list[list[VoxMemTurn]]:
     """Turns grouped by session, in order of first appearance."""
-    groups: dict[int, list[SpokenTurn]] = {}
+    groups: dict[int, list[VoxMemTurn]] = {}
     for turn in turns:
         groups.setdefault(turn.session, []).append(turn)
     return list(groups.values())
 
 
-def _question_message(query: SpokenQuery, with_audio: bool) -> Message:
+def _question_message(query: VoxMemQuery, with_audio: bool) -> Message:
     parts: list[Any] = []
     if with_audio and query.audio.size:
         parts.append(AudioPart(query.audio, SAMPLE_RATE))
@@ -116,7 +116,7 @@ def _question_message(query: SpokenQuery, with_audio: bool) -> Message:
 
 
 def audio_history_messages(
-    sessions: Sequence[Sequence[SpokenTurn]], query: SpokenQuery, *, question_audio: bool = True
+    sessions: Sequence[Sequence[VoxMemTurn]], query: VoxMemQuery, *, question_audio: bool = True
 ) -> list[Message]:
     """The history as an audio LM sees it (module docstring); ``sessions`` in history order."""
     messages = [Message.text("system", SYSTEM_PROMPT)]
@@ -133,7 +133,7 @@ def audio_history_messages(
 
 
 def text_history_messages(
-    sessions: Sequence[Sequence[SpokenTurn]], user_lines: Mapping[str, str], query: SpokenQuery, note: str = ""
+    sessions: Sequence[Sequence[VoxMemTurn]], user_lines: Mapping[str, str], query: VoxMemQuery, note: str = ""
 ) -> list[Message]:
     """The history for a text LM: one text message with every session, user turns replaced by
     ``user_lines[turn.key]``, then the question; ``note`` explains any tags the lines carry."""

@@ -5,21 +5,21 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from memgym.agents.spoken_agent import form_memory
+from memgym.agents.voxmem_agent import form_memory
 from memgym.core.chat import AudioPart, TextPart
 from memgym.core.episode import Dataset
 from memgym.core.errors import MemgymError
 from memgym.core.registry import MEMORIES
 from memgym.datasets.voxmem.audio_files import read_turn_audio
-from memgym.envs.spoken_history_env import SpokenHistoryEnv
-from memgym.memory.spoken.acoustic_tags import cue_tags, speaker_labels
-from memgym.memory.spoken.cache import TurnCache
-from memgym.memory.spoken.cascaded import CascadedMemory
-from memgym.memory.spoken.full_history import FullHistoryMemory
-from memgym.memory.spoken.history import SpokenQuery
-from memgym.memory.spoken.probes import EvidenceOnlyMemory, OracleTagsMemory
-from memgym.memory.spoken.retrieval import rank_sessions
-from memgym.memory.spoken.transcript import TranscriptMemory
+from memgym.envs.voxmem_env import VoxMemEnv
+from memgym.memory.voxmem.acoustic_tags import cue_tags, speaker_labels
+from memgym.memory.voxmem.cache import TurnCache
+from memgym.memory.voxmem.cascaded import CascadedMemory
+from memgym.memory.voxmem.full_history import FullHistoryMemory
+from memgym.memory.voxmem.history import VoxMemQuery
+from memgym.memory.voxmem.probes import EvidenceOnlyMemory, OracleTagsMemory
+from memgym.memory.voxmem.retrieval import rank_sessions
+from memgym.memory.voxmem.transcript import TranscriptMemory
 
 
 def _episodes(folder):
@@ -27,12 +27,12 @@ def _episodes(folder):
 
 
 def _fed(memory, episode, folder):
-    form_memory(SpokenHistoryEnv(dataset=folder), memory, episode)
+    form_memory(VoxMemEnv(dataset=folder), memory, episode)
     return memory
 
 
 def _question(episode, folder):
-    return SpokenQuery(episode.items[0].prompt, read_turn_audio(folder / episode.question_audio))
+    return VoxMemQuery(episode.items[0].prompt, read_turn_audio(folder / episode.question_audio))
 
 
 def test_registered():
@@ -55,7 +55,7 @@ def test_full_history_layout(vox_dataset):
 
 
 def test_env_observations_give_the_same_history(vox_dataset):
-    """A memory fed by SpokenHistoryEnv sees exactly the history the dataset holds."""
+    """A memory fed by VoxMemEnv sees exactly the history the dataset holds."""
     episode = _episodes(vox_dataset)[1]
     memory = _fed(FullHistoryMemory(), episode, vox_dataset)
     turns = [(k, s, t) for k, s in enumerate(episode.sessions) for t in s.turns]
@@ -143,7 +143,7 @@ def test_memories_form_per_session_during_formation(vox_dataset, truth_asr):
     episode = _episodes(vox_dataset)[2]
     cache = TurnCache()
     memory = CascadedMemory(truth_asr, None, cache, top_sessions=0)
-    env = SpokenHistoryEnv(dataset=vox_dataset)
+    env = VoxMemEnv(dataset=vox_dataset)
     observation, info = env.reset(options={"episode": episode})
     heard_before = []
     while info["phase"] == "formation":
@@ -161,6 +161,32 @@ def test_memories_form_per_session_during_formation(vox_dataset, truth_asr):
 
 
 def _key(turn, folder):
-    from memgym.memory.spoken.history import SpokenTurn
+    from memgym.memory.voxmem.history import VoxMemTurn
 
-    return SpokenTurn(0, "", "user", read_turn_audio(folder / turn.audio)).key
+    return VoxMemTurn(0, "", "user", read_turn_audio(folder / turn.audio)).key
+
+
+def test_memories_build_themselves_from_shared_options():
+    """Each VoxMem memory takes what it uses from one VoxMemOptions; the recogniser is built once,
+    on first use, and shared with the turn cache; probes read ground truth (``truth``)."""
+    from memgym.core.registry import MEMORIES
+    from memgym.memory.voxmem.options import VoxMemOptions
+
+    class Words:
+        def transcribe(self, audio, sample_rate):
+            return "words"
+
+    built = []
+    options = VoxMemOptions(top_sessions=2, make_asr=lambda: built.append("asr") or Words())
+    memories = {name: MEMORIES.get(name).from_options(options) for name in ("full_history", "evidence_only")}
+    assert built == []  # the audio memories need no recogniser
+    memories.update({n: MEMORIES.get(n).from_options(options) for n in ("transcript", "cascaded", "oracle_tags")})
+    assert built == ["asr"] and memories["transcript"].asr is memories["cascaded"].asr
+    assert memories["transcript"].cache is memories["cascaded"].cache is options.cache
+    assert memories["cascaded"].top_sessions == memories["oracle_tags"].top_sessions == 2
+    assert memories["cascaded"].sound_tagger is None  # no make_sound_tagger: no sound tags
+    reads = {name: memory.reads for name, memory in memories.items()}
+    assert reads["cascaded"] == reads["full_history"] == {"audio", "dialogue"}
+    assert reads["oracle_tags"] == reads["evidence_only"] == {"audio", "dialogue", "truth"}
+    with pytest.raises(MemgymError, match="make_asr"):
+        MEMORIES.get("transcript").from_options(VoxMemOptions())

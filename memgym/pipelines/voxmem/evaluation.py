@@ -5,12 +5,12 @@
     memgym eval voxmem models=[hf_audio:/models/Qwen2-Audio-7B-Instruct] memories=[full_history,evidence_only]
 
 For every (model, memory, budget) and every item at that budget the item is played through
-``memgym/VoxMem-v0`` (:class:`~memgym.envs.spoken_history_env.SpokenHistoryEnv`) by a
-:class:`~memgym.agents.spoken_agent.SpokenAgent`: the memory forms over the env's formation
+``memgym/VoxMem-v0`` (:class:`~memgym.envs.voxmem_env.VoxMemEnv`) by a
+:class:`~memgym.agents.voxmem_agent.VoxMemAgent`: the memory forms over the env's formation
 observations turn by turn (user audio from the dataset's FLAC files, assistant text, session
 index and time), receives the question observation (its text and its audio in the asker's
 voice), and the model's reply to the chat the memory returns is the env's answer.
-``memory=NAME`` is the same as ``memories=[NAME]``. A :class:`~memgym.tasks.voxmem_scoring.VoxMemScorer`
+``memory=NAME`` is the same as ``memories=[NAME]``. A :class:`~memgym.tasks.voxmem.scoring.VoxMemScorer`
 scores the reply (optionally with a judge model). One row per item is appended to
 ``results.jsonl`` as it finishes (the model's raw reply included), so an interrupted run resumes
 where it stopped. A model failure is that item's ``error``; a history that does not fit the
@@ -22,9 +22,9 @@ text-only model cannot hear the audio memories: those pairs are listed as not ap
 (:mod:`memgym.core.executors`, docs/scaling.md); this process appends the same rows in the same
 order, and the workers keep their turn and judge caches in memory.
 
-Outputs in the run folder: ``results.md`` (:func:`~memgym.tasks.voxmem_tables.results_markdown`:
+Outputs in the run folder: ``results.md`` (:func:`~memgym.tasks.voxmem.tables.results_markdown`:
 4x4 cell grids, accuracy per budget with bootstrap CIs, by evidence type, by subtype, refusal
-rates, evidence position; then the paper's analyses of :mod:`~memgym.tasks.voxmem_analyses`),
+rates, evidence position; then the paper's analyses of :mod:`~memgym.tasks.voxmem.analyses`),
 ``accuracy_vs_budget.png``, ``semantic_gap.csv`` / ``semantic_gap.png`` (semantics minus
 audio-native accuracy per operation with bootstrap CIs), ``error_taxonomy.csv`` /
 ``error_taxonomy.png`` (error categories per evidence type) and ``turn_cache.jsonl`` (transcripts and
@@ -44,7 +44,7 @@ from typing import Any, Literal
 import numpy as np
 from tqdm import tqdm
 
-from memgym.agents.spoken_agent import SpokenAgent, play_spoken_item
+from memgym.agents.voxmem_agent import VoxMemAgent, play_voxmem_item
 from memgym.backends.errors import OverContextError, ReasonerError
 from memgym.backends.throughput import record_counts, take_throughput
 from memgym.core.benchmark import JobArgs
@@ -53,16 +53,19 @@ from memgym.core.errors import ConfigError, MemgymError
 from memgym.core.executors import executor_field, ray_address_field, run_ordered, worker_gpus_field, workers_field
 from memgym.core.paths import require_folder
 from memgym.core.records import read_jsonl
+from memgym.core.registry import MEMORIES
 from memgym.core.results import RunStore, to_csv, to_markdown
 from memgym.core.seeding import ADDED_FIELD, NOT_HASHED
 from memgym.datasets.voxmem import load_dataset
-from memgym.datasets.voxmem.build import parse_budget
+from memgym.datasets.voxmem.config import parse_budget
 from memgym.datasets.voxmem.records import Plan, VoxMemEpisode
-from memgym.envs.spoken_history_env import SpokenHistoryEnv
-from memgym.memory.spoken.cache import TurnCache
-from memgym.pipelines.voxmem_models import ASRConfig, build_asr, build_model, model_hears_audio
+from memgym.envs.voxmem_env import VoxMemEnv
+from memgym.memory.voxmem.base import VoxMemMemory
+from memgym.memory.voxmem.cache import TurnCache
+from memgym.memory.voxmem.options import VoxMemOptions
+from memgym.pipelines.voxmem.models import ASRConfig, build_asr, build_model, model_hears_audio
 from memgym.tasks.llm_match import JudgeCache
-from memgym.tasks.voxmem_analyses import (
+from memgym.tasks.voxmem.analyses import (
     gap_markdown,
     plot_semantic_gap,
     plot_taxonomy,
@@ -70,12 +73,13 @@ from memgym.tasks.voxmem_analyses import (
     taxonomy_percent,
     taxonomy_table,
 )
-from memgym.tasks.voxmem_scoring import VoxMemJudge, VoxMemScorer, load_answer_context
-from memgym.tasks.voxmem_tables import evidence_position, plot_accuracy_vs_budget, results_markdown
+from memgym.tasks.voxmem.scoring import VoxMemJudge, VoxMemScorer, load_answer_context
+from memgym.tasks.voxmem.tables import evidence_position, plot_accuracy_vs_budget, results_markdown
 
-MEMORIES = ("full_history", "transcript", "cascaded", "evidence_only", "oracle_tags")
-AUDIO_MEMORIES = frozenset({"full_history", "evidence_only"})
 DEFAULT_MEMORIES = ("cascaded", "transcript", "oracle_tags")
+GIVES = frozenset({"audio", "dialogue", "truth"})
+"""What a VoxMem evaluation gives its memories (words of their ``reads``): the user turns' audio,
+the dialogue (assistant text, session times) and, to ground-truth probes, the episode."""
 TAGGER_SENTENCES = (
     "The weather has been lovely this week and we went for a long walk.",
     "Could you remind me to call the bank tomorrow morning?",
@@ -95,7 +99,9 @@ class VoxMemEvalConfig:
     models: tuple[str, ...] = field(
         default=("structured",), metadata={"help": "model specs (structured, smollm2, hf:, hf_audio:, openai:)"}
     )
-    memories: tuple[str, ...] = field(default=DEFAULT_MEMORIES, metadata={"help": f"memories, of {list(MEMORIES)}"})
+    memories: tuple[str, ...] = field(
+        default=DEFAULT_MEMORIES, metadata={"help": "registered VoxMem memories (memgym list memories)"}
+    )
     memory: str = field(default="", metadata={"help": "one memory: memory=NAME is memories=[NAME]", **ADDED_FIELD})
     budgets: tuple[str, ...] = field(default=(), metadata={"help": "budgets to evaluate (empty = all in the dataset)"})
     asr: ASRConfig = field(default_factory=ASRConfig, metadata={"help": "speech recogniser of transcript/cascaded"})
@@ -118,48 +124,46 @@ class VoxMemEvalConfig:
     def __post_init__(self) -> None:
         if self.memory:  # memory=NAME is memories=[NAME]: the same config, hash and run folder
             if self.memories != DEFAULT_MEMORIES:
-                raise ConfigError("give the memories as memories=[...] or one as memory=..., not both")
+                raise ConfigError("give the memories to compare as memories=[...] or one as memory=..., not both")
             object.__setattr__(self, "memories", (self.memory,))
             object.__setattr__(self, "memory", "")
+        if len(set(self.memories)) != len(self.memories):
+            raise ConfigError(f"memories lists a memory twice: {list(self.memories)}")
 
 
-class MemoryFactory:
-    """Builds fresh memories by name, sharing the ASR, sound tagger and per-turn cache."""
+def voxmem_memory(name: str) -> type[VoxMemMemory]:
+    """The memory class registered as ``name``, if it reads VoxMem histories (a :class:`VoxMemMemory`
+    reading only what :data:`GIVES`); otherwise a one-line error naming the ones VoxMem takes."""
+    cls = MEMORIES.get(name) if name in MEMORIES else None
+    if cls is None or not (issubclass(cls, VoxMemMemory) and cls.reads <= GIVES):
+        what = "not a registered memory" if cls is None else "a memory of another benchmark"
+        raise ConfigError(
+            f"memories: '{name}' is not a VoxMem memory ({what}); VoxMem takes: {', '.join(voxmem_memory_names())}"
+        )
+    return cls
 
-    def __init__(self, config: VoxMemEvalConfig, dataset_dir: Path, cache: TurnCache) -> None:
-        self.config = config
-        self.dataset_dir = dataset_dir
-        self.cache = cache
-        self._asr = None
-        self._tagger = None
 
-    def asr(self):
-        if self._asr is None:
-            self._asr = build_asr(self.config.asr, device=self.config.device)
-        return self._asr
+def voxmem_memory_names() -> list[str]:
+    """memgym's registered VoxMem memories (those declared in :mod:`memgym.memory.voxmem`), found
+    without importing any memory module; plugins' VoxMem memories are taken by name too."""
+    return [n for n in MEMORIES.names() if MEMORIES.locate(n)[0].startswith("memgym.memory.voxmem.")]
 
-    def tagger(self):
-        if self._tagger is None:
-            self._tagger = train_sound_tagger(self.dataset_dir)
-        return self._tagger
 
-    def make(self, name: str):
-        from memgym.memory.spoken.cascaded import CascadedMemory
-        from memgym.memory.spoken.full_history import FullHistoryMemory
-        from memgym.memory.spoken.probes import EvidenceOnlyMemory, OracleTagsMemory
-        from memgym.memory.spoken.transcript import TranscriptMemory
+def memory_options(config: VoxMemEvalConfig, dataset_dir: Path, turn_cache: Path | None) -> VoxMemOptions:
+    """What the memories of an evaluation build from: ``top_sessions``, the recogniser of
+    ``config.asr``, the dataset's sound tagger (:func:`train_sound_tagger`) and the turn cache at
+    ``turn_cache`` (None: in memory only); the recogniser and tagger are built on first use."""
+    return VoxMemOptions(
+        top_sessions=config.top_sessions,
+        cache=TurnCache(turn_cache),
+        make_asr=lambda: build_asr(config.asr, device=config.device),
+        make_sound_tagger=lambda: train_sound_tagger(dataset_dir),
+    )
 
-        if name == "full_history":
-            return FullHistoryMemory()
-        if name == "evidence_only":
-            return EvidenceOnlyMemory()
-        if name == "oracle_tags":
-            return OracleTagsMemory(self.config.top_sessions)
-        if name == "transcript":
-            return TranscriptMemory(self.asr(), self.cache)
-        if name == "cascaded":
-            return CascadedMemory(self.asr(), self.tagger(), self.cache, self.config.top_sessions)
-        raise ConfigError(f"memories: unknown memory '{name}'; expected one of {list(MEMORIES)}")
+
+def hears(spec: str, memory_name: str) -> bool:
+    """Whether model ``spec`` can read the chat of memory ``memory_name`` (audio needs an audio LM)."""
+    return voxmem_memory(memory_name).modality != "audio" or model_hears_audio(spec)
 
 
 def train_sound_tagger(dataset_dir: Path):
@@ -169,7 +173,7 @@ def train_sound_tagger(dataset_dir: Path):
     from memgym.backends.tts.espeak import EspeakBackend
     from memgym.datasets.sources.factory import LibraryConfig, open_library
     from memgym.datasets.speech.voices import espeak_voice_bank
-    from memgym.memory.spoken.sound_tagger import SoundTagger
+    from memgym.memory.voxmem.sound_tagger import SoundTagger
 
     data = yaml.safe_load((dataset_dir / "config.yaml").read_text(encoding="utf-8")) or {}
     library_fields = {f.name for f in dataclasses.fields(LibraryConfig)}
@@ -200,9 +204,8 @@ def evaluate(args: JobArgs) -> Path:
     manifest = dataset_dir / "manifest.jsonl"
     if not manifest.is_file():
         raise ConfigError(f"dataset {dataset_dir} has no manifest.jsonl; build one with 'memgym generate voxmem'")
-    unknown = [m for m in config.memories if m not in MEMORIES]
-    if unknown:
-        raise ConfigError(f"memories: {unknown} are not VoxMem memories; expected some of {list(MEMORIES)}")
+    for name in config.memories:
+        voxmem_memory(name)
     episodes = [e for e in load_dataset(dataset_dir) if isinstance(e, VoxMemEpisode)]
     episodes.sort(key=lambda e: (e.budget, e.episode_id))  # smaller budgets first: a stopped run has whole budgets
     if config.budgets:
@@ -222,7 +225,7 @@ def evaluate(args: JobArgs) -> Path:
         (f"{spec}|{memory_name}|{episode.episode_id}", (spec, memory_name, episode))
         for spec in config.models
         for memory_name in config.memories
-        if not (memory_name in AUDIO_MEMORIES and not model_hears_audio(spec))
+        if hears(spec, memory_name)
         for episode in episodes
         if f"{spec}|{memory_name}|{episode.episode_id}" not in done
     ]
@@ -261,8 +264,8 @@ class ItemRunner:
         self.config = config
         self.scorer = VoxMemScorer(queries, sounds, judge)
         self.askers = _askers(dataset_dir)
-        self.env = SpokenHistoryEnv(dataset=str(dataset_dir))
-        self.memories = MemoryFactory(config, dataset_dir, TurnCache(turn_cache))
+        self.env = VoxMemEnv(dataset=str(dataset_dir))
+        self.options = memory_options(config, dataset_dir, turn_cache)
         self.judge = f"judge {config.judge}", getattr(judge, "judge", None)
         self.spec, self.model = "", None
 
@@ -271,12 +274,13 @@ class ItemRunner:
         if spec != self.spec:
             self.spec, self.model = spec, None
             self.model = build_model(spec, device=self.config.device)
-        agent = SpokenAgent(self.memories.make(memory_name), self.model, self.config.max_new_tokens)
+        memory = voxmem_memory(memory_name).from_options(self.options)
+        agent = VoxMemAgent(memory, self.model, self.config.max_new_tokens)
         row = run_item(episode, agent, self.env, self.scorer, self.askers.get(episode.items[0].item_id, ""))
         return {"model": spec, "memory": memory_name, **row}, take_throughput(dict([(spec, self.model), self.judge]))
 
 
-def run_item(episode: VoxMemEpisode, agent: SpokenAgent, env, scorer: VoxMemScorer, asker: str) -> dict[str, Any]:
+def run_item(episode: VoxMemEpisode, agent: VoxMemAgent, env, scorer: VoxMemScorer, asker: str) -> dict[str, Any]:
     """Play one item through ``env`` with ``agent`` (its memory forms over the env's formation
     observations, its model answers the question observation); the result row (module docstring)."""
     item = episode.items[0]
@@ -296,7 +300,7 @@ def run_item(episode: VoxMemEpisode, agent: SpokenAgent, env, scorer: VoxMemScor
     }
     start = time.perf_counter()
     try:
-        reply, _ = play_spoken_item(env, agent, episode, asker)
+        reply, _ = play_voxmem_item(env, agent, episode, asker)
         row.update({"status": "ok", "reply": reply, **scorer.score(item, reply)})
     except OverContextError as exc:
         row.update({"status": "over_context", "reply": None, "correct": 0.0, "over_context": str(exc)})
@@ -312,9 +316,7 @@ def write_outputs(store: RunStore, config: VoxMemEvalConfig, episodes: list[VoxM
     rows = store.rows()
     text = results_markdown(rows, np.random.default_rng(config.seed), config.bootstrap)
     text += write_analyses(store, rows, episodes, load_answer_context(config.dataset)[0], config)
-    skipped = [
-        (s, m) for s in config.models for m in config.memories if m in AUDIO_MEMORIES and not model_hears_audio(s)
-    ]
+    skipped = [(s, m) for s in config.models for m in config.memories if not hears(s, m)]
     if skipped:
         pairs = ", ".join(f"{m} / {s}" for s, m in skipped)
         text += f"\nNot applicable (a text model cannot hear the audio history): {pairs}.\n"
@@ -324,7 +326,7 @@ def write_outputs(store: RunStore, config: VoxMemEvalConfig, episodes: list[VoxM
 
 
 def write_analyses(store: RunStore, rows: list[dict], episodes: list[VoxMemEpisode], queries: dict, config) -> str:
-    """The paper's analyses (:mod:`memgym.tasks.voxmem_analyses`) into the run folder:
+    """The paper's analyses (:mod:`memgym.tasks.voxmem.analyses`) into the run folder:
     ``semantic_gap.csv`` / ``.png`` and ``error_taxonomy.csv`` / ``.png``; returns their Markdown."""
     gap = semantic_gap_table(rows, np.random.default_rng(config.seed), config.bootstrap)
     taxonomy = taxonomy_table(rows, {e.episode_id: e for e in episodes}, queries)

@@ -1,4 +1,4 @@
-"""SpokenHistoryEnv: Gymnasium contract, registration, formation/use phases, scoring."""
+"""VoxMemEnv: Gymnasium contract, registration, formation/use phases, scoring."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ from gymnasium.utils.env_checker import check_env
 import memgym  # noqa: F401  (registers the gymnasium ids)
 from memgym.backends.asr import ASRConfig
 from memgym.core.errors import MemgymError
-from memgym.datasets.voxmem.build import VoxMemBuilder, VoxMemConfig
-from memgym.envs.spoken_history_env import SpokenHistoryEnv
+from memgym.datasets.voxmem.build import VoxMemBuilder
+from memgym.datasets.voxmem.config import VoxMemConfig
+from memgym.envs.voxmem_env import VoxMemEnv
 
 
 @pytest.fixture(scope="module")
@@ -27,7 +28,7 @@ def test_check_env_through_gymnasium_make(dataset):
 
 
 def test_phases_and_scoring(dataset):
-    env = SpokenHistoryEnv(dataset=dataset)
+    env = VoxMemEnv(dataset=dataset)
     obs, info = env.reset(seed=3)
     episode = env.episode
     user_turns = sum(t.role == "user" for s in episode.sessions for t in s.turns)
@@ -43,7 +44,7 @@ def test_phases_and_scoring(dataset):
 
 def test_reward_is_the_voxmem_verdict(dataset):
     """The gold answer phrased as a hedged sentence scores 1; a bare refusal scores 1 only on AR items."""
-    env = SpokenHistoryEnv(dataset=dataset)
+    env = VoxMemEnv(dataset=dataset)
     for seed in range(4):
         _, info = env.reset(seed=seed)
         while info["phase"] == "formation":
@@ -57,18 +58,18 @@ def test_reward_is_the_voxmem_verdict(dataset):
 
 def test_missing_dataset_is_a_clear_error(tmp_path):
     with pytest.raises(MemgymError, match="no manifest.jsonl"):
-        SpokenHistoryEnv(dataset=tmp_path)
+        VoxMemEnv(dataset=tmp_path)
 
 
 @pytest.mark.slow
 def test_env_generates_an_episode_without_a_dataset():
-    env = SpokenHistoryEnv(budget=4096)
+    env = VoxMemEnv(budget=4096)
     obs, info = env.reset(seed=1)
     assert info["phase"] == "formation" and env.episode.budget == 4096
 
 
 def test_runs_in_a_vector_env(dataset):
-    envs = gymnasium.vector.SyncVectorEnv([lambda: SpokenHistoryEnv(dataset=dataset) for _ in range(2)])
+    envs = gymnasium.vector.SyncVectorEnv([lambda: VoxMemEnv(dataset=dataset) for _ in range(2)])
     obs, info = envs.reset(seed=0)
     assert obs["audio"].shape == (2, 480000) and list(info["phase"]) == ["formation", "formation"]
     obs, reward, *_ = envs.step(("", ""))

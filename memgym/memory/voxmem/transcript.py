@@ -10,12 +10,13 @@ from typing import Any
 
 from memgym.core.chat import Message
 from memgym.core.registry import register_memory
-from memgym.memory.spoken.base import SpokenMemory
-from memgym.memory.spoken.cache import Transcriber, TurnCache, identity_of
-from memgym.memory.spoken.history import SAMPLE_RATE, SpokenTurn, query_of, text_history_messages
+from memgym.memory.voxmem.base import VoxMemMemory
+from memgym.memory.voxmem.cache import Transcriber, TurnCache, identity_of
+from memgym.memory.voxmem.history import SAMPLE_RATE, VoxMemTurn, query_of, text_history_messages
+from memgym.memory.voxmem.options import VoxMemOptions
 
 
-def transcripts(turns: list[SpokenTurn], asr: Transcriber, cache: TurnCache) -> dict[str, str]:
+def transcripts(turns: list[VoxMemTurn], asr: Transcriber, cache: TurnCache) -> dict[str, str]:
     """``turn key -> words`` of every user turn (cached per audio); the turns not yet cached go
     to the recogniser together when it has ``transcribe_batch``, else one by one."""
     users = [t for t in turns if t.role == "user"]
@@ -30,7 +31,7 @@ def transcripts(turns: list[SpokenTurn], asr: Transcriber, cache: TurnCache) -> 
 
 
 @register_memory("transcript")
-class TranscriptMemory(SpokenMemory):
+class TranscriptMemory(VoxMemMemory):
     """ASR of every user turn, then :func:`text_history_messages` of the whole history.
 
     Args:
@@ -43,7 +44,12 @@ class TranscriptMemory(SpokenMemory):
         self.asr = asr
         self.cache = cache if cache is not None else TurnCache()
 
-    def form(self, turns: list[SpokenTurn]) -> None:
+    @classmethod
+    def from_options(cls, options: VoxMemOptions) -> TranscriptMemory:
+        """Takes the recogniser and the shared turn cache of ``options``."""
+        return cls(options.asr(), options.cache)
+
+    def form(self, turns: list[VoxMemTurn]) -> None:
         transcripts(turns, self.asr, self.cache)
 
     def retrieve(self, query: Any) -> list[Message]:

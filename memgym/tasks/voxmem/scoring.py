@@ -1,7 +1,7 @@
 """Scoring VoxMem replies: answer kind per item, rule-based or judged correctness, refusals.
 
 Every item has an :class:`AnswerSpec`: how its (source) question is answered -- the answer kind of
-:mod:`memgym.tasks.voxmem_answers` -- the gold answer and the answer space the reply is read
+:mod:`memgym.tasks.voxmem.answers` -- the gold answer and the answer space the reply is read
 against (the topic family's values, the cue words, the dataset's sound classes, the two options of
 a comparison). :func:`answer_spec` derives it from the item and, when available, the plan's
 structured query (``plans.jsonl``); without the query the kind comes from the item's cell and
@@ -46,7 +46,7 @@ from memgym.datasets.voxmem.records import Plan, Query
 from memgym.datasets.voxmem.taxonomy import REFUSAL
 from memgym.datasets.voxmem.topics import FAMILY_BY_NAME
 from memgym.tasks.llm_match import JudgeCache, JudgeOutputError
-from memgym.tasks.voxmem_answers import SEQUENCE_SEPARATOR, AnswerKind, classify_reply, same_answer
+from memgym.tasks.voxmem.answers import SEQUENCE_SEPARATOR, AnswerKind, classify_reply, same_answer
 
 NO_SOUND = "no background sound"
 """The oracle's state of a session without background sound."""

@@ -17,8 +17,9 @@ from memgym.core.benchmark import Benchmark, JobArgs, ReportSection
 from memgym.core.config import load_config
 from memgym.core.errors import ConfigError
 from memgym.core.outputs import make_writable_folder
-from memgym.core.registry import MEMORIES, REASONERS, register_benchmark
-from memgym.datasets.voxmem.build import VoxMemBuilder, VoxMemConfig
+from memgym.core.registry import REASONERS, register_benchmark
+from memgym.datasets.voxmem.build import VoxMemBuilder
+from memgym.datasets.voxmem.config import VoxMemConfig
 
 
 @register_benchmark("voxmem")
@@ -32,22 +33,24 @@ class VoxMemBenchmark(Benchmark):
         if job == "generate":
             return {"": VoxMemConfig}
         if job == "eval":
-            from memgym.pipelines.voxmem_eval import VoxMemEvalConfig
+            from memgym.pipelines.voxmem.evaluation import VoxMemEvalConfig
 
             return {"": VoxMemEvalConfig}
         return {}
 
     def accepted_names(self, job: str) -> dict[str, list[str]]:
-        """Eval takes the spoken memories and reasoners (``models=[...]`` specs name one);
+        """Eval takes the VoxMem memories and reasoners (``models=[...]`` specs name one);
         generate takes reasoners for writing and QC (``reasoner=``, ``qc_reasoner=``)."""
         if job == "generate":
             return {"reasoners (reasoner=, qc_reasoner=)": REASONERS.names()}
         if job != "eval":
             return {}
-        from memgym.pipelines.voxmem_eval import MEMORIES as VOXMEM_MEMORIES
+        from memgym.pipelines.voxmem.evaluation import voxmem_memory_names
 
-        memories = [name for name in MEMORIES.names() if name in VOXMEM_MEMORIES]
-        return {"memories (memories=[...])": memories, "reasoners (models=[...])": REASONERS.names()}
+        return {
+            "memories (memory= or memories=[...])": voxmem_memory_names(),
+            "reasoners (models=[...])": REASONERS.names(),
+        }
 
     def generate(self, args: JobArgs) -> Path:
         values = {"out": str(args.out)} if args.out else None
@@ -61,14 +64,14 @@ class VoxMemBenchmark(Benchmark):
         make_writable_folder(Path(config.out), f"output folder {config.out}")  # before any synthesis
         qc_model = None
         if config.qc_model not in ("", "offline"):  # an audio LM listens to the evidence sessions
-            from memgym.pipelines.voxmem_models import build_model
+            from memgym.pipelines.voxmem.models import build_model
 
             qc_model = build_model(config.qc_model, device=config.tts.device)
         return VoxMemBuilder(config, qc_model=qc_model, progress=args.progress).build()
 
     def eval(self, args: JobArgs) -> Path:
-        """Models x memories x budgets (see :mod:`memgym.pipelines.voxmem_eval`); returns the run folder."""
-        from memgym.pipelines.voxmem_eval import evaluate
+        """Models x memories x budgets (see :mod:`memgym.pipelines.voxmem.evaluation`); returns the run folder."""
+        from memgym.pipelines.voxmem.evaluation import evaluate
 
         return evaluate(args)
 
@@ -77,7 +80,7 @@ class VoxMemBenchmark(Benchmark):
         import json
 
         from memgym.core.episode import Dataset
-        from memgym.envs.spoken_history_env import SpokenHistoryEnv
+        from memgym.envs.voxmem_env import VoxMemEnv
 
         out = Path(args.runs_dir) / "quickstart" / "voxmem" / "dataset"
         cells = "[semantics/TET,speaker/IE,paralinguistic/MSR,sound/IE,sound/AR]"
@@ -86,7 +89,7 @@ class VoxMemBenchmark(Benchmark):
         config = load_config(VoxMemConfig, path=args.config_path, overrides=overrides)
         folder = VoxMemBuilder(config, progress=args.progress).build()
         episodes = Dataset.load(folder / "manifest.jsonl")
-        env = SpokenHistoryEnv(dataset=folder)
+        env = VoxMemEnv(dataset=folder)
         played = next((e for e in episodes if e.items[0].answer == "unanswerable"), episodes[0])
         observation, info = env.reset(seed=0, options={"episode": played})
         steps = 0

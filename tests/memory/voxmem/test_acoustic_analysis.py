@@ -8,7 +8,7 @@ import pytest
 from memgym.datasets.sources.tones import ToneLibrary
 from memgym.datasets.speech.mixing import mix_at_snr
 from memgym.datasets.speech.turn_features import SAMPLE_RATE, background_of, measure_turn
-from memgym.memory.spoken.sound_tagger import SoundTagger
+from memgym.memory.voxmem.sound_tagger import SoundTagger
 
 
 def voiced(seconds: float, f0: float, seed: int = 0, gaps: int = 0) -> np.ndarray:

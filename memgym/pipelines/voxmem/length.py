@@ -14,7 +14,7 @@ each a paired bootstrap interval over items (the three share the items; ``total 
 competition`` when the smallest histories score alike, which the identical smallest histories
 make true for a deterministic memory: ``smallest_differs`` counts items where they do not).
 
-    python -m memgym.pipelines.voxmem_length DEFAULT_RUN CONTROL_RUN
+    python -m memgym.pipelines.voxmem.length DEFAULT_RUN CONTROL_RUN
 """
 
 from __future__ import annotations
@@ -111,10 +111,10 @@ def markdown(result: dict[tuple[str, str], dict[str, Any]]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m memgym.pipelines.voxmem_length DEFAULT_RUN CONTROL_RUN``: print the tables."""
+    """``python -m memgym.pipelines.voxmem.length DEFAULT_RUN CONTROL_RUN``: print the tables."""
     args = list(sys.argv[1:] if argv is None else argv)
     if len(args) != 2:
-        print("usage: python -m memgym.pipelines.voxmem_length DEFAULT_RUN CONTROL_RUN", file=sys.stderr)
+        print("usage: python -m memgym.pipelines.voxmem.length DEFAULT_RUN CONTROL_RUN", file=sys.stderr)
         return 2
     try:
         result = length_vs_competition(read_results(args[0]), read_results(args[1]))

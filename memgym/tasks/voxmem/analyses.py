@@ -47,9 +47,9 @@ from memgym.datasets.speech.cues import CUE_WORDS
 from memgym.datasets.voxmem.oracle import sound_label
 from memgym.datasets.voxmem.records import Query, Session, VoxMemEpisode
 from memgym.datasets.voxmem.taxonomy import AUDIO_NATIVE, EVIDENCE_TYPES, OPERATIONS
-from memgym.tasks.voxmem_answers import OTHER, YOU, same_answer
-from memgym.tasks.voxmem_scoring import NO_SOUND
-from memgym.tasks.voxmem_tables import scored
+from memgym.tasks.voxmem.answers import OTHER, YOU, same_answer
+from memgym.tasks.voxmem.scoring import NO_SOUND
+from memgym.tasks.voxmem.tables import scored
 
 CATEGORIES: tuple[str, ...] = (
     "correct",

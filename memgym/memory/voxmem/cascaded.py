@@ -3,9 +3,9 @@
 Per user turn (all cached per audio in a :class:`TurnCache`, so nested budgets reuse the work):
 its words (the injected ASR), its signal measurements
 (:func:`~memgym.datasets.speech.turn_features.measure_turn`) and its background sound (a
-:class:`~memgym.memory.spoken.sound_tagger.SoundTagger`). Per history: speaker labels from the
+:class:`~memgym.memory.voxmem.sound_tagger.SoundTagger`). Per history: speaker labels from the
 voices clustered together with the question's (so the asker's label is known) and cue tags
-against each speaker's typical turn (:mod:`~memgym.memory.spoken.acoustic_tags`). Each user turn
+against each speaker's typical turn (:mod:`~memgym.memory.voxmem.acoustic_tags`). Each user turn
 becomes one line::
 
     User: [voice B, the person asking now | hesitant | background: rain] I think Monday works.
@@ -18,17 +18,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from memgym.backends.spoken_lines import tag_line
+from memgym.backends.voxmem_lines import tag_line
 from memgym.core.chat import Message
 from memgym.core.registry import register_memory
 from memgym.datasets.speech.turn_features import measure_turn
-from memgym.memory.spoken.acoustic_tags import cue_tags, speaker_labels
-from memgym.memory.spoken.base import SpokenMemory
-from memgym.memory.spoken.cache import Transcriber, TurnCache, identity_of
-from memgym.memory.spoken.history import SpokenQuery, SpokenTurn, query_of, text_history_messages
-from memgym.memory.spoken.retrieval import rank_sessions
-from memgym.memory.spoken.sound_tagger import SoundTagger
-from memgym.memory.spoken.transcript import transcripts
+from memgym.memory.voxmem.acoustic_tags import cue_tags, speaker_labels
+from memgym.memory.voxmem.base import VoxMemMemory
+from memgym.memory.voxmem.cache import Transcriber, TurnCache, identity_of
+from memgym.memory.voxmem.history import VoxMemQuery, VoxMemTurn, query_of, text_history_messages
+from memgym.memory.voxmem.options import VoxMemOptions
+from memgym.memory.voxmem.retrieval import rank_sessions
+from memgym.memory.voxmem.sound_tagger import SoundTagger
+from memgym.memory.voxmem.transcript import transcripts
 
 MEASURE_VERSION = "measure:v1"
 TAG_NOTE = (
@@ -39,7 +40,7 @@ TAG_NOTE = (
 
 
 @register_memory("cascaded")
-class CascadedMemory(SpokenMemory):
+class CascadedMemory(VoxMemMemory):
     """The offline cascade of the module docstring.
 
     Args:
@@ -62,10 +63,15 @@ class CascadedMemory(SpokenMemory):
         self.cache = cache if cache is not None else TurnCache()
         self.top_sessions = top_sessions
 
+    @classmethod
+    def from_options(cls, options: VoxMemOptions) -> CascadedMemory:
+        """Takes the recogniser, sound tagger, turn cache and ``top_sessions`` of ``options``."""
+        return cls(options.asr(), options.sound_tagger(), options.cache, options.top_sessions)
+
     def _measure(self, turn_key: str, audio) -> dict:
         return self.cache.get_or_compute(MEASURE_VERSION, turn_key, lambda: measure_turn(audio))
 
-    def form(self, turns: list[SpokenTurn]) -> None:
+    def form(self, turns: list[VoxMemTurn]) -> None:
         """A finished session's per-turn perception: words (one recogniser batch), measurements
         and background sound, all into the turn cache."""
         users = [t for t in turns if t.role == "user"]
@@ -81,9 +87,9 @@ class CascadedMemory(SpokenMemory):
             lambda: self.sound_tagger.tag(measure["background"], measure["background_db"]),
         )  # fmt: skip
 
-    def tagged_lines(self, query: SpokenQuery) -> dict[str, str]:
+    def tagged_lines(self, query: VoxMemQuery) -> dict[str, str]:
         """``turn key -> tagged line`` of every user turn."""
-        users: list[SpokenTurn] = [t for t in self.turns if t.role == "user"]
+        users: list[VoxMemTurn] = [t for t in self.turns if t.role == "user"]
         words = transcripts(users, self.asr, self.cache)
         measures = [dict(self._measure(t.key, t.audio)) for t in users]
         for turn, measure in zip(users, measures):

@@ -6,12 +6,12 @@ from typing import Any
 
 from memgym.core.chat import Message
 from memgym.core.registry import register_memory
-from memgym.memory.spoken.base import SpokenMemory
-from memgym.memory.spoken.history import audio_history_messages, query_of
+from memgym.memory.voxmem.base import VoxMemMemory
+from memgym.memory.voxmem.history import audio_history_messages, query_of
 
 
 @register_memory("full_history")
-class FullHistoryMemory(SpokenMemory):
+class FullHistoryMemory(VoxMemMemory):
     """Keeps every turn; ``retrieve`` returns :func:`audio_history_messages` of all sessions.
 
     Args:

@@ -7,7 +7,7 @@ A user turn becomes one line, optionally opened by the acoustic tags the cascade
 (:func:`tag_line` writes it, :func:`parse_tag_line` reads it back). A history is a text of
 session blocks separated by blank lines, each opening with ``Session <k> - <YYYY-MM-DD HH:MM>``
 and holding ``User: ...`` / ``Assistant: ...`` lines, followed by ``Question: ...``
-(:func:`parse_history` reads it). The memories of ``memgym/memory/spoken`` write this layout;
+(:func:`parse_history` reads it). The memories of ``memgym/memory/voxmem`` write this layout;
 readers of it (the offline ``structured`` reasoner) parse it here, so the format has one home.
 """
 

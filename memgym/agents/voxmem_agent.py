@@ -1,14 +1,14 @@
-"""``SpokenAgent``: a spoken-history memory and a model answering VoxMem items through the env.
+"""``VoxMemAgent``: a spoken-history memory and a model answering VoxMem items through the env.
 
 Formation: the memory observes every ``memgym/VoxMem-v0`` observation (user audio, assistant text,
 session index and time) as the env presents it. Use: the memory turns the question observation
 (its text and the asker's spoken question) into the complete chat
-(:class:`~memgym.memory.spoken.base.SpokenMemory`), the model replies, and the reply is the
-action the env scores. :func:`play_spoken_item` plays one episode and returns the reply with the
+(:class:`~memgym.memory.voxmem.base.VoxMemMemory`), the model replies, and the reply is the
+action the env scores. :func:`play_voxmem_item` plays one episode and returns the reply with the
 env's verdict.
 
 Ground-truth probes (``evidence_only``, ``oracle_tags``) read the episode being played: the agent
-binds it (:meth:`SpokenAgent.bind`) after each reset, before formation.
+hands it to the memory (``memory.bind_episode``) at each reset, before formation.
 """
 
 from __future__ import annotations
@@ -19,25 +19,26 @@ import gymnasium
 
 from memgym.agents.agent import Agent, run_episode
 from memgym.core.protocols import Memory, Reasoner
+from memgym.memory.voxmem.base import VoxMemMemory
 
 
-class SpokenAgent(Agent):
+class VoxMemAgent(Agent):
     """Memory + model (module docstring).
 
     Args:
-        memory: a spoken-history memory.
+        memory: a VoxMem memory.
         model: the reasoner answering the memory's chat.
         max_new_tokens: longest reply, tokens.
     Attributes:
         last_reply: the reply to the last question.
     """
 
-    def __init__(self, memory: Memory, model: Reasoner, max_new_tokens: int = 32) -> None:
+    def __init__(self, memory: VoxMemMemory, model: Reasoner, max_new_tokens: int = 32) -> None:
         super().__init__(memory)
         self.model = model
         self.max_new_tokens = max_new_tokens
         self.last_reply = ""
-        self._truth: tuple[Any, str] | None = None
+        self._truth: tuple[Any, str] | None = None  # (episode, asker) set by bind
 
     def bind(self, episode: Any, asker: str = "") -> None:
         """The episode about to be played and its asking user (read by ground-truth probes only)."""
@@ -46,9 +47,9 @@ class SpokenAgent(Agent):
     def reset(self) -> None:
         super().reset()
         self.last_reply = ""
-        bind = getattr(self.memory, "bind_episode", None)
-        if bind is not None and self._truth is not None:
-            bind(*self._truth)
+        if self._truth is not None:
+            episode, asker = self._truth
+            self.memory.bind_episode(episode, asker=asker)
 
     def answer(self, observation: Any, info: dict[str, Any]) -> str:
         messages = self.memory.retrieve(observation)
@@ -56,7 +57,7 @@ class SpokenAgent(Agent):
         return self.last_reply
 
 
-def play_spoken_item(env: gymnasium.Env, agent: SpokenAgent, episode: Any, asker: str = "") -> tuple[str, dict]:
+def play_voxmem_item(env: gymnasium.Env, agent: VoxMemAgent, episode: Any, asker: str = "") -> tuple[str, dict]:
     """Play a one-item VoxMem ``episode`` in ``env`` with ``agent``: ``(reply, the env's score)``."""
     agent.bind(episode, asker)
     result = run_episode(env, agent, episode=episode)

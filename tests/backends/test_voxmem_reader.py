@@ -1,13 +1,13 @@
-"""The structured reasoner's reading of written spoken histories (backends/spoken_reader.py)."""
+"""The structured reasoner's reading of written spoken histories (backends/voxmem_reader.py)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from memgym.backends.spoken_lines import parse_history, parse_tag_line, tag_line
-from memgym.backends.spoken_reader import REFUSAL, magnitude, parse_question, stated_value
 from memgym.backends.structured import StructuredReasoner
+from memgym.backends.voxmem_lines import parse_history, parse_tag_line, tag_line
+from memgym.backends.voxmem_reader import REFUSAL, magnitude, parse_question, stated_value
 from memgym.core.chat import Message
 from memgym.datasets.voxmem.plans import plan_item
 from memgym.datasets.voxmem.taxonomy import CELLS, SUBTYPES
