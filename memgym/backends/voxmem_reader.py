@@ -286,49 +286,65 @@ def _argmax(options: Sequence[str], scores: Sequence[float]) -> str:
 
 def answer(question: Question, sessions: Sequence[HeardSession]) -> str:
     """The reply to ``question`` from ``sessions`` (module docstring)."""
-    q, f = question, question.fields
-    slot = f.get("slot", "")
+    q = question
+    asker_only = q.evidence == "paralinguistic" or (q.operation == "IE" and q.evidence == "sound")
+    slot = q.fields.get("slot", "")
 
-    def premise(subject: str, *, asker_only: bool) -> list[HeardFact]:
+    def premise(subject: str) -> list[HeardFact]:
         facts = [heard_fact(s, subject, slot) for s in sessions]
         return [x for x in facts if x is not None and x.value and (x.asker or not asker_only)]
 
-    asker_only = q.evidence == "paralinguistic" or (q.operation == "IE" and q.evidence == "sound")
-    hits = premise(f["s0"], asker_only=asker_only)
-    kind = f"{q.operation}/{q.subtype}"
-    if kind == "IE/context_to_cue":
+    hits = premise(q.fields["s0"])
+    if q.operation == "IE" and q.subtype in ("context_to_cue", "cue_to_fact"):
+        return _answer_ie(q, hits)
+    if q.operation == "TET":
+        return _answer_tet(q, hits)
+    if q.subtype == "counting":
+        return _answer_counting(q, hits)
+    return _answer_pair(q, [hits] + [premise(s) for s in q.subjects()[1:]])
+
+
+def _answer_ie(q: Question, hits: list[HeardFact]) -> str:
+    f = q.fields
+    if q.subtype == "context_to_cue":
         if q.evidence == "speaker":
             return _pick(["yes" if x.asker else "no" for x in hits])
         return _pick([_state(q.evidence, x) for x in hits])
-    if kind == "IE/cue_to_fact":
-        keep: Callable[[HeardFact], bool] = {
-            "speaker": lambda x: x.asker,
-            "paralinguistic": lambda x: _same(x.cue, f.get("cue", "")),
-            "sound": lambda x: _same(x.sound, f.get("sound", "")),
-        }[q.evidence]
-        return _pick([x.value for x in hits if keep(x)])
-    if q.operation == "TET":
-        states = [_state(q.evidence, x) for x in hits]
-        if not states:
-            return REFUSAL
-        if q.subtype == "latest":
-            return states[-1]
-        if q.subtype == "at_point":
-            point = ORDINALS.get(f.get("nth", ""), 0)
-            return states[point] if point < len(states) else REFUSAL
-        return SEPARATOR.join(states)
-    if q.subtype == "counting":
-        if not hits:
-            return REFUSAL
-        if q.evidence == "semantics":
-            return str(len(hits))
-        if q.evidence == "speaker":
-            return str(len({x.voice if x.voice else x.asker for x in hits}))
-        if q.evidence == "paralinguistic":
-            return str(sum(_same(x.cue, f["cue"]) for x in hits))
-        return str(sum(_same(x.sound, f["sound"]) for x in hits))
-    subjects = q.subjects()
-    per_subject = [hits] + [premise(s, asker_only=asker_only) for s in subjects[1:]]
+    keep: Callable[[HeardFact], bool] = {
+        "speaker": lambda x: x.asker,
+        "paralinguistic": lambda x: _same(x.cue, f.get("cue", "")),
+        "sound": lambda x: _same(x.sound, f.get("sound", "")),
+    }[q.evidence]
+    return _pick([x.value for x in hits if keep(x)])
+
+
+def _answer_tet(q: Question, hits: list[HeardFact]) -> str:
+    states = [_state(q.evidence, x) for x in hits]
+    if not states:
+        return REFUSAL
+    if q.subtype == "latest":
+        return states[-1]
+    if q.subtype == "at_point":
+        point = ORDINALS.get(q.fields.get("nth", ""), 0)
+        return states[point] if point < len(states) else REFUSAL
+    return SEPARATOR.join(states)
+
+
+def _answer_counting(q: Question, hits: list[HeardFact]) -> str:
+    if not hits:
+        return REFUSAL
+    if q.evidence == "semantics":
+        return str(len(hits))
+    if q.evidence == "speaker":
+        return str(len({x.voice if x.voice else x.asker for x in hits}))
+    if q.evidence == "paralinguistic":
+        return str(sum(_same(x.cue, q.fields["cue"]) for x in hits))
+    return str(sum(_same(x.sound, q.fields["sound"]) for x in hits))
+
+
+def _answer_pair(q: Question, per_subject: list[list[HeardFact]]) -> str:
+    """MSR matching and comparing, from the premise facts of each subject the question names."""
+    f, subjects, hits = q.fields, q.subjects(), per_subject[0]
     if q.evidence == "sound" and q.subtype == "comparing":
         options = [f["o0"], f["o1"]]
         return _argmax(options, [sum(_same(x.sound, o) for x in hits) for o in options]) if hits else REFUSAL

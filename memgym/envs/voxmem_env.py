@@ -1,38 +1,6 @@
-"""``VoxMemEnv``: a multi-session spoken history (formation), then one question (use).
+"""``memgym/VoxMem-v0``: a multi-session spoken history (formation), then one question (use).
 
-## Description
-Plays VoxMem episodes. Formation steps through the history turn by turn: user turns are audio
-(16 kHz mono), assistant turns are text, each with its session index, session-start flag and the
-session's timestamp. Use presents the question (text, and the same words spoken in the asking
-user's voice) and takes a text answer.
-
-## Observation space (``spaces.Dict``)
-| key | space | meaning |
-| --- | --- | --- |
-| ``audio`` | ``Box(-1, 1, (max_audio_s * 16000,), float32)`` | the turn's waveform, zero-padded |
-| ``audio_length`` | ``Box(0, N, (1,), int64)`` | valid samples in ``audio`` (0 for text turns) |
-| ``text`` | ``Text(max_text)`` | assistant text, or the question in use (empty for user audio) |
-| ``role`` | ``Discrete(3)`` | 0 user audio, 1 assistant text, 2 question |
-| ``session_index`` | ``Box(0, 10**6, (1,), int64)`` | 0-based session of the turn |
-| ``session_start`` | ``Discrete(2)`` | 1 on a session's first turn |
-| ``timestamp`` | ``Text(32)`` | session start time ``YYYY-MM-DD HH:MM`` |
-
-## Action space
-``Text(max_text)``: the answer. Ignored during formation.
-
-## Rewards
-0 in formation; in use, the :class:`~memgym.tasks.voxmem.scoring.VoxMemScorer` verdict: 1.0 when
-the reply asserts the gold answer (read by answer kind: numbers and number words, "you" / "someone
-else", spans up to spacing, articles and hyphens, full sequences in order) without refusing; for
-answer-refusal items 1.0 only when the reply refuses (a hedge followed by an answer is an answer).
-``info["score"]`` carries the whole verdict (``correct``, ``refused``, ``false_refusal``, ...).
-
-## Arguments
-``config``: a :class:`VoxMemEnvConfig`, a mapping of its keys or a YAML file path; its keys may
-also be given as keywords (``gymnasium.make("memgym/VoxMem-v0", dataset=...)``), applied over
-``config``. ``dataset``: a VoxMem dataset folder (``memgym generate voxmem``) -- episodes are
-drawn from it; without one, a one-item history at ``budget`` tokens is generated (cached) per
-reset. ``budget``: keep only episodes of this budget (tokens). ``max_audio_s``: longest turn (30 s).
+The manual (spaces, phases, info keys, options, an example) is :class:`VoxMemEnv`'s docstring.
 """
 
 from __future__ import annotations
@@ -101,7 +69,92 @@ class VoxMemEnvConfig:
 
 @register_env("voxmem")
 class VoxMemEnv(TwoPhaseEnv):
-    """Formation = sessions of audio user turns and text assistant turns; use = one question."""
+    """A VoxMem episode: a multi-session spoken history (formation), then one question (use).
+
+    ## Description
+    Plays VoxMem episodes (``memgym generate voxmem``). An episode is one item at one budget:
+    sessions of user turns (speech, 16 kHz mono) and assistant turns (text), each session with a
+    start time, then one question about them.
+
+    ## The two phases
+    * **formation** -- one step per turn of every session, in history order: the observation is
+      the turn (user audio, or assistant text) with its session index, session-start flag and the
+      session's timestamp. Actions are ignored (use
+      :meth:`formation_action`); the reward is 0.
+    * **use** -- one step: the observation is the question (its text, and the same words spoken
+      in the asking user's voice, ``role`` 2); the action is the text answer, scored; the
+      episode then terminates.
+
+    ## Observation space (``spaces.Dict``)
+    | key | space | meaning |
+    | --- | --- | --- |
+    | ``audio`` | ``Box(-1, 1, (max_audio_s * 16000,), float32)`` | the turn's waveform, zero-padded |
+    | ``audio_length`` | ``Box(0, N, (1,), int64)`` | valid samples in ``audio`` (0 for text turns) |
+    | ``text`` | ``Text(max_text)`` | assistant text, or the question in use (empty for user audio) |
+    | ``role`` | ``Discrete(3)`` | 0 user audio, 1 assistant text, 2 question |
+    | ``session_index`` | ``Box(0, 10**6, (1,), int64)`` | 0-based session of the turn (in use: the count) |
+    | ``session_start`` | ``Discrete(2)`` | 1 on a session's first turn |
+    | ``timestamp`` | ``Text(32)`` | session start time ``YYYY-MM-DD HH:MM`` (empty in use) |
+
+    ## Action space
+    ``Text(max_text)``: the answer. Ignored during formation.
+
+    ## Rewards
+    0 in formation; in use, the :class:`~memgym.tasks.voxmem.scoring.VoxMemScorer` verdict: 1.0
+    when the reply asserts the gold answer (read by answer kind: numbers and number words, "you" /
+    "someone else", spans up to spacing, articles and hyphens, full sequences in order) without
+    refusing; for answer-refusal items 1.0 only when the reply refuses (a hedge followed by an
+    answer is an answer).
+
+    ## Starting state
+    ``reset(seed=..., options={"episode": VoxMemEpisode})`` plays that episode (``options`` has
+    no other keys); without one, an episode of the dataset is drawn with the env's generator
+    (deterministic under ``seed``), or, with no dataset, a one-item history at ``budget`` tokens
+    is generated (cached under the temp folder; the first seed whose item passes QC).
+
+    ## Episode end
+    ``terminated`` after the answer; ``truncated`` is never set.
+
+    ## Info
+    ``phase`` (``"formation"`` / ``"use"``), ``step`` (index within the phase), ``episode_id``;
+    in use ``item_id`` and ``task`` (``"spoken_qa"``); after the answer ``score``: the whole
+    verdict (``correct``, ``refused``, ``false_refusal``, ...).
+
+    ## Arguments
+    ``config``: a :class:`VoxMemEnvConfig`, a mapping of its keys or a YAML file path; its keys
+    may also be given as keywords (``gymnasium.make("memgym/VoxMem-v0", dataset=...)``), applied
+    over ``config``. ``dataset``: a VoxMem dataset folder; ``budget``: keep only its episodes of
+    this budget (tokens); ``max_audio_s``: longest turn (30 s; longer ones are cut);
+    ``max_text``: longest text observation and action (characters). ``render_mode="rgb_array"``:
+    :meth:`render` draws the current audio's spectrogram.
+
+    ## Example
+    A one-item dataset at a 3K-token budget (built in a few seconds; no recogniser gate):
+
+    >>> import tempfile
+    >>> import gymnasium as gym
+    >>> import memgym
+    >>> from memgym.backends.asr import ASRConfig
+    >>> from memgym.datasets.voxmem.build import VoxMemBuilder
+    >>> from memgym.datasets.voxmem.config import VoxMemConfig
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> config = VoxMemConfig(items=1, cells=("sound/IE",), budgets=("3k",), asr=ASRConfig(kind="none"), out=tmp.name)
+    >>> folder = VoxMemBuilder(config).build()
+    >>> env = gym.make("memgym/VoxMem-v0", dataset=str(folder))
+    >>> obs, info = env.reset(seed=0)
+    >>> info["phase"], obs["role"], obs["session_start"], int(obs["audio_length"][0]) > 0
+    ('formation', 0, 1, True)
+    >>> while info["phase"] == "formation":
+    ...     obs, reward, terminated, truncated, info = env.step(env.unwrapped.formation_action())
+    >>> obs["role"], obs["text"] == env.unwrapped.episode.items[0].prompt, info["task"]
+    (2, True, 'spoken_qa')
+    >>> answer = env.unwrapped.episode.items[0].answer
+    >>> obs, reward, terminated, truncated, info = env.step(answer)
+    >>> reward, terminated, info["score"]["correct"]
+    (1.0, True, 1.0)
+    >>> env.close()
+    >>> tmp.cleanup()
+    """
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 4}
     config_class = VoxMemEnvConfig

@@ -181,7 +181,7 @@ class VoxMemBuilder:
             question_audio = self.renderer.render(asker_voice, plan.question).audio
             item = TaskItem(
                 item_id=plan.plan_id,
-                task="spoken_qa",
+                task="spoken_qa",  # stored in every manifest: the old name is kept
                 prompt=plan.question,
                 answer=plan.answer,
                 annotations={
