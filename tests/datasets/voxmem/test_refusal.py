@@ -82,7 +82,7 @@ def test_ar_item_without_a_possible_source_is_a_config_error(tmp_path):
     with pytest.raises(
         ConfigError, match=r"speaker/AR.*no speaker item left.*speaker/IE \(cue_to_fact\), speaker/MSR \(comparing\)"
     ):
-        VoxMemBuilder(VoxMemConfig(items=2, cells=("speaker/TET", "speaker/AR"), out=str(tmp_path))).layout()
+        VoxMemBuilder(VoxMemConfig(items=2, cells=("speaker/TET", "speaker/AR"), out=str(tmp_path))).items.layout()
 
 
 def test_counting_items_yield_refusals_where_the_premise_can_be_removed():
