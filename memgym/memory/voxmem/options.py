@@ -12,6 +12,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
+from memgym.core.errors import MemgymError
 from memgym.memory.voxmem.cache import Transcriber, TurnCache
 
 
@@ -30,7 +31,7 @@ class VoxMemOptions:
     cache: TurnCache = dataclasses.field(default_factory=TurnCache)
     make_asr: Callable[[], Transcriber] | None = None
     make_sound_tagger: Callable[[], Any] | None = None
-    _built: dict[str, Any] = dataclasses.field(default_factory=dict, repr=False)
+    _built: dict[str, Any] = dataclasses.field(default_factory=dict, init=False, repr=False)
 
     def asr(self) -> Transcriber:
         """The recogniser, built on the first call.
@@ -38,8 +39,6 @@ class VoxMemOptions:
         Raises:
             MemgymError: no ``make_asr`` was given.
         """
-        from memgym.core.errors import MemgymError
-
         if self.make_asr is None:
             raise MemgymError("this memory transcribes turns: give VoxMemOptions(make_asr=...)")
         return self._once("asr", self.make_asr)
