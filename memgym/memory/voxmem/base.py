@@ -27,6 +27,10 @@ class VoxMemMemory(Memory):
     modality: ClassVar[Literal["audio", "text"]] = "text"
     reads: frozenset[str] = frozenset({"audio", "dialogue"})
 
+    def __init__(self) -> None:
+        self.turns: list[VoxMemTurn] = []
+        self._session: list[VoxMemTurn] = []
+
     @classmethod
     def from_options(cls: type[M], options: VoxMemOptions) -> M:
         """A fresh memory built from an evaluation's ``options`` (default: it takes none)."""
@@ -35,10 +39,6 @@ class VoxMemMemory(Memory):
     def bind_episode(self, episode: Any, **context: Any) -> None:
         """The episode about to be played, before formation (``context``: ``asker``, the asking
         user's id). Only ground-truth probes read it; default: ignored."""
-
-    def __init__(self) -> None:
-        self.turns: list[VoxMemTurn] = []
-        self._session: list[VoxMemTurn] = []
 
     def reset(self) -> None:
         self.turns = []
