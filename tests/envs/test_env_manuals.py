@@ -23,7 +23,6 @@ MANUAL_CLASSES = sorted({*GYM_ENVS.values(), "memgym.envs.two_phase:TwoPhaseEnv"
 PENDING: dict[str, str] = {
     "memgym.envs.audio_stream_env:AudioStreamEnv": "AMemOps env manual being written (issue 27)",
     "memgym.envs.dialogmem_env:DialogMemEnv": "DialogMem env manual being written (issue 27)",
-    "memgym.envs.spoken_history_env:SpokenHistoryEnv": "VoxMem env manual being written (issue 27)",
 }
 """Env classes whose class docstring has no example yet -> why; the entry goes when it has one."""
 
