@@ -15,7 +15,7 @@ _CORES = "memgym.memory.recurrent.core_memory"
 
 BUILTINS: dict[str, dict[str, str]] = {
     "env": {
-        "voxmem": "memgym.envs.spoken_history_env:SpokenHistoryEnv",
+        "voxmem": "memgym.envs.voxmem_env:VoxMemEnv",
     },
     "memory": {
         "3dmem": "memgym.memory.embodied.snapshots:SnapshotMemory",
@@ -29,22 +29,22 @@ BUILTINS: dict[str, dict[str, str]] = {
         "3dmem+vlm": "memgym.memory.embodied.snapshots:VLMLinkedMemory",
         "attention": f"{_CORES}:AttentionMemory",
         "attention_rope": f"{_CORES}:AttentionRopeMemory",
-        "cascaded": "memgym.memory.spoken.cascaded:CascadedMemory",
+        "cascaded": "memgym.memory.voxmem.cascaded:CascadedMemory",
         "conceptgraph": "memgym.memory.embodied.conceptgraph:ConceptGraphMemory",
         "conceptgraph+dialogue": "memgym.memory.embodied.conceptgraph:ConceptGraphDialogueMemory",
         "dialogue": "memgym.memory.embodied.dialogue:DialogueMemory",
-        "evidence_only": "memgym.memory.spoken.probes:EvidenceOnlyMemory",
+        "evidence_only": "memgym.memory.voxmem.probes:EvidenceOnlyMemory",
         "frames": "memgym.memory.embodied.frames:FramesMemory",
         "frames+dialogue": "memgym.memory.embodied.frames:FramesDialogueMemory",
-        "full_history": "memgym.memory.spoken.full_history:FullHistoryMemory",
+        "full_history": "memgym.memory.voxmem.full_history:FullHistoryMemory",
         "gdn": f"{_CORES}:GdnMemory",
         "gdn2": f"{_CORES}:Gdn2Memory",
         "kda": f"{_CORES}:KdaMemory",
         "mamba2": f"{_CORES}:Mamba2Memory",
         "no_erase": f"{_CORES}:NoEraseMemory",
         "oracle": "memgym.memory.embodied.oracle:OracleProbe",
-        "oracle_tags": "memgym.memory.spoken.probes:OracleTagsMemory",
-        "transcript": "memgym.memory.spoken.transcript:TranscriptMemory",
+        "oracle_tags": "memgym.memory.voxmem.probes:OracleTagsMemory",
+        "transcript": "memgym.memory.voxmem.transcript:TranscriptMemory",
     },
     "scorer": {
         "attribute_query": "memgym.tasks.attribute_retrieval:AttributeQueryScorer",
@@ -52,11 +52,11 @@ BUILTINS: dict[str, dict[str, str]] = {
         "llm_match": "memgym.tasks.llm_match:LLMMatchScorer",
         "navigation": "memgym.tasks.navigation:NavigationScorer",
         "token_f1": "memgym.tasks.text_match:TokenF1Scorer",
-        "voxmem": "memgym.tasks.voxmem_scoring:VoxMemScorer",
+        "voxmem": "memgym.tasks.voxmem.scoring:VoxMemScorer",
     },
     "scene": {
         "habitat_sim": "memgym.scenes.habitat_sim_adapter:HabitatSimScene",
-        "hm3d": "memgym.scenes.hm3d:HM3DScene",
+        "hm3d": "memgym.scenes.hm3d.scene:HM3DScene",
         "procedural": "memgym.scenes.procedural:ProceduralHouse",
     },
     "reasoner": {
@@ -68,7 +68,7 @@ BUILTINS: dict[str, dict[str, str]] = {
     "benchmark": {
         "amemops": "memgym.pipelines.amemops.benchmark:AMemOpsBenchmark",
         "dialogmem": "memgym.pipelines.dialogmem:DialogMemBenchmark",
-        "voxmem": "memgym.pipelines.voxmem:VoxMemBenchmark",
+        "voxmem": "memgym.pipelines.voxmem.benchmark:VoxMemBenchmark",
     },
     "linker": {
         "clip": "memgym.memory.embodied.linking:ClipLinker",

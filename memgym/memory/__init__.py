@@ -1,1 +1,1 @@
-"""Pluggable memories: embodied/, recurrent/ (torch cores), spoken/."""
+"""Pluggable memories: embodied/, recurrent/ (torch cores), voxmem/ (spoken histories)."""

@@ -274,12 +274,12 @@ def embodied_memory(name: str) -> type:
     """The memory class registered as ``name``, if it reads DialogMem episodes; an unknown name, or a
     spoken (VoxMem) or recurrent-core (AMemOps) memory, is a one-line error naming the ones it takes."""
     from memgym.memory.recurrent.core_memory import CoreMemory
-    from memgym.memory.spoken.base import SpokenMemory
+    from memgym.memory.voxmem.base import VoxMemMemory
 
     cls = MEMORIES.get(name)  # an unknown name is a one-line error naming the registered ones
-    if issubclass(cls, (SpokenMemory, CoreMemory)):
+    if issubclass(cls, (VoxMemMemory, CoreMemory)):
         raise ConfigError(
-            f"memory '{name}' reads {'spoken histories' if issubclass(cls, SpokenMemory) else 'audio streams'}, "
+            f"memory '{name}' reads {'spoken histories' if issubclass(cls, VoxMemMemory) else 'audio streams'}, "
             f"not DialogMem episodes; DialogMem takes: {', '.join(embodied_memory_names())}"
         )
     return cls
@@ -288,9 +288,9 @@ def embodied_memory(name: str) -> type:
 def embodied_memory_names() -> list[str]:
     """Every registered memory that reads DialogMem episodes (imports every memory module)."""
     from memgym.memory.recurrent.core_memory import CoreMemory
-    from memgym.memory.spoken.base import SpokenMemory
+    from memgym.memory.voxmem.base import VoxMemMemory
 
-    return [n for n in MEMORIES.names() if not issubclass(MEMORIES.get(n), (SpokenMemory, CoreMemory))]
+    return [n for n in MEMORIES.names() if not issubclass(MEMORIES.get(n), (VoxMemMemory, CoreMemory))]
 
 
 # ----- generate ---------------------------------------------------------------------------------

@@ -1,0 +1,105 @@
+"""``memgym eval amemops`` scoring speed: streams played through ``memgym/AMemOps-v0`` and the agent
+loop (what the eval does) against one direct chunked pass per stream with no env (what it did before).
+
+Both score the same streams with the same untrained model and the same precomputed inputs (the
+eval's feature cache), so the ratio is the cost of the env loop alone: its formation blocks, one
+env step per query and the memory's bookkeeping. Two sizes: the ``cpu-tiny`` symbolic model
+(one layer, width 64) and the ``cpu-audio`` model (two layers, width 64, two heads of 32) on
+384-frame streams. The two paths alternate in one process and are timed in CPU seconds of the
+process (best of ``--repeats``), which the load of a shared machine disturbs less than wall time.
+
+Usage: ``python -m speed amemops_eval [--streams 24] [--repeats 3]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import torch
+
+from memgym.datasets.amemops.config import StreamConfig
+from memgym.memory.recurrent.model import AMemOpsModel, ModelConfig
+from memgym.pipelines.amemops.configs import DataConfig
+from memgym.pipelines.amemops.evaluate import eval_agent, score_stream, stream_env
+from memgym.pipelines.amemops.streams import stream_tensors
+from memgym.tasks.amemops.scoring import OPERATION_TO_QUERY_TYPE
+from speed.harness import Timing, report
+
+SHORT = {
+    "frames": 384,
+    "n_initial": 2,
+    "n_update": 4,
+    "n_interference": 0,
+    "n_absent": 1,
+    "distractors": (1,),
+    "offset_seconds": (2, 4),
+    "split": "eval",
+}
+SIZES = {
+    "cpu-tiny (symbolic)": (
+        DataConfig(inputs="symbolic", stream=StreamConfig(attribute_values=16, **SHORT)),
+        {"layers": 1, "heads": 1, "head_dim": 64},
+    ),
+    "cpu-audio": (DataConfig(stream=StreamConfig(**SHORT)), {"layers": 2, "heads": 2, "head_dim": 32}),
+}
+
+
+def direct_rows(model: AMemOpsModel, stream, features) -> list[dict]:
+    """The former eval: one chunked pass over the whole stream, the argmax at each query's end."""
+    with torch.no_grad():
+        out = model(torch.from_numpy(features)[None])
+    rows = []
+    for item in stream.items:
+        attribute, frame = item.annotations["attribute"], item.annotations["end_frame"]
+        prediction = int(out[attribute][0, frame].argmax())
+        rows.append(
+            {
+                "query": item.item_id,
+                "query_type": OPERATION_TO_QUERY_TYPE[item.annotations["operation"]],
+                "prediction": prediction,
+                "correct": int(prediction == int(item.answer)),
+            }
+        )
+    return rows
+
+
+def compare(title: str, data: DataConfig, arch: dict[str, int], n_streams: int, repeats: int) -> None:
+    """Time both paths on ``n_streams`` streams of ``data`` with a GDN2 model of ``arch``; print the ratio."""
+    tensors = stream_tensors(data)
+    streams = [(tensors.stream(i), tensors.arrays(i)[0]) for i in range(n_streams)]  # cached, untimed
+    torch.manual_seed(0)
+    classes = tensors.n_classes
+    config = ModelConfig(
+        core="gdn2", input_dim=tensors.input_dim, width=64, mlp_hidden=128, n_gain=classes, n_pan=classes, **arch
+    )
+    model = AMemOpsModel(config).eval()
+    env, agent = stream_env(data, tensors.library), eval_agent(model, "chunked")
+    queries = sum(len(s.items) for s, _ in streams)
+    best = {"env": float("inf"), "direct": float("inf")}
+    for _ in range(repeats):  # alternate, so both see the same load; CPU time of this process
+        for name, play in (("env", score_stream), ("direct", None)):
+            start = time.process_time()
+            for s, f in streams:
+                play(env, agent, s, f) if play else direct_rows(model, s, f)
+            best[name] = min(best[name], time.process_time() - start)
+    env_time = Timing("env loop (memgym eval amemops)", best["env"], n_streams, "streams (CPU s)")
+    direct = Timing("direct chunked pass, no env (before)", best["direct"], n_streams, "streams (CPU s)")
+    report(f"amemops eval scoring, {title}, {queries} queries", env_time, direct)
+    env.close()
+
+
+def main(argv: list[str]) -> None:
+    parser = argparse.ArgumentParser(prog="python -m speed amemops_eval")
+    parser.add_argument("--streams", type=int, default=24)
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args(argv)
+    torch.set_num_threads(1)
+    for title, (data, arch) in SIZES.items():
+        compare(title, data, arch, args.streams, args.repeats)
+
+
+if __name__ == "__main__":
+    import sys
+
+    main(sys.argv[1:])
