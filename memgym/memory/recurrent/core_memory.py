@@ -31,6 +31,16 @@ from memgym.memory.recurrent.mixers import CORES, LayerState
 from memgym.memory.recurrent.model import AMemOpsModel, ModelConfig
 
 
+@dataclasses.dataclass(frozen=True)
+class CoreMemoryOptions:
+    """What an evaluation gives a core memory to build itself (:meth:`CoreMemory.from_options`)."""
+
+    model: AMemOpsModel
+    """the trained model (its ``config.core`` is the memory's core)"""
+    form: Literal["step", "chunked"] = "chunked"
+    """``memgym eval amemops form=``: the chunked or the step form"""
+
+
 class CoreMemory(Memory):
     """A (trained or fresh) :class:`AMemOpsModel` run one frame at a time.
 
@@ -56,6 +66,16 @@ class CoreMemory(Memory):
         self.model = model.eval()
         self.form = form
         self.reset()
+
+    reads: frozenset[str] = frozenset({"audio"})
+    """What it observes: the env's feature blocks (audio log-mel or the symbolic controls)."""
+
+    @classmethod
+    def from_options(cls, options: CoreMemoryOptions) -> CoreMemory:
+        """The memory of an evaluation: ``options.model`` run in ``options.form``."""
+        if options.model.config.core != cls.core:
+            raise ValueError(f"{cls.__name__} runs '{cls.core}' models, got a '{options.model.config.core}' model")
+        return cls(options.model, form=options.form)
 
     def reset(self) -> None:
         self.states: list[LayerState] | None = None

@@ -31,6 +31,7 @@ from memgym.core.registry import MEMORIES
 from memgym.core.results import RunStore
 from memgym.datasets.amemops.records import AMemOpsStream
 from memgym.datasets.sources.library import SourceLibrary
+from memgym.memory.recurrent.core_memory import CoreMemoryOptions
 from memgym.memory.recurrent.model import AMemOpsModel, ModelConfig
 from memgym.memory.recurrent.trainer import load_checkpoint_model
 from memgym.pipelines.amemops.configs import (
@@ -67,8 +68,7 @@ def stream_env(data: DataConfig, library: SourceLibrary) -> gymnasium.Env:
 def eval_agent(model: AMemOpsModel, form: Literal["chunked", "step"]) -> MemoryAnswerAgent:
     """An agent answering with ``model`` as its registered core memory, built from the eval's
     ``form`` option (chunked: one parallel pass over the formed stream; step: frame by frame)."""
-    memory = MEMORIES.get(model.config.core)(model=model, form=form)
-    return MemoryAnswerAgent(memory)
+    return MemoryAnswerAgent(MEMORIES.get(model.config.core).from_options(CoreMemoryOptions(model, form)))
 
 
 def score_stream(
