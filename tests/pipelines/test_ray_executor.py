@@ -117,7 +117,7 @@ def _lines(path: Path) -> int:
 @slow
 def test_amemops_eval_on_ray_writes_the_local_run_folder(ray_cluster, tmp_path):
     from memgym.pipelines.amemops.evaluate import eval_job
-    from tests.pipelines.test_amemops_models import STREAM, train
+    from tests.pipelines.amemops.test_train_eval import STREAM, train
 
     train(tmp_path, "model=gdn2")
     overrides = ("models=[gdn2]", "seeds=[0]", "checkpoints=[2,3]", "streams=3", *STREAM, "data.stream.split=eval")

@@ -81,7 +81,7 @@ def score_stream(
     Args:
         features: the stream's inputs ``(T, D)`` when already computed (a cache shared by the
             models of an eval); the env renders them itself otherwise, with the same values
-            (``tests/pipelines/test_amemops_env_eval.py`` compares both item by item).
+            (``tests/pipelines/amemops/test_env_eval.py`` compares both item by item).
     """
     options = None if features is None else {"features": features}
     return stream_rows(stream, run_episode(env, agent, episode=stream, options=options).scores)
