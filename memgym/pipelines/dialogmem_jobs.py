@@ -60,6 +60,7 @@ from memgym.core.errors import ConfigError, RecordError
 from memgym.core.executors import executor_field, ray_address_field, run_ordered, worker_gpus_field, workers_field
 from memgym.core.outputs import prepare_output_file, write_text_atomic
 from memgym.core.paths import require_file, require_folder
+from memgym.core.protocols import Memory
 from memgym.core.records import from_json, write_jsonl
 from memgym.core.registry import MEMORIES
 from memgym.core.results import RunStore, aggregate, to_markdown
@@ -71,6 +72,7 @@ from memgym.datasets.dialogmem.residents import profiles_from_reasoner
 from memgym.datasets.dialogmem.statistics import dataset_statistics
 from memgym.datasets.dialogmem.validation import GroundingAuditor
 from memgym.datasets.traversal import TraversalConfig, generate_traversal
+from memgym.memory import memories_reading, memory_reads
 from memgym.memory.embodied.ground_truth import LinkCounts
 from memgym.memory.embodied.perception_errors import PerceptionNoise
 from memgym.pipelines.dialogmem_comparison import comparison_rows, write_comparison
@@ -270,27 +272,25 @@ class DialogMemEvalConfig:
         return names
 
 
-def embodied_memory(name: str) -> type:
-    """The memory class registered as ``name``, if it reads DialogMem episodes; an unknown name, or a
-    spoken (VoxMem) or recurrent-core (AMemOps) memory, is a one-line error naming the ones it takes."""
-    from memgym.memory.recurrent.core_memory import CoreMemory
-    from memgym.memory.spoken.base import SpokenMemory
+DIALOGMEM_READS = frozenset({"frames", "semantic", "dialogue", "reasoner", "linker", "truth"})
+"""What a DialogMem evaluation gives a memory (:data:`memgym.core.protocols.READS`): no audio."""
 
-    cls = MEMORIES.get(name)  # an unknown name is a one-line error naming the registered ones
-    if issubclass(cls, (SpokenMemory, CoreMemory)):
+
+def embodied_memory(name: str) -> None:
+    """Check that the memory registered as ``name`` reads only what DialogMem gives; an unknown
+    name, or a memory that reads audio (VoxMem's, AMemOps's), is a one-line error naming the
+    ones it takes. Imports no memory of memgym's own."""
+    extra = memory_reads(name) - DIALOGMEM_READS  # an unknown name: a one-line error naming the registered ones
+    if extra:
         raise ConfigError(
-            f"memory '{name}' reads {'spoken histories' if issubclass(cls, SpokenMemory) else 'audio streams'}, "
-            f"not DialogMem episodes; DialogMem takes: {', '.join(embodied_memory_names())}"
+            f"memory '{name}' reads {', '.join(sorted(extra))}, which DialogMem episodes do not give; "
+            f"DialogMem takes: {', '.join(embodied_memory_names())}"
         )
-    return cls
 
 
 def embodied_memory_names() -> list[str]:
-    """Every registered memory that reads DialogMem episodes (imports every memory module)."""
-    from memgym.memory.recurrent.core_memory import CoreMemory
-    from memgym.memory.spoken.base import SpokenMemory
-
-    return [n for n in MEMORIES.names() if not issubclass(MEMORIES.get(n), (SpokenMemory, CoreMemory))]
+    """Every registered memory that reads only what DialogMem gives."""
+    return memories_reading(DIALOGMEM_READS)
 
 
 # ----- generate ---------------------------------------------------------------------------------
@@ -541,44 +541,16 @@ def store_config(config: DialogMemEvalConfig) -> DialogMemEvalConfig:
     perception (``''``) written out as ``simulated``, so its results are not filed under the hash of
     the runs made before simulated perception existed (those used exact perception); the configs
     of other memories are unchanged."""
-    from memgym.memory.embodied.visual_memory import VisualMemory
-
-    if config.visual.perception or not issubclass(embodied_memory(config.memory), VisualMemory):
+    if config.visual.perception or "frames" not in memory_reads(config.memory):  # not a visual memory
         return config
     return dataclasses.replace(config, visual=dataclasses.replace(config.visual, perception="simulated"))
 
 
-def build_memory(config: DialogMemEvalConfig) -> Any:
-    """``config.memory`` built with the options it takes: a visual memory gets ``config.visual`` and
-    the formation camera's field of view, height and depth clip; other memories take none."""
-    from memgym.memory.embodied.frames import FramesMemory
-    from memgym.memory.embodied.object_memory import ObjectMemory
-    from memgym.memory.embodied.snapshots import LinkedSnapshotMemory
-    from memgym.memory.embodied.visual_memory import VisualMemory
-
-    cls = embodied_memory(config.memory)
-    if not issubclass(cls, VisualMemory):
-        return cls()
-    visual, camera = config.visual, config.camera
-    options: dict[str, Any] = {
-        "detector": visual.detector,
-        "perception": visual.perception or "simulated",
-        "noise": visual.noise,
-        "encoder_model": visual.encoder_model or None,
-        "hfov": camera.hfov,
-        "sensor_height": camera.sensor_height,
-        "max_depth": camera.max_depth,
-        "stride": visual.stride,
-        "voxel": visual.voxel,
-        "device": visual.device,
-    }
-    if issubclass(cls, FramesMemory):
-        options["num_frames"] = visual.num_frames
-    if issubclass(cls, ObjectMemory):
-        options["threshold"] = visual.threshold
-    if issubclass(cls, LinkedSnapshotMemory):
-        options["link"] = dataclasses.asdict(config.link)
-    return cls(**options)
+def build_memory(config: DialogMemEvalConfig) -> Memory:
+    """``config.memory`` built from the eval's options (:meth:`Memory.from_options`: a visual memory
+    reads ``config.visual``, ``config.link`` and the formation ``camera``; others take none)."""
+    embodied_memory(config.memory)
+    return MEMORIES.get(config.memory).from_options(config)
 
 
 def qa_scorers(config: DialogMemEvalConfig, cache_path: Path | None) -> dict[str, Any]:
@@ -603,7 +575,7 @@ def build_env(config: DialogMemEvalConfig, memory: Any, scorers: dict[str, Any])
     env_config = DialogMemEnvConfig(
         camera=config.camera,
         execute_navigation=config.execute_navigation,
-        semantic=getattr(memory, "needs_semantic", False),
+        semantic="semantic" in memory.reads,
         frame_cache=config.frame_cache,
     )
     return DialogMemEnv(env_config, scorers=scorers)
@@ -701,8 +673,7 @@ def form(env, agent, episode: DialogMemEpisode, pending: set[str]) -> tuple[Any,
     later); returns the first use-phase observation and info."""
     observation, info = env.reset(options={"episode": episode, "score_items": pending})
     agent.reset()
-    if hasattr(agent.memory, "bind_episode"):  # ground-truth probes; the gt detector's label table
-        agent.memory.bind_episode(episode)
+    agent.memory.bind_episode(episode)  # ground-truth probes; the gt detector's label table
     formation_action = env.formation_action()
     while info["phase"] == "formation":
         agent.act(observation, info, formation_action)
@@ -715,8 +686,8 @@ def use(
 ) -> None:
     """Answer ``episode``'s items from the formed memory; append a row per ``pending`` item to
     ``store`` and the memory's link counts (snapshot memories) to ``links``."""
-    if hasattr(agent.memory, "snapshots"):  # link quality, measured from the episode's annotations
-        agent.memory.bind_reasoner(agent.reasoner)
+    agent.memory.bind_reasoner(agent.reasoner)
+    if agent.memory.snapshots() is not None:  # link quality, measured from the episode's annotations
         links.record(episode, agent.memory)
     formation_action = env.formation_action()
     located = Localisation(episode, agent.memory)

@@ -33,7 +33,8 @@ def memory_contents(memory: Any) -> dict[str, Any]:
             {"id": i.id, "label": i.label, "location": [round(v, 3) for v in i.location], "frames": sorted(i.frames)}
             for i in instances
         ]
-    if callable(getattr(memory, "snapshots", None)):
+    snapshots = memory.snapshots()
+    if snapshots is not None:
         contents["snapshots"] = [
             {
                 "id": s.id,
@@ -41,6 +42,6 @@ def memory_contents(memory: Any) -> dict[str, Any]:
                 "objects": list(s.objects),
                 "turns": [memory.turns[t][1] for t in s.turns],
             }
-            for s in memory.snapshots()
+            for s in snapshots
         ]
     return contents

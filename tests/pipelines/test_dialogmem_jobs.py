@@ -6,6 +6,8 @@ import contextlib
 import csv
 import dataclasses
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -420,10 +422,10 @@ def test_visual_memories_get_the_eval_camera_and_options():
         ),
     )
     memory = build_memory(config)
-    assert memory.num_frames == 4 and memory.needs_semantic
+    assert memory.num_frames == 4 and "semantic" in memory.reads
     assert (memory.camera.hfov, memory.camera.sensor_height, memory.options["stride"]) == (70, 1.1, 3)
     frames = build_memory(dataclasses.replace(config, visual=dataclasses.replace(config.visual, detector="none")))
-    assert not frames.needs_semantic
+    assert "semantic" not in frames.reads
     assert build_memory(dataclasses.replace(config, memory="3dmem")).options["voxel"] == config.visual.voxel
     assert type(build_memory(dataclasses.replace(config, memory="dialogue"))).__name__ == "DialogueMemory"
 
@@ -490,10 +492,25 @@ def test_hf_reasoner_budgets_per_task_and_records_its_throughput(dataset, tmp_pa
     assert stats["prompt_tokens_per_s"] > 0 and stats["generation_seconds"] >= 0
 
 
-@pytest.mark.parametrize("name, reads", [("gdn2", "audio streams"), ("cascaded", "spoken histories")])
-def test_memories_of_other_benchmarks_are_refused_naming_the_ones_dialogmem_takes(name, reads):
-    with pytest.raises(ConfigError, match=rf"memory '{name}' reads {reads}, not DialogMem episodes; .*3dmem\+dialogue"):
+@pytest.mark.parametrize("name", ["gdn2", "cascaded"])
+def test_memories_of_other_benchmarks_are_refused_naming_the_ones_dialogmem_takes(name):
+    with pytest.raises(ConfigError, match=rf"memory '{name}' reads audio.*DialogMem takes: .*3dmem\+dialogue"):
         load_config(DialogMemEvalConfig, overrides=[f"memory={name}"]).memory_names()
+
+
+def test_choosing_memories_imports_none_of_them():
+    """The memories DialogMem takes come from the plugin table's reads column, not from imports."""
+    code = (
+        "import sys; from memgym.core.config import load_config; "
+        "from memgym.pipelines.dialogmem_jobs import DialogMemEvalConfig, embodied_memory_names; "
+        "names = embodied_memory_names(); "
+        "load_config(DialogMemEvalConfig, overrides=['memories=[dialogue,3dmem,oracle]']).memory_names(); "
+        "print(sorted(m for m in sys.modules if m.startswith('memgym.memory.') and m.count('.') > 2), "
+        "'gdn2' in names, 'cascaded' in names, '3dmem+vlm' in names)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split("] ")[1].split() == ["False", "False", "True"]
+    assert not any(m in out for m in ("spoken.", "recurrent.", "snapshots", "dialogue'", "oracle")), out
 
 
 @pytest.mark.slow

@@ -21,6 +21,8 @@ class DialogueMemory(Memory):
     ``retrieve`` returns the transcript as one string (empty when nothing was said).
     """
 
+    reads = frozenset({"dialogue"})
+
     def __init__(self) -> None:
         self.lines: list[str] = []
 

@@ -38,6 +38,10 @@ class FramesMemory(VisualMemory):
         super().__init__(**options)
         self.options["num_frames"] = self.num_frames
 
+    @classmethod
+    def option_kwargs(cls, options: Any) -> dict[str, Any]:
+        return {**super().option_kwargs(options), "num_frames": options.visual.num_frames}
+
     def _reset_store(self) -> None:
         self.frames: list[dict[str, Any]] = []
 
@@ -114,3 +118,4 @@ class FramesDialogueMemory(FramesMemory):
     """``frames`` plus the full transcript."""
 
     with_dialogue = True
+    reads = FramesMemory.reads | {"dialogue"}

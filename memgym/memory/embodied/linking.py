@@ -68,6 +68,9 @@ class Linker(abc.ABC):
         """Build from the eval's ``link.*`` options (each linker reads the ones it takes)."""
         return cls()
 
+    def bind_episode(self, episode: Any) -> None:  # noqa: B027 (an optional hook)
+        """The episode about to be played (read by linkers that read annotations). Default: ignored."""
+
     @abc.abstractmethod
     def link(self, inputs: LinkInputs) -> dict[str, list[int]]:
         """Snapshot id -> indices into ``inputs.turns`` linked to it."""

@@ -116,11 +116,11 @@ class SnapshotMemory(ObjectMemory):
         images = tuple(s.image for s in kept)
         return VisualEvidence(entries, images, captions, self.transcript(), categories, linked)
 
-    def bind_episode(self, episode: Any) -> None:
+    def bind_episode(self, episode: Any, **context: Any) -> None:
         """As :meth:`VisualMemory.bind_episode`; a linker that reads annotations (``controlled``)
         is bound to ``episode`` too."""
-        super().bind_episode(episode)
-        if hasattr(self.linker, "bind_episode"):
+        super().bind_episode(episode, **context)
+        if self.linker is not None:
             self.linker.bind_episode(episode)
             self._snapshots = None
 
@@ -141,6 +141,7 @@ class SnapshotDialogueMemory(SnapshotMemory):
     """``3dmem`` plus the full transcript."""
 
     with_dialogue = True
+    reads = SnapshotMemory.reads | {"dialogue"}
 
 
 class LinkedSnapshotMemory(SnapshotMemory):
@@ -152,11 +153,16 @@ class LinkedSnapshotMemory(SnapshotMemory):
     """
 
     linker_name = ""
+    reads = SnapshotMemory.reads | {"dialogue", "linker"}
 
     def __init__(self, *, link: Mapping[str, Any] | None = None, **options: Any) -> None:
         super().__init__(**options)
         self.options["link"] = dict(link or {})
         self.linker = build_linker(self.linker_name, self.options["link"], options.get("device", "cpu"))
+
+    @classmethod
+    def option_kwargs(cls, options: Any) -> dict[str, Any]:
+        return {**super().option_kwargs(options), "link": dataclasses.asdict(options.link)}
 
 
 @register_memory("3dmem+clip")
@@ -178,6 +184,7 @@ class ControlledLinkedMemory(LinkedSnapshotMemory):
     """``3dmem`` with dialogue linked by the ground-truth ``controlled`` linker (an intervention)."""
 
     linker_name = "controlled"
+    reads = LinkedSnapshotMemory.reads | {"truth"}
 
 
 @register_memory("3dmem+linked")

@@ -19,6 +19,7 @@ class SpokenMemory(Memory):
     """Base class: keeps the turns; subclasses implement :meth:`retrieve`."""
 
     modality: ClassVar[Literal["audio", "text"]] = "text"
+    reads = frozenset({"audio", "dialogue"})
 
     def __init__(self) -> None:
         self.turns: list[SpokenTurn] = []

@@ -26,6 +26,8 @@ from memgym.memory.spoken.retrieval import rank_sessions
 
 
 class _EpisodeProbe(SpokenMemory):
+    reads = SpokenMemory.reads | {"truth"}
+
     def __init__(self) -> None:
         super().__init__()
         self.episode = None
