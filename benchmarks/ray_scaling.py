@@ -21,7 +21,7 @@ from pathlib import Path
 from benchmarks.harness import Timing, report
 from memgym.core.benchmark import JobArgs
 from memgym.core.executors import import_ray, release_workers
-from memgym.pipelines.dialogmem_jobs import generate
+from memgym.pipelines.dialogmem.generation import generate
 
 
 def _generate(out: Path, scenes: int, first_seed: int, *executor: str) -> Path:

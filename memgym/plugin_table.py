@@ -70,7 +70,7 @@ BUILTINS: dict[str, dict[str, str]] = {
         "attribute_query": "memgym.tasks.attribute_retrieval:AttributeQueryScorer",
         "exact_match": "memgym.tasks.text_match:ExactMatchScorer",
         "llm_match": "memgym.tasks.llm_match:LLMMatchScorer",
-        "navigation": "memgym.tasks.navigation:NavigationScorer",
+        "navigation": "memgym.tasks.dialogmem.navigation:NavigationScorer",
         "token_f1": "memgym.tasks.text_match:TokenF1Scorer",
         "voxmem": "memgym.tasks.voxmem_scoring:VoxMemScorer",
     },
@@ -87,7 +87,7 @@ BUILTINS: dict[str, dict[str, str]] = {
     },
     "benchmark": {
         "amemops": "memgym.pipelines.amemops:AMemOpsBenchmark",
-        "dialogmem": "memgym.pipelines.dialogmem:DialogMemBenchmark",
+        "dialogmem": "memgym.pipelines.dialogmem.benchmark:DialogMemBenchmark",
         "voxmem": "memgym.pipelines.voxmem:VoxMemBenchmark",
     },
     "linker": {

@@ -58,8 +58,7 @@ class SpokenAgent(Agent):
 
 def play_spoken_item(env: gymnasium.Env, agent: SpokenAgent, episode: Any, asker: str = "") -> tuple[str, dict]:
     """Play a one-item VoxMem ``episode`` in ``env`` with ``agent``: ``(reply, the env's score)``."""
-    agent.bind(episode, asker)
-    result = run_episode(env, agent, episode=episode)
+    result = run_episode(env, agent, episode=episode, context={"asker": asker})
     score = {k: v for k, v in result.scores[0].items() if k != "item_id"}
     return agent.last_reply, score
 

@@ -21,13 +21,9 @@ from memgym.core.outcome import watch_job
 from memgym.core.seeding import config_hash
 from memgym.datasets.dialogmem.statistics import dataset_statistics
 from memgym.datasets.dialogmem.task_specs import available_content, matches
-from memgym.pipelines.dialogmem_jobs import (
-    DialogMemEvalConfig,
-    DialogMemGenerateConfig,
-    evaluate,
-    generate,
-    scene_specs,
-)
+from memgym.pipelines.dialogmem.eval_config import DialogMemEvalConfig
+from memgym.pipelines.dialogmem.evaluation import evaluate
+from memgym.pipelines.dialogmem.generation import DialogMemGenerateConfig, generate, scene_specs
 
 SMALL = ("scenes=1", *SMALL_HOUSES)
 LEGACY = ("house.clutter=none", "construction.unique_cues=false")  # the houses and items before clutter
@@ -108,9 +104,9 @@ def test_generate_resumes_from_its_partial_file(dataset, tmp_path, capsys):
 @contextlib.contextmanager
 def _interrupt_after_traversals(count: int):
     """Raise KeyboardInterrupt in the traversal generator after ``count`` calls."""
-    from memgym.pipelines import dialogmem_jobs
+    from memgym.pipelines.dialogmem import generation
 
-    original = dialogmem_jobs.generate_traversal
+    original = generation.generate_traversal
     calls = []
 
     def interrupted(*args, **kwargs):
@@ -119,11 +115,11 @@ def _interrupt_after_traversals(count: int):
             raise KeyboardInterrupt
         return original(*args, **kwargs)
 
-    dialogmem_jobs.generate_traversal = interrupted
+    generation.generate_traversal = interrupted
     try:
         yield
     finally:
-        dialogmem_jobs.generate_traversal = original
+        generation.generate_traversal = original
 
 
 def test_eval_end_to_end_and_resume(dataset, tmp_path):
@@ -409,7 +405,8 @@ def test_memories_config_errors(dataset, tmp_path):
 
 def test_visual_memories_get_the_eval_camera_and_options():
     from memgym.core.config import load_config
-    from memgym.pipelines.dialogmem_jobs import DialogMemEvalConfig, build_memory
+    from memgym.pipelines.dialogmem.eval_config import DialogMemEvalConfig
+    from memgym.pipelines.dialogmem.evaluation import build_memory
 
     config = load_config(
         DialogMemEvalConfig,
@@ -445,7 +442,7 @@ def test_visual_memories_are_evaluated_with_semantic_frames(dataset, tmp_path):
 def test_memories_after_the_first_reuse_its_rendered_frames(dataset, tmp_path, monkeypatch):
     """memories=[a,b] renders each formation frame once (frame_cache=DIR, here a fresh one); another
     process (a fresh set of caches) reads them all from the folder, with the same results."""
-    from memgym.pipelines.dialogmem_jobs import load_episodes
+    from memgym.pipelines.dialogmem.evaluation import load_episodes
     from memgym.sensors import frame_cache
     from memgym.sensors.camera import RGBDCamera
 
@@ -502,7 +499,7 @@ def test_choosing_memories_imports_none_of_them():
     """The memories DialogMem takes come from the plugin table's reads column, not from imports."""
     code = (
         "import sys; from memgym.core.config import load_config; "
-        "from memgym.pipelines.dialogmem_jobs import DialogMemEvalConfig, embodied_memory_names; "
+        "from memgym.pipelines.dialogmem.eval_config import DialogMemEvalConfig, embodied_memory_names; "
         "names = embodied_memory_names(); "
         "load_config(DialogMemEvalConfig, overrides=['memories=[dialogue,3dmem,oracle]']).memory_names(); "
         "print(sorted(m for m in sys.modules if m.startswith('memgym.memory.') and m.count('.') > 2), "

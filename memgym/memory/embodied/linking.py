@@ -24,7 +24,7 @@ import dataclasses
 import json
 import re
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -33,10 +33,8 @@ from memgym.core.chat import ImagePart, Message, TextPart
 from memgym.core.errors import ConfigError, MemgymError
 from memgym.core.protocols import Reasoner
 from memgym.core.registry import LINKERS, register_linker
+from memgym.memory.embodied.covisibility import Snapshot
 from memgym.memory.embodied.object_map import Instance
-
-if TYPE_CHECKING:
-    from memgym.memory.embodied.snapshots import Snapshot
 
 
 @dataclasses.dataclass(frozen=True)

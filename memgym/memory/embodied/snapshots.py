@@ -33,29 +33,10 @@ import numpy as np
 
 from memgym.core.errors import ConfigError
 from memgym.core.registry import LINKERS, register_memory
-from memgym.memory.embodied.covisibility import covisibility_clusters
+from memgym.memory.embodied.covisibility import Snapshot, covisibility_clusters
 from memgym.memory.embodied.evidence import Entry, VisualEvidence
 from memgym.memory.embodied.linking import Linker, LinkInputs, build_linker
 from memgym.memory.embodied.object_memory import ObjectMemory
-
-
-@dataclasses.dataclass(eq=False)
-class Snapshot:
-    """One snapshot.
-
-    Attributes:
-        id: ``snap_<k>`` in order of selection.
-        frame: formation frame index of its image.
-        image: ``(H, W, 3) uint8`` scene image.
-        objects: instance ids it holds.
-        turns: indices into the memory's ``turns`` linked to it (empty without a linker).
-    """
-
-    id: str
-    frame: int
-    image: np.ndarray
-    objects: tuple[str, ...]
-    turns: list[int] = dataclasses.field(default_factory=list)
 
 
 @register_memory("3dmem")
