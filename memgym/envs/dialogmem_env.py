@@ -119,6 +119,14 @@ class DialogMemEnv(EmbodiedEnv):
         >>> "reward" in info["score"], terminated
         (True, False)
         >>> env.close()
+
+    Vectorised with ``gym.make_vec`` (observations batched; ``text`` a tuple per env)::
+
+        >>> vec = gym.make_vec("memgym/DialogMem-v0", num_envs=2, vectorization_mode="sync", config=config)
+        >>> observations, infos = vec.reset(seed=[0, 1])
+        >>> observations["rgb"].shape, infos["phase"].tolist()
+        ((2, 12, 16, 3), ['formation', 'formation'])
+        >>> vec.close()
     """
 
     config_class = DialogMemEnvConfig

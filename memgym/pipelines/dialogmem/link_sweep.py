@@ -224,8 +224,10 @@ class SharedFormation:
     """The 3D-Mem variants of the sweep played on one formation per episode: the stream is played
     once into a ``3dmem`` memory (the agents' :func:`~memgym.agents.agent.form_episode`), each
     variant's memory loads a copy of its state, is bound to the episode and answers the items after
-    ``rewind_use`` (:func:`~memgym.agents.agent.answer_items`). tests/pipelines/test_dialogmem_sweep.py
-    checks that this gives each variant the rows its own formation gives."""
+    ``rewind_use`` (:func:`~memgym.agents.agent.answer_items`); where an answer lands is measured
+    with the shared formation's provenance. tests/pipelines/test_dialogmem_sweep.py checks that this
+    gives each variant the rows and link counts its own formation gives (before that test, the
+    sweep's navigation rows lacked ``picked_target``)."""
 
     def __init__(self, config: DialogMemEvalConfig, variants: list[Variant], judge_cache: Path) -> None:
         from memgym.agents.reasoner_agent import ReasonerAgent
@@ -265,7 +267,8 @@ class SharedFormation:
             store = stores[name]
             if links is not None:
                 LinkLog(store.folder / "links.json").save(episode.episode_id, links)
-            store.append_many(item_rows(episode, answers, Localisation(episode, agent.memory)))
+            # the formation's provenance (kept out of memory states): the variant holds its instances
+            store.append_many(item_rows(episode, answers, Localisation(episode, self.former.memory)))
             record_counts(store, take_throughput(self.models))  # the shared formation's replies count with the first
         return True
 
