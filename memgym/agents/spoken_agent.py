@@ -8,7 +8,8 @@ action the env scores. :func:`play_spoken_item` plays one episode and returns th
 env's verdict.
 
 Ground-truth probes (``evidence_only``, ``oracle_tags``) read the episode being played: the agent
-binds it (:meth:`SpokenAgent.bind`) after each reset, before formation.
+gets it through the memory protocol's ``bind_episode(episode, asker=...)``, which the agents' loop
+calls after each reset, before formation.
 """
 
 from __future__ import annotations
@@ -37,18 +38,10 @@ class SpokenAgent(Agent):
         self.model = model
         self.max_new_tokens = max_new_tokens
         self.last_reply = ""
-        self._truth: tuple[Any, str] | None = None
-
-    def bind(self, episode: Any, asker: str = "") -> None:
-        """The episode about to be played and its asking user (read by ground-truth probes only)."""
-        self._truth = (episode, asker)
 
     def reset(self) -> None:
         super().reset()
         self.last_reply = ""
-        bind = getattr(self.memory, "bind_episode", None)
-        if bind is not None and self._truth is not None:
-            bind(*self._truth)
 
     def answer(self, observation: Any, info: dict[str, Any]) -> str:
         messages = self.memory.retrieve(observation)

@@ -59,6 +59,13 @@ class Memory(abc.ABC):
     def bind_reasoner(self, reasoner: Reasoner) -> None:  # noqa: B027 (an optional hook)
         """The agent's reasoner, which retrieval or linking may consult. Default: ignored."""
 
+    def contents(self) -> dict[str, Any]:
+        """What the memory holds, as JSON-ready data without images or point clouds (``memgym eval
+        dialogmem save_memory=true`` saves it after each episode; ``memgym view`` shows it).
+        DialogMem's memories fill ``dialogue``, ``frames``, ``objects`` and ``snapshots``
+        (:meth:`memgym.memory.embodied.visual_memory.VisualMemory.contents`). Default: ``{}``."""
+        return {}
+
     def snapshots(self) -> Sequence[Any] | None:
         """The memory's snapshots with their linked dialogue turns (3D-Mem's), which DialogMem's
         link-quality measure reads. Default: None (the memory keeps none)."""

@@ -120,8 +120,7 @@ def test_env_path_equals_the_direct_path_item_by_item(vox_dataset, truth_asr, tm
         item = episode.items[0]
         for name in ("cascaded", "transcript", "oracle_tags"):
             memory = runner.memories.make(name)
-            if hasattr(memory, "bind_episode"):
-                memory.bind_episode(episode, runner.askers.get(item.item_id, ""))
+            memory.bind_episode(episode, asker=runner.askers.get(item.item_id, ""))
             for k, session in enumerate(episode.sessions):
                 for turn in session.turns:
                     user = turn.role == "user"

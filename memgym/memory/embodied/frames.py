@@ -69,6 +69,9 @@ class FramesMemory(VisualMemory):
         picks = np.unique(np.linspace(0, len(self.frames) - 1, self.num_frames).round().astype(int))
         return [self.frames[i] for i in picks]
 
+    def contents(self) -> dict[str, Any]:
+        return {**super().contents(), "frames": [int(frame["index"]) for frame in self.sampled()]}
+
     def retrieve(self, query: Any) -> VisualEvidence:
         frames = self.sampled()
         entries = []

@@ -87,6 +87,13 @@ class ObjectMemory(VisualMemory):
         request = query if isinstance(query, str) else str(getattr(query, "text", query))
         return predict_categories(self.reasoner, request, {i.label for i in self.objects.instances})
 
+    def contents(self) -> dict[str, Any]:
+        objects = [
+            {"id": i.id, "label": i.label, "location": [round(v, 3) for v in i.location], "frames": sorted(i.frames)}
+            for i in self.objects.instances
+        ]
+        return {**super().contents(), "objects": objects}
+
     def _store_state(self) -> dict[str, Any]:
         return {
             "instances": self.objects.state(),

@@ -81,6 +81,18 @@ class SnapshotMemory(ObjectMemory):
                     snapshot.turns = sorted(links.get(snapshot.id, []))
         return self._snapshots
 
+    def contents(self) -> dict[str, Any]:
+        snapshots = [
+            {
+                "id": s.id,
+                "frame": int(s.frame),
+                "objects": list(s.objects),
+                "turns": [self.turns[t][1] for t in s.turns],
+            }
+            for s in self.snapshots()
+        ]
+        return {**super().contents(), "snapshots": snapshots}
+
     def retrieve(self, query: Any) -> VisualEvidence:
         categories = self.categories(query)
         facts = self.facts()

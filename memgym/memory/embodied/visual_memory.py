@@ -206,6 +206,18 @@ class VisualMemory(Memory, abc.ABC):
         """The dialogue lines, in order (empty for variants without dialogue)."""
         return "\n".join(line for _, line in self.turns) if self.with_dialogue else ""
 
+    def contents(self) -> dict[str, Any]:
+        """What the memory itself kept, without images or point clouds:
+
+        | key | memories | entries |
+        | --- | --- | --- |
+        | ``dialogue`` | every visual memory (the lines it keeps, with the frame heard at) | ``{"frame", "text"}`` |
+        | ``frames`` | ``frames`` (and ``+dialogue``) | the formation frame indices it shows the reasoner |
+        | ``objects`` | ``conceptgraph``, ``3dmem`` and their variants | ``{"id", "label", "location" [x, y, z] m, "frames"}`` |
+        | ``snapshots`` | ``3dmem`` and its variants | ``{"id", "frame", "objects", "turns"}`` (linked turn texts) |
+        """
+        return {"dialogue": [{"frame": int(frame), "text": line} for frame, line in self.turns]}
+
     def state_dict(self) -> dict[str, Any]:
         labels = self.detector.labels if isinstance(self.detector, GroundTruthDetector) else {}
         return {

@@ -20,7 +20,7 @@ names)::
                         links.json (snapshot memories: link counts per episode, :class:`LinkLog`),
                         map.json (object memories: instance merges/splits per episode, :func:`measure_map`),
                         memory.jsonl (``save_memory=true``: what the memory held after each
-                        episode's formation, :mod:`memgym.pipelines.dialogmem.memory_contents`)
+                        episode's formation, :meth:`~memgym.core.protocols.Memory.contents`)
     comparison.md       every memory side by side, with bootstrap intervals
     comparison.csv      the same, long form
     comparison.png      grouped bars per memory (navigation; QA per content type)
@@ -68,7 +68,6 @@ from memgym.datasets.dialogmem.episode import DialogMemEpisode
 from memgym.memory.embodied.ground_truth import LinkCounts
 from memgym.pipelines.dialogmem.comparison import write_comparison
 from memgym.pipelines.dialogmem.eval_config import DialogMemEvalConfig, embodied_memory, store_config
-from memgym.pipelines.dialogmem.memory_contents import memory_contents
 from memgym.pipelines.dialogmem.memory_measures import (
     MAP_FILE,
     EpisodeTable,
@@ -280,7 +279,7 @@ class EpisodePlayer:
         )
         results.rows = item_rows(episode, played.answers, Localisation(episode, self.agent.memory))
         if self.save_memory:  # after use: snapshot memories are linked by then
-            results.memory = {"episode_id": episode.episode_id, **memory_contents(self.agent.memory)}
+            results.memory = {"episode_id": episode.episode_id, **self.agent.memory.contents()}
         results.throughput = take_throughput(self.models)
         return results
 
