@@ -76,7 +76,7 @@ BUILTINS: dict[str, dict[str, str]] = {
     },
     "scene": {
         "habitat_sim": "memgym.scenes.habitat_sim_adapter:HabitatSimScene",
-        "hm3d": "memgym.scenes.hm3d:HM3DScene",
+        "hm3d": "memgym.scenes.hm3d.scene:HM3DScene",
         "procedural": "memgym.scenes.procedural:ProceduralHouse",
     },
     "reasoner": {

@@ -6,8 +6,8 @@ import json
 import tempfile
 from pathlib import Path
 
-from benchmarks.harness import report, time_best
 from memgym.core.episode import Dataset, Episode, TaskItem
+from speed.harness import report, time_best
 
 
 def _episodes(n: int) -> list[Episode]:

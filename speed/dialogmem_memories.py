@@ -1,6 +1,6 @@
 """Memory formation frames/s of every registered DialogMem memory vs rendering the same frames.
 
-``python -m benchmarks dialogmem_memories [--size 256] [--goals 5] [--memories a,b] [--perception simulated]``. One DialogMem
+``python -m speed dialogmem_memories [--size 256] [--goals 5] [--memories a,b] [--perception simulated]``. One DialogMem
 episode is generated (house 0); its formation stream is played through ``DialogMemEnv`` once to
 time rendering (RGB-D + semantic frames, as a visual memory's evaluation renders them, and the
 observation dicts, the baseline; the process's frame cache is off, so every repeat renders), and the observations are kept. Each memory (every registered memory defined under
@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import argparse
 
-from benchmarks.harness import report, time_best
 from memgym.core.errors import ConfigError
 from memgym.core.registry import MEMORIES
 from memgym.envs.dialogmem_env import DialogMemEnv
 from memgym.memory import memory_reads
 from memgym.sensors.frame_cache import shared_frame_cache
+from speed.harness import report, time_best
 
 EMBODIED_MEMORIES = "memgym.memory.embodied."
 
@@ -33,7 +33,7 @@ def dialogmem_memories() -> list[str]:
 
 
 def main(argv: list[str]) -> None:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks dialogmem_memories")
+    parser = argparse.ArgumentParser(prog="python -m speed dialogmem_memories")
     parser.add_argument("--size", type=int, default=256, help="camera width = height, pixels (the eval default)")
     parser.add_argument("--goals", type=int, default=5, help="navigation goals of the traversal")
     parser.add_argument("--memories", default="", help="comma-separated names (default: all DialogMem memories)")

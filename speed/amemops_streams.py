@@ -7,7 +7,7 @@ batched causal ``torch.stft`` log-mel; the baseline re-normalises each recording
 numpy, pads and adds each event, and calls ``librosa.feature.melspectrogram`` per channel.
 Also prints how long a training batch of 40 streams takes at that rate.
 
-Usage: ``python -m benchmarks amemops_streams [STREAMS]`` (default 8 streams).
+Usage: ``python -m speed amemops_streams [STREAMS]`` (default 8 streams).
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from benchmarks.harness import report, time_best
 from memgym.datasets.amemops.audio import StreamRenderer
 from memgym.datasets.amemops.config import StreamConfig
 from memgym.datasets.amemops.features import query_flags, stream_features
@@ -23,6 +22,7 @@ from memgym.datasets.amemops.generator import StreamGenerator
 from memgym.datasets.amemops.records import AMemOpsStream
 from memgym.datasets.sources.synthetic_environment import SyntheticEnvironmentLibrary
 from memgym.sensors.log_mel import FMAX, FMIN, HOP, LOG_FLOOR, N_FFT, N_MELS, SAMPLE_RATE
+from speed.harness import report, time_best
 
 
 def baseline_features(stream: AMemOpsStream, library, librosa) -> np.ndarray:

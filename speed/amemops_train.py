@@ -19,7 +19,7 @@ projections, convolution, MLP and classifiers cost the same in both forms. Each 
 runs in a fresh spawned process so its peak resident memory (``ru_maxrss``) is that step's own,
 with ``OMP_WAIT_POLICY=PASSIVE`` unless the environment sets it.
 
-    python -m benchmarks amemops_train [--length 2048] [--batch 8] [--long 4096] [--cores gdn2,kda]
+    python -m speed amemops_train [--length 2048] [--batch 8] [--long 4096] [--cores gdn2,kda]
         [--kernel-threads 2] [--parts recurrence]
         [--step-length 256]   # quicker, but flatters the step loop (its per-token cost grows with T)
         [--parts sources] [--source-batch 8] [--source-steps 3] [--source-frames 2048]
@@ -35,7 +35,7 @@ import resource
 import time
 from pathlib import Path
 
-from benchmarks.harness import Timing, report
+from speed.harness import Timing, report
 
 
 def _train_step_worker(
@@ -211,7 +211,7 @@ def _measure(
 
 
 def main(argv: list[str]) -> None:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks amemops_train", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m speed amemops_train", description=__doc__.splitlines()[0])
     parser.add_argument("--length", type=int, default=2048, help="frames per stream for chunked vs step")
     parser.add_argument("--batch", type=int, default=8)
     parser.add_argument("--long", type=int, default=4096, help="frames per stream for attention vs GDN2")

@@ -1,7 +1,7 @@
 """RGB-D + semantic frames/s on a generated house vs the bare Embree ray cast of the same camera;
 geodesic queries/s.
 
-``python -m benchmarks embodied_render [--frames N] [--size 256] [--batch 16]``. The candidate
+``python -m speed embodied_render [--frames N] [--size 256] [--batch 16]``. The candidate
 renders the full observation (ray generation, cast, albedo lookup, shading, depth, instance ids)
 at the poses of a traversal, one pose per call (``RGBDCamera.observe``) and ``--batch`` poses per
 call (``RGBDCamera.render_batch``: one cast); the baseline casts the same pre-built rays, grouped
@@ -26,7 +26,6 @@ from collections.abc import Callable
 
 import numpy as np
 
-from benchmarks.harness import Timing, report, time_best
 from memgym.datasets.traversal import TraversalConfig, generate_traversal
 from memgym.scenes.hm3d import HM3DScene, export_hm3d
 from memgym.scenes.mesh_scene import MeshScene
@@ -34,6 +33,7 @@ from memgym.scenes.poses import quat_from_yaw, quat_to_matrix, yaw_from_quat
 from memgym.scenes.spec import SceneSpec, load_scene
 from memgym.sensors.camera import CameraConfig, RGBDCamera
 from memgym.sensors.frame_cache import FrameCache
+from speed.harness import Timing, report, time_best
 
 
 def render_timings(
@@ -73,7 +73,7 @@ def render_timings(
 
 
 def main(argv: list[str]) -> None:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks embodied_render")
+    parser = argparse.ArgumentParser(prog="python -m speed embodied_render")
     parser.add_argument("--frames", type=int, default=64)
     parser.add_argument("--size", type=int, default=256)
     parser.add_argument("--batch", type=int, default=16)

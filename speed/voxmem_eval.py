@@ -9,9 +9,9 @@ for one item at each budget of a nested chain: 8K and 16K by default (a few minu
 analyses). Baseline (same run): the same chain with a fresh cache and a fresh recogniser per
 budget. The nested chain should cost little more than its 64K history alone, which is printed too.
 
-    python -m benchmarks voxmem_eval                  # builds one item at 8K + 16K and times it
-    python -m benchmarks voxmem_eval --full           # one item at 8K-64K (the ASR of ~14 min of audio)
-    python -m benchmarks voxmem_eval DATASET [--full] # the dataset's first item (by id)
+    python -m speed voxmem_eval                  # builds one item at 8K + 16K and times it
+    python -m speed voxmem_eval --full           # one item at 8K-64K (the ASR of ~14 min of audio)
+    python -m speed voxmem_eval DATASET [--full] # the dataset's first item (by id)
 
 With a DATASET folder its first item is timed at the dataset's budgets up to 16K (all of them
 with ``--full``).
@@ -24,7 +24,6 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.harness import Timing, report
 from memgym.agents.spoken_agent import form_memory
 from memgym.core.episode import Dataset
 from memgym.envs.spoken_history_env import SpokenHistoryEnv
@@ -32,6 +31,7 @@ from memgym.memory.spoken.cache import TurnCache
 from memgym.memory.spoken.cascaded import CascadedMemory
 from memgym.pipelines.voxmem_eval import train_sound_tagger
 from memgym.pipelines.voxmem_models import ASRConfig, build_asr
+from speed.harness import Timing, report
 
 
 def fresh_asr():
@@ -103,7 +103,7 @@ FULL_BUDGETS = ("8k", "16k", "32k", "64k")
 
 
 def main(argv: list[str]) -> None:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks voxmem_eval")
+    parser = argparse.ArgumentParser(prog="python -m speed voxmem_eval")
     parser.add_argument("dataset", nargs="?", help="VoxMem dataset folder (default: build one item)")
     parser.add_argument("--full", action="store_true", help="the whole 8K-64K chain (default: 8K + 16K)")
     parser.add_argument("--turns", type=int, default=48, help="user turns the recognisers are timed on")

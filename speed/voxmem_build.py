@@ -8,12 +8,12 @@ from __future__ import annotations
 import tempfile
 import time
 
-from benchmarks.harness import report, time_best
 from memgym.backends.tts.espeak import EspeakBackend
 from memgym.datasets.sources import open_library
 from memgym.datasets.speech.voices import espeak_voice_bank
 from memgym.datasets.voxmem.build import VoxMemBuilder, VoxMemConfig
 from memgym.datasets.voxmem.render import TurnRenderer, library_clip_source
+from speed.harness import report, time_best
 
 TEXTS = [
     f"Turn {i}: I've decided the budget for the kitchen renovation should be five thousand dollars." for i in range(12)

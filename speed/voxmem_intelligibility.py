@@ -6,7 +6,7 @@ background sound mixed at the configured SNR, 16-bit FLAC), read back and transc
 tiny.en (faster-whisper, bundled model). Reports WER per condition (each cue, and neutral speech
 with background sound) and per voice, and how often the stated value was recognised.
 
-``python -m benchmarks voxmem_intelligibility [--voices N] [--sentences K] [--snr DB]``
+``python -m speed voxmem_intelligibility [--voices N] [--sentences K] [--snr DB]``
 (defaults: the whole bank, 2 sentences per voice and condition, 15 dB as VoxMem builds; ``--voices N``
 takes N voices spread evenly over the bank).
 """
@@ -51,7 +51,7 @@ def statements(count: int, rng: np.random.Generator) -> list[tuple[str, str]]:
 
 
 def main(argv: list[str]) -> None:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks voxmem_intelligibility")
+    parser = argparse.ArgumentParser(prog="python -m speed voxmem_intelligibility")
     parser.add_argument("--voices", type=int, default=100)
     parser.add_argument("--sentences", type=int, default=2)
     parser.add_argument("--snr", type=float, default=15.0)

@@ -6,8 +6,8 @@ should cost about what ``import memgym`` costs, and an env's first reset only wh
 For reference it also times importing every registered plugin (what any first registry lookup
 cost before names pointed at ``module:attr``).
 
-    python -m benchmarks startup                       # every memgym/ gymnasium id
-    python -m benchmarks startup memgym/DialogMem-v0   # just these ids
+    python -m speed startup                       # every memgym/ gymnasium id
+    python -m speed startup memgym/DialogMem-v0   # just these ids
 
 Wall and CPU seconds (user + system of the child) are both printed: on a shared machine the CPU
 time is the steadier number. Import and list timings are best of 3; env resets run once each (VoxMem's first reset builds its
@@ -21,7 +21,7 @@ import resource
 import subprocess
 import sys
 
-from benchmarks.harness import Timing, report, time_best
+from speed.harness import Timing, report, time_best
 
 IMPORT_ALL = "from memgym.core.registry import ALL_REGISTRIES\nfor registry in ALL_REGISTRIES:\n    registry.items()"
 
@@ -48,7 +48,7 @@ def main(argv: list[str]) -> None:
 
     import memgym  # noqa: F401  (registers the memgym/ ids)
 
-    parser = argparse.ArgumentParser(prog="python -m benchmarks startup", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m speed startup", description=__doc__.splitlines()[0])
     parser.add_argument("env_ids", nargs="*", help="gymnasium ids to reset (default: every memgym/ id)")
     args = parser.parse_args(argv)
     env_ids = args.env_ids or sorted(k for k in gymnasium.registry if k.startswith("memgym/"))

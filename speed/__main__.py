@@ -1,4 +1,4 @@
-"""``python -m benchmarks [NAME]``: run one speed benchmark, or list them."""
+"""``python -m speed [NAME]``: run one speed benchmark, or list them."""
 
 from __future__ import annotations
 
@@ -19,12 +19,12 @@ def available() -> list[str]:
 def main(argv: list[str]) -> int:
     names = available()
     if not argv or argv[0] in {"-h", "--help"}:
-        print("usage: python -m benchmarks NAME [args]\navailable: " + ", ".join(names))
+        print("usage: python -m speed NAME [args]\navailable: " + ", ".join(names))
         return 0
     if argv[0] not in names:
-        print(f"benchmarks: unknown benchmark '{argv[0]}'; available: {', '.join(names)}", file=sys.stderr)
+        print(f"speed: unknown speed benchmark '{argv[0]}'; available: {', '.join(names)}", file=sys.stderr)
         return 2
-    module = importlib.import_module(f"benchmarks.{argv[0]}")
+    module = importlib.import_module(f"speed.{argv[0]}")
     module.main(argv[1:])
     return 0
 

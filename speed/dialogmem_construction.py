@@ -2,7 +2,7 @@
 and filters) per second vs generating the traversal it is built on; the traversal's visibility
 counts vs full-frame semantic renders; and the time of ``DialogMem-v0``'s first reset.
 
-``python -m benchmarks dialogmem_construction [--goals 8] [--no-reset]``.
+``python -m speed dialogmem_construction [--goals 8] [--no-reset]``.
 
 1. The baseline is the simulator work of one episode (sampling goals, walking them, counting the
    visible objects); the candidate is everything DialogMem adds on top of a finished traversal with
@@ -32,17 +32,17 @@ import time
 
 import numpy as np
 
-from benchmarks.harness import Timing, report, time_best
 from memgym.datasets.dialogmem.episode import build_episode
 from memgym.datasets.traversal import TraversalConfig, generate_traversal, visible_objects
 from memgym.scenes.coverage import InstanceCoverage
 from memgym.scenes.poses import quat_from_yaw, yaw_from_quat
 from memgym.scenes.spec import SceneSpec, load_scene
 from memgym.sensors.camera import CameraConfig, RGBDCamera
+from speed.harness import Timing, report, time_best
 
 
 def main(argv: list[str]) -> None:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks dialogmem_construction")
+    parser = argparse.ArgumentParser(prog="python -m speed dialogmem_construction")
     parser.add_argument("--goals", type=int, default=8, help="navigation goals per traversal")
     parser.add_argument("--no-reset", action="store_true", help="skip the fresh-process reset timing")
     args = parser.parse_args(argv)

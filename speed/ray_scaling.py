@@ -1,6 +1,6 @@
 """``memgym generate dialogmem`` on Ray: two workers against one, on this machine.
 
-``python -m benchmarks ray_scaling [--scenes 12] [--cpus 2]``. Starts a local Ray with ``--cpus``
+``python -m speed ray_scaling [--scenes 12] [--cpus 2]``. Starts a local Ray with ``--cpus``
 CPUs and generates the same ``--scenes`` houses (one episode each, CPU-bound: house, traversal,
 visibility rendering, dialogue) with ``executor=ray workers=1``, then ``workers=2``; the baseline
 is one worker, measured in the same run. Each timing starts from fresh worker processes that
@@ -18,10 +18,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.harness import Timing, report
 from memgym.core.benchmark import JobArgs
 from memgym.core.executors import import_ray, release_workers
 from memgym.pipelines.dialogmem.generation import generate
+from speed.harness import Timing, report
 
 
 def _generate(out: Path, scenes: int, first_seed: int, *executor: str) -> Path:
@@ -41,7 +41,7 @@ def _time_workers(folder: Path, scenes: int, workers: int) -> tuple[Timing, byte
 
 
 def main(argv: list[str]) -> None:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks ray_scaling")
+    parser = argparse.ArgumentParser(prog="python -m speed ray_scaling")
     parser.add_argument("--scenes", type=int, default=12, help="houses generated (one episode each)")
     parser.add_argument("--cpus", type=int, default=2, help="CPUs of the local Ray")
     args = parser.parse_args(argv)
