@@ -225,8 +225,7 @@ def test_the_shared_formation_gives_each_variant_the_rows_of_its_own_formation(d
 
     config = load_config(DialogMemEvalConfig, overrides=(f"dataset={dataset}", *EVAL))
     episode = next(iter(Dataset.load(dataset)))
-    variants = [
-        Variant("3dmem+dialogue", "3dmem+dialogue", "baseline"),
+    variants = [  # a linked variant and a probe (a baseline's path is the linked one's without links)
         Variant("controlled-wrong-050", "3dmem+controlled", "controlled", "wrong", 50.0),
         Variant("3dmem+oracle_position", "3dmem+oracle_position", "probe"),
     ]
