@@ -34,25 +34,25 @@ MEMORY_TABLE: dict[str, tuple[str, str]] = {
     "3dmem+vlm": ("memgym.memory.embodied.snapshots:VLMLinkedMemory", "frames semantic reasoner dialogue linker"),
     "attention": (f"{_CORES}:AttentionMemory", "audio"),
     "attention_rope": (f"{_CORES}:AttentionRopeMemory", "audio"),
-    "cascaded": ("memgym.memory.spoken.cascaded:CascadedMemory", "audio dialogue"),
+    "cascaded": ("memgym.memory.voxmem.cascaded:CascadedMemory", "audio dialogue"),
     "conceptgraph": ("memgym.memory.embodied.conceptgraph:ConceptGraphMemory", "frames semantic reasoner"),
     "conceptgraph+dialogue": (
         "memgym.memory.embodied.conceptgraph:ConceptGraphDialogueMemory",
         "frames semantic reasoner dialogue",
     ),
     "dialogue": ("memgym.memory.embodied.dialogue:DialogueMemory", "dialogue"),
-    "evidence_only": ("memgym.memory.spoken.probes:EvidenceOnlyMemory", "audio dialogue truth"),
+    "evidence_only": ("memgym.memory.voxmem.probes:EvidenceOnlyMemory", "audio dialogue truth"),
     "frames": ("memgym.memory.embodied.frames:FramesMemory", "frames semantic"),
     "frames+dialogue": ("memgym.memory.embodied.frames:FramesDialogueMemory", "frames semantic dialogue"),
-    "full_history": ("memgym.memory.spoken.full_history:FullHistoryMemory", "audio dialogue"),
+    "full_history": ("memgym.memory.voxmem.full_history:FullHistoryMemory", "audio dialogue"),
     "gdn": (f"{_CORES}:GdnMemory", "audio"),
     "gdn2": (f"{_CORES}:Gdn2Memory", "audio"),
     "kda": (f"{_CORES}:KdaMemory", "audio"),
     "mamba2": (f"{_CORES}:Mamba2Memory", "audio"),
     "no_erase": (f"{_CORES}:NoEraseMemory", "audio"),
     "oracle": ("memgym.memory.embodied.oracle:OracleProbe", "truth"),
-    "oracle_tags": ("memgym.memory.spoken.probes:OracleTagsMemory", "audio dialogue truth"),
-    "transcript": ("memgym.memory.spoken.transcript:TranscriptMemory", "audio dialogue"),
+    "oracle_tags": ("memgym.memory.voxmem.probes:OracleTagsMemory", "audio dialogue truth"),
+    "transcript": ("memgym.memory.voxmem.transcript:TranscriptMemory", "audio dialogue"),
 }
 """Memory name -> (``"module:attr"``, what it reads: words of :data:`memgym.core.protocols.READS`).
 The second column equals the class's ``reads`` (tests/core/test_registry.py checks it), so an
@@ -63,7 +63,7 @@ MEMORY_READS: dict[str, frozenset[str]] = {name: frozenset(reads.split()) for na
 
 BUILTINS: dict[str, dict[str, str]] = {
     "env": {
-        "voxmem": "memgym.envs.spoken_history_env:SpokenHistoryEnv",
+        "voxmem": "memgym.envs.voxmem_env:VoxMemEnv",
     },
     "memory": {name: target for name, (target, _) in MEMORY_TABLE.items()},
     "scorer": {
@@ -72,7 +72,7 @@ BUILTINS: dict[str, dict[str, str]] = {
         "llm_match": "memgym.tasks.llm_match:LLMMatchScorer",
         "navigation": "memgym.tasks.dialogmem.navigation:NavigationScorer",
         "token_f1": "memgym.tasks.text_match:TokenF1Scorer",
-        "voxmem": "memgym.tasks.voxmem_scoring:VoxMemScorer",
+        "voxmem": "memgym.tasks.voxmem.scoring:VoxMemScorer",
     },
     "scene": {
         "habitat_sim": "memgym.scenes.habitat_sim_adapter:HabitatSimScene",
@@ -88,7 +88,7 @@ BUILTINS: dict[str, dict[str, str]] = {
     "benchmark": {
         "amemops": "memgym.pipelines.amemops:AMemOpsBenchmark",
         "dialogmem": "memgym.pipelines.dialogmem.benchmark:DialogMemBenchmark",
-        "voxmem": "memgym.pipelines.voxmem:VoxMemBenchmark",
+        "voxmem": "memgym.pipelines.voxmem.benchmark:VoxMemBenchmark",
     },
     "linker": {
         "clip": "memgym.memory.embodied.linking:ClipLinker",

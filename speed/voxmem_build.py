@@ -11,7 +11,8 @@ import time
 from memgym.backends.tts.espeak import EspeakBackend
 from memgym.datasets.sources import open_library
 from memgym.datasets.speech.voices import espeak_voice_bank
-from memgym.datasets.voxmem.build import VoxMemBuilder, VoxMemConfig
+from memgym.datasets.voxmem.build import VoxMemBuilder
+from memgym.datasets.voxmem.config import VoxMemConfig
 from memgym.datasets.voxmem.render import TurnRenderer, library_clip_source
 from speed.harness import report, time_best
 

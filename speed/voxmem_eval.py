@@ -5,7 +5,7 @@ across a nested 8K-64K chain, with and without the turn cache, formed through ``
 The ``cascaded`` memory (ASR + acoustic measurements + sound tags + retrieval) prepares the chat
 for one item at each budget of a nested chain: 8K and 16K by default (a few minutes on a busy
 2-core machine), 8K, 16K, 32K and 64K with ``--full``. Candidate: the whole chain with one shared
-:class:`~memgym.memory.spoken.cache.TurnCache` (each longer history reuses the shorter one's turn
+:class:`~memgym.memory.voxmem.cache.TurnCache` (each longer history reuses the shorter one's turn
 analyses). Baseline (same run): the same chain with a fresh cache and a fresh recogniser per
 budget. The nested chain should cost little more than its 64K history alone, which is printed too.
 
@@ -24,13 +24,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from memgym.agents.spoken_agent import form_memory
+from memgym.agents.voxmem_agent import form_memory
 from memgym.core.episode import Dataset
-from memgym.envs.spoken_history_env import SpokenHistoryEnv
-from memgym.memory.spoken.cache import TurnCache
-from memgym.memory.spoken.cascaded import CascadedMemory
-from memgym.pipelines.voxmem_eval import train_sound_tagger
-from memgym.pipelines.voxmem_models import ASRConfig, build_asr
+from memgym.envs.voxmem_env import VoxMemEnv
+from memgym.memory.voxmem.cache import TurnCache
+from memgym.memory.voxmem.cascaded import CascadedMemory
+from memgym.pipelines.voxmem.evaluation import train_sound_tagger
+from memgym.pipelines.voxmem.models import ASRConfig, build_asr
 from speed.harness import Timing, report
 
 
@@ -48,7 +48,7 @@ def fresh_asr():
 def chain_seconds(episodes, folder: Path, tagger, *, shared: bool) -> float:
     """Wall seconds to form the memory over every episode (through ``memgym/VoxMem-v0``, as the
     eval does) and prepare its chat, budgets in increasing order."""
-    env = SpokenHistoryEnv(dataset=str(folder))
+    env = VoxMemEnv(dataset=str(folder))
     cache, asr = TurnCache(), fresh_asr()
     total = 0.0
     for episode in episodes:
@@ -114,7 +114,8 @@ def main(argv: list[str]) -> None:
         if args.dataset:
             folder = Path(args.dataset)
         else:
-            from memgym.datasets.voxmem.build import VoxMemBuilder, VoxMemConfig
+            from memgym.datasets.voxmem.build import VoxMemBuilder
+            from memgym.datasets.voxmem.config import VoxMemConfig
 
             budgets = FULL_BUDGETS if args.full else QUICK_BUDGETS
             config = VoxMemConfig(items=1, cells=("sound/IE",), budgets=budgets, out=f"{tmp}/ds")

@@ -19,7 +19,6 @@ MAX_FUNCTION_LINES = 60
 
 LONG_MODULES: dict[str, str] = {
     "datasets/amemops/generator.py": "AMemOps stream generator (plan, assemble, render); split pending (issue 27)",
-    "datasets/voxmem/build.py": "VoxMem builder, all build stages in one class; split pending (issue 27)",
     "pipelines/amemops_models.py": "five AMemOps jobs in one file; split by job pending (issue 27)",
     "tasks/amemops_history.py": "AMemOps history tables and their statistics; split pending (issue 27)",
 }
@@ -28,17 +27,10 @@ LONG_MODULES: dict[str, str] = {
 LONG_FUNCTIONS: dict[str, str] = {
     "agents/stream_rollouts.py:rollout_streams": "AMemOps batched rollout over vector envs; split pending (issue 27)",
     "agents/trainer.py:Trainer.fit": "the training loop in one piece; split pending (issue 27 moves the trainer)",
-    "backends/spoken_reader.py:answer": "one reply rule per VoxMem question kind; split pending",
     "datasets/amemops/generator.py:StreamGenerator._assemble": "AMemOps stream assembly; split pending (issue 27)",
     "datasets/amemops/generator.py:StreamGenerator._plan": "AMemOps stream planning; split pending (issue 27)",
-    "datasets/amemops/templates.py:build_history_stream": "named in issue 27 to be split into named steps",
     "datasets/dialogmem/episode.py:build_episode": "DialogMem episode assembly; split pending",
     "datasets/dialogmem/turns.py:plan_turns": "DialogMem dialogue planning; split pending",
-    "datasets/voxmem/build.py:VoxMemBuilder.__init__": "builder wiring; goes with the build.py split (issue 27)",
-    "datasets/voxmem/build.py:VoxMemBuilder.assemble": "goes with the build.py split (issue 27)",
-    "datasets/voxmem/history.py:nest_histories": "VoxMem history nesting; split pending",
-    "datasets/voxmem/oracle.py:answer_query": "one branch per VoxMem query operation and subtype",
-    "datasets/voxmem/plans.py:_layout_msr": "named in issue 27 to be split into named steps",
     "tasks/amemops_breakdowns.py:familiarity_interaction": "one AMemOps statistics table; split pending",
 }
 """``path:qualified name`` (relative to ``memgym/``) -> why it may exceed :data:`MAX_FUNCTION_LINES`."""

@@ -19,7 +19,7 @@ import gymnasium
 
 GYM_ENVS: dict[str, str] = {
     "memgym/DialogMem-v0": "memgym.envs.dialogmem_env:DialogMemEnv",
-    "memgym/VoxMem-v0": "memgym.envs.spoken_history_env:SpokenHistoryEnv",
+    "memgym/VoxMem-v0": "memgym.envs.voxmem_env:VoxMemEnv",
     "memgym/AMemOps-v0": "memgym.envs.audio_stream_env:AudioStreamEnv",
 }
 """Gymnasium id -> ``module:Class`` entry point."""

@@ -1,4 +1,4 @@
-"""Pluggable memories: embodied/ (DialogMem), recurrent/ (AMemOps torch cores), spoken/ (VoxMem).
+"""Pluggable memories: embodied/ (DialogMem), recurrent/ (AMemOps torch cores), voxmem/ (VoxMem).
 
 Every memory implements :class:`memgym.core.protocols.Memory`; what it reads (``reads``) decides
 which benchmarks can evaluate it. :func:`memory_reads` and :func:`memories_reading` answer that for

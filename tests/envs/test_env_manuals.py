@@ -22,7 +22,6 @@ ENV_MODULES = sorted(
 MANUAL_CLASSES = sorted({*GYM_ENVS.values(), "memgym.envs.two_phase:TwoPhaseEnv"})
 PENDING: dict[str, str] = {
     "memgym.envs.audio_stream_env:AudioStreamEnv": "AMemOps env manual being written (issue 27)",
-    "memgym.envs.spoken_history_env:SpokenHistoryEnv": "VoxMem env manual being written (issue 27)",
 }
 """Env classes whose class docstring has no example yet -> why; the entry goes when it has one."""
 

@@ -76,7 +76,7 @@ def browser():
 @pytest.fixture(scope="session")
 def voxmem_run(vox_dataset, truth_asr, tmp_path_factory) -> Path:
     """An eval run of the tiny VoxMem dataset: the structured model with the oracle-tags and transcript memories."""
-    import memgym.pipelines.voxmem_eval as voxmem_eval
+    import memgym.pipelines.voxmem.evaluation as voxmem_eval
 
     runs = tmp_path_factory.mktemp("view_voxmem_runs")
     overrides = (f"dataset={vox_dataset}", "name=small", "models=[structured]", "memories=[oracle_tags,transcript]")
