@@ -5,8 +5,8 @@ episode is generated (house 0); its formation stream is played through ``DialogM
 time rendering (RGB-D + semantic frames, as a visual memory's evaluation renders them, and the
 observation dicts, the baseline; the process's frame cache is off, so every repeat renders), and the observations are kept. Each memory (every registered memory defined under
 ``memgym.memory.embodied``, or those named with ``--memories``) is then reset and fed the same
-observations with ``observe``, best of three; probes that read the episode
-(``bind_episode``) are bound first, outside the timing. A ratio of at least 3 means building
+observations with ``observe``, best of three; each is bound to the episode first
+(``bind_episode``: the gt detector's labels, the probes' annotations), outside the timing. A ratio of at least 3 means building
 the memory costs well under rendering its input. Visual memories perceive with ``--perception``
 (default ``simulated``, the memories' default: detector errors, depth noise, odometry drift;
 ``exact``: the perfect-perception probe).
@@ -19,7 +19,7 @@ import argparse
 from memgym.core.errors import ConfigError
 from memgym.core.registry import MEMORIES
 from memgym.envs.dialogmem_env import DialogMemEnv
-from memgym.memory.embodied.visual_memory import VisualMemory
+from memgym.memory import memory_reads
 from memgym.sensors.frame_cache import shared_frame_cache
 from speed.harness import report, time_best
 
@@ -68,12 +68,11 @@ def main(argv: list[str]) -> None:
     for name in names:
         try:
             cls = MEMORIES.get(name)
-            memory = cls(perception=args.perception) if issubclass(cls, VisualMemory) else cls()
+            memory = cls(perception=args.perception) if "frames" in memory_reads(name) else cls()
         except ConfigError as exc:  # e.g. 3dmem+clip without a CLIP model folder here
             print(f"{name}: skipped ({exc})", flush=True)
             continue
-        if hasattr(memory, "bind_episode"):
-            memory.bind_episode(episode)
+        memory.bind_episode(episode)  # a no-op for memories that read no annotations
 
         def form(memory=memory) -> None:
             memory.reset()

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from memgym.core.benchmark import JobArgs
 from memgym.core.executors import import_ray, release_workers
-from memgym.pipelines.dialogmem_jobs import generate
+from memgym.pipelines.dialogmem.generation import generate
 from speed.harness import Timing, report
 
 

@@ -19,7 +19,6 @@ MAX_FUNCTION_LINES = 60
 
 LONG_MODULES: dict[str, str] = {
     "datasets/amemops/generator.py": "one generator class holds a stream's fixed draw order; saved datasets depend on it",
-    "pipelines/dialogmem_jobs.py": "the DialogMem jobs in one file; split by job pending (issue 27)",
 }
 """Module (relative to ``memgym/``) -> why it may exceed :data:`MAX_MODULE_LINES`."""
 

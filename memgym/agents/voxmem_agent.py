@@ -8,7 +8,8 @@ action the env scores. :func:`play_voxmem_item` plays one episode and returns th
 env's verdict.
 
 Ground-truth probes (``evidence_only``, ``oracle_tags``) read the episode being played: the agent
-hands it to the memory (``memory.bind_episode``) at each reset, before formation.
+gets it through the memory protocol's ``bind_episode(episode, asker=...)``, which the agents' loop
+calls after each reset, before formation.
 """
 
 from __future__ import annotations
@@ -38,18 +39,10 @@ class VoxMemAgent(Agent):
         self.model = model
         self.max_new_tokens = max_new_tokens
         self.last_reply = ""
-        self._truth: tuple[Any, str] | None = None  # (episode, asker) set by bind
-
-    def bind(self, episode: Any, asker: str = "") -> None:
-        """The episode about to be played and its asking user (read by ground-truth probes only)."""
-        self._truth = (episode, asker)
 
     def reset(self) -> None:
         super().reset()
         self.last_reply = ""
-        if self._truth is not None:
-            episode, asker = self._truth
-            self.memory.bind_episode(episode, asker=asker)
 
     def answer(self, observation: Any, info: dict[str, Any]) -> str:
         messages = self.memory.retrieve(observation)
@@ -59,8 +52,7 @@ class VoxMemAgent(Agent):
 
 def play_voxmem_item(env: gymnasium.Env, agent: VoxMemAgent, episode: Any, asker: str = "") -> tuple[str, dict]:
     """Play a one-item VoxMem ``episode`` in ``env`` with ``agent``: ``(reply, the env's score)``."""
-    agent.bind(episode, asker)
-    result = run_episode(env, agent, episode=episode)
+    result = run_episode(env, agent, episode=episode, context={"asker": asker})
     score = {k: v for k, v in result.scores[0].items() if k != "item_id"}
     return agent.last_reply, score
 

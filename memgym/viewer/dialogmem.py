@@ -12,7 +12,7 @@ From a run folder each item carries every memory's row (prediction, scores, pred
 error); each memory's ``links.json`` (snapshot memories: link counts) is shown per episode, and
 what the memory held after formation when the run saved it (``save_memory=true`` writes
 ``memory.jsonl``: dialogue lines, sampled frames, objects with their estimated locations,
-snapshots with their linked turns; :mod:`memgym.pipelines.dialogmem_memory_contents`).
+snapshots with their linked turns; :meth:`memgym.core.protocols.Memory.contents`).
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ class DialogMemSite(Site):
         self.contents: dict[str, dict[str, Any]] = {}  # memory -> episode id -> saved contents
         path = target.path
         if target.kind == "run":
-            from memgym.pipelines.dialogmem_jobs import DialogMemEvalConfig
+            from memgym.pipelines.dialogmem.eval_config import DialogMemEvalConfig
 
             folders = dialogmem_memory_folders(target.path)
             if not folders:

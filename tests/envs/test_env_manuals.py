@@ -20,9 +20,7 @@ ENV_MODULES = sorted(
     if path.stem != "__init__"
 )
 MANUAL_CLASSES = sorted({*GYM_ENVS.values(), "memgym.envs.two_phase:TwoPhaseEnv"})
-PENDING: dict[str, str] = {
-    "memgym.envs.dialogmem_env:DialogMemEnv": "DialogMem env manual being written (issue 27)",
-}
+PENDING: dict[str, str] = {}
 """Env classes whose class docstring has no example yet -> why; the entry goes when it has one."""
 
 

@@ -11,7 +11,8 @@ from memgym.core.seeding import config_hash
 from memgym.datasets.amemops.stream_set import StreamSetConfig
 from memgym.datasets.voxmem.config import VoxMemConfig
 from memgym.pipelines.amemops.configs import AMemOpsEvalConfig, AMemOpsTrainConfig
-from memgym.pipelines.dialogmem_jobs import DialogMemEvalConfig, DialogMemGenerateConfig
+from memgym.pipelines.dialogmem.eval_config import DialogMemEvalConfig
+from memgym.pipelines.dialogmem.generation import DialogMemGenerateConfig
 from memgym.pipelines.voxmem.evaluation import VoxMemEvalConfig
 
 PINNED = [

@@ -52,6 +52,7 @@ class CoreMemory(Memory):
     """
 
     core: str = "gdn2"
+    reads = frozenset({"audio"})
 
     def __init__(
         self,

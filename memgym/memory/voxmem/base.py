@@ -4,21 +4,19 @@ A VoxMem memory observes ``VoxMemEnv`` formation observations (or :class:`VoxMem
 records) and, for a question, returns the complete chat (``list[Message]``) that its reasoner
 answers; :attr:`VoxMemMemory.modality` says whether that chat holds audio (an audio LM reads it)
 or only text (a text LM reads it). It builds itself from a
-:class:`~memgym.memory.voxmem.options.VoxMemOptions` (:meth:`VoxMemMemory.from_options`), and
+:class:`~memgym.memory.voxmem.options.VoxMemOptions` (the memory protocol's ``from_options``;
+the default takes none), and
 :attr:`VoxMemMemory.reads` says what it reads: the user turns' audio and the dialogue (assistant
 text, session times); ground-truth probes also read ``truth``.
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal, TypeVar
+from typing import Any, ClassVar, Literal
 
 from memgym.core.chat import Message
 from memgym.core.protocols import Memory
 from memgym.memory.voxmem.history import VoxMemTurn, sessions_of, turn_from_observation
-from memgym.memory.voxmem.options import VoxMemOptions
-
-M = TypeVar("M", bound="VoxMemMemory")
 
 
 class VoxMemMemory(Memory):
@@ -30,15 +28,6 @@ class VoxMemMemory(Memory):
     def __init__(self) -> None:
         self.turns: list[VoxMemTurn] = []
         self._session: list[VoxMemTurn] = []
-
-    @classmethod
-    def from_options(cls: type[M], options: VoxMemOptions) -> M:
-        """A fresh memory built from an evaluation's ``options`` (default: it takes none)."""
-        return cls()
-
-    def bind_episode(self, episode: Any, **context: Any) -> None:
-        """The episode about to be played, before formation (``context``: ``asker``, the asking
-        user's id). Only ground-truth probes read it; default: ignored."""
 
     def reset(self) -> None:
         self.turns = []

@@ -1,6 +1,6 @@
 """The comparison of ``memgym eval dialogmem memories=[...]``: several memories on the same items.
 
-From each memory's result rows (:mod:`memgym.pipelines.dialogmem_jobs`) it computes, per memory,
+From each memory's result rows (:mod:`memgym.pipelines.dialogmem.evaluation`) it computes, per memory,
 the mean score with a percentile bootstrap interval (:func:`memgym.core.statistics.bootstrap_mean`,
 items resampled) of
 

@@ -5,11 +5,12 @@
   of a freshly generated traversal.
 * ``memgym generate dialogmem [key=value ...] [--out FILE]`` builds the dataset (27 generated
   houses by default, or ``source=hm3d hm3d_path=... goat_path=...``); see
-  :mod:`memgym.pipelines.dialogmem_jobs`.
+  :mod:`memgym.pipelines.dialogmem.generation`.
 * ``memgym eval dialogmem memories=[dialogue,oracle] reasoner.backend=... [qa_scorer=llm_match judge.*]``
   evaluates each memory with the reasoner on the same items, resumably, into
   ``RUNS/eval-dialogmem/NAME/<memory>/`` and compares them in ``RUNS/eval-dialogmem/NAME/comparison.*``
-  (``memory=dialogue`` evaluates one).
+  (``memory=dialogue`` evaluates one; :mod:`memgym.pipelines.dialogmem.evaluation`);
+  ``sweep=link_quality`` runs the linking diagnosis instead (:mod:`memgym.pipelines.dialogmem.link_sweep`).
 * ``memgym run quickstart`` runs :meth:`DialogMemBenchmark.quickstart`: it generates a house,
   walks a traversal and reports the house, the segments and the map, then runs a small
   generate -> eval (Dialogue memory, structured reasoner, token F1) and reports its tables.
@@ -32,7 +33,9 @@ from memgym.core.registry import REASONERS, register_benchmark
 from memgym.core.seeding import config_hash, episode_rng
 from memgym.datasets.embodied import EmbodiedEpisode
 from memgym.datasets.traversal import Traversal, TraversalConfig, generate_traversal
-from memgym.pipelines import dialogmem_jobs
+from memgym.pipelines.dialogmem import evaluation, generation, link_sweep
+from memgym.pipelines.dialogmem.eval_config import DialogMemEvalConfig, embodied_memory_names
+from memgym.pipelines.dialogmem.quickstart import quickstart_generate_eval
 from memgym.pipelines.trajectory_video import trajectory_frames, write_video
 from memgym.scenes.poses import yaw_from_quat
 from memgym.scenes.procedural import HouseConfig
@@ -66,27 +69,29 @@ class DialogMemBenchmark(Benchmark):
 
     def job_configs(self, job: str) -> dict[str, type]:
         configs = {
-            "generate": dialogmem_jobs.DialogMemGenerateConfig,
-            "eval": dialogmem_jobs.DialogMemEvalConfig,
+            "generate": generation.DialogMemGenerateConfig,
+            "eval": DialogMemEvalConfig,
             "render": RenderConfig,
         }
         return {"": configs[job]} if job in configs else {}
 
     def accepted_names(self, job: str) -> dict[str, list[str]]:
-        """Eval takes embodied memories (every registered memory but the spoken and recurrent-core
-        ones, which read other observations) and reasoners (``reasoner.backend=``, ``judge.backend=``)."""
+        """Eval takes the memories that read only what DialogMem gives (no audio; the plugin table's
+        reads column) and reasoners (``reasoner.backend=``, ``judge.backend=``)."""
         if job != "eval":
             return {}
-        memories = dialogmem_jobs.embodied_memory_names()
+        memories = embodied_memory_names()
         return {"memories (memory=, memories=[...])": memories, "reasoners (reasoner.backend=)": REASONERS.names()}
 
     def generate(self, args: JobArgs) -> Path:
-        """Build the DialogMem dataset (:func:`memgym.pipelines.dialogmem_jobs.generate`)."""
-        return dialogmem_jobs.generate(args)
+        """Build the DialogMem dataset (:func:`memgym.pipelines.dialogmem.generation.generate`)."""
+        return generation.generate(args)
 
     def eval(self, args: JobArgs) -> Path:
-        """Evaluate and compare memories with a reasoner (:func:`memgym.pipelines.dialogmem_jobs.evaluate`)."""
-        return dialogmem_jobs.evaluate(args)
+        """Evaluate and compare memories with a reasoner (:func:`memgym.pipelines.dialogmem.evaluation.evaluate`),
+        or with ``sweep=link_quality`` run the linking diagnosis (:func:`memgym.pipelines.dialogmem.link_sweep.run_sweep`)."""
+        config = load_config(DialogMemEvalConfig, path=args.config_path, overrides=args.overrides)
+        return link_sweep.run_sweep(config, args) if config.sweep else evaluation.evaluate(args)
 
     def render(self, args: JobArgs) -> Path:
         config = load_config(RenderConfig, path=args.config_path, overrides=args.overrides)
@@ -128,7 +133,7 @@ class DialogMemBenchmark(Benchmark):
                 sensor.observe(scene, np.asarray(frame.position), yaw_from_quat(np.asarray(frame.rotation)))["rgb"]
             )
         Image.fromarray(np.concatenate(views, axis=1)).save(out / "goal_views.png")
-        markdown, plots = dialogmem_jobs.quickstart_generate_eval(report_dir, args)
+        markdown, plots = quickstart_generate_eval(report_dir, args)
         return ReportSection(
             "DialogMem: generated house and traversal",
             _summary(scene, traversal) + "\n\n" + markdown,

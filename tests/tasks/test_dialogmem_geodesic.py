@@ -5,10 +5,10 @@ import math
 import numpy as np
 import pytest
 
-from memgym.scenes.measures import geodesic_success, object_goal_points
 from memgym.scenes.navigation import AgentSpec
 from memgym.scenes.objects import SceneObject, ViewPoint
 from memgym.scenes.simple import box_room
+from memgym.tasks.dialogmem.geodesic import geodesic_success, object_goal_points
 
 AGENT = AgentSpec(cell_size=0.05)
 T = 0.1  # inner wall thickness

@@ -9,7 +9,7 @@ import pytest
 from wall_scene import WallScene
 
 from memgym.core.episode import TaskItem
-from memgym.tasks.navigation import NavigationScorer, path_length, spl
+from memgym.tasks.dialogmem.navigation import NavigationScorer, path_length, spl
 
 ITEM = TaskItem(
     item_id="n0",

@@ -43,30 +43,30 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
+from memgym.backends.errors import ReasonerError
 from memgym.backends.throughput import record_counts, take_throughput
 from memgym.core.benchmark import JobArgs
+from memgym.core.config import load_config
 from memgym.core.errors import ConfigError
 from memgym.core.outputs import write_text_atomic
 from memgym.core.results import RunStore, to_csv, to_markdown
 from memgym.core.seeding import config_hash
 from memgym.core.statistics import bootstrap_difference, mcnemar_exact
-from memgym.pipelines.dialogmem_comparison import labelled_rng, qa_metric, write_comparison
-from memgym.pipelines.dialogmem_jobs import (
-    DialogMemEpisode,
-    DialogMemEvalConfig,
-    LinkLog,
+from memgym.datasets.dialogmem.episode import DialogMemEpisode
+from memgym.pipelines.dialogmem.comparison import labelled_rng, qa_metric, write_comparison
+from memgym.pipelines.dialogmem.eval_config import DialogMemEvalConfig, embodied_memory, store_config
+from memgym.pipelines.dialogmem.evaluation import (
     build_env,
     build_memory,
-    embodied_memory,
     evaluate_memory,
-    form,
+    formed_links,
     item_key,
+    item_rows,
     load_episodes,
     qa_scorers,
-    store_config,
-    use,
     write_tables,
 )
+from memgym.pipelines.dialogmem.memory_measures import LinkLog, Localisation
 
 BASELINES = ("3dmem", "3dmem+dialogue")
 LINKED = ("3dmem+clip", "3dmem+vlm")
@@ -182,11 +182,13 @@ def stratified_subset(
     return sorted(keys, key=order.__getitem__), counts
 
 
+def sweep(args: JobArgs) -> Path:
+    """``memgym eval dialogmem sweep=link_quality ...``: load the eval config and :func:`run_sweep`."""
+    return run_sweep(load_config(DialogMemEvalConfig, path=args.config_path, overrides=args.overrides), args)
+
+
 def run_sweep(config: DialogMemEvalConfig, args: JobArgs) -> Path:
     """Run the sweep (module docstring); returns its folder ``RUNS/eval-dialogmem/NAME``."""
-    from memgym.agents.reasoner_agent import ReasonerAgent
-    from memgym.backends.config import build_reasoner
-
     if config.sweep != "link_quality":
         raise ConfigError(f"sweep must be 'link_quality' (or empty), got {config.sweep!r}")
     episodes, _ = load_episodes(Path(config.dataset))  # unusable episodes have no items to draw
@@ -205,35 +207,10 @@ def run_sweep(config: DialogMemEvalConfig, args: JobArgs) -> Path:
         )
         for v in variants
     }
-    reasoner = build_reasoner(config.reasoner)
-    scorers = qa_scorers(config, folder / "judge_cache.jsonl")
-    models = {"reasoner": reasoner, "judge": getattr(scorers.get("qa"), "judge", None)}
-    shared = [v for v in variants if v.shares_formation]
-    base = build_memory(dataclasses.replace(config, memory="3dmem"))
-    env = build_env(config, base, scorers)
-    memories = {v.name: build_memory(v.config(config)) for v in shared}  # models load once
+    shared = SharedFormation(config, [v for v in variants if v.shares_formation], folder / "judge_cache.jsonl")
     for episode in tqdm(episodes, desc="sweep episodes", disable=not args.progress):
-        chosen = [i for i in episode.items if item_key(episode, i) in only]
-        pending = {}
-        for v in shared:
-            done = stores[v.name].done_keys()
-            pending[v.name] = {i.item_id for i in chosen if item_key(episode, i) not in done}
-        if not any(pending.values()):
-            continue
-        form(env, ReasonerAgent(base, reasoner), episode, set().union(*pending.values()))
-        state = base.state_dict()
-        for v in shared:
-            if not pending[v.name]:
-                continue
-            memory = memories[v.name]
-            memory.load_state_dict({**state, "options": memory.options})
-            memory.bind_episode(episode)
-            agent = ReasonerAgent(memory, reasoner, config.reasoner.max_new_tokens, config.answer_tokens)
-            observation, info = env.rewind_use(pending[v.name])
-            store = stores[v.name]
-            use(env, agent, episode, pending[v.name], store, LinkLog(store.folder / "links.json"), observation, info)
-            record_counts(store, take_throughput(models))  # the shared formation's replies count with the first
-        write_sweep(folder, variants, stores, notes, config, only)
+        if shared.play(episode, stores, only):
+            write_sweep(folder, variants, stores, notes, config, only)
     for v in variants:
         if not v.shares_formation:  # extra memories: their own formation, the same subset
             evaluate_memory(v.config(config), stores[v.name], episodes, [], args.progress, only)
@@ -241,6 +218,59 @@ def run_sweep(config: DialogMemEvalConfig, args: JobArgs) -> Path:
         write_tables(store)
     write_sweep(folder, variants, stores, notes, config, only)
     return folder
+
+
+class SharedFormation:
+    """The 3D-Mem variants of the sweep played on one formation per episode: the stream is played
+    once into a ``3dmem`` memory (the agents' :func:`~memgym.agents.agent.form_episode`), each
+    variant's memory loads a copy of its state, is bound to the episode and answers the items after
+    ``rewind_use`` (:func:`~memgym.agents.agent.answer_items`); where an answer lands is measured
+    with the shared formation's provenance. tests/pipelines/test_dialogmem_sweep.py checks that this
+    gives each variant the rows and link counts its own formation gives (before that test, the
+    sweep's navigation rows lacked ``picked_target``)."""
+
+    def __init__(self, config: DialogMemEvalConfig, variants: list[Variant], judge_cache: Path) -> None:
+        from memgym.agents.reasoner_agent import ReasonerAgent
+        from memgym.backends.config import build_reasoner
+
+        reasoner = build_reasoner(config.reasoner)
+        scorers = qa_scorers(config, judge_cache)
+        self.models = {"reasoner": reasoner, "judge": getattr(scorers.get("qa"), "judge", None)}
+        base = build_memory(dataclasses.replace(config, memory="3dmem"))
+        self.env = build_env(config, base, scorers)
+        self.former = ReasonerAgent(base, reasoner)
+        budgets = (config.reasoner.max_new_tokens, config.answer_tokens)
+        self.agents = {v.name: ReasonerAgent(build_memory(v.config(config)), reasoner, *budgets) for v in variants}
+
+    def play(self, episode: DialogMemEpisode, stores: dict[str, RunStore], only: set[str]) -> bool:
+        """Play ``episode`` for every variant with items of ``only`` left to score; whether any had."""
+        from memgym.agents.agent import answer_items, form_episode
+
+        chosen = [i for i in episode.items if item_key(episode, i) in only]
+        pending = {}
+        for name in self.agents:
+            done = stores[name].done_keys()
+            pending[name] = {i.item_id for i in chosen if item_key(episode, i) not in done}
+        if not any(pending.values()):
+            return False
+        options = {"score_items": set().union(*pending.values())}
+        form_episode(self.env, self.former, episode=episode, options=options)
+        state = self.former.memory.state_dict()
+        for name, agent in self.agents.items():
+            if not pending[name]:
+                continue
+            agent.memory.load_state_dict({**state, "options": agent.memory.options})
+            agent.memory.bind_episode(episode)
+            observation, info = self.env.unwrapped.rewind_use(pending[name])
+            links = formed_links(episode, agent)
+            answers, _ = answer_items(self.env, agent, observation, info, (ReasonerError,))
+            store = stores[name]
+            if links is not None:
+                LinkLog(store.folder / "links.json").save(episode.episode_id, links)
+            # the formation's provenance (kept out of memory states): the variant holds its instances
+            store.append_many(item_rows(episode, answers, Localisation(episode, self.former.memory)))
+            record_counts(store, take_throughput(self.models))  # the shared formation's replies count with the first
+        return True
 
 
 def write_sweep(

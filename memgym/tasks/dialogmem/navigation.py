@@ -10,7 +10,7 @@
   executed path length (Anderson et al. 2018; habitat-lab's ``SPL`` measure).
 
 The object's location is ``answer["goal_points"]`` ``(G, 3)`` when given -- the object's centre
-snapped onto the navigation mesh, as :func:`memgym.scenes.measures.object_goal_points` computes
+snapped onto the navigation mesh, as :func:`memgym.tasks.dialogmem.geodesic.object_goal_points` computes
 it; the distance is to the nearest of them -- and otherwise ``answer["position"]``, its centre,
 which a scene that snaps both ends of a geodesic query (``MeshScene``) puts on the floor itself.
 Distances are metres; positions are ``(3,) float`` in the scene frame. An unreachable or missing
