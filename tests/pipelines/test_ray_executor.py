@@ -134,7 +134,7 @@ def test_amemops_eval_on_ray_writes_the_local_run_folder(ray_cluster, tmp_path):
 
 def test_voxmem_generate_refuses_ray_before_any_work(tmp_path):
     from memgym.core.errors import ConfigError
-    from memgym.pipelines.voxmem import VoxMemBenchmark
+    from memgym.pipelines.voxmem.benchmark import VoxMemBenchmark
 
     with pytest.raises(ConfigError, match="runs locally only"):
         VoxMemBenchmark().generate(JobArgs(overrides=("executor=ray",), out=tmp_path / "voxmem", progress=False))
