@@ -74,6 +74,10 @@ def test_missing_package_model_and_kind_are_clear_errors(tmp_path, monkeypatch):
         FasterWhisperBackend(tmp_path)
     with pytest.raises(ASRError, match="beam_size"):
         FasterWhisperBackend(beam_size=0)
+    with pytest.raises(ASRError, match="batch_scope"):
+        FasterWhisperBackend(batch_scope="item")
+    with pytest.raises(ASRError, match="batch_turns"):
+        FasterWhisperBackend(batch_scope="history")
     with pytest.raises(ASRError, match="names no speech recogniser"):
         make_asr_backend(ASRConfig(kind="none"))
     monkeypatch.setitem(sys.modules, "faster_whisper", None)
@@ -123,5 +127,7 @@ def test_fitted_windows_do_not_depend_on_the_batch(speech):
     assert fitted.transcribe_batch(clips[::-1], rate) == alone[::-1]
     assert word_errors(TEXT, alone[0])[0] <= 3, alone[0]
     assert "fit-window" in fitted.identity() and "fit-window" not in FasterWhisperBackend().identity()
+    across = FasterWhisperBackend(window="fit", batch_turns=3, batch_scope="history")
+    assert across.identity() == fitted.identity() + "/history-batches"  # its cached words stay apart
     with pytest.raises(ASRError, match="window"):
         FasterWhisperBackend(window="half")

@@ -24,6 +24,13 @@ dominates on CPU, costs about that much less, but Whisper was trained on 30 s wi
 some clips differently (docs/voxmem_eval.md gives the word-error change). A clip's window depends
 on its own length only, and with ``batch_turns`` > 1 clips are batched only with clips of the
 same window.
+
+``batch_scope`` names which clips the caller hands :meth:`~FasterWhisperBackend.transcribe_batch`
+together: ``"call"`` (whatever each call holds, e.g. one session's turns) or ``"history"`` (every
+uncached turn of a whole history in one call, so turns of different sessions share batches). It
+changes no decoding, but with int8 or 30 s windows a clip's words can depend on its batch-mates,
+so a ``"history"`` backend has its own :meth:`~FasterWhisperBackend.identity` and its cached
+words never mix with those batched per call.
 """
 
 from __future__ import annotations
@@ -69,6 +76,8 @@ class FasterWhisperBackend(ASRBackend):
         beam_size: beam width of the decoder (1 = greedy).
         window: ``"full"`` 30 s windows or ``"fit"`` (module docstring).
         batch_turns: clips per encoder/decoder call of :meth:`transcribe_batch` (1 = one by one).
+        batch_scope: ``"call"`` or ``"history"``: what the caller batches (module docstring); only
+            with ``batch_turns`` > 1.
     """
 
     kind = "faster-whisper"
@@ -84,10 +93,15 @@ class FasterWhisperBackend(ASRBackend):
         beam_size: int = BEAM_SIZE,
         window: str = "full",
         batch_turns: int = 1,
+        batch_scope: str = "call",
     ) -> None:
         super().__init__()
         if window not in ("full", "fit"):
             raise ASRError(f"asr window must be 'full' or 'fit', got '{window}'")
+        if batch_scope not in ("call", "history"):
+            raise ASRError(f"asr batch_scope must be 'call' or 'history', got '{batch_scope}'")
+        if batch_scope == "history" and batch_turns < 2:
+            raise ASRError("asr batch_scope=history batches turns across sessions: it needs batch_turns of 2 or more")
         try:
             from faster_whisper import WhisperModel
         except ImportError as exc:
@@ -111,6 +125,7 @@ class FasterWhisperBackend(ASRBackend):
         self.window = window
         self.batch_turns = max(int(batch_turns), 1)
         self.settings += f"/batch{self.batch_turns}" if self.batch_turns > 1 else ""
+        self.settings += "/history-batches" if batch_scope == "history" else ""
         self.language = language
         self.beam_size = int(beam_size)
 

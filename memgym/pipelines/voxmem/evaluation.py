@@ -63,7 +63,7 @@ from memgym.envs.voxmem_env import VoxMemEnv
 from memgym.memory.voxmem.base import VoxMemMemory
 from memgym.memory.voxmem.cache import TurnCache
 from memgym.memory.voxmem.options import VoxMemOptions
-from memgym.pipelines.voxmem.models import ASRConfig, build_asr, build_model, model_hears_audio
+from memgym.pipelines.voxmem.models import ASRConfig, build_asr, build_model, model_hears_audio, warm_transcripts
 from memgym.tasks.llm_match import JudgeCache
 from memgym.tasks.voxmem.analyses import (
     gap_markdown,
@@ -274,6 +274,8 @@ class ItemRunner:
         if spec != self.spec:
             self.spec, self.model = spec, None
             self.model = build_model(spec, device=self.config.device)
+        if memory_name in ("transcript", "cascaded") and self.config.asr.batch_scope == "history":
+            warm_transcripts(self.env, episode, self.options.asr(), self.options.cache)
         memory = voxmem_memory(memory_name).from_options(self.options)
         agent = VoxMemAgent(memory, self.model, self.config.max_new_tokens)
         row = run_item(episode, agent, self.env, self.scorer, self.askers.get(episode.items[0].item_id, ""))

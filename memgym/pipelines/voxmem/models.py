@@ -105,6 +105,15 @@ class ASRConfig:
             **ADDED_FIELD,
         },
     )
+    batch_scope: Literal["session", "history"] = field(
+        default="session",
+        metadata={
+            "help": "faster-whisper with batch_turns > 1: batch each session's turns as the memory forms "
+            "(session), or every uncached turn of an item's history in one pass before it is played (history: "
+            "fuller batches; docs/voxmem_eval.md)",
+            **ADDED_FIELD,
+        },
+    )
 
 
 def build_asr(config: ASRConfig, *, device: str = "cpu"):
@@ -123,12 +132,15 @@ def build_asr(config: ASRConfig, *, device: str = "cpu"):
         from memgym.backends.openai_transcribe import OpenAITranscriber
 
         return OpenAITranscriber(config.model, config.base_url, language=config.language)
+    if config.batch_scope == "history" and config.batch_turns < 2:
+        raise ConfigError("asr.batch_scope=history needs asr.batch_turns of 2 or more (it batches turns)")
     if config.window == "fit" or config.batch_turns > 1:
         from memgym.backends.asr.faster_whisper import FasterWhisperBackend
 
+        scope = "history" if config.batch_scope == "history" else "call"
         return FasterWhisperBackend(
             config.model, device=device, compute_type=config.compute_type, window=config.window,
-            batch_turns=config.batch_turns,
+            batch_turns=config.batch_turns, batch_scope=scope,
         )  # fmt: skip
     try:
         from memgym.backends.asr import ASRConfig as FasterWhisperConfig
@@ -143,3 +155,28 @@ def build_asr(config: ASRConfig, *, device: str = "cpu"):
             kind="faster-whisper", model_path=config.model, device=device, compute_type=config.compute_type
         )
     )
+
+
+def warm_transcripts(env, episode, asr, cache) -> int:
+    """``asr.batch_scope=history``: the words of every user turn of ``episode`` that ``cache`` lacks,
+    heard as ``env`` (``memgym/VoxMem-v0``) presents them and sent to the recogniser in one call, so
+    turns of different sessions share batches; a memory forming session by session then finds
+    them in the cache. Returns the number of turns recognised."""
+    from memgym.agents.spoken_agent import form_memory
+    from memgym.memory.spoken.base import SpokenMemory
+    from memgym.memory.spoken.transcript import transcripts
+
+    class Heard(SpokenMemory):
+        """Keeps the formation turns, analyses nothing."""
+
+        def form(self, turns) -> None:
+            return None
+
+        def retrieve(self, query):
+            raise NotImplementedError("Heard only collects turns")
+
+    heard = Heard()
+    form_memory(env, heard, episode)
+    misses = cache.misses
+    transcripts(heard.turns, asr, cache)
+    return cache.misses - misses

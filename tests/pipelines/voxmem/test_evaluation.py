@@ -134,6 +134,55 @@ def test_env_path_equals_the_direct_path_item_by_item(vox_dataset, truth_asr, tm
     assert len(set(replies)) > 5  # the replies depend on what each memory holds
 
 
+class CountsBatches:
+    """Wraps a recogniser; records how many clips each ``transcribe_batch`` call holds."""
+
+    def __init__(self, asr):
+        self.asr, self.sizes = asr, []
+
+    def identity(self) -> str:
+        return "counted-" + self.asr.identity()
+
+    def transcribe(self, audio, sample_rate):
+        return self.asr.transcribe(audio, sample_rate)
+
+    def transcribe_batch(self, clips, sample_rate):
+        self.sizes.append(len(clips))
+        return [self.asr.transcribe(c, sample_rate) for c in clips]
+
+
+def test_history_batches_hear_each_item_in_one_call_with_the_same_replies(
+    vox_dataset, truth_asr, tmp_path, monkeypatch
+):
+    """asr.batch_scope=history: every user turn of an item's history reaches the recogniser in one
+    call before the item is played (the memories then find them cached); per session otherwise.
+    The words, so the rows, are the same."""
+    from memgym.backends.structured import StructuredReasoner
+
+    monkeypatch.setattr(voxmem_eval, "build_model", lambda spec, device="cpu": StructuredReasoner())
+    runs = {}
+    for scope in ("session", "history"):
+        asr = CountsBatches(truth_asr)
+        monkeypatch.setattr(voxmem_eval, "build_asr", lambda config, device="cpu", asr=asr: asr)
+        folder = _run(vox_dataset, tmp_path / scope, "memories=[transcript]", "asr.batch_turns=4",
+                      f"asr.batch_scope={scope}")  # fmt: skip
+        rows = [json.loads(line) for line in (folder / "results.jsonl").read_text().splitlines()]
+        runs[scope] = asr.sizes, {r["key"]: (r["reply"], r["correct"]) for r in rows}
+    (history, _), (per_session, _) = runs["history"], runs["session"]
+    items = len(Dataset.load(vox_dataset / "manifest.jsonl"))
+    # each distinct turn is heard once either way; at most one call per item, holding several sessions
+    assert sum(history) == sum(per_session) and len(history) <= items < len(per_session)
+    assert max(history) > max(per_session)
+    assert runs["history"][1] == runs["session"][1] and len(runs["session"][1]) == items
+
+
+def test_history_batches_need_batched_turns():
+    from memgym.pipelines.voxmem_models import ASRConfig, build_asr
+
+    with pytest.raises(ConfigError, match="batch_turns"):
+        build_asr(ASRConfig(batch_scope="history"))
+
+
 def test_bad_settings_are_config_errors(vox_dataset, patched, tmp_path):
     with pytest.raises(ConfigError, match="'notes' is not a VoxMem memory"):
         _run(vox_dataset, tmp_path, "memories=[notes]")
