@@ -1,5 +1,6 @@
-"""VoxMem offline cascade speed: the recogniser's audio seconds per wall second (per-turn against
-batched, float32 against int8, 30 s against fitted windows, with word error rates), then items/s
+"""VoxMem offline cascade speed: the recogniser's audio seconds per wall second and per CPU second
+(per turn against batched per session or per history, float32 against int8, 30 s against fitted
+windows, with word error rates), then items/s
 across a nested 8K-64K chain, with and without the turn cache, formed through ``memgym/VoxMem-v0``.
 
 The ``cascaded`` memory (ASR + acoustic measurements + sound tags + retrieval) prepares the chat
@@ -12,6 +13,7 @@ budget. The nested chain should cost little more than its 64K history alone, whi
     python -m speed voxmem_eval                  # builds one item at 8K + 16K and times it
     python -m speed voxmem_eval --full           # one item at 8K-64K (the ASR of ~14 min of audio)
     python -m speed voxmem_eval DATASET [--full] # the dataset's first item (by id)
+    python -m speed voxmem_eval DATASET --asr-only --turns 200   # the recognisers only
 
 With a DATASET folder its first item is timed at the dataset's budgets up to 16K (all of them
 with ``--full``).
@@ -62,39 +64,65 @@ def chain_seconds(episodes, folder: Path, tagger, *, shared: bool) -> float:
 
 
 RECOGNISERS = (
-    ("per-turn, float32, 30 s windows (default)", "float32", "full", False),
-    ("batched turns, float32, 30 s windows", "float32", "full", True),
-    ("batched turns, int8, 30 s windows", "int8", "full", True),
-    ("batched turns, int8, fitted windows", "int8", "fit", True),
+    ("per turn, float32, 30 s windows (default)", "float32", "full", 1, "session"),
+    ("batched (8) per session, float32, 30 s windows", "float32", "full", 8, "session"),
+    ("batched (8) per session, int8, fitted windows", "int8", "fit", 8, "session"),
+    ("batched (8) per history, float32, fitted windows", "float32", "fit", 8, "history"),
+    ("batched (8) per history, int8, fitted windows", "int8", "fit", 8, "history"),
 )
-"""(label, compute type, window, batched) of the recognisers timed on the same turns."""
+"""(label, compute type, window, batch_turns, batch scope) of the recognisers timed on the same
+turns: ``session`` hands the recogniser one session's turns per call, as the memories do while
+they form; ``history`` all of them in one call, as ``asr.batch_scope=history`` does."""
+
+
+def cpu_seconds() -> float:
+    """User + system CPU seconds of this process so far (all its threads)."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def recognise(asr, sessions: list[list], scope: str) -> list[str]:
+    """Words of every clip of ``sessions`` (lists of ``(N,)`` 16 kHz clips), one call per session
+    or one for all (``scope``)."""
+    if asr.batch_turns == 1:
+        return [asr.transcribe(c, 16000) for clips in sessions for c in clips]
+    if scope == "history":
+        return asr.transcribe_batch([c for clips in sessions for c in clips], 16000)
+    return [text for clips in sessions for text in asr.transcribe_batch(clips, 16000)]
 
 
 def recogniser_rates(folder: Path, episode, turns: int, threads: int) -> tuple[list[Timing], list[str]]:
     """Audio seconds per wall second of each of :data:`RECOGNISERS` on the first ``turns`` user
-    turns of ``episode`` (each with a fresh model and cache), and per recogniser its word error
-    rate against the true words and how many transcripts equal the default's."""
+    turns of ``episode`` (each with a fresh model and cache), and per recogniser its audio
+    seconds per CPU second of the process (less sensitive to other load), its word error rate
+    against the true words and how many transcripts equal the default's."""
     from memgym.backends.asr.faster_whisper import FasterWhisperBackend
     from memgym.datasets.speech.intelligibility import word_errors
     from memgym.datasets.voxmem.audio_files import read_turn_audio
 
-    users = [t for s in episode.sessions for t in s.turns if t.role == "user"][:turns]
-    clips = [read_turn_audio(folder / t.audio) for t in users]
-    seconds = sum(c.size for c in clips) / 16000
+    sessions, users = [], []
+    for session in episode.sessions:
+        mine = [t for t in session.turns if t.role == "user"][: turns - len(users)]
+        if mine:
+            sessions.append([read_turn_audio(folder / t.audio) for t in mine])
+            users += mine
+    seconds = sum(c.size for clips in sessions for c in clips) / 16000
     timings, lines, default = [], [], None
-    for label, compute_type, window, batched in RECOGNISERS:
-        asr = FasterWhisperBackend(
-            compute_type=compute_type, window=window, cpu_threads=threads, batch_turns=8 if batched else 1
-        )
-        start = time.perf_counter()
-        texts = asr.transcribe_batch(clips, 16000) if batched else [asr.transcribe(c, 16000) for c in clips]
+    lines.append(f"{len(users)} user turns in {len(sessions)} sessions, {seconds:.1f} s of audio")
+    for label, compute_type, window, batch, scope in RECOGNISERS:
+        asr = FasterWhisperBackend(compute_type=compute_type, window=window, cpu_threads=threads, batch_turns=batch)
+        start, cpu = time.perf_counter(), cpu_seconds()
+        texts = recognise(asr, sessions, scope)
         timings.append(Timing(label, time.perf_counter() - start, seconds, "audio s"))
+        cpu = cpu_seconds() - cpu
         default = default or texts
         errors = [word_errors(t.text, text) for t, text in zip(users, texts)]
         wer = 100.0 * sum(e for e, _ in errors) / max(sum(n for _, n in errors), 1)
         same = sum(a == b for a, b in zip(texts, default))
-        lines.append(f"{label:<44} {timings[-1].rate:8.3g} audio s / wall s   WER {wer:5.1f} %   "
-                     f"{same}/{len(texts)} transcripts as the default")  # fmt: skip
+        lines.append(f"{label:<50} {timings[-1].rate:7.3g} audio s / wall s  {seconds / cpu:7.3g} audio s / CPU s  "
+                     f"WER {wer:5.1f} %  {same}/{len(texts)} transcripts as the default")  # fmt: skip
     return timings, lines
 
 
@@ -108,6 +136,7 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--full", action="store_true", help="the whole 8K-64K chain (default: 8K + 16K)")
     parser.add_argument("--turns", type=int, default=48, help="user turns the recognisers are timed on")
     parser.add_argument("--threads", type=int, default=2, help="recogniser threads (2 = the 2-core target)")
+    parser.add_argument("--asr-only", action="store_true", help="time the recognisers only, not the memory chain")
     args = parser.parse_args(argv)
     longest = 64 * 1024 if args.full else 16 * 1024
     with tempfile.TemporaryDirectory() as tmp:
@@ -128,6 +157,8 @@ def main(argv: list[str]) -> None:
             f"voxmem_eval: recogniser speed on {args.turns} user turns, {args.threads} threads (audio s per wall s)",
             timings[-1], timings[0], extra=lines,
         )  # fmt: skip
+        if args.asr_only:
+            return
         tagger = train_sound_tagger(folder)
         last = [e for e in episodes if e.budget == max(x.budget for x in episodes)]
         alone = chain_seconds(last, folder, tagger, shared=False)
