@@ -25,7 +25,7 @@ from typing import Literal
 from memgym.core.errors import ConfigError
 from memgym.core.protocols import Reasoner
 from memgym.core.seeding import ADDED_FIELD
-from memgym.memory.spoken.base import SpokenMemory
+from memgym.memory.voxmem.base import VoxMemMemory
 
 SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
@@ -158,25 +158,15 @@ def build_asr(config: ASRConfig, *, device: str = "cpu"):
     )
 
 
-class _Heard(SpokenMemory):
-    """Keeps the formation turns it observes and analyses none (:func:`warm_transcripts`)."""
-
-    def form(self, turns) -> None:
-        return None
-
-    def retrieve(self, query):
-        raise NotImplementedError("_Heard only collects turns")
-
-
 def warm_transcripts(env, episode, asr, cache) -> int:
     """``asr.batch_scope=history``: the words of every user turn of ``episode`` that ``cache`` lacks,
     heard as ``env`` (``memgym/VoxMem-v0``) presents them and sent to the recogniser in one call, so
     turns of different sessions share batches; a memory forming session by session then finds
     them in the cache. Returns the number of turns recognised."""
-    from memgym.agents.spoken_agent import form_memory
-    from memgym.memory.spoken.transcript import transcripts
+    from memgym.agents.voxmem_agent import form_memory
+    from memgym.memory.voxmem.transcript import transcripts
 
-    heard = _Heard()
+    heard = VoxMemMemory()  # keeps the turns, analyses none
     form_memory(env, heard, episode)
     misses = cache.misses
     transcripts(heard.turns, asr, cache)

@@ -177,7 +177,7 @@ def test_history_batches_hear_each_item_in_one_call_with_the_same_replies(
 
 
 def test_history_batches_need_batched_turns():
-    from memgym.pipelines.voxmem_models import ASRConfig, build_asr
+    from memgym.pipelines.voxmem.models import ASRConfig, build_asr
 
     with pytest.raises(ConfigError, match="batch_turns"):
         build_asr(ASRConfig(batch_scope="history"))
