@@ -107,6 +107,10 @@ def report(folder: Path) -> ReportSection:
         f"`{run / 'table3.md'}`):",
         "",
         markdown_part(run / "table3.md", ""),
+        "The controlled linker at the ends of the link-quality sweep (`link_quality.md`; the paper: "
+        "navigation rises with link quality, missing links collapse QA, wrong links leave it flat):",
+        "",
+        markdown_part(run / "link_quality.md", ""),
         f"Per content type, verbalised and updated: `{run / 'comparison.md'}`; browse answers with "
         f"`memgym view {run}`.",
     ]

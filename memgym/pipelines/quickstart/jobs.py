@@ -99,7 +99,9 @@ def run_job(job: Job, progress: bool = False) -> Done:
 
 
 Events = Callable[[str, Job, Done | None], None]
-"""Called with ``("start", job, None)``, ``("done", job, done)`` or ``("skip", job, done)``."""
+"""Called with ``("start", job, None)``, ``("done", job, done)``, ``("skip", job, done)``, and
+every :data:`HEARTBEAT_S` seconds without news with ``("running", job, None)`` for each running job."""
+HEARTBEAT_S = 30.0
 
 
 def run_jobs(
@@ -153,7 +155,10 @@ def run_jobs(
                 running[pool.submit(runner, job, False)] = job
             if not running:
                 continue
-            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            finished, _ = wait(running, timeout=HEARTBEAT_S, return_when=FIRST_COMPLETED)
+            if not finished:
+                for job in running.values():
+                    on_event("running", job, None)
             for future in finished:
                 job = running.pop(future)
                 done[job.name] = future.result()

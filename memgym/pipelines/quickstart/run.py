@@ -51,20 +51,27 @@ def _ordered(jobs: Sequence[Job]) -> list[Job]:
     return sorted(jobs, key=rank)
 
 
-def _print_event(kind: str, job: Job, done: Done | None) -> None:
-    if kind == "start":
-        print(f"  started  {job.name}: {job.command()}", flush=True)
-        return
-    assert done is not None
-    if kind == "skip":
-        print(f"  skipped  {job.name}: {done.error}", flush=True)
-        return
-    state = "FAILED " if done.error else "finished"
-    print(f"  {state} {job.name} in {done.wall_s:.0f} s ({done.cpu_s:.0f} s CPU)", flush=True)
-    for line in done.warnings:
-        print(line, file=sys.stderr, flush=True)
-    if done.error:
-        print(done.error.rstrip(), file=sys.stderr, flush=True)
+class Progress:
+    """Prints one line per job event (:data:`~memgym.pipelines.quickstart.jobs.Events`)."""
+
+    def __init__(self) -> None:
+        self.started: dict[str, float] = {}
+
+    def __call__(self, kind: str, job: Job, done: Done | None) -> None:
+        if kind == "start":
+            self.started[job.name] = time.perf_counter()
+            print(f"  started  {job.name}: {job.command()}", flush=True)
+        elif kind == "running":
+            print(f"  running  {job.name} ({time.perf_counter() - self.started[job.name]:.0f} s)", flush=True)
+        elif kind == "skip" and done is not None:
+            print(f"  skipped  {job.name}: {done.error}", flush=True)
+        elif done is not None:
+            state = "FAILED  " if done.error else "finished"
+            print(f"  {state} {job.name} in {done.wall_s:.0f} s ({done.cpu_s:.0f} s CPU)", flush=True)
+            for line in done.warnings:
+                print(line, file=sys.stderr, flush=True)
+            if done.error:
+                print(done.error.rstrip(), file=sys.stderr, flush=True)
 
 
 def _section_report(section: Section, folder: Path, done: dict[str, Done], names: list[str]) -> ReportSection:
@@ -121,7 +128,7 @@ def run_quickstart(args: JobArgs) -> Path:
     for section in sections:
         print(f"- {section.benchmark}: {section.shows}", flush=True)
     own = {s.benchmark: s.jobs(report_dir / s.benchmark) for s in sections}
-    done = run_jobs(_ordered([j for jobs in own.values() for j in jobs]), workers, _print_event, progress=args.progress)
+    done = run_jobs(_ordered([j for jobs in own.values() for j in jobs]), workers, Progress(), progress=args.progress)
     reports = []
     for section in sections:
         names = [j.name for j in own[section.benchmark]]
