@@ -76,15 +76,22 @@ def report(folder: Path) -> ReportSection:
         (run / "table.md").read_text(encoding="utf-8").split("\n\n**")[0].strip() + "\n",  # by query type
         "Erasing minus no-erase, 95% bootstrap intervals over streams (`contrasts.md`):",
         "",
-        markdown_part(run / "contrasts.md", ""),
+        _overall_rows(markdown_part(run / "contrasts.md", "")),
         "Is the advantage specific to updates? Post-update minus initial-query advantage "
         "(`update_interaction.md`; at this size the erasing cores learn the bindings faster and win on "
         "initial queries too, docs/amemops_models.md):",
         "",
-        markdown_part(run / "update_interaction.md", "Update-specific interaction"),
+        _overall_rows(markdown_part(run / "update_interaction.md", "Update-specific interaction")),
     ]
     plots = tuple(relative(run / name, folder) for name in ("accuracy.png", "contrasts.png") if (run / name).is_file())
     return ReportSection("AMemOps: erasing cores against no-erase", "\n".join(body), plots)
+
+
+def _overall_rows(markdown: str) -> str:
+    """``markdown`` without the table rows of a single attribute (``| gain |``, ``| pan |``)."""
+    return (
+        "\n".join(line for line in markdown.splitlines() if not any(f"| {a} |" in line for a in ("gain", "pan"))) + "\n"
+    )
 
 
 def scale(folder: Path) -> str:
