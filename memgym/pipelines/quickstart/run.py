@@ -34,13 +34,14 @@ class QuickstartConfig:
 
     workers: int = dataclasses.field(
         default=0,
-        metadata={"help": "processes running the jobs side by side (0: one per CPU, at most 4; 1: in this process)"},
+        metadata={
+            "help": "processes running the jobs side by side (0: one per CPU, at most 4; 1: in this process)",
+            "min": 0,
+        },
     )
 
 
 def _workers(config: QuickstartConfig) -> int:
-    if config.workers < 0:
-        raise MemgymError(f"workers must be >= 0, got {config.workers}")
     return config.workers or max(1, min(len(os.sched_getaffinity(0)), 4))
 
 
