@@ -43,6 +43,7 @@ def _chain(tmp_path: Path) -> list[Job]:
         Job("b", "x", "eval", (), tmp_path, after=("a",)),
         Job("c", "x", "eval", (), tmp_path, after=("b", "bad")),
         Job("d", "x", "eval", (), tmp_path),
+        Job("e", "x", "eval", (), tmp_path, after=("c",)),
     ]
 
 
@@ -53,6 +54,7 @@ def test_jobs_run_after_their_prerequisites_and_a_failure_skips_what_needs_it(tm
     log = (tmp_path / "log").read_text().splitlines()
     assert log.index("end a") < log.index("start b")  # prerequisites finish first
     assert "start c" not in log and done["c"].error == "not run: 'bad' failed" and ("skip", "c") in events
+    assert "start e" not in log and done["e"].error == "not run: 'c' failed"  # skipped after a skipped job
     assert {n for n, d in done.items() if not d.error} == {"a", "b", "d"} and done["bad"].error == "boom"
     if workers == 1:  # in this process: the given order, one at a time
         assert log == ["start a", "end a", "start bad", "end bad", "start b", "end b", "start d", "end d"]

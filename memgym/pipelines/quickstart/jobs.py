@@ -104,6 +104,39 @@ every :data:`HEARTBEAT_S` seconds without news with ``("running", job, None)`` f
 HEARTBEAT_S = 30.0
 
 
+class _Schedule:
+    """Which jobs may start: those whose prerequisites have all finished, in the given order; a job
+    whose prerequisite failed (or was itself not run) is marked not run."""
+
+    def __init__(self, jobs: Sequence[Job], on_event: Events) -> None:
+        names = [j.name for j in jobs]
+        unknown = [(j.name, a) for j in jobs for a in j.after if a not in names[: names.index(j.name)]]
+        if len(set(names)) != len(names) or unknown:
+            raise ValueError(f"jobs must have unique names and come after earlier jobs only: {unknown or names}")
+        self.pending = list(jobs)
+        self.done: dict[str, Done] = {}
+        self.on_event = on_event
+
+    def take(self, count: int) -> list[Job]:
+        """Up to ``count`` jobs that may start now (removed from the pending ones)."""
+        taken: list[Job] = []
+        for job in list(self.pending):
+            if len(taken) == count or not all(a in self.done for a in job.after):
+                continue
+            self.pending.remove(job)
+            failed = [a for a in job.after if self.done[a].error]
+            if failed:  # later jobs after this one see it failed in this same pass (the order is topological)
+                self.finish(job, Done(job.name, 0.0, 0.0, error=f"not run: '{failed[0]}' failed"), "skip")
+            else:
+                taken.append(job)
+                self.on_event("start", job, None)
+        return taken
+
+    def finish(self, job: Job, done: Done, kind: str = "done") -> None:
+        self.done[job.name] = done
+        self.on_event(kind, job, done)
+
+
 def run_jobs(
     jobs: Sequence[Job],
     workers: int,
@@ -117,41 +150,16 @@ def run_jobs(
     A job whose prerequisite failed is not run: its ``Done.error`` names the prerequisite.
     ``runner`` runs one job (a module-level function: the workers import it); ``progress`` shows
     progress bars when the jobs run here."""
-    names = [j.name for j in jobs]
-    unknown = [(j.name, a) for j in jobs for a in j.after if a not in names[: names.index(j.name)]]
-    if len(set(names)) != len(names) or unknown:
-        raise ValueError(f"jobs must have unique names and come after earlier jobs only: {unknown or names}")
-    done: dict[str, Done] = {}
-    pending = list(jobs)
-
-    def ready() -> list[Job]:
-        return [j for j in pending if all(a in done for a in j.after)]
-
-    def skip_failed() -> None:
-        for job in ready():
-            failed = [a for a in job.after if done[a].error]
-            if failed:
-                pending.remove(job)
-                done[job.name] = Done(job.name, 0.0, 0.0, error=f"not run: '{failed[0]}' failed")
-                on_event("skip", job, done[job.name])
-
+    schedule = _Schedule(jobs, on_event)
     if workers <= 1:
-        while pending:
-            skip_failed()
-            if pending:
-                job = ready()[0]
-                pending.remove(job)
-                on_event("start", job, None)
-                done[job.name] = runner(job, progress)
-                on_event("done", job, done[job.name])
-        return done
+        while schedule.pending:
+            for job in schedule.take(1):
+                schedule.finish(job, runner(job, progress))
+        return schedule.done
     running: dict[Future, Job] = {}
     with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        while pending or running:
-            skip_failed()
-            for job in ready()[: workers - len(running)]:
-                pending.remove(job)
-                on_event("start", job, None)
+        while schedule.pending or running:
+            for job in schedule.take(workers - len(running)):
                 running[pool.submit(runner, job, False)] = job
             if not running:
                 continue
@@ -161,6 +169,5 @@ def run_jobs(
                     on_event("running", job, None)
             for future in finished:
                 job = running.pop(future)
-                done[job.name] = future.result()
-                on_event("done", job, done[job.name])
-    return done
+                schedule.finish(job, future.result())
+    return schedule.done
