@@ -24,8 +24,9 @@ SECTIONS: tuple[Section, ...] = (dialogmem.SECTION, voxmem.SECTION, amemops.SECT
 """The built-in sections, in report order (a benchmark that is not registered is left out)."""
 START_ORDER = ("voxmem generate", "amemops train", "dialogmem", "voxmem eval", "amemops eval")
 """Jobs start in this order of name prefixes when workers are free. Measured CPU seconds (2 cores
-under load): VoxMem generate 87 + eval 55, the three AMemOps trainings 45-55 each + eval 6,
-DialogMem generate 3 + eval 59; on two workers this order ends within about 5 s of an even split."""
+under load, docs/quickstart.md): VoxMem generate 61-87 + eval 52-55, the three AMemOps trainings
+45-58 each + eval 5-6, DialogMem generate 3-4 + eval 57-59; on two workers this order ends within
+a few seconds of an even split."""
 
 
 @dataclasses.dataclass(frozen=True)
