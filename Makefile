@@ -37,7 +37,7 @@ lint: setup
 	$(BIN)/ruff format --check .
 
 bench: setup
-	$(BIN)/python -m benchmarks
+	$(BIN)/python -m speed
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache

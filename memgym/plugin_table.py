@@ -13,50 +13,70 @@ from memgym.core.registry import ALL_REGISTRIES, RECORD_KINDS
 
 _CORES = "memgym.memory.recurrent.core_memory"
 
+MEMORY_TABLE: dict[str, tuple[str, str]] = {
+    "3dmem": ("memgym.memory.embodied.snapshots:SnapshotMemory", "frames semantic reasoner"),
+    "3dmem+clip": ("memgym.memory.embodied.snapshots:ClipLinkedMemory", "frames semantic reasoner dialogue linker"),
+    "3dmem+controlled": (
+        "memgym.memory.embodied.snapshots:ControlledLinkedMemory",
+        "frames semantic reasoner dialogue linker truth",
+    ),
+    "3dmem+dialogue": ("memgym.memory.embodied.snapshots:SnapshotDialogueMemory", "frames semantic reasoner dialogue"),
+    "3dmem+gt_metadata": ("memgym.memory.embodied.probes:MetadataProbe", "frames semantic reasoner dialogue truth"),
+    "3dmem+linked": ("memgym.memory.embodied.snapshots:AnyLinkedMemory", "frames semantic reasoner dialogue linker"),
+    "3dmem+oracle_position": (
+        "memgym.memory.embodied.probes:OraclePositionProbe",
+        "frames semantic reasoner dialogue truth",
+    ),
+    "3dmem+oracle_selection": (
+        "memgym.memory.embodied.probes:OracleSelectionProbe",
+        "frames semantic reasoner dialogue truth",
+    ),
+    "3dmem+vlm": ("memgym.memory.embodied.snapshots:VLMLinkedMemory", "frames semantic reasoner dialogue linker"),
+    "attention": (f"{_CORES}:AttentionMemory", "audio"),
+    "attention_rope": (f"{_CORES}:AttentionRopeMemory", "audio"),
+    "cascaded": ("memgym.memory.voxmem.cascaded:CascadedMemory", "audio dialogue"),
+    "conceptgraph": ("memgym.memory.embodied.conceptgraph:ConceptGraphMemory", "frames semantic reasoner"),
+    "conceptgraph+dialogue": (
+        "memgym.memory.embodied.conceptgraph:ConceptGraphDialogueMemory",
+        "frames semantic reasoner dialogue",
+    ),
+    "dialogue": ("memgym.memory.embodied.dialogue:DialogueMemory", "dialogue"),
+    "evidence_only": ("memgym.memory.voxmem.probes:EvidenceOnlyMemory", "audio dialogue truth"),
+    "frames": ("memgym.memory.embodied.frames:FramesMemory", "frames semantic"),
+    "frames+dialogue": ("memgym.memory.embodied.frames:FramesDialogueMemory", "frames semantic dialogue"),
+    "full_history": ("memgym.memory.voxmem.full_history:FullHistoryMemory", "audio dialogue"),
+    "gdn": (f"{_CORES}:GdnMemory", "audio"),
+    "gdn2": (f"{_CORES}:Gdn2Memory", "audio"),
+    "kda": (f"{_CORES}:KdaMemory", "audio"),
+    "mamba2": (f"{_CORES}:Mamba2Memory", "audio"),
+    "no_erase": (f"{_CORES}:NoEraseMemory", "audio"),
+    "oracle": ("memgym.memory.embodied.oracle:OracleProbe", "truth"),
+    "oracle_tags": ("memgym.memory.voxmem.probes:OracleTagsMemory", "audio dialogue truth"),
+    "transcript": ("memgym.memory.voxmem.transcript:TranscriptMemory", "audio dialogue"),
+}
+"""Memory name -> (``"module:attr"``, what it reads: words of :data:`memgym.core.protocols.READS`).
+The second column equals the class's ``reads`` (tests/core/test_registry.py checks it), so an
+evaluation picks the memories it can feed without importing them."""
+
+MEMORY_READS: dict[str, frozenset[str]] = {name: frozenset(reads.split()) for name, (_, reads) in MEMORY_TABLE.items()}
+"""Memory name -> what it reads (the second column of :data:`MEMORY_TABLE`)."""
+
 BUILTINS: dict[str, dict[str, str]] = {
     "env": {
-        "voxmem": "memgym.envs.spoken_history_env:SpokenHistoryEnv",
+        "voxmem": "memgym.envs.voxmem_env:VoxMemEnv",
     },
-    "memory": {
-        "3dmem": "memgym.memory.embodied.snapshots:SnapshotMemory",
-        "3dmem+clip": "memgym.memory.embodied.snapshots:ClipLinkedMemory",
-        "3dmem+controlled": "memgym.memory.embodied.snapshots:ControlledLinkedMemory",
-        "3dmem+dialogue": "memgym.memory.embodied.snapshots:SnapshotDialogueMemory",
-        "3dmem+gt_metadata": "memgym.memory.embodied.probes:MetadataProbe",
-        "3dmem+linked": "memgym.memory.embodied.snapshots:AnyLinkedMemory",
-        "3dmem+oracle_position": "memgym.memory.embodied.probes:OraclePositionProbe",
-        "3dmem+oracle_selection": "memgym.memory.embodied.probes:OracleSelectionProbe",
-        "3dmem+vlm": "memgym.memory.embodied.snapshots:VLMLinkedMemory",
-        "attention": f"{_CORES}:AttentionMemory",
-        "attention_rope": f"{_CORES}:AttentionRopeMemory",
-        "cascaded": "memgym.memory.spoken.cascaded:CascadedMemory",
-        "conceptgraph": "memgym.memory.embodied.conceptgraph:ConceptGraphMemory",
-        "conceptgraph+dialogue": "memgym.memory.embodied.conceptgraph:ConceptGraphDialogueMemory",
-        "dialogue": "memgym.memory.embodied.dialogue:DialogueMemory",
-        "evidence_only": "memgym.memory.spoken.probes:EvidenceOnlyMemory",
-        "frames": "memgym.memory.embodied.frames:FramesMemory",
-        "frames+dialogue": "memgym.memory.embodied.frames:FramesDialogueMemory",
-        "full_history": "memgym.memory.spoken.full_history:FullHistoryMemory",
-        "gdn": f"{_CORES}:GdnMemory",
-        "gdn2": f"{_CORES}:Gdn2Memory",
-        "kda": f"{_CORES}:KdaMemory",
-        "mamba2": f"{_CORES}:Mamba2Memory",
-        "no_erase": f"{_CORES}:NoEraseMemory",
-        "oracle": "memgym.memory.embodied.oracle:OracleProbe",
-        "oracle_tags": "memgym.memory.spoken.probes:OracleTagsMemory",
-        "transcript": "memgym.memory.spoken.transcript:TranscriptMemory",
-    },
+    "memory": {name: target for name, (target, _) in MEMORY_TABLE.items()},
     "scorer": {
         "attribute_query": "memgym.tasks.attribute_retrieval:AttributeQueryScorer",
         "exact_match": "memgym.tasks.text_match:ExactMatchScorer",
         "llm_match": "memgym.tasks.llm_match:LLMMatchScorer",
-        "navigation": "memgym.tasks.navigation:NavigationScorer",
+        "navigation": "memgym.tasks.dialogmem.navigation:NavigationScorer",
         "token_f1": "memgym.tasks.text_match:TokenF1Scorer",
-        "voxmem": "memgym.tasks.voxmem_scoring:VoxMemScorer",
+        "voxmem": "memgym.tasks.voxmem.scoring:VoxMemScorer",
     },
     "scene": {
         "habitat_sim": "memgym.scenes.habitat_sim_adapter:HabitatSimScene",
-        "hm3d": "memgym.scenes.hm3d:HM3DScene",
+        "hm3d": "memgym.scenes.hm3d.scene:HM3DScene",
         "procedural": "memgym.scenes.procedural:ProceduralHouse",
     },
     "reasoner": {
@@ -67,8 +87,8 @@ BUILTINS: dict[str, dict[str, str]] = {
     },
     "benchmark": {
         "amemops": "memgym.pipelines.amemops:AMemOpsBenchmark",
-        "dialogmem": "memgym.pipelines.dialogmem:DialogMemBenchmark",
-        "voxmem": "memgym.pipelines.voxmem:VoxMemBenchmark",
+        "dialogmem": "memgym.pipelines.dialogmem.benchmark:DialogMemBenchmark",
+        "voxmem": "memgym.pipelines.voxmem.benchmark:VoxMemBenchmark",
     },
     "linker": {
         "clip": "memgym.memory.embodied.linking:ClipLinker",

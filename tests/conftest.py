@@ -20,7 +20,7 @@ def dialogmem_small(tmp_path_factory):
     from small_houses import SMALL_HOUSES
 
     from memgym.core.benchmark import JobArgs
-    from memgym.pipelines.dialogmem_jobs import generate
+    from memgym.pipelines.dialogmem.generation import generate
 
     out = tmp_path_factory.mktemp("dialogmem_small") / "episodes.jsonl"
     return generate(JobArgs(overrides=("scenes=1", *SMALL_HOUSES), out=out, progress=False))

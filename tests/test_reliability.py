@@ -29,7 +29,7 @@ from memgym.cli import main
 from memgym.core.benchmark import JOBS, JobArgs
 from memgym.core.episode import Dataset
 from memgym.core.results import RunStore
-from memgym.pipelines.dialogmem_jobs import generate
+from memgym.pipelines.dialogmem.generation import generate
 
 BAD_BYTES = b"\xff\xfe not utf-8 \xc3\x28\n"
 EVAL_CAMERA = ("camera.width=32", "camera.height=24")

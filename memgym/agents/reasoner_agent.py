@@ -1,7 +1,7 @@
 """``ReasonerAgent``: a memory's evidence, read by a reasoner, becomes the use-phase answer.
 
 For each use-phase item the agent asks its memory for evidence (``memory.retrieve(prompt)``;
-a memory with ``bind_reasoner`` first gets the agent's reasoner, which its retrieval may consult),
+the memory first gets the agent's reasoner through ``bind_reasoner``, which its retrieval may consult),
 turns it into chat content (text evidence as a text part; evidence objects may also offer
 ``images`` ``(H, W, 3) uint8`` and ``locations`` ``{entry id: (3,) metres}``, and
 ``structured_text`` -- fact lines sent instead of ``text`` to reasoners with ``reads_facts``,
@@ -90,8 +90,7 @@ class ReasonerAgent(Agent):
 
     def answer(self, observation: Any, info: dict[str, Any]) -> dict[str, Any]:
         prompt = observation["text"]
-        if hasattr(self.memory, "bind_reasoner"):
-            self.memory.bind_reasoner(self.reasoner)
+        self.memory.bind_reasoner(self.reasoner)
         evidence = self.memory.retrieve(prompt)
         messages = self.messages(prompt, evidence)
         budget = self.budget(info.get("task"))

@@ -30,8 +30,8 @@ transparent lexical baseline. When facts and transcript leave a *question* unans
 (``unknown``), the same extractive reading runs over the user messages' other lines.
 
 A written spoken history (session blocks of possibly tagged user lines, then ``Question: ...``,
-:mod:`~memgym.backends.spoken_lines`) whose question has one of VoxMem's forms is answered by
-:mod:`~memgym.backends.spoken_reader` (the heard facts of each session, then the question's
+:mod:`~memgym.backends.voxmem_lines`) whose question has one of VoxMem's forms is answered by
+:mod:`~memgym.backends.voxmem_reader` (the heard facts of each session, then the question's
 operation); other questions about it fall through to extractive reading.
 
 Two more prompt forms:
@@ -179,7 +179,7 @@ class StructuredReasoner(Reasoner):
         links = [line for line in users[-1].text_only().splitlines() if line.startswith(LINK_PREFIX)]
         if links:
             return select_linked_object(question, links[-1][len(LINK_PREFIX) :])
-        spoken = spoken_history_answer(users[-1].text_only())
+        spoken = voxmem_history_answer(users[-1].text_only())
         if spoken is not None:
             return spoken
         texts = [m.text_only() for m in messages]
@@ -217,12 +217,12 @@ def _said_order(key: str) -> int:
     return int(suffix) if suffix.isdigit() else -1
 
 
-def spoken_history_answer(text: str) -> str | None:
-    """The reply of :mod:`~memgym.backends.spoken_reader` when ``text`` is a written spoken history
+def voxmem_history_answer(text: str) -> str | None:
+    """The reply of :mod:`~memgym.backends.voxmem_reader` when ``text`` is a written spoken history
     ending in a question of a known form; None otherwise."""
     # imported here: the DialogMem data builders import this module and need none of VoxMem's reader
-    from memgym.backends.spoken_lines import parse_history
-    from memgym.backends.spoken_reader import answer, parse_question
+    from memgym.backends.voxmem_lines import parse_history
+    from memgym.backends.voxmem_reader import answer, parse_question
 
     parsed = parse_history(text)
     question = parse_question(parsed[1]) if parsed is not None else None

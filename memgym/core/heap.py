@@ -3,7 +3,7 @@
 Rendering a 256x256 frame allocates and frees a few MB of arrays. With glibc's default dynamic
 thresholds those buffers are returned to the kernel at the end of each frame (heap trimming /
 ``mmap``) and page-faulted back in on the next: on its own, keeping them took a generated house's
-frames from 0.60x to 0.75x of the bare ray cast (``python -m benchmarks embodied_render``, loaded
+frames from 0.60x to 0.75x of the bare ray cast (``python -m speed embodied_render``, loaded
 2-core machine). :func:`retain_freed_heap` raises glibc's ``M_MMAP_THRESHOLD`` to 64 MiB and ``M_TRIM_THRESHOLD`` to 256 MiB for the process:
 up to that much freed memory stays mapped for reuse. It does nothing on other C libraries.
 """

@@ -9,19 +9,67 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from memgym.core.chat import Message
 from memgym.core.episode import TaskItem
 
+READS: dict[str, str] = {
+    "frames": "formation frames: rgb (H, W, 3) uint8, depth (H, W) metres, pose",
+    "semantic": "the semantic image of each frame (annotated instance ids; the gt detector's input)",
+    "dialogue": "what was said, as text lines",
+    "audio": "audio: spoken turns, or an audio stream's features",
+    "reasoner": "the agent's reasoner, bound before use (bind_reasoner)",
+    "linker": "a linker grounding dialogue turns to memory entries",
+    "truth": "the episode's ground truth (a probe, not a memory; bind_episode)",
+}
+"""What a memory may read (:attr:`Memory.reads`): word -> meaning. An evaluation refuses a memory
+that reads something its benchmark does not give."""
+
+M = TypeVar("M", bound="Memory")
+
 
 class Memory(abc.ABC):
     """A pluggable memory: consumes formation observations, answers use-phase queries.
 
-    A memory sees only observations and queries, never the episode's ground truth.
+    A memory sees only observations and queries; only a probe (``"truth"`` in :attr:`reads`) reads
+    the episode's ground truth, through :meth:`bind_episode`.
+
+    Attributes:
+        reads: what it reads, words of :data:`READS` (memgym.plugin_table repeats it per name,
+            so an evaluation can pick memories without importing them). An instance may read less
+            than its class (a visual memory without the ``gt`` detector reads no ``semantic``).
     """
+
+    reads: frozenset[str] = frozenset()
+
+    @classmethod
+    def from_options(cls: type[M], options: Any) -> M:
+        """Build from an evaluation's config (``options``; each memory reads the fields it takes,
+        e.g. DialogMem's ``visual``, ``link`` and ``camera``). Default: no options."""
+        return cls()
+
+    def bind_episode(self, episode: Any, **context: Any) -> None:  # noqa: B027 (an optional hook)
+        """The episode about to be played, before its formation (``context``: benchmark extras, e.g.
+        VoxMem's ``asker``). Memories use it for simulator annotations their sensors stand for
+        (the ``gt`` detector's label table) and seeds; probes for ground truth. Default: ignored."""
+
+    def bind_reasoner(self, reasoner: Reasoner) -> None:  # noqa: B027 (an optional hook)
+        """The agent's reasoner, which retrieval or linking may consult. Default: ignored."""
+
+    def contents(self) -> dict[str, Any]:
+        """What the memory holds, as JSON-ready data without images or point clouds (``memgym eval
+        dialogmem save_memory=true`` saves it after each episode; ``memgym view`` shows it).
+        DialogMem's memories fill ``dialogue``, ``frames``, ``objects`` and ``snapshots``
+        (:meth:`memgym.memory.embodied.visual_memory.VisualMemory.contents`). Default: ``{}``."""
+        return {}
+
+    def snapshots(self) -> Sequence[Any] | None:
+        """The memory's snapshots with their linked dialogue turns (3D-Mem's), which DialogMem's
+        link-quality measure reads. Default: None (the memory keeps none)."""
+        return None
 
     @abc.abstractmethod
     def reset(self) -> None:

@@ -35,11 +35,13 @@ from tqdm import tqdm
 
 from memgym.core.errors import MemgymError
 from memgym.core.records import Record, record
+from memgym.datasets.observing_poses import OBSERVING_MARGIN, observing_poses
 from memgym.scenes.coverage import InstanceCoverage
 from memgym.scenes.locomotion import ActionSpec, AgentState, GreedyFollower, apply_action
 from memgym.scenes.mesh_scene import MeshScene
+from memgym.scenes.navigation import NavGrid
 from memgym.scenes.objects import SceneObject
-from memgym.scenes.poses import heading_to, quat_from_yaw, yaw_from_quat
+from memgym.scenes.poses import quat_from_yaw, yaw_from_quat
 from memgym.scenes.spec import SceneSpec
 from memgym.sensors.camera import CameraConfig, RGBDCamera
 from memgym.sensors.sightings import MIN_SIGHTING_COVERAGE, seen_in_view
@@ -251,14 +253,7 @@ def generate_traversal(
     config = config or TraversalConfig()
     camera = camera or CameraConfig()
     nav = scene.navgrid
-    if config.visibility_width and config.visibility_width != camera.width:
-        scale = config.visibility_width / camera.width
-        visibility = dataclasses.replace(
-            camera, width=config.visibility_width, height=max(1, round(camera.height * scale))
-        )
-    else:
-        visibility = camera
-    recorder = _Recorder(scene, RGBDCamera(visibility), config.min_coverage)
+    recorder = _Recorder(scene, RGBDCamera(_visibility_camera(camera, config)), config.min_coverage)
     goals, poses = _sample_goals(scene, rng, config, recorder.sensor, recorder.coverage)
     state = AgentState(nav.sample_navigable(rng), float(rng.uniform(-math.pi, math.pi)))
     actions = ActionSpec(config.forward_step, config.turn_angle)
@@ -269,13 +264,7 @@ def generate_traversal(
     for index, goal in enumerate(goals):
         start_frame = len(recorder) if index else 0
         detours = [_random_waypoint(scene, rng) for _ in range(int(rng.integers(1, config.max_detours + 1)))]
-        for waypoint in detours:
-            state = _walk(nav, follower, actions, state, waypoint[None], recorder, index, config.max_leg_steps)
-            if rng.uniform() < config.look_around_prob:
-                turn = "turn_left" if rng.uniform() < 0.5 else "turn_right"
-                for _ in range(round(360 / config.turn_angle)):
-                    state, _ = apply_action(nav, state, turn, actions)
-                    recorder.add(state, turn, index)
+        state = _explore(detours, state, rng, recorder, index, config, nav, follower, actions)
         state = _visit(goal, poses[goal.object_id], state, recorder, index, config, nav, follower, actions)
         final = nav.geodesic(state.position, poses[goal.object_id]).distance
         segments.append(
@@ -303,46 +292,35 @@ def generate_traversal(
     )
 
 
-OBSERVING_DISTANCES = (0.3, 0.6, 1.0, 1.5)
-"""Distances (m) beyond an object's footprint radius of the rings of candidate observing poses."""
-OBSERVING_DIRECTIONS = 12
-"""Candidate poses per ring (evenly spaced directions around the object)."""
-OBSERVING_MARGIN = 1.5
-"""An observing pose shows the object at this multiple of ``min_coverage`` when faced exactly."""
+def _visibility_camera(camera: CameraConfig, config: TraversalConfig) -> CameraConfig:
+    """The camera that decides visibility: ``camera`` at ``config.visibility_width`` (same aspect)."""
+    if not config.visibility_width or config.visibility_width == camera.width:
+        return camera
+    scale = config.visibility_width / camera.width
+    return dataclasses.replace(camera, width=config.visibility_width, height=max(1, round(camera.height * scale)))
 
 
-def observing_poses(
-    scene: MeshScene,
-    obj: SceneObject,
-    sensor: RGBDCamera,
-    min_coverage: float,
-    coverage: InstanceCoverage | None = None,
-) -> np.ndarray:
-    """``(P, 3)`` floor points on the main island from which ``obj`` covers at least
-    ``min_coverage`` of ``sensor``'s semantic view when faced exactly (level camera at the
-    sensor height), in ring order (nearest ring first, directions counter-clockwise from +x).
-    The traversal passes ``OBSERVING_MARGIN * min_coverage``; ``coverage`` counts the pixels
-    (one for ``sensor.intrinsics`` is made when None)."""
-    nav = scene.navgrid
-    coverage = coverage or InstanceCoverage(scene, sensor.intrinsics)
-    centre = np.asarray(obj.position, float)
-    radius = 0.5 * math.hypot(obj.size[0], obj.size[2])
-    points = []
-    for distance in OBSERVING_DISTANCES:
-        for k in range(OBSERVING_DIRECTIONS):
-            angle = 2 * math.pi * k / OBSERVING_DIRECTIONS
-            point = centre + (radius + distance) * np.array([math.cos(angle), 0.0, math.sin(angle)])
-            if not (nav.is_navigable(point) and nav.island_of(point) == nav.largest_island):
-                continue
-            row, col = nav.cell_of(point)
-            point[1] = float(nav.heights[row, col])
-            points.append(point)
-    if not points:
-        return np.zeros((0, 3))
-    eyes = np.stack([sensor.camera_position(p) for p in points])
-    rotations = np.stack([quat_from_yaw(heading_to(p, centre)) for p in points])
-    counts = coverage.counts(eyes, rotations, min_coverage * coverage.size, [obj.semantic_id])
-    return np.asarray([p for p, seen in zip(points, counts) if seen], float).reshape(-1, 3)
+def _explore(
+    detours: list[np.ndarray],
+    state: AgentState,
+    rng: np.random.Generator,
+    recorder: _Recorder,
+    index: int,
+    config: TraversalConfig,
+    nav: NavGrid,
+    follower: GreedyFollower,
+    actions: ActionSpec,
+) -> AgentState:
+    """Walk through the ``detours`` waypoints ``(3,)`` of segment ``index``, looking around (a full
+    turn, either way) at each with probability ``look_around_prob``; returns the final state."""
+    for waypoint in detours:
+        state = _walk(nav, follower, actions, state, waypoint[None], recorder, index, config.max_leg_steps)
+        if rng.uniform() < config.look_around_prob:
+            turn = "turn_left" if rng.uniform() < 0.5 else "turn_right"
+            for _ in range(round(360 / config.turn_angle)):
+                state, _ = apply_action(nav, state, turn, actions)
+                recorder.add(state, turn, index)
+    return state
 
 
 def _sample_goals(

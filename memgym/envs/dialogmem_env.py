@@ -1,34 +1,5 @@
-"""``DialogMemEnv``: DialogMem's formation stream with dialogue, and its scored use phase.
-
-## Description
-Extends :class:`~memgym.envs.embodied_env.EmbodiedEnv` (``memgym/DialogMem-v0``). Formation
-streams the traversal's posed RGB-D frames; the residents' utterances spoken at a frame arrive in
-that frame's ``text`` observation as ``"Speaker: utterance"`` lines (empty when nobody speaks).
-Use asks the episode's navigation instructions and questions, one per step.
-
-## Observation and action spaces
-As :class:`EmbodiedEnv`: ``rgb``, ``depth`` (``semantic``), ``position``, ``rotation``, ``text``;
-actions are ``{"text": str, "position": (3,) float32 metres}``.
-
-## Rewards and scores
-* ``navigation`` -- the predicted ``position`` is scored by geodesic success: within
-  ``success_distance`` m, geodesically, of the target object's location, both snapped onto the
-  navigation grid (:func:`~memgym.scenes.measures.object_goal_points`). With
-  ``execute_navigation=True`` the env also rolls out a greedy path follower from the Phase 1 end
-  pose to the predicted position and reports execution success (the rollout ends within the same
-  radius of the same location) and SPL. Reward: geodesic success.
-* ``qa`` -- the ``text`` answer is scored by the scorer given for ``qa`` at construction
-  (``LLMMatchScorer`` with a judge) or, by name, ``task_scorers.qa`` (default ``token_f1``).
-  Reward: the scorer's ``reward`` (LLM-match / 100, or token F1).
-A scorer failure (a judge that times out or replies with no rating) does not stop the episode:
-``info["score"]`` then holds ``{"error": message, "reward": 0.0}``.
-
-## Starting state / episode end / info
-``reset(options={"episode": DialogMemEpisode})`` plays a stored episode; with no episode one is
-generated from the env's generator (house, traversal, dialogue, items). ``options["score_items"]``
-(a collection of item ids) scores only those items; the others return ``{"skipped": True}``
-(used to resume an interrupted evaluation without re-judging finished items).
-"""
+"""``DialogMemEnv`` (``memgym/DialogMem-v0``): DialogMem's formation stream with dialogue, and its
+scored use phase. The manual is the class docstring (:class:`DialogMemEnv`)."""
 
 from __future__ import annotations
 
@@ -46,10 +17,10 @@ from memgym.datasets.dialogmem.episode import ConstructionConfig, build_episode
 from memgym.datasets.traversal import generate_traversal
 from memgym.envs.embodied_env import EmbodiedEnv, EmbodiedEnvConfig
 from memgym.scenes.locomotion import ActionSpec, AgentState, GreedyFollower, apply_action
-from memgym.scenes.measures import object_goal_points
 from memgym.scenes.poses import yaw_from_quat
 from memgym.scenes.spec import SceneSpec, load_scene
-from memgym.tasks.navigation import NavigationScorer
+from memgym.tasks.dialogmem.geodesic import object_goal_points
+from memgym.tasks.dialogmem.navigation import NavigationScorer
 
 
 @dataclasses.dataclass(frozen=True)
@@ -69,7 +40,94 @@ class DialogMemEnvConfig(EmbodiedEnvConfig):
 
 
 class DialogMemEnv(EmbodiedEnv):
-    """The DialogMem environment (see the module docstring)."""
+    """The DialogMem environment, ``memgym/DialogMem-v0``.
+
+    ## Description
+    A two-phase episode in a 3D house (:class:`~memgym.envs.two_phase.TwoPhaseEnv`). *Formation*
+    streams a traversal's posed RGB-D frames (the agent walking to goal objects with detours);
+    the residents' utterances spoken at a frame arrive in that frame's ``text`` as
+    ``"Speaker: utterance"`` lines (empty when nobody speaks). *Use* then asks the episode's
+    navigation instructions and questions, one per step, and scores each answer.
+
+    ## Observation space
+    As :class:`~memgym.envs.embodied_env.EmbodiedEnv`: a ``Dict`` with ``rgb`` ``(H, W, 3) uint8``,
+    ``depth`` ``(H, W) float32`` metres, ``semantic`` ``(H, W) int32`` instance ids (only with
+    ``semantic=True``), ``position`` ``(3,) float32`` metres (Y up), ``rotation`` ``(4,) float32``
+    quaternion ``(x, y, z, w)`` and ``text``. In use the images and pose are the traversal's end
+    view and ``text`` is the instruction or question.
+
+    ## Action space
+    ``Dict({"text": Text, "position": Box((3,), float32)})``. Formation ignores actions
+    (:meth:`formation_action` is a canonical one). A ``navigation`` item reads ``position`` (the
+    predicted goal location, metres; NaN: the agent cannot localise, a failure); a ``qa`` item
+    reads ``text``.
+
+    ## Rewards and scores
+    0 in formation. In use, ``info["score"]`` holds the item's metrics and the reward is:
+
+    * ``navigation`` -- geodesic success: the predicted ``position`` lies within
+      ``success_distance`` m, geodesically, of the target object's location, both snapped onto
+      the navigation grid (:func:`~memgym.tasks.dialogmem.geodesic.object_goal_points`). With
+      ``execute_navigation=True`` a greedy path follower also rolls out from the Phase 1 end pose
+      to the predicted position: execution success (the rollout ends within the same radius of
+      the same location) and SPL.
+    * ``qa`` -- the ``text`` answer scored by the scorer given for ``qa`` at construction
+      (``LLMMatchScorer`` with a judge: reward LLM-match / 100) or, by name, ``task_scorers.qa``
+      (default ``token_f1``). A scorer failure (a judge that times out or replies with no
+      rating) does not stop the episode: ``info["score"]`` is then ``{"error": message,
+      "reward": 0.0}``.
+
+    ## Starting state and options
+    ``reset(seed=..., options={"episode": DialogMemEpisode})`` plays a stored episode (as
+    ``memgym eval dialogmem`` does); with no episode one is generated from the env's config
+    (house, traversal, dialogue, items; the same seed gives the same episode).
+    ``options["score_items"]`` (a collection of item ids) scores only those items: the others
+    return ``{"skipped": True, "reward": 0.0}`` and their use-phase info says ``scored: False``
+    (an evaluation that resumes does not ask the agent for them). :meth:`rewind_use` goes back to
+    the first item without replaying formation.
+
+    ## Episode end
+    ``terminated`` after the last item's answer; ``truncated`` is never set.
+
+    ## Info
+    ``phase`` (``"formation"`` / ``"use"``), ``step``, ``episode_id``, ``frame`` and ``segment``
+    (the formation frame shown and its navigation segment); in use ``item_id``, ``task`` and,
+    with ``score_items``, ``scored``; after an answer, ``score``.
+
+    ## Arguments
+    ``config``: a :class:`DialogMemEnvConfig`, a mapping of its keys or a YAML file
+    (``house_seed``, ``house``, ``traversal``, ``camera``, ``semantic``, ``construction``,
+    ``execute_navigation``, ``task_scorers``, ...); ``render_mode``: ``"rgb_array"`` (a top-down
+    map); ``scorers``: task -> :class:`~memgym.core.protocols.Scorer` instances.
+
+    Example (a tiny generated episode; a real one streams a few hundred 256x256 frames)::
+
+        >>> import gymnasium as gym
+        >>> import memgym  # registers the memgym/* ids
+        >>> config = {"house_seed": 2, "house": {"min_rooms": 3, "max_rooms": 3},
+        ...           "traversal": {"min_goals": 2, "max_goals": 2}, "camera": {"width": 16, "height": 12}}
+        >>> env = gym.make("memgym/DialogMem-v0", config=config)
+        >>> observation, info = env.reset(seed=0)
+        >>> info["phase"], observation["rgb"].shape, observation["depth"].dtype
+        ('formation', (12, 16, 3), dtype('float32'))
+        >>> while info["phase"] == "formation":  # a memory would observe each frame and its text here
+        ...     observation, reward, terminated, truncated, info = env.step(env.unwrapped.formation_action())
+        >>> info["task"] in ("navigation", "qa"), observation["text"] != ""
+        (True, True)
+        >>> answer = {"text": "unknown", "position": observation["position"]}
+        >>> observation, reward, terminated, truncated, info = env.step(answer)
+        >>> "reward" in info["score"], terminated
+        (True, False)
+        >>> env.close()
+
+    Vectorised with ``gym.make_vec`` (observations batched; ``text`` a tuple per env)::
+
+        >>> vec = gym.make_vec("memgym/DialogMem-v0", num_envs=2, vectorization_mode="sync", config=config)
+        >>> observations, infos = vec.reset(seed=[0, 1])
+        >>> observations["rgb"].shape, infos["phase"].tolist()
+        ((2, 12, 16, 3), ['formation', 'formation'])
+        >>> vec.close()
+    """
 
     config_class = DialogMemEnvConfig
     config: DialogMemEnvConfig
@@ -94,6 +152,12 @@ class DialogMemEnv(EmbodiedEnv):
         """As :meth:`TwoPhaseEnv.rewind_use`, scoring only ``score_items`` (None: every item)."""
         self._score_only = None if score_items is None else set(score_items)
         return super().rewind_use()
+
+    def _info(self) -> dict[str, Any]:
+        info = super()._info()
+        if self._score_only is not None and "item_id" in info:  # the loop does not ask for a skipped item
+            info["scored"] = info["item_id"] in self._score_only
+        return info
 
     def _generate_episode(self, rng: np.random.Generator) -> Episode:
         seed = self.config.house_seed

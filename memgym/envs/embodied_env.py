@@ -26,7 +26,7 @@ metres); every other task reads ``text``.
 ## Rewards
 0 in formation. In use: navigation — geodesic success (1 when the predicted position is within
 ``success_distance`` metres, geodesically on the navigation grid, of the target object's location,
-both snapped onto the grid: :func:`~memgym.scenes.measures.geodesic_success`); other tasks — the ``reward`` of the scorer registered for the task
+both snapped onto the grid: :func:`~memgym.tasks.dialogmem.geodesic.geodesic_success`); other tasks — the ``reward`` of the scorer registered for the task
 (``task_scorers``, default ``{"qa": "exact_match"}``).
 
 ## Starting state / episode end / info
@@ -62,7 +62,6 @@ from memgym.core.seeding import ADDED_FIELD, NOT_HASHED
 from memgym.datasets.embodied import EmbodiedEpisode, build_embodied_episode
 from memgym.datasets.traversal import TraversalConfig
 from memgym.envs.two_phase import TwoPhaseEnv
-from memgym.scenes.measures import geodesic_success
 from memgym.scenes.mesh_scene import MeshScene
 from memgym.scenes.poses import yaw_from_quat
 from memgym.scenes.procedural import HouseConfig
@@ -70,6 +69,7 @@ from memgym.scenes.spec import SceneSpec, load_scene
 from memgym.scenes.topdown import topdown_map
 from memgym.sensors.camera import POSITION_LIMIT, CameraConfig, PoseSensor, RGBDCamera
 from memgym.sensors.frame_cache import shared_frame_cache
+from memgym.tasks.dialogmem.geodesic import geodesic_success
 
 TEXT_CHARSET = frozenset(string.printable)
 """Characters allowed in ``text`` observations and actions."""

@@ -47,7 +47,67 @@ Phase = Literal["formation", "use"]
 
 
 class TwoPhaseEnv(gymnasium.Env, abc.ABC):
-    """Base class; subclasses implement the hooks below and define the spaces."""
+    """Base class of memgym's environments: the two phases of the module docstring behind
+    Gymnasium's ``reset`` / ``step``.
+
+    The benchmark envs (``memgym/DialogMem-v0``, ``memgym/VoxMem-v0``, ``memgym/AMemOps-v0``,
+    registered in :mod:`memgym.envs.registration`) are subclasses. A subclass sets
+    ``observation_space`` and ``action_space`` and implements five hooks: :meth:`_build_episode`
+    (an episode when ``reset`` is given none), :meth:`_begin` (prepare an episode; return its
+    number of formation steps), :meth:`_formation_observation`, :meth:`_use_observation` and
+    :meth:`_score` (the metrics of one answer; :meth:`_reward` reads ``"reward"`` from them).
+
+    Args:
+        render_mode: ``None`` or ``"rgb_array"`` (envs that draw frames).
+
+    Example: formation shows three digits, use asks for one of them (the question is its
+    position, 1-3); the agent's memory is the list ``seen``:
+
+    >>> import gymnasium
+    >>> from gymnasium import spaces
+    >>> from memgym.core.episode import Episode, TaskItem
+    >>> class DigitsEnv(TwoPhaseEnv):
+    ...     observation_space = spaces.Dict({"digit": spaces.Discrete(10), "question": spaces.Discrete(4)})
+    ...     action_space = spaces.Discrete(10)
+    ...
+    ...     def _build_episode(self, rng, options):
+    ...         digits = [int(d) for d in rng.integers(0, 10, size=3)]
+    ...         item = TaskItem(item_id="q0", task="recall", prompt="2", answer=digits[1])
+    ...         return Episode(episode_id="e0", benchmark="demo", items=(item,), annotations={"digits": digits})
+    ...
+    ...     def _begin(self, episode):
+    ...         self.digits = episode.annotations["digits"]
+    ...         return len(self.digits)  # formation steps
+    ...
+    ...     def _formation_observation(self, step):
+    ...         return {"digit": self.digits[step], "question": 0}
+    ...
+    ...     def _use_observation(self, item, index):
+    ...         return {"digit": 0, "question": int(item.prompt)}
+    ...
+    ...     def _score(self, item, action):
+    ...         return {"reward": float(action == item.answer)}
+    >>> gymnasium.register(id="demo/Digits-v0", entry_point=DigitsEnv)
+    >>> env = gymnasium.make("demo/Digits-v0")
+    >>> obs, info = env.reset(seed=0)
+    >>> seen = []
+    >>> while info["phase"] == "formation":  # formation: the memory consumes, actions are ignored
+    ...     seen.append(int(obs["digit"]))
+    ...     obs, reward, terminated, truncated, info = env.step(env.unwrapped.formation_action())
+    >>> len(seen), info["phase"], int(obs["question"])
+    (3, 'use', 2)
+    >>> obs, reward, terminated, truncated, info = env.step(seen[int(obs["question"]) - 1])  # use: answer
+    >>> reward, terminated, info["score"]
+    (1.0, True, {'reward': 1.0})
+
+    Vectorised, each copy plays its own episode:
+
+    >>> envs = gymnasium.make_vec("demo/Digits-v0", num_envs=2, vectorization_mode="sync")
+    >>> obs, infos = envs.reset(seed=0)
+    >>> obs["digit"].shape, list(infos["phase"])
+    ((2,), ['formation', 'formation'])
+    >>> envs.close()
+    """
 
     metadata: dict[str, Any] = {"render_modes": ["rgb_array"], "render_fps": 4}
 

@@ -15,10 +15,14 @@ navigable cell keeps the full radius from every face in the agent's body.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from memgym.scenes.navigation import _COINCIDENT, _RASTER_CHUNK, AgentSpec, _chunks, _index_range, _pairs
+from memgym.scenes.nav_raster import COINCIDENT, RASTER_CHUNK, chunks, index_range, pairs
+
+if TYPE_CHECKING:
+    from memgym.scenes.navigation import AgentSpec
 
 
 def clearance_reach(agent: AgentSpec) -> float:
@@ -38,15 +42,15 @@ def too_close_cells(
     """
     x0, z0, nx, nz = frame
     cell, reach = agent.cell_size, clearance_reach(agent)
-    y_lo, y_hi = floor_height + agent.max_climb + _COINCIDENT, floor_height + agent.height
+    y_lo, y_hi = floor_height + agent.max_climb + COINCIDENT, floor_height + agent.height
     poly = clip_to_band(np.asarray(tri, np.float64), y_lo, y_hi)[..., [0, 2]]  # (T, 5, 2) x, z
     lo_xz, hi_xz = poly.min(axis=1) - reach, poly.max(axis=1) + reach
-    lo_x, n_x = _index_range((lo_xz[:, 0] - x0) / cell, (hi_xz[:, 0] - x0) / cell, 0.5, nx, 0.0)
-    lo_z, n_z = _index_range((lo_xz[:, 1] - z0) / cell, (hi_xz[:, 1] - z0) / cell, 0.5, nz, 0.0)
+    lo_x, n_x = index_range((lo_xz[:, 0] - x0) / cell, (hi_xz[:, 0] - x0) / cell, 0.5, nx, 0.0)
+    lo_z, n_z = index_range((lo_xz[:, 1] - z0) / cell, (hi_xz[:, 1] - z0) / cell, 0.5, nz, 0.0)
     lo, size = np.stack([lo_x, lo_z], 1), np.stack([n_x, n_z], 1)
     close = np.zeros((nz, nx), bool)
-    for w in _chunks(size[:, 0] * size[:, 1], _RASTER_CHUNK // 4):
-        which, cols, rows = _pairs(lo[w], size[w])
+    for w in chunks(size[:, 0] * size[:, 1], RASTER_CHUNK // 4):
+        which, cols, rows = pairs(lo[w], size[w])
         keep = cells[rows, cols] & ~close[rows, cols]
         which, cols, rows = which[keep], cols[keep], rows[keep]
         centres = np.stack([x0 + (cols + 0.5) * cell, z0 + (rows + 0.5) * cell], axis=1)

@@ -73,21 +73,28 @@ def topdown_map(
         if labels:
             draw.text((p0[0] + 1, p0[1] + 1), obj.category, fill=(20, 20, 20))
     if trajectory is not None and len(trajectory) > 1:
-        pts = [to_px(p[0], p[2]) for p in np.asarray(trajectory)]
-        n = len(pts) - 1
-        for i in range(n):
-            f = i / max(n - 1, 1)
-            draw.line([pts[i], pts[i + 1]], fill=(int(40 + 200 * f), 60, int(220 - 180 * f)), width=2)
+        _draw_trajectory(draw, [to_px(p[0], p[2]) for p in np.asarray(trajectory)])
     if pose is not None:
-        position, yaw = pose
-        cx, cy = to_px(position[0], position[2])
-        f = forward_vector(yaw)
-        r = 0.35 * pixels_per_meter
-        tip = (cx + f[0] * r, cy + f[2] * r)
-        left = (cx + (f[2] * 0.5 - f[0] * 0.5) * r, cy + (-f[0] * 0.5 - f[2] * 0.5) * r)
-        right = (cx + (-f[2] * 0.5 - f[0] * 0.5) * r, cy + (f[0] * 0.5 - f[2] * 0.5) * r)
-        draw.polygon([tip, left, right], fill=(230, 30, 30), outline=(0, 0, 0))
+        _draw_pose(draw, to_px(pose[0][0], pose[0][2]), pose[1], 0.35 * pixels_per_meter)
     return np.asarray(image, np.uint8)
+
+
+def _draw_trajectory(draw: ImageDraw.ImageDraw, pts: list[tuple[float, float]]) -> None:
+    """The trajectory through pixel points ``pts``, from blue (start) to red (end)."""
+    n = len(pts) - 1
+    for i in range(n):
+        f = i / max(n - 1, 1)
+        draw.line([pts[i], pts[i + 1]], fill=(int(40 + 200 * f), 60, int(220 - 180 * f)), width=2)
+
+
+def _draw_pose(draw: ImageDraw.ImageDraw, centre: tuple[float, float], yaw: float, r: float) -> None:
+    """A triangle at pixel ``centre`` pointing along ``yaw`` (radians), ``r`` pixels to its tip."""
+    cx, cy = centre
+    f = forward_vector(yaw)
+    tip = (cx + f[0] * r, cy + f[2] * r)
+    left = (cx + (f[2] * 0.5 - f[0] * 0.5) * r, cy + (-f[0] * 0.5 - f[2] * 0.5) * r)
+    right = (cx + (-f[2] * 0.5 - f[0] * 0.5) * r, cy + (f[0] * 0.5 - f[2] * 0.5) * r)
+    draw.polygon([tip, left, right], fill=(230, 30, 30), outline=(0, 0, 0))
 
 
 def _category_color(category: str) -> tuple[int, int, int]:

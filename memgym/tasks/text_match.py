@@ -8,23 +8,13 @@ configured.
 
 from __future__ import annotations
 
-import re
-import string
 from collections import Counter
 from typing import Any
 
 from memgym.core.episode import TaskItem
 from memgym.core.protocols import Scorer
 from memgym.core.registry import register_scorer
-
-_ARTICLES = re.compile(r"\b(a|an|the)\b")
-_PUNCTUATION = str.maketrans("", "", string.punctuation)
-
-
-def normalize_answer(text: str) -> str:
-    """Lower-case, strip punctuation and articles, collapse whitespace."""
-    text = str(text).lower().translate(_PUNCTUATION)
-    return " ".join(_ARTICLES.sub(" ", text).split())
+from memgym.core.words import normalize_answer
 
 
 def token_f1(prediction: str, reference: str) -> float:

@@ -12,7 +12,7 @@ From a run folder each item carries every memory's row (prediction, scores, pred
 error); each memory's ``links.json`` (snapshot memories: link counts) is shown per episode, and
 what the memory held after formation when the run saved it (``save_memory=true`` writes
 ``memory.jsonl``: dialogue lines, sampled frames, objects with their estimated locations,
-snapshots with their linked turns; :mod:`memgym.pipelines.dialogmem_memory_contents`).
+snapshots with their linked turns; :meth:`memgym.core.protocols.Memory.contents`).
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ class DialogMemSite(Site):
         self.contents: dict[str, dict[str, Any]] = {}  # memory -> episode id -> saved contents
         path = target.path
         if target.kind == "run":
-            from memgym.pipelines.dialogmem_jobs import DialogMemEvalConfig
+            from memgym.pipelines.dialogmem.eval_config import DialogMemEvalConfig
 
             folders = dialogmem_memory_folders(target.path)
             if not folders:
@@ -122,41 +122,11 @@ class DialogMemSite(Site):
                     "ppm": PIXELS_PER_METER,
                     "cells": [int(shape[1]), int(shape[0])],
                 },
-                "frames": [
-                    {
-                        "index": f.index,
-                        "position": list(f.position),
-                        "yaw": float(yaw_from_quat(np.asarray(f.rotation))),
-                        "segment": f.segment,
-                        "action": f.action,
-                        "visible": sorted(f.visible),
-                    }
-                    for f in traversal.frames
-                ],
-                "segments": [
-                    {
-                        "index": s.index,
-                        "goal": s.goal_object_id,
-                        "category": s.goal_category,
-                        "start": s.start_frame,
-                        "end": s.end_frame,
-                        "reached": s.reached,
-                    }
-                    for s in traversal.segments
-                ],
+                "frames": _frame_rows(traversal),
+                "segments": _segment_rows(traversal),
                 "objects": objects,
                 "residents": [r.to_dict() for r in episode.residents],
-                "dialogue": [
-                    {
-                        "turn_id": t.spec.turn_id,
-                        "step": t.spec.step,
-                        "speaker": t.spec.speaker,
-                        "type": t.spec.turn_type,
-                        "referenced": list(t.spec.referenced),
-                        "text": t.text,
-                    }
-                    for t in episode.dialogue
-                ],
+                "dialogue": _dialogue_rows(episode),
                 "items": [self._item(episode, item) for item in episode.items],
                 "memories": list(self.results),
                 "links": {
@@ -269,3 +239,48 @@ def semantic_colours(semantic: np.ndarray) -> np.ndarray:
     colours = (60.0 + 195.0 * rgb).round().astype(np.uint8)
     colours[ids <= 0] = 0
     return colours
+
+
+def _frame_rows(traversal) -> list[dict[str, Any]]:
+    """Per formation frame: index, position (metres), yaw (radians), segment, action, visible ids."""
+    return [
+        {
+            "index": f.index,
+            "position": list(f.position),
+            "yaw": float(yaw_from_quat(np.asarray(f.rotation))),
+            "segment": f.segment,
+            "action": f.action,
+            "visible": sorted(f.visible),
+        }
+        for f in traversal.frames
+    ]
+
+
+def _segment_rows(traversal) -> list[dict[str, Any]]:
+    """Per navigation segment: its goal, frame range and whether it was reached."""
+    return [
+        {
+            "index": s.index,
+            "goal": s.goal_object_id,
+            "category": s.goal_category,
+            "start": s.start_frame,
+            "end": s.end_frame,
+            "reached": s.reached,
+        }
+        for s in traversal.segments
+    ]
+
+
+def _dialogue_rows(episode: DialogMemEpisode) -> list[dict[str, Any]]:
+    """Per dialogue turn: id, frame step, speaker, type, referenced objects and text."""
+    return [
+        {
+            "turn_id": t.spec.turn_id,
+            "step": t.spec.step,
+            "speaker": t.spec.speaker,
+            "type": t.spec.turn_type,
+            "referenced": list(t.spec.referenced),
+            "text": t.text,
+        }
+        for t in episode.dialogue
+    ]

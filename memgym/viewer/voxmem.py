@@ -40,7 +40,7 @@ class VoxMemSite(Site):
         self.results: dict[str, list[dict[str, Any]]] = collections.defaultdict(list)  # episode id -> rows
         folder = target.path
         if target.kind == "run":
-            from memgym.pipelines.voxmem_eval import VoxMemEvalConfig
+            from memgym.pipelines.voxmem.evaluation import VoxMemEvalConfig
 
             folder = resolve_dataset(run_config(target.path, VoxMemEvalConfig).dataset, target.path, dataset)
             for row in run_rows(target.path):

@@ -103,7 +103,7 @@ def test_oracle_facts_answer_every_item_of_a_generated_dataset_in_every_phrasing
     the oracle probe's facts answer every item, in the generator's and the independent phrasings."""
     from memgym.core.benchmark import JobArgs
     from memgym.core.episode import Dataset
-    from memgym.pipelines.dialogmem_jobs import generate
+    from memgym.pipelines.dialogmem.generation import generate
 
     out = generate(JobArgs(overrides=("scenes=2", "traversal.max_goals=5"), out=tmp_path / "d.jsonl", progress=False))
     episodes = list(Dataset.load(out))

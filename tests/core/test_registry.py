@@ -15,7 +15,7 @@ from memgym.core.loading import OPTIONAL_PACKAGES
 from memgym.core.protocols import Memory, Scorer
 from memgym.core.records import record_class
 from memgym.core.registry import ALL_REGISTRIES, MEMORIES, SCORERS, Registry
-from memgym.plugin_table import BUILTIN_RECORD_KINDS, BUILTINS
+from memgym.plugin_table import BUILTIN_RECORD_KINDS, BUILTINS, MEMORY_READS
 
 
 class Base:
@@ -85,6 +85,16 @@ def test_every_table_entry_is_the_class_its_module_registers_under_that_name():
     for kind, target in BUILTIN_RECORD_KINDS.items():
         module, attr = target.split(":")
         assert record_class(kind) is getattr(importlib.import_module(module), attr)
+
+
+def test_the_reads_column_is_what_each_memory_class_reads():
+    from memgym.core.protocols import READS
+    from memgym.memory import memories_reading
+
+    for name, reads in MEMORY_READS.items():
+        assert MEMORIES.get(name).reads == reads, name
+        assert reads and reads <= set(READS), (name, reads - set(READS))
+    assert memories_reading({"audio"}) == sorted(n for n, r in MEMORY_READS.items() if r == {"audio"})
 
 
 def test_every_decorated_class_is_in_the_table():

@@ -6,7 +6,7 @@ from gymnasium.utils.env_checker import check_env
 import memgym  # noqa: F401  (registers the gym ids)
 from memgym.core.errors import ConfigError, MemgymError
 from memgym.datasets.amemops.config import StreamConfig
-from memgym.datasets.amemops.templates import build_history_stream
+from memgym.datasets.amemops.templates import HistoryCondition, build_history_stream
 from memgym.envs.audio_stream_env import AudioStreamEnv
 
 
@@ -50,7 +50,7 @@ def test_reset_deterministic_and_history_episode(env, tones):
     first = env.episode
     env.reset(seed=9)
     assert env.episode == first
-    history = build_history_stream(0, tones, delay_s=120)
+    history = build_history_stream(0, tones, HistoryCondition(delay_s=120))
     obs, info = env.reset(options={"episode": history})
     assert env._formation_steps == 4096 // 32 and len(env.episode.items) == 1
     frame = env.render()

@@ -7,7 +7,7 @@ import memgym  # noqa: F401  (registers the gym ids)
 from memgym.core.episode import TaskItem
 from memgym.core.errors import MemgymError
 from memgym.envs.embodied_env import EmbodiedEnv
-from memgym.scenes.measures import object_goal_points
+from memgym.tasks.dialogmem.geodesic import object_goal_points
 
 CONFIG = {
     "house_seed": 1,

@@ -65,7 +65,7 @@ def test_voxmem_keys_as_keywords_apply_over_config():
 
 
 def test_voxmem_keys_are_range_checked_in_code_too():
-    from memgym.envs.spoken_history_env import VoxMemEnvConfig
+    from memgym.envs.voxmem_env import VoxMemEnvConfig
 
     with pytest.raises(ConfigError, match=r"VoxMemEnvConfig: 'max_text' = 0 is too small"):
         VoxMemEnvConfig(max_text=0)

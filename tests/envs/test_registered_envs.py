@@ -104,4 +104,4 @@ def test_dialogmem_reset_imports_only_what_it_needs():
     assert "memgym.scenes.procedural" in imported  # the scene it renders, looked up by name
     unrelated = {"torch", "transformers", "librosa", "soundfile", "memgym.memory", "memgym.pipelines", "memgym.agents"}
     assert not {m for m in imported if m.split(".")[0] in unrelated or ".".join(m.split(".")[:2]) in unrelated}
-    assert not {m for m in imported if "voxmem" in m or "amemops" in m or "spoken" in m}
+    assert not {m for m in imported if "voxmem" in m or "amemops" in m}

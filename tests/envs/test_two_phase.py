@@ -149,3 +149,55 @@ def test_vector_env_steps_through_both_phases():
     for _ in range(6):
         obs, rewards, terminated, truncated, infos = vec.step(np.zeros(2, dtype=np.int64))
     assert list(infos["phase"]) == ["use", "use"]
+
+
+class BindingMemory(SlotMemory):
+    """Records the protocol hooks the loop calls."""
+
+    reads = frozenset({"truth"})
+
+    def __init__(self):
+        super().__init__()
+        self.bound = []
+
+    def bind_episode(self, episode, **context):
+        self.bound.append((episode.episode_id, context))
+
+
+class FailingAgent(LookupAgent):
+    def answer(self, observation, info):
+        if info["item_id"] == "q1":
+            raise ValueError("no answer for q1")
+        return super().answer(observation, info)
+
+
+def test_memory_protocol_hooks_default_to_nothing():
+    memory = SlotMemory.from_options(object())
+    assert isinstance(memory, SlotMemory) and SlotMemory.reads == frozenset()
+    assert memory.bind_episode("episode", asker="u0") is None and memory.bind_reasoner(object()) is None
+    assert memory.snapshots() is None
+
+
+def test_the_loop_binds_records_answer_errors_and_measures_the_formed_memory():
+    env, memory = RecallEnv(), BindingMemory()
+    seen = []
+    result = run_episode(
+        env,
+        FailingAgent(memory),
+        seed=1,
+        context={"asker": "u0"},
+        answer_errors=(ValueError,),
+        after_formation=lambda agent: seen.append(dict(agent.memory.table)),
+    )
+    assert memory.bound == [("generated", {"asker": "u0"})]  # after reset, before formation
+    assert seen == [memory.table] and len(seen[0]) == 4  # the whole formation, before the first answer
+    assert [a.item_id for a in result.answers] == ["q0", "q1", "q2", "q3"]
+    failed = result.answers[1]
+    assert (
+        failed.error == "no answer for q1"
+        and failed.action == 0
+        and failed.score["accuracy"] == float(env.episode.items[1].answer == 0)
+    )
+    assert all(a.error is None and a.score["accuracy"] == 1.0 for i, a in enumerate(result.answers) if i != 1)
+    with pytest.raises(ValueError, match="q1"):  # not recorded unless asked
+        run_episode(env, FailingAgent(SlotMemory()), seed=1)

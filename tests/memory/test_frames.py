@@ -82,4 +82,4 @@ def test_runs_without_a_detector():
 
 
 def test_only_the_gt_detector_needs_semantic_images():
-    assert FramesMemory().needs_semantic and not FramesMemory(detector="none").needs_semantic
+    assert "semantic" in FramesMemory().reads and "semantic" not in FramesMemory(detector="none").reads

@@ -10,6 +10,7 @@ import pytest
 from memgym.backends.structured import StructuredReasoner
 from memgym.core.errors import ConfigError, MemgymError
 from memgym.memory.embodied.controlled_linker import ControlledLinker
+from memgym.memory.embodied.covisibility import Snapshot
 from memgym.memory.embodied.ground_truth import (
     LinkCounts,
     SceneTruth,
@@ -18,7 +19,6 @@ from memgym.memory.embodied.ground_truth import (
     snapshot_contents,
 )
 from memgym.memory.embodied.linking import ClipLinker, LinkInputs, VLMLinker, build_linker, link_messages
-from memgym.memory.embodied.snapshots import Snapshot
 from tests.support.tiny_hf_models import build_tiny_clip
 
 # Five annotated objects o0..o4, one instance each (i0..i4), four snapshots.

@@ -83,7 +83,7 @@ def test_bind_episode_queries_the_scene_categories_unless_a_vocabulary_is_set(ti
     episode = SimpleNamespace(traversal=TRAVERSAL)
     categories = tuple(sorted({o.category for o in load_scene(TRAVERSAL.scene).objects}))
     memory = MEMORIES.get("3dmem")(detector=tiny_owlv2)
-    assert memory.detector.vocabulary == () and not memory.needs_semantic
+    assert memory.detector.vocabulary == () and "semantic" not in memory.reads
     memory.bind_episode(episode)
     assert memory.detector.vocabulary == categories
     configured = MEMORIES.get("3dmem")(detector=tiny_owlv2, vocabulary=("mug",))

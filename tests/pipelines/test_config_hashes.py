@@ -9,10 +9,11 @@ import pytest
 from memgym.core.config import CONFIG_DIR, load_config
 from memgym.core.seeding import config_hash
 from memgym.datasets.amemops.stream_set import StreamSetConfig
-from memgym.datasets.voxmem.build import VoxMemConfig
+from memgym.datasets.voxmem.config import VoxMemConfig
 from memgym.pipelines.amemops_models import AMemOpsEvalConfig, AMemOpsTrainConfig
-from memgym.pipelines.dialogmem_jobs import DialogMemEvalConfig, DialogMemGenerateConfig
-from memgym.pipelines.voxmem_eval import VoxMemEvalConfig
+from memgym.pipelines.dialogmem.eval_config import DialogMemEvalConfig
+from memgym.pipelines.dialogmem.generation import DialogMemGenerateConfig
+from memgym.pipelines.voxmem.evaluation import VoxMemEvalConfig
 
 PINNED = [
     (StreamSetConfig, None, (), "58ba77246f583388"),

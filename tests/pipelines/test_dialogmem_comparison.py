@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from memgym.pipelines.dialogmem_comparison import comparison_markdown, comparison_rows, qa_metric
+from memgym.pipelines.dialogmem.comparison import comparison_markdown, comparison_rows, qa_metric
 
 
 def _nav(success, content_type="perceptual", updated=False, **extra):

@@ -19,13 +19,9 @@ from memgym.core.outcome import watch_job
 from memgym.core.seeding import config_hash
 from memgym.datasets.dialogmem.statistics import dataset_statistics
 from memgym.datasets.dialogmem.task_specs import available_content, matches
-from memgym.pipelines.dialogmem_jobs import (
-    DialogMemEvalConfig,
-    DialogMemGenerateConfig,
-    evaluate,
-    generate,
-    scene_specs,
-)
+from memgym.pipelines.dialogmem.eval_config import DialogMemEvalConfig
+from memgym.pipelines.dialogmem.evaluation import evaluate
+from memgym.pipelines.dialogmem.generation import DialogMemGenerateConfig, generate, scene_specs
 
 SMALL = ("scenes=1", *SMALL_HOUSES)
 LEGACY = ("house.clutter=none", "construction.unique_cues=false")  # the houses and items before clutter
@@ -106,9 +102,9 @@ def test_generate_resumes_from_its_partial_file(dataset, tmp_path, capsys):
 @contextlib.contextmanager
 def _interrupt_after_traversals(count: int):
     """Raise KeyboardInterrupt in the traversal generator after ``count`` calls."""
-    from memgym.pipelines import dialogmem_jobs
+    from memgym.pipelines.dialogmem import generation
 
-    original = dialogmem_jobs.generate_traversal
+    original = generation.generate_traversal
     calls = []
 
     def interrupted(*args, **kwargs):
@@ -117,11 +113,11 @@ def _interrupt_after_traversals(count: int):
             raise KeyboardInterrupt
         return original(*args, **kwargs)
 
-    dialogmem_jobs.generate_traversal = interrupted
+    generation.generate_traversal = interrupted
     try:
         yield
     finally:
-        dialogmem_jobs.generate_traversal = original
+        generation.generate_traversal = original
 
 
 def test_eval_end_to_end_and_resume(dataset, tmp_path):
@@ -407,7 +403,8 @@ def test_memories_config_errors(dataset, tmp_path):
 
 def test_visual_memories_get_the_eval_camera_and_options():
     from memgym.core.config import load_config
-    from memgym.pipelines.dialogmem_jobs import DialogMemEvalConfig, build_memory
+    from memgym.pipelines.dialogmem.eval_config import DialogMemEvalConfig
+    from memgym.pipelines.dialogmem.evaluation import build_memory
 
     config = load_config(
         DialogMemEvalConfig,
@@ -420,10 +417,10 @@ def test_visual_memories_get_the_eval_camera_and_options():
         ),
     )
     memory = build_memory(config)
-    assert memory.num_frames == 4 and memory.needs_semantic
+    assert memory.num_frames == 4 and "semantic" in memory.reads
     assert (memory.camera.hfov, memory.camera.sensor_height, memory.options["stride"]) == (70, 1.1, 3)
     frames = build_memory(dataclasses.replace(config, visual=dataclasses.replace(config.visual, detector="none")))
-    assert not frames.needs_semantic
+    assert "semantic" not in frames.reads
     assert build_memory(dataclasses.replace(config, memory="3dmem")).options["voxel"] == config.visual.voxel
     assert type(build_memory(dataclasses.replace(config, memory="dialogue"))).__name__ == "DialogueMemory"
 
@@ -443,7 +440,7 @@ def test_visual_memories_are_evaluated_with_semantic_frames(dataset, tmp_path):
 def test_memories_after_the_first_reuse_its_rendered_frames(dataset, tmp_path, monkeypatch):
     """memories=[a,b] renders each formation frame once (frame_cache=DIR, here a fresh one); another
     process (a fresh set of caches) reads them all from the folder, with the same results."""
-    from memgym.pipelines.dialogmem_jobs import load_episodes
+    from memgym.pipelines.dialogmem.evaluation import load_episodes
     from memgym.sensors import frame_cache
     from memgym.sensors.camera import RGBDCamera
 
@@ -490,10 +487,29 @@ def test_hf_reasoner_budgets_per_task_and_records_its_throughput(dataset, tmp_pa
     assert stats["prompt_tokens_per_s"] > 0 and stats["generation_seconds"] >= 0
 
 
-@pytest.mark.parametrize("name, reads", [("gdn2", "audio streams"), ("cascaded", "spoken histories")])
-def test_memories_of_other_benchmarks_are_refused_naming_the_ones_dialogmem_takes(name, reads):
-    with pytest.raises(ConfigError, match=rf"memory '{name}' reads {reads}, not DialogMem episodes; .*3dmem\+dialogue"):
+@pytest.mark.parametrize("name", ["gdn2", "cascaded"])
+def test_memories_of_other_benchmarks_are_refused_naming_the_ones_dialogmem_takes(name):
+    with pytest.raises(ConfigError, match=rf"memory '{name}' reads audio.*DialogMem takes: .*3dmem\+dialogue"):
         load_config(DialogMemEvalConfig, overrides=[f"memory={name}"]).memory_names()
+
+
+def test_choosing_memories_imports_none_of_them(monkeypatch):
+    """The memories DialogMem takes come from the plugin table's reads column: no memgym memory is
+    loaded through the registry to decide (a plugin's would be, to read its class)."""
+    from memgym.core.registry import MEMORIES
+    from memgym.pipelines.dialogmem.eval_config import embodied_memory_names
+    from memgym.plugin_table import MEMORY_READS
+
+    get = MEMORIES.get
+
+    def no_builtin(name):
+        assert name not in MEMORY_READS, f"memory '{name}' was loaded to choose memories"
+        return get(name)
+
+    monkeypatch.setattr(MEMORIES, "get", no_builtin)
+    names = embodied_memory_names()
+    assert load_config(DialogMemEvalConfig, overrides=["memories=[dialogue,3dmem,oracle]"]).memory_names()
+    assert "3dmem+vlm" in names and "oracle" in names and "gdn2" not in names and "cascaded" not in names
 
 
 @pytest.mark.slow

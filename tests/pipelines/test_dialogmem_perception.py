@@ -6,8 +6,9 @@ import dataclasses
 
 from memgym.core.config import load_config
 from memgym.core.seeding import config_hash
-from memgym.pipelines.dialogmem_comparison import perception_rows
-from memgym.pipelines.dialogmem_jobs import DialogMemEvalConfig, build_memory, store_config
+from memgym.pipelines.dialogmem.comparison import perception_rows
+from memgym.pipelines.dialogmem.eval_config import DialogMemEvalConfig, store_config
+from memgym.pipelines.dialogmem.evaluation import build_memory
 
 
 def test_visual_stores_hash_the_resolved_perception_and_others_keep_theirs():

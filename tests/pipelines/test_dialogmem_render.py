@@ -8,7 +8,7 @@ from memgym.core.errors import MemgymError
 from memgym.core.registry import BENCHMARKS
 from memgym.datasets.embodied import build_embodied_episode
 from memgym.datasets.traversal import TraversalConfig
-from memgym.pipelines.dialogmem import DialogMemBenchmark
+from memgym.pipelines.dialogmem.benchmark import DialogMemBenchmark
 from memgym.scenes.spec import SceneSpec
 from memgym.sensors.camera import CameraConfig
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from memgym.agents.agent import form_episode, run_episode
 from memgym.agents.reasoner_agent import ReasonerAgent
 from memgym.backends.structured import StructuredReasoner
 from memgym.backends.throughput import Throughput
@@ -18,16 +19,10 @@ from memgym.core.config import load_config
 from memgym.core.episode import Dataset
 from memgym.core.errors import ConfigError
 from memgym.core.results import RunStore
-from memgym.pipelines.dialogmem_jobs import (
-    DialogMemEvalConfig,
-    LinkLog,
-    build_env,
-    build_memory,
-    evaluate,
-    form,
-    use,
-)
-from memgym.pipelines.dialogmem_sweep import stratified_subset, sweep_levels
+from memgym.pipelines.dialogmem.eval_config import DialogMemEvalConfig
+from memgym.pipelines.dialogmem.evaluation import build_env, build_memory, item_rows
+from memgym.pipelines.dialogmem.link_sweep import stratified_subset, sweep, sweep_levels
+from memgym.pipelines.dialogmem.memory_measures import LinkLog, Localisation
 from tests.pipelines.test_dialogmem_jobs import EVAL
 
 
@@ -67,12 +62,9 @@ def play(dataset: Path, tmp_path: Path, memory_name: str, reasoner) -> list[dict
     episode = next(iter(Dataset.load(dataset)))
     memory = build_memory(config)
     env = build_env(config, memory, {})
-    agent = ReasonerAgent(memory, reasoner)
-    pending = {i.item_id for i in episode.items}
-    observation, info = form(env, agent, episode, pending)
-    store = RunStore.open(tmp_path, memory_name, config, name=type(reasoner).__name__)
-    use(env, agent, episode, pending, store, LinkLog(store.folder / "links.json"), observation, info)
-    return [r for r in store.rows() if r["task"] == "navigation"]
+    played = run_episode(env, ReasonerAgent(memory, reasoner), episode=episode)
+    rows = [row for _, row in item_rows(episode, played.answers, Localisation(episode, memory))]
+    return [r for r in rows if r["task"] == "navigation"]
 
 
 @pytest.mark.parametrize("probe", ["3dmem+oracle_selection", "3dmem+oracle_position"])
@@ -93,7 +85,7 @@ def test_oracle_selection_supplies_the_target_entry_alone(dataset):
     episode = next(iter(Dataset.load(dataset)))
     memory = build_memory(config)
     env = build_env(config, memory, {})
-    form(env, ReasonerAgent(memory, StructuredReasoner()), episode, set())
+    form_episode(env, ReasonerAgent(memory, StructuredReasoner()), episode=episode)
     matched, entry = memory.entries_of_objects()
     for item in episode.items:
         evidence = memory.retrieve(item.prompt)
@@ -106,7 +98,7 @@ def test_oracle_selection_supplies_the_target_entry_alone(dataset):
             assert evidence.entries == ()
 
 
-def sweep(dataset: Path, runs: Path, *extra: str) -> Path:
+def run_sweep(dataset: Path, runs: Path, *extra: str) -> Path:
     overrides = (
         f"dataset={dataset}",
         *EVAL,
@@ -116,12 +108,12 @@ def sweep(dataset: Path, runs: Path, *extra: str) -> Path:
         "memories=[dialogue]",
         *extra,
     )
-    return evaluate(JobArgs(overrides=overrides, runs_dir=runs, progress=False))
+    return sweep(JobArgs(overrides=overrides, runs_dir=runs, progress=False))
 
 
 @pytest.mark.slow  # every sweep variant evaluated; in 'make test'
 def test_sweep_end_to_end_and_resume(dataset, tmp_path):
-    folder = sweep(dataset, tmp_path)
+    folder = run_sweep(dataset, tmp_path)
     subset = json.loads((folder / "subset.json").read_text())
     levels = list(csv.DictReader((folder / "link_quality.csv").open()))
     assert [(r["mode"], float(r["level"])) for r in levels] == [
@@ -143,7 +135,7 @@ def test_sweep_end_to_end_and_resume(dataset, tmp_path):
         assert (folder / output).stat().st_size > 0
     for picture in ("link_quality.png", "comparison.png"):
         assert (folder / picture).read_bytes().startswith(b"\x89PNG")
-    again = sweep(dataset, tmp_path / "again")  # deterministic: a fresh run writes the same tables
+    again = run_sweep(dataset, tmp_path / "again")  # deterministic: a fresh run writes the same tables
     for output in ("link_quality.csv", "table3.md", "comparison.csv", "subset.json"):
         assert (again / output).read_text() == (folder / output).read_text()
     before = {p: p.read_text() for p in folder.glob("sweep/*/results.jsonl")}
@@ -151,7 +143,7 @@ def test_sweep_end_to_end_and_resume(dataset, tmp_path):
     partial = folder / "sweep" / "controlled-wrong-000" / "results.jsonl"
     lines = partial.read_text().splitlines(keepends=True)
     partial.write_text("".join(lines[: len(lines) // 2]))
-    assert sweep(dataset, tmp_path) == folder
+    assert run_sweep(dataset, tmp_path) == folder
     after = {p: p.read_text() for p in folder.glob("sweep/*/results.jsonl")}
     strip = lambda text: sorted(  # noqa: E731
         json.dumps({k: v for k, v in json.loads(x).items() if k != "time"}, sort_keys=True) for x in text.splitlines()
@@ -159,7 +151,7 @@ def test_sweep_end_to_end_and_resume(dataset, tmp_path):
     assert {p: strip(t) for p, t in after.items()} == {p: strip(t) for p, t in before.items()}
     assert np.isclose(float(list(csv.DictReader((folder / "link_quality.csv").open()))[3]["link_quality"]), 100.0)
 
-    smaller = sweep(dataset, tmp_path, "subset_qa=3", "subset_navigation=2")  # the same stores, a smaller subset
+    smaller = run_sweep(dataset, tmp_path, "subset_qa=3", "subset_navigation=2")  # the same stores, a smaller subset
     levels = list(csv.DictReader((smaller / "link_quality.csv").open()))
     assert {(r["n_qa"], r["n_navigation"]) for r in levels} == {("3", "2")}
     assert {p: strip(p.read_text()) for p in folder.glob("sweep/*/results.jsonl")} == {
@@ -184,8 +176,8 @@ def test_sweep_with_the_clip_linker(dataset, tmp_path):
     from tests.support.tiny_hf_models import build_tiny_clip
 
     clip = build_tiny_clip(tmp_path / "clip")
-    folder = sweep(dataset, tmp_path, "subset_qa=2", "subset_navigation=2")
-    folder = sweep(dataset, tmp_path, "subset_qa=2", "subset_navigation=2", f"link.clip_model={clip}")  # adds clip
+    folder = run_sweep(dataset, tmp_path, "subset_qa=2", "subset_navigation=2")
+    folder = run_sweep(dataset, tmp_path, "subset_qa=2", "subset_navigation=2", f"link.clip_model={clip}")  # adds clip
     table3 = (folder / "table3.md").read_text()
     assert "skipped" not in table3
     line = next(x for x in table3.splitlines() if x.startswith("| 3dmem+clip | linker |"))
@@ -211,15 +203,39 @@ class CountingReasoner(StructuredReasoner):
 
 def test_sweep_records_every_reply_in_the_variants_environment(dataset, tmp_path, monkeypatch):
     import memgym.backends.config
-    import memgym.pipelines.dialogmem_jobs
+    import memgym.pipelines.dialogmem.evaluation
 
-    for module in (memgym.backends.config, memgym.pipelines.dialogmem_jobs):
+    for module in (memgym.backends.config, memgym.pipelines.dialogmem.evaluation):
         monkeypatch.setattr(module, "build_reasoner", lambda config: CountingReasoner())
     CountingReasoner.calls = 0
-    folder = sweep(dataset, tmp_path, "subset_qa=2", "subset_navigation=1")
+    folder = run_sweep(dataset, tmp_path, "subset_qa=2", "subset_navigation=1")
     counted = [
         json.loads(p.read_text()).get("throughput", {}).get("reasoner", {}).get("replies", 0)
         for p in folder.glob("sweep/*/environment.json")
     ]
     assert CountingReasoner.calls > 0 and sum(counted) == CountingReasoner.calls  # none lost, none twice
     assert sum(c > 0 for c in counted) > 1  # each variant's replies in its own run
+
+
+def test_the_shared_formation_gives_each_variant_the_rows_of_its_own_formation(dataset, tmp_path):
+    """The sweep's fast path (one 3dmem formation per episode, copied into each variant, answers
+    after rewind_use) against each variant played alone through the eval's env loop, item by item."""
+    from memgym.pipelines.dialogmem.evaluation import evaluate_memory, item_key
+    from memgym.pipelines.dialogmem.link_sweep import SharedFormation, Variant
+
+    config = load_config(DialogMemEvalConfig, overrides=(f"dataset={dataset}", *EVAL))
+    episode = next(iter(Dataset.load(dataset)))
+    variants = [  # a linked variant and a probe (a baseline's path is the linked one's without links)
+        Variant("controlled-wrong-050", "3dmem+controlled", "controlled", "wrong", 50.0),
+        Variant("3dmem+oracle_position", "3dmem+oracle_position", "probe"),
+    ]
+    only = {item_key(episode, i) for i in episode.items}
+    shared = {v.name: RunStore.open(tmp_path, "shared", v.config(config), name=v.name) for v in variants}
+    assert SharedFormation(config, variants, tmp_path / "judge.jsonl").play(episode, shared, only)
+    strip = lambda rows: [{k: v for k, v in r.items() if k != "time"} for r in rows]  # noqa: E731
+    for v in variants:
+        alone = RunStore.open(tmp_path, "alone", v.config(config), name=v.name)
+        evaluate_memory(v.config(config), alone, [episode], [], False)
+        assert strip(shared[v.name].rows()) == strip(alone.rows()), v.name
+        links = [LinkLog(store.folder / "links.json").load() for store in (shared[v.name], alone)]
+        assert links[0] == links[1] and links[0], v.name

@@ -19,9 +19,11 @@ from memgym.core.benchmark import JobArgs
 from memgym.core.executors import release_workers
 from memgym.core.seeding import config_hash
 from memgym.datasets.amemops.stream_set import StreamSetConfig
-from memgym.pipelines import voxmem_eval
 from memgym.pipelines.amemops import AMemOpsBenchmark
-from memgym.pipelines.dialogmem_jobs import DialogMemEvalConfig, DialogMemGenerateConfig, evaluate, generate
+from memgym.pipelines.dialogmem.eval_config import DialogMemEvalConfig
+from memgym.pipelines.dialogmem.evaluation import evaluate
+from memgym.pipelines.dialogmem.generation import DialogMemGenerateConfig, generate
+from memgym.pipelines.voxmem import evaluation as voxmem_eval
 
 slow = pytest.mark.slow  # Ray worker processes import memgym (~5 s on 2 busy cores)
 

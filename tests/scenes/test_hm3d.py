@@ -318,7 +318,7 @@ def test_semantic_glb_with_basis_textures_is_an_error(stem, tmp_path):
 def test_untextured_surfaces_take_vertex_colours_times_base_colour():
     import trimesh
 
-    from memgym.scenes.hm3d import _flat_colors
+    from memgym.scenes.hm3d.glb import _flat_colors
 
     faces = np.array([[0, 1, 2], [2, 1, 3]])
     material = trimesh.visual.material.PBRMaterial(baseColorFactor=[1.0, 0.5, 1.0, 1.0])

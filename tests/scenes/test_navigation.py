@@ -137,13 +137,13 @@ def test_grid_from_surface_triangles_follows_floor_levels():
 
 
 def test_surface_rasterisation_in_chunks_matches_one_pass(monkeypatch):
-    import memgym.scenes.navigation as navigation
+    import memgym.scenes.nav_raster as nav_raster
 
     agent = AgentSpec(radius=0.2, cell_size=0.1)
     surface = np.array(_quad(0, 4, 0, 2, 0.0) + _quad(4, 6, 0, 2, 0.0, 1.0) + _quad(0, 2, 0, 2, 0.3))
     bounds = np.array([[-1.0, 0.0, -1.0], [7.0, 3.0, 3.0]])
     whole = NavGrid.from_surface_triangles(surface, bounds, agent, floor_height=0.0)
-    monkeypatch.setattr(navigation, "_RASTER_CHUNK", 7)
+    monkeypatch.setattr(nav_raster, "RASTER_CHUNK", 7)
     chunked = NavGrid.from_surface_triangles(surface, bounds, agent, floor_height=0.0)
     np.testing.assert_array_equal(chunked.navigable, whole.navigable)
     np.testing.assert_array_equal(chunked.heights, whole.heights)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from memgym.backends.asr import ASRConfig
-from memgym.datasets.voxmem.build import VoxMemBuilder, VoxMemConfig
+from memgym.datasets.voxmem.build import VoxMemBuilder
+from memgym.datasets.voxmem.config import VoxMemConfig
 
 SOUNDS = ("rain", "dog", "siren", "clock_tick")
 

@@ -21,7 +21,7 @@ DIALOGMEM_SMALL = ("scenes=1", *SMALL_HOUSES, "traversal.max_goals=2")
 @pytest.fixture(scope="session")
 def dialogmem_dataset(tmp_path_factory) -> Path:
     """A one-episode DialogMem dataset (tiny camera)."""
-    from memgym.pipelines.dialogmem_jobs import generate
+    from memgym.pipelines.dialogmem.generation import generate
 
     out = tmp_path_factory.mktemp("view_dialogmem") / "episodes.jsonl"
     return generate(JobArgs(overrides=DIALOGMEM_SMALL, out=out, progress=False))
@@ -31,7 +31,7 @@ def dialogmem_dataset(tmp_path_factory) -> Path:
 def dialogmem_run(dialogmem_dataset, tmp_path_factory) -> Path:
     """An eval run of that dataset with the dialogue, oracle and 3dmem+controlled memories (structured
     reasoner), saving what each memory held."""
-    from memgym.pipelines.dialogmem_jobs import evaluate
+    from memgym.pipelines.dialogmem.evaluation import evaluate
 
     runs = tmp_path_factory.mktemp("view_dialogmem_runs")
     overrides = (
@@ -76,7 +76,7 @@ def browser():
 @pytest.fixture(scope="session")
 def voxmem_run(vox_dataset, truth_asr, tmp_path_factory) -> Path:
     """An eval run of the tiny VoxMem dataset: the structured model with the oracle-tags and transcript memories."""
-    import memgym.pipelines.voxmem_eval as voxmem_eval
+    import memgym.pipelines.voxmem.evaluation as voxmem_eval
 
     runs = tmp_path_factory.mktemp("view_voxmem_runs")
     overrides = (f"dataset={vox_dataset}", "name=small", "models=[structured]", "memories=[oracle_tags,transcript]")

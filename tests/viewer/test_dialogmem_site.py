@@ -10,7 +10,7 @@ from PIL import Image
 
 from memgym.core.episode import Dataset
 from memgym.core.seeding import config_hash
-from memgym.pipelines.dialogmem_jobs import DialogMemEvalConfig
+from memgym.pipelines.dialogmem.eval_config import DialogMemEvalConfig
 from memgym.scenes.poses import yaw_from_quat
 from memgym.scenes.spec import load_scene
 from memgym.sensors.camera import CameraConfig, RGBDCamera

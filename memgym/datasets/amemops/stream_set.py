@@ -36,7 +36,7 @@ from memgym.datasets.amemops.config import RECORDING_CONTROLS, StreamConfig
 from memgym.datasets.amemops.features import stream_features, stream_labels
 from memgym.datasets.amemops.generator import StreamGenerator
 from memgym.datasets.amemops.records import AMemOpsStream
-from memgym.datasets.amemops.templates import N_TEMPLATES, build_history_stream
+from memgym.datasets.amemops.templates import N_TEMPLATES, HistoryCondition, build_history_stream
 from memgym.datasets.sources.library import SourceLibrary
 
 
@@ -99,13 +99,9 @@ def build_records(config: StreamSetConfig, library: SourceLibrary) -> list[AMemO
         build_history_stream(
             t,
             library,
+            HistoryCondition(op, delay, load, earlier, rec),  # type: ignore[arg-type]
             split=config.stream.split,
             seed=config.seed,
-            operation=op,  # type: ignore[arg-type]
-            delay_s=delay,
-            load=load,  # type: ignore[arg-type]
-            earlier=earlier,  # type: ignore[arg-type]
-            recordings=rec,
         )
         for t in range(h.templates)
         for op in h.operations

@@ -97,36 +97,94 @@ def distractor_onsets(delay_s: float, durations: list[int]) -> list[int]:
     return [LATEST_END + int(round(i * spacing + lead)) for i in range(len(durations))]
 
 
+@dataclasses.dataclass(frozen=True)
+class HistoryCondition:
+    """One condition of a template's matched history (see the module docstring).
+
+    Args:
+        operation: what the earlier target event holds (``no_update``, ``updated``, ``retained``).
+        delay_s: seconds from the latest target's end to the query's end.
+        load: ``high`` (16 distractors) or ``low`` (4).
+        earlier: ``target``, ``omitted`` or ``distractor`` in the earlier target's slot.
+        recordings: the recording control (:data:`RECORDING_CONTROLS`).
+    """
+
+    operation: Operation = "updated"
+    delay_s: float = 20
+    load: Literal["low", "high"] = "high"
+    earlier: Earlier = "target"
+    recordings: str = "original"
+
+    def check(self) -> None:
+        """Raise a ConfigError naming the first value out of range."""
+        if self.delay_s * FRAME_RATE + LATEST_END > HISTORY_FRAMES:
+            raise ConfigError(f"delay_s={self.delay_s}: the query would end after the {HISTORY_FRAMES}-frame input")
+        if self.earlier not in ("target", "omitted", "distractor"):
+            raise ConfigError(f"earlier must be target, omitted or distractor, got '{self.earlier}'")
+        if self.load not in ("low", "high"):
+            raise ConfigError(f"load must be low or high, got '{self.load}'")
+        if self.recordings not in RECORDING_CONTROLS:
+            raise ConfigError(f"recordings must be one of {list(RECORDING_CONTROLS)}, got '{self.recordings}'")
+
+
+@dataclasses.dataclass(frozen=True)
+class _TemplateDraw:
+    """What template ``index`` draws at random, the same under every condition: the target and
+    distractor identities, distractor durations and (gain, pan) indices, the recordings
+    ``(recording id, start sample)`` of every event, and the noise seed."""
+
+    target: str
+    distractors: list[str]
+    durations: list[int]
+    attributes: list[tuple[int, int]]
+    earlier: tuple[str, int]
+    latest: tuple[str, int]
+    query: tuple[str, int]
+    distractor_recordings: list[tuple[str, int]]
+    noise_seed: int
+
+
 def build_history_stream(
     index: int,
     library: SourceLibrary,
+    condition: HistoryCondition = HistoryCondition(),
     *,
     split: str = "eval",
     seed: int = 0,
-    operation: Operation = "updated",
-    delay_s: float = 20,
-    load: Literal["low", "high"] = "high",
-    earlier: Earlier = "target",
-    recordings: str = "original",
-    rms: float = 0.05,
-    fade_ms: float = 10.0,
-    noise_db: float = 45.0,
 ) -> AMemOpsStream:
-    """The matched-history stream of template ``index`` under one condition (4,096 frames).
+    """The matched-history stream of template ``index`` under ``condition`` (4,096 frames).
 
-    Everything drawn at random (identities, recordings, excerpt starts, distractor durations
-    and attributes, noise) depends only on (library, split, seed, index), never on the
-    condition, so conditions are paired.
+    Everything drawn at random (:class:`_TemplateDraw`) depends only on (library, split, seed,
+    index), never on the condition, so conditions are paired.
     """
-    if delay_s * FRAME_RATE + LATEST_END > HISTORY_FRAMES:
-        raise ConfigError(f"delay_s={delay_s}: the query would end after the {HISTORY_FRAMES}-frame input")
-    if earlier not in ("target", "omitted", "distractor"):
-        raise ConfigError(f"earlier must be target, omitted or distractor, got '{earlier}'")
-    if load not in ("low", "high"):
-        raise ConfigError(f"load must be low or high, got '{load}'")
-    if recordings not in RECORDING_CONTROLS:
-        raise ConfigError(f"recordings must be one of {list(RECORDING_CONTROLS)}, got '{recordings}'")
+    condition.check()
     t = template(index)
+    draw = _draw(index, library, split, seed)
+    g, p = earlier_attributes(t, condition.operation)
+    events, query = _history_events(t, draw, (g, p), condition, library, split)
+    c = condition
+    return AMemOpsStream(
+        episode_id=f"history-{index:03d}-{c.operation}-{int(c.delay_s)}s-{c.load}-{c.earlier}-{c.recordings}",
+        benchmark="amemops",
+        items=(_history_item(t, draw.target, query, (g, p), condition),),
+        annotations={
+            "template": index,
+            "operation": c.operation,
+            "delay_s": c.delay_s,
+            "load": c.load,
+            "earlier": c.earlier,
+        },
+        frames=HISTORY_FRAMES,
+        library=library.fingerprint(),
+        split=split,
+        events=tuple(sorted(events, key=lambda e: e.onset_frame)),
+        noise_seed=draw.noise_seed,
+        recordings=c.recordings,
+    )
+
+
+def _draw(index: int, library: SourceLibrary, split: str, seed: int) -> _TemplateDraw:
+    """Template ``index``'s random draws from the item's generator, in a fixed order."""
     identities = library.identities(split)
     if len(identities) < 1 + N_DISTRACTORS:
         raise ConfigError(f"{library.name} split '{split}' has {len(identities)} identities; templates need 17")
@@ -134,109 +192,116 @@ def build_history_stream(
     chosen = [identities[int(k)] for k in rng.permutation(len(identities))[: 1 + N_DISTRACTORS]]
     target, distractors = chosen[0], chosen[1:]
     durations = [int(d) for d in rng.integers(18, MAX_DISTRACTOR_FRAMES + 1, size=N_DISTRACTORS)]
-    distractor_attrs = [(int(g), int(p)) for g, p in rng.integers(0, 4, size=(N_DISTRACTORS, 2))]
+    attributes = [(int(g), int(p)) for g, p in rng.integers(0, 4, size=(N_DISTRACTORS, 2))]
 
     def excerpt(identity: str, frames: int) -> tuple[str, int]:
         ids = library.recording_ids(identity, split)
         rid = ids[int(rng.integers(len(ids)))]
         return rid, excerpt_start(library, rid, frames, rng)
 
-    earlier_rec = excerpt(target, TARGET_FRAMES)
-    latest_rec = excerpt(target, TARGET_FRAMES)
-    query_rec = excerpt(target, QUERY_FRAMES)
-    distractor_recs = [excerpt(d, n) for d, n in zip(distractors, durations)]
-    noise_seed = int(rng.integers(2**62))
+    earlier, latest, query = (excerpt(target, n) for n in (TARGET_FRAMES, TARGET_FRAMES, QUERY_FRAMES))
+    recordings = [excerpt(d, n) for d, n in zip(distractors, durations)]
+    return _TemplateDraw(
+        target, distractors, durations, attributes, earlier, latest, query, recordings, int(rng.integers(2**62))
+    )
 
-    def event(
-        identity: str,
-        role: str,
-        onset: int,
-        frames: int,
-        g: int,
-        p: int,
-        rec: tuple[str, int],
-        gain_db: float | None = None,
-        pan: float | None = None,
-        query_id: str = "",
-    ) -> StreamEvent:
-        return StreamEvent(
-            identity=identity,
-            role=role,
-            onset_frame=onset,
-            frames=frames,
-            gain_db=float(GAINS_DB[g] if gain_db is None else gain_db),
-            pan=float(PANS[p] if pan is None else pan),
-            recording_id=rec[0],
-            start_sample=rec[1],
-            group="template",
-            query_id=query_id,
-        )
 
-    onsets = distractor_onsets(delay_s, durations)
-    g, p = earlier_attributes(t, operation)
+def _event(
+    identity: str,
+    role: str,
+    onset: int,
+    frames: int,
+    attributes: tuple[float, float],
+    recording: tuple[str, int],
+    query_id: str = "",
+) -> StreamEvent:
+    """A template event at ``onset`` (frames) with physical ``(gain dB, pan)``."""
+    return StreamEvent(
+        identity=identity, role=role, onset_frame=onset, frames=frames,
+        gain_db=float(attributes[0]), pan=float(attributes[1]),
+        recording_id=recording[0], start_sample=recording[1], group="template", query_id=query_id,
+    )  # fmt: skip
+
+
+def _levels(g: int, p: int) -> tuple[float, float]:
+    """``(gain dB, pan)`` of gain index ``g`` and pan index ``p``."""
+    return GAINS_DB[g], PANS[p]
+
+
+def _history_events(
+    t: Template,
+    draw: _TemplateDraw,
+    earlier_gp: tuple[int, int],
+    condition: HistoryCondition,
+    library: SourceLibrary,
+    split: str,
+) -> tuple[list[StreamEvent], StreamEvent]:
+    """The events ``condition`` keeps (latest target, query, earlier slot, distractors of its
+    load), and the query event."""
+    onsets = distractor_onsets(condition.delay_s, draw.durations)
     # The full history (earlier target, latest target, every distractor, query) gets the recording
     # control first, so "a source's first recording" is the same under every condition.
     full = [
-        event(target, "target", EARLIER_ONSET, TARGET_FRAMES, g, p, earlier_rec),
-        event(target, "target", LATEST_END - TARGET_FRAMES, TARGET_FRAMES, t.latest_gain, t.latest_pan, latest_rec),
+        _event(draw.target, "target", EARLIER_ONSET, TARGET_FRAMES, _levels(*earlier_gp), draw.earlier),
+        _event(
+            draw.target,
+            "target",
+            LATEST_END - TARGET_FRAMES,
+            TARGET_FRAMES,
+            _levels(t.latest_gain, t.latest_pan),
+            draw.latest,
+        ),  # fmt: skip
         *(
-            event(d, "distractor", o, n, dg, dp, rec)
-            for d, o, n, (dg, dp), rec in zip(distractors, onsets, durations, distractor_attrs, distractor_recs)
+            _event(d, "distractor", o, n, _levels(*gp), rec)
+            for d, o, n, gp, rec in zip(
+                draw.distractors, onsets, draw.durations, draw.attributes, draw.distractor_recordings
+            )
         ),
     ]
-    query_end = LATEST_END + int(round(delay_s * FRAME_RATE))
-    query = event(target, "query", query_end - QUERY_FRAMES, QUERY_FRAMES, 0, 0, query_rec, -3.0, 0.5, "q00")
-    controlled = apply_recording_control(_bare_stream(full + [query], split), recordings, library).events
+    query_end = LATEST_END + int(round(condition.delay_s * FRAME_RATE))
+    query = _event(draw.target, "query", query_end - QUERY_FRAMES, QUERY_FRAMES, (-3.0, 0.5), draw.query, "q00")
+    controlled = apply_recording_control(_bare_stream(full + [query], split), condition.recordings, library).events
     earlier_event, latest_event, distractor_events = controlled[0], controlled[1], controlled[2 : 2 + N_DISTRACTORS]
     events = [latest_event, controlled[-1]]
-    if earlier == "target":
+    if condition.earlier == "target":
         events.append(earlier_event)
-    elif earlier == "distractor":
+    elif condition.earlier == "distractor":
         events.append(dataclasses.replace(distractor_events[0], onset_frame=EARLIER_ONSET))
-    keep = LOW_LOAD if load == "low" else range(N_DISTRACTORS)
-    events += [distractor_events[k] for k in keep]
+    keep = LOW_LOAD if condition.load == "low" else range(N_DISTRACTORS)
+    return events + [distractor_events[k] for k in keep], query
+
+
+def _history_item(
+    t: Template, target: str, query: StreamEvent, earlier_gp: tuple[int, int], condition: HistoryCondition
+) -> TaskItem:
+    """The template's one query item with its answer (the latest value of the queried attribute)."""
     answer = t.latest_gain if t.attribute == "gain" else t.latest_pan
-    earlier_value = g if t.attribute == "gain" else p
-    previous = earlier_value if earlier == "target" and earlier_value != answer else None
-    condition = {"operation": operation, "delay_s": delay_s, "load": load, "earlier": earlier}
-    item = TaskItem(
+    earlier_value = earlier_gp[0] if t.attribute == "gain" else earlier_gp[1]
+    previous = earlier_value if condition.earlier == "target" and earlier_value != answer else None
+    query_end = query.onset_frame + QUERY_FRAMES
+    return TaskItem(
         item_id="q00",
         task="attribute_query",
         answer=answer,
         annotations={
             "type": "history",
-            "operation": operation,
+            "operation": condition.operation,
             "attribute": t.attribute,
             "identity": target,
             "group": "template",
             "onset_frame": query.onset_frame,
             "end_frame": query_end - 1,
             "delay_s": (query_end - LATEST_END) / FRAME_RATE,
-            "history_events": 2 if earlier == "target" else 1,
+            "history_events": 2 if condition.earlier == "target" else 1,
             "gain_index": t.latest_gain,
             "pan_index": t.latest_pan,
             "previous_index": previous,
-            "template": index,
+            "template": t.index,
             "repeat": t.repeat,
             "change": t.change,
-            "load": load,
-            "earlier": earlier,
+            "load": condition.load,
+            "earlier": condition.earlier,
         },
-    )
-    return AMemOpsStream(
-        episode_id=f"history-{index:03d}-{operation}-{int(delay_s)}s-{load}-{earlier}-{recordings}",
-        benchmark="amemops",
-        items=(item,),
-        annotations={"template": index, **condition},
-        frames=HISTORY_FRAMES,
-        library=library.fingerprint(),
-        split=split,
-        events=tuple(sorted(events, key=lambda e: e.onset_frame)),
-        noise_seed=noise_seed,
-        noise_db=noise_db,
-        rms=rms,
-        fade_ms=fade_ms,
-        recordings=recordings,
     )
 
 

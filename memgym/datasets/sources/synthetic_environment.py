@@ -214,78 +214,104 @@ def _contour(kind: str, n: int) -> np.ndarray:
 
 
 def _component(rng: np.random.Generator, spec: dict, n: int) -> np.ndarray:
+    """``(n,)`` float64 of one recipe component ``spec`` (its ``kind`` picks the synthesis), unit RMS."""
     kind = spec["kind"]
     out = np.zeros(n)
     jitter = 2 ** rng.normal(0.0, 0.12)  # per-clip pitch / rate variation
-    if kind == "call":
-        dur = min(int(spec["dur"] * rng.uniform(0.8, 1.25) * SAMPLE_RATE), n)
-        onsets = [0] if dur >= n - 1 else _events(rng, spec["rate"] * jitter, n - dur, spec.get("regular", False))
-        for onset in onsets:
-            f0 = spec["f0"] * jitter * 2 ** rng.normal(0.0, 0.05)
-            track = f0 * _contour(spec["contour"], dur)
-            k = np.arange(1, spec["harm"] + 1)
-            amps = 10 ** (spec["slope"] * np.log2(k) / 20) * 10 ** (rng.normal(0, 2, size=len(k)) / 20)
-            tone = harmonic_tone(rng, track, amps)
-            tone /= np.sqrt(np.mean(tone**2)) + 1e-12
-            if spec.get("noise"):
-                tone += spec["noise"] * band_noise(rng, dur, 0.8 * f0, min(7900, 10 * f0))
-            if spec.get("am"):
-                t = np.arange(dur) / SAMPLE_RATE
-                tone *= 0.55 + 0.45 * np.sin(2 * np.pi * spec["am"] * jitter * t)
-            ramp = min(int(0.02 * SAMPLE_RATE), dur // 4)
-            env = np.ones(dur)
-            if ramp:
-                env[:ramp] = np.linspace(0, 1, ramp)
-                env[-ramp:] = np.linspace(1, 0, ramp)
-            end = min(onset + dur, n)
-            out[onset:end] += (tone * env)[: end - onset]
-    elif kind == "texture":
-        lo, hi = spec["band"]
-        shift = 2 ** rng.normal(0.0, 0.1)
-        noise = band_noise(rng, n, lo * shift, min(7900.0, hi * shift), spec.get("tilt", 0.0))
-        t = np.arange(n) / SAMPLE_RATE
-        if spec.get("am"):
-            phase = rng.uniform(0, 2 * np.pi)
-            noise *= 1 - spec["depth"] * 0.5 * (1 + np.sin(2 * np.pi * spec["am"] * jitter * t + phase))
-        if spec.get("bursts"):
-            gate = np.zeros(n)
-            width = int(spec["burst_dur"] * SAMPLE_RATE)
-            for onset in _events(rng, spec["bursts"] * jitter, max(n - width, 1), False):
-                gate[onset : onset + width] += np.exp(-np.arange(min(width, n - onset)) / (0.3 * width))
-            noise *= gate
-        out += noise * spec.get("level", 1.0)
-    elif kind == "clicks":
-        impulses = np.zeros(n)
-        onsets = _events(rng, spec["rate"] * jitter, n, spec["regular"])
-        if spec.get("groups"):  # knocks come in groups of 2-4 with pauses
-            onsets = onsets[(np.arange(len(onsets)) % 5) < rng.integers(2, 5)]
-        impulses[onsets] = rng.uniform(0.5, 1.0, size=len(onsets))
-        lo, hi = spec["noise_band"]
-        burst = band_noise(rng, n, lo, hi) * np.convolve(impulses, np.exp(-np.arange(80) / 20.0))[:n]
-        out += resonate(impulses, spec["freq"] * jitter, spec["decay"]) * 30 + burst
-    elif kind == "bell":
-        ratios = np.array([0.5, 1.0, 1.19, 1.5, 2.0, 2.5, 3.0, 4.2])
-        t = np.arange(n) / SAMPLE_RATE
-        for onset in _events(rng, spec["rate"] * jitter, n, False):
-            f0 = spec["f0"] * jitter * 2 ** rng.normal(0, 0.1)
-            decay = spec["decay"] / (1 + 0.5 * np.arange(len(ratios)))
-            m = min(n - onset, int(5 * decay[0] * SAMPLE_RATE) + 1)
-            amp = np.exp(-t[:m, None] / decay[None, :]).T
-            out[onset : onset + m] += harmonic_tone(rng, np.full(m, f0), amp, partial_ratios=ratios)
-    elif kind == "chirp":
-        dur = int(spec["dur"] * SAMPLE_RATE)
-        for onset in _events(rng, spec["rate"] * jitter, n - dur, False):
-            f0 = spec["f0"] * jitter * 2 ** rng.normal(0, 0.1)
-            track = f0 + spec["span"] * np.linspace(0, 1, dur) ** 2
-            chirp = harmonic_tone(rng, track, np.array([1.0, 0.2]))
-            if spec.get("am"):
-                chirp *= np.sin(np.pi * spec["am"] * np.arange(dur) / SAMPLE_RATE) ** 2
-            if spec.get("noise"):
-                chirp += spec["noise"] * band_noise(rng, dur, 300, 3000)
-            out[onset : onset + dur] += chirp * np.hanning(dur)
-    else:  # pragma: no cover - recipes are fixed above
+    if kind not in _KINDS:  # pragma: no cover - recipes are fixed above
         raise ValueError(kind)
+    _KINDS[kind](rng, spec, out, jitter)
     return out / (np.sqrt(np.mean(out**2)) + 1e-12)
+
+
+def _call(rng: np.random.Generator, spec: dict, out: np.ndarray, jitter: float) -> None:
+    """Harmonic calls (dog, crow, crying baby) along a pitch contour, added to ``out`` ``(n,)`` in place."""
+    n = len(out)
+    dur = min(int(spec["dur"] * rng.uniform(0.8, 1.25) * SAMPLE_RATE), n)
+    onsets = [0] if dur >= n - 1 else _events(rng, spec["rate"] * jitter, n - dur, spec.get("regular", False))
+    for onset in onsets:
+        f0 = spec["f0"] * jitter * 2 ** rng.normal(0.0, 0.05)
+        track = f0 * _contour(spec["contour"], dur)
+        k = np.arange(1, spec["harm"] + 1)
+        amps = 10 ** (spec["slope"] * np.log2(k) / 20) * 10 ** (rng.normal(0, 2, size=len(k)) / 20)
+        tone = harmonic_tone(rng, track, amps)
+        tone /= np.sqrt(np.mean(tone**2)) + 1e-12
+        if spec.get("noise"):
+            tone += spec["noise"] * band_noise(rng, dur, 0.8 * f0, min(7900, 10 * f0))
+        if spec.get("am"):
+            t = np.arange(dur) / SAMPLE_RATE
+            tone *= 0.55 + 0.45 * np.sin(2 * np.pi * spec["am"] * jitter * t)
+        ramp = min(int(0.02 * SAMPLE_RATE), dur // 4)
+        env = np.ones(dur)
+        if ramp:
+            env[:ramp] = np.linspace(0, 1, ramp)
+            env[-ramp:] = np.linspace(1, 0, ramp)
+        end = min(onset + dur, n)
+        out[onset:end] += (tone * env)[: end - onset]
+
+
+def _texture(rng: np.random.Generator, spec: dict, out: np.ndarray, jitter: float) -> None:
+    """Band noise (rain, wind, sea waves), optionally amplitude-modulated or gated in bursts, added to ``out``."""
+    n = len(out)
+    lo, hi = spec["band"]
+    shift = 2 ** rng.normal(0.0, 0.1)
+    noise = band_noise(rng, n, lo * shift, min(7900.0, hi * shift), spec.get("tilt", 0.0))
+    t = np.arange(n) / SAMPLE_RATE
+    if spec.get("am"):
+        phase = rng.uniform(0, 2 * np.pi)
+        noise *= 1 - spec["depth"] * 0.5 * (1 + np.sin(2 * np.pi * spec["am"] * jitter * t + phase))
+    if spec.get("bursts"):
+        gate = np.zeros(n)
+        width = int(spec["burst_dur"] * SAMPLE_RATE)
+        for onset in _events(rng, spec["bursts"] * jitter, max(n - width, 1), False):
+            gate[onset : onset + width] += np.exp(-np.arange(min(width, n - onset)) / (0.3 * width))
+        noise *= gate
+    out += noise * spec.get("level", 1.0)
+
+
+def _clicks(rng: np.random.Generator, spec: dict, out: np.ndarray, jitter: float) -> None:
+    """Resonant impulses (knocks, footsteps, clock ticks), alone or in groups, added to ``out``."""
+    n = len(out)
+    impulses = np.zeros(n)
+    onsets = _events(rng, spec["rate"] * jitter, n, spec["regular"])
+    if spec.get("groups"):  # knocks come in groups of 2-4 with pauses
+        onsets = onsets[(np.arange(len(onsets)) % 5) < rng.integers(2, 5)]
+    impulses[onsets] = rng.uniform(0.5, 1.0, size=len(onsets))
+    lo, hi = spec["noise_band"]
+    burst = band_noise(rng, n, lo, hi) * np.convolve(impulses, np.exp(-np.arange(80) / 20.0))[:n]
+    out += resonate(impulses, spec["freq"] * jitter, spec["decay"]) * 30 + burst
+
+
+def _bell(rng: np.random.Generator, spec: dict, out: np.ndarray, jitter: float) -> None:
+    """Decaying inharmonic partials (church bells, breaking glass) at random onsets, added to ``out``."""
+    n = len(out)
+    ratios = np.array([0.5, 1.0, 1.19, 1.5, 2.0, 2.5, 3.0, 4.2])
+    t = np.arange(n) / SAMPLE_RATE
+    for onset in _events(rng, spec["rate"] * jitter, n, False):
+        f0 = spec["f0"] * jitter * 2 ** rng.normal(0, 0.1)
+        decay = spec["decay"] / (1 + 0.5 * np.arange(len(ratios)))
+        m = min(n - onset, int(5 * decay[0] * SAMPLE_RATE) + 1)
+        amp = np.exp(-t[:m, None] / decay[None, :]).T
+        out[onset : onset + m] += harmonic_tone(rng, np.full(m, f0), amp, partial_ratios=ratios)
+
+
+def _chirp(rng: np.random.Generator, spec: dict, out: np.ndarray, jitter: float) -> None:
+    """Rising two-partial chirps (crickets, birds, water drops) at random onsets, added to ``out``."""
+    n = len(out)
+    dur = int(spec["dur"] * SAMPLE_RATE)
+    for onset in _events(rng, spec["rate"] * jitter, n - dur, False):
+        f0 = spec["f0"] * jitter * 2 ** rng.normal(0, 0.1)
+        track = f0 + spec["span"] * np.linspace(0, 1, dur) ** 2
+        chirp = harmonic_tone(rng, track, np.array([1.0, 0.2]))
+        if spec.get("am"):
+            chirp *= np.sin(np.pi * spec["am"] * np.arange(dur) / SAMPLE_RATE) ** 2
+        if spec.get("noise"):
+            chirp += spec["noise"] * band_noise(rng, dur, 300, 3000)
+        out[onset : onset + dur] += chirp * np.hanning(dur)
+
+
+_KINDS = {"call": _call, "texture": _texture, "clicks": _clicks, "bell": _bell, "chirp": _chirp}
+"""Component kind -> its synthesis, adding to an ``(n,)`` buffer in place."""
 
 
 def synthesize_clip(

@@ -19,7 +19,7 @@ measurement               definition
 ========================  ===================================================================
 
 :func:`cue_scores` scores a turn's paralinguistic cues against its speaker's typical (median)
-turn; the table is in :mod:`memgym.memory.spoken.acoustic_tags`, which tags cues with it, and
+turn; the table is in :mod:`memgym.memory.voxmem.acoustic_tags`, which tags cues with it, and
 the generator's model QC (:mod:`memgym.datasets.voxmem.qc_model`) checks cue perceptibility with it.
 """
 

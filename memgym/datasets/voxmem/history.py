@@ -84,29 +84,41 @@ def nest_histories(
             f"smallest budget {budgets[0]}; use a larger budget"
         )
     sessions: list[object] = list(range(len(core_tokens)))
-    tokens = [int(t) for t in core_tokens]
     current = list(order)
     total = core_total
     histories: dict[int, list[int]] = {}
     for budget in budgets:
         limit = budget - headroom
-        while True:
-            extra = next_extra(limit - total, budget)
-            if extra is None:
-                break
-            session, count = extra
-            if total + count > limit:
-                break
-            sessions.append(session)
-            tokens.append(int(count))
-            current.insert(int(rng.integers(0, len(current) + 1)), len(sessions) - 1)
-            total += int(count)
+        total = _fill_level(sessions, current, total, limit, budget, next_extra, rng)
         if total < min_fill * limit:
             raise BudgetFillError(
                 f"could only fill {total} of {limit} tokens (budget {budget}); no session fits the rest"
             )
         histories[budget] = list(current)
     return sessions, histories
+
+
+def _fill_level(
+    sessions: list[object],
+    current: list[int],
+    total: int,
+    limit: int,
+    budget: int,
+    next_extra: Callable[[int, int], tuple[object, int] | None],
+    rng: np.random.Generator,
+) -> int:
+    """Add ``next_extra`` sessions while they fit under ``limit`` tokens, each at a random gap of
+    the history ``current`` (indices into ``sessions``, both grown in place); the new total."""
+    while True:
+        extra = next_extra(limit - total, budget)
+        if extra is None:
+            return total
+        session, count = extra
+        if total + count > limit:
+            return total
+        sessions.append(session)
+        current.insert(int(rng.integers(0, len(current) + 1)), len(sessions) - 1)
+        total += int(count)
 
 
 def timestamps(count: int, rng: np.random.Generator, start: dt.datetime | None = None) -> list[str]:

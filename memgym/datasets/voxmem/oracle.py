@@ -63,80 +63,97 @@ def _unique(values: list[str]) -> str:
 
 def answer_query(query: Query, facts: Sequence[SessionFact]) -> str:
     """The answer ``facts`` (topical sessions, in history order) support for ``query``."""
-    op, ev, sub = query.operation, query.evidence, query.subtype
-    subject = query.subjects[0]
-    if op == "IE":
-        hits = _premise(query, facts, subject)
-        if sub == "context_to_cue":
-            if ev == "speaker":
-                return _unique(["yes" if f.speaker == query.asker else "no" for f in hits])
-            return _unique([_state(query, f) for f in hits])
+    answer = _ANSWERS.get(query.operation)
+    if answer is None:
+        raise ValueError(f"unknown operation '{query.operation}'")
+    return answer(query, facts)
+
+
+def _answer_ie(query: Query, facts: Sequence[SessionFact]) -> str:
+    ev = query.evidence
+    hits = _premise(query, facts, query.subjects[0])
+    if query.subtype == "context_to_cue":
         if ev == "speaker":
-            hits = [f for f in hits if f.speaker == query.asker]
-        elif ev == "paralinguistic":
-            hits = [f for f in hits if f.cue == query.cue]
-        elif ev == "sound":
-            hits = [f for f in hits if f.sound == query.sound]
-        return _unique([f.value for f in hits])
-    if op == "MSR":
-        if sub == "counting":
-            hits = _premise(query, facts, subject)
-            if not hits:
-                return REFUSAL
-            if ev == "semantics":
-                return str(len(hits))
-            if ev == "speaker":
-                return str(len({f.speaker for f in hits}))
-            if ev == "paralinguistic":
-                return str(sum(f.cue == query.cue for f in hits))
-            return str(sum(f.sound == query.sound for f in hits))
-        per_subject = [_premise(query, facts, s) for s in query.subjects]
-        if any(not hits for hits in per_subject):
-            return REFUSAL
-        if sub == "matching":
-            states = []
-            for hits in per_subject:
-                state = _unique([f.speaker if ev == "speaker" else _state(query, f) for f in hits])
-                if state == AMBIGUOUS:
-                    return AMBIGUOUS
-                states.append(state)
-            return "yes" if states[0] == states[1] else "no"
-        # comparing
-        if ev == "semantics":
-            family = FAMILY_BY_NAME[query.family]
-            ranks = []
-            for hits in per_subject:
-                value = _unique([f.value for f in hits])
-                if value == AMBIGUOUS:
-                    return AMBIGUOUS
-                ranks.append(family.values.index(value))
-            return _argmax(query.subjects, ranks)
-        if ev == "speaker":
-            mine = [sum(f.speaker == query.asker for f in hits) for hits in per_subject]
-            return REFUSAL if not any(mine) else _argmax(query.subjects, mine)
-        if ev == "paralinguistic":
-            ranks = []
-            for hits in per_subject:
-                cue = _unique([f.cue for f in hits])
-                if cue == AMBIGUOUS or cue not in RATE_ORDER:
-                    return AMBIGUOUS
-                ranks.append(RATE_ORDER[cue])
-            return _argmax(query.subjects, ranks)
-        hits = per_subject[0]
-        return _argmax(
-            tuple(sound_label(o) for o in query.options), [sum(f.sound == o for f in hits) for o in query.options]
-        )
-    if op == "TET":
-        hits = _premise(query, facts, subject)
+            return _unique(["yes" if f.speaker == query.asker else "no" for f in hits])
+        return _unique([_state(query, f) for f in hits])
+    if ev == "speaker":
+        hits = [f for f in hits if f.speaker == query.asker]
+    elif ev == "paralinguistic":
+        hits = [f for f in hits if f.cue == query.cue]
+    elif ev == "sound":
+        hits = [f for f in hits if f.sound == query.sound]
+    return _unique([f.value for f in hits])
+
+
+def _answer_msr(query: Query, facts: Sequence[SessionFact]) -> str:
+    ev, sub = query.evidence, query.subtype
+    if sub == "counting":
+        hits = _premise(query, facts, query.subjects[0])
         if not hits:
             return REFUSAL
-        states = [_state(query, f) for f in hits]
-        if sub == "latest":
-            return states[-1]
-        if sub == "at_point":
-            return states[query.point] if query.point < len(states) else REFUSAL
-        return ", then ".join(states)
-    raise ValueError(f"unknown operation '{op}'")
+        if ev == "semantics":
+            return str(len(hits))
+        if ev == "speaker":
+            return str(len({f.speaker for f in hits}))
+        if ev == "paralinguistic":
+            return str(sum(f.cue == query.cue for f in hits))
+        return str(sum(f.sound == query.sound for f in hits))
+    per_subject = [_premise(query, facts, s) for s in query.subjects]
+    if any(not hits for hits in per_subject):
+        return REFUSAL
+    if sub == "matching":
+        states = []
+        for hits in per_subject:
+            state = _unique([f.speaker if ev == "speaker" else _state(query, f) for f in hits])
+            if state == AMBIGUOUS:
+                return AMBIGUOUS
+            states.append(state)
+        return "yes" if states[0] == states[1] else "no"
+    return _answer_comparing(query, per_subject)
+
+
+def _answer_comparing(query: Query, per_subject: list[list[SessionFact]]) -> str:
+    """MSR comparing, from the premise sessions of each of the question's subjects."""
+    ev = query.evidence
+    if ev == "semantics":
+        family = FAMILY_BY_NAME[query.family]
+        ranks = []
+        for hits in per_subject:
+            value = _unique([f.value for f in hits])
+            if value == AMBIGUOUS:
+                return AMBIGUOUS
+            ranks.append(family.values.index(value))
+        return _argmax(query.subjects, ranks)
+    if ev == "speaker":
+        mine = [sum(f.speaker == query.asker for f in hits) for hits in per_subject]
+        return REFUSAL if not any(mine) else _argmax(query.subjects, mine)
+    if ev == "paralinguistic":
+        ranks = []
+        for hits in per_subject:
+            cue = _unique([f.cue for f in hits])
+            if cue == AMBIGUOUS or cue not in RATE_ORDER:
+                return AMBIGUOUS
+            ranks.append(RATE_ORDER[cue])
+        return _argmax(query.subjects, ranks)
+    hits = per_subject[0]
+    return _argmax(
+        tuple(sound_label(o) for o in query.options), [sum(f.sound == o for f in hits) for o in query.options]
+    )
+
+
+def _answer_tet(query: Query, facts: Sequence[SessionFact]) -> str:
+    hits = _premise(query, facts, query.subjects[0])
+    if not hits:
+        return REFUSAL
+    states = [_state(query, f) for f in hits]
+    if query.subtype == "latest":
+        return states[-1]
+    if query.subtype == "at_point":
+        return states[query.point] if query.point < len(states) else REFUSAL
+    return ", then ".join(states)
+
+
+_ANSWERS = {"IE": _answer_ie, "MSR": _answer_msr, "TET": _answer_tet}
 
 
 def _argmax(options: Sequence[str], scores: Sequence[int]) -> str:

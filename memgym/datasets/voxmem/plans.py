@@ -5,10 +5,8 @@
 (same topic, a different value / speaker / cue / sound, or no value at all). The gold answer is
 computed by the oracle from the planned facts and checked against the answer the layout intends,
 and for audio-native cells the transcript-only candidates must include at least one wrong
-answer (validity constraints). :func:`derive_refusal` turns an IE/MSR/TET plan into an AR plan by
-removing the context (the subject is never mentioned) or neutralising the acoustic cue (tone or
-sound removed, or the asker's statements re-voiced by another user), so no unique answer remains;
-for audio-native items the words stay unchanged. :func:`refusal_edit` says which edit applies.
+answer (validity constraints). AR plans are derived from these
+(:mod:`~memgym.datasets.voxmem.refusal`).
 """
 
 from __future__ import annotations
@@ -74,7 +72,8 @@ def plan_item(
     rng: np.random.Generator,
     users: int = 3,
 ) -> Plan:
-    """A valid plan for one cell and subtype (``operation`` not AR; see :func:`derive_refusal`).
+    """A valid plan for one cell and subtype (``operation`` not AR; see
+    :func:`~memgym.datasets.voxmem.refusal.derive_refusal`).
 
     Args:
         plan_id: id of the plan.
@@ -211,75 +210,93 @@ def _layout_ie(d: _Draw, ev: str, sub: str):
 # ----- multi-session reasoning ----------------------------------------------------------------------
 def _layout_msr(d: _Draw, ev: str, sub: str):
     s0, s1, s2 = d.subjects[:3]
-    slot = d.family.slot
     q = dict(evidence=ev, operation="MSR", subtype=sub, asker=d.asker, family=d.family.name)
     if sub == "counting":
-        values = d.values(4)
-        if ev == "semantics":
-            k = int(d.rng.integers(2, 4))
-            sessions = [_ev(f"ev{i}", _fact(d, s0, values[i], str(d.rng.choice(d.users)))) for i in range(k)]
-            sessions += [_hs("hs0", _fact(d, s0, "", d.asker)), _hs("hs1", _fact(d, s1, values[3], d.other()))]
-            question = f"In how many of our conversations did a {slot} for {s0} come up?"
-            return Query(**q, subjects=(s0,)), question, str(k), sessions
-        if ev == "speaker":
-            speakers = [str(u) for u in d.rng.choice(d.users, size=3)]
-            sessions = [_ev(f"ev{i}", _fact(d, s0, values[i], speakers[i])) for i in range(3)]
-            sessions.append(_hs("hs0", _fact(d, s1, values[3], d.other())))
-            question = f"How many different people told you a {slot} for {s0}?"
-            return Query(**q, subjects=(s0,)), question, str(len(set(speakers))), sessions
-        m = int(d.rng.integers(1, 3))
-        if ev == "paralinguistic":
-            target, *rest = d.cues(3)
-            cues = [target] * m + rest[: 3 - m]
-            sessions = [_ev(f"ev{i}", _fact(d, s0, values[i], d.asker, cue=cues[i])) for i in range(3)]
-            sessions.append(_hs("hs0", _fact(d, s1, values[3], d.asker, cue=target)))
-            question = f"In how many of our conversations about {s0} did I sound {CUE_WORDS[target]}?"
-            return Query(**q, subjects=(s0,), cue=target), question, str(m), sessions
-        target, *rest = d.sound_classes(3)
-        sounds = [target] * m + rest[: 3 - m]
-        sessions = [
-            _ev(f"ev{i}", _fact(d, s0, values[i], str(d.rng.choice(d.users)), sound=sounds[i])) for i in range(3)
-        ]
-        sessions.append(_hs("hs0", _fact(d, s1, values[3], d.asker, sound=target)))
-        question = f"In how many of our conversations about {s0} could the sound of {sound_label(target)} be heard?"
-        return Query(**q, subjects=(s0,), sound=target), question, str(m), sessions
-    v0, v1, v2 = d.values(3)
+        return _msr_counting(d, ev, q, s0, s1)
+    values = d.values(3)
     same = d.coin()
     if sub == "matching":
-        if ev == "semantics":
-            sessions = [
-                _ev("ev0", _fact(d, s0, v0, str(d.rng.choice(d.users)))),
-                _ev("ev1", _fact(d, s1, v0 if same else v1, str(d.rng.choice(d.users)))),
-                _hs("hs0", _fact(d, s2, v2, str(d.rng.choice(d.users)))),
-            ]
-            question = f"Was the {slot} for {s0} the same as the {slot} for {s1}?"
-        elif ev == "speaker":
-            x = str(d.rng.choice(d.users))
-            y = x if same else str(d.rng.choice([u for u in d.users if u != x]))
-            sessions = [
-                _ev("ev0", _fact(d, s0, v0, x, sound=_ambient(d, ev))),
-                _ev("ev1", _fact(d, s1, v1, y, sound=_ambient(d, ev))),
-                _hs("hs0", _fact(d, s2, v2, str(d.rng.choice(d.users)))),
-            ]
-            question = f"Was it the same person who told you the {slot} for {s0} and the {slot} for {s1}?"
-        elif ev == "paralinguistic":
-            c0, c1, c2 = d.cues(3)
-            sessions = [
-                _ev("ev0", _fact(d, s0, v0, d.asker, cue=c0)),
-                _ev("ev1", _fact(d, s1, v1, d.asker, cue=c0 if same else c1)),
-                _hs("hs0", _fact(d, s2, v2, d.asker, cue=c2)),
-            ]
-            question = f"Did I sound the same way when I told you about {s0} as when I told you about {s1}?"
-        else:
-            a0, a1, a2 = d.sound_classes(3)
-            sessions = [
-                _ev("ev0", _fact(d, s0, v0, str(d.rng.choice(d.users)), sound=a0)),
-                _ev("ev1", _fact(d, s1, v1, str(d.rng.choice(d.users)), sound=a0 if same else a1)),
-                _hs("hs0", _fact(d, s2, v2, str(d.rng.choice(d.users)), sound=a2)),
-            ]
-            question = f"Could the same sound be heard in the background when we talked about {s0} and about {s1}?"
-        return Query(**q, subjects=(s0, s1)), question, "yes" if same else "no", sessions
-    # comparing
+        return _msr_matching(d, ev, q, (s0, s1, s2), values, same)
+    return _msr_comparing(d, ev, q, (s0, s1, s2), values, same)
+
+
+def _msr_counting(d: _Draw, ev: str, q: dict, s0: str, s1: str):
+    """How many sessions (or people) gave ``s0``'s slot, or sounded / were heard a given way."""
+    slot = d.family.slot
+    values = d.values(4)
+    if ev == "semantics":
+        k = int(d.rng.integers(2, 4))
+        sessions = [_ev(f"ev{i}", _fact(d, s0, values[i], str(d.rng.choice(d.users)))) for i in range(k)]
+        sessions += [_hs("hs0", _fact(d, s0, "", d.asker)), _hs("hs1", _fact(d, s1, values[3], d.other()))]
+        question = f"In how many of our conversations did a {slot} for {s0} come up?"
+        return Query(**q, subjects=(s0,)), question, str(k), sessions
+    if ev == "speaker":
+        speakers = [str(u) for u in d.rng.choice(d.users, size=3)]
+        sessions = [_ev(f"ev{i}", _fact(d, s0, values[i], speakers[i])) for i in range(3)]
+        sessions.append(_hs("hs0", _fact(d, s1, values[3], d.other())))
+        question = f"How many different people told you a {slot} for {s0}?"
+        return Query(**q, subjects=(s0,)), question, str(len(set(speakers))), sessions
+    m = int(d.rng.integers(1, 3))
+    if ev == "paralinguistic":
+        target, *rest = d.cues(3)
+        cues = [target] * m + rest[: 3 - m]
+        sessions = [_ev(f"ev{i}", _fact(d, s0, values[i], d.asker, cue=cues[i])) for i in range(3)]
+        sessions.append(_hs("hs0", _fact(d, s1, values[3], d.asker, cue=target)))
+        question = f"In how many of our conversations about {s0} did I sound {CUE_WORDS[target]}?"
+        return Query(**q, subjects=(s0,), cue=target), question, str(m), sessions
+    target, *rest = d.sound_classes(3)
+    sounds = [target] * m + rest[: 3 - m]
+    sessions = [_ev(f"ev{i}", _fact(d, s0, values[i], str(d.rng.choice(d.users)), sound=sounds[i])) for i in range(3)]
+    sessions.append(_hs("hs0", _fact(d, s1, values[3], d.asker, sound=target)))
+    question = f"In how many of our conversations about {s0} could the sound of {sound_label(target)} be heard?"
+    return Query(**q, subjects=(s0,), sound=target), question, str(m), sessions
+
+
+def _msr_matching(d: _Draw, ev: str, q: dict, subjects: tuple, values: list, same: bool):
+    """Whether two subjects' sessions share a value, speaker, tone or background sound."""
+    s0, s1, s2 = subjects
+    v0, v1, v2 = values
+    slot = d.family.slot
+    if ev == "semantics":
+        sessions = [
+            _ev("ev0", _fact(d, s0, v0, str(d.rng.choice(d.users)))),
+            _ev("ev1", _fact(d, s1, v0 if same else v1, str(d.rng.choice(d.users)))),
+            _hs("hs0", _fact(d, s2, v2, str(d.rng.choice(d.users)))),
+        ]
+        question = f"Was the {slot} for {s0} the same as the {slot} for {s1}?"
+    elif ev == "speaker":
+        x = str(d.rng.choice(d.users))
+        y = x if same else str(d.rng.choice([u for u in d.users if u != x]))
+        sessions = [
+            _ev("ev0", _fact(d, s0, v0, x, sound=_ambient(d, ev))),
+            _ev("ev1", _fact(d, s1, v1, y, sound=_ambient(d, ev))),
+            _hs("hs0", _fact(d, s2, v2, str(d.rng.choice(d.users)))),
+        ]
+        question = f"Was it the same person who told you the {slot} for {s0} and the {slot} for {s1}?"
+    elif ev == "paralinguistic":
+        c0, c1, c2 = d.cues(3)
+        sessions = [
+            _ev("ev0", _fact(d, s0, v0, d.asker, cue=c0)),
+            _ev("ev1", _fact(d, s1, v1, d.asker, cue=c0 if same else c1)),
+            _hs("hs0", _fact(d, s2, v2, d.asker, cue=c2)),
+        ]
+        question = f"Did I sound the same way when I told you about {s0} as when I told you about {s1}?"
+    else:
+        a0, a1, a2 = d.sound_classes(3)
+        sessions = [
+            _ev("ev0", _fact(d, s0, v0, str(d.rng.choice(d.users)), sound=a0)),
+            _ev("ev1", _fact(d, s1, v1, str(d.rng.choice(d.users)), sound=a0 if same else a1)),
+            _hs("hs0", _fact(d, s2, v2, str(d.rng.choice(d.users)), sound=a2)),
+        ]
+        question = f"Could the same sound be heard in the background when we talked about {s0} and about {s1}?"
+    return Query(**q, subjects=(s0, s1)), question, "yes" if same else "no", sessions
+
+
+def _msr_comparing(d: _Draw, ev: str, q: dict, subjects: tuple, values: list, same: bool):
+    """Which of two subjects is higher, mentioned more, spoken faster, or which sound is heard more."""
+    s0, s1, s2 = subjects
+    v0, v1, v2 = values
+    slot = d.family.slot
     if ev == "semantics":
         sessions = [
             _ev("ev0", _fact(d, s0, v0, str(d.rng.choice(d.users)))),
@@ -376,110 +393,3 @@ def _layout_tet(d: _Draw, ev: str, sub: str):
 
 
 _LAYOUTS = {"IE": _layout_ie, "MSR": _layout_msr, "TET": _layout_tet}
-
-
-# ----- answer refusal --------------------------------------------------------------------------------
-def _edited(source: Plan, edit: str) -> list[SessionPlan] | None:
-    """``source``'s sessions with ``edit`` applied.
-
-    ``drop_context``: sessions about the first subject move to an unused subject (it is no longer
-    mentioned); ``drop_cue``: the evidence loses its acoustic cue (tone, background sound, or the
-    asker's voice); ``revoice``: the asker's statements about the question's subjects are spoken
-    by another user (words unchanged). ``None`` when the edit is impossible.
-    """
-    from memgym.datasets.voxmem.topics import FAMILY_BY_NAME
-
-    family = FAMILY_BY_NAME[source.query.family]
-    used = {s.fact.subject for s in source.sessions}
-    spare = [s for s in family.subjects if s not in used]
-    target = source.query.subjects[0]
-    asker = source.query.asker
-    others = [u for u in source.users if u != asker]
-    sessions = []
-    for session in source.sessions:
-        fact = session.fact
-        if edit == "drop_context" and fact.subject == target:
-            if not spare:
-                return None
-            fact = dataclasses.replace(fact, subject=spare[0])
-        elif edit == "revoice" and fact.subject in source.query.subjects and fact.speaker == asker:
-            fact = dataclasses.replace(fact, speaker=others[0])
-        elif edit == "drop_cue" and session.role == "evidence" and fact.subject == target:
-            if source.evidence == "speaker":
-                fact = dataclasses.replace(fact, speaker=others[0])
-            elif source.evidence == "paralinguistic":
-                fact = dataclasses.replace(fact, cue="neutral")
-            elif source.evidence == "sound":
-                fact = dataclasses.replace(fact, sound="")
-        sessions.append(dataclasses.replace(session, fact=fact))
-    return sessions
-
-
-REFUSAL_SCOPES = ("words_kept", "every_subtype")
-"""Which edits may refuse an audio-native item: ``words_kept`` only those that keep every word
-(``drop_cue``, ``revoice``); ``every_subtype`` also removes the evidence (``drop_context``) where
-no such edit refuses, so every IE/MSR/TET subtype of every evidence type yields AR items."""
-
-
-def refusal_edit(source: Plan, scope: str = "words_kept") -> str | None:
-    """The edit that turns ``source`` into a valid AR item, or ``None`` when none does.
-
-    Valid: the oracle over the edited facts refuses, and for audio-native evidence the words stay
-    the same (``drop_cue`` / ``revoice``) and a text-only answerer still sees a non-refusal
-    candidate -- the model must notice from the audio that the needed evidence is gone. Semantic
-    items use ``drop_context``. Counting items qualify when their premise can be removed:
-    semantic ones lose their subject, paralinguistic ones ("did I sound ...") the asker's voice;
-    counting who spoke or what was audible has no such edit (removing a voice or a sound
-    changes the count, not whether the question has an answer). With ``scope="every_subtype"``
-    an audio-native item no such edit refuses (who said it, what was audible: counting,
-    matching, tracking) has its evidence removed instead (``drop_context``: the question's
-    subject never comes up); that refusal shows in the transcript (:func:`derive_refusal` marks
-    the AR item not audio-native).
-    """
-    if scope not in REFUSAL_SCOPES:
-        raise MemgymError(f"refusal scope '{scope}' is not one of {REFUSAL_SCOPES}")
-    if source.operation not in ("IE", "MSR", "TET"):
-        return None
-    edits = ("drop_context",) if source.evidence == "semantics" else ("drop_cue", "revoice")
-    if scope == "every_subtype" and source.evidence != "semantics":
-        edits += ("drop_context",)
-    for edit in edits:
-        if edit == "drop_cue" and source.subtype != "cue_to_fact":
-            continue
-        sessions = _edited(source, edit)
-        if sessions is None:
-            continue
-        facts = [s.fact for s in sorted(sessions, key=lambda s: (s.order < 0, s.order))]
-        if answer_query(source.query, facts) != REFUSAL:
-            continue
-        words_kept = edit != "drop_context"
-        if source.audio_native and words_kept and not (transcript_candidates(source.query, facts) - {REFUSAL}):
-            continue
-        return edit
-    return None
-
-
-def derive_refusal(source: Plan, plan_id: str, scope: str = "words_kept") -> Plan:
-    """The AR plan of ``source``: same sessions and question, evidence neutralised or removed
-    (:func:`refusal_edit` with ``scope``), answer REFUSAL. An AR item whose evidence was removed
-    (``drop_context``) is not audio-native: the transcript shows the subject never came up.
-
-    Raises:
-        MemgymError: ``source`` is not eligible (:func:`refusal_edit` is ``None``).
-    """
-    edit = refusal_edit(source, scope)
-    if edit is None:
-        raise MemgymError(f"plan {source.plan_id} ({source.cell}/{source.subtype}) cannot be turned into an AR item")
-    sessions = _edited(source, edit)
-    edits = {new.key: edit for new, old in zip(sessions, source.sessions) if new.fact != old.fact}
-    return dataclasses.replace(
-        source,
-        plan_id=plan_id,
-        operation="AR",
-        subtype=f"from_{source.operation}",
-        answer=REFUSAL,
-        sessions=tuple(sessions),
-        audio_native=source.audio_native and edit != "drop_context",
-        source_plan_id=source.plan_id,
-        ar_edits=edits,
-    )

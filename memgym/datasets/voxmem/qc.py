@@ -43,6 +43,7 @@ from typing import Any
 from memgym.backends.asr import ASRBackend, ASRConfig
 from memgym.core.chat import Message
 from memgym.core.protocols import Reasoner
+from memgym.core.words import normalize_answer
 from memgym.datasets.speech.cues import CUE_MIN_DELTA
 from memgym.datasets.speech.intelligibility import phrase_recognised, word_errors
 from memgym.datasets.voxmem.oracle import answer_query, sound_label, transcript_candidates
@@ -253,8 +254,6 @@ def transcript_text(episode: VoxMemEpisode) -> str:
 
 def transcript_llm_solves(reasoner: Reasoner, episode: VoxMemEpisode) -> bool:
     """Whether a text-only reasoner answers the episode's question correctly from the transcript."""
-    from memgym.tasks.text_match import normalize_answer
-
     item = episode.items[0]
     prompt = f"{transcript_text(episode)}\n\nQuestion: {item.prompt}\nAnswer:"
     reply = reasoner.generate(

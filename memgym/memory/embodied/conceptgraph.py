@@ -44,3 +44,4 @@ class ConceptGraphDialogueMemory(ConceptGraphMemory):
     """``conceptgraph`` plus the full transcript."""
 
     with_dialogue = True
+    reads = ConceptGraphMemory.reads | {"dialogue"}

@@ -8,14 +8,35 @@ with itself, so the recursion ends; every object lands in exactly one snapshot.
 
 2-means is deterministic: it starts from the two objects farthest apart (the first such pair in
 id order) and alternates assignment (ties to the first centre) and mean updates until the
-assignment no longer changes.
+assignment no longer changes. A :class:`Snapshot` holds what the snapshot memories keep of one
+chosen cluster.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 
 import numpy as np
+
+
+@dataclasses.dataclass(eq=False)
+class Snapshot:
+    """One snapshot.
+
+    Attributes:
+        id: ``snap_<k>`` in order of selection.
+        frame: formation frame index of its image.
+        image: ``(H, W, 3) uint8`` scene image.
+        objects: instance ids it holds.
+        turns: indices into the memory's ``turns`` linked to it (empty without a linker).
+    """
+
+    id: str
+    frame: int
+    image: np.ndarray
+    objects: tuple[str, ...]
+    turns: list[int] = dataclasses.field(default_factory=list)
 
 
 def covisibility_clusters(

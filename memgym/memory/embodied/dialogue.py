@@ -21,6 +21,8 @@ class DialogueMemory(Memory):
     ``retrieve`` returns the transcript as one string (empty when nothing was said).
     """
 
+    reads = frozenset({"dialogue"})
+
     def __init__(self) -> None:
         self.lines: list[str] = []
 
@@ -33,6 +35,10 @@ class DialogueMemory(Memory):
 
     def retrieve(self, query: Any) -> str:
         return "\n".join(self.lines)
+
+    def contents(self) -> dict[str, Any]:
+        """``{"dialogue": [{"frame": None, "text": line}, ...]}`` (no frames kept)."""
+        return {"dialogue": [{"frame": None, "text": line} for line in self.lines]}
 
     def state_dict(self) -> dict[str, Any]:
         return {"lines": list(self.lines)}

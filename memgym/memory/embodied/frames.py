@@ -38,6 +38,10 @@ class FramesMemory(VisualMemory):
         super().__init__(**options)
         self.options["num_frames"] = self.num_frames
 
+    @classmethod
+    def option_kwargs(cls, options: Any) -> dict[str, Any]:
+        return {**super().option_kwargs(options), "num_frames": options.visual.num_frames}
+
     def _reset_store(self) -> None:
         self.frames: list[dict[str, Any]] = []
 
@@ -64,6 +68,9 @@ class FramesMemory(VisualMemory):
             return list(self.frames)
         picks = np.unique(np.linspace(0, len(self.frames) - 1, self.num_frames).round().astype(int))
         return [self.frames[i] for i in picks]
+
+    def contents(self) -> dict[str, Any]:
+        return {**super().contents(), "frames": [int(frame["index"]) for frame in self.sampled()]}
 
     def retrieve(self, query: Any) -> VisualEvidence:
         frames = self.sampled()
@@ -114,3 +121,4 @@ class FramesDialogueMemory(FramesMemory):
     """``frames`` plus the full transcript."""
 
     with_dialogue = True
+    reads = FramesMemory.reads | {"dialogue"}

@@ -24,7 +24,7 @@ import dataclasses
 import json
 import re
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -33,10 +33,8 @@ from memgym.core.chat import ImagePart, Message, TextPart
 from memgym.core.errors import ConfigError, MemgymError
 from memgym.core.protocols import Reasoner
 from memgym.core.registry import LINKERS, register_linker
+from memgym.memory.embodied.covisibility import Snapshot
 from memgym.memory.embodied.object_map import Instance
-
-if TYPE_CHECKING:
-    from memgym.memory.embodied.snapshots import Snapshot
 
 
 @dataclasses.dataclass(frozen=True)
@@ -67,6 +65,9 @@ class Linker(abc.ABC):
     def from_options(cls, options: Mapping[str, Any], device: str = "cpu") -> Linker:
         """Build from the eval's ``link.*`` options (each linker reads the ones it takes)."""
         return cls()
+
+    def bind_episode(self, episode: Any) -> None:  # noqa: B027 (an optional hook)
+        """The episode about to be played (read by linkers that read annotations). Default: ignored."""
 
     @abc.abstractmethod
     def link(self, inputs: LinkInputs) -> dict[str, list[int]]:

@@ -30,12 +30,18 @@ class ObjectMemory(VisualMemory):
         **options: :class:`~memgym.memory.embodied.visual_memory.VisualMemory` options.
     """
 
+    reads = frozenset({"frames", "semantic", "reasoner"})
+
     def __init__(self, threshold: float = 1.1, **options: Any) -> None:
         self.threshold = float(threshold)
         super().__init__(**options)
         self.options["threshold"] = self.threshold
         if self.perception is None:
             raise ConfigError(f"{type(self).__name__} needs a detector (detector=gt or a model), got 'none'")
+
+    @classmethod
+    def option_kwargs(cls, options: Any) -> dict[str, Any]:
+        return {**super().option_kwargs(options), "threshold": options.visual.threshold}
 
     def _reset_store(self) -> None:
         self.objects = ObjectMap(self.options["voxel"], self.threshold)
@@ -80,6 +86,13 @@ class ObjectMemory(VisualMemory):
         """The categories the bound reasoner names for ``query`` among the instances' labels."""
         request = query if isinstance(query, str) else str(getattr(query, "text", query))
         return predict_categories(self.reasoner, request, {i.label for i in self.objects.instances})
+
+    def contents(self) -> dict[str, Any]:
+        objects = [
+            {"id": i.id, "label": i.label, "location": [round(v, 3) for v in i.location], "frames": sorted(i.frames)}
+            for i in self.objects.instances
+        ]
+        return {**super().contents(), "objects": objects}
 
     def _store_state(self) -> dict[str, Any]:
         return {

@@ -32,10 +32,12 @@ class OracleEvidence:
 class OracleProbe(Memory):
     """Ground-truth evidence of the bound episode (see the module docstring)."""
 
+    reads = frozenset({"truth"})
+
     def __init__(self) -> None:
         self.evidence = OracleEvidence("", {})
 
-    def bind_episode(self, episode: Any) -> None:
+    def bind_episode(self, episode: Any, **context: Any) -> None:
         """Take the evidence from ``episode`` (a ``DialogMemEpisode``)."""
         from memgym.datasets.dialogmem.episode import observation_log
         from memgym.datasets.dialogmem.task_specs import available_content

@@ -32,12 +32,14 @@ from memgym.memory.embodied.snapshots import SnapshotDialogueMemory
 class GroundTruthSnapshots(SnapshotDialogueMemory):
     """Base of the probes: the bound episode's metadata, targets and instance matching."""
 
-    def bind_episode(self, episode: Any) -> None:
+    reads = SnapshotDialogueMemory.reads | {"truth"}
+
+    def bind_episode(self, episode: Any, **context: Any) -> None:
         """Read ``episode``'s annotations (and give the ``gt`` detector its labels)."""
         from memgym.datasets.dialogmem.episode import observation_log
         from memgym.datasets.dialogmem.task_specs import available_content
 
-        super().bind_episode(episode)
+        super().bind_episode(episode, **context)
         observed = set(observation_log(episode.traversal).first_seen())
         content = available_content(episode.memory, observed)
         self.metadata = {o: {key: item.value for key, item in keys.items()} for o, keys in content.items()}

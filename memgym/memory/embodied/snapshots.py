@@ -33,29 +33,10 @@ import numpy as np
 
 from memgym.core.errors import ConfigError
 from memgym.core.registry import LINKERS, register_memory
-from memgym.memory.embodied.covisibility import covisibility_clusters
+from memgym.memory.embodied.covisibility import Snapshot, covisibility_clusters
 from memgym.memory.embodied.evidence import Entry, VisualEvidence
 from memgym.memory.embodied.linking import Linker, LinkInputs, build_linker
 from memgym.memory.embodied.object_memory import ObjectMemory
-
-
-@dataclasses.dataclass(eq=False)
-class Snapshot:
-    """One snapshot.
-
-    Attributes:
-        id: ``snap_<k>`` in order of selection.
-        frame: formation frame index of its image.
-        image: ``(H, W, 3) uint8`` scene image.
-        objects: instance ids it holds.
-        turns: indices into the memory's ``turns`` linked to it (empty without a linker).
-    """
-
-    id: str
-    frame: int
-    image: np.ndarray
-    objects: tuple[str, ...]
-    turns: list[int] = dataclasses.field(default_factory=list)
 
 
 @register_memory("3dmem")
@@ -100,6 +81,18 @@ class SnapshotMemory(ObjectMemory):
                     snapshot.turns = sorted(links.get(snapshot.id, []))
         return self._snapshots
 
+    def contents(self) -> dict[str, Any]:
+        snapshots = [
+            {
+                "id": s.id,
+                "frame": int(s.frame),
+                "objects": list(s.objects),
+                "turns": [self.turns[t][1] for t in s.turns],
+            }
+            for s in self.snapshots()
+        ]
+        return {**super().contents(), "snapshots": snapshots}
+
     def retrieve(self, query: Any) -> VisualEvidence:
         categories = self.categories(query)
         facts = self.facts()
@@ -116,11 +109,11 @@ class SnapshotMemory(ObjectMemory):
         images = tuple(s.image for s in kept)
         return VisualEvidence(entries, images, captions, self.transcript(), categories, linked)
 
-    def bind_episode(self, episode: Any) -> None:
+    def bind_episode(self, episode: Any, **context: Any) -> None:
         """As :meth:`VisualMemory.bind_episode`; a linker that reads annotations (``controlled``)
         is bound to ``episode`` too."""
-        super().bind_episode(episode)
-        if hasattr(self.linker, "bind_episode"):
+        super().bind_episode(episode, **context)
+        if self.linker is not None:
             self.linker.bind_episode(episode)
             self._snapshots = None
 
@@ -141,6 +134,7 @@ class SnapshotDialogueMemory(SnapshotMemory):
     """``3dmem`` plus the full transcript."""
 
     with_dialogue = True
+    reads = SnapshotMemory.reads | {"dialogue"}
 
 
 class LinkedSnapshotMemory(SnapshotMemory):
@@ -152,11 +146,16 @@ class LinkedSnapshotMemory(SnapshotMemory):
     """
 
     linker_name = ""
+    reads = SnapshotMemory.reads | {"dialogue", "linker"}
 
     def __init__(self, *, link: Mapping[str, Any] | None = None, **options: Any) -> None:
         super().__init__(**options)
         self.options["link"] = dict(link or {})
         self.linker = build_linker(self.linker_name, self.options["link"], options.get("device", "cpu"))
+
+    @classmethod
+    def option_kwargs(cls, options: Any) -> dict[str, Any]:
+        return {**super().option_kwargs(options), "link": dataclasses.asdict(options.link)}
 
 
 @register_memory("3dmem+clip")
@@ -178,6 +177,7 @@ class ControlledLinkedMemory(LinkedSnapshotMemory):
     """``3dmem`` with dialogue linked by the ground-truth ``controlled`` linker (an intervention)."""
 
     linker_name = "controlled"
+    reads = LinkedSnapshotMemory.reads | {"truth"}
 
 
 @register_memory("3dmem+linked")

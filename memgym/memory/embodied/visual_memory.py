@@ -6,7 +6,10 @@ metres, ``position`` ``(3,)``, ``rotation`` ``(4,)`` and ``text`` (dialogue hear
 lines are kept with the frame they were heard at (``+dialogue`` variants append the transcript
 to their evidence; the lines are kept either way so that linkers can attach them to entries).
 
-Two bindings come from outside the stream:
+A visual memory reads ``frames`` and, with the ``gt`` detector, ``semantic`` images
+(:attr:`~memgym.core.protocols.Memory.reads`; an evaluation renders semantic images only for a
+memory whose ``reads`` name them). :meth:`VisualMemory.from_options` builds one from a DialogMem
+eval config. Two bindings come from outside the stream (the memory protocol's hooks):
 
 * :meth:`bind_episode` -- gives the ``gt`` detector the instance id -> category table of the
   episode's scene (the simulator's semantic annotation, what a perfect detector outputs: a label
@@ -84,6 +87,7 @@ class VisualMemory(Memory, abc.ABC):
     """
 
     with_dialogue: bool = False
+    reads = frozenset({"frames", "semantic"})
 
     def __init__(
         self,
@@ -127,16 +131,35 @@ class VisualMemory(Memory, abc.ABC):
             else Perception(self.detector, self.camera, self.encoder, stride=stride, voxel=voxel, sensor=self.sensor)
         )
         self.reasoner: Reasoner | None = None
+        if not isinstance(self.detector, GroundTruthDetector):  # only the gt detector reads semantic images
+            self.reads = type(self).reads - {"semantic"}
         self.reset()
 
-    @property
-    def needs_semantic(self) -> bool:
-        """Whether formation observations must carry the ``semantic`` image (the ``gt`` detector):
-        an evaluation loop builds its env with ``semantic=True`` for such a memory."""
-        return isinstance(self.detector, GroundTruthDetector)
+    @classmethod
+    def from_options(cls, options: Any) -> VisualMemory:
+        """Built from a DialogMem eval config (:meth:`option_kwargs`)."""
+        return cls(**cls.option_kwargs(options))
+
+    @classmethod
+    def option_kwargs(cls, options: Any) -> dict[str, Any]:
+        """Constructor arguments from an eval config: its ``visual`` options and its formation
+        ``camera``'s field of view, height and depth clip (subclasses add the options they take)."""
+        visual, camera = options.visual, options.camera
+        return {
+            "detector": visual.detector,
+            "perception": visual.perception or "simulated",
+            "noise": visual.noise,
+            "encoder_model": visual.encoder_model or None,
+            "hfov": camera.hfov,
+            "sensor_height": camera.sensor_height,
+            "max_depth": camera.max_depth,
+            "stride": visual.stride,
+            "voxel": visual.voxel,
+            "device": visual.device,
+        }
 
     # ----- bindings ----------------------------------------------------------------------------
-    def bind_episode(self, episode: Any) -> None:
+    def bind_episode(self, episode: Any, **context: Any) -> None:
         """Give a ``gt`` detector the category table of ``episode``'s scene, and an open-vocabulary
         detector without a configured vocabulary the scene's category names (module docstring); simulated
         perception draws its errors for this episode."""
@@ -182,6 +205,18 @@ class VisualMemory(Memory, abc.ABC):
     def transcript(self) -> str:
         """The dialogue lines, in order (empty for variants without dialogue)."""
         return "\n".join(line for _, line in self.turns) if self.with_dialogue else ""
+
+    def contents(self) -> dict[str, Any]:
+        """What the memory itself kept, without images or point clouds:
+
+        | key | memories | entries |
+        | --- | --- | --- |
+        | ``dialogue`` | every visual memory (the lines it keeps, with the frame heard at) | ``{"frame", "text"}`` |
+        | ``frames`` | ``frames`` (and ``+dialogue``) | the formation frame indices it shows the reasoner |
+        | ``objects`` | ``conceptgraph``, ``3dmem`` and their variants | ``{"id", "label", "location" [x, y, z] m, "frames"}`` |
+        | ``snapshots`` | ``3dmem`` and its variants | ``{"id", "frame", "objects", "turns"}`` (linked turn texts) |
+        """
+        return {"dialogue": [{"frame": int(frame), "text": line} for frame, line in self.turns]}
 
     def state_dict(self) -> dict[str, Any]:
         labels = self.detector.labels if isinstance(self.detector, GroundTruthDetector) else {}

@@ -34,6 +34,7 @@ class CoreMemory(Memory):
     """
 
     core: str = "gdn2"
+    reads = frozenset({"audio"})
 
     def __init__(self, model: AMemOpsModel | None = None, config: ModelConfig | None = None) -> None:
         if model is None:

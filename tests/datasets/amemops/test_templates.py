@@ -3,7 +3,7 @@ import pytest
 
 from memgym.datasets.amemops.audio import render_audio
 from memgym.datasets.amemops.config import GAINS_DB, PANS
-from memgym.datasets.amemops.templates import N_TEMPLATES, build_history_stream, template
+from memgym.datasets.amemops.templates import N_TEMPLATES, HistoryCondition, build_history_stream, template
 
 
 def _index(event, attribute):
@@ -19,7 +19,7 @@ def test_192_templates_cover_attribute_latest_pair_and_change():
 @pytest.mark.parametrize("delay", [20, 120])
 @pytest.mark.parametrize("load", ["low", "high"])
 def test_template_timing(tones, delay, load):
-    stream = build_history_stream(37, tones, delay_s=delay, load=load)
+    stream = build_history_stream(37, tones, HistoryCondition(delay_s=delay, load=load))
     assert stream.frames == 4096
     targets = [e for e in stream.events if e.role == "target"]
     assert [(e.onset_frame, e.end_frame) for e in targets] == [(376, 400), (476, 500)]  # 0.96 s, 4 s apart, ends 20 s
@@ -37,9 +37,15 @@ def test_template_timing(tones, delay, load):
 
 
 def test_load_and_delay_keep_identities_and_durations(tones):
-    high20 = [e for e in build_history_stream(8, tones, delay_s=20).events if e.role == "distractor"]
-    high120 = [e for e in build_history_stream(8, tones, delay_s=120).events if e.role == "distractor"]
-    low120 = [e for e in build_history_stream(8, tones, delay_s=120, load="low").events if e.role == "distractor"]
+    high20 = [e for e in build_history_stream(8, tones, HistoryCondition(delay_s=20)).events if e.role == "distractor"]
+    high120 = [
+        e for e in build_history_stream(8, tones, HistoryCondition(delay_s=120)).events if e.role == "distractor"
+    ]
+    low120 = [
+        e
+        for e in build_history_stream(8, tones, HistoryCondition(delay_s=120, load="low")).events
+        if e.role == "distractor"
+    ]
     assert [(e.identity, e.frames, e.recording_id) for e in high20] == [
         (e.identity, e.frames, e.recording_id) for e in high120
     ]
@@ -52,7 +58,7 @@ def test_operations(tones, index):
     other = "pan" if t.attribute == "gain" else "gain"
     answers = set()
     for operation in ("no_update", "updated", "retained"):
-        stream = build_history_stream(index, tones, operation=operation)
+        stream = build_history_stream(index, tones, HistoryCondition(operation=operation))
         earlier, latest = [e for e in stream.events if e.role == "target"]
         assert (_index(latest, "gain"), _index(latest, "pan")) == (t.latest_gain, t.latest_pan)
         same_asked = _index(earlier, t.attribute) == _index(latest, t.attribute)
@@ -69,9 +75,9 @@ def test_operations(tones, index):
 
 
 def test_earlier_controls_preserve_later_audio(tones):
-    full = build_history_stream(3, tones, delay_s=120, operation="updated")
-    omitted = build_history_stream(3, tones, delay_s=120, operation="updated", earlier="omitted")
-    replayed = build_history_stream(3, tones, delay_s=120, operation="updated", earlier="distractor")
+    full = build_history_stream(3, tones, HistoryCondition(delay_s=120, operation="updated"))
+    omitted = build_history_stream(3, tones, HistoryCondition(delay_s=120, operation="updated", earlier="omitted"))
+    replayed = build_history_stream(3, tones, HistoryCondition(delay_s=120, operation="updated", earlier="distractor"))
     assert [e.role for e in omitted.events].count("target") == 1
     first = min((e for e in replayed.events if e.role == "distractor"), key=lambda e: e.onset_frame)
     swapped = next(e for e in replayed.events if e.onset_frame == 376)
@@ -90,8 +96,8 @@ def test_earlier_controls_preserve_later_audio(tones):
 
 
 def test_fixed_recordings_in_templates(tones):
-    stream = build_history_stream(11, tones, recordings="fixed", earlier="omitted")
-    full = build_history_stream(11, tones, recordings="fixed")
+    stream = build_history_stream(11, tones, HistoryCondition(recordings="fixed", earlier="omitted"))
+    full = build_history_stream(11, tones, HistoryCondition(recordings="fixed"))
     target = stream.items[0].annotations["identity"]
     recs = {e.recording_id for e in full.events if e.identity == target}
     assert len(recs) == 1 and {e.recording_id for e in stream.events if e.identity == target} == recs

@@ -121,7 +121,7 @@ def test_vctk_reader_names_missing_parts(tmp_path):
 def test_vctk_speakers_become_the_voice_bank(tmp_path):
     from memgym.backends.tts import TTSConfig
     from memgym.core.errors import ConfigError
-    from memgym.datasets.voxmem.build import VoxMemConfig, voice_bank
+    from memgym.datasets.voxmem.config import VoxMemConfig, voice_bank
 
     _vctk_fixture(tmp_path)
     (voice,) = voice_bank(VoxMemConfig(tts=TTSConfig(kind="hf"), vctk_root=str(tmp_path)))

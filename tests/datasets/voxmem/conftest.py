@@ -6,7 +6,8 @@ import pytest
 
 from memgym.backends.asr import ASRConfig
 from memgym.core.protocols import Reasoner
-from memgym.datasets.voxmem.build import VoxMemBuilder, VoxMemConfig
+from memgym.datasets.voxmem.build import VoxMemBuilder
+from memgym.datasets.voxmem.config import VoxMemConfig
 
 SMALL_CELLS = ("semantics/TET", "semantics/AR", "speaker/IE", "speaker/AR", "sound/IE", "sound/AR")
 """A source cell then its AR cell for three evidence types: drop_context, drop_cue and revoice edits."""

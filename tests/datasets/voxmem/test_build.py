@@ -8,7 +8,8 @@ import json
 import pytest
 
 from memgym.core.episode import Dataset
-from memgym.datasets.voxmem.build import VoxMemBuilder, VoxMemConfig
+from memgym.datasets.voxmem.build import VoxMemBuilder
+from memgym.datasets.voxmem.config import VoxMemConfig
 
 
 def test_build_writes_manifest_audio_and_qc(small_build):

@@ -13,13 +13,13 @@ BUILD = """
 import sys
 from memgym.backends.asr import ASRConfig
 from memgym.datasets.speech.voices import espeak_voice_bank
-from memgym.datasets.voxmem import build
+from memgym.datasets.voxmem import build, config
 
 breathy = [v for v in espeak_voice_bank() if v.name.split("+")[1] in ("f2", "f3", "f5")]  # breath-noise variants
 assert len(breathy) == 3
-build.espeak_voice_bank = lambda: breathy
-config = build.VoxMemConfig(items=1, budgets=("4k",), out=sys.argv[1], asr=ASRConfig(kind="none"))
-build.VoxMemBuilder(config).build()
+config.espeak_voice_bank = lambda: breathy
+settings = config.VoxMemConfig(items=1, budgets=("4k",), out=sys.argv[1], asr=ASRConfig(kind="none"))
+build.VoxMemBuilder(settings).build()
 """
 
 

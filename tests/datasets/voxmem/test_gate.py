@@ -10,7 +10,8 @@ from memgym.backends.asr import ASRConfig
 from memgym.backends.asr.base import ASRBackend
 from memgym.core.episode import Dataset
 from memgym.datasets.voxmem import qc
-from memgym.datasets.voxmem.build import VoxMemBuilder, VoxMemConfig
+from memgym.datasets.voxmem.build import VoxMemBuilder
+from memgym.datasets.voxmem.config import VoxMemConfig
 
 CONFIG = dict(items=2, cells=("paralinguistic/IE", "sound/IE"), budgets=("4k",), asr=ASRConfig(kind="none"))
 

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from memgym.datasets.voxmem.oracle import answer_query, transcript_candidates
-from memgym.datasets.voxmem.plans import derive_refusal, plan_item, refusal_edit
+from memgym.datasets.voxmem.plans import plan_item
+from memgym.datasets.voxmem.refusal import derive_refusal, refusal_edit
 from memgym.datasets.voxmem.taxonomy import CELLS, REFUSAL, SUBTYPES
 
 SOUNDS = ["dog", "rain", "siren", "clock_alarm", "vacuum_cleaner", "thunderstorm"]
@@ -65,10 +66,13 @@ def test_oracle_detects_an_alternative_answer():
 
 def test_users_key_sets_the_users_of_every_plan(tmp_path):
     from memgym.core.errors import ConfigError
-    from memgym.datasets.voxmem.build import VoxMemBuilder, VoxMemConfig
+    from memgym.datasets.voxmem.build import VoxMemBuilder
+    from memgym.datasets.voxmem.config import VoxMemConfig
 
     builder = VoxMemBuilder(VoxMemConfig(items=30, users=5, out=str(tmp_path)))
-    plans = [builder.plan(i, 0, word=False) for i, cell in enumerate(builder.layout()[0]) if cell[1] != "AR"]
+    plans = [
+        builder.items.plan(i, 0, word=False) for i, cell in enumerate(builder.items.layout()[0]) if cell[1] != "AR"
+    ]
     assert all(p.users == ("u0", "u1", "u2", "u3", "u4") for p in plans)
     assert {s.fact.speaker for p in plans for s in p.sessions} == set(plans[0].users)
     size = len(builder.voice_bank)

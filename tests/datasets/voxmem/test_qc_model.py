@@ -12,7 +12,8 @@ from memgym.core.episode import Dataset
 from memgym.core.errors import ConfigError
 from memgym.core.protocols import Reasoner
 from memgym.core.seeding import config_hash
-from memgym.datasets.voxmem.build import VoxMemBuilder, VoxMemConfig
+from memgym.datasets.voxmem.build import VoxMemBuilder
+from memgym.datasets.voxmem.config import VoxMemConfig
 from memgym.datasets.voxmem.qc_model import ModelQC
 
 

@@ -10,10 +10,12 @@ import pytest
 from memgym.core.episode import Dataset
 from memgym.core.errors import ConfigError
 from memgym.core.records import read_jsonl
-from memgym.datasets.voxmem.build import VoxMemBuilder, VoxMemConfig
+from memgym.datasets.voxmem.build import VoxMemBuilder
+from memgym.datasets.voxmem.config import VoxMemConfig
 from memgym.datasets.voxmem.oracle import answer_query
-from memgym.datasets.voxmem.plans import derive_refusal, plan_item, refusal_edit
+from memgym.datasets.voxmem.plans import plan_item
 from memgym.datasets.voxmem.records import Plan, Query, SessionFact, SessionPlan
+from memgym.datasets.voxmem.refusal import derive_refusal, refusal_edit
 from memgym.datasets.voxmem.taxonomy import REFUSAL
 from memgym.datasets.voxmem.writing import replace_phrase
 
@@ -65,14 +67,14 @@ def test_ar_items_reuse_their_sources_history_and_edit_only_the_evidence_words_k
 
 def test_every_ar_item_gets_its_own_source_item_of_the_same_evidence(tmp_path):
     builder = VoxMemBuilder(VoxMemConfig(items=90, out=str(tmp_path)))
-    schedule, sources = builder.layout()
+    schedule, sources = builder.items.layout()
     ars = [i for i, cell in enumerate(schedule) if cell[1] == "AR"]
     assert sorted(sources) == ars and len(set(sources.values())) == len(ars) == 24
     for index, source in sources.items():
         assert schedule[source][0] == schedule[index][0] and schedule[source][1] != "AR"
-        assert refusal_edit(builder.plan(source, 0, word=False)) is not None
+        assert refusal_edit(builder.items.plan(source, 0, word=False)) is not None
     # a subtype is switched only where needed: 15 items leave speaker IE as its only refusable source
-    raw = builder.schedule()
+    raw = builder.items.schedule()
     assert [i for i in range(90) if raw[i] != schedule[i]] == [3] and schedule[3] == ("speaker", "IE", "cue_to_fact")
 
 
@@ -80,7 +82,7 @@ def test_ar_item_without_a_possible_source_is_a_config_error(tmp_path):
     with pytest.raises(
         ConfigError, match=r"speaker/AR.*no speaker item left.*speaker/IE \(cue_to_fact\), speaker/MSR \(comparing\)"
     ):
-        VoxMemBuilder(VoxMemConfig(items=2, cells=("speaker/TET", "speaker/AR"), out=str(tmp_path))).layout()
+        VoxMemBuilder(VoxMemConfig(items=2, cells=("speaker/TET", "speaker/AR"), out=str(tmp_path))).items.layout()
 
 
 def test_counting_items_yield_refusals_where_the_premise_can_be_removed():

@@ -108,7 +108,8 @@ class FakeLLM(Reasoner):
 def test_builder_with_llm_writer_and_reworded_questions(tmp_path):
     from memgym.backends.asr import ASRConfig
     from memgym.core.episode import Dataset
-    from memgym.datasets.voxmem.build import VoxMemBuilder, VoxMemConfig
+    from memgym.datasets.voxmem.build import VoxMemBuilder
+    from memgym.datasets.voxmem.config import VoxMemConfig
 
     config = VoxMemConfig(items=2, budgets=("4k",), out=str(tmp_path), writer="llm", asr=ASRConfig(kind="none"))
     folder = VoxMemBuilder(config, reasoner=FakeLLM()).build()

@@ -1,0 +1,144 @@
+"""``memgym generate voxmem`` settings (:class:`VoxMemConfig`), the user voices a config names and
+budget parsing."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Literal
+
+from memgym.backends.asr import ASRConfig
+from memgym.backends.tts import TTSConfig
+from memgym.backends.tts.base import Voice
+from memgym.core.errors import ConfigError
+from memgym.core.executors import executor_field
+from memgym.core.seeding import ADDED_FIELD
+from memgym.datasets.sources.factory import LibraryConfig
+from memgym.datasets.speech.vctk import VCTKCorpus
+from memgym.datasets.speech.voices import espeak_voice_bank, named_voice_bank
+
+DEFAULT_SOUND_CLASSES: tuple[str, ...] = (
+    "airplane", "car_horn", "chainsaw", "chirping_birds", "church_bells", "clock_alarm", "clock_tick",
+    "crackling_fire", "crickets", "dog", "door_wood_knock", "engine", "footsteps", "hand_saw", "helicopter",
+    "keyboard_typing", "pouring_water", "rain", "rooster", "sea_waves", "siren", "thunderstorm", "toilet_flush",
+    "train", "vacuum_cleaner", "washing_machine", "water_drops", "wind",
+)  # fmt: skip
+"""Background sounds (traffic, alarms, machinery, household, weather, animals); no human vocal sounds."""
+
+
+@dataclasses.dataclass(frozen=True)
+class VoxMemConfig:
+    """Configuration of ``memgym generate voxmem``."""
+
+    items: int = dataclasses.field(default=15, metadata={"help": "number of items (cycling over the cells)", "min": 1})
+    cells: tuple[str, ...] = dataclasses.field(
+        default=(),
+        metadata={
+            "help": "cells to build, e.g. [speaker/IE,sound/IE,sound/AR] (AR needs a source cell); empty = all 15"
+        },
+    )
+    budgets: tuple[str, ...] = dataclasses.field(
+        default=("8k", "16k", "32k", "64k"), metadata={"help": "context budgets (8k = 8192 tokens)"}
+    )
+    seed: int = dataclasses.field(default=0, metadata={"help": "dataset seed"})
+    out: str = dataclasses.field(default="runs/voxmem/dataset", metadata={"help": "output dataset folder"})
+    tts: TTSConfig = dataclasses.field(default_factory=TTSConfig, metadata={"help": "speech synthesis backend"})
+    library: LibraryConfig = dataclasses.field(
+        default_factory=LibraryConfig, metadata={"help": "environmental sound library (synthetic_env or esc50)"}
+    )
+    sound_classes: tuple[str, ...] = dataclasses.field(
+        default=DEFAULT_SOUND_CLASSES, metadata={"help": "sound classes used as background sounds"}
+    )
+    snr_db: float = dataclasses.field(
+        default=15.0, metadata={"help": "speech-to-sound SNR in dB on the speech's active region (see docs/voxmem.md)"}
+    )
+    users: int = dataclasses.field(default=3, metadata={"help": "users per history (distinct voices)", "min": 1})
+    writer: Literal["template", "llm"] = dataclasses.field(
+        default="template", metadata={"help": "dialogue writer: template (offline) or llm (needs reasoner)"}
+    )
+    reasoner: str = dataclasses.field(default="", metadata={"help": "registered reasoner name for writer=llm"})
+    qc_reasoner: str = dataclasses.field(
+        default="", metadata={"help": "registered reasoner answering from transcripts only (QC report); empty = off"}
+    )
+    vctk_root: str = dataclasses.field(
+        default="", metadata={"help": "VCTK folder: user voices are VCTK speakers (tts.kind openai or hf)"}
+    )
+    filler_path: str = dataclasses.field(
+        default="", metadata={"help": "InstructS2S JSON/JSONL file or folder; empty = generated fillers"}
+    )
+    tokenizer: str = dataclasses.field(
+        default="gpt2-pretok", metadata={"help": "text tokenizer: gpt2-pretok or hf:<local folder>"}
+    )
+    max_session_reuse: int = dataclasses.field(
+        default=4, metadata={"help": "most items whose histories may share one session"}
+    )
+    haystacks_per_level: int = dataclasses.field(
+        default=2,
+        metadata={
+            "help": "haystacks added at every budget level (borrowed from items on the same topic family, else written)"
+        },
+    )
+    length_control: Literal["none", "fixed_competition"] = dataclasses.field(
+        default="none",
+        metadata={
+            "help": "none: every budget level adds same-subject haystacks; fixed_competition: only the first "
+            "(smallest) budget does, longer histories add other-subject haystacks and fillers only",
+            **ADDED_FIELD,
+        },
+    )
+    refusal_scope: Literal["words_kept", "every_subtype"] = dataclasses.field(
+        default="words_kept",
+        metadata={
+            "help": "answer refusal: words_kept (audio-native items refused only by removing their tone, sound or "
+            "voice link) or every_subtype (also by removing the evidence's subject, so every IE/MSR/TET subtype "
+            "yields AR items; those are visible in the transcript)",
+            **ADDED_FIELD,
+        },
+    )
+    filler_cue_rate: float = dataclasses.field(default=0.2, metadata={"help": "share of filler sessions with a cue"})
+    filler_sound_rate: float = dataclasses.field(default=0.3, metadata={"help": "share of filler sessions with sound"})
+    max_revisions: int = dataclasses.field(default=2, metadata={"help": "redraws of an item that fails QC"})
+    asr: ASRConfig = dataclasses.field(
+        default_factory=ASRConfig,
+        metadata={"help": "speech recogniser of the QC intelligibility gate (asr.kind=none: no gate)"},
+    )
+    qc_model: str = dataclasses.field(
+        default="",
+        metadata={
+            "help": "QC-1 model pass over evidence sessions: '' (off), offline (recogniser + signal measurements), "
+            "or an audio LM spec (hf_audio:<folder>, openai:<model>@<url>)",
+            **ADDED_FIELD,
+        },
+    )
+    executor: Literal["local", "ray"] = executor_field(
+        "local only: items build on earlier items' sessions (ray is refused; eval voxmem takes it)"
+    )
+
+
+def voice_bank(config: VoxMemConfig) -> list[Voice]:
+    """The user voices: eSpeak's embedded bank, the backend's named voices, or VCTK speakers.
+
+    With ``vctk_root`` each voice is one VCTK speaker carrying a reference recording; for ``hf``
+    models its name is the speaker's index in ``speaker-info.txt`` order (the speaker id of
+    multi-speaker models trained on VCTK), for ``openai`` the VCTK id (``p225``).
+    """
+    kind = config.tts.kind
+    if config.vctk_root:
+        if kind == "espeak":
+            raise ConfigError("vctk_root needs tts.kind=openai or tts.kind=hf (eSpeak cannot speak VCTK voices)")
+        corpus = VCTKCorpus(config.vctk_root)
+        order = sorted(corpus.speakers)
+        voices = corpus.voices(kind)
+        return [dataclasses.replace(v, name=str(order.index(v.name))) for v in voices] if kind == "hf" else voices
+    return espeak_voice_bank() if kind == "espeak" else named_voice_bank(kind, config.tts.voices)
+
+
+def parse_budget(text: str) -> int:
+    """``"8k"`` -> 8192, ``"8192"`` -> 8192."""
+    raw = str(text).strip().lower()
+    try:
+        value = int(float(raw[:-1]) * 1024) if raw.endswith("k") else int(raw)
+    except ValueError:
+        raise ConfigError(f"budgets: '{text}' is not a token count like 8k or 8192") from None
+    if value <= 0:
+        raise ConfigError(f"budgets: '{text}' must be positive")
+    return value

@@ -1,0 +1,361 @@
+"""``memgym eval dialogmem``: each memory played on the dataset's episodes, then compared.
+
+Resumable through :class:`~memgym.core.results.RunStore`: for each memory of ``memories=[...]``
+(or the one ``memory=``), built by its :meth:`~memgym.core.protocols.Memory.from_options`, each
+episode is played in ``memgym/DialogMem-v0`` (made with ``gymnasium.make``) by a
+:class:`~memgym.agents.reasoner_agent.ReasonerAgent` through the agents' one loop
+(:func:`memgym.agents.agent.run_episode`); one result row per item, appended as it finishes.
+Formation frames are rendered 16 poses to a ray cast through a frame cache
+(:mod:`memgym.sensors.frame_cache`), so the memories after the first reuse them: within the
+process while they fit in its 512 MiB, or across memories and runs from ``frame_cache=DIR``.
+A reasoner or judge failure, an episode with dangling ids or a duplicated episode id becomes an
+``error`` row and the run goes on; a re-run retries the items that failed. Once the tables are
+written, the CLI ends an eval in which every item of a memory failed with an error and one in
+which some failed with a warning line (:mod:`memgym.core.outcome`). Layout of
+``RUNS/eval-dialogmem/NAME/`` (``NAME``: ``name=`` or the hash of the config without the memory
+names)::
+
+    <memory>/           one RunStore per memory: results.jsonl, results.md (tables by task and
+                        content type), config.yaml (with memory=<memory>), judge_cache.jsonl,
+                        links.json (snapshot memories: link counts per episode, :class:`LinkLog`),
+                        map.json (object memories: instance merges/splits per episode, :func:`measure_map`),
+                        memory.jsonl (``save_memory=true``: what the memory held after each
+                        episode's formation, :meth:`~memgym.core.protocols.Memory.contents`)
+    comparison.md       every memory side by side, with bootstrap intervals
+    comparison.csv      the same, long form
+    comparison.png      grouped bars per memory (navigation; QA per content type)
+
+``executor=ray`` (``ray_address=``, ``workers=``) plays the episodes on Ray workers
+(:mod:`memgym.core.executors`, docs/scaling.md); this process writes the same files in the same
+order. ``sweep=link_quality`` runs the linking diagnosis instead
+(:mod:`memgym.pipelines.dialogmem.link_sweep`, dispatched by the benchmark). Each memory's store
+is hashed without the list of memories, so adding a memory to the list and running again
+evaluates only the new one. Result rows carry the item annotations as columns (``content_type``,
+``verbalised`` and ``updated`` for QA; ``content_type``, ``cue_updated`` and ``updated``
+(= ``cue_updated``) for navigation); see :mod:`memgym.pipelines.dialogmem.comparison`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import gymnasium
+import numpy as np
+from tqdm import tqdm
+
+from memgym.agents.agent import ItemAnswer
+from memgym.backends.config import build_reasoner
+from memgym.backends.errors import ReasonerError
+from memgym.backends.throughput import record_counts, take_throughput
+from memgym.core.benchmark import JobArgs
+from memgym.core.config import load_config
+from memgym.core.episode import TaskItem
+from memgym.core.errors import ConfigError, RecordError
+from memgym.core.executors import run_ordered
+from memgym.core.paths import require_file
+from memgym.core.protocols import Memory
+from memgym.core.records import from_json
+from memgym.core.registry import MEMORIES
+from memgym.core.results import RunStore, aggregate, to_markdown
+from memgym.core.seeding import config_hash
+from memgym.core.textfiles import text_lines
+from memgym.datasets.dialogmem.episode import DialogMemEpisode
+from memgym.memory.embodied.ground_truth import LinkCounts
+from memgym.pipelines.dialogmem.comparison import write_comparison
+from memgym.pipelines.dialogmem.eval_config import DialogMemEvalConfig, embodied_memory, store_config
+from memgym.pipelines.dialogmem.memory_measures import (
+    MAP_FILE,
+    EpisodeTable,
+    LinkLog,
+    Localisation,
+    measure_links,
+    measure_map,
+)
+
+
+def load_episodes(path: Path) -> tuple[list[DialogMemEpisode], list[tuple[str, dict[str, Any]]]]:
+    """Episodes of a dataset file plus error rows for unusable ones (duplicates, dangling ids)."""
+    require_file(path, "dataset", "a .jsonl file", hint="run 'memgym generate dialogmem' first", error=RecordError)
+    episodes, errors, seen = [], [], set()
+    for number, line in text_lines(path):
+        if not line.strip():
+            continue
+        episode = from_json(line, where=f"{path}:{number}")
+        if not isinstance(episode, DialogMemEpisode):
+            errors.append((f"line{number}", {"error": f"{path}:{number}: not a dialogmem.episode record"}))
+            continue
+        if episode.episode_id in seen:
+            errors.append(
+                (
+                    f"{episode.episode_id}@line{number}",
+                    {"episode_id": episode.episode_id, "error": f"{path}:{number}: duplicated episode id"},
+                )
+            )
+            continue
+        seen.add(episode.episode_id)
+        try:
+            episode.check()
+        except RecordError as exc:
+            errors += [
+                (i.item_id, {"episode_id": episode.episode_id, "item_id": i.item_id, "error": str(exc)})
+                for i in episode.items
+            ]
+            continue
+        episodes.append(episode)
+    if not episodes and not errors:
+        raise RecordError(f"dataset {path} holds no episodes")
+    return episodes, errors
+
+
+def item_key(episode: DialogMemEpisode, item: TaskItem) -> str:
+    """Result key of an item: ``episode_id|item_id`` (unique even if item ids repeat across episodes)."""
+    return f"{episode.episode_id}|{item.item_id}"
+
+
+def evaluate(args: JobArgs) -> Path:
+    """Evaluate each memory with the reasoner on a dataset and compare them (module docstring);
+    returns the run folder (``RUNS/eval-dialogmem/NAME``).
+
+    Raises:
+        ConfigError: ``sweep`` is set (the sweep is :func:`memgym.pipelines.dialogmem.link_sweep.sweep`;
+            ``memgym eval dialogmem`` picks it).
+    """
+    config = load_config(DialogMemEvalConfig, path=args.config_path, overrides=args.overrides)
+    if config.sweep:
+        raise ConfigError("sweep=link_quality runs through 'memgym eval dialogmem' or link_sweep.sweep(args)")
+    names = config.memory_names()
+    episodes, errors = load_episodes(Path(config.dataset))
+    if config.max_episodes:
+        episodes = episodes[: config.max_episodes]
+    shared = dataclasses.replace(config, memory="", memories=())
+    folder_name = config.name or config_hash(shared)
+    rows, stores = {}, []
+    for name in names:
+        # each memory is its own resumable store, hashed without the list: adding a memory to
+        # memories=[...] later reuses the results of the others
+        memory_config = store_config(dataclasses.replace(config, memory=name, memories=()))
+        store = RunStore.open(args.runs_dir, "eval-dialogmem", memory_config, name=f"{folder_name}/{name}")
+        evaluate_memory(memory_config, store, episodes, errors, args.progress)
+        rows[name] = store.rows()
+        stores.append(store)
+    folder = Path(args.runs_dir) / "eval-dialogmem" / folder_name
+    maps = {name: EpisodeTable(store.folder / MAP_FILE).load() for name, store in zip(names, stores)}
+    write_comparison(folder, rows, seed=config.bootstrap_seed, n_resamples=config.bootstrap_resamples, maps=maps)
+    links = {name: LinkLog(store.folder / "links.json").total() for name, store in zip(names, stores)}
+    lines = [f"- {n}: {c.quality or 0.0:.1f}% ({c.correct} of {c.linkable})" for n, c in links.items() if c.turns]
+    if lines:  # snapshot memories: the share of linkable turns linked to a snapshot showing their object
+        with (folder / "comparison.md").open("a", encoding="utf-8") as handle:
+            handle.write("\nLink quality (linkable turns linked to a snapshot showing an object they refer to):\n\n")
+            handle.write("\n".join(lines) + "\n")
+    return folder
+
+
+def build_memory(config: DialogMemEvalConfig) -> Memory:
+    """``config.memory`` built from the eval's options (:meth:`Memory.from_options`: a visual memory
+    reads ``config.visual``, ``config.link`` and the formation ``camera``; others take none)."""
+    embodied_memory(config.memory)
+    return MEMORIES.get(config.memory).from_options(config)
+
+
+def qa_scorers(config: DialogMemEvalConfig, cache_path: Path | None) -> dict[str, Any]:
+    """``{"qa": LLM-match scorer}`` for ``qa_scorer=llm_match`` (judge ratings cached at
+    ``cache_path``; None: in memory), else ``{}`` (the env's token F1)."""
+    from memgym.tasks.llm_match import JudgeCache, LLMMatchScorer
+
+    if config.qa_scorer != "llm_match":
+        return {}
+    if config.judge.backend == "structured":
+        raise ConfigError("qa_scorer=llm_match needs judge.backend=hf or openai with judge.model set")
+    judge = build_reasoner(config.judge)
+    cache = JudgeCache(cache_path) if cache_path is not None else None
+    return {"qa": LLMMatchScorer(judge, config.judge.identity(), cache, config.judge.max_new_tokens)}
+
+
+def build_env(config: DialogMemEvalConfig, memory: Memory, scorers: dict[str, Any]) -> gymnasium.Env:
+    """``memgym/DialogMem-v0`` evaluating ``memory`` (semantic frames when its ``reads`` name them)."""
+    import gymnasium
+
+    from memgym.envs.dialogmem_env import DialogMemEnvConfig
+
+    env_config = DialogMemEnvConfig(
+        camera=config.camera,
+        execute_navigation=config.execute_navigation,
+        semantic="semantic" in memory.reads,
+        frame_cache=config.frame_cache,
+    )
+    return gymnasium.make("memgym/DialogMem-v0", config=env_config, scorers=scorers)
+
+
+def evaluate_memory(
+    config: DialogMemEvalConfig,
+    store: RunStore,
+    episodes: list[DialogMemEpisode],
+    errors: list[tuple[str, dict[str, Any]]],
+    progress: bool,
+    only: set[str] | None = None,
+) -> None:
+    """Play every pending item of ``episodes`` (those whose :func:`item_key` is in ``only``, when
+    given) with ``config.memory`` into ``store`` (on ``config.executor``, one episode per task);
+    write its tables. The tokens and seconds of the reasoner's and judge's replies go to the run's
+    ``environment.json`` after each episode."""
+    for key, row in errors:
+        if key not in store.recorded_keys() and (only is None or key in only):
+            store.append(key, row)
+    done = store.done_keys()
+    work = []
+    for episode in episodes:
+        chosen = [i for i in episode.items if only is None or item_key(episode, i) in only]
+        pending = frozenset(i.item_id for i in chosen if item_key(episode, i) not in done)
+        if pending:
+            work.append((episode.episode_id, (episode, pending)))
+    # Ray workers do not write the run folder: their judge ratings are cached in memory only
+    cache = store.folder / "judge_cache.jsonl" if config.executor == "local" else None
+    links = LinkLog(store.folder / "links.json")
+    played = run_ordered(config, functools.partial(EpisodePlayer, config, cache), work)
+    for episode_id, results in tqdm(played, total=len(work), desc=f"episodes ({config.memory})", disable=not progress):
+        store.append_many(results.rows)
+        record_counts(store, results.throughput)
+        if results.links is not None:
+            links.save(episode_id, results.links)
+        if results.map is not None:
+            EpisodeTable(store.folder / MAP_FILE).save(episode_id, results.map)
+        if results.memory is not None:
+            with (store.folder / "memory.jsonl").open("a", encoding="utf-8") as handle:
+                handle.write(json.dumps(results.memory) + "\n")
+    write_tables(store)
+
+
+class EpisodeResults:
+    """What playing one episode produced: ``rows`` (``(key, row)`` per scored item), the memory's
+    ``links`` (snapshot memories) and ``map`` (object memories), with ``save_memory`` its
+    ``memory`` contents after use, and the models' ``throughput`` (:func:`take_throughput`)."""
+
+    def __init__(self) -> None:
+        self.rows: list[tuple[str, dict[str, Any]]] = []
+        self.links: LinkCounts | None = None
+        self.map: dict[str, int] | None = None
+        self.memory: dict[str, Any] | None = None
+        self.throughput: dict[str, dict[str, Any]] = {}
+
+
+class EpisodePlayer:
+    """Plays ``(episode, item ids to score)`` with ``config.memory`` and the reasoner in
+    ``memgym/DialogMem-v0``; returns its :class:`EpisodeResults`. Judge ratings are cached in
+    ``judge_cache`` (None: in memory)."""
+
+    def __init__(self, config: DialogMemEvalConfig, judge_cache: Path | None) -> None:
+        from memgym.agents.reasoner_agent import ReasonerAgent
+
+        memory = build_memory(config)
+        scorers = qa_scorers(config, judge_cache)
+        reasoner = build_reasoner(config.reasoner)
+        self.save_memory = config.save_memory
+        self.env = build_env(config, memory, scorers)
+        self.agent = ReasonerAgent(memory, reasoner, config.reasoner.max_new_tokens, config.answer_tokens)
+        self.models = {"reasoner": reasoner, "judge": getattr(scorers.get("qa"), "judge", None)}
+
+    def __call__(self, job: tuple[DialogMemEpisode, frozenset[str]]) -> EpisodeResults:
+        from memgym.agents.agent import run_episode
+
+        episode, pending = job
+        results = EpisodeResults()
+
+        def formed(agent: Any) -> None:  # measures of the formed memory, before the use phase
+            results.map = measure_map(episode, agent.memory)
+            results.links = formed_links(episode, agent)
+
+        played = run_episode(
+            self.env,
+            self.agent,
+            episode=episode,
+            options={"score_items": set(pending)},
+            answer_errors=(ReasonerError,),
+            after_formation=formed,
+        )
+        results.rows = item_rows(episode, played.answers, Localisation(episode, self.agent.memory))
+        if self.save_memory:  # after use: snapshot memories are linked by then
+            results.memory = {"episode_id": episode.episode_id, **self.agent.memory.contents()}
+        results.throughput = take_throughput(self.models)
+        return results
+
+
+def formed_links(episode: DialogMemEpisode, agent: Any) -> LinkCounts | None:
+    """Bind the agent's reasoner to its formed memory (linkers may consult it) and measure the
+    memory's links from ``episode``'s annotations; None for a memory without snapshots."""
+    agent.memory.bind_reasoner(agent.reasoner)
+    return None if agent.memory.snapshots() is None else measure_links(episode, agent.memory)
+
+
+def item_rows(
+    episode: DialogMemEpisode, answers: Sequence[ItemAnswer], located: Localisation
+) -> list[tuple[str, dict[str, Any]]]:
+    """``(key, row)`` of each scored item of ``episode`` from the loop's ``answers`` (one per item,
+    in order; items the env did not score are left out)."""
+    return [
+        (item_key(episode, item), item_row(episode, item, answer, located))
+        for item, answer in zip(episode.items, answers)
+        if answer.answered
+    ]
+
+
+def item_row(episode: DialogMemEpisode, item: TaskItem, answer: ItemAnswer, located: Localisation) -> dict[str, Any]:
+    """The result row of one answered item: its annotations, the prediction and the env's score
+    (an answer error: the message, no reward and no metrics)."""
+    action, error = answer.action, answer.error
+    row: dict[str, Any] = {
+        "episode_id": episode.episode_id,
+        "item_id": item.item_id,
+        "task": item.task,
+        "prompt": item.prompt,
+        "reference": item.answer if item.task == "qa" else item.answer.get("object_id"),
+        "prediction": action.get("text", "") if error is None else None,
+        **{k: v for k, v in item.annotations.items() if k not in ("evidence_turns",)},
+        **answer.score,
+    }
+    if item.task == "navigation":  # the slices of the comparison: an identifying cue was updated
+        row["updated"] = bool(item.annotations.get("cue_updated", False))
+    if item.task == "navigation" and error is None:
+        row["predicted_position"] = np.asarray(action["position"], float).round(3).tolist()
+        row.update(located.of(item, action))
+    if error is not None:
+        row.update({"error": error, "reward": None})
+        for metric in ("geodesic_success", "execution_success", "spl", "token_f1", "llm_match"):
+            row.pop(metric, None)
+    return row
+
+
+METRICS = ("geodesic_success", "execution_success", "spl", "llm_match", "token_f1")
+
+
+def write_tables(store: RunStore) -> Path:
+    """``results.md``: metrics by task and content type, and QA by verbalised / updated."""
+    rows = [r for r in store.rows() if "task" in r]
+    present = [m for m in METRICS if any(r.get(m) is not None for r in rows)]
+    percent = [
+        {**r, **{m: 100.0 * r[m] if m != "llm_match" and r.get(m) is not None else r.get(m) for m in present}}
+        for r in rows
+    ]
+    errors = sum(1 for r in store.rows() if r.get("error"))
+    counts = LinkLog(store.folder / "links.json").total()
+    parts = [
+        "## overall\n",
+        to_markdown(aggregate(percent, ["task"], present)),
+        "## by content type\n",
+        to_markdown(aggregate(percent, ["task", "content_type"], present)),
+    ]
+    qa = [r for r in percent if r["task"] == "qa"]
+    qa_metrics = [m for m in ("llm_match", "token_f1") if m in present]
+    if qa and qa_metrics:
+        parts += ["## QA by verbalised / updated\n", to_markdown(aggregate(qa, ["verbalised", "updated"], qa_metrics))]
+    if counts.turns:
+        parts.append(
+            f"\nLink quality: {counts.quality or 0.0:.1f}% ({counts.correct} of {counts.linkable} linkable turns "
+            f"linked to a snapshot showing an object they refer to; {counts.linked} of {counts.turns} turns linked).\n"
+        )
+    parts.append(f"\n{errors} item(s) with errors (see results.jsonl, column 'error'). Scores are percentages.\n")
+    return store.write_text("results.md", "\n".join(parts))

@@ -1,0 +1,76 @@
+"""What a claim is: one paper finding that memgym's run folders can measure (:class:`Claim`).
+
+A claim names the effect it is about (which systems, which items, which statistic), the paper's
+figure, the verdict rule (:mod:`.verdicts`: ``positive`` or ``flat`` within ``margin`` pp) and the
+minimum number of paired units below which it stays undecided. ``measure`` turns the tidy rows of
+every run given (:class:`Tables`) into a :class:`Measured` effect, or into the text of the run that
+would measure it.
+
+The claims themselves: :mod:`.dialogmem_claims`, :mod:`.voxmem_claims`, :mod:`.amemops_claims`,
+gathered in :data:`memgym.pipelines.findings.claims.CLAIMS`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from memgym.pipelines.findings import measures as m
+from memgym.pipelines.findings.runs import RunFolder, amemops_rows, dialogmem_rows, voxmem_rows
+from memgym.pipelines.findings.verdicts import ClaimKind, Effect
+
+
+@dataclasses.dataclass(frozen=True)
+class Tables:
+    """Tidy rows of every run read (:mod:`.runs`), per benchmark."""
+
+    dialogmem: list[dict[str, Any]]
+    voxmem: list[dict[str, Any]]
+    amemops: list[dict[str, Any]]
+
+    @classmethod
+    def of(cls, runs: Sequence[RunFolder]) -> Tables:
+        return cls(dialogmem_rows(runs), voxmem_rows(runs), amemops_rows(runs))
+
+
+@dataclasses.dataclass(frozen=True)
+class Measured:
+    """A measured effect, what it compared (``ours``) and the run folders it came from."""
+
+    effect: Effect
+    ours: str
+    runs: tuple[str, ...]
+
+
+Outcome = Measured | str
+"""A measurement, or why there is none and which run would give it."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Claim:
+    """One paper finding (module docstring)."""
+
+    id: str
+    benchmark: str
+    sentence: str
+    paper: str
+    kind: ClaimKind
+    measure: Callable[[Tables], Outcome]
+    margin: float = 5.0
+    min_items: int = 30
+    paper_effect: float | None = None
+    """The paper's effect in pp where it states one (drawn beside ours in the figure)."""
+
+
+def runs_of(rows: Sequence[dict[str, Any]], *systems: str) -> tuple[str, ...]:
+    """The run folders of ``rows`` that hold any of ``systems`` (sorted)."""
+    return tuple(sorted({r["run"] for r in rows if r.get("system", r.get("model")) in systems}))
+
+
+def mean_text(rows: Sequence[dict[str, Any]], system: str, where: m.Select) -> str:
+    """``system``'s mean item score over the rows passing ``where``, as text (``-`` without items)."""
+    scores = list(m.item_scores(rows, system, where).values())
+    return f"{np.mean(scores):.1f}" if scores else "-"

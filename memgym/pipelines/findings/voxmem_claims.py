@@ -1,0 +1,132 @@
+"""The VoxMem findings (:class:`~memgym.pipelines.findings.claim.Claim` each)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from memgym.pipelines.findings import measures as m
+from memgym.pipelines.findings.claim import Claim, Measured, Outcome, Tables, mean_text, runs_of
+
+AUDIO_NATIVE = ("speaker", "paralinguistic", "sound")
+VOXMEM_PROBES = ("oracle_tags", "evidence_only")
+VOXMEM_PREFERENCE = ("full_history", "cascaded", "transcript")
+"""VoxMem claims are about models that hear the history: the first of these present is measured."""
+
+
+EVAL_VX = "memgym eval voxmem dataset=D memories=[cascaded] budgets=[8k,64k]"
+
+
+def _voxmem_system(t: Tables) -> str | None:
+    present = m.systems(t.voxmem)
+    for name in VOXMEM_PREFERENCE:
+        for system in present:
+            if system.split("/", 1)[0] == name:
+                return system
+    rest = [s for s in present if s.split("/", 1)[0] not in VOXMEM_PROBES]
+    return rest[0] if rest else None
+
+
+def vx_evidence_gap(audio: str) -> Callable[[Tables], Outcome]:
+    def measure(t: Tables) -> Outcome:
+        system = _voxmem_system(t)
+        if system is None:
+            return f"needs a VoxMem run of a non-probe memory: {EVAL_VX}"
+        semantic = lambda r: r["evidence"] == "semantics" and not r["refusal"]  # noqa: E731
+        acoustic = lambda r: r["evidence"] == audio and not r["refusal"]  # noqa: E731
+        effect = m.group_effect(t.voxmem, system, semantic, acoustic, f"vx|gap|{audio}|{system}")
+        if effect is None:
+            return f"needs semantics and {audio} items: {EVAL_VX}"
+        ours = f"{system}: semantics {mean_text(t.voxmem, system, semantic)} vs {audio} {mean_text(t.voxmem, system, acoustic)}"
+        return Measured(effect, ours, runs_of(t.voxmem, system))
+
+    return measure
+
+
+def vx_gap_widens(t: Tables) -> Outcome:
+    system = _voxmem_system(t)
+    if system is None:
+        return f"needs a VoxMem run of a non-probe memory: {EVAL_VX}"
+    semantic = lambda r: r["evidence"] == "semantics"  # noqa: E731
+    acoustic = lambda r: r["evidence"] in AUDIO_NATIVE  # noqa: E731
+    effect = m.gap_interaction(
+        t.voxmem,
+        system,
+        semantic,
+        acoustic,
+        lambda r: r["operation"] == "TET",
+        lambda r: r["operation"] == "MSR",
+        f"vx|widens|{system}",
+    )
+    if effect is None:
+        return f"needs semantics and audio-native items of MSR and TET: {EVAL_VX}"
+    return Measured(effect, f"{system}: (semantics - audio-native) on TET minus on MSR", runs_of(t.voxmem, system))
+
+
+def vx_length(t: Tables) -> Outcome:
+    system = _voxmem_system(t)
+    budgets = sorted({r["budget"] for r in t.voxmem if r["system"] == system}) if system else []
+    if len(budgets) < 2:
+        return f"needs one memory at two or more budgets: {EVAL_VX}"
+    short, long = budgets[0], budgets[-1]
+    rows = [{**r, "system": f"{r['system']}@{r['budget']}"} for r in t.voxmem if r["system"] == system]
+    effect = m.paired_effect(rows, f"{system}@{short}", f"{system}@{long}", f"vx|length|{system}")
+    if effect is None:
+        return f"needs the same items at {short} and {long} tokens: {EVAL_VX}"
+    every: m.Select = lambda r: True  # noqa: E731
+    ours = f"{system}: {short // 1000}K {mean_text(rows, f'{system}@{short}', every)} -> "
+    ours += f"{long // 1000}K {mean_text(rows, f'{system}@{long}', every)}"
+    return Measured(effect, ours, runs_of(t.voxmem, system))
+
+
+def vx_refusal(t: Tables) -> Outcome:
+    system = _voxmem_system(t)
+    if system is None:
+        return f"needs a VoxMem run of a non-probe memory: {EVAL_VX}"
+    semantic = lambda r: r["refusal"] and r["evidence"] == "semantics"  # noqa: E731
+    acoustic = lambda r: r["refusal"] and r["evidence"] in AUDIO_NATIVE  # noqa: E731
+    effect = m.group_effect(t.voxmem, system, semantic, acoustic, f"vx|refusal|{system}")
+    if effect is None:
+        return f"needs answer-refusal items of semantics and audio-native evidence: {EVAL_VX}"
+    return Measured(effect, f"{system}: refusal accuracy, semantics minus audio-native", runs_of(t.voxmem, system))
+
+
+VOXMEM: tuple[Claim, ...] = (
+    *(
+        Claim(
+            f"vx-semantics-over-{audio}",
+            "voxmem",
+            f"What was said is remembered better than {audio} evidence",
+            "semantics far above audio-native types for all 15 LALMs",
+            "positive",
+            vx_evidence_gap(audio),
+            min_items=20,
+        )
+        for audio in AUDIO_NATIVE
+    ),
+    Claim(
+        "vx-gap-widens",
+        "voxmem",
+        "The semantics - audio gap widens with operation complexity (TET vs MSR)",
+        "widens for complex operations (qualitative)",
+        "positive",
+        vx_gap_widens,
+        min_items=10,
+    ),
+    Claim(
+        "vx-length-decline",
+        "voxmem",
+        "Accuracy declines as the history grows (shortest vs longest budget)",
+        "declines 8K -> 64K for every evidence type",
+        "positive",
+        vx_length,
+    ),
+    Claim(
+        "vx-refusal",
+        "voxmem",
+        "Refusal is harder when the evidence was neutralised in the audio",
+        "distinct failure modes per evidence type (qualitative)",
+        "positive",
+        vx_refusal,
+        min_items=10,
+    ),
+)

@@ -1,0 +1,348 @@
+"""``memgym eval voxmem``: models x memories x budgets on a VoxMem dataset, resumable.
+
+    memgym eval voxmem dataset=runs/voxmem/dataset models=[structured,smollm2] \\
+        memories=[cascaded,transcript,oracle_tags] budgets=[8k,16k]
+    memgym eval voxmem models=[hf_audio:/models/Qwen2-Audio-7B-Instruct] memories=[full_history,evidence_only]
+
+For every (model, memory, budget) and every item at that budget the item is played through
+``memgym/VoxMem-v0`` (:class:`~memgym.envs.voxmem_env.VoxMemEnv`) by a
+:class:`~memgym.agents.voxmem_agent.VoxMemAgent`: the memory forms over the env's formation
+observations turn by turn (user audio from the dataset's FLAC files, assistant text, session
+index and time), receives the question observation (its text and its audio in the asker's
+voice), and the model's reply to the chat the memory returns is the env's answer.
+``memory=NAME`` is the same as ``memories=[NAME]``. A :class:`~memgym.tasks.voxmem.scoring.VoxMemScorer`
+scores the reply (optionally with a judge model). One row per item is appended to
+``results.jsonl`` as it finishes (the model's raw reply included), so an interrupted run resumes
+where it stopped. A model failure is that item's ``error``; a history that does not fit the
+model's context is recorded with ``status: over_context`` and the reason in ``over_context`` (counted
+wrong, never truncated, not retried); an ``error`` row is retried when the command runs again. A
+text-only model cannot hear the audio memories: those pairs are listed as not applicable.
+
+``executor=ray`` (``ray_address=``, ``workers=``, ``worker_gpus=``) plays the items on Ray workers
+(:mod:`memgym.core.executors`, docs/scaling.md); this process appends the same rows in the same
+order, and the workers keep their turn and judge caches in memory.
+
+Outputs in the run folder: ``results.md`` (:func:`~memgym.tasks.voxmem.tables.results_markdown`:
+4x4 cell grids, accuracy per budget with bootstrap CIs, by evidence type, by subtype, refusal
+rates, evidence position; then the paper's analyses of :mod:`~memgym.tasks.voxmem.analyses`),
+``accuracy_vs_budget.png``, ``semantic_gap.csv`` / ``semantic_gap.png`` (semantics minus
+audio-native accuracy per operation with bootstrap CIs), ``error_taxonomy.csv`` /
+``error_taxonomy.png`` (error categories per evidence type) and ``turn_cache.jsonl`` (transcripts and
+acoustic measurements per turn audio, reused by every budget and by later runs; ``turn_cache=``
+puts it elsewhere so several runs share it).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import time
+from dataclasses import field
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+from tqdm import tqdm
+
+from memgym.agents.voxmem_agent import VoxMemAgent, play_voxmem_item
+from memgym.backends.errors import OverContextError, ReasonerError
+from memgym.backends.throughput import record_counts, take_throughput
+from memgym.core.benchmark import JobArgs
+from memgym.core.config import load_config
+from memgym.core.errors import ConfigError, MemgymError
+from memgym.core.executors import executor_field, ray_address_field, run_ordered, worker_gpus_field, workers_field
+from memgym.core.paths import require_folder
+from memgym.core.records import read_jsonl
+from memgym.core.registry import MEMORIES
+from memgym.core.results import RunStore, to_csv, to_markdown
+from memgym.core.seeding import ADDED_FIELD, NOT_HASHED
+from memgym.datasets.voxmem import load_dataset
+from memgym.datasets.voxmem.config import parse_budget
+from memgym.datasets.voxmem.records import Plan, VoxMemEpisode
+from memgym.envs.voxmem_env import VoxMemEnv
+from memgym.memory.voxmem.base import VoxMemMemory
+from memgym.memory.voxmem.cache import TurnCache
+from memgym.memory.voxmem.options import VoxMemOptions
+from memgym.pipelines.voxmem.models import ASRConfig, build_asr, build_model, model_hears_audio
+from memgym.tasks.llm_match import JudgeCache
+from memgym.tasks.voxmem.analyses import (
+    gap_markdown,
+    plot_semantic_gap,
+    plot_taxonomy,
+    semantic_gap_table,
+    taxonomy_percent,
+    taxonomy_table,
+)
+from memgym.tasks.voxmem.scoring import VoxMemJudge, VoxMemScorer, load_answer_context
+from memgym.tasks.voxmem.tables import evidence_position, plot_accuracy_vs_budget, results_markdown
+
+DEFAULT_MEMORIES = ("cascaded", "transcript", "oracle_tags")
+GIVES = frozenset({"audio", "dialogue", "truth"})
+"""What a VoxMem evaluation gives its memories (words of their ``reads``): the user turns' audio,
+the dialogue (assistant text, session times) and, to ground-truth probes, the episode."""
+TAGGER_SENTENCES = (
+    "The weather has been lovely this week and we went for a long walk.",
+    "Could you remind me to call the bank tomorrow morning?",
+    "I think the blue one looks better than the green one.",
+    "We should plan the trip before the prices go up again.",
+    "My neighbour keeps asking about the garden party next month.",
+    "Please write down the list so nobody forgets anything.",
+)
+"""Clean speech (eSpeak, several voices) under which the sound tagger's training clips are mixed."""
+
+
+@dataclasses.dataclass(frozen=True)
+class VoxMemEvalConfig:
+    """``memgym eval voxmem`` settings."""
+
+    dataset: str = field(default="runs/voxmem/dataset", metadata={"help": "VoxMem dataset folder"})
+    models: tuple[str, ...] = field(
+        default=("structured",), metadata={"help": "model specs (structured, smollm2, hf:, hf_audio:, openai:)"}
+    )
+    memories: tuple[str, ...] = field(
+        default=DEFAULT_MEMORIES, metadata={"help": "registered VoxMem memories (memgym list memories)"}
+    )
+    memory: str = field(default="", metadata={"help": "one memory: memory=NAME is memories=[NAME]", **ADDED_FIELD})
+    budgets: tuple[str, ...] = field(default=(), metadata={"help": "budgets to evaluate (empty = all in the dataset)"})
+    asr: ASRConfig = field(default_factory=ASRConfig, metadata={"help": "speech recogniser of transcript/cascaded"})
+    top_sessions: int = field(default=6, metadata={"help": "sessions the cascade hands the LM (0 = all)"})
+    max_new_tokens: int = field(default=32, metadata={"help": "longest reply in tokens"})
+    judge: str = field(default="", metadata={"help": "judge model spec (empty = rule-based scoring only)"})
+    max_items: int = field(default=0, metadata={"help": "evaluate only the first N items (0 = all)"})
+    seed: int = field(default=0, metadata={"help": "bootstrap seed"})
+    bootstrap: int = field(default=2000, metadata={"help": "bootstrap resamples", **NOT_HASHED})
+    device: str = field(default="cpu", metadata={"help": "torch device of local models", **NOT_HASHED})
+    turn_cache: str = field(
+        default="", metadata={"help": "JSONL turn cache shared across runs (empty: in the run folder)", **NOT_HASHED}
+    )
+    name: str = field(default="", metadata={"help": "run folder name (default: config hash)", **NOT_HASHED})
+    executor: Literal["local", "ray"] = executor_field()
+    ray_address: str = ray_address_field()
+    workers: int = workers_field()
+    worker_gpus: float = worker_gpus_field()
+
+    def __post_init__(self) -> None:
+        if self.memory:  # memory=NAME is memories=[NAME]: the same config, hash and run folder
+            if self.memories != DEFAULT_MEMORIES:
+                raise ConfigError("give the memories to compare as memories=[...] or one as memory=..., not both")
+            object.__setattr__(self, "memories", (self.memory,))
+            object.__setattr__(self, "memory", "")
+        if len(set(self.memories)) != len(self.memories):
+            raise ConfigError(f"memories lists a memory twice: {list(self.memories)}")
+
+
+def voxmem_memory(name: str) -> type[VoxMemMemory]:
+    """The memory class registered as ``name``, if it reads VoxMem histories (a :class:`VoxMemMemory`
+    reading only what :data:`GIVES`); otherwise a one-line error naming the ones VoxMem takes."""
+    cls = MEMORIES.get(name) if name in MEMORIES else None
+    if cls is None or not (issubclass(cls, VoxMemMemory) and cls.reads <= GIVES):
+        what = "not a registered memory" if cls is None else "a memory of another benchmark"
+        raise ConfigError(
+            f"memories: '{name}' is not a VoxMem memory ({what}); VoxMem takes: {', '.join(voxmem_memory_names())}"
+        )
+    return cls
+
+
+def voxmem_memory_names() -> list[str]:
+    """memgym's registered VoxMem memories (those declared in :mod:`memgym.memory.voxmem`), found
+    without importing any memory module; plugins' VoxMem memories are taken by name too."""
+    return [n for n in MEMORIES.names() if MEMORIES.locate(n)[0].startswith("memgym.memory.voxmem.")]
+
+
+def memory_options(config: VoxMemEvalConfig, dataset_dir: Path, turn_cache: Path | None) -> VoxMemOptions:
+    """What the memories of an evaluation build from: ``top_sessions``, the recogniser of
+    ``config.asr``, the dataset's sound tagger (:func:`train_sound_tagger`) and the turn cache at
+    ``turn_cache`` (None: in memory only); the recogniser and tagger are built on first use."""
+    return VoxMemOptions(
+        top_sessions=config.top_sessions,
+        cache=TurnCache(turn_cache),
+        make_asr=lambda: build_asr(config.asr, device=config.device),
+        make_sound_tagger=lambda: train_sound_tagger(dataset_dir),
+    )
+
+
+def hears(spec: str, memory_name: str) -> bool:
+    """Whether model ``spec`` can read the chat of memory ``memory_name`` (audio needs an audio LM)."""
+    return voxmem_memory(memory_name).modality != "audio" or model_hears_audio(spec)
+
+
+def train_sound_tagger(dataset_dir: Path):
+    """The cascade's sound tagger for a dataset: its library, sound classes and SNR (``config.yaml``)."""
+    import yaml
+
+    from memgym.backends.tts.espeak import EspeakBackend
+    from memgym.datasets.sources.factory import LibraryConfig, open_library
+    from memgym.datasets.speech.voices import espeak_voice_bank
+    from memgym.memory.voxmem.sound_tagger import SoundTagger
+
+    data = yaml.safe_load((dataset_dir / "config.yaml").read_text(encoding="utf-8")) or {}
+    library_fields = {f.name for f in dataclasses.fields(LibraryConfig)}
+    library = LibraryConfig(**{k: v for k, v in (data.get("library") or {}).items() if k in library_fields})
+    tts, bank = EspeakBackend(), espeak_voice_bank()
+    speech = [tts.synthesize(text, bank[(5 * i) % len(bank)]) for i, text in enumerate(TAGGER_SENTENCES * 4)]
+    classes = data.get("sound_classes") or []
+    return SoundTagger(open_library(library), classes, speech, snr_db=float(data.get("snr_db", 10.0)))
+
+
+def _askers(dataset_dir: Path) -> dict[str, str]:
+    plans = dataset_dir / "plans.jsonl"
+    if not plans.is_file():
+        return {}
+    return {p.plan_id: p.query.asker for p in read_jsonl(plans) if isinstance(p, Plan)}
+
+
+def evaluate(args: JobArgs) -> Path:
+    """Run the evaluation of the module docstring; returns the run folder."""
+    config = load_config(VoxMemEvalConfig, path=args.config_path, overrides=args.overrides)
+    dataset_dir = require_folder(
+        config.dataset,
+        "dataset",
+        "a VoxMem dataset folder (with manifest.jsonl)",
+        hint="build one with 'memgym generate voxmem'",
+        error=ConfigError,
+    )
+    manifest = dataset_dir / "manifest.jsonl"
+    if not manifest.is_file():
+        raise ConfigError(f"dataset {dataset_dir} has no manifest.jsonl; build one with 'memgym generate voxmem'")
+    for name in config.memories:
+        voxmem_memory(name)
+    episodes = [e for e in load_dataset(dataset_dir) if isinstance(e, VoxMemEpisode)]
+    episodes.sort(key=lambda e: (e.budget, e.episode_id))  # smaller budgets first: a stopped run has whole budgets
+    if config.budgets:
+        wanted = {parse_budget(b) for b in config.budgets}
+        missing = wanted - {e.budget for e in episodes}
+        if missing:
+            raise ConfigError(
+                f"budgets {sorted(missing)} are not in {manifest} (it has {sorted({e.budget for e in episodes})})"
+            )
+        episodes = [e for e in episodes if e.budget in wanted]
+    if config.max_items:
+        keep = list(dict.fromkeys(e.items[0].item_id for e in episodes))[: config.max_items]
+        episodes = [e for e in episodes if e.items[0].item_id in keep]
+    store = RunStore.open(args.runs_dir, "eval-voxmem", config, name=config.name or None, seeds=(config.seed,))
+    done = store.done_keys()
+    work = [
+        (f"{spec}|{memory_name}|{episode.episode_id}", (spec, memory_name, episode))
+        for spec in config.models
+        for memory_name in config.memories
+        if hears(spec, memory_name)
+        for episode in episodes
+        if f"{spec}|{memory_name}|{episode.episode_id}" not in done
+    ]
+    # Ray workers do not write the run folder: their turn and judge caches live in memory only
+    local = config.executor == "local"
+    caches = (
+        Path(config.turn_cache) if config.turn_cache else store.folder / "turn_cache.jsonl",
+        store.folder / "judge_cache.jsonl",
+    )
+    runner = functools.partial(ItemRunner, config, dataset_dir, *(caches if local else (None, None)))
+    played = run_ordered(config, runner, work)
+    for key, (row, throughput) in tqdm(played, total=len(work), desc="items", disable=not args.progress):
+        store.append(key, row)
+        record_counts(store, throughput)
+    write_outputs(store, config, episodes)
+    return store.folder
+
+
+class ItemRunner:
+    """Plays ``(model spec, memory name, episode)``: the :func:`run_item` row with ``model`` and
+    ``memory`` first, and the tokens and seconds of the model's and judge's replies to it
+    (:func:`take_throughput`); keeps the last model built.
+
+    Args:
+        turn_cache, judge_cache: JSONL caches of turn analyses and judge verdicts (None: memory only).
+    """
+
+    def __init__(
+        self, config: VoxMemEvalConfig, dataset_dir: Path, turn_cache: Path | None, judge_cache: Path | None
+    ) -> None:
+        queries, sounds = load_answer_context(dataset_dir)
+        judge = None
+        if config.judge:
+            judge = VoxMemJudge(build_model(config.judge, device=config.device), f"{config.judge}:seed=0:t=0",
+                                JudgeCache(judge_cache) if judge_cache else None)  # fmt: skip
+        self.config = config
+        self.scorer = VoxMemScorer(queries, sounds, judge)
+        self.askers = _askers(dataset_dir)
+        self.env = VoxMemEnv(dataset=str(dataset_dir))
+        self.options = memory_options(config, dataset_dir, turn_cache)
+        self.judge = f"judge {config.judge}", getattr(judge, "judge", None)
+        self.spec, self.model = "", None
+
+    def __call__(self, job: tuple[str, str, VoxMemEpisode]) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+        spec, memory_name, episode = job
+        if spec != self.spec:
+            self.spec, self.model = spec, None
+            self.model = build_model(spec, device=self.config.device)
+        memory = voxmem_memory(memory_name).from_options(self.options)
+        agent = VoxMemAgent(memory, self.model, self.config.max_new_tokens)
+        row = run_item(episode, agent, self.env, self.scorer, self.askers.get(episode.items[0].item_id, ""))
+        return {"model": spec, "memory": memory_name, **row}, take_throughput(dict([(spec, self.model), self.judge]))
+
+
+def run_item(episode: VoxMemEpisode, agent: VoxMemAgent, env, scorer: VoxMemScorer, asker: str) -> dict[str, Any]:
+    """Play one item through ``env`` with ``agent`` (its memory forms over the env's formation
+    observations, its model answers the question observation); the result row (module docstring)."""
+    item = episode.items[0]
+    notes = item.annotations
+    ids = set(notes.get("evidence_sessions", ()))
+    positions = [i for i, s in enumerate(episode.sessions) if s.session_id in ids]
+    row: dict[str, Any] = {
+        "episode_id": episode.episode_id,
+        "item_id": item.item_id,
+        "budget": episode.budget,
+        **{k: notes.get(k) for k in ("cell", "evidence", "operation", "subtype", "audio_native")},
+        "question": item.prompt,
+        "reference": item.answer,
+        "sessions": len(episode.sessions),
+        "history_tokens": episode.tokens,
+        "evidence_position": evidence_position(positions, len(episode.sessions)),
+    }
+    start = time.perf_counter()
+    try:
+        reply, _ = play_voxmem_item(env, agent, episode, asker)
+        row.update({"status": "ok", "reply": reply, **scorer.score(item, reply)})
+    except OverContextError as exc:
+        row.update({"status": "over_context", "reply": None, "correct": 0.0, "over_context": str(exc)})
+    except (ReasonerError, MemgymError) as exc:
+        row.update({"status": "error", "reply": None, "correct": None, "error": str(exc)})
+    row["seconds"] = round(time.perf_counter() - start, 3)
+    return row
+
+
+def write_outputs(store: RunStore, config: VoxMemEvalConfig, episodes: list[VoxMemEpisode]) -> Path:
+    """``results.md``, ``accuracy_vs_budget.png`` and the analyses (:func:`write_analyses`) from
+    every row of the run; ``episodes`` are the played ones (their annotations classify errors)."""
+    rows = store.rows()
+    text = results_markdown(rows, np.random.default_rng(config.seed), config.bootstrap)
+    text += write_analyses(store, rows, episodes, load_answer_context(config.dataset)[0], config)
+    skipped = [(s, m) for s in config.models for m in config.memories if not hears(s, m)]
+    if skipped:
+        pairs = ", ".join(f"{m} / {s}" for s, m in skipped)
+        text += f"\nNot applicable (a text model cannot hear the audio history): {pairs}.\n"
+    if plot_accuracy_vs_budget(rows, store.folder / "accuracy_vs_budget.png") is not None:
+        text += "\n![accuracy vs budget](accuracy_vs_budget.png)\n"
+    return store.write_text("results.md", text)
+
+
+def write_analyses(store: RunStore, rows: list[dict], episodes: list[VoxMemEpisode], queries: dict, config) -> str:
+    """The paper's analyses (:mod:`memgym.tasks.voxmem.analyses`) into the run folder:
+    ``semantic_gap.csv`` / ``.png`` and ``error_taxonomy.csv`` / ``.png``; returns their Markdown."""
+    gap = semantic_gap_table(rows, np.random.default_rng(config.seed), config.bootstrap)
+    taxonomy = taxonomy_table(rows, {e.episode_id: e for e in episodes}, queries)
+    store.write_text("semantic_gap.csv", to_csv(gap))
+    store.write_text("error_taxonomy.csv", to_csv(taxonomy))
+    parts = [
+        "\n## semantics minus audio-native accuracy per operation (points, 95% bootstrap CI over items; "
+        "semantic_gap.csv)\n",
+        to_markdown(gap_markdown(gap), digits=1),
+    ]
+    if plot_semantic_gap(gap, store.folder / "semantic_gap.png") is not None:
+        parts.append("![semantics minus audio-native gap](semantic_gap.png)\n")
+    parts += [
+        "## error taxonomy per evidence type (% of items; counts in error_taxonomy.csv)\n",
+        to_markdown(taxonomy_percent(taxonomy), digits=1),
+    ]
+    if plot_taxonomy(taxonomy, store.folder / "error_taxonomy.png") is not None:
+        parts.append("![error taxonomy](error_taxonomy.png)\n")
+    return "\n".join(parts)

@@ -1,0 +1,286 @@
+"""The VoxMem paper's two analyses, computed from ``memgym eval voxmem`` rows and the dataset.
+
+**Semantics minus audio-native gap per memory operation** (:func:`semantic_gap_table`). Per
+(model, memory, operation) and per budget (plus ``all``: each item's mean over its budgets), the
+accuracy on semantics items minus the accuracy on audio-native items (speaker, paralinguistic,
+sound), in points, with a 95 % bootstrap interval. The two sides are different items, so items
+are resampled within each side (:func:`~memgym.core.statistics.bootstrap_difference`, unpaired);
+an item's budgets stay together under ``all``. IE has no semantics cell, so its gap is ``-``.
+
+**Error taxonomy per evidence type** (:func:`error_category`, :func:`taxonomy_table`). Every
+scored row falls in one category, decided in this order from the reply's verdict (``correct``,
+``refused``, ``reply_class``, ``asserted``, ``answer_kind``) and the dataset's annotations of the
+played history (each session's role, fact and user turns' speaker, cue and sound):
+
+====================  =====================================================================
+category              the reply
+====================  =====================================================================
+correct               is correct
+over_context          was not produced: the history did not fit the model's context
+unparseable           is empty, or names no answer of the question's answer space
+refused_answerable    refuses an answerable item
+answered_refusal      answers an answer-refusal (AR) item
+wrong_computed        is a wrong count, yes/no, comparison or sequence (no one session holds it)
+earlier_state         (TET) is the state of an evidence session before the asked one: superseded
+other_user            is the state of a session on the question's subject spoken by another user
+haystack              is the state of a haystack session (another subject, or the asker's own)
+other_session         is the state of another session (evidence of another subject, a filler)
+no_session            is a state no session of the history holds
+====================  =====================================================================
+
+A session's *state* is what it would answer the question with: its stated value (semantics and
+speaker questions, cue-to-fact questions), the cue words of its user turns (paralinguistic), the
+sound labels of its user turns or "no background sound" (sound), or "you" / "someone else" by
+who speaks its user turns (speaker-label answers).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from memgym.core.statistics import bootstrap_difference
+from memgym.datasets.speech.cues import CUE_WORDS
+from memgym.datasets.voxmem.oracle import sound_label
+from memgym.datasets.voxmem.records import Query, Session, VoxMemEpisode
+from memgym.datasets.voxmem.taxonomy import AUDIO_NATIVE, EVIDENCE_TYPES, OPERATIONS
+from memgym.tasks.voxmem.answers import OTHER, YOU, same_answer
+from memgym.tasks.voxmem.scoring import NO_SOUND
+from memgym.tasks.voxmem.tables import scored
+
+CATEGORIES: tuple[str, ...] = (
+    "correct",
+    "over_context",
+    "unparseable",
+    "refused_answerable",
+    "answered_refusal",
+    "wrong_computed",
+    "earlier_state",
+    "other_user",
+    "haystack",
+    "other_session",
+    "no_session",
+)
+"""Error-taxonomy categories (module docstring), in the order they are decided."""
+ERRORS: tuple[str, ...] = CATEGORIES[1:]
+
+
+# ----- semantics minus audio-native gap -------------------------------------------------------------------
+def _item_means(rows: Sequence[dict[str, Any]]) -> list[tuple[str, float]]:
+    """``(evidence, mean correctness)`` per item of ``rows`` (an item's budgets averaged)."""
+    items: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        items.setdefault(row["item_id"], []).append(row)
+    return [(members[0]["evidence"], float(np.mean([r["correct"] for r in members]))) for members in items.values()]
+
+
+def _gap_row(rows: Sequence[dict[str, Any]], rng: np.random.Generator, n_resamples: int) -> dict[str, Any]:
+    means = _item_means(rows)
+    semantics = [100.0 * v for e, v in means if e == "semantics"]
+    audio = [100.0 * v for e, v in means if e in AUDIO_NATIVE]
+    row: dict[str, Any] = {
+        "semantics items": len(semantics),
+        "semantics (%)": float(np.mean(semantics)) if semantics else None,
+        "audio-native items": len(audio),
+        "audio-native (%)": float(np.mean(audio)) if audio else None,
+        "gap": None,
+        "gap low": None,
+        "gap high": None,
+    }
+    if semantics and audio:
+        interval = bootstrap_difference(semantics, audio, rng=rng, paired=False, n_resamples=n_resamples)
+        row.update({"gap": interval.estimate, "gap low": interval.low, "gap high": interval.high})
+    return row
+
+
+def semantic_gap_table(
+    rows: Sequence[dict[str, Any]], rng: np.random.Generator, n_resamples: int = 2000
+) -> list[dict[str, Any]]:
+    """Per (model, memory, operation, budget or ``all``): semantics and audio-native accuracy
+    (%, items) and their difference in points with a 95 % bootstrap interval (module docstring)."""
+    table = []
+    counted = scored(rows)
+    for model, memory in dict.fromkeys((r["model"], r["memory"]) for r in counted):
+        members = [r for r in counted if r["model"] == model and r["memory"] == memory]
+        budgets = sorted({int(r["budget"]) for r in members})
+        for operation in OPERATIONS:
+            of_op = [r for r in members if r["operation"] == operation]
+            for budget in [*budgets, None]:
+                chosen = [r for r in of_op if budget is None or int(r["budget"]) == budget]
+                label = "all" if budget is None else f"{budget // 1024}K"
+                head = {"model": model, "memory": memory, "operation": operation, "budget": label}
+                table.append({**head, **_gap_row(chosen, rng, n_resamples)})
+    return table
+
+
+def gap_markdown(table: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The gap table with the interval written as ``gap [low, high]`` (for Markdown)."""
+    out = []
+    for row in table:
+        shown = {k: v for k, v in row.items() if k not in ("gap", "gap low", "gap high")}
+        gap = row["gap"]
+        shown["semantics - audio-native (points)"] = (
+            "-" if gap is None else f"{gap:+.1f} [{row['gap low']:+.1f}, {row['gap high']:+.1f}]"
+        )
+        out.append(shown)
+    return out
+
+
+def plot_semantic_gap(table: Sequence[dict[str, Any]], path: Path) -> Path | None:
+    """Bars of the gap per operation (one colour per budget, ``all`` last) with 95 % intervals,
+    one panel per (model, memory); None when no gap could be computed."""
+    rows = [r for r in table if r["gap"] is not None]
+    if not rows:
+        return None
+    plt = _pyplot()
+    panels = list(dict.fromkeys((r["model"], r["memory"]) for r in rows))
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.4 * len(panels), 3.4), squeeze=False)
+    for axis, (model, memory) in zip(axes[0], panels):
+        mine = [r for r in rows if r["model"] == model and r["memory"] == memory]
+        budgets = list(dict.fromkeys(r["budget"] for r in mine))
+        width = 0.8 / len(budgets)
+        for k, budget in enumerate(budgets):
+            points = [(OPERATIONS.index(r["operation"]), r) for r in mine if r["budget"] == budget]
+            x = np.array([i for i, _ in points]) + (k - (len(budgets) - 1) / 2) * width
+            gaps = np.array([r["gap"] for _, r in points])
+            spread = np.array([[g - r["gap low"], r["gap high"] - g] for g, (_, r) in zip(gaps, points)]).T
+            axis.bar(x, gaps, width, yerr=spread, capsize=2, label=budget)
+        axis.axhline(0.0, color="black", linewidth=0.8)
+        axis.set_xticks(range(len(OPERATIONS)), OPERATIONS)
+        axis.set_ylabel("semantics - audio-native (points)")
+        axis.set_title(f"{memory} / {model}", fontsize=9)
+        axis.legend(fontsize=7, title="budget", title_fontsize=7)
+    return _save(fig, plt, path)
+
+
+# ----- error taxonomy ----------------------------------------------------------------------------------------
+def _answers_with_values(query: Query) -> bool:
+    return query.evidence in ("semantics", "speaker") or query.subtype == "cue_to_fact"
+
+
+def session_states(session: Session, query: Query, kind: str) -> set[str]:
+    """The answers ``session`` holds for ``query`` read as ``kind`` (module docstring)."""
+    users = [t for t in session.turns if t.role == "user"]
+    if kind == "speaker":
+        return {YOU if t.user == query.asker else OTHER for t in users}
+    if _answers_with_values(query):
+        return {session.fact.value} if session.fact is not None and session.fact.value else set()
+    if query.evidence == "paralinguistic":
+        return {CUE_WORDS[t.cue] for t in users}
+    return {sound_label(t.sound) if t.sound else NO_SOUND for t in users}
+
+
+def _source(asserted: str, kind: str, episode: VoxMemEpisode, query: Query) -> str:
+    """Where a wrong span / speaker answer comes from (the last five categories)."""
+    holding = [
+        s for s in episode.sessions if any(same_answer(asserted, x, kind) for x in session_states(s, query, kind))
+    ]
+    if not holding:
+        return "no_session"
+    held = {s.session_id for s in holding}
+    if query.operation == "TET":
+        wanted = set(episode.items[0].annotations.get("evidence_sessions", ()))
+        ordered = [s.session_id for s in episode.sessions if s.session_id in wanted]
+        asked = len(ordered) - 1 if query.subtype == "latest" else query.point
+        if held & set(ordered[: max(asked, 0)]):
+            return "earlier_state"
+    if kind != "speaker" and any(
+        s.fact is not None and s.fact.subject in query.subjects and s.fact.speaker != query.asker for s in holding
+    ):
+        return "other_user"
+    if any(s.role == "haystack" for s in holding):
+        return "haystack"
+    return "other_session"
+
+
+def error_category(row: Mapping[str, Any], episode: VoxMemEpisode, query: Query | None) -> str:
+    """The :data:`CATEGORIES` entry of one scored row of ``episode`` (its plan's ``query``; for AR
+    items the source question's). Without a query a wrong answer is ``other_session``."""
+    if row.get("status") == "over_context":
+        return "over_context"
+    if row.get("correct"):
+        return "correct"
+    if row.get("reply_class") == "empty":
+        return "unparseable"
+    if row.get("refused"):
+        return "refused_answerable"
+    if row.get("operation") == "AR":
+        return "answered_refusal"
+    asserted, kind = row.get("asserted"), row.get("answer_kind", "span")
+    if asserted is None:
+        return "unparseable"
+    if kind not in ("span", "speaker"):
+        return "wrong_computed"
+    return "other_session" if query is None else _source(str(asserted), kind, episode, query)
+
+
+def taxonomy_table(
+    rows: Sequence[dict[str, Any]], episodes: Mapping[str, VoxMemEpisode], queries: Mapping[str, Query]
+) -> list[dict[str, Any]]:
+    """Per (model, memory, evidence type): items scored and the count of each category. Rows
+    whose episode is not in ``episodes`` are left out."""
+    counts: dict[tuple[str, str, str], dict[str, int]] = {}
+    for row in scored(rows):
+        episode = episodes.get(row["episode_id"])
+        if episode is None:
+            continue
+        category = error_category(row, episode, queries.get(row["item_id"]))
+        key = (row["model"], row["memory"], row["evidence"])
+        counts.setdefault(key, dict.fromkeys(CATEGORIES, 0))[category] += 1
+    order = {e: i for i, e in enumerate(EVIDENCE_TYPES)}
+    keys = sorted(counts, key=lambda k: (k[0], k[1], order.get(k[2], len(order))))
+    return [
+        {"model": m, "memory": mem, "evidence": e, "n": sum(counts[(m, mem, e)].values()), **counts[(m, mem, e)]}
+        for m, mem, e in keys
+    ]
+
+
+def taxonomy_percent(table: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The taxonomy table with each category as a share of the group's items (%)."""
+    return [{**{k: r[k] for k in ("model", "memory", "evidence", "n")}, **{c: 100.0 * r[c] / r["n"] for c in CATEGORIES}}
+            for r in table]  # fmt: skip
+
+
+def plot_taxonomy(table: Sequence[dict[str, Any]], path: Path) -> Path | None:
+    """Stacked bars of the error categories (% of items) per evidence type, one panel per
+    (model, memory); None without rows."""
+    if not table:
+        return None
+    plt = _pyplot()
+    shares = taxonomy_percent(table)
+    panels = list(dict.fromkeys((r["model"], r["memory"]) for r in shares))
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.4 * len(panels), 3.8), squeeze=False)
+    colours = plt.get_cmap("tab10")
+    for axis, (model, memory) in zip(axes[0], panels):
+        mine = [r for r in shares if r["model"] == model and r["memory"] == memory]
+        bottom = np.zeros(len(mine))
+        for k, category in enumerate(ERRORS):
+            values = np.array([r[category] for r in mine])
+            axis.bar(range(len(mine)), values, 0.7, bottom=bottom, color=colours(k), label=category)
+            bottom += values
+        axis.set_xticks(range(len(mine)), [f"{r['evidence']}\n(n={r['n']})" for r in mine], fontsize=7)
+        axis.set_ylim(0, 100)
+        axis.set_ylabel("share of items (%)")
+        axis.set_title(f"errors: {memory} / {model}", fontsize=9)
+    axes[0][-1].legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    return _save(fig, plt, path)
+
+
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _save(fig, plt, path: Path) -> Path:
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path

@@ -1,0 +1,160 @@
+"""``memgym eval voxmem``: rows per (model, memory, item), over-context, resume after a kill, tables."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import memgym.pipelines.voxmem.evaluation as voxmem_eval
+from memgym.backends.errors import OverContextError
+from memgym.core.benchmark import JobArgs
+from memgym.core.chat import AudioPart
+from memgym.core.episode import Dataset
+from memgym.core.errors import ConfigError
+from memgym.core.protocols import Reasoner
+
+
+class KnowsTheAnswers(Reasoner):
+    """A scripted model that hedges, then gives the gold answer (refuses on AR items).
+
+    An AR item asks its source item's question, so it knows the answer of questions asked once."""
+
+    def __init__(self, answers: dict[str, str]):
+        self.answers = answers
+        self.calls = 0
+
+    def generate(self, messages, *, max_new_tokens=256):
+        self.calls += 1
+        question = messages[-1].text_only().rsplit("Question: ", 1)[1]
+        answer = self.answers.get(question, "")
+        return "I can't tell from our conversations." if answer == "unanswerable" else f"Not sure, but {answer}."
+
+
+class ShortContextAudioModel(Reasoner):
+    """An audio model whose context holds at most 3 audio parts."""
+
+    def generate(self, messages, *, max_new_tokens=256):
+        audio = sum(isinstance(p, AudioPart) for m in messages for p in m.content)
+        if audio > 3:
+            raise OverContextError(f"{audio} audio parts do not fit", tokens=audio, limit=3)
+        return "yes"
+
+
+@pytest.fixture
+def patched(vox_dataset, truth_asr, monkeypatch):
+    items = [e.items[0] for e in Dataset.load(vox_dataset / "manifest.jsonl")]
+    asked = [i.prompt for i in items]
+    oracle = KnowsTheAnswers({i.prompt: i.answer for i in items if asked.count(i.prompt) == 1})
+    models = {"structured": oracle, "hf_audio:short": ShortContextAudioModel()}
+    monkeypatch.setattr(voxmem_eval, "build_model", lambda spec, device="cpu": models[spec])
+    monkeypatch.setattr(voxmem_eval, "build_asr", lambda config, device="cpu": truth_asr)
+    return oracle
+
+
+def _run(vox_dataset, runs: Path, *extra: str) -> Path:
+    overrides = (f"dataset={vox_dataset}", "name=t", *extra)
+    return voxmem_eval.evaluate(JobArgs(overrides=overrides, runs_dir=runs, progress=False))
+
+
+def test_eval_rows_tables_and_resume(vox_dataset, patched, tmp_path):
+    memories = "memories=[oracle_tags,transcript,full_history]"
+    folder = _run(vox_dataset, tmp_path, "models=[structured,hf_audio:short]", memories)
+    rows = [json.loads(line) for line in (folder / "results.jsonl").read_text().splitlines()]
+    # structured hears no audio: 2 text memories x 5 items; the audio model: 3 memories x 5 items
+    assert len(rows) == 2 * 5 + 3 * 5
+    text_rows = [r for r in rows if r["model"] == "structured"]
+    assert all(r["status"] == "ok" and r["reply"] for r in text_rows)
+    known = [r for r in text_rows if r["question"] in patched.answers]
+    assert len(known) >= 6 and all(r["correct"] == 1.0 for r in known)
+    audio_rows = [r for r in rows if r["model"] == "hf_audio:short" and r["memory"] == "full_history"]
+    assert {r["status"] for r in audio_rows} == {"over_context"} and all(r["correct"] == 0.0 for r in audio_rows)
+    markdown = (folder / "results.md").read_text()
+    assert "(not a cell)" in markdown and "| speaker |" in markdown and "over_context" in markdown
+    assert "Not applicable" in markdown and (folder / "accuracy_vs_budget.png").is_file()
+    for name in ("semantic_gap.csv", "semantic_gap.png", "error_taxonomy.csv", "error_taxonomy.png"):
+        assert (folder / name).is_file() and name in markdown
+    taxonomy = (folder / "error_taxonomy.csv").read_text().splitlines()
+    assert taxonomy[0].startswith("model,memory,evidence,n,correct,")
+    assert len(taxonomy) == 1 + 2 * 4 + 3 * 4  # (model, memory) x the 4 evidence types of the tiny build
+
+    # a kill: the last two rows are lost and the next one was half written
+    lines = (folder / "results.jsonl").read_text().splitlines(keepends=True)
+    (folder / "results.jsonl").write_text("".join(lines[:-2]) + lines[-2][:25])
+    calls = patched.calls
+    _run(vox_dataset, tmp_path, "models=[structured,hf_audio:short]", memories)
+    again = [json.loads(line) for line in (folder / "results.jsonl").read_text().splitlines()]
+    assert len(again) == len(rows) and {r["key"] for r in again} == {r["key"] for r in rows}
+    assert patched.calls == calls  # the lost rows were audio-model rows; the text model was not asked again
+
+
+def test_one_memory_is_the_same_run_as_a_list_of_one(vox_dataset, patched, tmp_path):
+    folder = _run(vox_dataset, tmp_path, "memory=oracle_tags")
+    rows = [json.loads(line) for line in (folder / "results.jsonl").read_text().splitlines()]
+    assert {r["memory"] for r in rows} == {"oracle_tags"} and len(rows) == 5
+    calls = patched.calls
+    assert _run(vox_dataset, tmp_path, "memories=[oracle_tags]") == folder  # same config, resumed: nothing new
+    assert patched.calls == calls and len((folder / "results.jsonl").read_text().splitlines()) == 5
+
+
+@pytest.mark.slow
+def test_env_path_equals_the_direct_path_item_by_item(vox_dataset, truth_asr, tmp_path, monkeypatch):
+    """The eval plays items through memgym/VoxMem-v0; feeding each memory the dataset's turns
+    directly (no env) gives the offline reader the same chat, so the same reply and verdict, for
+    every item."""
+    from memgym.backends.structured import StructuredReasoner
+
+    monkeypatch.setattr(voxmem_eval, "build_model", lambda spec, device="cpu": StructuredReasoner())
+    monkeypatch.setattr(voxmem_eval, "build_asr", lambda config, device="cpu": truth_asr)
+    from memgym.datasets.voxmem.audio_files import read_turn_audio
+    from memgym.memory.voxmem.history import VoxMemQuery, VoxMemTurn
+
+    folder = _run(vox_dataset, tmp_path, "memories=[cascaded,transcript,oracle_tags]")
+    rows = {r["key"]: r for r in map(json.loads, (folder / "results.jsonl").read_text().splitlines())}
+    config = voxmem_eval.VoxMemEvalConfig(dataset=str(vox_dataset))
+    runner = voxmem_eval.ItemRunner(config, vox_dataset, None, None)
+    replies = []
+    for episode in Dataset.load(vox_dataset / "manifest.jsonl"):
+        item = episode.items[0]
+        for name in ("cascaded", "transcript", "oracle_tags"):
+            memory = voxmem_eval.voxmem_memory(name).from_options(runner.options)
+            memory.bind_episode(episode, asker=runner.askers.get(item.item_id, ""))
+            for k, session in enumerate(episode.sessions):
+                for turn in session.turns:
+                    user = turn.role == "user"
+                    audio = read_turn_audio(vox_dataset / turn.audio) if user else np.zeros(0, np.float32)
+                    memory.observe(VoxMemTurn(k, session.timestamp, turn.role, audio, "" if user else turn.text))
+            question = VoxMemQuery(item.prompt, read_turn_audio(vox_dataset / episode.question_audio))
+            reply = StructuredReasoner().generate(memory.retrieve(question), max_new_tokens=32)
+            row = rows[f"structured|{name}|{episode.episode_id}"]
+            assert (row["reply"], row["correct"]) == (reply, runner.scorer.score(item, reply)["correct"])
+            replies.append(reply)
+    assert len(set(replies)) > 5  # the replies depend on what each memory holds
+
+
+def test_bad_settings_are_config_errors(vox_dataset, patched, tmp_path):
+    with pytest.raises(ConfigError, match="'notes' is not a VoxMem memory"):
+        _run(vox_dataset, tmp_path, "memories=[notes]")
+    with pytest.raises(ConfigError, match="'notes' is not a VoxMem memory"):
+        _run(vox_dataset, tmp_path, "memory=notes")
+    for other in ("dialogue", "gdn2"):  # DialogMem's and AMemOps' memories are refused by name
+        with pytest.raises(ConfigError, match=f"'{other}' is not a VoxMem memory .*VoxMem takes: cascaded"):
+            _run(vox_dataset, tmp_path, f"memory={other}")
+    with pytest.raises(ConfigError, match="not both"):
+        _run(vox_dataset, tmp_path, "memory=cascaded", "memories=[transcript]")
+    with pytest.raises(ConfigError, match="twice"):
+        _run(vox_dataset, tmp_path, "memories=[cascaded,cascaded]")
+    with pytest.raises(ConfigError, match="budgets"):
+        _run(vox_dataset, tmp_path, "budgets=[64k]")
+    with pytest.raises(ConfigError, match="no manifest"):
+        voxmem_eval.evaluate(JobArgs(overrides=(f"dataset={tmp_path}",), runs_dir=tmp_path, progress=False))
+
+
+def test_model_specs_are_checked():
+    from memgym.pipelines.voxmem.models import build_model, model_hears_audio
+
+    assert model_hears_audio("openai:qwen2-audio@http://127.0.0.1:8000/v1") and not model_hears_audio("smollm2")
+    with pytest.raises(ConfigError, match="not a model spec"):
+        build_model("gpt")
