@@ -5,7 +5,7 @@
     memgym train BENCH [key=value ...]       train a memory model (AMemOps: data.source=env trains inside env rollouts)
     memgym eval BENCH [key=value ...]        evaluate, results resumable in the run folder
     memgym render BENCH [key=value ...]      draw an episode (image or video)
-    memgym run quickstart [key=value ...]    every benchmark end to end at a small size + report
+    memgym run quickstart [workers=N]        the papers' comparisons at a small size + findings, one report
     memgym report RUN_DIR --by COL ...       aggregate a run's results.jsonl into tables
     memgym view PATH [--port N | --out DIR]  browse a dataset or run folder in a web page
     memgym findings PATH... [--out DIR]      every paper claim checked against the runs under PATHs
@@ -90,7 +90,13 @@ def build_parser() -> argparse.ArgumentParser:
         job_parser.add_argument("benchmark", help="registered benchmark name (see 'memgym list')")
         _add_job_options(job_parser)
 
-    run = sub.add_parser("run", help="run a named job; 'quickstart' runs every benchmark small", epilog=EXIT_STATUS)
+    run = sub.add_parser(
+        "run",
+        help="run a named job; 'quickstart' runs the papers' comparisons small, then memgym findings",
+        description="quickstart keys: workers=N (processes running its jobs side by side; 0: one per CPU, "
+        "at most 4; 1: one after another in this process). See docs/quickstart.md.",
+        epilog=EXIT_STATUS,
+    )
     run.add_argument("name", choices=["quickstart"], help="the job to run")
     _add_job_options(run)
 

@@ -3,9 +3,10 @@
 A benchmark (``amemops``, ``dialogmem``, ``voxmem``) is a :class:`Benchmark` subclass registered
 with ``@register_benchmark(name)``. Each CLI job (``memgym generate NAME ...``, ``train``,
 ``eval``, ``render``) calls the method of the same name; a job the benchmark does not implement
-says so and exits non-zero instead of pretending. ``memgym run quickstart`` calls
-:meth:`Benchmark.quickstart` of every registered benchmark and stitches their sections into one
-report. ``memgym JOB NAME --help`` prints :meth:`Benchmark.job_help`: the keys of the job's config
+says so and exits non-zero instead of pretending. ``memgym run quickstart`` runs the built-in
+benchmarks' sections (:mod:`memgym.pipelines.quickstart`, made of these jobs) and calls
+:meth:`Benchmark.quickstart` of every other registered benchmark that implements it, stitching
+their sections into one report. ``memgym JOB NAME --help`` prints :meth:`Benchmark.job_help`: the keys of the job's config
 dataclasses (:meth:`Benchmark.job_configs`) and the registered names it takes
 (:meth:`Benchmark.accepted_names`).
 """
@@ -78,7 +79,8 @@ class Benchmark:
         raise self._missing("render")
 
     def quickstart(self, report_dir: Path, args: JobArgs) -> ReportSection:
-        """Run the benchmark end to end at a small size; write plots under ``report_dir``."""
+        """Run the benchmark end to end at a small size; write plots under ``report_dir`` (called
+        for a benchmark without a built-in quickstart section, e.g. a plugin)."""
         raise self._missing("run quickstart")
 
     def job_configs(self, job: str) -> dict[str, type]:
