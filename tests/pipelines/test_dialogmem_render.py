@@ -15,10 +15,11 @@ from memgym.sensors.camera import CameraConfig
 SMALL = ("traversal.min_goals=2", "traversal.max_goals=2", "camera.width=48", "camera.height=48", "stride=3")
 
 
-def test_registered_with_render_and_quickstart():
+def test_registered_with_render():
     cls = BENCHMARKS.get("dialogmem")
     assert cls is DialogMemBenchmark
-    assert {"render", "quickstart"} <= set(cls.implemented_jobs())
+    assert {"generate", "eval", "render"} <= set(cls.implemented_jobs())
+    assert "quickstart" not in cls.implemented_jobs()  # its section is memgym.pipelines.quickstart.dialogmem
 
 
 def test_render_generated_traversal_to_gif(tmp_path):
@@ -51,11 +52,3 @@ def test_render_stored_episode_to_mp4(tmp_path):
         DialogMemBenchmark().render(JobArgs(overrides=(f"episodes={tmp_path / 'episodes.jsonl'}", "episode_id=nope")))
     with pytest.raises(MemgymError, match=r"must end in .mp4 or .gif"):
         DialogMemBenchmark().render(JobArgs(overrides=SMALL, out=tmp_path / "x.avi", progress=False))
-
-
-@pytest.mark.slow
-def test_quickstart_writes_map_and_report(tmp_path):
-    section = DialogMemBenchmark().quickstart(tmp_path, JobArgs(progress=False))
-    assert "Traversal:" in section.markdown and "| segment |" in section.markdown
-    for plot in section.plots:
-        assert (tmp_path / plot).is_file()

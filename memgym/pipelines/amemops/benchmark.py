@@ -1,4 +1,4 @@
-"""``amemops`` benchmark: stream sets, stream renders and the quickstart section.
+"""``amemops`` benchmark: stream sets, stream renders, model training and evaluation.
 
 Jobs:
 
@@ -11,28 +11,22 @@ Jobs:
 * ``memgym train amemops model=gdn2 seed=0 ...`` / ``memgym eval amemops ...`` — memory models
   (:mod:`memgym.pipelines.amemops.train`); ``memgym eval amemops intervention=true ...`` — state
   interventions (:mod:`memgym.pipelines.amemops.interventions`).
-* ``memgym run quickstart`` — a small build summarised in a table and a plot, plus the six memory
-  models trained briefly and evaluated.
 """
 
 from __future__ import annotations
 
-import collections
 from pathlib import Path
 
-import numpy as np
-
-from memgym.core.benchmark import Benchmark, JobArgs, ReportSection
+from memgym.core.benchmark import Benchmark, JobArgs
 from memgym.core.config import load_config
 from memgym.core.outputs import prepare_output_file
 from memgym.core.registry import MEMORIES, register_benchmark
 from memgym.core.seeding import config_hash
 from memgym.datasets.amemops.audio import StreamRenderer
-from memgym.datasets.amemops.config import QUERY_TYPES, StreamConfig
 from memgym.datasets.amemops.features import stream_features
 from memgym.datasets.amemops.records import AMemOpsStream
 from memgym.datasets.amemops.stream_set import StreamSetConfig, build_records, load_stream_set, write_stream_set
-from memgym.datasets.sources.factory import LibraryConfig, open_library
+from memgym.datasets.sources.factory import open_library
 from memgym.datasets.sources.library import SourceLibrary
 
 
@@ -91,21 +85,6 @@ class AMemOpsBenchmark(Benchmark):
         save_spectrogram(stream, library, out)
         return out
 
-    def quickstart(self, report_dir: Path, args: JobArgs) -> ReportSection:
-        library = open_library(LibraryConfig(kind="synthetic_env", cache_dir=str(Path(args.runs_dir) / "cache")))
-        config = StreamSetConfig(stream=StreamConfig(library=LibraryConfig(kind="synthetic_env")), count=4, seed=0)
-        folder = Path(report_dir) / "amemops" / "streams"
-        write_stream_set(config, library, folder, progress=args.progress)
-        streams = list(load_stream_set(folder))
-        plot = Path("amemops") / "stream0.png"
-        save_spectrogram(streams[0], library, Path(report_dir) / plot)
-        from memgym.pipelines.amemops.quickstart import QUICKSTART_NOTE, quickstart_models
-
-        eval_folder, tables = quickstart_models(Path(report_dir) / "amemops" / "models", progress=args.progress)
-        markdown = summary_markdown(streams, folder) + f"\n### Memory models\n\n{QUICKSTART_NOTE}\n\n{tables}"
-        accuracy = (eval_folder / "accuracy.png").relative_to(report_dir)
-        return ReportSection("AMemOps streams and models", markdown, (str(plot), str(accuracy)))
-
     def train(self, args: JobArgs) -> Path:
         """``memgym train amemops model=gdn2 seed=0 ...`` (see :mod:`memgym.pipelines.amemops.train`)."""
         from memgym.pipelines.amemops.train import train_job
@@ -129,29 +108,3 @@ def save_spectrogram(stream: AMemOpsStream, library: SourceLibrary, out: Path) -
     out.parent.mkdir(parents=True, exist_ok=True)
     spectrogram_figure(stream, features).savefig(out, dpi=110)
     return out
-
-
-def summary_markdown(streams: list[AMemOpsStream], folder: Path) -> str:
-    """Markdown table of query counts by type and attribute, delays and dropped proposals."""
-    counts = collections.Counter((i.annotations["type"], i.annotations["attribute"]) for s in streams for i in s.items)
-    operations = collections.Counter(i.annotations["operation"] for s in streams for i in s.items)
-    delays = {
-        t: [i.annotations["delay_s"] for s in streams for i in s.items if i.annotations["type"] == t]
-        for t in QUERY_TYPES
-    }
-    dropped = collections.Counter()
-    for s in streams:
-        dropped.update(s.annotations.get("dropped", {}))
-    lines = [
-        f"{len(streams)} streams of {streams[0].frames} frames ({streams[0].frames / 25:.2f} s) in `{folder}`.",
-        "",
-        "| query type | gain | pan | mean delay (s) | dropped proposals |",
-        "| --- | ---: | ---: | ---: | ---: |",
-    ]
-    for t in QUERY_TYPES:
-        known = [d for d in delays[t] if d is not None]
-        mean = f"{np.mean(known):.1f}" if known else "-"
-        lines.append(f"| {t} | {counts[(t, 'gain')]} | {counts[(t, 'pan')]} | {mean} | {dropped[t]} |")
-    lines += ["", "Operations: " + ", ".join(f"{k} {v}" for k, v in sorted(operations.items()))]
-    lines.append(f"Distractors per stream: {[s.annotations['distractors'] for s in streams]}")
-    return "\n".join(lines) + "\n"

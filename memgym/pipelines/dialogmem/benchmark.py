@@ -11,9 +11,6 @@
   ``RUNS/eval-dialogmem/NAME/<memory>/`` and compares them in ``RUNS/eval-dialogmem/NAME/comparison.*``
   (``memory=dialogue`` evaluates one; :mod:`memgym.pipelines.dialogmem.evaluation`);
   ``sweep=link_quality`` runs the linking diagnosis instead (:mod:`memgym.pipelines.dialogmem.link_sweep`).
-* ``memgym run quickstart`` runs :meth:`DialogMemBenchmark.quickstart`: it generates a house,
-  walks a traversal and reports the house, the segments and the map, then runs a small
-  generate -> eval (Dialogue memory, structured reasoner, token F1) and reports its tables.
 """
 
 from __future__ import annotations
@@ -21,10 +18,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-import numpy as np
-from PIL import Image
-
-from memgym.core.benchmark import Benchmark, JobArgs, ReportSection
+from memgym.core.benchmark import Benchmark, JobArgs
 from memgym.core.config import load_config
 from memgym.core.episode import Dataset
 from memgym.core.errors import MemgymError
@@ -35,13 +29,10 @@ from memgym.datasets.embodied import EmbodiedEpisode
 from memgym.datasets.traversal import Traversal, TraversalConfig, generate_traversal
 from memgym.pipelines.dialogmem import evaluation, generation, link_sweep
 from memgym.pipelines.dialogmem.eval_config import DialogMemEvalConfig, embodied_memory_names
-from memgym.pipelines.dialogmem.quickstart import quickstart_generate_eval
 from memgym.pipelines.trajectory_video import trajectory_frames, write_video
-from memgym.scenes.poses import yaw_from_quat
 from memgym.scenes.procedural import HouseConfig
 from memgym.scenes.spec import SceneSpec, load_scene
-from memgym.scenes.topdown import topdown_map
-from memgym.sensors.camera import CameraConfig, RGBDCamera
+from memgym.sensors.camera import CameraConfig
 
 
 @dataclasses.dataclass(frozen=True)
@@ -108,38 +99,6 @@ class DialogMemBenchmark(Benchmark):
         print(f"wrote {path} ({total} frames)")
         return path
 
-    def quickstart(self, report_dir: Path, args: JobArgs) -> ReportSection:
-        traversal_config = TraversalConfig(min_goals=5, max_goals=5)
-        camera = CameraConfig(width=128, height=128)
-        spec = SceneSpec(backend="procedural", seed=0)
-        scene = load_scene(spec)
-        rng = episode_rng(config_hash({"traversal": traversal_config, "camera": camera}), 0, 0)
-        traversal = generate_traversal(scene, spec, rng, traversal_config, camera, progress=args.progress)
-        out = report_dir / "dialogmem"
-        out.mkdir(parents=True, exist_ok=True)
-        last = traversal.frames[-1]
-        board = topdown_map(
-            scene,
-            trajectory=traversal.positions(),
-            pose=(np.asarray(last.position), yaw_from_quat(np.asarray(last.rotation))),
-            highlight=traversal.goals,
-        )
-        Image.fromarray(board).save(out / "traversal_map.png")
-        sensor = RGBDCamera(camera)
-        views = []
-        for seg in traversal.segments:
-            frame = traversal.frames[seg.end_frame]
-            views.append(
-                sensor.observe(scene, np.asarray(frame.position), yaw_from_quat(np.asarray(frame.rotation)))["rgb"]
-            )
-        Image.fromarray(np.concatenate(views, axis=1)).save(out / "goal_views.png")
-        markdown, plots = quickstart_generate_eval(report_dir, args)
-        return ReportSection(
-            "DialogMem: generated house and traversal",
-            _summary(scene, traversal) + "\n\n" + markdown,
-            ("dialogmem/traversal_map.png", "dialogmem/goal_views.png", *plots),
-        )
-
     def _traversal_to_render(self, config: RenderConfig, progress: bool) -> tuple[Traversal, str]:
         if config.episodes:
             dataset = Dataset.load(config.episodes)
@@ -155,24 +114,3 @@ class DialogMemBenchmark(Benchmark):
         rng = episode_rng(config_hash({"traversal": config.traversal, "camera": config.camera}), config.seed, 0)
         traversal = generate_traversal(load_scene(spec), spec, rng, config.traversal, config.camera, progress=progress)
         return traversal, f"house{config.house_seed}-seed{config.seed}"
-
-
-def _summary(scene, traversal: Traversal) -> str:
-    categories = sorted({o.category for o in scene.objects})
-    walked = float(np.linalg.norm(np.diff(traversal.positions()[:, [0, 2]], axis=0), axis=1).sum())
-    lines = [
-        f"House `{scene.scene_id}`: {len(scene.regions)} rooms ({', '.join(r.name for r in scene.regions)}), "
-        f"{len(scene.objects)} objects of {len(categories)} categories.",
-        f"Traversal: {len(traversal.frames)} posed RGB-D frames, {len(traversal.segments)} goals, {walked:.1f} m walked, "
-        f"{len(traversal.observations)} objects observed (mask >= 5% of a view).",
-        "",
-        "| segment | goal | frames | reached | objects first seen |",
-        "| --- | --- | --- | --- | --- |",
-    ]
-    for seg in traversal.segments:
-        first = [o.category for o in traversal.observations if seg.start_frame <= o.first_frame <= seg.end_frame]
-        lines.append(
-            f"| {seg.index} | {seg.goal_category} | {seg.end_frame - seg.start_frame + 1} | "
-            f"{'yes' if seg.reached else 'no'} | {', '.join(first) or '-'} |"
-        )
-    return "\n".join(lines)

@@ -1,4 +1,4 @@
-"""``memgym generate voxmem``, ``memgym eval voxmem`` and the VoxMem quickstart.
+"""``memgym generate voxmem``, and ``memgym eval voxmem``.
 
     memgym generate voxmem items=30 budgets=[8k,16k,32k,64k] out=runs/voxmem/dataset
     memgym generate voxmem tts.kind=openai tts.base_url=http://127.0.0.1:8000/v1 tts.voices=[alloy,echo,fable]
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memgym.core.benchmark import Benchmark, JobArgs, ReportSection
+from memgym.core.benchmark import Benchmark, JobArgs
 from memgym.core.config import load_config
 from memgym.core.errors import ConfigError
 from memgym.core.outputs import make_writable_folder
@@ -74,85 +74,3 @@ class VoxMemBenchmark(Benchmark):
         from memgym.pipelines.voxmem.evaluation import evaluate
 
         return evaluate(args)
-
-    def quickstart(self, report_dir: Path, args: JobArgs) -> ReportSection:
-        """Build five items (one per evidence type, plus a refusal) at 8K; play one through the env."""
-        import json
-
-        from memgym.core.episode import Dataset
-        from memgym.envs.voxmem_env import VoxMemEnv
-
-        out = Path(args.runs_dir) / "quickstart" / "voxmem" / "dataset"
-        cells = "[semantics/TET,speaker/IE,paralinguistic/MSR,sound/IE,sound/AR]"
-        # more redraws than a default build: each evidence type should survive the intelligibility gate
-        overrides = ("items=5", f"cells={cells}", "budgets=[8k]", "max_revisions=6", f"out={out}", *args.overrides)
-        config = load_config(VoxMemConfig, path=args.config_path, overrides=overrides)
-        folder = VoxMemBuilder(config, progress=args.progress).build()
-        episodes = Dataset.load(folder / "manifest.jsonl")
-        env = VoxMemEnv(dataset=folder)
-        played = next((e for e in episodes if e.items[0].answer == "unanswerable"), episodes[0])
-        observation, info = env.reset(seed=0, options={"episode": played})
-        steps = 0
-        while info["phase"] == "formation":
-            observation, _, _, _, info = env.step("")
-            steps += 1
-        _, reward, terminated, _, info = env.step("I can't tell from our conversations.")
-        qc = json.loads((folder / "qc_report.json").read_text())
-        plots = save_figures(folder, list(episodes), Path(report_dir))
-        rows = [
-            "| item | cell | subtype | budget | tokens | sessions | question | answer |",
-            "| --- | --- | --- | ---: | ---: | ---: | --- | --- |",
-        ]
-        for e in episodes:
-            item = e.items[0]
-            rows.append(
-                f"| {item.item_id} | {item.annotations['cell']} | {item.annotations['subtype']} | {e.budget} | "
-                f"{e.tokens} | {len(e.sessions)} | {item.prompt} | {item.answer} |"
-            )
-        body = "\n".join(
-            [
-                f"Built {qc['items_kept']} of {qc['items_planned']} items ({qc['audio_hours'] * 60:.1f} min of audio) "
-                f"into `{folder}`; QC report `qc_report.md` kept with the dataset.",
-                *_heard_line(qc.get("intelligibility")),
-                "",
-                *rows,
-                "",
-                f"`memgym/VoxMem-v0` played {played.episode_id}: {steps} formation turns, then the question; "
-                f'answering "I can\'t tell from our conversations." scored {reward:.0f}.',
-            ]
-        )
-        return ReportSection("VoxMem", body, plots)
-
-
-def _heard_line(heard: dict | None) -> list[str]:
-    """One sentence on what the QC recogniser heard in the evidence turns (nothing without the gate)."""
-    if not heard:
-        return []
-    said = heard["answer_turns"]
-    return [
-        "",
-        f"Evidence turns as the offline recogniser hears them: WER {heard['wer']['wer']:.0%}; the stated value "
-        f"was heard in {said['recognised']} of {said['said']} turns that say it (items where it was not are "
-        "redrawn, then dropped).",
-    ]
-
-
-def save_figures(folder: Path, episodes: list, report_dir: Path) -> tuple[str, ...]:
-    """Write the history-layout and cue-pair figures under ``report_dir/voxmem``; relative paths."""
-    import matplotlib.pyplot as plt
-
-    from memgym.datasets.voxmem.plots import cue_pair_figure, history_layout_figure
-
-    out = []
-    for name, figure in (
-        ("history_layout.png", history_layout_figure(episodes)),
-        ("cue_pair.png", cue_pair_figure(folder, episodes)),
-    ):
-        if figure is None:
-            continue
-        path = Path("voxmem") / name
-        (report_dir / path).parent.mkdir(parents=True, exist_ok=True)
-        figure.savefig(report_dir / path, dpi=110)
-        plt.close(figure)
-        out.append(str(path))
-    return tuple(out)

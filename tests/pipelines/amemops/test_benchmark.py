@@ -15,7 +15,7 @@ def _args(tmp_path, *overrides, out=None):
 
 def test_registered_with_jobs():
     assert BENCHMARKS.get("amemops") is AMemOpsBenchmark
-    assert {"generate", "render", "quickstart"} <= set(AMemOpsBenchmark.implemented_jobs())
+    assert {"generate", "render", "train", "eval"} <= set(AMemOpsBenchmark.implemented_jobs())
 
 
 def test_generate_writes_manifest_and_features_resumably(tmp_path):
@@ -51,13 +51,6 @@ def test_bad_settings_are_config_errors(tmp_path):
         AMemOpsBenchmark().generate(_args(tmp_path, "stream.nope=1"))
     with pytest.raises(ConfigError, match=r"stream.attribute_values=16: audio streams need 4 values"):
         AMemOpsBenchmark().generate(_args(tmp_path, "stream.attribute_values=16"))  # features are audio
-
-
-@pytest.mark.slow
-def test_quickstart_section(tmp_path):
-    section = AMemOpsBenchmark().quickstart(tmp_path / "report", JobArgs(runs_dir=tmp_path, progress=False))
-    assert "| initial |" in section.markdown and "| absent |" in section.markdown
-    assert all((tmp_path / "report" / p).is_file() for p in section.plots)
 
 
 def test_packaged_configs_load():

@@ -10,11 +10,20 @@ import pytest
 
 from memgym.core.benchmark import JobArgs
 from memgym.pipelines.amemops.interventions import intervention_job
-from memgym.pipelines.amemops.quickstart import QUICKSTART_STREAM
 from memgym.pipelines.amemops.train import train_job
 from memgym.tasks.amemops.interventions import loss_table
 
-STREAM = ("data.inputs=symbolic", *QUICKSTART_STREAM)  # the quickstart's short streams, symbolic
+# short (384-frame) symbolic streams without interference queries: 3 initial, 3 update, 1 absent query
+STREAM = (
+    "data.inputs=symbolic",
+    "data.stream.frames=384",
+    "data.stream.n_initial=3",
+    "data.stream.n_update=3",
+    "data.stream.n_interference=0",
+    "data.stream.n_absent=1",
+    "data.stream.distractors=[2]",
+    "data.stream.offset_seconds=[2,6]",
+)
 ARCH = ("arch.width=64", "arch.head_dim=32", "arch.mlp_hidden=128", "threads=1")
 
 
