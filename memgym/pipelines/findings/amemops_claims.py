@@ -1,4 +1,10 @@
-"""The AMemOps findings (:class:`~memgym.pipelines.findings.claim.Claim` each)."""
+"""The AMemOps findings (:class:`~memgym.pipelines.findings.claim.Claim` each).
+
+Eval rows name a model by its core, bare (``gdn2``) or with a variant suffix: ``gdn2@cpu-audio``
+when trained with ``preset=cpu-audio`` (:mod:`memgym.pipelines.amemops.presets`), ``gdn2@noconv``
+for a named variant. A comparison takes all of its models from one variant (:func:`one_variant`),
+never a mix, and says which it used.
+"""
 
 from __future__ import annotations
 
@@ -27,6 +33,37 @@ def _final_checkpoint(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     return [r for r in rows if r.get("checkpoint") == last[r["model"]]]
 
 
+def one_variant(rows: Sequence[dict[str, Any]], cores: Sequence[str]) -> tuple[list[dict[str, Any]], str]:
+    """The rows of the one variant (``@suffix``, "" for bare names) that holds every core of
+    ``cores``, renamed to their core, and a note naming the variant and any other left out.
+
+    Several complete variants: the bare names (the paper's training) first, then the variant
+    with the most streams, then the first by name. No complete variant: no rows.
+    """
+    held: dict[str, set[str]] = {}
+    streams: dict[str, set[Any]] = {}
+    for row in rows:
+        core, _, suffix = str(row["model"]).partition("@")
+        if core in cores:
+            held.setdefault(suffix, set()).add(core)
+            streams.setdefault(suffix, set()).add(row.get("stream"))
+    complete = sorted((s for s in held if held[s] >= set(cores)), key=lambda s: (s != "", -len(streams[s]), s))
+    if not complete:
+        return [], ""
+    chosen = complete[0]
+    names = {f"{c}@{chosen}" if chosen else c: c for c in cores}
+    picked = [{**r, "model": names[r["model"]]} for r in rows if r["model"] in names]
+    others = sorted(f"@{s}" if s else "bare names" for s in held if s != chosen)
+    note = f"models {', '.join(names)}" if chosen else ""
+    if others:
+        note += ("; " if note else "bare names; ") + f"not merged with {', '.join(others)}"
+    return picked, note
+
+
+def _with_note(text: str, note: str) -> str:
+    return f"{text} [{note}]" if note else text
+
+
 def _step(checkpoint: Any) -> tuple[int, str]:
     return (int(checkpoint), "") if str(checkpoint).isdigit() else (-1, str(checkpoint))
 
@@ -35,10 +72,9 @@ def am_erasing(core: str) -> Callable[[Tables], Outcome]:
     def measure(t: Tables) -> Outcome:
         from memgym.tasks.amemops.tables import averaged_contrast
 
-        rows = _final_checkpoint(t.amemops)
-        models = {r["model"] for r in rows}
-        if core not in models or "no_erase" not in models:
-            return f"needs {core} and no_erase evaluated on the same streams: {TRAIN_AM}"
+        rows, note = one_variant(_final_checkpoint(t.amemops), (core, "no_erase"))
+        if not rows:
+            return f"needs {core} and no_erase (one preset: the same @suffix) evaluated on the same streams: {TRAIN_AM}"
         interval = averaged_contrast(
             rows, (core,), ("no_erase",), "post_update", rng=m.labelled_rng(f"am|{core}"), n_resamples=m.N_RESAMPLES
         )
@@ -46,9 +82,8 @@ def am_erasing(core: str) -> Callable[[Tables], Outcome]:
             return f"needs post-update queries of {core} and no_erase: {TRAIN_AM}"
         n = len({r["stream"] for r in rows if r["model"] == core and r["query_type"] == "post_update"})
         effect = Effect(interval.estimate, interval.low, interval.high, n)
-        return Measured(
-            effect, f"{core} - no_erase on post-update queries (streams and seeds resampled)", runs_of(rows, core)
-        )
+        text = f"{core} - no_erase on post-update queries (streams and seeds resampled)"
+        return Measured(effect, _with_note(text, note), runs_of(rows, core))
 
     return measure
 
@@ -56,7 +91,7 @@ def am_erasing(core: str) -> Callable[[Tables], Outcome]:
 def am_update_specific(t: Tables) -> Outcome:
     from memgym.tasks.amemops.interaction import update_interactions
 
-    rows = [r for r in _final_checkpoint(t.amemops) if r["model"] in ("gdn2", "no_erase")]
+    rows, note = one_variant(_final_checkpoint(t.amemops), ("gdn2", "no_erase"))
     results = (
         update_interactions(rows, ["gdn2:no_erase"], rng=m.labelled_rng("am|interaction"), n_resamples=m.N_RESAMPLES)
         if rows
@@ -64,18 +99,20 @@ def am_update_specific(t: Tables) -> Outcome:
     )
     found = [r for r in results if r.labels["term"] == "interaction" and r.labels["attribute"] == "all"]
     if not found or found[0].interval is None:
-        return f"needs gdn2 and no_erase on streams with initial and post-update queries: {TRAIN_AM}"
+        return f"needs gdn2 and no_erase (one preset) on streams with initial and post-update queries: {TRAIN_AM}"
     result = found[0]
     effect = Effect(result.estimate, result.interval.low, result.interval.high, int(result.labels["streams"]))
-    return Measured(
-        effect, "(gdn2 - no_erase) on post-update minus on initial (streams and seeds resampled)", runs_of(rows, "gdn2")
-    )
+    text = "(gdn2 - no_erase) on post-update minus on initial (streams and seeds resampled)"
+    return Measured(effect, _with_note(text, note), runs_of(rows, "gdn2"))
 
 
 def am_norope_delay(t: Tables) -> Outcome:
-    rows = [r for r in t.amemops if r.get("earlier") is not None]
+    rows, note = one_variant([r for r in t.amemops if r.get("earlier") is not None], ("gdn2", "attention"))
     if not rows:
-        return "needs a matched-history evaluation: memgym eval amemops --config amemops_history.yaml"
+        return (
+            "needs a matched-history evaluation of gdn2 and attention (one preset): "
+            "memgym eval amemops --config amemops_history.yaml"
+        )
     longest = max(float(r["delay_s"]) for r in rows)
     tidy = [
         {
@@ -100,7 +137,7 @@ def am_norope_delay(t: Tables) -> Outcome:
         return "needs gdn2 and attention (no RoPE) on updated and no-update templates at the longest delay"
     return Measured(
         effect,
-        f"(gdn2 - attention) on updates minus on no-update, {longest:.0f} s delay",
+        _with_note(f"(gdn2 - attention) on updates minus on no-update, {longest:.0f} s delay", note),
         runs_of(tidy, "gdn2", "attention"),
     )
 

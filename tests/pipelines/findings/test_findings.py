@@ -159,3 +159,38 @@ def test_the_quickstart_report_ends_with_the_findings_of_its_runs(dialogmem_runs
     assert (dialogmem_runs / "findings" / "findings.json").is_file()
     empty = findings_section(tmp_path)  # no run yet: the report says why, the quickstart goes on
     assert empty.markdown.startswith("not written:") and "holds no evaluation run" in empty.markdown
+
+
+def test_amemops_claims_take_one_preset_per_comparison(tmp_path: Path) -> None:
+    """Preset-trained models (``gdn2@cpu-audio``, as ``preset=cpu-audio train=true`` names them)
+    are measured; two presets in one folder are never merged into one comparison."""
+
+    def rows(model: str, good: bool, streams: int) -> list[dict]:
+        queries = [
+            {"query_type": qt, "correct": int(good or qt == "initial"), "attribute": "gain"}
+            for qt in ("initial", "post_update")
+        ]
+        return [
+            {
+                "key": f"{model}|0|{k}",
+                "model": model,
+                "seed": 0,
+                "checkpoint": 40,
+                "stream": f"s{k}",
+                "queries": queries,
+            }
+            for k in range(streams)
+        ]
+
+    am = rows("gdn2@cpu-audio", True, 25) + rows("no_erase@cpu-audio", False, 25)
+    am += rows("gdn2@cpu-small", False, 21) + rows("no_erase@cpu-small", False, 21)  # flat: would dilute a merge
+    am += rows("kda@cpu-small", False, 21) + rows("gdn@cpu-tiny", True, 25)  # gdn: no no_erase@cpu-tiny
+    write_run(tmp_path / "am", "amemops_eval", am)
+    found = by_id(finding_rows(find_runs([tmp_path / "am"])))
+    gdn2 = found["am-gdn2-over-no-erase"]
+    assert gdn2["verdict"] == "reproduced" and gdn2["effect_pp"] == pytest.approx(100.0) and gdn2["n"] == 25
+    assert "gdn2@cpu-audio, no_erase@cpu-audio" in gdn2["ours"] and "not merged with @cpu-small" in gdn2["ours"]
+    assert found["am-update-specific"]["verdict"] == "reproduced"
+    kda = found["am-kda-over-no-erase"]  # measured against the no_erase of its own preset only
+    assert kda["effect_pp"] == pytest.approx(0.0) and "kda@cpu-small, no_erase@cpu-small" in kda["ours"]
+    assert found["am-gdn-over-no-erase"]["verdict"] == "not measured"
