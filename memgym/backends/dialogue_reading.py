@@ -5,16 +5,19 @@ entry) into :class:`Statement` s of the four social relations, without the datas
 each sentence that names a known category (or follows one in the same utterance: ``it``) is read
 for
 
-* **alias** -- a naming verb (``call``, ``nickname``, ``known as``, ``refer to ... as``); the value
-  follows ``as`` / ``nickname`` / the named object (``we call the bed the throne``);
+* **alias** -- a naming verb (``call``, ``named``, ``nickname``, ``known as``, ``goes by``, ``refer
+  to ... as``); the value follows ``as`` / ``nickname`` / ``by`` / the named object (``we call the
+  bed the throne``);
 * **significance** -- a sentiment word (``special``, ``means a lot``, ``dear``, ``precious``, ...)
-  with ``was``; the value follows the last ``was``;
+  or a reason (``because it was``) with ``was``; the value follows the last ``was``;
 * **owner** -- a person's name (a speaker of the transcript, or a capitalised word inside a
   sentence) with an ownership word (``owns``, ``belongs``, ``Name's``, ``taken over``, ``handed``);
-* **usage** -- ``for <activity>`` with a use word (``use``, ``for``).
+* **usage** -- ``for <activity>`` with a use word (``use``, ``for``), or ``where we do <activity>``.
 
 A name or activity after ``not`` / ``from`` / ``instead of`` / ``rather than``, before ``any more``,
-after ``used to be``, or given away (``X handed it to Y``) is the *previous* value; change words
+after ``used to be``, or given away (``X handed it to Y``) is the *previous* value, as is one denied
+(``isn't Ben's``) in a sentence that names no new one, which then carries to the next statement of
+the utterance (``... isn't Ben's. It's Carla's.``); change words
 (``now``, ``actually``, ``correction``, ``mistake``, ``these days``, ...) mark an update or a
 correction. :func:`fold_chains` joins statements into chains: a change continues the chain of its
 category and key whose latest value is the previous one (else the latest such chain); the latest
@@ -35,10 +38,15 @@ _SENTENCE = re.compile(r"[^.!?]+[.!?]*")
 _RAW_WORD = re.compile(r"[A-Za-z0-9]+")
 _BOUNDARY = re.compile(r"[,;.!?]| not | instead | rather than | any ?more| now\b| so | because | and ")
 
-NAMING = ("called", "nickname", "nicknamed", "known as", "refer to", "refers to", "name is")
-"""Naming words; ``call`` / ``calls`` count only before the object (``we call the bed ...``)."""
+NAMING = ("called", "nickname", "nicknamed", "known as", "refer to", "refers to", "name is", "goes by", "go by")
+"""Naming words; the verbs of :data:`CALLING` count only before the object (``we call the bed ...``)."""
+CALLING = ("call", "calls", "named", "dubbed")
+"""Naming verbs followed by the object and then its name (``the kids named the bed the throne``)."""
 _CALL_OBJECT = frozenset(["the", "that", "this", "our", "my", "your", "it"])
-SENTIMENT = ("special", "means a lot", "dear", "precious", "sentimental", "treasure", "meaningful", "story")
+SENTIMENT = (
+    "special", "means a lot", "dear", "precious", "sentimental", "treasure", "meaningful", "story",
+    "because it was", "since it was",
+)  # fmt: skip
 OWNING = ("owns", "owned", "own", "belongs", "belong", "belonging", "owner", "taken over", "handed", "gave", "given")
 TRANSFER = frozenset(["handed", "gave", "given", "passed", "transferred"])
 USING = ("use", "used", "uses", "using", "for")
@@ -68,6 +76,9 @@ CHANGE = frozenset(
 )
 """Words that mark an update or a correction."""
 _PREVIOUS_BEFORE = frozenset(["not", "from", "than", "be", "isn", "stopped", "longer"])
+_DENIED = frozenset(["isn", "wasn", "aren", "doesn"])
+"""Negated verbs before ``t`` that deny the name after them (``isn't Ben's``)."""
+_DOING = re.compile(r"\bwhere (?:we|they|you|i|people|everyone) (?:do|have)\b", re.IGNORECASE)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -102,14 +113,25 @@ def read_statements(
     known = {n.lower() for n in names}
     statements = []
     for index, text in enumerate(utterances):
-        category = default
+        category, denied = default, None
         for sentence in _SENTENCE.findall(text):
             category = _category(sentence, vocabulary) or category
             if not category:
                 continue
             statement = _statement(sentence, category, known)
-            if statement is not None:
-                statements.append(dataclasses.replace(statement, index=index))
+            if statement is None:
+                continue
+            if not statement.value:  # a denial alone: its value is the next statement's previous
+                denied = statement
+                continue
+            if (
+                denied
+                and (denied.category, denied.key) == (statement.category, statement.key)
+                and not statement.previous
+            ):
+                statement = dataclasses.replace(statement, previous=denied.previous, change=True)
+            denied = None
+            statements.append(dataclasses.replace(statement, index=index))
     return statements
 
 
@@ -135,18 +157,21 @@ def _statement(sentence: str, category: str, names: set[str]) -> Statement | Non
     people = _names(sentence, names)
     if people and (_has(words, OWNING) or re.search(r"[A-Za-z]['\u2019]s\b", sentence)):
         new, old = _split_owner(sentence, people)
-        return Statement(category, "owner", new, old, change or bool(old)) if new else None
+        return Statement(category, "owner", new, old, change or bool(old)) if new or old else None
     if "for" in words and _has(words, USING):
         new, old = _split_usage(sentence)
         return Statement(category, "usage", new, old, change or bool(old)) if new else None
+    if _DOING.search(sentence):
+        value = _after(sentence, _DOING.pattern)
+        return Statement(category, "usage", value, change=change) if value else None
     return None
 
 
 def _calls_object(words: list[str], category: str) -> bool:
-    """Whether ``call``/``calls`` is followed by the object (``we call the bed``, ``calls it``)."""
+    """Whether a :data:`CALLING` verb is followed by the object (``we call the bed``, ``calls it``)."""
     named = tokens(category)
     for i, word in enumerate(words):
-        if word in ("call", "calls"):
+        if word in CALLING:
             rest = words[i + 1 :]
             while rest and rest[0] in _CALL_OBJECT - {"it"}:
                 rest = rest[1:]
@@ -167,16 +192,18 @@ def _after(text: str, pattern: str, last: bool = False) -> str:
 
 def _alias_value(sentence: str, category: str) -> str:
     lower = sentence.lower()
-    for pattern in (r"\bknown as\b", r"\bas\b", r"\bnickname(?:d|s)?\b(?:\s*(?:is|:))?", r"\bcalled\b"):
+    for pattern in (
+        r"\bknown as\b", r"\bas\b", r"\bnickname(?:d|s)?\b(?:\s*(?:is|:))?", r"\bcalled\b", r"\bgo(?:es)? by\b",
+    ):  # fmt: skip
         if re.search(pattern, lower) and (pattern != r"\bas\b" or re.search(r"\brefers? to\b", lower)):
             value = _after(sentence, pattern)
             if value and value.lower() != "a":
                 return value
-    naming = re.search(r"\bcalls?\b", lower)
+    naming = re.search(r"\b(?:calls?|named|dubbed)\b", lower)
     if naming:
         rest = sentence[naming.end() :]
         at = rest.lower().find(category.lower())
-        return _after(rest, re.escape(category)) if at >= 0 else _after(sentence, r"\bcalls?\b")
+        return _after(rest, re.escape(category)) if at >= 0 else _after(sentence, naming.re.pattern)
     return ""
 
 
@@ -194,6 +221,7 @@ def _split_owner(sentence: str, people: list[tuple[int, str]]) -> tuple[str, str
     """(new owner, previous owner or "")."""
     words = [w.lower() for w in _RAW_WORD.findall(sentence)]
     old = [name for i, name in people if i > 0 and words[i - 1] in _PREVIOUS_BEFORE or _before_anymore(words, i)]
+    old += [name for i, name in people if i > 1 and words[i - 1] == "t" and words[i - 2] in _DENIED]
     if not old and len(people) > 1 and TRANSFER.intersection(words):
         after_to = [name for i, name in people if i > 0 and words[i - 1] == "to"]
         old = [name for _, name in people if name not in after_to][:1] if after_to else []

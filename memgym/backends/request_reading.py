@@ -38,7 +38,8 @@ STOP_WORDS = FUNCTION_WORDS | frozenset(
 """Function words (not content a request names)."""
 
 FILLERS = frozenset(
-    ["the", "a", "an", "to", "of", "for", "over", "your", "my", "our", "his", "her", "their", "as", "is", "whose"]
+    ["the", "a", "an", "to", "of", "for", "from", "over", "your", "my", "our", "his", "her", "their", "as", "is"]
+    + ["whose"]
 )
 """Words skipped between a relation word and the value it governs."""
 
@@ -55,8 +56,10 @@ RELATION_WORDS: dict[str, frozenset[str]] = {
     "owner": frozenset(["owns", "owned", "own", "belongs", "belong", "belonging", "owner"]),
     "usage": frozenset(["use", "used", "uses", "using", "meant", "purpose"]),
     "alias": frozenset(["call", "calls", "called", "nickname", "nicknamed", "known", "refer", "refers", "name"]),
-    "significance": frozenset(["was", "originally"]),
-    "times_seen": frozenset(["saw", "seen", "spotted", "noticed", "view", "passed", "appeared", "came", "showed"]),
+    "significance": frozenset(["was", "originally", "because", "since", "special", "matters", "matter"]),
+    "times_seen": frozenset(
+        ["saw", "seen", "spotted", "noticed", "view", "passed", "appeared", "came", "across", "showed", "encountered"]
+    ),
     "color": frozenset(["coloured", "colored", "painted", "colour", "color"]),
     "material": frozenset(["made", "built", "crafted", "material", "out"]),
     "size": frozenset(["sized", "size"]),
@@ -65,11 +68,11 @@ RELATION_WORDS: dict[str, frozenset[str]] = {
 
 ASKING_WORDS: dict[str, tuple[str, ...]] = {
     "owner": ("who owns", "whose", "belong", "belongs", "to whom", "owner", "owned by"),
-    "usage": ("used for", "use it for", "purpose", "for what", "what for", "for"),
+    "usage": ("used for", "use it for", "purpose", "for what", "what for", "do with", "for"),
     "alias": ("call", "nickname", "name", "refer to", "known as"),
     "significance": ("why", "special", "story", "matter", "matters", "significance"),
     "color": ("color", "colour", "coloured", "colored"),
-    "material": ("material", "made"),
+    "material": ("material", "made", "built"),
     "size": ("how big", "how large", "how small", "size"),
     "on": (
         "on top of what",
@@ -79,14 +82,26 @@ ASKING_WORDS: dict[str, tuple[str, ...]] = {
         "rests",
         "sit on",
         "standing on",
+        "stand on",
+        "stands on",
+        "sits on",
         "underneath",
         "beneath",
     ),
     "near": ("beside", "next to", "near", "close to"),
     "room": ("which room", "what room", "room"),
     "times_seen": ("how many times", "how often", "how many separate times", "times", "frequently"),
-    "segment": ("heading", "headed", "destination", "walking towards", "on the way", "on your way"),
-    "order": ("in what order", "order", "position", "ranking", "rank"),
+    "segment": (
+        "heading",
+        "headed",
+        "destination",
+        "walking towards",
+        "walking to",
+        "on the way",
+        "on your way",
+        "where were you",
+    ),  # fmt: skip
+    "order": ("in what order", "order", "position", "ranking", "rank", "when did you see", "when did you notice"),
 }
 """Answer key -> word sequences that ask for it (matched on whole tokens outside the mentions)."""
 
@@ -148,7 +163,9 @@ def relation_before(
         keys = [k for k in named if k in allowed]
         if keys:
             j = i
-            while j - 1 >= stop and (any(words[j - 1] in RELATION_WORDS[k] for k in keys) or words[j - 1] in FILLERS):
+            while j - 1 >= stop and (
+                any(words[j - 1] in RELATION_WORDS[k] for k in keys) or words[j - 1] in FILLERS | PHRASE_PRONOUNS
+            ):
                 j -= 1
             return keys[0], j
         if word not in FILLERS and not named:
@@ -159,6 +176,8 @@ def relation_before(
 
 RELATION_REACH = 5
 """How many tokens before a value its relation word may stand."""
+PHRASE_PRONOUNS = frozenset(["it", "that", "which"])
+"""Words a relation phrase extends back over (``that matters because it was ...``)."""
 
 
 def find_mentions(words: list[str], values: Mapping[str, set[str]]) -> list[Mention]:

@@ -32,6 +32,8 @@ UNKNOWN = "unknown"
 NOT_VALUES = frozenset(["detected"])
 """Keys whose values are not properties a request names (an entry's own label)."""
 DETERMINERS = frozenset(["the", "that", "this", "a", "an", "our", "my", "your"])
+QUESTION_WORDS = frozenset(["what", "which", "who", "whom", "whose", "where", "when", "why", "how"])
+"""Words that make a request a question when one comes before the object it names."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -97,7 +99,9 @@ def resolve(
     *,
     instruction: bool = False,
 ) -> Resolution:
-    """Read ``request`` (see the module docstring); ``instruction`` forces no asked key."""
+    """Read ``request`` (see the module docstring); ``instruction`` forces no asked key, as does a
+    request that names its object before any question word (:data:`QUESTION_WORDS`) or asking word
+    (``Could you walk to the bed?``; not ``Whose is the bed?``, ``Tell me the colour of the bed.``)."""
     words = tokens(request)
     utterances = [u for _, u in heard]
     vocabulary = set(labels.values()) or request_phrases(words, utterances)
@@ -120,6 +124,10 @@ def resolve(
     mentions = [m for m in mentions if m.keys != {"order"} or _ordinal_attached(words, m, mentions, span)]
     # a count (``once``) counts sightings only after a seeing word (``you saw once``, not ``was once``)
     mentions = [m for m in mentions if m.keys != {"times_seen"} or m.phrase_start < m.start]
+    before = words[: span[0]]
+    instruction = instruction or (
+        head is not None and not QUESTION_WORDS.intersection(before) and not asked_key(before)
+    )
     key = None if instruction else asked_key(words, mentions, [span])
     if not labels and category is not None:
         category = first_said_about(words, vocabulary, statements, key) or category

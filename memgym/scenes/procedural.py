@@ -62,8 +62,8 @@ class HouseConfig:
     clutter: str = dataclasses.field(
         default="none",
         metadata={
-            "help": "real-house clutter: none, hm3d (repeats of common categories after HM3D-Semantics; "
-            "memgym/configs/houses/clutter_hm3d.yaml) or a clutter statistics YAML file (memgym.scenes.clutter)",
+            "help": "real-house clutter: none, hm3d or hm3d_v2 (repeats of common categories after HM3D-Semantics; "
+            "memgym/configs/houses/clutter_<name>.yaml) or a clutter statistics YAML file (memgym.scenes.clutter)",
             **ADDED_FIELD,
         },
     )

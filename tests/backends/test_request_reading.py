@@ -4,7 +4,7 @@ combination the generator produces, independently written phrasings, and dialogu
 from __future__ import annotations
 
 import pytest
-from reasoner_cases import HELD_OUT, PHRASINGS, accuracy, cases, cue_combinations, dialogue_cases, episode_cases
+from reasoner_cases import HELD_OUT, PHRASINGS, UNSEEN, accuracy, cases, cue_combinations, dialogue_cases, episode_cases
 
 from memgym.backends.dialogue_reading import fold_chains, read_statements, transcript
 from memgym.backends.request_reading import asked_key, find_mentions, head_category, tokens
@@ -80,7 +80,7 @@ def test_every_cue_combination_of_the_generator_resolves(own_accuracy):
     assert own_accuracy == 100.0
 
 
-@pytest.mark.parametrize("phrasings", [PHRASINGS, HELD_OUT], ids=["independent", "held_out"])
+@pytest.mark.parametrize("phrasings", [PHRASINGS, HELD_OUT, UNSEEN], ids=["independent", "held_out", "unseen"])
 def test_independent_phrasings_lose_at_most_five_points(own_accuracy, phrasings):
     assert accuracy(cases(phrasings, answers=3)) >= own_accuracy - 5.0
 
@@ -92,7 +92,7 @@ def own_full_accuracy() -> float:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("phrasings", [PHRASINGS, HELD_OUT], ids=["independent", "held_out"])
+@pytest.mark.parametrize("phrasings", [PHRASINGS, HELD_OUT, UNSEEN], ids=["independent", "held_out", "unseen"])
 def test_every_answer_key_of_every_combination_in_every_phrasing(own_full_accuracy, phrasings):
     assert own_full_accuracy == 100.0 and accuracy(cases(phrasings)) >= own_full_accuracy - 5.0
 
@@ -109,7 +109,7 @@ def test_oracle_facts_answer_every_item_of_a_generated_dataset_in_every_phrasing
     episodes = list(Dataset.load(out))
     own = [c for e in episodes for c in episode_cases(e, "generator")]
     assert len(own) > 100 and accuracy(own) == 100.0
-    for phrasings in (PHRASINGS, HELD_OUT):
+    for phrasings in (PHRASINGS, HELD_OUT, UNSEEN):
         assert accuracy([c for e in episodes for c in episode_cases(e, phrasings)]) >= 95.0
 
 
@@ -124,7 +124,7 @@ def _dialogue_accuracy(style) -> float:
     return 100.0 * right / len(found)
 
 
-@pytest.mark.parametrize("phrasings", [PHRASINGS, HELD_OUT], ids=["independent", "held_out"])
+@pytest.mark.parametrize("phrasings", [PHRASINGS, HELD_OUT, UNSEEN], ids=["independent", "held_out", "unseen"])
 def test_dialogue_is_read_into_the_latest_fact_in_any_phrasing(phrasings):
     own = _dialogue_accuracy("generator")
     assert own == 100.0 and _dialogue_accuracy(phrasings) >= own - 5.0

@@ -86,7 +86,7 @@ def test_generate_resumes_from_its_partial_file(dataset, tmp_path, capsys):
     expected = list(Dataset.load(out))
     digest = config_hash(load_config(DialogMemGenerateConfig, overrides=(*SMALL, "scenes=2")))
     partial = out.with_name("episodes.jsonl.partial")
-    header = {"config_hash": digest, "house_clutter": "hm3d"}
+    header = {"config_hash": digest, "house_clutter": "hm3d_v2"}
     # a partial file of a build before clutter existed has the same hash but holds other houses
     partial.write_text(json.dumps({"config_hash": digest}) + "\n" + first[0] + "\n")
     with pytest.raises(MemgymError, match="written by another config"):

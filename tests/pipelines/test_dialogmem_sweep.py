@@ -54,7 +54,8 @@ class Unknown:
         return StructuredReasoner().generate(messages) if text.startswith("CATEGORIES") else "unknown"
 
 
-def play(dataset: Path, tmp_path: Path, memory_name: str, reasoner) -> list[dict]:
+def play(dataset: Path, tmp_path: Path, memory_name: str, reasoner) -> tuple[list[dict], set[str]]:
+    """The navigation rows of the first episode and the annotated objects its memory holds an entry for."""
     # exact perception: under simulated errors the entry's facts may no longer fit the instruction,
     # and the reasoner rightly declines it (the paper's small oracle shortfall)
     overrides = (f"dataset={dataset}", f"memory={memory_name}", "visual.perception=exact", *EVAL)
@@ -64,19 +65,20 @@ def play(dataset: Path, tmp_path: Path, memory_name: str, reasoner) -> list[dict
     env = build_env(config, memory, {})
     played = run_episode(env, ReasonerAgent(memory, reasoner), episode=episode)
     rows = [row for _, row in item_rows(episode, played.answers, Localisation(episode, memory))]
-    return [r for r in rows if r["task"] == "navigation"]
+    return [r for r in rows if r["task"] == "navigation"], set(memory.entries_of_objects()[1])
 
 
 @pytest.mark.parametrize("probe", ["3dmem+oracle_selection", "3dmem+oracle_position"])
 def test_oracle_probes_need_the_reasoner_to_confirm_the_entry(dataset, tmp_path, probe):
-    rows = play(dataset, tmp_path, probe, StructuredReasoner())
-    # the reasoner confirms the supplied entry on most items (it may decline one whose facts do not
-    # explain every cue of the instruction: the paper's small oracle shortfall)
+    rows, held = play(dataset, tmp_path, probe, StructuredReasoner())
+    # the reasoner confirms the supplied entry of every target the memory holds; a target the map
+    # never formed an entry for (too few pixels at this camera) has none to confirm, and is declined
     confirmed = [r for r in rows if r["prediction"].startswith("OBJECT ")]
-    assert len(confirmed) >= 0.8 * len(rows) and all(r in confirmed or r["prediction"] == "unknown" for r in rows)
+    assert [r["object_id"] in held for r in rows] == [r in confirmed for r in rows]
+    assert all(r in confirmed or r["prediction"] == "unknown" for r in rows) and len(confirmed) >= 0.8 * len(rows)
     if probe == "3dmem+oracle_position":
         assert all(r["geodesic_success"] for r in confirmed)
-    refused = play(dataset, tmp_path, probe, Unknown())
+    refused, _ = play(dataset, tmp_path, probe, Unknown())
     assert refused and not any(r["geodesic_success"] for r in refused)  # not granted success
 
 

@@ -3,12 +3,13 @@ statistics file that is checked before any house is built."""
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 
 import pytest
 
 from memgym.core.errors import ConfigError
-from memgym.scenes.clutter import load_clutter
+from memgym.scenes.clutter import CLUTTER_DIR, load_clutter
 from memgym.scenes.procedural import HouseConfig, generate_house
 
 SMALL = {"min_rooms": 4, "max_rooms": 5}
@@ -85,3 +86,20 @@ def test_cli_names_an_unreadable_clutter_file(tmp_path, capsys):
     assert main(["generate", "dialogmem", f"house.clutter={missing}", "--out", str(tmp_path / "x.jsonl")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("memgym: error:") and str(missing) in err[0]
+
+
+def test_the_denser_default_only_adds_repeats_and_the_first_file_stays_as_built():
+    first, dense = load_clutter("hm3d"), load_clutter("hm3d_v2")
+    assert dense.name == "hm3d_v2" and set(first.rooms) == set(dense.rooms)
+    for room, counts in first.rooms.items():
+        for category, (low, high) in counts.items():
+            assert dense.rooms[room][category][0] >= low and dense.rooms[room][category][1] >= high
+    assert sum(h for c in dense.rooms.values() for _, h in c.values()) > sum(
+        h for c in first.rooms.values() for _, h in c.values()
+    )
+    # datasets built with house.clutter=hm3d rebuild their houses from this file: it must not change
+    digest = hashlib.sha256((CLUTTER_DIR / "clutter_hm3d.yaml").read_bytes()).hexdigest()
+    assert digest == "731a94580849765f51fa85e75c135f657e719184ffa1b1c3504ecba519afc3a7"
+    # datasets built with house.clutter=hm3d rebuild their houses from this file: it must not change
+    digest = hashlib.sha256((CLUTTER_DIR / "clutter_hm3d.yaml").read_bytes()).hexdigest()
+    assert digest == "731a94580849765f51fa85e75c135f657e719184ffa1b1c3504ecba519afc3a7"

@@ -6,8 +6,8 @@ target (a bed) is the only object matching the cues, beside adversarial distract
 category: one per cue that differs only there, and for cues whose value is a category (``near``,
 ``on``, ``segment``) one that holds the same value under another such key (the oracle miss of
 issue 24: ``desk`` as a neighbour vs as the goal being approached). :func:`cases` renders each
-(combination, answer key) with the generator's templates or with the independently written
-phrasings of ``data/dialogmem_phrasings.json``.
+(combination, answer key) with the generator's templates or with one of the independently written
+phrasing files of ``data/``.
 """
 
 from __future__ import annotations
@@ -27,7 +27,11 @@ from memgym.datasets.dialogmem.task_specs import (
 
 PHRASINGS = Path(__file__).parent / "data" / "dialogmem_phrasings.json"
 HELD_OUT = Path(__file__).parent / "data" / "dialogmem_phrasings_heldout.json"
-"""Written before the reasoner was tuned on :data:`PHRASINGS`, and never used to tune it."""
+"""Written before the reasoner was tuned on :data:`PHRASINGS`; its first run found gaps that were then
+fixed (docs/dialogmem.md), so it is no longer unseen."""
+UNSEEN = Path(__file__).parent / "data" / "dialogmem_phrasings_unseen.json"
+"""A third set, written and committed before the reasoner was first run on it (issue 24); its first
+score and the fixes that followed are in docs/dialogmem.md."""
 CATEGORY = "bed"
 TARGET = {
     "color": "black", "material": "wood", "size": "small", "room": "bedroom", "on": "rug", "near": "desk",

@@ -8,11 +8,19 @@ odometry drift). Defaults come from published evaluations where one exists (docs
 * detection recall by object size: COCO AR_small / AR_medium / AR_large of Faster R-CNN R-50-FPN
   (Detectron benchmark, COCO 2017 val: 0.314 / 0.539 / 0.636), with COCO's size bands (32^2 and
   96^2 pixels of a 640x480 image) written as fractions of the frame;
-* depth noise: the axial Kinect model of Nguyen, Izadi & Lovell (3DIMPVT 2012),
-  ``sigma(z) = 0.0012 + 0.0019 (z - 0.4)^2`` m (0.014 m at 3 m, 0.041 m at 5 m: Khoshelham &
-  Elberink, Sensors 2012, measure "about 4 cm at the maximum range");
-* odometry drift: a random walk per metre travelled (and per radian turned) whose end-of-traversal
-  error is 1-2 % of the distance, the range of RGB-D / stereo odometry without loop closure.
+* depth noise: the axial Kinect noise model of Nguyen, Izadi & Lovell ("Modeling Kinect Sensor
+  Noise for Improved 3D Reconstruction and Tracking", 3DIMPVT 2012), ``sigma(z) = 0.0012 +
+  0.0019 (z - 0.4)^2`` m, their model for surfaces at 10-60 degrees to the optical axis (the extra
+  term for steeper surfaces, ``0.0001 / sqrt(z) * theta^2 / (pi/2 - theta)^2``, is left out). The
+  coefficients were checked against public RGB-D noise simulators that implement the model with
+  this citation (the paper's own text could not be retrieved here). It gives 0.014 m at 3 m and
+  0.041 m at 5 m, in line with Khoshelham & Elberink (Sensors 12(2), 2012): a random error "from a
+  few millimetres up to about 4 cm at the maximum range of the sensor";
+* odometry drift: a random walk per metre travelled (and per radian turned); its rates are a
+  choice (an error of 0.5-5 % of the distance after 20 m, no published figure behind it) for
+  odometry without loop closure. Full SLAM with bundle adjustment and loop closure does far
+  better (ORB-SLAM, Mur-Artal, Montiel & Tardos, T-RO 2015: "typical localization accuracy from
+  0.2% to 1% of the trajectory dimension"), which is not modelled.
 
 Occlusion misses, label confusion, boundary error and over-/under-segmentation have no
 per-detection rate in the sources found; their defaults are stated as choices in the docs.
@@ -43,7 +51,8 @@ from memgym.core.errors import ConfigError
 from memgym.scenes.poses import quat_from_yaw, yaw_from_quat
 
 DEPTH_MODEL = (0.0012, 0.0019, 0.4)
-"""``(a, b, z0)`` of the axial depth noise ``sigma(z) = a + b (z - z0)^2`` m (Nguyen et al. 2012)."""
+"""``(a, b, z0)`` of the axial depth noise ``sigma(z) = a + b (z - z0)^2`` m, z in m (Nguyen, Izadi
+& Lovell 2012, surfaces at 10-60 degrees; module docstring)."""
 
 SIMILAR_CATEGORIES: tuple[tuple[str, ...], ...] = (
     ("sofa", "armchair", "ottoman"),

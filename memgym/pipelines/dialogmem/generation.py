@@ -42,9 +42,10 @@ from memgym.scenes.procedural import HouseConfig
 from memgym.scenes.spec import SceneSpec, load_scene
 from memgym.sensors.camera import CameraConfig
 
-DEFAULT_CLUTTER = "hm3d"
+DEFAULT_CLUTTER = "hm3d_v2"
 """``house.clutter`` of generated DialogMem houses unless set: repeats of common categories after
-HM3D-Semantics (:mod:`memgym.scenes.clutter`), with ``construction.unique_cues=true`` (items drawn
+HM3D-Semantics (:mod:`memgym.scenes.clutter`; ``hm3d_v2`` is denser than the first default,
+``hm3d``, which the scene specs of datasets built with it still name), with ``construction.unique_cues=true`` (items drawn
 among the cues that single their target out of its repeated category). Both are added fields: at
 these defaults the config keeps the hash it had before they existed; ``house.clutter=none
 construction.unique_cues=false`` rebuilds the datasets made before."""
