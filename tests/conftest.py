@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
+
 import pytest
+
+if worker := os.environ.get("PYTEST_XDIST_WORKER"):
+    # librosa's numba functions cache their machine code beside librosa's files; two pytest-xdist
+    # workers writing that cache at once corrupt it (librosa.yin then crashes). One folder a worker.
+    os.environ.setdefault("NUMBA_CACHE_DIR", os.path.join(tempfile.gettempdir(), f"memgym-numba-{worker}"))
 
 
 @pytest.fixture(scope="session")

@@ -101,7 +101,8 @@ def resolve(
 ) -> Resolution:
     """Read ``request`` (see the module docstring); ``instruction`` forces no asked key, as does a
     request that names its object before any question word (:data:`QUESTION_WORDS`) or asking word
-    (``Could you walk to the bed?``; not ``Whose is the bed?``, ``Tell me the colour of the bed.``)."""
+    and does not end in a question word (``Could you walk to the bed?``; not ``Whose is the bed?``,
+    ``Tell me the colour of the bed.``, ``The mug is on top of what?``)."""
     words = tokens(request)
     utterances = [u for _, u in heard]
     vocabulary = set(labels.values()) or request_phrases(words, utterances)
@@ -126,7 +127,10 @@ def resolve(
     mentions = [m for m in mentions if m.keys != {"times_seen"} or m.phrase_start < m.start]
     before = words[: span[0]]
     instruction = instruction or (
-        head is not None and not QUESTION_WORDS.intersection(before) and not asked_key(before)
+        head is not None
+        and not QUESTION_WORDS.intersection(before)
+        and not asked_key(before)
+        and words[-1] not in QUESTION_WORDS  # ``The mug is on top of what?`` asks
     )
     key = None if instruction else asked_key(words, mentions, [span])
     if not labels and category is not None:
