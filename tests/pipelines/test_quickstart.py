@@ -78,7 +78,7 @@ def test_every_builtin_job_is_a_valid_command_line(tmp_path: Path) -> None:
     ordered = quickstart_run._ordered(jobs)
     assert [j.name for j in ordered][:2] == ["voxmem generate", "amemops train gdn2"]  # the longest chains first
     done = run_jobs(ordered, 1, lambda *_: None, runner=log_runner)  # prerequisites still come first
-    assert len(done) == len(jobs) == 8 and not any(d.error for d in done.values())
+    assert len(done) == len(jobs) == 7 and not any(d.error for d in done.values())
 
 
 class _Steps(Benchmark):
