@@ -225,7 +225,7 @@ class SharedFormation:
     once into a ``3dmem`` memory (the agents' :func:`~memgym.agents.agent.form_episode`), each
     variant's memory loads a copy of its state, is bound to the episode and answers the items after
     ``rewind_use`` (:func:`~memgym.agents.agent.answer_items`); where an answer lands is measured
-    with the shared formation's provenance. tests/pipelines/test_dialogmem_sweep.py checks that this
+    with the shared formation's provenance. tests/pipelines/dialogmem/test_link_sweep.py checks that this
     gives each variant the rows and link counts its own formation gives (before that test, the
     sweep's navigation rows lacked ``picked_target``)."""
 

@@ -23,7 +23,7 @@ from memgym.pipelines.dialogmem.eval_config import DialogMemEvalConfig
 from memgym.pipelines.dialogmem.evaluation import build_env, build_memory, item_rows
 from memgym.pipelines.dialogmem.link_sweep import stratified_subset, sweep, sweep_levels
 from memgym.pipelines.dialogmem.memory_measures import LinkLog, Localisation
-from tests.pipelines.test_dialogmem_jobs import EVAL
+from tests.pipelines.dialogmem.test_evaluation import EVAL
 
 
 @pytest.fixture(scope="module")
