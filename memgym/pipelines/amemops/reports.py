@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -145,6 +146,17 @@ def _write_exclusions(store: RunStore, rows: list[dict[str, Any]], config: AMemO
     return text
 
 
+PITCH_DIFFERENCES = "pitch_differences.json"
+"""Per query of the main tables, its pitch difference (for ``memgym findings``, which reads rows, not streams)."""
+
+
+def write_pitch_differences(store: RunStore, rows: list[dict[str, Any]]) -> None:
+    """Write :data:`PITCH_DIFFERENCES`: ``{"<stream>|<query>": semitones or null}`` of the
+    annotated ``rows`` (a query's pitch difference depends on its stream alone, not the model)."""
+    values = {f"{r['stream']}|{r['query']}": r["pitch_difference"] for r in rows}
+    store.write_text(PITCH_DIFFERENCES, json.dumps(dict(sorted(values.items())), indent=0) + "\n")
+
+
 def write_tables(store: RunStore, rows: list[dict[str, Any]], config: AMemOpsEvalConfig) -> str:
     """Write ``table.md`` (by query type, and by query type × attribute) and ``accuracy.png``,
     plus the reports of ``breakdowns`` and ``exclude`` (rows annotated by :func:`annotate_conditions`)."""
@@ -161,6 +173,7 @@ def write_tables(store: RunStore, rows: list[dict[str, Any]], config: AMemOpsEva
         text += "\nMatched histories: update gaps and primary contrasts in `history_contrasts.md`.\n"
     if "pitch_difference" in config.breakdowns:
         pitch_difference_report(rows, config.models, store.folder, n_resamples=config.bootstrap_resamples)
+        write_pitch_differences(store, rows)
         text += "\nAccuracy by pitch difference (Fig. 2a): `pitch_difference.md`, `pitch_difference.png`.\n"
     if config.contrasts:
         contrast_report(rows, config.contrasts, store.folder, n_resamples=config.bootstrap_resamples)

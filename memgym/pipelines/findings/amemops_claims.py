@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from memgym.pipelines.findings import measures as m
+from memgym.pipelines.findings.amemops_training import am_conv_pitch, am_familiarity
 from memgym.pipelines.findings.claim import Claim, Measured, Outcome, Tables, runs_of
 from memgym.pipelines.findings.verdicts import Effect
 
@@ -174,5 +175,24 @@ AMEMOPS: tuple[Claim, ...] = (
         am_norope_delay,
         min_items=20,
         paper_effect=24.0,
+    ),
+    Claim(
+        "am-familiarity",
+        "amemops",
+        "Training on other recordings of the test instruments raises GDN2's update advantage over RoPE attention",
+        "I = 13.4 pp [8.7, 18.0] (gain 9.6, pan 16.8; NSynth Sets 1 and 2, 24k steps)",
+        "positive",
+        lambda t: am_familiarity(_final_checkpoint(t.amemops)),
+        min_items=20,
+        paper_effect=13.4,
+    ),
+    Claim(
+        "am-conv-large-pitch",
+        "amemops",
+        "The four-frame convolution helps retrieval across large pitch differences",
+        "convolution helps retrieval across large pitch differences (Fig. 2a; no number given)",
+        "positive",
+        lambda t: am_conv_pitch(_final_checkpoint(t.amemops)),
+        min_items=20,
     ),
 )

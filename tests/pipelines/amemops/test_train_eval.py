@@ -12,6 +12,8 @@ from memgym.core.benchmark import JobArgs
 from memgym.core.errors import ConfigError, RecordError
 from memgym.pipelines.amemops.evaluate import eval_job
 from memgym.pipelines.amemops.train import train_job
+from memgym.pipelines.findings.report import finding_rows
+from memgym.pipelines.findings.runs import find_runs
 
 STREAM = [
     "data.inputs=symbolic",
@@ -226,10 +228,23 @@ def test_audio_models_standardise_the_log_mel_columns_and_symbolic_ones_do_not()
 
 def _queries(folder):
     return [
-        {"model": row["model"]} | q
+        {"model": row["model"], "stream": row["stream"]} | q
         for row in map(json.loads, (folder / "results.jsonl").read_text().splitlines())
         for q in row["queries"]
     ]
+
+
+def _mean_per_stream(queries, model):
+    """Accuracy (%) of ``model`` on ``queries``: averaged per stream, then over streams (one seed)."""
+    by_stream = {}
+    for q in queries:
+        if q["model"] == model:
+            by_stream.setdefault(q["stream"], []).append(q["correct"])
+    return 100.0 * sum(sum(v) / len(v) for v in by_stream.values()) / len(by_stream)
+
+
+def _finding(folder, claim_id):
+    return next(r for r in finding_rows(find_runs([folder])) if r["id"] == claim_id)
 
 
 def test_convolution_ablation_by_pitch_difference(tmp_path):
@@ -257,6 +272,12 @@ def test_convolution_ablation_by_pitch_difference(tmp_path):
     assert sum(counts) == 2 * len(present)  # every query of a present source is binned, for both models
     assert (out / "pitch_difference.png").stat().st_size > 1000
     assert "pitch_difference.md" in (out / "table.md").read_text()
+    # memgym findings joins the run's pitch differences and the two runs' conv_kernel
+    pitches = json.loads((out / "pitch_differences.json").read_text())
+    large = [q for q in _queries(out) if (pitches[f"{q['stream']}|{q['query']}"] or -1) >= 12]
+    found = _finding(out, "am-conv-large-pitch")
+    assert found["ours"].startswith("gdn2 - gdn2@noconv") and found["n"] == len({q["stream"] for q in large})
+    assert found["effect_pp"] == pytest.approx(_mean_per_stream(large, "gdn2") - _mean_per_stream(large, "gdn2@noconv"))
 
 
 def test_eval_model_variants_name_their_train_command(tmp_path):
@@ -357,6 +378,8 @@ def test_training_familiarity_over_two_instrument_sets(tmp_path):
     assert re.fullmatch(r"\| 3 \| all \|( -?\d+\.\d \[-?\d+\.\d, -?\d+\.\d\] \|){3}", row)
     assert "| 3 | gain |" in text and "| 3 | pan |" in text
     assert (out / "familiarity.png").stat().st_size > 1000
+    interaction = float(row.split("|")[-2].split()[0])  # memgym findings reads the training sets alike
+    assert _finding(out, "am-familiarity")["effect_pp"] == pytest.approx(interaction, abs=0.05)
     with pytest.raises(ConfigError, match="familiarity needs eval_sets"):
         eval_job(JobArgs(overrides=("familiarity=[gdn2,attention_rope]",), runs_dir=tmp_path, progress=False))
 

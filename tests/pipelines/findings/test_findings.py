@@ -194,3 +194,23 @@ def test_amemops_claims_take_one_preset_per_comparison(tmp_path: Path) -> None:
     kda = found["am-kda-over-no-erase"]  # measured against the no_erase of its own preset only
     assert kda["effect_pp"] == pytest.approx(0.0) and "kda@cpu-small, no_erase@cpu-small" in kda["ours"]
     assert found["am-gdn-over-no-erase"]["verdict"] == "not measured"
+
+
+def test_the_convolution_ablation_pairs_models_trained_alike() -> None:
+    """am-conv-large-pitch compares GDN2 with and without convolution only when everything else
+    about their training is the same."""
+    from memgym.core.config import load_config
+    from memgym.pipelines.amemops.configs import AMemOpsTrainConfig
+    from memgym.pipelines.findings.amemops_training import conv_pair
+
+    def trained(*keys: str) -> AMemOpsTrainConfig:
+        return load_config(AMemOpsTrainConfig, overrides=("model=gdn2", *keys))
+
+    runs = {
+        ("gdn2@a", 0): trained("name=gdn2@a-seed0"),
+        ("gdn2@b", 0): trained("arch.conv_kernel=0", "name=gdn2@b-seed0"),
+        ("gdn2@c", 0): trained("arch.conv_kernel=0", "steps=7"),
+        ("gdn2@d", 0): trained("arch.conv_kernel=0", "data.stream.library.instrument_set=2"),
+    }
+    assert conv_pair(runs, {"gdn2@a", "gdn2@b", "gdn2@c"}) == ("gdn2@a", "gdn2@b")
+    assert conv_pair(runs, {"gdn2@a", "gdn2@c", "gdn2@d"}) is None  # trained longer / on another set
