@@ -41,11 +41,10 @@ from memgym.pipelines.amemops.configs import (
     model_core,
 )
 from memgym.pipelines.amemops.presets import apply_preset
-from memgym.pipelines.amemops.reports import annotate_conditions, familiar_rows, query_rows, write_tables
+from memgym.pipelines.amemops.reports import annotate_conditions, query_rows, write_familiarity, write_tables
 from memgym.pipelines.amemops.streams import StreamSetTensors, StreamTensors, stream_tensors
 from memgym.pipelines.amemops.train import checkpoint_jobs
 from memgym.tasks.amemops.breakdowns import (
-    familiarity_report,
     recording_contrast_report,
 )
 from memgym.tasks.amemops.scoring import stream_rows
@@ -193,14 +192,7 @@ def evaluate_models(config: AMemOpsEvalConfig, runs_dir: Path, *, progress: bool
             n_resamples=config.bootstrap_resamples,
         )
     if config.familiarity:
-        reference, baseline = config.familiarity
-        familiarity_report(
-            familiar_rows(every, config, runs_dir),
-            reference,
-            baseline,
-            store.folder,
-            n_resamples=config.bootstrap_resamples,
-        )
+        write_familiarity(store.folder, every, config, runs_dir)
     return store.folder
 
 

@@ -16,6 +16,7 @@ from memgym.pipelines.amemops.streams import StreamSetTensors, StreamTensors
 from memgym.pipelines.amemops.train import checkpoint_jobs
 from memgym.tasks.amemops.breakdowns import (
     contrast_report,
+    familiarity_report,
     pitch_difference_report,
 )
 from memgym.tasks.amemops.history import is_history
@@ -24,6 +25,7 @@ from memgym.tasks.amemops.interaction import update_interaction_report
 from memgym.tasks.amemops.tables import (
     QUERY_TYPES,
     accuracy_table,
+    averaged_contrast,
     difference_markdown,
     plot_accuracy,
     table_markdown,
@@ -53,6 +55,55 @@ def familiar_rows(rows: list[dict[str, Any]], config: AMemOpsEvalConfig, runs_di
             }
         )
     return out
+
+
+def core_familiarity_markdown(
+    labelled: list[dict[str, Any]], cores: tuple[str, ...], *, n_resamples: int = 10_000
+) -> str:
+    """Per core, accuracy when the evaluated instruments were seen in training minus when they were
+    not, in pp, on the same streams: on each evaluation set, the model trained on that set against
+    the model(s) of the same core trained on another (``labelled``: :func:`familiar_rows`).
+    Streams of both sets are pooled (weighted equally) and paired across the two; seeds are
+    resampled per side (:func:`~memgym.tasks.amemops.tables.averaged_contrast`). With two training
+    sets the reference's difference minus the baseline's is the interaction ``I`` with streams
+    weighted equally instead of sets (the same when both sets hold as many streams of the type)."""
+    types = ("initial", "post_update", "retained")
+    lines = [
+        "## Per model: seen minus unseen instruments (pp), 95% CI",
+        "",
+        "On each evaluation set, the model trained on it minus the same core trained on another set "
+        "(streams of every set pooled and paired, seeds resampled per side).",
+        "",
+        "| core | checkpoint | attribute | " + " | ".join(t.replace("_", "-") for t in types) + " |",
+        "| --- | ---: | --- |" + " ---: |" * len(types),
+    ]
+    rng = np.random.default_rng(2)
+    for core in cores:
+        for checkpoint in sorted({r["checkpoint"] for r in labelled}, key=str):
+            for attribute in ("all", "gain", "pan"):
+                sides = [
+                    {**r, "model": "seen" if r["seen"] else "unseen", "stream": r["stream_key"]}
+                    for r in labelled
+                    if r["core"] == core and r["checkpoint"] == checkpoint and attribute in ("all", r["attribute"])
+                ]
+                cells = [
+                    averaged_contrast(sides, ("seen",), ("unseen",), t, rng=rng, n_resamples=n_resamples) for t in types
+                ]
+                shown = ["-" if c is None else c.format(1) for c in cells]
+                lines.append(f"| {core} | {checkpoint} | {attribute} | " + " | ".join(shown) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def write_familiarity(folder: Path, rows: list[dict[str, Any]], config: AMemOpsEvalConfig, runs_dir: Path) -> str:
+    """``familiarity.md`` and ``familiarity.png`` (Fig. 2b) of ``config.familiarity``: the
+    interaction (:func:`~memgym.tasks.amemops.breakdowns.familiarity_report`), then each core's
+    seen-minus-unseen difference (:func:`core_familiarity_markdown`); returns the markdown."""
+    labelled = familiar_rows(rows, config, runs_dir)
+    reference, baseline = config.familiarity
+    text = familiarity_report(labelled, reference, baseline, folder, n_resamples=config.bootstrap_resamples)
+    text += "\n" + core_familiarity_markdown(labelled, config.familiarity, n_resamples=config.bootstrap_resamples)
+    (folder / "familiarity.md").write_text(text, encoding="utf-8")
+    return text
 
 
 def annotate_conditions(

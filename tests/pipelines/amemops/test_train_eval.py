@@ -379,6 +379,20 @@ def test_training_familiarity_over_two_instrument_sets(tmp_path):
     assert "| 3 | gain |" in text and "| 3 | pan |" in text
     assert (out / "familiarity.png").stat().st_size > 1000
     interaction = float(row.split("|")[-2].split()[0])  # memgym findings reads the training sets alike
+    per_core = {
+        line.split("|")[1].strip(): line.split("|")[-3].strip()
+        for line in text.split("## Per model")[1].splitlines()
+        if re.match(r"\| \w+ \| 3 \| all \|", line)
+    }
+    assert set(per_core) == {"gdn2", "attention_rope"}
+    for core, cell in per_core.items():  # the trained-on-this-set model minus the other, per stream
+        by_stream = {}
+        for q in queries:
+            if q["model"].startswith(f"{core}@") and q["query_type"] == "post_update":
+                seen = q["model"].endswith(f"set{q['eval_set']}")
+                by_stream.setdefault((q["eval_set"], q["stream"]), {}).setdefault(seen, []).append(q["correct"])
+        diffs = [sum(v[True]) / len(v[True]) - sum(v[False]) / len(v[False]) for v in by_stream.values()]
+        assert float(cell.split()[0]) == pytest.approx(100 * sum(diffs) / len(diffs), abs=0.051)
     assert _finding(out, "am-familiarity")["effect_pp"] == pytest.approx(interaction, abs=0.05)
     with pytest.raises(ConfigError, match="familiarity needs eval_sets"):
         eval_job(JobArgs(overrides=("familiarity=[gdn2,attention_rope]",), runs_dir=tmp_path, progress=False))
