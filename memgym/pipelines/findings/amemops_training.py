@@ -73,11 +73,11 @@ def _by_run(rows: Sequence[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
 def am_familiarity(final: Sequence[dict[str, Any]]) -> Outcome:
     """Training familiarity (Fig. 2b): ``I = A(seen) - A(unseen)`` of GDN2 minus RoPE attention
     on post-update queries of ``final`` (each model's final-checkpoint rows), from the eval run
-    with the most streams that holds both cores trained on two or more sets and evaluated on them."""
+    with the most streams (then queries: seeds) that holds both cores trained on two or more sets and evaluated on them."""
     from memgym.pipelines.amemops.reports import familiar_rows
     from memgym.tasks.amemops.breakdowns import familiarity_interaction
 
-    best: tuple[int, str, dict[str, Any]] | None = None
+    best: tuple[tuple[int, int], str, dict[str, Any]] | None = None
     for run, rows in _by_run(r for r in final if r.get("eval_set") is not None).items():
         found = _eval_run(run)
         if found is None:
@@ -90,12 +90,12 @@ def am_familiarity(final: Sequence[dict[str, Any]]) -> Outcome:
             )
         except ValueError:  # not both cores, or a training set without seen or unseen queries
             continue
-        n = len({r["stream_key"] for r in labelled if r["query_type"] == "post_update"})
-        if best is None or n > best[0]:
-            best = (n, run, result)
+        size = (len({r["stream_key"] for r in labelled if r["query_type"] == "post_update"}), len(labelled))
+        if best is None or size > best[0]:
+            best = (size, run, result)
     if best is None:
         return f"needs {FAMILIARITY[0]} and {FAMILIARITY[1]} trained on two instrument sets: {TRAIN_FAMILIARITY}"
-    n, run, result = best
+    (n, _), run, result = best
     interval = result["interaction"]
     text = (
         f"(gdn2 - attention_rope) on seen minus on unseen instruments, post-update "
@@ -140,10 +140,10 @@ def am_conv_pitch(final: Sequence[dict[str, Any]]) -> Outcome:
     """Convolution and pitch (Fig. 2a): GDN2 minus GDN2 without convolution on queries of
     ``final`` (final-checkpoint rows) at least :data:`LARGE_PITCH` semitones from the
     answer-carrying recording (streams paired, seeds resampled per model), from the eval run with
-    the most such streams."""
+    the most such streams (then queries)."""
     from memgym.tasks.amemops.tables import averaged_contrast
 
-    best: tuple[int, str, str, str, Any] | None = None
+    best: tuple[tuple[int, int], str, str, str, Any] | None = None
     for run, rows in _by_run(final).items():
         labelled = _pitch_labelled(run, rows)
         found = _eval_run(run) if labelled is not None else None
@@ -158,11 +158,11 @@ def am_conv_pitch(final: Sequence[dict[str, Any]]) -> Outcome:
         interval = averaged_contrast(
             large, pair[:1], pair[1:], "large_pitch", rng=m.labelled_rng("am|conv"), n_resamples=m.N_RESAMPLES
         )
-        n = len({r["stream"] for r in large})
-        if interval is not None and (best is None or n > best[0]):
-            best = (n, run, *pair, interval)
+        size = (len({r["stream"] for r in large}), len(large))
+        if interval is not None and (best is None or size > best[0]):
+            best = (size, run, *pair, interval)
     if best is None:
         return f"needs gdn2 with and without its convolution evaluated by pitch difference: {TRAIN_CONV}"
-    n, run, conv, plain, interval = best
+    (n, _), run, conv, plain, interval = best
     text = f"{conv} - {plain} (no convolution) on queries >= {LARGE_PITCH} semitones from the answer's recording"
     return Measured(Effect(interval.estimate, interval.low, interval.high, n), text, (run,))
