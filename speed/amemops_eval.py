@@ -5,15 +5,21 @@ Both score the same streams with the same untrained model and the same precomput
 eval's feature cache), so the ratio is the cost of the env loop alone: its formation blocks, one
 env step per query and the memory's bookkeeping. Two sizes: the ``cpu-tiny`` symbolic model
 (one layer, width 64) and the ``cpu-audio`` model (two layers, width 64, two heads of 32) on
-384-frame streams. The two paths alternate in one process and are timed in CPU seconds of the
-process (best of ``--repeats``), which the load of a shared machine disturbs less than wall time.
+384-frame streams. The paths alternate in one process and are timed in CPU seconds of the
+process (best of ``--repeats``), which the load of a shared machine disturbs less than wall time;
+the load average is printed with each result.
 
-Usage: ``python -m speed amemops_eval [--streams 24] [--repeats 3]``.
+The core memory runs its model under ``torch.inference_mode`` (the direct pass ran under
+``no_grad``; the kernels and numbers are the same), so a third line times the direct pass under
+``inference_mode`` too: the env loop's ratio to it is the cost of the loop alone.
+
+Usage: ``python -m speed amemops_eval [--streams 24] [--repeats 5]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import time
 
 import torch
@@ -45,9 +51,10 @@ SIZES = {
 }
 
 
-def direct_rows(model: AMemOpsModel, stream, features) -> list[dict]:
-    """The former eval: one chunked pass over the whole stream, the argmax at each query's end."""
-    with torch.no_grad():
+def direct_rows(model: AMemOpsModel, stream, features, grad_mode=torch.no_grad) -> list[dict]:
+    """The former eval: one chunked pass over the whole stream (under ``grad_mode``), the argmax at
+    each query's end."""
+    with grad_mode():
         out = model(torch.from_numpy(features)[None])
     rows = []
     for item in stream.items:
@@ -76,23 +83,33 @@ def compare(title: str, data: DataConfig, arch: dict[str, int], n_streams: int, 
     model = AMemOpsModel(config).eval()
     env, agent = stream_env(data, tensors.library), eval_agent(model, "chunked")
     queries = sum(len(s.items) for s, _ in streams)
-    best = {"env": float("inf"), "direct": float("inf")}
-    for _ in range(repeats):  # alternate, so both see the same load; CPU time of this process
-        for name, play in (("env", score_stream), ("direct", None)):
+    paths = {
+        "env": lambda s, f: score_stream(env, agent, s, f),
+        "direct": lambda s, f: direct_rows(model, s, f),
+        "inference": lambda s, f: direct_rows(model, s, f, torch.inference_mode),
+    }
+    best = dict.fromkeys(paths, float("inf"))
+    for _ in range(repeats):  # alternate, so all see the same load; CPU time of this process
+        for name, play in paths.items():
             start = time.process_time()
             for s, f in streams:
-                play(env, agent, s, f) if play else direct_rows(model, s, f)
+                play(s, f)
             best[name] = min(best[name], time.process_time() - start)
     env_time = Timing("env loop (memgym eval amemops)", best["env"], n_streams, "streams (CPU s)")
     direct = Timing("direct chunked pass, no env (before)", best["direct"], n_streams, "streams (CPU s)")
-    report(f"amemops eval scoring, {title}, {queries} queries", env_time, direct)
+    extra = [
+        f"direct pass under inference_mode: the env loop runs at {best['inference'] / best['env']:.2f}x it "
+        "(the loop's own cost)",
+        "load average (1, 5, 15 min): {:.2f} {:.2f} {:.2f} on {} CPUs".format(*os.getloadavg(), os.cpu_count()),
+    ]
+    report(f"amemops eval scoring, {title}, {queries} queries", env_time, direct, extra)
     env.close()
 
 
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(prog="python -m speed amemops_eval")
     parser.add_argument("--streams", type=int, default=24)
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     for title, (data, arch) in SIZES.items():
