@@ -43,9 +43,11 @@ def observation_rows(observation: Any, input_dim: int) -> np.ndarray:
         if "features" not in observation:
             raise ValueError(f"observation dict needs a 'features' entry, got keys {sorted(observation)}")
         rows = np.asarray(observation["features"], dtype=np.float32)
-        valid = np.asarray(observation.get("valid", 1.0)) > 0.5
-        observation = rows if valid.all() else rows[valid]
-    rows = np.asarray(observation, dtype=np.float32)
+        if "valid" in observation:
+            valid = np.asarray(observation["valid"]) > 0.5
+            rows = rows if valid.all() else rows[valid]
+    else:
+        rows = np.asarray(observation, dtype=np.float32)
     if rows.ndim == 1:
         rows = rows[None]
     if rows.ndim != 2 or rows.shape[-1] != input_dim:
@@ -56,9 +58,13 @@ def observation_rows(observation: Any, input_dim: int) -> np.ndarray:
 def query_end_frame(query: dict[str, Any]) -> int:
     """The stream frame a use-phase observation's query ends at: ``start_frame`` (``(1,)`` in the
     env; 0-d or int too) plus its valid rows, minus one."""
-    valid = query.get("valid")
-    n_valid = 1 if valid is None else int(np.count_nonzero(np.asarray(valid) > 0.5))
-    return int(np.ravel(query["start_frame"])[0]) + n_valid - 1
+    valid, start = query.get("valid"), query["start_frame"]
+    n_valid = 1 if valid is None else int(np.count_nonzero(np.greater(valid, 0.5)))
+    if isinstance(start, np.ndarray):
+        start = start.flat[0]
+    elif not isinstance(start, int | np.integer):
+        start = np.ravel(start)[0]
+    return int(start) + n_valid - 1
 
 
 @dataclasses.dataclass(frozen=True)
