@@ -238,8 +238,10 @@ def _logits(value: torch.Tensor) -> np.ndarray:
 def _softmax(logits: np.ndarray) -> np.ndarray:
     """Softmax over the last axis of class logits ``(..., C)`` (numpy: cheaper than torch's
     dispatch for short rows; row by row the same values as one row alone)."""
-    e = np.exp(logits - logits.max(axis=-1, keepdims=True))
-    return e / e.sum(axis=-1, keepdims=True)
+    e = logits - logits.max(axis=-1, keepdims=True)
+    np.exp(e, out=e)
+    e /= e.sum(axis=-1, keepdims=True)
+    return e
 
 
 def _register(core: str) -> type[CoreMemory]:
