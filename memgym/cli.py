@@ -30,7 +30,7 @@ from pathlib import Path
 from memgym.core.benchmark import JOBS, JobArgs
 from memgym.core.errors import MemgymError, PluginImportError
 from memgym.core.outcome import JobOutcome, watch_job
-from memgym.core.registry import ALL_REGISTRIES, BENCHMARKS, BUILTIN, Registry
+from memgym.core.registry import ALL_REGISTRIES, BENCHMARKS, BUILTIN, MEMORIES, Registry
 
 EXIT_STATUS = (
     "exit status: 0 done, also when some items failed or were dropped (one 'memgym: warning:' line on "
@@ -76,7 +76,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(prog="memgym", description="Two-phase agent-memory benchmarks.", epilog=EXIT_STATUS)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    listing = sub.add_parser("list", help="show registered benchmarks, envs, memories, scorers, ...")
+    listing = sub.add_parser(
+        "list", help="show registered benchmarks, envs, memories (with what each reads), scorers, ..."
+    )
     listing.add_argument("--json", action="store_true", help="print JSON instead of text")
     listing.add_argument(
         "--describe", action="store_true", help="import each name and show its description instead of its module:attr"
@@ -153,7 +155,10 @@ def _job_args(ns: argparse.Namespace) -> JobArgs:
 
 
 def cmd_list(as_json: bool, describe: bool = False) -> int:
-    """Print every registry: each name and where it lives, without importing it.
+    """Print every registry: each name and where it lives, without importing it; each memory
+    also with what it reads (words of :data:`memgym.core.protocols.READS`, from the plugin table;
+    a plugin's memory only with ``describe``, which imports it). ``as_json`` puts those in a
+    ``"memory reads"`` entry (name -> sorted words).
 
     With ``describe``, each name's module is imported and its description shown instead (a
     name whose optional extra is missing says which one to install).
@@ -164,16 +169,36 @@ def cmd_list(as_json: bool, describe: bool = False) -> int:
     import gymnasium
 
     listing["gymnasium id"] = {k: v.entry_point for k, v in gymnasium.registry.items() if k.startswith("memgym/")}
+    reads = {name: _memory_reads(name, describe) for name in listing[MEMORIES.kind]}
+    reads = {name: words for name, words in reads.items() if words is not None}
     if as_json:
-        print(json.dumps(listing, indent=2))
+        print(json.dumps({**listing, "memory reads": reads}, indent=2))
         return 0
     for kind, entries in listing.items():
         print(f"{kind}:")
         if not entries:
             print("  (none yet)")
+        width = max(map(len, entries.values()), default=0)
         for name, text in entries.items():
+            if kind == MEMORIES.kind and name in reads:
+                text = f"{text:<{width}}  reads: {' '.join(reads[name]) or '-'}"
             print(f"  {name:<28} {text}")
     return 0
+
+
+def _memory_reads(name: str, describe: bool) -> list[str] | None:
+    """Sorted words of what memory ``name`` reads: memgym's from the plugin table (no import); a
+    plugin's from its class with ``describe`` (None without, or when it cannot be imported)."""
+    from memgym.plugin_table import MEMORY_READS
+
+    if name in MEMORY_READS:
+        return sorted(MEMORY_READS[name])
+    if not describe:
+        return None
+    try:
+        return sorted(MEMORIES.get(name).reads)
+    except PluginImportError:
+        return None
 
 
 def _list_entry(registry: Registry, name: str, describe: bool) -> str:

@@ -1,3 +1,4 @@
+import json
 import subprocess
 import sys
 
@@ -68,6 +69,25 @@ def test_list_shows_registries(capsys):
     assert main(["list"]) == 0
     out = capsys.readouterr().out
     assert "scorer:" in out and "exact_match" in out and "benchmark:" in out
+
+
+def test_list_shows_what_each_memory_reads(capsys):
+    from memgym.plugin_table import MEMORY_READS, MEMORY_TABLE
+
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    start = out.index("memory:")
+    section = out[start + 1 : next(i for i in range(start + 1, len(out)) if not out[i].startswith("  "))]
+    lines = {line.split()[0]: line for line in section}
+    assert set(MEMORY_TABLE) <= set(lines)
+    for name, (target, _) in MEMORY_TABLE.items():
+        assert lines[name].split()[1] == target
+        assert lines[name].endswith(f"  reads: {' '.join(sorted(MEMORY_READS[name]))}")
+    assert lines["oracle"].endswith("reads: truth") and lines["gdn2"].endswith("reads: audio")
+    assert main(["list", "--json"]) == 0
+    listing = json.loads(capsys.readouterr().out)
+    assert listing["memory reads"] == {name: sorted(words) for name, words in MEMORY_READS.items()}
+    assert listing["memory"]["3dmem"] == MEMORY_TABLE["3dmem"][0]  # the JSON's name -> module:attr is unchanged
 
 
 def test_unknown_benchmark_is_one_line_and_exit_2(capsys):

@@ -113,8 +113,20 @@ def _entry(observations: dict[str, np.ndarray], index: int) -> dict[str, np.ndar
     return {key: value[index] for key, value in observations.items()}
 
 
-# One function over 60 lines on purpose: the lock-step vector-env loop (reset, formation, use,
-# per-env buffers) reads top to bottom; split, its state would pass between helpers.
+def _record_observations(
+    recordings: list[_Recording], observations: dict[str, np.ndarray], info: dict[str, Any], mask: np.ndarray
+) -> None:
+    """Record the batched observation of every sub-env in ``mask``."""
+    for j in np.flatnonzero(mask):
+        recordings[j].observe(str(info["phase"][j]), _entry(observations, j))
+
+
+def _record_answers(recordings: list[_Recording], info: dict[str, Any], mask: np.ndarray) -> None:
+    """Record the answer the env scored (``info["score"]``) of every sub-env in ``mask`` that scored one."""
+    for j in np.flatnonzero(info.get("_score", np.zeros(len(mask), dtype=bool)) & mask):
+        recordings[j].answer(str(info["score"]["attribute"][j]), int(info["score"]["answer"][j]))
+
+
 def rollout_streams(envs, plan: Iterable[Sequence[int]]) -> Iterator[list[StreamArrays]]:
     """For each batch of ``plan`` (``envs.num_envs`` stream indices), the recorded streams in
     order, played in ``envs`` (from :func:`make_stream_envs`; see the module docstring).
@@ -148,24 +160,18 @@ def rollout_streams(envs, plan: Iterable[Sequence[int]]) -> Iterator[list[Stream
             seeds[j] = last_seed[j]
         return seeds
 
-    def record(observations: dict[str, np.ndarray], info: dict[str, Any], mask: np.ndarray) -> None:
-        for j in np.flatnonzero(mask & ~idle):
-            recordings[j].observe(str(info["phase"][j]), _entry(observations, j))
-
     everyone = np.ones(n, dtype=bool)
     seeds = next_seeds(everyone)
     if idle.all():  # an empty plan
         return
     observations, info = envs.reset(seed=seeds)
-    record(observations, info, everyone)
+    _record_observations(recordings, observations, info, everyone & ~idle)
     actions = np.zeros((n, 2), dtype=np.int64)
     while True:
         observations, _, terminated, truncated, info = envs.step(actions)
-        scored = info.get("_score", np.zeros(n, dtype=bool)) & ~idle
-        for j in np.flatnonzero(scored):
-            recordings[j].answer(str(info["score"]["attribute"][j]), int(info["score"]["answer"][j]))
+        _record_answers(recordings, info, ~idle)
         done = np.asarray(terminated) | np.asarray(truncated)
-        record(observations, info, ~done)
+        _record_observations(recordings, observations, info, ~done & ~idle)
         if not done.any():
             continue
         for j in np.flatnonzero(done & ~idle):
@@ -177,4 +183,4 @@ def rollout_streams(envs, plan: Iterable[Sequence[int]]) -> Iterator[list[Stream
         if idle.all():  # the plan has ended and every stream has been delivered
             return
         observations, info = envs.reset(seed=seeds, options={"reset_mask": done})
-        record(observations, info, done)
+        _record_observations(recordings, observations, info, done & ~idle)

@@ -36,6 +36,14 @@ may choose another than the nested class). Combine with :data:`NOT_HASHED` for a
 cannot change a result (then it never enters hashes)."""
 
 
+def setting(default: Any, help: str, *, hashed: bool = True, added: bool = False, **metadata: Any) -> Any:
+    """A config key: ``dataclasses.field(default=default, metadata={"help": help, ...})``, with
+    :data:`NOT_HASHED` when ``hashed`` is False, :data:`ADDED_FIELD` when ``added``, and any further
+    ``metadata`` (``min``, ``max``)."""
+    extra = {**({} if hashed else NOT_HASHED), **(ADDED_FIELD if added else {})}
+    return dataclasses.field(default=default, metadata={"help": help, **metadata, **extra})
+
+
 @functools.cache
 def _float_fields(cls: type) -> frozenset[str]:
     """Fields of dataclass ``cls`` typed ``float`` or a tuple of floats."""

@@ -61,6 +61,9 @@ class AudioStreamEnv(TwoPhaseEnv):
     | ``valid`` | ``Box(0, 1, (block_frames,), float32)`` | 1 for rows holding real frames |
     | ``start_frame`` | ``Box(0, 10**7, (1,), int64)`` | stream frame of row 0 |
 
+    A full block's ``features`` is a read-only view of the stream's inputs (no copy per step; the
+    env never writes them, so kept observations stay valid); copy it to change it.
+
     ## Action space
     ``MultiDiscrete([N + 1, N + 1])``: (gain class, pan class), ``N = config.attribute_values``;
     audio: classes 0-3 are -18/-12/-6/0 dB and pans 0/⅓/⅔/1, class 4 is "none". Only the
@@ -202,6 +205,7 @@ class AudioStreamEnv(TwoPhaseEnv):
                 f"but this env uses '{self.library.fingerprint()}'"
             )
         self.features = self._episode_features(episode)
+        self.features.flags.writeable = False  # full blocks are views of it (see _block)
         return -(-episode.frames // self.block_frames)
 
     def _episode_features(self, episode: AMemOpsStream) -> np.ndarray:
@@ -225,9 +229,11 @@ class AudioStreamEnv(TwoPhaseEnv):
         return np.clip(given, FEATURE_LOW, FEATURE_HIGH, out=given)
 
     def _block(self, start: int, stop: int) -> dict[str, Any]:
+        """The observation of frames ``start .. stop-1``; a full block's ``features`` is a read-only
+        view of the stream's inputs (never written: a new episode makes new inputs)."""
         rows = self.features[start:stop]
         if len(rows) == self.block_frames:
-            features, valid = rows.copy(), np.ones(self.block_frames, dtype=np.float32)
+            features, valid = rows, np.ones(self.block_frames, dtype=np.float32)
         else:  # a short last block or query: zero rows after the real ones
             features = np.zeros((self.block_frames, self.input_dim), dtype=np.float32)
             valid = np.zeros(self.block_frames, dtype=np.float32)

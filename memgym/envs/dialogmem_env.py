@@ -4,7 +4,7 @@ scored use phase. The manual is the class docstring (:class:`DialogMemEnv`)."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -140,24 +140,6 @@ class DialogMemEnv(EmbodiedEnv):
     ) -> None:
         super().__init__(config, render_mode=render_mode, scorers=scorers)
         self._utterances: dict[int, str] = {}
-        self._score_only: set[str] | None = None
-
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
-        options = dict(options or {})
-        only = options.pop("score_items", None)
-        self._score_only = None if only is None else set(only)
-        return super().reset(seed=seed, options=options)
-
-    def rewind_use(self, score_items: Iterable[str] | None = None) -> tuple[Any, dict[str, Any]]:
-        """As :meth:`TwoPhaseEnv.rewind_use`, scoring only ``score_items`` (None: every item)."""
-        self._score_only = None if score_items is None else set(score_items)
-        return super().rewind_use()
-
-    def _info(self) -> dict[str, Any]:
-        info = super()._info()
-        if self._score_only is not None and "item_id" in info:  # the loop does not ask for a skipped item
-            info["scored"] = info["item_id"] in self._score_only
-        return info
 
     def _generate_episode(self, rng: np.random.Generator) -> Episode:
         seed = self.config.house_seed
@@ -189,8 +171,6 @@ class DialogMemEnv(EmbodiedEnv):
         return self._utterances.get(step, "")
 
     def _score_item(self, item: TaskItem, action: Any) -> dict[str, Any]:
-        if self._score_only is not None and item.item_id not in self._score_only:
-            return {"skipped": True, "reward": 0.0}
         if item.task == "navigation":
             return self._score_navigation(item, action)
         try:

@@ -23,19 +23,23 @@ indices). During formation any element of the action space is accepted and ignor
 ## Starting state
 ``reset(seed=..., options={"episode": Episode})`` plays the given episode; without one the env
 builds an episode from its own generator (deterministic under ``seed``).
+``options["score_items"]`` (a collection of item ids) scores only those items: the others score
+``{"skipped": True, "reward": 0.0}`` whatever the action, and their use-phase info says
+``scored: False`` (:func:`~memgym.agents.agent.answer_items` does not ask the agent for them).
 
 ## Episode end
 ``terminated`` is True after the last task item has been answered. ``truncated`` is never set.
 
 ## Info
 ``info["phase"]`` is ``"formation"`` or ``"use"``; ``info["step"]`` the index within the phase;
-``info["episode_id"]``; in use ``info["item_id"]`` and ``info["task"]``; after an answer
-``info["score"]`` holds the scorer's metrics for that item.
+``info["episode_id"]``; in use ``info["item_id"]``, ``info["task"]`` and, with ``score_items``,
+``info["scored"]``; after an answer ``info["score"]`` holds the scorer's metrics for that item.
 """
 
 from __future__ import annotations
 
 import abc
+from collections.abc import Iterable
 from typing import Any, Literal
 
 import gymnasium
@@ -120,6 +124,7 @@ class TwoPhaseEnv(gymnasium.Env, abc.ABC):
         self.step_index = 0
         self.item_index = 0
         self.scores: list[dict[str, Any]] = []
+        self._score_only: set[str] | None = None
 
     # ----- hooks -------------------------------------------------------------------------
     @abc.abstractmethod
@@ -154,6 +159,8 @@ class TwoPhaseEnv(gymnasium.Env, abc.ABC):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         super().reset(seed=seed)
         options = dict(options or {})
+        only = options.pop("score_items", None)
+        self._score_only = None if only is None else set(only)
         episode = options.pop("episode", None)
         if episode is None:
             episode = self._build_episode(self.np_random, options)
@@ -185,7 +192,10 @@ class TwoPhaseEnv(gymnasium.Env, abc.ABC):
         if self._done():
             raise RuntimeError("episode has terminated; call reset()")
         item = self.episode.items[self.item_index]
-        score = self._score(item, action)
+        if self._score_only is None or item.item_id in self._score_only:
+            score = self._score(item, action)
+        else:
+            score = {"skipped": True, "reward": 0.0}
         self.scores.append({"item_id": item.item_id, **score})
         reward = self._reward(score)
         self.item_index += 1
@@ -194,12 +204,14 @@ class TwoPhaseEnv(gymnasium.Env, abc.ABC):
         info["score"] = score
         return self._current_use_observation(), reward, self._done(), False, info
 
-    def rewind_use(self) -> tuple[Any, dict[str, Any]]:
+    def rewind_use(self, score_items: Iterable[str] | None = None) -> tuple[Any, dict[str, Any]]:
         """Go back to the first use-phase item of the current episode without replaying formation
-        (another agent formed from the same stream answers the same items); returns its
-        observation and info. Scores recorded so far are cleared."""
+        (another agent formed from the same stream answers the same items), scoring only
+        ``score_items`` (None: every item); returns its observation and info. Scores recorded so
+        far are cleared."""
         if self.episode is None or self.phase != "use":
             raise RuntimeError("rewind_use() needs an episode past its formation phase")
+        self._score_only = None if score_items is None else set(score_items)
         self.scores, self.item_index, self.step_index = [], 0, 0
         return self._current_use_observation(), self._info()
 
@@ -224,6 +236,8 @@ class TwoPhaseEnv(gymnasium.Env, abc.ABC):
             item = self.episode.items[self.item_index]
             info["item_id"] = item.item_id
             info["task"] = item.task
+            if self._score_only is not None:  # the loop does not ask for a skipped item
+                info["scored"] = item.item_id in self._score_only
         return info
 
 

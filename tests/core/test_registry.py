@@ -260,9 +260,13 @@ def test_an_installed_plugin_adds_a_memory(installed_plugin, monkeypatch, capsys
     monkeypatch.syspath_prepend(str(installed_plugin))
     assert "keyword_notes" in MEMORIES.names() and "memgym_keyword_notes" not in sys.modules
     assert main(["list"]) == 0
-    assert "  keyword_notes                memgym_keyword_notes:KeywordNotesMemory  [memgym-keyword-notes]" in (
-        capsys.readouterr().out
-    )
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("  keyword_notes "))
+    assert line == "  keyword_notes                memgym_keyword_notes:KeywordNotesMemory  [memgym-keyword-notes]"
+    assert "memgym_keyword_notes" not in sys.modules  # what a plugin reads is shown only when imported
+    from memgym.cli import _memory_reads  # the reads column of `memgym list --describe`
+
+    assert _memory_reads("keyword_notes", describe=False) is None
+    assert _memory_reads("keyword_notes", describe=True) == []  # it declares no reads
     memory = MEMORIES.get("keyword_notes")(top_k=1)
     assert memory.registered_name == "keyword_notes" and isinstance(memory, Memory)
     for note in ["the red mug is in the kitchen", "the keys are on the shelf", "a blue mug sits in the hall"]:

@@ -128,6 +128,22 @@ def test_same_seed_same_episode_and_given_episode_is_played():
     assert info["episode_id"] == "mine"
 
 
+def test_score_items_skips_the_others_and_rewind_use_changes_them():
+    """``options["score_items"]`` / ``rewind_use(score_items)``: only those items are scored (and
+    asked by the loop); the others score ``skipped`` whatever the action."""
+    env, agent = RecallEnv(), LookupAgent(SlotMemory())
+    result = run_episode(env, agent, seed=3, options={"score_items": ["q1", "q3"]})
+    assert [a.answered for a in result.answers] == [False, True, False, True]
+    assert [s.get("skipped", False) for s in result.scores] == [True, False, True, False]
+    assert result.total_reward == 2.0  # the memory recalls both asked slots
+    observation, info = env.rewind_use(score_items=["q0"])
+    assert info["scored"] and info["item_id"] == "q0"
+    _, _, _, _, info = env.step(env.episode.items[0].answer)
+    assert info["score"] == {"accuracy": 1.0, "reward": 1.0} and not info["scored"]
+    observation, info = env.rewind_use()
+    assert "scored" not in info and env.scores == []
+
+
 def test_agent_memory_swap_changes_results():
     env = RecallEnv()
     agent = LookupAgent(SlotMemory())

@@ -35,17 +35,14 @@ and centre pan. The stream length is always ``frames``; settings that cannot fit
 :class:`~memgym.core.errors.ConfigError`.
 """
 
-# Over 500 lines on purpose: one generator class holds the whole fixed draw order of a stream
-# (proposals, placement, assembly); saved datasets depend on that order.
-
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
 from numpy.random import Generator
 
-from memgym.core.episode import TaskItem
 from memgym.core.errors import ConfigError, MemgymError
 from memgym.core.seeding import config_hash, episode_rng
 from memgym.datasets.amemops.config import (
@@ -57,6 +54,7 @@ from memgym.datasets.amemops.config import (
     StreamConfig,
 )
 from memgym.datasets.amemops.controls import apply_recording_control
+from memgym.datasets.amemops.query_items import query_item
 from memgym.datasets.amemops.records import AMemOpsStream, StreamEvent
 from memgym.datasets.sources.library import SourceLibrary
 from memgym.datasets.sources.similarity import SimilarityPools
@@ -416,8 +414,8 @@ class StreamGenerator:
             query_id = f"q{k:02d}"
             if id(query) not in event_ids:
                 event_ids[id(query)] = query_id
-                events.append(_with_query_id(query, query_id))
-            items.append(_task_item(query_id, query, proposal, attribute, operation, own, cfg.attribute_values))
+                events.append(dataclasses.replace(query, query_id=query_id))
+            items.append(query_item(query_id, query, proposal, attribute, operation, own, cfg.attribute_values))
             if proposal.get("joint"):
                 items[-1].annotations.update(joint=True, query_event=event_ids[id(query)])
         events.sort(key=lambda e: (e.onset_frame, e.role))
@@ -465,52 +463,3 @@ def excerpt_start(library: SourceLibrary, recording_id: str, frames: int, rng: n
     if library.info(recording_id).excerpt_start == "zero":
         return 0
     return int(rng.integers(0, available - need + 1))
-
-
-def _with_query_id(event: StreamEvent, query_id: str) -> StreamEvent:
-    import dataclasses
-
-    return dataclasses.replace(event, query_id=query_id)
-
-
-def _task_item(
-    query_id: str,
-    query: StreamEvent,
-    proposal: dict,
-    attribute: str,
-    operation: str,
-    own: list[StreamEvent],
-    none_index: int,
-) -> TaskItem:
-    previous = None
-    if own:
-        latest = own[-1]
-        gain_index, pan_index = latest.attribute_class("gain"), latest.attribute_class("pan")
-        answer = gain_index if attribute == "gain" else pan_index
-        delay = (query.end_frame - latest.end_frame) / FRAME_RATE
-        values = [e.attribute_class(attribute) for e in own]
-        changed = [v for v in values[:-1] if v != answer]
-        previous = changed[-1] if changed else None  # the superseded value, for updated queries
-    else:
-        gain_index = pan_index = answer = none_index
-        delay = None
-    return TaskItem(
-        item_id=query_id,
-        task="attribute_query",
-        answer=answer,
-        annotations={
-            "type": proposal["type"],
-            "operation": operation,
-            "attribute": attribute,
-            "identity": proposal["identity"],
-            "group": query.group,
-            "onset_frame": query.onset_frame,
-            "end_frame": query.end_frame - 1,
-            "delay_s": delay,
-            "history_events": len(own),
-            "gain_index": gain_index,
-            "pan_index": pan_index,
-            "previous_index": previous,
-            **({"partner": proposal["partner"]} if "partner" in proposal else {}),
-        },
-    )

@@ -113,6 +113,57 @@ class ConstructionConfig:
     )
 
 
+def _memory_items(
+    rng: np.random.Generator,
+    objects: Sequence[SceneObject],
+    log: ObservationLog,
+    residents: Sequence[Resident],
+    config: ConstructionConfig,
+) -> list[MemoryItem]:
+    """The episode's memory items before any is stated: every object's perceptual content, the
+    episodic content of the traversal, then the social content of each observed object (drawn
+    from ``rng`` in object-id order)."""
+    categories = {o.object_id: o.category for o in objects}
+    observed = set(log.first_seen())
+    items: list[MemoryItem] = []
+    for obj in objects:
+        items += perceptual_content(obj, categories)
+    items += episodic_content(log, categories)
+    taken: dict[str, set[str]] = {}
+    for obj in sorted(objects, key=lambda o: o.object_id):
+        if obj.object_id in observed:
+            items += social_content(
+                rng,
+                obj,
+                residents,
+                keys_per_object=config.social_keys_per_object,
+                change_probability=config.change_probability,
+                correction_share=config.correction_share,
+                taken=taken,
+            )
+    return items
+
+
+def _stated_turns(turns: Sequence[DialogueTurn]) -> dict[tuple[str, str, int], int]:
+    """``(object id, key, version)`` -> the id of the first turn stating that item."""
+    stated: dict[tuple[str, str, int], int] = {}
+    for turn in turns:
+        if turn.spec.content is not None:
+            c = turn.spec.content
+            stated.setdefault((c.object_id, c.key, c.version), turn.spec.turn_id)
+    return stated
+
+
+def _construction_counts(turn_specs: int, dropped_turns: Sequence[Any], filtered: dict[str, int]) -> dict[str, Any]:
+    """What construction planned and dropped: turn specs, dropped turns and their reasons, filtered items."""
+    return {
+        "turn_specs": turn_specs,
+        "dropped_turns": len(dropped_turns),
+        "dropped_turn_reasons": sorted({r for d in dropped_turns for r in d.reasons}),
+        "filtered_items": dict(sorted(filtered.items())),
+    }
+
+
 def build_episode(
     *,
     episode_id: str,
@@ -138,35 +189,17 @@ def build_episode(
 
     realiser = realiser or TemplateRealiser()
     if residents is None:
-        count = int(rng.integers(config.residents_min, config.residents_max + 1))
-        residents = sample_residents(rng, count)
+        residents = sample_residents(rng, int(rng.integers(config.residents_min, config.residents_max + 1)))
     log = observation_log(traversal)
     goals = {o.object_id: navigation_goal(o) for o in objects}
-    categories = {o.object_id: o.category for o in objects}
-    observed = set(log.first_seen())
-    items: list[MemoryItem] = []
-    for obj in objects:
-        items += perceptual_content(obj, categories)
-    items += episodic_content(log, categories)
-    taken: dict[str, set[str]] = {}
-    for obj in sorted(objects, key=lambda o: o.object_id):
-        if obj.object_id in observed:
-            items += social_content(
-                rng,
-                obj,
-                residents,
-                keys_per_object=config.social_keys_per_object,
-                change_probability=config.change_probability,
-                correction_share=config.correction_share,
-                taken=taken,
-            )
+    items = _memory_items(rng, objects, log, residents, config)
     plan = TurnPlanConfig(config.commentary_every, config.recall_probability)
     specs, _ = plan_turns(rng, log, items, residents, plan)
     turns, dropped_turns = realise_dialogue(
         specs, residents, realiser, log, auditor=auditor, max_attempts=config.max_attempts
     )
     items = stated_items(items, turns)
-    content = available_content(items, observed)
+    content = available_content(items, set(log.first_seen()))
     task_specs = enumerate_specs(
         rng,
         content,
@@ -174,12 +207,7 @@ def build_episode(
         qa_per_object=config.qa_per_object,
         unique_cues=config.unique_cues,
     )
-    stated_turns = {}
-    for turn in turns:
-        if turn.spec.content is not None:
-            c = turn.spec.content
-            stated_turns.setdefault((c.object_id, c.key, c.version), turn.spec.turn_id)
-    task_items, filtered = build_items(rng, task_specs, content, goals, stated_turns, episode_id=episode_id)
+    task_items, filtered = build_items(rng, task_specs, content, goals, _stated_turns(turns), episode_id=episode_id)
     return DialogMemEpisode(
         episode_id=episode_id,
         benchmark="dialogmem",
@@ -189,10 +217,7 @@ def build_episode(
             "frames": len(traversal.frames),
             "goals": len(traversal.segments),
             "realiser": getattr(realiser, "name", type(realiser).__name__),
-            "turn_specs": len(specs),
-            "dropped_turns": len(dropped_turns),
-            "dropped_turn_reasons": sorted({r for d in dropped_turns for r in d.reasons}),
-            "filtered_items": dict(sorted(filtered.items())),
+            **_construction_counts(len(specs), dropped_turns, filtered),
         },
         traversal=traversal,
         residents=tuple(residents),

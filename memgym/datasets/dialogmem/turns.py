@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from memgym.datasets.dialogmem.content import MemoryItem, ObservationLog
+from memgym.datasets.dialogmem.content import MemoryItem, ObservationLog, Segment
 from memgym.datasets.dialogmem.policy import TurnSpec
 from memgym.datasets.dialogmem.residents import Resident
 
@@ -44,25 +44,48 @@ def plan_turns(
     config: TurnPlanConfig = TurnPlanConfig(),
 ) -> tuple[list[TurnSpec], list[MemoryItem]]:
     """Plan the dialogue; returns (turn specs, all items with ``stated``/``time`` filled in)."""
-    perceptual: dict[str, list[MemoryItem]] = {}
-    pending: dict[str, list[MemoryItem]] = {}
-    for item in items:
-        if item.type == "perceptual":
-            perceptual.setdefault(item.object_id, []).append(item)
-        elif item.type == "social":
-            pending.setdefault(item.object_id, []).append(item)
-    for chain in pending.values():
-        chain.sort(key=lambda i: (i.key, i.version))
+    planner = _TurnPlanner(rng, log, items, residents)
     first = log.first_seen()
-    last_step: dict[tuple[str, str], int] = {}
-    stated: dict[int, MemoryItem] = {}  # id(original item) -> stated copy
-    specs: list[TurnSpec] = []
+    for segment in log.segments:
+        planner.plan_segment(segment, first, config)
+    specs = sorted(planner.specs, key=lambda s: (s.step, s.turn_id))
+    specs = [dataclasses.replace(s, turn_id=i) for i, s in enumerate(specs)]
+    return specs, [planner.stated.get(id(item), item) for item in items]
 
-    def next_item(object_id: str, step: int, prefer_change: bool = False) -> MemoryItem | None:
+
+class _TurnPlanner:
+    """One dialogue plan in the making (:func:`plan_turns`): the items not stated yet, the step each
+    (object, key) slot was last stated at, the stated copies and the turns so far. Draws from
+    ``rng`` in the order of the module docstring, segment by segment."""
+
+    def __init__(
+        self,
+        rng: np.random.Generator,
+        log: ObservationLog,
+        items: Sequence[MemoryItem],
+        residents: Sequence[Resident],
+    ) -> None:
+        self.rng, self.log, self.residents = rng, log, residents
+        self.perceptual: dict[str, list[MemoryItem]] = {}
+        self.pending: dict[str, list[MemoryItem]] = {}
+        for item in items:
+            if item.type == "perceptual":
+                self.perceptual.setdefault(item.object_id, []).append(item)
+            elif item.type == "social":
+                self.pending.setdefault(item.object_id, []).append(item)
+        for chain in self.pending.values():
+            chain.sort(key=lambda i: (i.key, i.version))
+        self.last_step: dict[tuple[str, str], int] = {}
+        self.stated: dict[int, MemoryItem] = {}  # id(original item) -> stated copy
+        self.specs: list[TurnSpec] = []
+
+    def next_item(self, object_id: str, step: int, prefer_change: bool = False) -> MemoryItem | None:
+        """The social item of ``object_id`` that a turn at ``step`` may state next (updates and
+        corrections first with ``prefer_change``), or None."""
         candidates = []
-        for item in pending.get(object_id, []):
+        for item in self.pending.get(object_id, []):
             slot = (item.object_id, item.key)
-            if item.version == 0 or (slot in last_step and last_step[slot] < step):
+            if item.version == 0 or (slot in self.last_step and self.last_step[slot] < step):
                 candidates.append(item)
         if not candidates:
             return None
@@ -70,33 +93,36 @@ def plan_turns(
             candidates = [i for i in candidates if i.version > 0]
         return candidates[0]
 
-    def emit(step: int, turn_type: str, referenced: str, item: MemoryItem | None, goal: str = "") -> None:
-        speaker = residents[int(rng.integers(len(residents)))].name
+    def emit(self, step: int, turn_type: str, referenced: str, item: MemoryItem | None, goal: str = "") -> None:
+        """Add a turn at ``step`` stating ``item`` (a random resident speaks)."""
+        speaker = self.residents[int(self.rng.integers(len(self.residents)))].name
         if item is not None:
             if item.type == "social":
-                pending[item.object_id].remove(item)
-            last_step[(item.object_id, item.key)] = step
-            if id(item) not in stated:  # a perceptual item may be used again; its time is the first
-                stated[id(item)] = dataclasses.replace(item, stated=True, time=step)
+                self.pending[item.object_id].remove(item)
+            self.last_step[(item.object_id, item.key)] = step
+            if id(item) not in self.stated:  # a perceptual item may be used again; its time is the first
+                self.stated[id(item)] = dataclasses.replace(item, stated=True, time=step)
             item = dataclasses.replace(item, stated=True, time=step)
-        specs.append(
+        self.specs.append(
             TurnSpec(
-                turn_id=len(specs),
+                turn_id=len(self.specs),
                 step=step,
                 speaker=speaker,
                 turn_type=turn_type,  # type: ignore[arg-type]
-                visible=tuple(log.visible[step]),
+                visible=tuple(self.log.visible[step]),
                 referenced=(referenced,),
                 content=item,
                 goal=goal,
             )
         )
 
-    for segment in log.segments:
+    def plan_segment(self, segment: Segment, first: dict[str, int], config: TurnPlanConfig) -> None:
+        """The turns of one navigation segment: navigation, commentary, recall, post-arrival."""
+        log, rng, next_item = self.log, self.rng, self.next_item
         goal = segment.goal
-        options = perceptual.get(goal, [])
+        options = self.perceptual.get(goal, [])
         if options:
-            emit(segment.start, "navigation", goal, options[int(rng.integers(len(options)))], goal)
+            self.emit(segment.start, "navigation", goal, options[int(rng.integers(len(options)))], goal)
         inner = [
             step
             for step in range(segment.start + 1, segment.end)
@@ -111,7 +137,7 @@ def plan_turns(
             visible = [o for o in log.visible[step] if next_item(o, step) is not None]
             if visible:
                 target = visible[int(rng.integers(len(visible)))]
-                emit(step, "commentary", target, next_item(target, step))
+                self.emit(step, "commentary", target, next_item(target, step))
         if recall_slot is not None:
             now = set(log.visible[recall_slot])
             earlier = [o for o, s in first.items() if s < recall_slot and o not in now and next_item(o, recall_slot)]
@@ -119,11 +145,8 @@ def plan_turns(
                 changes = [o for o in earlier if (i := next_item(o, recall_slot, True)) is not None and i.version > 0]
                 pool = sorted(changes or earlier)
                 target = pool[int(rng.integers(len(pool)))]
-                emit(recall_slot, "recall", target, next_item(target, recall_slot, True))
+                self.emit(recall_slot, "recall", target, next_item(target, recall_slot, True))
         if goal in log.visible[segment.end]:
             item = next_item(goal, segment.end)
             if item is not None and segment.end > segment.start:
-                emit(segment.end, "post_arrival", goal, item, goal)
-    specs.sort(key=lambda s: (s.step, s.turn_id))
-    specs = [dataclasses.replace(s, turn_id=i) for i, s in enumerate(specs)]
-    return specs, [stated.get(id(item), item) for item in items]
+                self.emit(segment.end, "post_arrival", goal, item, goal)

@@ -70,6 +70,7 @@ class History:
     voices: dict[str, Voice]
 
 
+@dataclasses.dataclass(eq=False)
 class HistoryAssembler:
     """Grows the nested histories of the items of one build.
 
@@ -85,21 +86,17 @@ class HistoryAssembler:
             kept item's sessions).
     """
 
-    def __init__(
-        self,
-        config: VoxMemConfig,
-        budgets: list[int],
-        sessions: SessionWriter,
-        layout: ItemLayout,
-        voice_bank: list[Voice],
-    ) -> None:
-        self.config = config
-        self.budgets = budgets
-        self.sessions = sessions
-        self.layout = layout
-        self.voice_bank = voice_bank
-        self.sound_classes = sessions.sound_classes
-        self.usage: dict[str, set[str]] = {}
+    config: VoxMemConfig
+    budgets: list[int]
+    sessions: SessionWriter
+    layout: ItemLayout
+    voice_bank: list[Voice]
+    usage: dict[str, set[str]] = dataclasses.field(default_factory=dict, init=False)
+
+    @property
+    def sound_classes(self) -> list[str]:
+        """The background sounds a session may carry (the session writer's)."""
+        return self.sessions.sound_classes
 
     def assemble(self, plan: Plan, pool: list[Plan], rng: np.random.Generator) -> tuple[History, list[Session]]:
         """Render the plan's sessions and grow its nested histories.
@@ -233,29 +230,24 @@ class HistoryAssembler:
         )
 
 
+@dataclasses.dataclass(eq=False)
 class _Extras:
     """The sessions one item's history grows by, level by level (:func:`nest_histories`'s
     ``next_extra``): this level's haystacks first, then fillers; a rendered candidate that does
     not fit yet waits in ``pending`` and is used first later.
     """
 
-    def __init__(
-        self,
-        assembler: HistoryAssembler,
-        plan: Plan,
-        borrowable: list[tuple[str, SessionFact]],
-        checks: list[AnswerCheck],
-        voices: dict[str, Voice],
-        rng: np.random.Generator,
-    ) -> None:
-        self.assembler = assembler
-        self.plan = plan
-        self.borrowable = borrowable
-        self.checks = checks
-        self.voices = voices
-        self.rng = rng
-        self.level_haystacks = {budget: 0 for budget in assembler.budgets}  # haystacks placed at each level
-        self.pending: list[Session] = []
+    assembler: HistoryAssembler
+    plan: Plan
+    borrowable: list[tuple[str, SessionFact]]
+    checks: list[AnswerCheck]
+    voices: dict[str, Voice]
+    rng: np.random.Generator
+    level_haystacks: dict[int, int] = dataclasses.field(init=False)  # haystacks placed at each level
+    pending: list[Session] = dataclasses.field(default_factory=list, init=False)
+
+    def __post_init__(self) -> None:
+        self.level_haystacks = {budget: 0 for budget in self.assembler.budgets}
 
     def next_extra(self, remaining: int, budget: int) -> tuple[Session, int] | None:
         """The next session of at most ``remaining`` tokens while filling ``budget``, with its

@@ -11,7 +11,7 @@ from memgym.backends.tts import TTSConfig
 from memgym.backends.tts.base import Voice
 from memgym.core.errors import ConfigError
 from memgym.core.executors import executor_field
-from memgym.core.seeding import ADDED_FIELD
+from memgym.core.seeding import ADDED_FIELD, setting
 from memgym.datasets.sources.factory import LibraryConfig
 from memgym.datasets.speech.vctk import VCTKCorpus
 from memgym.datasets.speech.voices import espeak_voice_bank, named_voice_bank
@@ -77,22 +77,18 @@ class VoxMemConfig:
             "help": "haystacks added at every budget level (borrowed from items on the same topic family, else written)"
         },
     )
-    length_control: Literal["none", "fixed_competition"] = dataclasses.field(
-        default="none",
-        metadata={
-            "help": "none: every budget level adds same-subject haystacks; fixed_competition: only the first "
-            "(smallest) budget does, longer histories add other-subject haystacks and fillers only",
-            **ADDED_FIELD,
-        },
+    length_control: Literal["none", "fixed_competition"] = setting(
+        "none",
+        "none: every budget level adds same-subject haystacks; fixed_competition: only the first (smallest) budget "
+        "does, longer histories add other-subject haystacks and fillers only",
+        added=True,
     )
-    refusal_scope: Literal["words_kept", "every_subtype"] = dataclasses.field(
-        default="words_kept",
-        metadata={
-            "help": "answer refusal: words_kept (audio-native items refused only by removing their tone, sound or "
-            "voice link) or every_subtype (also by removing the evidence's subject, so every IE/MSR/TET subtype "
-            "yields AR items; those are visible in the transcript)",
-            **ADDED_FIELD,
-        },
+    refusal_scope: Literal["words_kept", "every_subtype"] = setting(
+        "words_kept",
+        "answer refusal: words_kept (audio-native items refused only by removing their tone, sound or voice link) "
+        "or every_subtype (also by removing the evidence's subject, so every IE/MSR/TET subtype yields AR items; "
+        "those are visible in the transcript)",
+        added=True,
     )
     filler_cue_rate: float = dataclasses.field(default=0.2, metadata={"help": "share of filler sessions with a cue"})
     filler_sound_rate: float = dataclasses.field(default=0.3, metadata={"help": "share of filler sessions with sound"})

@@ -23,6 +23,7 @@ from memgym.datasets.voxmem.taxonomy import CELLS, OPERATIONS, SUBTYPES
 from memgym.datasets.voxmem.writing import DialogueWriter, LLMWriter, paraphrase_question
 
 
+@dataclasses.dataclass(eq=False)
 class ItemLayout:
     """The items of a build and their plans.
 
@@ -34,20 +35,12 @@ class ItemLayout:
         writer: the dialogue writer (an :class:`LLMWriter` rewords questions).
     """
 
-    def __init__(
-        self,
-        config: VoxMemConfig,
-        cells: list[tuple[str, str]],
-        digest: str,
-        sound_classes: list[str],
-        writer: DialogueWriter,
-    ) -> None:
-        self.config = config
-        self.cells = cells
-        self.digest = digest
-        self.sound_classes = sound_classes
-        self.writer = writer
-        self._layout: tuple[list[tuple[str, str, str]], dict[int, int]] | None = None
+    config: VoxMemConfig
+    cells: list[tuple[str, str]]
+    digest: str
+    sound_classes: list[str]
+    writer: DialogueWriter
+    _layout: tuple[list[tuple[str, str, str]], dict[int, int]] | None = dataclasses.field(default=None, init=False)
 
     def schedule(self) -> list[tuple[str, str, str]]:
         """(evidence, operation, subtype) of every item, cycling cells then subtypes (before :meth:`layout`)."""

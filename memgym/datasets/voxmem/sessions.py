@@ -19,6 +19,7 @@ from memgym.datasets.voxmem.tokens import TokenCounter, audio_tokens
 from memgym.datasets.voxmem.writing import DialogueWriter, replace_phrase
 
 
+@dataclasses.dataclass(eq=False)
 class SessionWriter:
     """Writes a session's words (``writer`` or the filler corpus) and renders its user turns.
 
@@ -34,26 +35,18 @@ class SessionWriter:
             item's history sets it from its own generator).
     """
 
-    def __init__(
-        self,
-        writer: DialogueWriter,
-        renderer: TurnRenderer,
-        tokens: TokenCounter,
-        fillers: FillerCorpus,
-        sound_classes: list[str],
-        *,
-        cue_rate: float,
-        sound_rate: float,
-    ) -> None:
-        self.writer = writer
-        self.renderer = renderer
-        self.tokens = tokens
-        self.fillers = fillers
-        self.sound_classes = sound_classes
-        self.cue_rate = cue_rate
-        self.sound_rate = sound_rate
-        self.header_tokens = tokens.count(HEADER_TEMPLATE.format(index=100, timestamp="2025-01-01 12:00"))
-        self.next_filler = 0
+    writer: DialogueWriter
+    renderer: TurnRenderer
+    tokens: TokenCounter
+    fillers: FillerCorpus
+    sound_classes: list[str]
+    cue_rate: float = dataclasses.field(kw_only=True)
+    sound_rate: float = dataclasses.field(kw_only=True)
+    header_tokens: int = dataclasses.field(init=False)
+    next_filler: int = dataclasses.field(default=0, init=False)
+
+    def __post_init__(self) -> None:
+        self.header_tokens = self.tokens.count(HEADER_TEMPLATE.format(index=100, timestamp="2025-01-01 12:00"))
 
     def topical_session(
         self, fact: SessionFact, role: str, voices: dict[str, Voice], source: str, *, redraw: int = 0

@@ -31,6 +31,42 @@ from memgym.memory.recurrent.mixers import CORES, LayerState
 from memgym.memory.recurrent.model import AMemOpsModel, ModelConfig
 
 
+def observation_rows(observation: Any, input_dim: int) -> np.ndarray:
+    """The valid frames of an observation (a frame ``(input_dim,)``, frames ``(T, input_dim)`` or
+    an env observation dict with ``"features"`` and optional ``"valid"``) as ``(T, input_dim)``
+    float32 (a view where possible).
+
+    Raises:
+        ValueError: a dict without ``"features"``, or frames of another width.
+    """
+    if isinstance(observation, dict):
+        if "features" not in observation:
+            raise ValueError(f"observation dict needs a 'features' entry, got keys {sorted(observation)}")
+        rows = np.asarray(observation["features"], dtype=np.float32)
+        if "valid" in observation:
+            valid = np.asarray(observation["valid"]) > 0.5
+            rows = rows if valid.all() else rows[valid]
+    else:
+        rows = np.asarray(observation, dtype=np.float32)
+    if rows.ndim == 1:
+        rows = rows[None]
+    if rows.ndim != 2 or rows.shape[-1] != input_dim:
+        raise ValueError(f"expected a frame ({input_dim},) or frames (T, {input_dim}), got shape {tuple(rows.shape)}")
+    return rows
+
+
+def query_end_frame(query: dict[str, Any]) -> int:
+    """The stream frame a use-phase observation's query ends at: ``start_frame`` (``(1,)`` in the
+    env; 0-d or int too) plus its valid rows, minus one."""
+    valid, start = query.get("valid"), query["start_frame"]
+    n_valid = 1 if valid is None else int(np.count_nonzero(np.greater(valid, 0.5)))
+    if isinstance(start, np.ndarray):
+        start = start.flat[0]
+    elif not isinstance(start, int | np.integer):
+        start = np.ravel(start)[0]
+    return int(start) + n_valid - 1
+
+
 @dataclasses.dataclass(frozen=True)
 class CoreMemoryOptions:
     """What an evaluation gives a core memory to build itself (:meth:`CoreMemory.from_options`)."""
@@ -52,7 +88,6 @@ class CoreMemory(Memory):
     """
 
     core: str = "gdn2"
-    reads = frozenset({"audio"})
 
     def __init__(
         self,
@@ -80,77 +115,61 @@ class CoreMemory(Memory):
 
     def reset(self) -> None:
         self.states: list[LayerState] | None = None
-        self._last: dict[str, torch.Tensor] | None = None
+        self._last: tuple[np.ndarray, np.ndarray] | None = None  # (gain, pan) logits at the latest frame
         self.frames_seen = 0
-        self._answers: list[tuple[torch.Tensor, torch.Tensor]] = []  # (gain, pan) logits at query frames
+        self._answers: list[tuple[np.ndarray, ...]] = []  # gain, pan logits and probabilities at query frames
         self._answer_at: dict[int, tuple[int, int]] = {}  # stream frame -> (entry of _answers, row)
         self._pending: list[np.ndarray] = []  # chunked form: frames observed since the last run
         self._frames: list[np.ndarray] = []  # chunked form: every frame run so far
 
-    def _rows(self, observation: Any) -> np.ndarray:
-        """The valid frames of an observation as ``(T, input_dim)`` float32 (a view where possible)."""
-        if isinstance(observation, dict):
-            if "features" not in observation:
-                raise ValueError(f"observation dict needs a 'features' entry, got keys {sorted(observation)}")
-            rows = np.asarray(observation["features"], dtype=np.float32)
-            valid = np.asarray(observation.get("valid", 1.0)) > 0.5
-            observation = rows if valid.all() else rows[valid]
-        rows = np.asarray(observation, dtype=np.float32)
-        if rows.ndim == 1:
-            rows = rows[None]
-        if rows.ndim != 2 or rows.shape[-1] != self.model.config.input_dim:
-            raise ValueError(
-                f"expected a frame ({self.model.config.input_dim},) or frames (T, {self.model.config.input_dim}), "
-                f"got shape {tuple(rows.shape)}"
-            )
-        return rows
-
     def observe(self, observation: Any) -> None:
         """Consume one frame (or a block of frames): the step form now, or kept for the chunked form."""
-        rows = self._rows(observation)
+        rows = observation_rows(observation, self.model.config.input_dim)
         if len(rows) == 0:
             return
         if self.form == "chunked":
             self._pending.append(rows)
             return
         param = next(self.model.parameters())
-        x = torch.from_numpy(np.ascontiguousarray(rows))[None]
-        with torch.no_grad():
+        x = torch.from_numpy(np.array(rows))[None]  # a writable copy (env blocks are read-only views)
+        with torch.inference_mode():  # no autograd bookkeeping; the same kernels as no_grad
             out = self.model(x.to(param), self.states, step=True)
         self.states = out["states"]
-        self._keep(x, out, first=0)
+        self._keep(rows, out, first=0)
 
-    def _keep(self, x: torch.Tensor, out: dict[str, Any], first: int) -> None:
-        """Record the outputs ``out`` of frames ``x`` ``(1, T, D)`` from row ``first`` on (the
-        frames before it were recorded already): the last frame's answer and those at query frames."""
-        self._last = {"gain": out["gain"][0, -1], "pan": out["pan"][0, -1]}
-        rows = (x[0, first:, self.model.config.input_dim - 3] > 0.5).nonzero().flatten()
+    def _keep(self, frames: np.ndarray, out: dict[str, Any], first: int) -> None:
+        """Record the outputs ``out`` of ``frames`` ``(T, D)`` from row ``first`` on (the frames
+        before it were recorded already): the last frame's logits, and the logits and class
+        probabilities at query frames (float32 numpy, converted once per model run)."""
+        gain, pan = (out[k][0].detach().to("cpu", torch.float32).numpy() for k in ("gain", "pan"))
+        self._last = (gain[-1], pan[-1])
+        rows = first + np.flatnonzero(frames[first:, self.model.config.input_dim - 3] > 0.5)
         if len(rows):
-            segment = len(self._answers)
-            self._answers.append((out["gain"][0, first + rows], out["pan"][0, first + rows]))
-            frames = (rows + self.frames_seen).tolist()
-            self._answer_at.update(zip(frames, zip(itertools.repeat(segment), range(len(frames)))))
-        self.frames_seen += x.shape[1] - first
+            segment, gain, pan = len(self._answers), gain[rows], pan[rows]
+            self._answers.append((gain, pan, _softmax(gain), _softmax(pan)))
+            at = (rows - first + self.frames_seen).tolist()
+            self._answer_at.update(zip(at, zip(itertools.repeat(segment), range(len(at)))))
+        self.frames_seen += len(frames) - first
 
     @property
     def query_answers(self) -> dict[int, dict[str, torch.Tensor]]:
         """Gain/pan logits formed at every query frame observed, by stream frame."""
-        return {f: self._answer(f) for f in self._answer_at}
+        return {f: {k: torch.tensor(v) for k, v in zip(("gain", "pan"), self._answer(f))} for f in self._answer_at}
 
-    def _answer(self, frame: int) -> dict[str, torch.Tensor]:
+    def _answer(self, frame: int) -> tuple[np.ndarray, ...]:
+        """Gain logits, pan logits, gain and pan probabilities formed at query frame ``frame``."""
         segment, row = self._answer_at[frame]
-        gain, pan = self._answers[segment]
-        return {"gain": gain[row], "pan": pan[row]}
+        return tuple(values[row] for values in self._answers[segment])
 
-    @torch.no_grad()
+    @torch.inference_mode()
     def _run_chunked(self) -> None:
         """Chunked form over every frame kept (causal: earlier answers do not change)."""
         self._frames += self._pending
         self._pending = []
-        x = torch.from_numpy(np.concatenate(self._frames))[None]
+        frames = np.concatenate(self._frames)
         param = next(self.model.parameters())
-        out = self.model(x.to(param.device), None)
-        self._keep(x, out, first=self.frames_seen)
+        out = self.model(torch.from_numpy(frames)[None].to(param.device), None)
+        self._keep(frames, out, first=self.frames_seen)
 
     def retrieve(self, query: Any = None) -> dict[str, np.ndarray | int]:
         """Gain/pan class probabilities (last class = none) and argmax predictions.
@@ -161,20 +180,20 @@ class CoreMemory(Memory):
         """
         if self._pending:  # chunked form, frames observed since the last run
             self._run_chunked()
-        logits = self._last
         if isinstance(query, dict) and "start_frame" in query:
-            n_valid = int((np.asarray(query.get("valid", np.ones(1))) > 0.5).sum())
-            end = int(np.ravel(query["start_frame"])[0]) + n_valid - 1  # (1,) in the env; 0-d or int too
+            end = query_end_frame(query)
             if end not in self._answer_at:
                 raise KeyError(f"no answer formed at frame {end}: the query was not observed during formation")
-            logits = self._answer(end)
-        if logits is None:
+            gain, pan, gain_probs, pan_probs = self._answer(end)
+        elif self._last is None:
             raise RuntimeError("retrieve() before any frame was observed")
-        gain, pan = (logits[k].detach().float().cpu().numpy() for k in ("gain", "pan"))
+        else:
+            gain, pan = self._last
+            gain_probs, pan_probs = _softmax(gain), _softmax(pan)
         # classes are the argmax of the logits themselves: softmax can round near-equal logits to one value
         return {
-            "gain_probs": _softmax(gain),
-            "pan_probs": _softmax(pan),
+            "gain_probs": gain_probs.copy(),
+            "pan_probs": pan_probs.copy(),
             "gain": int(gain.argmax()),
             "pan": int(pan.argmax()),
         }
@@ -190,7 +209,7 @@ class CoreMemory(Memory):
             "model": self.model.state_dict(),
             "states": states,
             "frames_seen": self.frames_seen,
-            "last": None if self._last is None else {k: v.clone() for k, v in self._last.items()},
+            "last": None if self._last is None else {k: torch.tensor(v) for k, v in zip(("gain", "pan"), self._last)},
             "query_answers": {f: {k: v.clone() for k, v in a.items()} for f, a in self.query_answers.items()},
         }
 
@@ -201,16 +220,28 @@ class CoreMemory(Memory):
         self.model.load_state_dict(state["model"])
         self.states = state["states"]
         self.frames_seen = state["frames_seen"]
-        self._last = state["last"]
+        last = state["last"]
+        self._last = None if last is None else (_logits(last["gain"]), _logits(last["pan"]))
         saved = state.get("query_answers", {})
-        self._answers = [(a["gain"][None], a["pan"][None]) for a in saved.values()]
+        self._answers = []
+        for answer in saved.values():
+            gain, pan = _logits(answer["gain"])[None], _logits(answer["pan"])[None]
+            self._answers.append((gain, pan, _softmax(gain), _softmax(pan)))
         self._answer_at = {frame: (i, 0) for i, frame in enumerate(saved)}
 
 
+def _logits(value: torch.Tensor) -> np.ndarray:
+    """Saved logits as the float32 numpy row the memory keeps."""
+    return value.detach().float().cpu().numpy()
+
+
 def _softmax(logits: np.ndarray) -> np.ndarray:
-    """Softmax of a class-logit vector (numpy: cheaper than torch's dispatch for one short row)."""
-    e = np.exp(logits - logits.max())
-    return e / e.sum()
+    """Softmax over the last axis of class logits ``(..., C)`` (numpy: cheaper than torch's
+    dispatch for short rows; row by row the same values as one row alone)."""
+    e = logits - logits.max(axis=-1, keepdims=True)
+    np.exp(e, out=e)
+    e /= e.sum(axis=-1, keepdims=True)
+    return e
 
 
 def _register(core: str) -> type[CoreMemory]:

@@ -16,13 +16,27 @@ subspace reads zero: ``S (V c) = 0``.
 
 Bases for a model are ``list`` (one per layer) of ``(H, d_k, r)`` tensors; states are the model's
 per-layer state dicts (only ``"S"`` is edited; attention caches cannot be edited this way).
+
+:class:`StateEditMemory` is the memory that plays an edited model through the env: it keeps the
+stream's frames, runs the model up to each :class:`StateEdit`'s frame, edits the state there and
+continues every edited state in one batch; :meth:`StateEditMemory.select` picks the edit whose
+answers the use phase reads (``memgym eval amemops intervention=true`` rewinds the use phase once
+per edit).
 """
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
 import torch
 
+from memgym.core.protocols import Memory
+from memgym.memory.recurrent.core_memory import observation_rows, query_end_frame
 from memgym.memory.recurrent.mixers import LayerState
+from memgym.memory.recurrent.model import AMemOpsModel
 
 SUBSPACE_RANK = 3
 
@@ -101,3 +115,102 @@ def edit_states(
         edited.append({**state, "S": state["S"] - edit})
         norms.append(norm)
     return edited, norms
+
+
+def stack_states(per_edit: list[list[LayerState]]) -> list[LayerState]:
+    """Concatenate batch-1 per-layer states of several edits along the batch dimension."""
+    return [
+        {k: torch.cat([s[layer][k] for s in per_edit]) for k in per_edit[0][layer]} for layer in range(len(per_edit[0]))
+    ]
+
+
+EditBuilder = Callable[[list[LayerState], list[torch.Tensor]], dict[str, list[LayerState]]]
+"""``(per-layer states, per-layer keys (1, H, T, d_k))`` at an edit frame -> edit name -> edited
+batch-1 states (in the order their answers are batched)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class StateEdit:
+    """One edit point of a stream: the state after frames ``0 .. frame-1`` is edited by ``build``
+    and every edit is continued over frames ``frame .. until`` (the answers read there)."""
+
+    frame: int
+    until: int
+    build: EditBuilder
+
+
+class StateEditMemory(Memory):
+    """A trained recurrent core answering with its state edited mid-stream (not registered: the
+    intervention job builds it per stream with that stream's edits).
+
+    ``observe`` keeps the valid frames of each formation block. The first ``retrieve`` runs, per
+    :class:`StateEdit`, the chunked model on frames ``0 .. frame-1``, hands the states and keys to
+    ``build``, and runs the model from every edited state over frames ``frame .. until`` in one
+    batch; ``retrieve(use_observation)`` then returns the classes of the selected edit
+    (:meth:`select`) at the query's last frame.
+
+    Args:
+        model: a model with a recurrent core (its states carry ``"S"``).
+        edits: the stream's edit points.
+    """
+
+    reads = frozenset({"audio"})
+
+    def __init__(self, model: AMemOpsModel, edits: Sequence[StateEdit]) -> None:
+        self.model = model.eval()
+        self.edits = list(edits)
+        self.selected: tuple[int, str] | None = None
+        self.reset()
+
+    def reset(self) -> None:
+        self._frames: list[np.ndarray] = []
+        self._classes: list[dict[str, dict[str, np.ndarray]]] | None = None  # per edit point: name -> head -> (L,)
+
+    def observe(self, observation: Any) -> None:
+        rows = observation_rows(observation, self.model.config.input_dim)
+        if len(rows):
+            self._frames.append(rows)
+            self._classes = None
+
+    def select(self, edit: int, name: str) -> None:
+        """Answer with edit ``name`` of edit point ``edit`` (an index of ``edits``)."""
+        self.selected = (edit, name)
+
+    @torch.no_grad()
+    def _run(self) -> None:
+        param = next(self.model.parameters())
+        frames = torch.from_numpy(np.concatenate(self._frames)).to(param.device)
+        self._classes = []
+        for edit in self.edits:
+            prefix = self.model(frames[None, : edit.frame])
+            edited = edit.build(prefix["states"], prefix["keys"])
+            rest = frames[None, edit.frame : edit.until + 1].expand(len(edited), -1, -1)
+            out = self.model(rest, stack_states(list(edited.values())))
+            classes = {head: out[head].argmax(dim=-1).cpu().numpy() for head in ("gain", "pan")}
+            self._classes.append({name: {h: c[b] for h, c in classes.items()} for b, name in enumerate(edited)})
+
+    def retrieve(self, query: dict[str, Any]) -> dict[str, int]:
+        """``{"gain": class, "pan": class}`` of the selected edit at the query's last frame.
+
+        Raises:
+            KeyError: the query ends outside the selected edit's frames ``frame .. until``.
+        """
+        if self.selected is None:
+            raise RuntimeError("select() an edit before retrieve()")
+        if self._classes is None:
+            self._run()
+        index, name = self.selected
+        edit, end = self.edits[index], query_end_frame(query)
+        if not edit.frame <= end <= edit.until:
+            raise KeyError(f"no answer at frame {end}: edit {index} answers frames {edit.frame}..{edit.until}")
+        classes = self._classes[index][name]
+        return {head: int(classes[head][end - edit.frame]) for head in ("gain", "pan")}
+
+    def state_dict(self) -> dict[str, Any]:
+        """The frames observed and the edit selected (the model and edits are the job's)."""
+        return {"frames": [f.copy() for f in self._frames], "selected": self.selected}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.reset()
+        self._frames = [np.asarray(f, dtype=np.float32) for f in state["frames"]]
+        self.selected = state["selected"]

@@ -265,6 +265,23 @@ class Trainer:
 
     # Over 60 lines on purpose: resume, step, log, checkpoint and save are the order of one
     # training step; kept together so the resume guarantee (same batches after a restart) is visible.
+    def _train_step(self, network: nn.Module, raw: dict[str, Any]) -> tuple[float, int, int, int]:
+        """One optimizer step on the batch ``raw``; returns its loss, correctly answered and asked
+        queries, and frames (all ranks together)."""
+        batch = {k: raw[k].to(self.device) for k in ("features", "gain_labels", "pan_labels")}
+        outputs = network(batch["features"])
+        loss = query_loss(outputs, batch["gain_labels"], batch["pan_labels"])
+        self.optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        if self.config.grad_clip > 0:
+            nn.utils.clip_grad_norm_(self.model.parameters(), self.config.grad_clip)
+        self.optimizer.step()
+        self.scheduler.step()
+        self.step += 1
+        correct, total = query_accuracy(outputs, batch)
+        frames = batch["features"].shape[0] * batch["features"].shape[1] * self.dist.world_size
+        return float(loss.detach()), correct, total, frames
+
     def fit(self, batches: BatchFn | BatchSource) -> Path:
         """Train until ``config.steps`` (resuming if possible) on ``batches``; returns the run folder.
 
@@ -290,21 +307,9 @@ class Trainer:
         stream = _batches(batches, self.step, self.dist.rank, self.dist.world_size)
         try:
             while self.step < self.config.steps:
-                raw = next(stream)
-                batch = {k: raw[k].to(self.device) for k in ("features", "gain_labels", "pan_labels")}
-                outputs = network(batch["features"])
-                loss = query_loss(outputs, batch["gain_labels"], batch["pan_labels"])
-                self.optimizer.zero_grad(set_to_none=True)
-                loss.backward()
-                if self.config.grad_clip > 0:
-                    nn.utils.clip_grad_norm_(self.model.parameters(), self.config.grad_clip)
-                self.optimizer.step()
-                self.scheduler.step()
-                self.step += 1
-                losses.append(float(loss.detach()))
-                c, t = query_accuracy(outputs, batch)
-                correct, total = correct + c, total + t
-                window_tokens += batch["features"].shape[0] * batch["features"].shape[1] * self.dist.world_size
+                loss, c, t, tokens = self._train_step(network, next(stream))
+                losses.append(loss)
+                correct, total, window_tokens = correct + c, total + t, window_tokens + tokens
                 bar.update(1)
                 if self.step % self.config.log_every == 0 or self.step == self.config.steps:
                     now = time.perf_counter()

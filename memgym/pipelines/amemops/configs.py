@@ -7,7 +7,7 @@ from typing import Literal
 
 from memgym.core.errors import ConfigError
 from memgym.core.executors import executor_field, ray_address_field, worker_gpus_field, workers_field
-from memgym.core.seeding import ADDED_FIELD, NOT_HASHED
+from memgym.core.seeding import ADDED_FIELD, NOT_HASHED, setting
 from memgym.datasets.amemops.config import RECORDING_CONTROLS, StreamConfig
 from memgym.memory.recurrent.mixers import CORES
 from memgym.memory.recurrent.model import ArchConfig
@@ -26,41 +26,25 @@ PAPER_MODELS = ("gdn2", "kda", "gdn", "no_erase", "mamba2", "attention_rope", "a
 class DataConfig:
     """Where training and evaluation streams come from."""
 
-    inputs: Literal["audio", "symbolic"] = dataclasses.field(
-        default="audio", metadata={"help": "audio log-mel inputs or the symbolic controls"}
-    )
+    inputs: Literal["audio", "symbolic"] = setting("audio", "audio log-mel inputs or the symbolic controls")
     stream: StreamConfig = dataclasses.field(default_factory=StreamConfig, metadata={"help": "stream generator"})
-    pool: int = dataclasses.field(
-        default=0, metadata={"help": "0: a fresh stream for every sample; N: cycle a fixed set of N streams"}
+    pool: int = setting(0, "0: a fresh stream for every sample; N: cycle a fixed set of N streams")
+    stream_seed: int = setting(0, "seed of the generated streams")
+    workers: int = setting(
+        0, "audio featurising worker processes for training (0: in the training process)", hashed=False
     )
-    stream_seed: int = dataclasses.field(default=0, metadata={"help": "seed of the generated streams"})
-    workers: int = dataclasses.field(
-        default=0,
-        metadata={"help": "audio featurising worker processes for training (0: in the training process)", **NOT_HASHED},
+    cache_dir: str = setting("", "on-disk cache of featurised training streams", hashed=False)
+    source: Literal["direct", "env"] = setting(
+        "direct",
+        "training batches from the stream generator (direct) or from rollouts of memgym/AMemOps-v0 vector envs "
+        "(env; audio only; the same batches)",
+        hashed=False,
+        added=True,
     )
-    cache_dir: str = dataclasses.field(
-        default="", metadata={"help": "on-disk cache of featurised training streams", **NOT_HASHED}
+    vectorization: Literal["sync", "async"] = setting(
+        "sync", "source=env: gymnasium.make_vec mode (async: one worker process per stream)", hashed=False, added=True
     )
-    source: Literal["direct", "env"] = dataclasses.field(
-        default="direct",
-        metadata={
-            "help": "training batches from the stream generator (direct) or from rollouts of memgym/AMemOps-v0 "
-            "vector envs (env; audio only; the same batches)",
-            **NOT_HASHED,
-            **ADDED_FIELD,
-        },
-    )
-    vectorization: Literal["sync", "async"] = dataclasses.field(
-        default="sync",
-        metadata={
-            "help": "source=env: gymnasium.make_vec mode (async: one worker process per stream)",
-            **NOT_HASHED,
-            **ADDED_FIELD,
-        },
-    )
-    block_frames: int = dataclasses.field(
-        default=32, metadata={"help": "source=env: frames per formation step", "min": 1, **NOT_HASHED, **ADDED_FIELD}
-    )
+    block_frames: int = setting(32, "source=env: frames per formation step", hashed=False, added=True, min=1)
 
     def __post_init__(self) -> None:
         if self.source == "env" and self.inputs != "audio":

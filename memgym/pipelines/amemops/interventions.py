@@ -1,8 +1,11 @@
 """AMemOps state interventions: ``memgym eval amemops intervention=true ...`` (paper: "State
 interventions", section 3.4, Fig. 4b,c).
 
-For every trained recurrent checkpoint, held-out stream and target source
-(:func:`~memgym.tasks.amemops.interventions.edit_plans`), :func:`score_plan`
+Every held-out stream is played through ``memgym/AMemOps-v0`` with the shared agent loop
+(:func:`score_edits`): a :class:`~memgym.memory.recurrent.intervention.StateEditMemory` forms on
+the stream once, then the use phase is rewound once per target and edit and answers the target's
+eligible queries. For every trained recurrent checkpoint, held-out stream and target source
+(:func:`~memgym.tasks.amemops.interventions.edit_plans`) the memory
 
 1. runs the model (chunked form) on frames ``0 .. e-1``, ``e`` the end of the target's final
    occurrence, keeping its per-layer states and the keys its mixers used;
@@ -12,7 +15,8 @@ For every trained recurrent checkpoint, held-out stream and target source
    subspace (from that source's final occurrence before the edit), the controls rescaled per layer
    to the target edit's Frobenius norm (relative error checked < 1e-6);
 3. continues the stream from frame ``e`` from each edited state and from the unedited one (one
-   batch, up to the last eligible query's read frame) and scores the eligible queries.
+   batch, up to the last eligible query's read frame); the env scores the answers to the
+   eligible queries (``reset``/``rewind_use`` ``score_items``).
 
 Random subspaces depend only on ``subspace_seed``, the stream and the target, so every model sees
 the same ones. Rows (one per model × seed × checkpoint × stream × target × edit × query) go to
@@ -29,12 +33,16 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
+import gymnasium
 import numpy as np
 import torch
 import yaml
 
+from memgym.agents.agent import answer_items, form_episode
+from memgym.agents.amemops_agent import MemoryAnswerAgent
 from memgym.core.benchmark import JobArgs
 from memgym.core.config import load_config, parse_override
+from memgym.core.episode import TaskItem
 from memgym.core.errors import ConfigError, MemgymError, RecordError
 from memgym.core.results import RunStore
 from memgym.core.seeding import NOT_HASHED
@@ -43,6 +51,8 @@ from memgym.datasets.amemops.config import StreamConfig
 from memgym.datasets.amemops.records import AMemOpsStream
 from memgym.memory.recurrent.intervention import (
     SUBSPACE_RANK,
+    StateEdit,
+    StateEditMemory,
     edit_states,
     key_subspace,
     most_overlapping,
@@ -51,7 +61,7 @@ from memgym.memory.recurrent.intervention import (
 from memgym.memory.recurrent.mixers import DELTA_VARIANTS, LayerState
 from memgym.memory.recurrent.model import AMemOpsModel
 from memgym.pipelines.amemops.configs import PAPER_MODELS, DataConfig
-from memgym.pipelines.amemops.evaluate import eval_streams, load_eval_model
+from memgym.pipelines.amemops.evaluate import eval_streams, load_eval_model, stream_env
 from memgym.pipelines.amemops.train import checkpoint_jobs
 from memgym.tasks.amemops.interventions import EditPlan, edit_plans, loss_markdown, loss_table, plot_losses
 from memgym.tasks.amemops.scoring import OPERATION_TO_QUERY_TYPE
@@ -155,22 +165,20 @@ def check_matched(norms: list[torch.Tensor], target: list[torch.Tensor], edit: s
 
 
 def edited_states(
-    model: AMemOpsModel,
-    features: torch.Tensor,
+    states: list[LayerState],
+    keys: list[torch.Tensor],
     plan: EditPlan,
     config: AMemOpsInterventionConfig,
     generator: torch.Generator,
 ) -> dict[str, dict[str, Any]]:
-    """Run ``features`` ``(T, D)`` up to the edit frame and build every edit of ``plan``.
+    """Every edit of ``plan`` from the model's per-layer ``states`` and ``keys`` ``(1, H, T, d_k)``
+    after frames ``0 .. plan.edit_frame - 1``.
 
     Returns:
         edit name -> ``{"states": per-layer states at the edit frame (batch 1), "bases": per-layer
         ``(H, d_k, rank)`` bases (None for ``none``), "norms": per-layer ``(1,)`` edit norms,
         "source": the subspace's source (overlap: the chosen other source)}``.
     """
-    with torch.no_grad():
-        prefix = model(features[None, : plan.edit_frame])
-    states, keys = prefix["states"], prefix["keys"]
     target = occurrence_bases(keys, plan.target.onset, plan.target.end, config.rank)
     target_states, target_norms = edit_states(states, target)
     edits = {
@@ -180,7 +188,7 @@ def edited_states(
     controls: list[tuple[str, list[torch.Tensor], str]] = []
     heads, d_k = target[0].shape[0], target[0].shape[1]
     for i in range(config.random_subspaces):
-        bases = [random_subspace(heads, d_k, config.rank, generator=generator).to(features.device) for _ in target]
+        bases = [random_subspace(heads, d_k, config.rank, generator=generator).to(target[0].device) for _ in target]
         controls.append((f"random{i}", bases, ""))
     if plan.others:
         candidates = [occurrence_bases(keys, o.onset, o.end, config.rank) for o in plan.others]
@@ -193,58 +201,73 @@ def edited_states(
     return edits
 
 
-def _stack_states(per_edit: list[list[LayerState]]) -> list[LayerState]:
-    """Concatenate batch-1 per-layer states of several edits along the batch dimension."""
-    return [
-        {k: torch.cat([s[layer][k] for s in per_edit]) for k in per_edit[0][layer]} for layer in range(len(per_edit[0]))
-    ]
+class PlanEdits:
+    """The :class:`~memgym.memory.recurrent.intervention.StateEdit` of one plan: builds its edits
+    (:func:`edited_states`) when the memory reaches the edit frame and keeps them for the rows."""
+
+    def __init__(self, stream: AMemOpsStream, plan: EditPlan, config: AMemOpsInterventionConfig) -> None:
+        self.plan, self.config = plan, config
+        self.names = config.edit_names(plan)
+        self.generator = subspace_generator(config.subspace_seed, stream.episode_id, plan.target.identity)
+        self.edits: dict[str, dict[str, Any]] = {}
+        roles = plan.roles()
+        last_read = max(int(i.annotations["end_frame"]) for i in stream.items if i.item_id in roles)
+        self.state_edit = StateEdit(plan.edit_frame, last_read, self.build)
+
+    def build(self, states: list[LayerState], keys: list[torch.Tensor]) -> dict[str, list[LayerState]]:
+        self.edits = edited_states(states, keys, self.plan, self.config, self.generator)
+        return {name: self.edits[name]["states"] for name in self.names}
+
+    def row(self, item: TaskItem, name: str, score: dict[str, Any]) -> dict[str, Any]:
+        """The result row of edit ``name`` on eligible query ``item`` from the env's ``score``."""
+        norms = self.edits[name]["norms"]
+        return {
+            "target": self.plan.target.identity,
+            "edit_frame": self.plan.edit_frame,
+            "edit": name,
+            "edit_type": name.rstrip("0123456789"),
+            "subspace_source": self.edits[name]["source"],
+            "edit_norms": None if norms is None else [float(n[0]) for n in norms],
+            "query": item.item_id,
+            "role": self.plan.roles()[item.item_id],
+            "identity": item.annotations["identity"],
+            "query_type": OPERATION_TO_QUERY_TYPE[item.annotations["operation"]],
+            "attribute": item.annotations["attribute"],
+            "answer": int(score["answer"]),
+            "prediction": int(score["predicted"]),
+            "correct": int(score["correct"]),
+        }
 
 
-def score_plan(
+def score_edits(
+    env: gymnasium.Env,
     model: AMemOpsModel,
     stream: AMemOpsStream,
-    arrays: tuple[np.ndarray, np.ndarray, np.ndarray],
-    plan: EditPlan,
+    features: np.ndarray,
+    plans: list[EditPlan],
     config: AMemOpsInterventionConfig,
 ) -> list[dict[str, Any]]:
-    """One row per edit × eligible query of ``plan`` (module docstring)."""
-    features = torch.from_numpy(arrays[0]).to(config.device)
-    generator = subspace_generator(config.subspace_seed, stream.episode_id, plan.target.identity)
-    edits = edited_states(model, features, plan, config, generator)
-    names = config.edit_names(plan)
-    roles = plan.roles()
-    last_read = max(int(i.annotations["end_frame"]) for i in stream.items if i.item_id in roles)
-    rest = features[None, plan.edit_frame : last_read + 1].expand(len(names), -1, -1)  # up to the last read
-    with torch.no_grad():
-        out = model(rest, _stack_states([edits[n]["states"] for n in names]))
-    labels = {"gain": arrays[1], "pan": arrays[2]}
+    """One row per plan × eligible query × edit of ``stream`` (module docstring), played through
+    ``env`` (``memgym/AMemOps-v0``, :func:`~memgym.pipelines.amemops.evaluate.stream_env`) with the
+    shared agent loop: a :class:`StateEditMemory` forms on the stream once (``features`` ``(T, D)``:
+    the stream's inputs, handed to the env), then the use phase is rewound once per plan and edit,
+    scoring the plan's eligible queries only."""
+    per_plan = [PlanEdits(stream, plan, config) for plan in plans]
+    memory = StateEditMemory(model, [p.state_edit for p in per_plan])
+    agent = MemoryAnswerAgent(memory)
+    form_episode(env, agent, episode=stream, options={"features": features})
+    items = {item.item_id: item for item in stream.items}
     rows = []
-    for item in stream.items:
-        if item.item_id not in roles:
-            continue
-        attribute, frame = item.annotations["attribute"], item.annotations["end_frame"]
-        predictions = out[attribute][:, frame - plan.edit_frame].argmax(dim=-1).tolist()
-        answer = int(labels[attribute][frame])
-        for b, name in enumerate(names):
-            norms = edits[name]["norms"]
-            rows.append(
-                {
-                    "target": plan.target.identity,
-                    "edit_frame": plan.edit_frame,
-                    "edit": name,
-                    "edit_type": name.rstrip("0123456789"),
-                    "subspace_source": edits[name]["source"],
-                    "edit_norms": None if norms is None else [float(n[0]) for n in norms],
-                    "query": item.item_id,
-                    "role": roles[item.item_id],
-                    "identity": item.annotations["identity"],
-                    "query_type": OPERATION_TO_QUERY_TYPE[item.annotations["operation"]],
-                    "attribute": attribute,
-                    "answer": answer,
-                    "prediction": int(predictions[b]),
-                    "correct": int(predictions[b] == answer),
-                }
-            )
+    for index, edits in enumerate(per_plan):
+        roles = edits.plan.roles()
+        scores: dict[tuple[str, str], dict[str, Any]] = {}
+        for name in edits.names:
+            memory.select(index, name)
+            observation, info = env.unwrapped.rewind_use(score_items=roles)
+            answers, _ = answer_items(env, agent, observation, info)
+            scores.update(((a.item_id, name), a.score) for a in answers if a.answered)
+        for item_id in (i.item_id for i in stream.items if i.item_id in roles):
+            rows += [edits.row(items[item_id], name, scores[item_id, name]) for name in edits.names]
     return rows
 
 
@@ -258,6 +281,7 @@ def run_interventions(config: AMemOpsInterventionConfig, runs_dir: Path, *, prog
     tensors, n_streams = eval_streams(config.data, config.stream_set, config.streams)
     streams = [tensors.stream(i) for i in range(n_streams)]
     plans = [edit_plans(s, rank=config.rank) for s in streams]
+    env = stream_env(config.data, tensors.library)
     done = store.done_keys()
     for model_name, seed, step, path in checkpoint_jobs(config, runs_dir):
         model = None
@@ -276,9 +300,9 @@ def run_interventions(config: AMemOpsInterventionConfig, runs_dir: Path, *, prog
                 model = load_eval_model(path, tensors, config.device)
                 if model.config.core not in DELTA_VARIANTS:
                     raise RecordError(f"{path}: core '{model.config.core}' has no recurrent state to edit")
-            arrays = tensors.arrays(index)
             base = {"model": model_name, "seed": seed, "checkpoint": step, "stream": stream.episode_id}
-            rows = [base | r for p in plans[index] for r in score_plan(model, stream, arrays, p, config)]
+            features = tensors.arrays(index)[0]
+            rows = [base | r for r in score_edits(env, model, stream, features, plans[index], config)]
             pending = []
             for row in rows:
                 key = f"{prefix}|{index}|{row['target']}|{row['edit']}|{row['query']}"

@@ -8,6 +8,7 @@ import numpy as np
 
 from memgym.pipelines.findings import measures as m
 from memgym.pipelines.findings.claim import Claim, Measured, Outcome, Tables, mean_text, runs_of
+from memgym.pipelines.findings.verdicts import ClaimKind
 
 EVAL_DM = "memgym eval dialogmem dataset=D memories=[{}]"
 SWEEP_DM = "memgym eval dialogmem dataset=D sweep=link_quality"
@@ -63,28 +64,41 @@ def dm_updated_social() -> Callable[[Tables], Outcome]:
     return measure
 
 
+def _paired(
+    claim_id: str,
+    sentence: str,
+    paper: str,
+    kind: ClaimKind,
+    pair: tuple[str, str, str],
+    run_hint: str,
+    paper_effect: float | None = None,
+) -> Claim:
+    """A DialogMem claim measured as ``plus - minus`` on ``task`` items (``pair``, :func:`dm_pair`)."""
+    return Claim(claim_id, "dialogmem", sentence, paper, kind, dm_pair(*pair, run_hint), paper_effect=paper_effect)
+
+
 def _controlled(mode: str, level: int) -> str:
     return f"controlled-{mode}-{level:03d}"
 
 
 DIALOGMEM: tuple[Claim, ...] = (
-    Claim(
+    _paired(
         "dm-append-qa-3dmem",
-        "dialogmem",
         "Appending the dialogue lifts 3D-Mem's QA",
         "35.1 -> 63.4 (+28.3)",
         "positive",
-        dm_pair("3dmem+dialogue", "3dmem", "qa", EVAL_DM.format("3dmem,3dmem+dialogue")),
-        paper_effect=28.3,
+        ("3dmem+dialogue", "3dmem", "qa"),
+        EVAL_DM.format("3dmem,3dmem+dialogue"),
+        28.3,
     ),
-    Claim(
+    _paired(
         "dm-append-qa-frames",
-        "dialogmem",
         "Appending the dialogue lifts Frames' QA",
         "24.3 -> 60.1 (+35.8)",
         "positive",
-        dm_pair("frames+dialogue", "frames", "qa", EVAL_DM.format("frames,frames+dialogue")),
-        paper_effect=35.8,
+        ("frames+dialogue", "frames", "qa"),
+        EVAL_DM.format("frames,frames+dialogue"),
+        35.8,
     ),
     Claim(
         "dm-append-qa-verbalised",
@@ -94,103 +108,103 @@ DIALOGMEM: tuple[Claim, ...] = (
         "positive",
         dm_verbalised_gain("3dmem+dialogue", "3dmem"),
     ),
-    Claim(
+    _paired(
         "dm-append-nav-3dmem",
-        "dialogmem",
         "Appending the dialogue does not move 3D-Mem's navigation",
         "31.0 -> 31.1 (McNemar p=0.42)",
         "flat",
-        dm_pair("3dmem+dialogue", "3dmem", "navigation", EVAL_DM.format("3dmem,3dmem+dialogue")),
-        paper_effect=0.1,
+        ("3dmem+dialogue", "3dmem", "navigation"),
+        EVAL_DM.format("3dmem,3dmem+dialogue"),
+        0.1,
     ),
-    Claim(
+    _paired(
         "dm-append-nav-frames",
-        "dialogmem",
         "Appending the dialogue does not move Frames' navigation",
         "11.3 -> 12.7",
         "flat",
-        dm_pair("frames+dialogue", "frames", "navigation", EVAL_DM.format("frames,frames+dialogue")),
-        paper_effect=1.4,
+        ("frames+dialogue", "frames", "navigation"),
+        EVAL_DM.format("frames,frames+dialogue"),
+        1.4,
     ),
-    Claim(
+    _paired(
         "dm-linker-clip-qa",
-        "dialogmem",
         "Appending beats the CLIP linker on QA",
         "63.4 vs 58.8 (+4.6)",
         "positive",
-        dm_pair("3dmem+dialogue", "3dmem+clip", "qa", SWEEP_DM + " link.clip_model=MODEL"),
-        paper_effect=4.6,
+        ("3dmem+dialogue", "3dmem+clip", "qa"),
+        SWEEP_DM + " link.clip_model=MODEL",
+        4.6,
     ),
-    Claim(
+    _paired(
         "dm-linker-vlm-qa",
-        "dialogmem",
         "Appending beats the VLM linker on QA",
         "63.4 vs 48.6 (+14.8)",
         "positive",
-        dm_pair("3dmem+dialogue", "3dmem+vlm", "qa", SWEEP_DM),
-        paper_effect=14.8,
+        ("3dmem+dialogue", "3dmem+vlm", "qa"),
+        SWEEP_DM,
+        14.8,
     ),
-    Claim(
+    _paired(
         "dm-linker-vlm-nav",
-        "dialogmem",
         "The VLM linker does not improve 3D-Mem's navigation",
         "31.0 -> 30.8",
         "flat",
-        dm_pair("3dmem+vlm", "3dmem", "navigation", SWEEP_DM),
-        paper_effect=-0.2,
+        ("3dmem+vlm", "3dmem", "navigation"),
+        SWEEP_DM,
+        -0.2,
     ),
-    Claim(
+    _paired(
         "dm-linkq-nav",
-        "dialogmem",
         "Navigation rises with link quality (missing links, 0 -> 100%)",
         "rises steadily, 39.3 at 100%",
         "positive",
-        dm_pair(_controlled("missing", 100), _controlled("missing", 0), "navigation", SWEEP_DM),
+        (_controlled("missing", 100), _controlled("missing", 0), "navigation"),
+        SWEEP_DM,
     ),
-    Claim(
+    _paired(
         "dm-missing-qa",
-        "dialogmem",
         "Missing links collapse QA (link quality 0 vs 100%)",
         "34.3 at 0% vs ~67 at 100%",
         "positive",
-        dm_pair(_controlled("missing", 100), _controlled("missing", 0), "qa", SWEEP_DM),
-        paper_effect=33.2,
+        (_controlled("missing", 100), _controlled("missing", 0), "qa"),
+        SWEEP_DM,
+        33.2,
     ),
-    Claim(
+    _paired(
         "dm-wrong-qa",
-        "dialogmem",
         "Wrong links leave QA flat (link quality 0 vs 100%)",
         "67.5, flat",
         "flat",
-        dm_pair(_controlled("wrong", 100), _controlled("wrong", 0), "qa", SWEEP_DM),
-        paper_effect=0.0,
+        (_controlled("wrong", 100), _controlled("wrong", 0), "qa"),
+        SWEEP_DM,
+        0.0,
     ),
-    Claim(
+    _paired(
         "dm-probe-metadata",
-        "dialogmem",
         "Snapshot metadata lifts navigation over 3D-Mem+Dialogue",
         "33.6 -> 44.1 (+10.5)",
         "positive",
-        dm_pair("3dmem+gt_metadata", "3dmem+dialogue", "navigation", SWEEP_DM),
-        paper_effect=10.5,
+        ("3dmem+gt_metadata", "3dmem+dialogue", "navigation"),
+        SWEEP_DM,
+        10.5,
     ),
-    Claim(
+    _paired(
         "dm-probe-selection",
-        "dialogmem",
         "Oracle selection lifts navigation over snapshot metadata",
         "44.1 -> 56.6 (+12.5)",
         "positive",
-        dm_pair("3dmem+oracle_selection", "3dmem+gt_metadata", "navigation", SWEEP_DM),
-        paper_effect=12.5,
+        ("3dmem+oracle_selection", "3dmem+gt_metadata", "navigation"),
+        SWEEP_DM,
+        12.5,
     ),
-    Claim(
+    _paired(
         "dm-probe-position",
-        "dialogmem",
         "Oracle position lifts navigation over oracle selection (3D location error)",
         "56.6 -> 96.2 (+39.6)",
         "positive",
-        dm_pair("3dmem+oracle_position", "3dmem+oracle_selection", "navigation", SWEEP_DM),
-        paper_effect=39.6,
+        ("3dmem+oracle_position", "3dmem+oracle_selection", "navigation"),
+        SWEEP_DM,
+        39.6,
     ),
     Claim(
         "dm-updated-qa",

@@ -232,16 +232,34 @@ def recording_contrast_report(
                         and attribute in ("all", r["attribute"])
                     ]
                     cells = [paired_difference(chosen, a, b, q, rng=rng, n_resamples=n_resamples) for q in QUERY_TYPES]
-                    if not any(cells):
-                        continue
-                    if attribute == "all":
-                        plotted[f"{model} @ {checkpoint}: {a} - {b}"] = cells
-                    shown = ["-" if c is None else c.format(1) for c in cells]
-                    lines.append(f"| {model} | {checkpoint} | {a} - {b} | {attribute} | " + " | ".join(shown) + " |")
+                    row = f"| {model} | {checkpoint} | {a} - {b} | {attribute} | "
+                    _add_row(lines, plotted, cells, row, f"{model} @ {checkpoint}: {a} - {b}", attribute)
+    return _write_differences(lines, plotted, folder, "recording_contrasts")
+
+
+def _add_row(
+    lines: list[str],
+    plotted: dict[str, list[Interval | None]],
+    cells: list[Interval | None],
+    row: str,
+    label: str,
+    attribute: str,
+) -> None:
+    """Append the table row ``row`` + ``cells`` (one per query type) unless every cell is empty;
+    the ``"all"`` attribute's cells are also the plotted series ``label``."""
+    if not any(cells):
+        return
+    if attribute == "all":
+        plotted[label] = cells
+    lines.append(row + " | ".join("-" if c is None else c.format(1) for c in cells) + " |")
+
+
+def _write_differences(lines: list[str], plotted: dict[str, list[Interval | None]], folder: Path, stem: str) -> str:
+    """Write ``<stem>.md`` (``lines``) and, if anything was plotted, ``<stem>.png``; returns the markdown."""
     text = "\n".join(lines) + "\n"
-    (folder / "recording_contrasts.md").write_text(text, encoding="utf-8")
+    (folder / f"{stem}.md").write_text(text, encoding="utf-8")
     if plotted:
-        _plot_differences(plotted, [q.replace("_", "-") for q in QUERY_TYPES], folder / "recording_contrasts.png")
+        _plot_differences(plotted, [q.replace("_", "-") for q in QUERY_TYPES], folder / f"{stem}.png")
     return text
 
 
@@ -443,14 +461,6 @@ def contrast_report(
                 cells = [
                     averaged_contrast(chosen, plus, minus, q, rng=rng, n_resamples=n_resamples) for q in QUERY_TYPES
                 ]
-                if not any(cells):
-                    continue
-                if attribute == "all":
-                    plotted[f"{shown_name} @ {checkpoint}"] = cells
-                shown = ["-" if c is None else c.format(1) for c in cells]
-                lines.append(f"| {shown_name} | {checkpoint} | {attribute} | " + " | ".join(shown) + " |")
-    text = "\n".join(lines) + "\n"
-    (folder / "contrasts.md").write_text(text, encoding="utf-8")
-    if plotted:
-        _plot_differences(plotted, [q.replace("_", "-") for q in QUERY_TYPES], folder / "contrasts.png")
-    return text
+                row = f"| {shown_name} | {checkpoint} | {attribute} | "
+                _add_row(lines, plotted, cells, row, f"{shown_name} @ {checkpoint}", attribute)
+    return _write_differences(lines, plotted, folder, "contrasts")

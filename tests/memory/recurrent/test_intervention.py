@@ -98,3 +98,32 @@ def test_attention_states_cannot_be_edited():
         out = model(torch.randn(1, 10, 131))
     with pytest.raises(ValueError, match="attention caches"):
         edit_states(out["states"], [random_subspace(2, 64) for _ in out["states"]])
+
+
+def test_state_edit_memory_answers_each_edit_between_its_frames():
+    """Observed in env-like blocks, the unedited continuation answers what one pass over the whole
+    stream answers; an edit's answers follow its edited state; frames outside an edit are refused."""
+    import numpy as np
+
+    from memgym.memory.recurrent.intervention import StateEdit, StateEditMemory
+
+    torch.manual_seed(0)
+    model = AMemOpsModel(ModelConfig(core="gdn2", width=16, heads=2, head_dim=8, mlp_hidden=16)).eval()
+    frames = torch.randn(60, 131)
+    zeroed = lambda states, keys: {"none": states, "zero": [{**s, "S": torch.zeros_like(s["S"])} for s in states]}  # noqa: E731
+    memory = StateEditMemory(model, [StateEdit(frame=20, until=49, build=zeroed)])
+    for start in range(0, 60, 16):
+        memory.observe({"features": frames[start : start + 16].numpy(), "valid": np.ones(min(16, 60 - start))})
+    with pytest.raises(RuntimeError, match="select"):
+        memory.retrieve({"start_frame": np.array([30])})
+    with torch.no_grad():
+        whole = model(frames[None])
+        zero_states = [{**s, "S": torch.zeros_like(s["S"])} for s in model(frames[None, :20])["states"]]
+        edited = model(frames[None, 20:50], zero_states)
+    memory.select(0, "none")
+    answer = memory.retrieve({"start_frame": np.array([30]), "valid": np.ones(12)})  # ends at frame 41
+    assert answer == {head: int(whole[head][0, 41].argmax()) for head in ("gain", "pan")}
+    memory.select(0, "zero")
+    assert memory.retrieve({"start_frame": 49}) == {head: int(edited[head][0, 29].argmax()) for head in ("gain", "pan")}
+    with pytest.raises(KeyError, match="frames 20..49"):
+        memory.retrieve({"start_frame": 50})

@@ -10,17 +10,19 @@ import torch
 from memgym.core.benchmark import JobArgs
 from memgym.core.errors import ConfigError
 from memgym.datasets.amemops.config import StreamConfig
+from memgym.memory.recurrent.intervention import stack_states
 from memgym.memory.recurrent.model import AMemOpsModel, ModelConfig
 from memgym.pipelines.amemops import interventions
 from memgym.pipelines.amemops.benchmark import AMemOpsBenchmark
 from memgym.pipelines.amemops.configs import DataConfig
+from memgym.pipelines.amemops.evaluate import stream_env
 from memgym.pipelines.amemops.interventions import (
     AMemOpsInterventionConfig,
     InterventionError,
     check_matched,
     edited_states,
     intervention_requested,
-    score_plan,
+    score_edits,
     subspace_generator,
 )
 from memgym.pipelines.amemops.streams import stream_tensors
@@ -55,18 +57,19 @@ def setup():
     ).eval()
     index = next(i for i in range(20) if any(p.other_queries for p in edit_plans(tensors.stream(i))))
     stream, arrays = tensors.stream(index), tensors.arrays(index)
-    return model, stream, arrays, edit_plans(stream)
+    return model, stream, arrays, edit_plans(stream), stream_env(data, tensors.library)
 
 
 def test_target_edit_zeroes_its_subspace_at_the_edit_frame_and_controls_match_its_norm(setup):
-    model, _, arrays, plans = setup
+    model, _, arrays, plans, _ = setup
     plan = next(p for p in plans if p.others)
     features = torch.from_numpy(arrays[0])
-    edits = edited_states(model, features, plan, AMemOpsInterventionConfig(), subspace_generator(0, "s", "t"))
-    assert set(edits) == {"none", "target", "random0", "random1", "random2", "overlap"}
-    assert edits["overlap"]["source"] in {o.identity for o in plan.others}
     with torch.no_grad():
         prefix = model(features[None, : plan.edit_frame])
+    generator = subspace_generator(0, "s", "t")
+    edits = edited_states(prefix["states"], prefix["keys"], plan, AMemOpsInterventionConfig(), generator)
+    assert set(edits) == {"none", "target", "random0", "random1", "random2", "overlap"}
+    assert edits["overlap"]["source"] in {o.identity for o in plan.others}
     for layer, (state, basis) in enumerate(zip(edits["target"]["states"], edits["target"]["bases"], strict=True)):
         assert torch.equal(edits["none"]["states"][layer]["S"], prefix["states"][layer]["S"])
         reads = state["S"] @ basis.unsqueeze(0)  # (1, H, d_v, rank): what the subspace's keys read
@@ -93,22 +96,58 @@ def test_unmatched_or_empty_edits_are_refused():
         check_matched([torch.tensor([0.0])], [torch.tensor([0.0])], "overlap")
 
 
-def test_unedited_continuation_scores_like_the_whole_stream_and_scoring_is_deterministic(setup):
-    model, stream, arrays, plans = setup
-    config = AMemOpsInterventionConfig()
+def _direct_predictions(model, features, plan, config, stream):
+    """The edits of ``plan`` computed without the env (as the job did before it played the env):
+    prefix, edits, one batched continuation up to the last eligible query, the argmax at each
+    eligible query's last frame."""
+    roles, names = plan.roles(), config.edit_names(plan)
+    items = [i for i in stream.items if i.item_id in roles]
+    last = max(i.annotations["end_frame"] for i in items)
     with torch.no_grad():
-        out = model(torch.from_numpy(arrays[0])[None])  # one chunked pass over the whole stream
+        prefix = model(features[None, : plan.edit_frame])
+        generator = subspace_generator(config.subspace_seed, stream.episode_id, plan.target.identity)
+        edits = edited_states(prefix["states"], prefix["keys"], plan, config, generator)
+        rest = features[None, plan.edit_frame : last + 1].expand(len(names), -1, -1)
+        out = model(rest, stack_states([edits[n]["states"] for n in names]))
+    return {
+        (i.item_id, name): int(
+            out[i.annotations["attribute"]][b, i.annotations["end_frame"] - plan.edit_frame].argmax()
+        )
+        for i in items
+        for b, name in enumerate(names)
+    }
+
+
+def test_env_loop_rows_equal_direct_edits_and_the_unedited_whole_stream_and_are_deterministic(setup):
+    """The job's env path (one formation, the use phase rewound per plan and edit) answers what
+    each edit computed directly answers, item by item; the unedited edit answers what one pass
+    over the whole stream answers."""
+    model, stream, arrays, plans, env = setup
+    config = AMemOpsInterventionConfig()
+    features = torch.from_numpy(arrays[0])
+    with torch.no_grad():
+        out = model(features[None])  # one chunked pass over the whole stream
     whole = {
         i.item_id: int(out[i.annotations["attribute"]][0, i.annotations["end_frame"]].argmax()) for i in stream.items
     }
+    items = {i.item_id: i for i in stream.items}
+    rows = score_edits(env, model, stream, arrays[0], plans, config)
+    assert rows == score_edits(env, model, stream, arrays[0], plans, config)
+    compared = 0
     for plan in plans:
-        rows = score_plan(model, stream, arrays, plan, config)
-        assert rows == score_plan(model, stream, arrays, plan, config)
-        assert {r["query"] for r in rows} == set(plan.roles())
-        assert {r["edit"] for r in rows} == set(config.edit_names(plan))
-        for r in rows:
+        got = [r for r in rows if r["target"] == plan.target.identity]
+        order = [i.item_id for i in stream.items if i.item_id in plan.roles()]
+        assert [(r["query"], r["edit"]) for r in got] == [(q, e) for q in order for e in config.edit_names(plan)]
+        direct = _direct_predictions(model, features, plan, config, stream)
+        for r in got:
+            assert r["prediction"] == direct[r["query"], r["edit"]]
+            labels = arrays[1 if r["attribute"] == "gain" else 2]
+            assert r["answer"] == labels[items[r["query"]].annotations["end_frame"]]
+            assert r["correct"] == int(r["prediction"] == r["answer"])
             if r["edit"] == "none":
                 assert r["prediction"] == whole[r["query"]]
+            compared += 1
+    assert compared >= 20
 
 
 def test_attention_cannot_be_edited_and_the_switch_is_parsed(tmp_path):
@@ -142,7 +181,7 @@ def test_job_runs_end_to_end_resumes_and_is_deterministic(tmp_path, monkeypatch,
     def no_recompute(*args, **kwargs):
         raise AssertionError("finished streams must not be recomputed")
 
-    monkeypatch.setattr(interventions, "score_plan", no_recompute)
+    monkeypatch.setattr(interventions, "score_edits", no_recompute)
     AMemOpsBenchmark().eval(JobArgs(overrides=overrides, runs_dir=tmp_path, progress=False))
     assert (out / "results.jsonl").read_text().splitlines() == lines
     monkeypatch.undo()
