@@ -111,6 +111,10 @@ class AMemOpsEvalConfig:
     """``memgym eval amemops ...``."""
 
     models: tuple[str, ...] = dataclasses.field(default=PAPER_MODELS, metadata={"help": "trained cores to evaluate"})
+    memories: tuple[str, ...] = setting(
+        (), "the same as models=[...], the key every eval takes (the trained cores are the memories)", added=True
+    )
+    memory: str = setting("", "one trained core: memory=NAME is models=[NAME]", added=True)
     seeds: tuple[int, ...] = dataclasses.field(
         default=(0, 1, 2), metadata={"help": "training seeds to average", "min": 0}
     )
@@ -221,7 +225,20 @@ class AMemOpsEvalConfig:
         },
     )
 
+    def _fold_memory_keys(self) -> None:
+        """``memory=X`` and ``memories=[...]`` name the models, as in the other evals: folded into
+        ``models`` (the same config, hash and run folder as ``models=[...]``)."""
+        given = [key for key in ("memory", "memories") if getattr(self, key)]
+        if not given:
+            return
+        if len(given) == 2 or self.models != PAPER_MODELS:
+            raise ConfigError("name the cores to evaluate once: models=[...], memories=[...] or memory=NAME")
+        object.__setattr__(self, "models", (self.memory,) if self.memory else tuple(self.memories))
+        object.__setattr__(self, "memory", "")
+        object.__setattr__(self, "memories", ())
+
     def __post_init__(self) -> None:
+        self._fold_memory_keys()
         unknown = [m for m in self.models if model_core(m) not in CORES]
         if unknown:
             raise ConfigError(

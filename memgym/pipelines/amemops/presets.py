@@ -154,7 +154,8 @@ PRESETS: dict[str, dict[str, tuple[str, ...]]] = {
 
 def apply_preset(overrides: tuple[str, ...], job: Literal["train", "eval"]) -> tuple[tuple[str, ...], str]:
     """``overrides`` with a ``preset=NAME`` key replaced by that preset's overrides for ``job``
-    (placed first, so the other keys win); returns them and the preset name ("" when none).
+    (placed first, so the other keys win; ``memory=``/``memories=`` replace the preset's ``models``);
+    returns them and the preset name ("" when none).
 
     Raises:
         ConfigError: an unknown preset, or more than one ``preset=`` key.
@@ -168,4 +169,7 @@ def apply_preset(overrides: tuple[str, ...], job: Literal["train", "eval"]) -> t
     if name not in PRESETS:
         raise ConfigError(f"preset='{name}' is unknown; choose from {', '.join(PRESETS)}")
     rest = tuple(o for o in overrides if o not in named)
-    return (*PRESETS[name][job], *rest), name
+    preset = PRESETS[name][job]
+    if {o.split("=", 1)[0].strip() for o in rest} & {"memory", "memories"}:  # they name the models instead
+        preset = tuple(o for o in preset if o.split("=", 1)[0].strip() != "models")
+    return (*preset, *rest), name

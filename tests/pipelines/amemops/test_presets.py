@@ -8,6 +8,7 @@ import yaml
 from memgym.core.benchmark import JobArgs
 from memgym.core.config import load_config
 from memgym.core.errors import ConfigError, RecordError
+from memgym.core.seeding import config_hash
 from memgym.pipelines.amemops.configs import AMemOpsEvalConfig
 from memgym.pipelines.amemops.evaluate import eval_job
 from memgym.pipelines.amemops.presets import CPU_SMALL_STEPS, apply_preset
@@ -149,3 +150,19 @@ def test_every_preset_loads_and_its_eval_reads_its_own_variants(preset):
     assert all(m.endswith(f"@{preset}") for m in config.models) and "no_erase@" + preset in config.models
     assert config.update_interactions and config.data.stream.split == "eval"
     assert config.data.inputs == train.data.inputs and config.data.stream.frames == train.data.stream.frames
+
+
+def test_memory_and_memories_name_the_models_as_in_every_eval():
+    def loaded(*overrides: str) -> AMemOpsEvalConfig:
+        return load_config(AMemOpsEvalConfig, overrides=apply_preset(overrides, "eval")[0])
+
+    by_models = loaded("models=[gdn2,kda]", "contrasts=[]")
+    by_memories = loaded("memories=[gdn2,kda]", "contrasts=[]")
+    assert by_memories == by_models and config_hash(by_memories) == config_hash(by_models)
+    assert loaded("memory=gdn2", "contrasts=[]").models == ("gdn2",)
+    # a preset's own models give way to memory= / memories=, as they do to models=
+    preset = loaded("preset=cpu-tiny", "memory=gdn2@cpu-tiny", "contrasts=[]", "update_interactions=[]")
+    assert preset.models == ("gdn2@cpu-tiny",)
+    for twice in (("memory=gdn2", "models=[kda]"), ("memory=gdn2", "memories=[kda]")):
+        with pytest.raises(ConfigError, match="name the cores to evaluate once"):
+            loaded(*twice, "contrasts=[]")
