@@ -70,7 +70,7 @@ class SimulatedDetector(GroundTruthDetector):
         for mask, label, chance in found:
             mask = boundary_error(mask, self.noise.boundary_px, self.noise.boundary_flip, rng)
             label = self.confused(label, rng)
-            if mask.sum() < self.min_pixels:
+            if np.count_nonzero(mask) < self.min_pixels:
                 continue
             box = mask_box(mask)
             detections.append(Detection(mask, label, chance, box, crop_of(rgb, box)))
@@ -125,8 +125,9 @@ class SimulatedDetector(GroundTruthDetector):
 def occluded_shares(semantic: np.ndarray, depth: np.ndarray) -> dict[int, float]:
     """Instance id -> share of its outline pixels (pixels with a 4-neighbour of another id) that
     touch the image edge or a pixel more than :data:`NEARER` m nearer (a surface in front of it)."""
-    ids = np.asarray(semantic, np.int64)
-    depth = np.asarray(depth, np.float32)
+    ids = np.ascontiguousarray(semantic)
+    depth = np.ascontiguousarray(depth, np.float32)
+    nearer = depth - np.float32(NEARER)
     outline = np.zeros(ids.shape, bool)
     outline[[0, -1], :] = outline[:, [0, -1]] = True  # the image edge truncates
     occluded = outline.copy()
@@ -136,12 +137,12 @@ def occluded_shares(semantic: np.ndarray, depth: np.ndarray) -> dict[int, float]
         edge = ids[head] != ids[tail]
         outline[head] |= edge
         outline[tail] |= edge
-        occluded[head] |= edge & (depth[tail] < depth[head] - NEARER)
-        occluded[tail] |= edge & (depth[head] < depth[tail] - NEARER)
+        occluded[head] |= edge & (depth[tail] < nearer[head])
+        occluded[tail] |= edge & (depth[head] < nearer[tail])
     flat = ids.reshape(-1)
     size = int(flat.max()) + 1 if flat.size else 1
-    lines = np.bincount(flat, outline.reshape(-1), size)
-    hidden = np.bincount(flat, occluded.reshape(-1), size)
+    lines = np.bincount(flat[outline.reshape(-1)], minlength=size)
+    hidden = np.bincount(flat[occluded.reshape(-1)], minlength=size)
     present = np.flatnonzero(lines)
     return {int(k): float(hidden[k] / lines[k]) for k in present}
 
