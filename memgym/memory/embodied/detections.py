@@ -123,8 +123,10 @@ class GroundTruthDetector(Detector):
                 "detector 'gt' has no instance-id -> category table; call the memory's bind_episode(episode) "
                 "(the evaluation loop does) or set_labels({...})"
             )
-        semantic = np.asarray(frame["semantic"])
+        semantic = np.asarray(frame["semantic"]).reshape(-1)
         known = self._ids[self._ids > 0]  # semantic ids of objects are > 0; 0 is no object
-        counts = np.bincount(semantic.reshape(-1).clip(0, None), minlength=int(known.max(initial=0)) + 1)
+        if semantic.size and semantic.min() < 0:
+            semantic = np.maximum(semantic, 0)
+        counts = np.bincount(semantic, minlength=int(known.max(initial=0)) + 1)
         ids = known[counts[known] >= self.min_pixels]
         return ids, counts[ids]

@@ -225,15 +225,7 @@ class ObjectMap:
     def _merge(self, instance: Instance, view: ObjectView, keys: np.ndarray, cells: np.ndarray) -> None:
         """Add the view's voxels the instance lacks (``keys``/``cells``: the view points' fine and
         coarse keys), its label vote, sighting, crop and embedding."""
-        at = np.minimum(np.searchsorted(instance.keys, keys), len(instance.keys) - 1)
-        new = instance.keys[at] != keys
-        if new.any():  # inserted after equal keys, in view order: a stable sort of old + new
-            order = np.argsort(keys[new], kind="stable")
-            fresh = insertion_slots(instance.keys, keys[new][order])
-            instance.keys = spliced(instance.keys, keys[new][order], fresh)
-            instance.points = spliced(instance.points, view.points[new][order], fresh)
-            instance.cells = sorted_union(instance.cells, cells[new])
-            instance._box = None
+        self._add_voxels(instance, view.points, keys, cells)
         instance.votes[view.label] += 1
         instance.frames[view.frame] = max(instance.frames.get(view.frame, 0.0), view.coverage)
         if view.coverage > instance.crop_coverage:
@@ -242,6 +234,21 @@ class ObjectMap:
             n = sum(instance.votes.values()) - 1
             base = instance.embedding if instance.embedding is not None else view.embedding
             instance.embedding = ((base * n + view.embedding) / (n + 1)).astype(np.float32)
+
+    @staticmethod
+    def _add_voxels(instance: Instance, points: np.ndarray, keys: np.ndarray, cells: np.ndarray) -> None:
+        """Add the ``(N, 3)`` ``points`` whose fine ``keys`` the instance lacks, and their coarse
+        ``cells``; its points stay sorted by key (new equal keys in the order given: a stable sort of
+        old + new)."""
+        at = np.minimum(np.searchsorted(instance.keys, keys), len(instance.keys) - 1)
+        new = instance.keys[at] != keys
+        if new.any():
+            order = np.argsort(keys[new], kind="stable")
+            fresh = insertion_slots(instance.keys, keys[new][order])
+            instance.keys = spliced(instance.keys, keys[new][order], fresh)
+            instance.points = spliced(instance.points, points[new][order], fresh)
+            instance.cells = sorted_union(instance.cells, cells[new])
+            instance._box = None
 
     def state(self) -> list[dict[str, Any]]:
         """Plain-data form of the instances, each with the ``bounds`` of every point it was shown."""

@@ -132,17 +132,24 @@ class Perception:
         if self.sensor is not None:
             values = self.sensor.noisy_depth(values, index)
         points = backproject(depth, pixels, position, rotation, self.camera, values)
-        which = owner[hit]
-        keys = voxel_keys(points, self.voxel)
-        # one voxel-centroid reduction for all detections: group by (detection, voxel)
-        order = np.lexsort((keys, which))
-        which, keys, points = which[order], keys[order], points[order]
-        starts = np.flatnonzero(np.r_[True, (which[1:] != which[:-1]) | (keys[1:] != keys[:-1])])
-        counts = np.diff(np.r_[starts, len(keys)])
-        centroids = np.add.reduceat(points, starts, axis=0) / counts[:, None] if len(starts) else np.zeros((0, 3))
-        owners = which[starts]
-        bounds = np.searchsorted(owners, np.arange(len(detections) + 1))
-        return [centroids[bounds[k] : bounds[k + 1]] for k in range(len(detections))]
+        return voxel_centroids(points, owner[hit], self.voxel, len(detections))
+
+
+def voxel_centroids(points: np.ndarray, which: np.ndarray, voxel: float, count: int) -> list[np.ndarray]:
+    """Per detection ``0..count-1``: the ``(M_k, 3)`` centroids of its ``voxel``-m cells, ordered by
+    cell key, from the ``(N, 3)`` ``points`` and the ``(N,)`` detection each belongs to (one
+    reduction for all detections: grouped by (detection, voxel))."""
+    keys = voxel_keys(points, voxel)
+    order = np.lexsort((keys, which))
+    which, keys, points = which[order], keys[order], points[order]
+    first_of_group = np.ones(len(keys), bool)
+    first_of_group[1:] = (which[1:] != which[:-1]) | (keys[1:] != keys[:-1])
+    starts = np.flatnonzero(first_of_group)
+    counts = np.diff(starts, append=len(keys))
+    centroids = np.add.reduceat(points, starts, axis=0) / counts[:, None] if len(starts) else np.zeros((0, 3))
+    owners = which[starts]
+    bounds = np.searchsorted(owners, np.arange(count + 1))
+    return [centroids[bounds[k] : bounds[k + 1]] for k in range(count)]
 
 
 def mask_sources(

@@ -68,11 +68,14 @@ class SimulatedDetector(GroundTruthDetector):
         rgb = np.asarray(frame["rgb"])
         detections = []
         for mask, label, chance in found:
-            mask = boundary_error(mask, self.noise.boundary_px, self.noise.boundary_flip, rng)
+            region, (r0, c0) = boundary_region(mask, self.noise.boundary_px, self.noise.boundary_flip, rng)
             label = self.confused(label, rng)
-            if np.count_nonzero(mask) < self.min_pixels:
+            if not region.any() or np.count_nonzero(region) < self.min_pixels:
                 continue
-            box = mask_box(mask)
+            rr0, cc0, rr1, cc1 = mask_box(region)
+            box = (r0 + rr0, c0 + cc0, r0 + rr1, c0 + cc1)
+            mask = np.zeros_like(mask)
+            mask[box[0] : box[2], box[1] : box[3]] = region[rr0:rr1, cc0:cc1]
             detections.append(Detection(mask, label, chance, box, crop_of(rgb, box)))
         return detections
 
@@ -173,10 +176,13 @@ def split_mask(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return first, second
 
 
-def boundary_error(mask: np.ndarray, radius: int, flip: float, rng: np.random.Generator) -> np.ndarray:
+def boundary_region(
+    mask: np.ndarray, radius: int, flip: float, rng: np.random.Generator
+) -> tuple[np.ndarray, tuple[int, int]]:
     """``mask`` eroded/dilated by a radius drawn from ``-radius..radius`` and its outline pixels
     (inner and outer ring) flipped with chance ``flip`` (step 4 of the module docstring; 4-neighbour
-    structuring element)."""
+    structuring element), as the window of the mask that holds every changed pixel and the
+    window's top-left ``(row, col)`` (the result is empty outside it)."""
     h, w = mask.shape
     shift = int(rng.integers(-radius, radius + 1)) if radius else 0
     pad = abs(shift) + 2
@@ -188,9 +194,7 @@ def boundary_error(mask: np.ndarray, radius: int, flip: float, rng: np.random.Ge
     if flip > 0 and region.any():
         ring = _grow(region) & ~_shrink(region)
         region = region ^ (ring & (rng.random(region.shape) < flip))
-    out = np.zeros_like(mask)
-    out[r0:r1, c0:c1] = region
-    return out
+    return region, (r0, c0)
 
 
 def _grow(mask: np.ndarray) -> np.ndarray:
