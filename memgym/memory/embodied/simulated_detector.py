@@ -132,7 +132,7 @@ def occluded_shares(semantic: np.ndarray, depth: np.ndarray) -> dict[int, float]
     depth = np.ascontiguousarray(depth, np.float32)
     nearer = depth - np.float32(NEARER)
     outline = np.zeros(ids.shape, bool)
-    outline[[0, -1], :] = outline[:, [0, -1]] = True  # the image edge truncates
+    outline[0] = outline[-1] = outline[:, 0] = outline[:, -1] = True  # the image edge truncates
     occluded = outline.copy()
     for axis in (0, 1):
         head = (slice(None, -1), slice(None)) if axis == 0 else (slice(None), slice(None, -1))
