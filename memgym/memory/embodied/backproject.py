@@ -51,6 +51,7 @@ def backproject(
     position: np.ndarray,
     rotation: np.ndarray,
     camera: CameraModel,
+    values: np.ndarray | None = None,
 ) -> np.ndarray:
     """World points of the given pixels.
 
@@ -60,6 +61,7 @@ def backproject(
         position: ``(3,)`` agent base position, metres.
         rotation: ``(4,)`` agent quaternion ``(x, y, z, w)``.
         camera: the camera model.
+        values: ``(N,)`` depth of those pixels, metres, used instead of ``depth``'s (e.g. with noise).
 
     Returns:
         ``(N, 3) float64`` points, metres, Habitat frame.
@@ -67,7 +69,7 @@ def backproject(
     h, w = depth.shape
     f = camera.focal(w)
     rows, cols = np.divmod(np.asarray(pixels, np.int64), w)
-    d = depth.reshape(-1)[pixels].astype(np.float64)
+    d = (depth.reshape(-1)[pixels] if values is None else values).astype(np.float64)
     local = np.stack([d * (cols + 0.5 - w / 2) / f, -d * (rows + 0.5 - h / 2) / f, -d], axis=1)
     r, eye = camera.camera_to_world(position, rotation)
     return local @ r.T + eye

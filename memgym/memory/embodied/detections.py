@@ -44,7 +44,7 @@ class Detection:
     @property
     def coverage(self) -> float:
         """Fraction of the frame the mask covers."""
-        return float(self.mask.mean())
+        return int(np.count_nonzero(self.mask)) / self.mask.size
 
 
 def crop_of(rgb: np.ndarray, box: tuple[int, int, int, int]) -> np.ndarray:
@@ -55,9 +55,13 @@ def crop_of(rgb: np.ndarray, box: tuple[int, int, int, int]) -> np.ndarray:
 
 def mask_box(mask: np.ndarray) -> tuple[int, int, int, int]:
     """Bounding box ``(row0, col0, row1, col1)`` (end exclusive) of a non-empty ``(H, W)`` mask."""
-    rows = np.flatnonzero(mask.any(axis=1))
-    cols = np.flatnonzero(mask.any(axis=0))
-    return int(rows[0]), int(cols[0]), int(rows[-1]) + 1, int(cols[-1]) + 1
+    rows, cols = mask.any(axis=1), mask.any(axis=0)
+    return (
+        int(rows.argmax()),
+        int(cols.argmax()),
+        len(rows) - int(rows[::-1].argmax()),
+        len(cols) - int(cols[::-1].argmax()),
+    )
 
 
 class Detector(abc.ABC):
@@ -119,8 +123,10 @@ class GroundTruthDetector(Detector):
                 "detector 'gt' has no instance-id -> category table; call the memory's bind_episode(episode) "
                 "(the evaluation loop does) or set_labels({...})"
             )
-        semantic = np.asarray(frame["semantic"])
+        semantic = np.asarray(frame["semantic"]).reshape(-1)
         known = self._ids[self._ids > 0]  # semantic ids of objects are > 0; 0 is no object
-        counts = np.bincount(semantic.reshape(-1).clip(0, None), minlength=int(known.max(initial=0)) + 1)
+        if semantic.size and semantic.min() < 0:
+            semantic = np.maximum(semantic, 0)
+        counts = np.bincount(semantic, minlength=int(known.max(initial=0)) + 1)
         ids = known[counts[known] >= self.min_pixels]
         return ids, counts[ids]

@@ -135,37 +135,60 @@ class ObjectMap:
         ids = [""] * len(views)
         for index in sorted(range(len(views)), key=lambda k: -len(views[k].points)):
             view = views[index]
-            keys, cells = voxel_keys(view.points, self.voxel), voxel_keys(view.points, 2 * self.voxel)
             low, high = view.points.min(0), view.points.max(0)
-            best, best_sim = -1, self.threshold
-            for k in self._candidates(low, high):
-                geometric = max(self.overlap(cells, self.instances[k].cells), self._inside(view.points, k))
-                if geometric <= 0:
-                    continue
-                sim = geometric + self.semantic(view, self.instances[k])
-                if sim > best_sim:
-                    best, best_sim = k, sim
+            best = self._best_match(view, low, high)
             if best < 0:
                 self._create(view)
                 self._boxes = np.concatenate([self._boxes, [[low, high]]])
                 best = len(self.instances) - 1
             else:
+                keys, cells = voxel_keys(view.points, self.voxel), voxel_keys(view.points, 2 * self.voxel)
                 self._merge(self.instances[best], view, keys, cells)
                 np.minimum(self._boxes[best, 0], low, out=self._boxes[best, 0])
                 np.maximum(self._boxes[best, 1], high, out=self._boxes[best, 1])
             ids[index] = self.instances[best].id
         return ids
 
+    def _best_match(self, view: ObjectView, low: np.ndarray, high: np.ndarray) -> int:
+        """Index of the instance ``view`` merges into (the first of the most similar ones above the
+        threshold), or -1. Geometric similarity is at most 1, so a candidate whose semantic
+        similarity + 1 does not beat the best so far cannot win and is skipped unmeasured; the
+        grid overlap is measured only where the box share is below 1."""
+        candidates = self._candidates(low, high)
+        semantic = [self.semantic(view, self.instances[k]) for k in candidates]
+        hopeful = [k for k, s in zip(candidates, semantic) if not 1.0 + s <= self.threshold]
+        inside = dict(zip(hopeful, self._inside(view.points, np.array(hopeful, int))))
+        cells = None
+        best, best_sim = -1, self.threshold
+        for k, s in zip(candidates, semantic):
+            if 1.0 + s <= best_sim:
+                continue
+            geometric = inside[k]
+            if geometric < 1.0:
+                if cells is None:
+                    cells = voxel_keys(view.points, 2 * self.voxel)
+                geometric = max(self.overlap(cells, self.instances[k].cells), geometric)
+            if geometric <= 0:
+                continue
+            sim = geometric + s
+            if sim > best_sim:
+                best, best_sim = int(k), sim
+        return best
+
     @staticmethod
     def overlap(cells: np.ndarray, instance_cells: np.ndarray) -> float:
         """Fraction of ``cells`` (one per view voxel) present in the sorted ``instance_cells``."""
         at = np.minimum(np.searchsorted(instance_cells, cells), len(instance_cells) - 1)
-        return float(np.mean(instance_cells[at] == cells))
+        return int(np.count_nonzero(instance_cells[at] == cells)) / len(cells)
 
-    def _inside(self, points: np.ndarray, k: int) -> float:
-        """Fraction of ``points`` inside instance ``k``'s bounding box grown by one voxel."""
-        low, high = self._boxes[k, 0] - self.voxel, self._boxes[k, 1] + self.voxel
-        return float(np.mean(np.all((points >= low) & (points <= high), axis=1)))
+    def _inside(self, points: np.ndarray, which: np.ndarray) -> np.ndarray:
+        """``(K,)`` fraction of ``points`` inside each instance ``which`` ``(K,)``'s bounding box
+        grown by one voxel."""
+        if not len(which):
+            return np.zeros(0)
+        low, high = self._boxes[which, 0] - self.voxel, self._boxes[which, 1] + self.voxel
+        inside = np.all((points[None] >= low[:, None]) & (points[None] <= high[:, None]), axis=2)
+        return np.count_nonzero(inside, axis=1) / len(points)
 
     @staticmethod
     def semantic(view: ObjectView, instance: Instance) -> float:
@@ -202,15 +225,7 @@ class ObjectMap:
     def _merge(self, instance: Instance, view: ObjectView, keys: np.ndarray, cells: np.ndarray) -> None:
         """Add the view's voxels the instance lacks (``keys``/``cells``: the view points' fine and
         coarse keys), its label vote, sighting, crop and embedding."""
-        at = np.minimum(np.searchsorted(instance.keys, keys), len(instance.keys) - 1)
-        new = instance.keys[at] != keys
-        if new.any():
-            merged = np.concatenate([instance.keys, keys[new]])
-            order = np.argsort(merged, kind="stable")
-            instance.keys = merged[order]
-            instance.points = np.concatenate([instance.points, view.points[new]])[order]
-            instance.cells = np.union1d(instance.cells, cells[new])
-            instance._box = None
+        self._add_voxels(instance, view.points, keys, cells)
         instance.votes[view.label] += 1
         instance.frames[view.frame] = max(instance.frames.get(view.frame, 0.0), view.coverage)
         if view.coverage > instance.crop_coverage:
@@ -220,6 +235,21 @@ class ObjectMap:
             base = instance.embedding if instance.embedding is not None else view.embedding
             instance.embedding = ((base * n + view.embedding) / (n + 1)).astype(np.float32)
 
+    @staticmethod
+    def _add_voxels(instance: Instance, points: np.ndarray, keys: np.ndarray, cells: np.ndarray) -> None:
+        """Add the ``(N, 3)`` ``points`` whose fine ``keys`` the instance lacks, and their coarse
+        ``cells``; its points stay sorted by key (new equal keys in the order given: a stable sort of
+        old + new)."""
+        at = np.minimum(np.searchsorted(instance.keys, keys), len(instance.keys) - 1)
+        new = instance.keys[at] != keys
+        if new.any():
+            order = np.argsort(keys[new], kind="stable")
+            fresh = insertion_slots(instance.keys, keys[new][order])
+            instance.keys = spliced(instance.keys, keys[new][order], fresh)
+            instance.points = spliced(instance.points, points[new][order], fresh)
+            instance.cells = sorted_union(instance.cells, cells[new])
+            instance._box = None
+
     def state(self) -> list[dict[str, Any]]:
         """Plain-data form of the instances, each with the ``bounds`` of every point it was shown."""
         return [{**i.state(), "bounds": self._boxes[k].copy()} for k, i in enumerate(self.instances)]
@@ -228,3 +258,28 @@ class ObjectMap:
         """Restore :meth:`state` output."""
         self.instances = [Instance.from_state(s, self.voxel) for s in states]
         self._boxes = np.array([np.asarray(s["bounds"], float) for s in states]).reshape(-1, 2, 3)
+
+
+def sorted_union(sorted_unique: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """``np.union1d(sorted_unique, values)`` for a sorted duplicate-free first array, without
+    re-sorting it (``values`` are few, the first array large)."""
+    values = np.unique(values)
+    at = np.minimum(np.searchsorted(sorted_unique, values), len(sorted_unique) - 1)
+    missing = values[sorted_unique[at] != values]
+    return spliced(sorted_unique, missing, insertion_slots(sorted_unique, missing))
+
+
+def insertion_slots(sorted_old: np.ndarray, added: np.ndarray) -> np.ndarray:
+    """``(N + M,) bool``: where the sorted ``added`` ``(M,)`` land when merged into the sorted
+    ``sorted_old`` ``(N,)``, each after the old keys equal to it (a stable sort of old + added)."""
+    fresh = np.zeros(len(sorted_old) + len(added), bool)
+    fresh[np.searchsorted(sorted_old, added, side="right") + np.arange(len(added))] = True
+    return fresh
+
+
+def spliced(old: np.ndarray, added: np.ndarray, fresh: np.ndarray) -> np.ndarray:
+    """``old`` ``(N, ...)`` and ``added`` ``(M, ...)`` interleaved: ``added`` where ``fresh`` is set."""
+    out = np.empty((len(fresh), *old.shape[1:]), np.result_type(old, added))
+    out[fresh] = added
+    out[~fresh] = old
+    return out

@@ -103,7 +103,7 @@ class Perception:
         views = []
         for k, embedding in zip(keep, embeddings):
             d = detections[k]
-            sources = () if semantic is None else mask_sources(np.asarray(semantic), d.mask)
+            sources = () if semantic is None else mask_sources(np.asarray(semantic), d.mask, d.box)
             views.append(ObjectView(index, d.label, d.score, clouds[k], d.crop, d.coverage, embedding, sources))
         return views
 
@@ -117,35 +117,50 @@ class Perception:
     ) -> list[np.ndarray]:
         """``(M_k, 3)`` voxel-centroid world points of each detection (one back-projection per frame;
         ``index``: the frame, for the sensor's depth noise)."""
-        h, w = depth.shape
-        owner = np.full((h, w), -1, np.int64)
+        w = depth.shape[1]
+        first, step = self.stride // 2, self.stride
+        grid = (slice(first, None, step), slice(first, None, step))  # the back-projected pixel grid
+        owner = np.full(depth[grid].shape, -1, np.int64)
         for k, detection in enumerate(detections):  # later detections win overlapping pixels
-            owner[detection.mask] = k
-        grid = np.zeros((h, w), bool)
-        grid[self.stride // 2 :: self.stride, self.stride // 2 :: self.stride] = True
-        pixels = np.flatnonzero(grid & valid_depth(depth, self.camera) & (owner >= 0))
-        if not len(pixels):  # masks too small for the pixel step, or beyond the depth clip
+            owner[detection.mask[grid]] = k
+        hit = valid_depth(depth[grid], self.camera) & (owner >= 0)
+        if not hit.any():  # masks too small for the pixel step, or beyond the depth clip
             return [np.zeros((0, 3)) for _ in detections]
+        rows, cols = np.nonzero(hit)
+        pixels = (rows * step + first) * w + (cols * step + first)  # ascending flat indices
+        values = depth[grid][hit].astype(np.float64)
         if self.sensor is not None:
-            depth = np.array(depth, np.float64)
-            depth.reshape(-1)[pixels] = self.sensor.noisy_depth(depth.reshape(-1)[pixels], index)
-        points = backproject(depth, pixels, position, rotation, self.camera)
-        which = owner.reshape(-1)[pixels]
-        keys = voxel_keys(points, self.voxel)
-        # one voxel-centroid reduction for all detections: group by (detection, voxel)
-        order = np.lexsort((keys, which))
-        which, keys, points = which[order], keys[order], points[order]
-        starts = np.flatnonzero(np.r_[True, (which[1:] != which[:-1]) | (keys[1:] != keys[:-1])])
-        counts = np.diff(np.r_[starts, len(keys)])
-        centroids = np.add.reduceat(points, starts, axis=0) / counts[:, None] if len(starts) else np.zeros((0, 3))
-        owners = which[starts]
-        bounds = np.searchsorted(owners, np.arange(len(detections) + 1))
-        return [centroids[bounds[k] : bounds[k + 1]] for k in range(len(detections))]
+            values = self.sensor.noisy_depth(values, index)
+        points = backproject(depth, pixels, position, rotation, self.camera, values)
+        return voxel_centroids(points, owner[hit], self.voxel, len(detections))
 
 
-def mask_sources(semantic: np.ndarray, mask: np.ndarray) -> tuple[int, ...]:
-    """Non-zero ids of ``semantic`` covering >= :data:`SOURCE_SHARE` of ``mask``, most pixels first."""
+def voxel_centroids(points: np.ndarray, which: np.ndarray, voxel: float, count: int) -> list[np.ndarray]:
+    """Per detection ``0..count-1``: the ``(M_k, 3)`` centroids of its ``voxel``-m cells, ordered by
+    cell key, from the ``(N, 3)`` ``points`` and the ``(N,)`` detection each belongs to (one
+    reduction for all detections: grouped by (detection, voxel))."""
+    keys = voxel_keys(points, voxel)
+    order = np.lexsort((keys, which))
+    which, keys, points = which[order], keys[order], points[order]
+    first_of_group = np.ones(len(keys), bool)
+    first_of_group[1:] = (which[1:] != which[:-1]) | (keys[1:] != keys[:-1])
+    starts = np.flatnonzero(first_of_group)
+    counts = np.diff(starts, append=len(keys))
+    centroids = np.add.reduceat(points, starts, axis=0) / counts[:, None] if len(starts) else np.zeros((0, 3))
+    owners = which[starts]
+    bounds = np.searchsorted(owners, np.arange(count + 1))
+    return [centroids[bounds[k] : bounds[k + 1]] for k in range(count)]
+
+
+def mask_sources(
+    semantic: np.ndarray, mask: np.ndarray, box: tuple[int, int, int, int] | None = None
+) -> tuple[int, ...]:
+    """Non-zero ids of ``semantic`` covering >= :data:`SOURCE_SHARE` of ``mask``, most pixels first
+    (``box``: ``(row0, col0, row1, col1)`` holding every pixel of the mask, to read less)."""
+    if box is not None:
+        r0, c0, r1, c1 = box
+        semantic, mask = semantic[r0:r1, c0:c1], mask[r0:r1, c0:c1]
     counts = np.bincount(semantic[mask].astype(np.int64).reshape(-1))
     counts[:1] = 0
-    ids = np.flatnonzero(counts >= SOURCE_SHARE * max(int(mask.sum()), 1))
+    ids = np.flatnonzero(counts >= SOURCE_SHARE * max(np.count_nonzero(mask), 1))
     return tuple(int(i) for i in ids[np.lexsort((ids, -counts[ids]))])

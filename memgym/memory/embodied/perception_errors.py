@@ -127,8 +127,10 @@ STREAMS = {"detector": 1, "depth": 2, "pose": 3}
 
 
 def frame_rng(seed: int, episode: int, frame: int, stream: str) -> np.random.Generator:
-    """Generator of one error process (``stream``) in one frame of one episode."""
-    return np.random.default_rng([int(seed) & 0xFFFFFFFF, episode & 0xFFFFFFFF, episode >> 32, frame, STREAMS[stream]])
+    """Generator of one error process (``stream``) in one frame of one episode (``default_rng`` of
+    the five 32-bit words, built from them as an array: the same generator at half the cost)."""
+    words = np.array([int(seed) & 0xFFFFFFFF, episode & 0xFFFFFFFF, episode >> 32, frame, STREAMS[stream]], np.uint32)
+    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(words)))
 
 
 def similar_labels(category: str) -> tuple[str, ...]:

@@ -68,11 +68,14 @@ class SimulatedDetector(GroundTruthDetector):
         rgb = np.asarray(frame["rgb"])
         detections = []
         for mask, label, chance in found:
-            mask = boundary_error(mask, self.noise.boundary_px, self.noise.boundary_flip, rng)
+            region, (r0, c0) = boundary_region(mask, self.noise.boundary_px, self.noise.boundary_flip, rng)
             label = self.confused(label, rng)
-            if mask.sum() < self.min_pixels:
+            if not region.any() or np.count_nonzero(region) < self.min_pixels:
                 continue
-            box = mask_box(mask)
+            rr0, cc0, rr1, cc1 = mask_box(region)
+            box = (r0 + rr0, c0 + cc0, r0 + rr1, c0 + cc1)
+            mask = np.zeros_like(mask)
+            mask[box[0] : box[2], box[1] : box[3]] = region[rr0:rr1, cc0:cc1]
             detections.append(Detection(mask, label, chance, box, crop_of(rgb, box)))
         return detections
 
@@ -125,10 +128,11 @@ class SimulatedDetector(GroundTruthDetector):
 def occluded_shares(semantic: np.ndarray, depth: np.ndarray) -> dict[int, float]:
     """Instance id -> share of its outline pixels (pixels with a 4-neighbour of another id) that
     touch the image edge or a pixel more than :data:`NEARER` m nearer (a surface in front of it)."""
-    ids = np.asarray(semantic, np.int64)
-    depth = np.asarray(depth, np.float32)
+    ids = np.ascontiguousarray(semantic)
+    depth = np.ascontiguousarray(depth, np.float32)
+    nearer = depth - np.float32(NEARER)
     outline = np.zeros(ids.shape, bool)
-    outline[[0, -1], :] = outline[:, [0, -1]] = True  # the image edge truncates
+    outline[0] = outline[-1] = outline[:, 0] = outline[:, -1] = True  # the image edge truncates
     occluded = outline.copy()
     for axis in (0, 1):
         head = (slice(None, -1), slice(None)) if axis == 0 else (slice(None), slice(None, -1))
@@ -136,12 +140,12 @@ def occluded_shares(semantic: np.ndarray, depth: np.ndarray) -> dict[int, float]
         edge = ids[head] != ids[tail]
         outline[head] |= edge
         outline[tail] |= edge
-        occluded[head] |= edge & (depth[tail] < depth[head] - NEARER)
-        occluded[tail] |= edge & (depth[head] < depth[tail] - NEARER)
+        occluded[head] |= edge & (depth[tail] < nearer[head])
+        occluded[tail] |= edge & (depth[head] < nearer[tail])
     flat = ids.reshape(-1)
     size = int(flat.max()) + 1 if flat.size else 1
-    lines = np.bincount(flat, outline.reshape(-1), size)
-    hidden = np.bincount(flat, occluded.reshape(-1), size)
+    lines = np.bincount(flat[outline.reshape(-1)], minlength=size)
+    hidden = np.bincount(flat[occluded.reshape(-1)], minlength=size)
     present = np.flatnonzero(lines)
     return {int(k): float(hidden[k] / lines[k]) for k in present}
 
@@ -172,10 +176,13 @@ def split_mask(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return first, second
 
 
-def boundary_error(mask: np.ndarray, radius: int, flip: float, rng: np.random.Generator) -> np.ndarray:
+def boundary_region(
+    mask: np.ndarray, radius: int, flip: float, rng: np.random.Generator
+) -> tuple[np.ndarray, tuple[int, int]]:
     """``mask`` eroded/dilated by a radius drawn from ``-radius..radius`` and its outline pixels
     (inner and outer ring) flipped with chance ``flip`` (step 4 of the module docstring; 4-neighbour
-    structuring element)."""
+    structuring element), as the window of the mask that holds every changed pixel and the
+    window's top-left ``(row, col)`` (the result is empty outside it)."""
     h, w = mask.shape
     shift = int(rng.integers(-radius, radius + 1)) if radius else 0
     pad = abs(shift) + 2
@@ -187,9 +194,7 @@ def boundary_error(mask: np.ndarray, radius: int, flip: float, rng: np.random.Ge
     if flip > 0 and region.any():
         ring = _grow(region) & ~_shrink(region)
         region = region ^ (ring & (rng.random(region.shape) < flip))
-    out = np.zeros_like(mask)
-    out[r0:r1, c0:c1] = region
-    return out
+    return region, (r0, c0)
 
 
 def _grow(mask: np.ndarray) -> np.ndarray:

@@ -1,0 +1,215 @@
+"""The optimised formation path (perception, simulated detector, association) builds exactly what
+plain reference implementations of the same rules build, on a generated DialogMem episode.
+
+Each ``reference_*`` below is the direct statement of one step (every touching instance measured,
+one voxel reduction per detection, full-frame masks, a padded occlusion test, ...), monkeypatched
+over the optimised code for the reference run; the two runs are compared array by array, so the
+check does not depend on the CPU.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from memgym.core.registry import MEMORIES
+from memgym.envs.dialogmem_env import DialogMemEnv
+from memgym.memory.embodied import detections, perception, simulated_detector
+from memgym.memory.embodied.backproject import backproject, valid_depth, voxel_keys
+from memgym.memory.embodied.object_map import ObjectMap
+from tests.memory.test_visual_memory import SMALL
+
+EPISODE = {**SMALL, "traversal": {"min_goals": 2, "max_goals": 2}, "camera": {"width": 96, "height": 96}}
+
+
+@pytest.fixture(scope="module")
+def formation():
+    """The generated episode and its formation observations."""
+    env = DialogMemEnv(EPISODE)
+    env.reset(seed=0)
+    observations = []
+    observation, info = env.reset(options={"episode": env.episode})
+    while info["phase"] == "formation":
+        observations.append(observation)
+        observation, _, _, _, info = env.step(env.formation_action())
+    return env.episode, observations
+
+
+def reference_best_match(self, view, low, high):
+    """Every touching instance measured (grid overlap, grown-box share); the first most similar above the threshold."""
+    cells = voxel_keys(view.points, 2 * self.voxel)
+    best, best_sim = -1, self.threshold
+    for k in self._candidates(low, high):
+        instance = self.instances[k]
+        grown_low, grown_high = self._boxes[k, 0] - self.voxel, self._boxes[k, 1] + self.voxel
+        inside = np.mean(np.all((view.points >= grown_low) & (view.points <= grown_high), axis=1))
+        geometric = max(float(np.isin(cells, instance.cells).mean()), float(inside))
+        if geometric > 0 and geometric + self.semantic(view, instance) > best_sim:
+            best, best_sim = k, geometric + self.semantic(view, instance)
+    return best
+
+
+def reference_add_voxels(instance, points, keys, cells):
+    """Concatenate the missing voxels, stable-sort by key, union of the cells."""
+    new = ~np.isin(keys, instance.keys)
+    if new.any():
+        merged = np.concatenate([instance.keys, keys[new]])
+        order = np.argsort(merged, kind="stable")
+        instance.keys = merged[order]
+        instance.points = np.concatenate([instance.points, points[new]])[order]
+        instance.cells = np.union1d(instance.cells, cells[new])
+        instance._box = None
+
+
+def reference_lift(self, found, depth, position, rotation, index=0):
+    """Full-frame pixel selection, noisy depth written into a float64 copy of the frame, then the
+    module's voxel reduction (unchanged)."""
+    h, w = depth.shape
+    owner = np.full((h, w), -1)
+    for k, detection in enumerate(found):
+        owner[detection.mask] = k
+    on_grid = np.zeros((h, w), bool)
+    on_grid[self.stride // 2 :: self.stride, self.stride // 2 :: self.stride] = True
+    pixels = np.flatnonzero(on_grid & valid_depth(depth, self.camera) & (owner >= 0))
+    noisy = np.array(depth, np.float64)
+    if self.sensor is not None:
+        noisy.reshape(-1)[pixels] = self.sensor.noisy_depth(noisy.reshape(-1)[pixels], index)
+    points = backproject(noisy, pixels, position, rotation, self.camera)
+    return perception.voxel_centroids(points, owner.reshape(-1)[pixels], self.voxel, len(found))
+
+
+def reference_occluded_shares(semantic, depth):
+    """The 4 neighbours of each pixel from a padded image: the image edge is another, nearer id."""
+    ids = np.pad(np.asarray(semantic, np.int64), 1, constant_values=-1)
+    near = np.pad(np.asarray(depth, np.float32), 1, constant_values=-np.inf)
+    centre_ids, centre_depth = ids[1:-1, 1:-1], near[1:-1, 1:-1]
+    outline = np.zeros(centre_ids.shape, bool)
+    occluded = np.zeros(centre_ids.shape, bool)
+    for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
+        other = ids[1 + dr : ids.shape[0] - 1 + dr, 1 + dc : ids.shape[1] - 1 + dc] != centre_ids
+        nearer = near[1 + dr : near.shape[0] - 1 + dr, 1 + dc : near.shape[1] - 1 + dc] < centre_depth - np.float32(
+            simulated_detector.NEARER
+        )
+        outline |= other
+        occluded |= other & nearer
+    return {
+        int(i): float(occluded[centre_ids == i].sum() / outline[centre_ids == i].sum())
+        for i in np.unique(centre_ids[outline])
+    }
+
+
+def reference_mask_box(mask):
+    rows, cols = np.nonzero(mask)
+    return int(rows.min()), int(cols.min()), int(rows.max()) + 1, int(cols.max()) + 1
+
+
+def reference_boundary_region(mask, radius, flip, rng, windowed=simulated_detector.boundary_region):
+    """The module's window (same draws), returned as the whole frame with its window at (0, 0)."""
+    region, (r0, c0) = windowed(mask, radius, flip, rng)
+    out = np.zeros_like(mask)
+    out[r0 : r0 + region.shape[0], c0 : c0 + region.shape[1]] = region
+    return out, (0, 0)
+
+
+def reference_mask_sources(semantic, mask, box=None):
+    counts = np.bincount(semantic[mask].astype(np.int64))
+    counts[:1] = 0
+    ids = np.flatnonzero(counts >= perception.SOURCE_SHARE * max(int(mask.sum()), 1))
+    return tuple(int(i) for i in sorted(ids, key=lambda i: (-counts[i], i)))
+
+
+def use_references(monkeypatch):
+    monkeypatch.setattr(ObjectMap, "_best_match", reference_best_match)
+    monkeypatch.setattr(ObjectMap, "_add_voxels", staticmethod(reference_add_voxels))
+    monkeypatch.setattr(perception.Perception, "lift", reference_lift)
+    monkeypatch.setattr(perception, "mask_sources", reference_mask_sources)
+    monkeypatch.setattr(simulated_detector, "occluded_shares", reference_occluded_shares)
+    monkeypatch.setattr(simulated_detector, "boundary_region", reference_boundary_region)
+    monkeypatch.setattr(simulated_detector, "mask_box", reference_mask_box)
+    monkeypatch.setattr(detections.Detection, "coverage", property(lambda d: float(d.mask.mean())))
+
+
+def formed(name, perception_mode, episode, observations):
+    memory = MEMORIES.get(name)(perception=perception_mode)
+    memory.bind_episode(episode)
+    for observation in observations:
+        memory.observe(observation)
+    provenance = {k: dict(v) for k, v in getattr(memory, "provenance", {}).items()}
+    return memory.state_dict(), memory.contents(), provenance
+
+
+def assert_identical(a, b, where="state"):
+    assert type(a) is type(b), where
+    if isinstance(a, dict):
+        assert list(a) == list(b), where
+        for key in a:
+            assert_identical(a[key], b[key], f"{where}.{key}")
+    elif isinstance(a, (list, tuple)):
+        assert len(a) == len(b), where
+        for k, (x, y) in enumerate(zip(a, b)):
+            assert_identical(x, y, f"{where}[{k}]")
+    elif isinstance(a, np.ndarray):
+        assert a.dtype == b.dtype and np.array_equal(a, b), where
+    else:
+        assert a == b, where
+
+
+@pytest.mark.parametrize(
+    ("name", "perception_mode", "frames"),
+    [("conceptgraph", "simulated", None), ("conceptgraph", "exact", 50), ("frames", "simulated", 50)],
+)
+def test_optimised_formation_equals_the_reference(formation, monkeypatch, name, perception_mode, frames):
+    episode, observations = formation
+    observations = observations[:frames]
+    fast = formed(name, perception_mode, episode, observations)
+    with monkeypatch.context() as patch:
+        use_references(patch)
+        slow = formed(name, perception_mode, episode, observations)
+    if name == "conceptgraph":  # the episode exercises association: merges and several instances
+        instances = fast[0]["store"]["instances"]
+        assert len(instances) > 10 and sum(len(i["frames"]) for i in instances) > 2 * len(instances)
+    assert_identical(fast, slow)
+
+
+def test_reference_occlusion_matches_on_the_episode(formation):
+    _, observations = formation
+    for observation in observations[::7]:
+        semantic, depth = observation["semantic"][::2, ::2], observation["depth"][::2, ::2]
+        assert simulated_detector.occluded_shares(semantic, depth) == reference_occluded_shares(semantic, depth)
+
+
+def random_views(rng, count, embeddings):
+    """``count`` views of points scattered around 6 object centres (3 labels), some overlapping, some
+    an earlier view shifted by about a voxel (where the grid overlap beats the box share)."""
+    centres = rng.uniform(-1.0, 1.0, (6, 3))
+    out = []
+    for frame in range(count):
+        k = int(rng.integers(6))
+        spread = rng.uniform(0.05, 0.4)
+        points = centres[k] + rng.uniform(-spread, spread, (int(rng.integers(3, 300)), 3))
+        if out and rng.random() < 0.6:
+            points = out[int(rng.integers(len(out)))].points + np.eye(3)[int(rng.integers(3))] * rng.uniform(0.04, 0.1)
+        embedding = rng.normal(size=4).astype(np.float32) if embeddings else None
+        if embedding is not None:
+            embedding /= np.linalg.norm(embedding)
+        label = ("chair", "table", "lamp")[k % 3 if rng.random() < 0.8 else int(rng.integers(3))]
+        out.append(perception.ObjectView(frame, label, 1.0, points, np.zeros((1, 1, 3), np.uint8), 0.01, embedding))
+    return out
+
+
+@pytest.mark.parametrize(("threshold", "embeddings"), [(1.1, False), (0.3, False), (1.2, True)])
+def test_association_equals_the_reference_on_random_views(monkeypatch, threshold, embeddings):
+    views = random_views(np.random.default_rng(int(threshold * 10)), 240, embeddings)
+
+    def associate():
+        objects = ObjectMap(voxel=0.05, threshold=threshold)
+        ids = [objects.add(views[k : k + 3]) for k in range(0, len(views), 3)]
+        return ids, objects.state()
+
+    fast = associate()
+    with monkeypatch.context() as patch:
+        patch.setattr(ObjectMap, "_best_match", reference_best_match)
+        patch.setattr(ObjectMap, "_add_voxels", staticmethod(reference_add_voxels))
+        slow = associate()
+    assert len({i for frame in fast[0] for i in frame}) > 3  # several instances, several merges
+    assert_identical(fast, slow)
