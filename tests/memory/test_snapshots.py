@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from memgym.agents.reasoner_agent import ReasonerAgent
 from memgym.backends.structured import StructuredReasoner
+from memgym.core.errors import ConfigError
 from memgym.memory.embodied.linking import Linker
 from memgym.memory.embodied.snapshots import SnapshotMemory
 from tests.support.box_scene import TABLE_SCENE, table_memory
@@ -34,7 +36,7 @@ def test_retrieval_keeps_snapshots_with_the_predicted_categories(box_views):
     kept = {e.group for e in evidence.entries}
     assert evidence.categories == ("mug",)
     assert len(evidence.images) == len(kept) == len(evidence.captions)
-    assert "mug" in {e.label for e in evidence.entries}
+    assert {e.label for e in evidence.entries} == {"mug"}  # a kept snapshot offers its objects of those categories
     assert all(e.group.startswith("snap_") for e in evidence.entries)
     agent = ReasonerAgent(memory, StructuredReasoner())
     action = agent.answer({"text": "Go to the mug.", "position": np.zeros(3)}, {"task": "navigation"})
@@ -61,3 +63,15 @@ def test_a_linker_attaches_turns_to_snapshots(box_views):
     assert "Amelia: The mug on the table is mine." in evidence.structured_text
     memory.reset()
     assert isinstance(memory, SnapshotMemory) and isinstance(memory.linker, FirstSnapshotLinker)
+
+
+def test_retrieval_keeps_at_most_top_k_categories_in_the_order_named(box_views):
+    memory = build(box_views)
+    assert memory.retrieve("Go to the mug on the table.").categories == ("mug", "table")
+    memory.top_k_categories = 1
+    evidence = memory.retrieve("Go to the mug on the table.")
+    assert evidence.categories == ("mug",) and {e.label for e in evidence.entries} == {"mug"}
+    with pytest.raises(ConfigError, match="top_k_categories"):
+        SnapshotMemory(top_k_categories=0)
+    with pytest.raises(ConfigError, match="snapshot_relations"):
+        SnapshotMemory(snapshot_relations="scene")

@@ -8,8 +8,9 @@ votes, its fused point cloud and the frames it was seen in; spatial relations (`
 
 Retrieval (3D-Mem's setting): the reasoner predicts the categories relevant to the request;
 only instances with those labels are evidence, each with its crop as an image, its estimated
-3D location (the navigation destination when chosen) and its observable facts.
-``conceptgraph+dialogue`` appends the full transcript.
+3D location (the navigation destination when chosen) and its observable facts, whose ``on`` /
+``near`` come from the relation graph over every instance (``3dmem`` names only what a snapshot
+image shows). ``conceptgraph+dialogue`` appends the full transcript.
 """
 
 from __future__ import annotations

@@ -27,21 +27,31 @@ class ObjectMemory(VisualMemory):
 
     Args:
         threshold: association threshold on geometric + semantic similarity.
+        top_k_categories: the most categories retrieval keeps of those the reasoner names, in the
+            order named (3D-Mem's prefiltering, ``top_k_categories``, 10 in its released configs).
         **options: :class:`~memgym.memory.embodied.visual_memory.VisualMemory` options.
     """
 
     reads = frozenset({"frames", "semantic", "reasoner"})
 
-    def __init__(self, threshold: float = 1.1, **options: Any) -> None:
+    def __init__(self, threshold: float = 1.1, top_k_categories: int = 10, **options: Any) -> None:
+        if top_k_categories < 1:
+            raise ConfigError(f"{type(self).__name__}: top_k_categories must be >= 1, got {top_k_categories}")
         self.threshold = float(threshold)
+        self.top_k_categories = int(top_k_categories)
         super().__init__(**options)
-        self.options["threshold"] = self.threshold
+        self.options["threshold"] = self.threshold  # formation options (a state must match); retrieval's are not
         if self.perception is None:
             raise ConfigError(f"{type(self).__name__} needs a detector (detector=gt or a model), got 'none'")
 
     @classmethod
     def option_kwargs(cls, options: Any) -> dict[str, Any]:
-        return {**super().option_kwargs(options), "threshold": options.visual.threshold}
+        visual = options.visual
+        return {
+            **super().option_kwargs(options),
+            "threshold": visual.threshold,
+            "top_k_categories": visual.top_k_categories,
+        }
 
     def _reset_store(self) -> None:
         self.objects = ObjectMap(self.options["voxel"], self.threshold)
@@ -83,9 +93,11 @@ class ObjectMemory(VisualMemory):
         return instance.location
 
     def categories(self, query: Any) -> tuple[str, ...]:
-        """The categories the bound reasoner names for ``query`` among the instances' labels."""
+        """The first ``top_k_categories`` categories the bound reasoner names for ``query`` among the
+        instances' labels."""
         request = query if isinstance(query, str) else str(getattr(query, "text", query))
-        return predict_categories(self.reasoner, request, {i.label for i in self.objects.instances})
+        named = predict_categories(self.reasoner, request, {i.label for i in self.objects.instances})
+        return named[: self.top_k_categories]
 
     def contents(self) -> dict[str, Any]:
         objects = [

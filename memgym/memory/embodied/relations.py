@@ -13,12 +13,14 @@ and ``near`` (the category of the closest such neighbour of another category), `
 (separate sightings) and ``order`` (rank among instances of the same label by first sighting),
 counted as the dataset annotation counts them (:mod:`memgym.sensors.sightings`: frames where the
 instance covers >= 5% of the view; no order for instances first seen together with another of
-their label).
+their label). ``neighbours`` limits the instances an ``on`` / ``near`` fact may name: 3D-Mem's
+reasoner sees an object's relations only in its snapshot's image
+(:meth:`memgym.memory.embodied.snapshots.SnapshotMemory.facts`), ConceptGraphs' reads its 3D graph.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 import networkx as nx
 import numpy as np
@@ -59,19 +61,27 @@ def relation_graph(instances: Sequence[Instance], near_gap: float = 0.5, support
     return graph
 
 
-def observable_facts(instances: Sequence[Instance], graph: nx.DiGraph) -> dict[str, dict[str, str]]:
-    """Instance id -> fact key -> value words (see the module docstring)."""
+def observable_facts(
+    instances: Sequence[Instance], graph: nx.DiGraph, neighbours: Mapping[str, Collection[str]] | None = None
+) -> dict[str, dict[str, str]]:
+    """Instance id -> fact key -> value words (see the module docstring).
+
+    Args:
+        neighbours: instance id -> the instance ids its ``on`` / ``near`` facts may name (an id
+            not in it: none); None: any neighbour in ``graph``.
+    """
     labels = {i.id: i.label for i in instances}
     first = {i.id: frames[0] for i in instances if (frames := i.seen_frames())}
     ranks = sighting_ranks(first, labels)
     facts: dict[str, dict[str, str]] = {}
     for instance in instances:
         own: dict[str, str] = {}
+        allowed = None if neighbours is None else neighbours.get(instance.id, ())
         for kind in ("on", "near"):
             targets = sorted(
                 (data["distance"], labels[t], t)
                 for _, t, data in graph.out_edges(instance.id, data=True)
-                if data["kind"] == kind and labels[t] != instance.label
+                if data["kind"] == kind and labels[t] != instance.label and (allowed is None or t in allowed)
             )
             if targets:
                 own[kind] = targets[0][1]

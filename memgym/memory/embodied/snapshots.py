@@ -7,10 +7,15 @@ together, split by their 3D locations until each has such a frame. Each :class:`
 that frame's scene image, its objects (their crops are in the instances) and a list of linked
 dialogue turns.
 
-Retrieval (3D-Mem's setting): the reasoner predicts relevant categories; the snapshots holding
-an instance of one of them are kept, and every object in a kept snapshot is an entry (grouped
-by snapshot, its location the instance's estimated 3D location); the images are the kept
-snapshots' scene images. ``3dmem+dialogue`` appends the full transcript.
+Retrieval follows 3D-Mem's released code (``prefiltering`` in ``src/eval_utils_gpt_goatbench.py``,
+``cfg/eval_goatbench.yaml``: ``top_k_categories: 10``, ``use_full_obj_list: false``): the reasoner
+names the relevant categories (at most ``top_k_categories``); the snapshots whose cluster holds an
+instance of one of them are kept, and each kept snapshot offers its objects of those categories as
+entries (grouped by snapshot, the location the instance's estimated 3D location); the images are
+the kept snapshots' scene images. 3D-Mem keeps no relation graph: what relates an object to
+others is what its snapshot's image shows, so an entry's ``on`` / ``near`` facts name only objects
+detected in that image (``snapshot_relations=image``; ``graph``: ConceptGraphs' 3D relations over
+every instance, as ``conceptgraph``). ``3dmem+dialogue`` appends the full transcript.
 
 Seams for linkers and probes: :attr:`SnapshotMemory.linker` (a
 :class:`~memgym.memory.embodied.linking.Linker`) fills each snapshot's ``turns`` when snapshots
@@ -37,11 +42,34 @@ from memgym.memory.embodied.covisibility import Snapshot, covisibility_clusters
 from memgym.memory.embodied.evidence import Entry, VisualEvidence
 from memgym.memory.embodied.linking import Linker, LinkInputs, build_linker
 from memgym.memory.embodied.object_memory import ObjectMemory
+from memgym.memory.embodied.relations import observable_facts
+
+SNAPSHOT_RELATIONS = ("image", "graph")
+"""Where a snapshot entry's ``on`` / ``near`` facts come from (module docstring)."""
 
 
 @register_memory("3dmem")
 class SnapshotMemory(ObjectMemory):
-    """3D-Mem snapshots of co-observed objects; evidence: the snapshots holding the categories the reasoner names."""
+    """3D-Mem snapshots of co-observed objects; evidence: the snapshots holding the categories the reasoner names.
+
+    Args:
+        snapshot_relations: ``image`` (default): an entry's ``on`` / ``near`` facts name only objects
+            detected in its snapshot's image; ``graph``: any instance (the 3D relation graph).
+        **options: :class:`~memgym.memory.embodied.object_memory.ObjectMemory` options.
+    """
+
+    def __init__(self, *, snapshot_relations: str = "image", **options: Any) -> None:
+        if snapshot_relations not in SNAPSHOT_RELATIONS:
+            raise ConfigError(
+                f"{type(self).__name__}: snapshot_relations must be one of {SNAPSHOT_RELATIONS}, got {snapshot_relations!r}"
+            )
+        self.snapshot_relations = snapshot_relations
+        super().__init__(**options)
+
+    @classmethod
+    def option_kwargs(cls, options: Any) -> dict[str, Any]:
+        relations = options.visual.snapshot_relations or "image"
+        return {**super().option_kwargs(options), "snapshot_relations": relations}
 
     def _reset_store(self) -> None:
         super()._reset_store()
@@ -93,18 +121,29 @@ class SnapshotMemory(ObjectMemory):
         ]
         return {**super().contents(), "snapshots": snapshots}
 
+    def facts(self) -> dict[str, dict[str, str]]:
+        """Observable facts; with ``snapshot_relations=image`` an object's ``on`` / ``near`` name only
+        objects detected in the frame of its snapshot's image."""
+        if self.snapshot_relations == "graph":
+            return super().facts()
+        shown = {o: self.frame_objects[s.frame].keys() for s in self.snapshots() for o in s.objects}
+        return observable_facts(self.objects.instances, self.graph, shown)
+
     def retrieve(self, query: Any) -> VisualEvidence:
         categories = self.categories(query)
         facts = self.facts()
         instances = {i.id: i for i in self.objects.instances}
-        kept = [s for s in self.snapshots() if any(instances[o].label in categories for o in s.objects)]
+        offered = {
+            s.id: [o for o in s.objects if instances[o].label in categories] for s in self.snapshots()
+        }  # a snapshot is kept when its cluster holds a named category; it offers those objects
+        kept = [s for s in self.snapshots() if offered[s.id]]
         said = {s.id: tuple(self.turns[t][1] for t in s.turns) for s in kept}
         entries = tuple(
             Entry(o, instances[o].label, self.location_of(instances[o]), facts[o], k, s.id, said[s.id])
             for k, s in enumerate(kept)
-            for o in s.objects
+            for o in offered[s.id]
         )
-        captions = tuple(f"{s.id}: " + ", ".join(f"{o} ({instances[o].label})" for o in s.objects) for s in kept)
+        captions = tuple(f"{s.id}: " + ", ".join(f"{o} ({instances[o].label})" for o in offered[s.id]) for s in kept)
         linked = tuple((s.id, line) for s in kept for line in said[s.id])
         images = tuple(s.image for s in kept)
         return VisualEvidence(entries, images, captions, self.transcript(), categories, linked)

@@ -45,6 +45,23 @@ class VisualMemoryOptions:
     stride: int = field(default=2, metadata={"help": "back-projection pixel step", "min": 1})
     voxel: float = field(default=0.05, metadata={"help": "point-cloud voxel size, m", "min": 0.001})
     threshold: float = field(default=1.1, metadata={"help": "conceptgraph/3dmem: association score to merge"})
+    top_k_categories: int = field(
+        default=10,
+        metadata={
+            "help": "conceptgraph/3dmem: most categories retrieval keeps of those the reasoner names "
+            "(3D-Mem's prefiltering, 10 as released)",
+            "min": 1,
+            **ADDED_FIELD,
+        },
+    )
+    snapshot_relations: Literal["", "image", "graph"] = field(
+        default="",
+        metadata={
+            "help": "3dmem: on/near facts name only objects detected in the snapshot's image (image, the "
+            "default '') or any instance (graph: the 3D relations conceptgraph reads)",
+            **ADDED_FIELD,
+        },
+    )
     device: str = field(default="cpu", metadata={"help": "torch device of detector and encoder", **NOT_HASHED})
 
 
@@ -184,8 +201,17 @@ def embodied_memory_names() -> list[str]:
 def store_config(config: DialogMemEvalConfig) -> DialogMemEvalConfig:
     """``config`` as the run store of ``config.memory`` records it: a visual memory's default
     perception (``''``) written out as ``simulated``, so its results are not filed under the hash of
-    the runs made before simulated perception existed (those used exact perception); the configs
-    of other memories are unchanged."""
-    if config.visual.perception or "frames" not in memory_reads(config.memory):  # not a visual memory
+    the runs made before simulated perception existed (those used exact perception), and a
+    snapshot memory's default ``snapshot_relations`` as ``image`` (runs before it read the relation
+    graph); the configs of other memories are unchanged."""
+    if "frames" not in memory_reads(config.memory):  # not a visual memory
         return config
-    return dataclasses.replace(config, visual=dataclasses.replace(config.visual, perception="simulated"))
+    from memgym.core.registry import MEMORIES
+    from memgym.memory.embodied.snapshots import SnapshotMemory
+
+    visual = config.visual
+    if not visual.perception:
+        visual = dataclasses.replace(visual, perception="simulated")
+    if not visual.snapshot_relations and issubclass(MEMORIES.get(config.memory), SnapshotMemory):
+        visual = dataclasses.replace(visual, snapshot_relations="image")
+    return config if visual == config.visual else dataclasses.replace(config, visual=visual)

@@ -22,6 +22,8 @@ def test_visual_stores_hash_the_resolved_perception_and_others_keep_theirs():
     assert len({config_hash(cg), config_hash(simulated), config_hash(exact)}) == 3
     rates = load_config(DialogMemEvalConfig, overrides=("memory=conceptgraph", "visual.noise.confusion=0.3"))
     assert config_hash(store_config(rates)) != config_hash(simulated)
+    snapshots = store_config(dataclasses.replace(exact, memory="3dmem"))  # and 3D-Mem's relation source
+    assert snapshots.visual.snapshot_relations == "image" and config_hash(snapshots) != config_hash(exact)
 
 
 def test_memories_are_built_with_the_perception_asked_for():
