@@ -51,6 +51,13 @@ class Memory(abc.ABC):
         e.g. DialogMem's ``visual``, ``link`` and ``camera``). Default: no options."""
         return cls()
 
+    @classmethod
+    def stored_options(cls, options: Any) -> Any:
+        """``options`` (an evaluation's config) as this memory's run store records it: defaults the
+        memory resolves itself written out, so a run made before such a default existed is not
+        resumed as if it were made after. Default: ``options`` unchanged."""
+        return options
+
     def bind_episode(self, episode: Any, **context: Any) -> None:  # noqa: B027 (an optional hook)
         """The episode about to be played, before its formation (``context``: benchmark extras, e.g.
         VoxMem's ``asker``). Memories use it for simulator annotations their sensors stand for

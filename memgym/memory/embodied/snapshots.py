@@ -67,6 +67,15 @@ class SnapshotMemory(ObjectMemory):
         super().__init__(**options)
 
     @classmethod
+    def stored_options(cls, options: Any) -> Any:
+        """As :meth:`VisualMemory.stored_options`, and the default ``snapshot_relations`` (``''``)
+        written out as ``image``: runs made before it read the 3D relation graph."""
+        options = super().stored_options(options)
+        if options.visual.snapshot_relations:
+            return options
+        return dataclasses.replace(options, visual=dataclasses.replace(options.visual, snapshot_relations="image"))
+
+    @classmethod
     def option_kwargs(cls, options: Any) -> dict[str, Any]:
         relations = options.visual.snapshot_relations or "image"
         return {**super().option_kwargs(options), "snapshot_relations": relations}

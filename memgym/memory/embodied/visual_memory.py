@@ -141,6 +141,14 @@ class VisualMemory(Memory, abc.ABC):
         return cls(**cls.option_kwargs(options))
 
     @classmethod
+    def stored_options(cls, options: Any) -> Any:
+        """A DialogMem eval config with the default perception (``''``) written out as ``simulated``:
+        runs made before simulated perception existed used exact perception."""
+        if options.visual.perception:
+            return options
+        return dataclasses.replace(options, visual=dataclasses.replace(options.visual, perception="simulated"))
+
+    @classmethod
     def option_kwargs(cls, options: Any) -> dict[str, Any]:
         """Constructor arguments from an eval config: its ``visual`` options and its formation
         ``camera``'s field of view, height and depth clip (subclasses add the options they take)."""

@@ -12,6 +12,7 @@ from typing import Literal
 from memgym.backends.config import ReasonerConfig
 from memgym.core.errors import ConfigError
 from memgym.core.executors import executor_field, ray_address_field, worker_gpus_field, workers_field
+from memgym.core.registry import MEMORIES
 from memgym.core.seeding import ADDED_FIELD, NOT_HASHED
 from memgym.memory import memories_reading, memory_reads
 from memgym.memory.embodied.perception_errors import PerceptionNoise
@@ -199,19 +200,7 @@ def embodied_memory_names() -> list[str]:
 
 
 def store_config(config: DialogMemEvalConfig) -> DialogMemEvalConfig:
-    """``config`` as the run store of ``config.memory`` records it: a visual memory's default
-    perception (``''``) written out as ``simulated``, so its results are not filed under the hash of
-    the runs made before simulated perception existed (those used exact perception), and a
-    snapshot memory's default ``snapshot_relations`` as ``image`` (runs before it read the relation
-    graph); the configs of other memories are unchanged."""
-    if "frames" not in memory_reads(config.memory):  # not a visual memory
-        return config
-    from memgym.core.registry import MEMORIES
-    from memgym.memory.embodied.snapshots import SnapshotMemory
-
-    visual = config.visual
-    if not visual.perception:
-        visual = dataclasses.replace(visual, perception="simulated")
-    if not visual.snapshot_relations and issubclass(MEMORIES.get(config.memory), SnapshotMemory):
-        visual = dataclasses.replace(visual, snapshot_relations="image")
-    return config if visual == config.visual else dataclasses.replace(config, visual=visual)
+    """``config`` as the run store of ``config.memory`` records it: the memory's
+    :meth:`~memgym.core.protocols.Memory.stored_options` (a visual memory writes out its default
+    perception, a snapshot memory its default ``snapshot_relations``); unchanged for the others."""
+    return MEMORIES.get(config.memory).stored_options(config)

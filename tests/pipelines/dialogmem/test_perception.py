@@ -49,3 +49,14 @@ def test_perception_table_reports_location_error_and_map_counts():
     assert a["target picks n"] == 4 and a["target picks median m"] == "0.25"
     assert (a["instances"], a["merges"], a["splits"]) == (8, 1, 2)
     assert b["all n"] == 0 and b["all median m"] == "-" and b["splits"] == "-"
+
+
+def test_run_stores_record_what_each_memory_resolves_through_its_own_protocol_method():
+    config = DialogMemEvalConfig()
+    assert store_config(dataclasses.replace(config, memory="dialogue")) == dataclasses.replace(
+        config, memory="dialogue"
+    )
+    frames = store_config(dataclasses.replace(config, memory="frames")).visual
+    snapshot = store_config(dataclasses.replace(config, memory="3dmem+vlm")).visual
+    assert (frames.perception, frames.snapshot_relations) == ("simulated", "")
+    assert (snapshot.perception, snapshot.snapshot_relations) == ("simulated", "image")
