@@ -180,9 +180,14 @@ PHRASE_PRONOUNS = frozenset(["it", "that", "which"])
 """Words a relation phrase extends back over (``that matters because it was ...``)."""
 
 
-def find_mentions(words: list[str], values: Mapping[str, set[str]]) -> list[Mention]:
+def find_mentions(
+    words: list[str], values: Mapping[str, set[str]], outside: tuple[int, int] | None = None
+) -> list[Mention]:
     """Mentions of ``values`` (value -> keys it is held under), longest first where they overlap,
-    each restricted to the key its relation word names when that key is one of its keys."""
+    each restricted to the key its relation word names when that key is one of its keys; with
+    ``outside`` (a token span, e.g. the request's head category) only mentions that do not overlap
+    it, so a value that spans the head (``picture in the dining room``) does not hide the shorter
+    values beside it (``dining room``)."""
     at: dict[str, list[int]] = {}
     for i, word in enumerate(words):
         at.setdefault(word, []).append(i)
@@ -190,8 +195,9 @@ def find_mentions(words: list[str], values: Mapping[str, set[str]]) -> list[Ment
     for value in values:
         phrase = value_tokens(value)
         for i in at.get(phrase[0], ()) if phrase else ():
-            if tuple(words[i : i + len(phrase)]) == phrase:
-                found.append((i, i + len(phrase), value))
+            end = i + len(phrase)
+            if tuple(words[i:end]) == phrase and (outside is None or end <= outside[0] or i >= outside[1]):
+                found.append((i, end, value))
     spans = sorted(found, key=lambda x: (-(x[1] - x[0]), x[0], x[2]))
     taken: list[tuple[int, int, str]] = []
     for start, end, value in spans:

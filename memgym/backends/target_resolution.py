@@ -121,7 +121,7 @@ def resolve(
         category, span = (said_about.pop(), (0, 0)) if len(said_about) == 1 else (None, (0, 0))
     else:
         category, span = head
-    mentions = [m for m in mentions if m.end <= span[0] or m.start >= span[1]]
+        mentions = find_mentions(words, values, outside=span)
     mentions = [m for m in mentions if m.keys != {"order"} or _ordinal_attached(words, m, mentions, span)]
     # a count (``once``) counts sightings only after a seeing word (``you saw once``, not ``was once``)
     mentions = [m for m in mentions if m.keys != {"times_seen"} or m.phrase_start < m.start]
