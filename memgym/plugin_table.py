@@ -35,6 +35,7 @@ MEMORY_TABLE: dict[str, tuple[str, str]] = {
     "attention": (f"{_CORES}:AttentionMemory", "audio"),
     "attention_rope": (f"{_CORES}:AttentionRopeMemory", "audio"),
     "cascaded": ("memgym.memory.voxmem.cascaded:CascadedMemory", "audio dialogue"),
+    "cascaded_evidence_only": ("memgym.memory.voxmem.probes:CascadedEvidenceOnlyMemory", "audio dialogue truth"),
     "conceptgraph": ("memgym.memory.embodied.conceptgraph:ConceptGraphMemory", "frames semantic reasoner"),
     "conceptgraph+dialogue": (
         "memgym.memory.embodied.conceptgraph:ConceptGraphDialogueMemory",

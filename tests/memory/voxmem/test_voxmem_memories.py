@@ -17,7 +17,7 @@ from memgym.memory.voxmem.cache import TurnCache
 from memgym.memory.voxmem.cascaded import CascadedMemory
 from memgym.memory.voxmem.full_history import FullHistoryMemory
 from memgym.memory.voxmem.history import VoxMemQuery
-from memgym.memory.voxmem.probes import EvidenceOnlyMemory, OracleTagsMemory
+from memgym.memory.voxmem.probes import CascadedEvidenceOnlyMemory, EvidenceOnlyMemory, OracleTagsMemory
 from memgym.memory.voxmem.retrieval import rank_sessions
 from memgym.memory.voxmem.transcript import TranscriptMemory
 
@@ -36,7 +36,7 @@ def _question(episode, folder):
 
 
 def test_registered():
-    for name in ("full_history", "transcript", "cascaded", "evidence_only", "oracle_tags"):
+    for name in ("full_history", "transcript", "cascaded", "evidence_only", "cascaded_evidence_only", "oracle_tags"):
         assert name in MEMORIES
 
 
@@ -135,6 +135,26 @@ def test_probes_read_ground_truth(vox_dataset):
     text = oracle.retrieve(episode.items[0].prompt)[-1].text_only()
     sound = next(t.sound for s in evidence for t in s.turns if t.role == "user")
     assert f"background: {sound.replace('_', ' ')}]" in text and "the person asking now" in text
+
+
+def test_the_evidence_only_cascade_hears_and_hands_over_only_the_evidence_sessions(vox_dataset, truth_asr):
+    episode = next(
+        e for e in _episodes(vox_dataset) if len(e.sessions) > len(e.items[0].annotations["evidence_sessions"])
+    )
+    with pytest.raises(MemgymError, match="bind_episode"):
+        _fed(CascadedEvidenceOnlyMemory(truth_asr, None, TurnCache(), top_sessions=0), episode, vox_dataset)
+    cache = TurnCache()
+    probe = CascadedEvidenceOnlyMemory(truth_asr, None, cache, top_sessions=0)
+    probe.bind_episode(episode)
+    messages = _fed(probe, episode, vox_dataset).retrieve(_question(episode, vox_dataset))
+    evidence = [s for s in episode.sessions if s.session_id in episode.items[0].annotations["evidence_sessions"]]
+    users = [t for s in evidence for t in s.turns if t.role == "user"]
+    lines = [line for line in messages[-1].text_only().splitlines() if line.startswith("User: [voice ")]
+    assert len(lines) == len(users) >= 1 and {t.session for t in probe.turns} == {
+        episode.sessions.index(s) for s in evidence
+    }
+    assert len(cache) == 2 * len({_key(t, vox_dataset) for t in users})  # words + measurements, evidence only
+    assert all(t.text.split()[0] in messages[-1].text_only() for t in users)
 
 
 def test_memories_form_per_session_during_formation(vox_dataset, truth_asr):
