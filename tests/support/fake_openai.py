@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
@@ -13,11 +14,13 @@ class FakeEndpoint:
 
     Kinds: ``reply`` (a chat completion with that text), ``raw`` (those bytes), ``status`` (that
     HTTP code), ``error`` (``(code, message)``), ``sleep`` (wait, then reply). JSON bodies are
-    recorded parsed, others (multipart uploads) as bytes.
+    recorded parsed, others (multipart uploads) as bytes. With ``respond``, a request the script does
+    not cover is answered with ``respond(last message's content)``, and :attr:`prompts` records them.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, respond: Callable[[str], str] | None = None) -> None:
         self.script: list[tuple[str, object]] = []
+        self.prompts: list[str] = []
         self.requests: list[dict] = []
         self.headers: list[dict] = []
         self.paths: list[str] = []
@@ -30,7 +33,13 @@ class FakeEndpoint:
                 endpoint.requests.append(json.loads(raw) if is_json else raw)
                 endpoint.paths.append(self.path)
                 endpoint.headers.append(dict(self.headers))
-                kind, value = endpoint.script.pop(0) if endpoint.script else ("reply", "default")
+                if endpoint.script:
+                    kind, value = endpoint.script.pop(0)
+                elif respond is not None:
+                    endpoint.prompts.append(endpoint.requests[-1]["messages"][-1]["content"])
+                    kind, value = "reply", respond(endpoint.prompts[-1])
+                else:
+                    kind, value = "reply", "default"
                 if kind == "sleep":
                     time.sleep(float(value))
                     kind, value = "reply", "late"

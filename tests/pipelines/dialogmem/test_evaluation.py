@@ -6,9 +6,11 @@ import contextlib
 import csv
 import dataclasses
 import json
+import re
 from pathlib import Path
 
 import pytest
+from fake_openai import FakeEndpoint
 from small_houses import SMALL_HOUSES
 
 from memgym.core.benchmark import JobArgs
@@ -245,30 +247,9 @@ def test_hm3d_scene_stems_accept_basis_glb(tmp_path):
 @pytest.fixture
 def judge_server():
     """A chat-completions endpoint that rates 4, or replies garbage for questions starting with "What"."""
-    import threading
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
-    calls = []
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self):
-            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            prompt = body["messages"][-1]["content"]
-            calls.append(prompt)
-            reply = "maybe" if "Question: What" in prompt else "4"
-            data = json.dumps({"choices": [{"message": {"content": reply}}]}).encode()
-            self.send_response(200)
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, *args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/v1", calls
-    server.shutdown()
-    server.server_close()
+    endpoint = FakeEndpoint(respond=lambda prompt: "maybe" if "Question: What" in prompt else "4")
+    yield endpoint.base_url, endpoint.prompts
+    endpoint.close()
 
 
 def test_llm_match_judge_scores_caches_and_records_unparseable_replies(dataset, tmp_path, judge_server):
@@ -293,43 +274,25 @@ def test_llm_match_judge_scores_caches_and_records_unparseable_replies(dataset, 
     assert len(calls) == sum(1 for r in qa if r["prompt"].startswith("What"))
 
 
+def _write_or_audit(prompt: str) -> str:
+    """'yes' to an audit, residents to an invention request, else the realiser prompt's content as a line."""
+    if prompt.startswith("A dialogue line must"):
+        return "yes"
+    if prompt.startswith("Invent"):
+        count = int(re.match(r"Invent (\d+) people", prompt).group(1))
+        names = ("Zoe", "Yan", "Xia", "Wim")[:count]
+        return json.dumps([{"name": n, "relationship": "roommate", "style": "formal"} for n in names])
+    content = re.search(r"nothing else about any object: (.*)\.\nRules", prompt, re.S).group(1)
+    speaker = re.search(r"spoken by (\w+),", prompt).group(1)
+    return f'{speaker}: "{content[0].upper()}{content[1:]}."\n(extra line)'
+
+
 @pytest.fixture
 def writer_server():
     """An endpoint that writes utterances from the realiser prompt's content and audits with 'yes'."""
-    import re
-    import threading
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
-    prompts = []
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self):
-            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            prompt = body["messages"][-1]["content"]
-            prompts.append(prompt)
-            if prompt.startswith("A dialogue line must"):
-                reply = "yes"
-            elif prompt.startswith("Invent"):
-                count = int(re.match(r"Invent (\d+) people", prompt).group(1))
-                names = ("Zoe", "Yan", "Xia", "Wim")[:count]
-                reply = json.dumps([{"name": n, "relationship": "roommate", "style": "formal"} for n in names])
-            else:
-                content = re.search(r"nothing else about any object: (.*)\.\nRules", prompt, re.S).group(1)
-                speaker = re.search(r"spoken by (\w+),", prompt).group(1)
-                reply = f'{speaker}: "{content[0].upper()}{content[1:]}."\n(extra line)'
-            data = json.dumps({"choices": [{"message": {"content": reply}}]}).encode()
-            self.send_response(200)
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, *args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/v1", prompts
-    server.shutdown()
-    server.server_close()
+    endpoint = FakeEndpoint(respond=_write_or_audit)
+    yield endpoint.base_url, endpoint.prompts
+    endpoint.close()
 
 
 def test_llm_realiser_and_audit_through_an_endpoint(tmp_path, writer_server):
