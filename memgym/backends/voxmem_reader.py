@@ -53,7 +53,8 @@ QUESTION_FORMS: tuple[tuple[str, str], ...] = (
     ("speaker/IE/cue_to_fact", r"what (?P<slot>.+?) did i tell you for (?P<s0>.+)"),
     ("paralinguistic/IE/cue_to_fact", r"when i sounded (?P<cue>.+?) telling you about (?P<s0>.+), what (?P<slot>.+) did i give"),
     ("sound/IE/cue_to_fact", r"when the sound of (?P<sound>.+?) could be heard in the background, what (?P<slot>.+?) did i give for (?P<s0>.+)"),
-    ("semantics/MSR/counting", r"in how many of our conversations did a (?P<slot>.+?) for (?P<s0>.+) come up"),
+    ("semantics/MSR/counting", r"in how many of our conversations was a (?P<slot>.+?) for (?P<s0>.+) given"),
+    ("semantics/MSR/counting", r"in how many of our conversations did a (?P<slot>.+?) for (?P<s0>.+) come up"),  # earlier builds
     ("speaker/MSR/counting", r"how many different people told you a (?P<slot>.+?) for (?P<s0>.+)"),
     ("paralinguistic/MSR/counting", r"in how many of our conversations about (?P<s0>.+) did i sound (?P<cue>.+)"),
     ("sound/MSR/counting", r"in how many of our conversations about (?P<s0>.+) could the sound of (?P<sound>.+) be heard"),
@@ -183,12 +184,15 @@ def heard_fact(session: HeardSession, subject: str, slot: str) -> HeardFact | No
 
     A session names the subject when its user lines and assistant replies (text, not recognised
     speech) hold the subject's content words (all of them for one or two words, all but one for
-    more), or half of those that are not also slot words together with half of the slot's words.
+    more), or as many of those that are not also slot words together with half of the slot's
+    words ("guitar" of "the guitar practice" beside "practice minutes"). One fuzzily heard word of
+    a two-word subject is not enough: "thinking" sounds like "training", but a session about
+    the fish tank does not name the puppy training.
     """
     users = session.users
     said, written = " ".join(u.words for u in users), " ".join(session.assistant)
-    own = " ".join(w for w in _words(subject) if w not in _words(slot))  # "guitar" of "the guitar practice"
-    partly = bool(own) and coverage(own, said, written) >= 0.5 and bool(slot) and coverage(slot, said) >= 0.5
+    own = " ".join(w for w in _words(subject) if w not in _words(slot))
+    partly = bool(own) and coverage(own, said, written) >= _needed(own) and bool(slot) and coverage(slot, said) >= 0.5
     if not users or (coverage(subject, said, written) < _needed(subject) and not partly):
         return None
     stated = [(line, value) for line in users for value in [stated_value(line.words)] if value is not None]

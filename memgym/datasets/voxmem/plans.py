@@ -228,7 +228,7 @@ def _msr_counting(d: _Draw, ev: str, q: dict, s0: str, s1: str):
         k = int(d.rng.integers(2, 4))
         sessions = [_ev(f"ev{i}", _fact(d, s0, values[i], str(d.rng.choice(d.users)))) for i in range(k)]
         sessions += [_hs("hs0", _fact(d, s0, "", d.asker)), _hs("hs1", _fact(d, s1, values[3], d.other()))]
-        question = f"In how many of our conversations did a {slot} for {s0} come up?"
+        question = f"In how many of our conversations was a {slot} for {s0} given?"
         return Query(**q, subjects=(s0,)), question, str(k), sessions
     if ev == "speaker":
         speakers = [str(u) for u in d.rng.choice(d.users, size=3)]

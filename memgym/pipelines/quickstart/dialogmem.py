@@ -1,7 +1,7 @@
 """DialogMem in the quickstart: every memory of the paper, the linkers, the probes and the oracle on
 the same items of two generated houses.
 
-    memgym generate dialogmem scenes=2 house.max_rooms=5 traversal.min_goals=3 traversal.max_goals=4 \\
+    memgym generate dialogmem scenes=2 house.min_rooms=4 house.max_rooms=5 traversal.min_goals=3 traversal.max_goals=4 \\
         camera.width=64 camera.height=48 --out DIR/data/episodes.jsonl
     memgym eval dialogmem dataset=DIR/data/episodes.jsonl sweep=link_quality sweep_step=100 \\
         memories=[dialogue,frames,frames+dialogue,conceptgraph,conceptgraph+dialogue,oracle] \\
@@ -23,6 +23,7 @@ from memgym.pipelines.quickstart.section import Section, markdown_part, relative
 
 GENERATE = (
     "scenes=2",
+    "house.min_rooms=4",
     "house.max_rooms=5",
     "traversal.min_goals=3",
     "traversal.max_goals=4",
