@@ -77,6 +77,7 @@ def subprocess_env() -> dict[str, str]:
         (["generate", "dialogmem", "scenes=-3"], "'scenes' = -3 is too small"),
         (["generate", "dialogmem", "scenes=100000000"], "'scenes' = 100000000 is too large"),
         (["generate", "dialogmem", "camera.width=0"], "'camera.width' = 0 is too small"),
+        (["generate", "dialogmem", "house.max_rooms=5"], "got min_rooms=6, max_rooms=5 (set both"),
         (["generate", "dialogmem", "camera.height=-48"], "'camera.height' = -48 is too small"),
         (["render", "dialogmem", "camera.width=40000"], "'camera.width' = 40000 is too large"),
         (["eval", "dialogmem", "camera.width=0"], "'camera.width' = 0 is too small"),

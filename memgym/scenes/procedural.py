@@ -70,7 +70,10 @@ class HouseConfig:
 
     def __post_init__(self) -> None:
         if not 1 <= self.min_rooms <= self.max_rooms:
-            raise MemgymError(f"house config: need 1 <= min_rooms <= max_rooms, got {self.min_rooms}, {self.max_rooms}")
+            raise MemgymError(
+                f"house config: need 1 <= min_rooms <= max_rooms, got min_rooms={self.min_rooms}, "
+                f"max_rooms={self.max_rooms} (set both when moving one past the other's default)"
+            )
         load_clutter(self.clutter)  # an unreadable statistics file is a config error now
 
 
