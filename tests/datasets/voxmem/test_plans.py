@@ -11,6 +11,7 @@ from memgym.datasets.voxmem.oracle import answer_query, transcript_candidates
 from memgym.datasets.voxmem.plans import plan_item
 from memgym.datasets.voxmem.refusal import derive_refusal, refusal_edit
 from memgym.datasets.voxmem.taxonomy import CELLS, REFUSAL, SUBTYPES
+from memgym.datasets.voxmem.topics import FAMILY_BY_NAME
 
 SOUNDS = ["dog", "rain", "siren", "clock_alarm", "vacuum_cleaner", "thunderstorm"]
 
@@ -86,3 +87,15 @@ def test_two_users_are_enough_for_every_cell(cell):
     for subtype in SUBTYPES[cell[1]]:
         plan = plan_item("p", *cell, subtype, SOUNDS, np.random.default_rng(1), users=2)
         assert plan.users == ("u0", "u1") and {s.fact.speaker for s in plan.sessions} <= {"u0", "u1"}
+
+
+def test_semantics_counting_asks_for_given_values_beside_a_mention_without_one():
+    """The count is of sessions that gave a value; a haystack on the same subject that gives none
+    ("... is still up in the air") is in the history, and the question says what is counted."""
+    for seed in range(5):
+        plan = plan_item("p", "semantics", "MSR", "counting", SOUNDS, np.random.default_rng(seed))
+        subject = plan.query.subjects[0]
+        on_subject = [s for s in plan.sessions if s.fact.subject == subject]
+        assert any(s.role == "haystack" and not s.fact.value for s in on_subject)
+        assert plan.answer == str(sum(s.role == "evidence" and bool(s.fact.value) for s in on_subject))
+        assert plan.question.endswith(f"was a {FAMILY_BY_NAME[plan.query.family].slot} for {subject} given?")
