@@ -13,11 +13,13 @@ import numpy as np
 from memgym.backends.errors import ReasonerError
 from memgym.core.episode import Episode, TaskItem
 from memgym.core.protocols import Scorer
+from memgym.datasets.dialogmem.defaults import default_construction, default_house
 from memgym.datasets.dialogmem.episode import ConstructionConfig, build_episode
 from memgym.datasets.traversal import generate_traversal
 from memgym.envs.embodied_env import EmbodiedEnv, EmbodiedEnvConfig
 from memgym.scenes.locomotion import ActionSpec, AgentState, GreedyFollower, apply_action
 from memgym.scenes.poses import yaw_from_quat
+from memgym.scenes.procedural import HouseConfig
 from memgym.scenes.spec import SceneSpec, load_scene
 from memgym.tasks.dialogmem.geodesic import object_goal_points
 from memgym.tasks.dialogmem.navigation import NavigationScorer
@@ -25,10 +27,18 @@ from memgym.tasks.dialogmem.navigation import NavigationScorer
 
 @dataclasses.dataclass(frozen=True)
 class DialogMemEnvConfig(EmbodiedEnvConfig):
-    """:class:`EmbodiedEnvConfig` plus dialogue construction and navigation execution."""
+    """:class:`EmbodiedEnvConfig` plus dialogue construction and navigation execution; the houses
+    and items it generates default to those of ``memgym generate dialogmem``
+    (:mod:`memgym.datasets.dialogmem.defaults`: 6-9 rooms with real-house clutter, items drawn among
+    the cues that single their target out)."""
 
+    house: HouseConfig = dataclasses.field(
+        default_factory=default_house,
+        metadata={"help": "house generation (the DialogMem datasets' houses unless set)"},
+    )
     construction: ConstructionConfig = dataclasses.field(
-        default_factory=ConstructionConfig, metadata={"help": "residents, dialogue and item construction"}
+        default_factory=default_construction,
+        metadata={"help": "residents, dialogue and item construction (the DialogMem datasets' unless set)"},
     )
     execute_navigation: bool = dataclasses.field(
         default=False, metadata={"help": "also roll out a path follower: execution success and SPL"}

@@ -155,3 +155,17 @@ def test_rollouts_toward_another_island_end_as_close_as_the_agent_gets():
     wall_side = 4.0 - 0.05 - env.scene.agent.radius
     assert len(path) and path[-1][0] < 4.0 and np.hypot(path[-1][0] - wall_side, path[-1][2] - 2.0) < 0.3
     assert len(env.execute(np.array([30.0, 0.0, 2.0]))) == 0  # off the grid: no rollout
+
+
+def test_generated_episodes_default_to_the_datasets_houses_and_items():
+    """An agent stepping the env meets the houses and items `memgym generate dialogmem` builds
+    (6-9 rooms with real-house clutter, unique cues), not the uncluttered houses where the category
+    alone finds most targets."""
+    from memgym.envs.dialogmem_env import DialogMemEnvConfig
+    from memgym.pipelines.dialogmem.generation import DialogMemGenerateConfig
+
+    env_config, dataset_config = DialogMemEnvConfig(), DialogMemGenerateConfig()
+    assert env_config.house == dataset_config.house and env_config.construction == dataset_config.construction
+    assert (env_config.house.min_rooms, env_config.house.max_rooms, env_config.house.clutter) == (6, 9, "hm3d_v2")
+    small = DialogMemEnv({**SMALL, "house": {"min_rooms": 3, "max_rooms": 4}}).config
+    assert small.house.clutter == "hm3d_v2" and small.construction.unique_cues  # overrides keep the rest

@@ -32,6 +32,7 @@ from memgym.core.records import from_json, write_jsonl
 from memgym.core.results import to_markdown
 from memgym.core.seeding import config_hash, episode_rng
 from memgym.core.textfiles import complete_jsonl_lines
+from memgym.datasets.dialogmem.defaults import DEFAULT_CLUTTER, DEFAULT_ROOMS, default_construction, default_house
 from memgym.datasets.dialogmem.episode import ConstructionConfig, DialogMemEpisode, build_episode
 from memgym.datasets.dialogmem.realise import LLMRealiser, TemplateRealiser
 from memgym.datasets.dialogmem.residents import profiles_from_reasoner
@@ -41,23 +42,6 @@ from memgym.datasets.traversal import TraversalConfig, generate_traversal
 from memgym.scenes.procedural import HouseConfig
 from memgym.scenes.spec import SceneSpec, load_scene
 from memgym.sensors.camera import CameraConfig
-
-DEFAULT_CLUTTER = "hm3d_v2"
-"""``house.clutter`` of generated DialogMem houses unless set: repeats of common categories after
-HM3D-Semantics (:mod:`memgym.scenes.clutter`; ``hm3d_v2`` is denser than the first default,
-``hm3d``, which the scene specs of datasets built with it still name), with ``construction.unique_cues=true`` (items drawn
-among the cues that single their target out of its repeated category). Both are added fields: at
-these defaults the config keeps the hash it had before they existed; ``house.clutter=none
-construction.unique_cues=false`` rebuilds the datasets made before."""
-DEFAULT_ROOMS = (6, 9)
-"""``house.min_rooms`` / ``house.max_rooms`` of generated DialogMem houses unless set. Real
-annotated houses have many rooms (HM3D-Semantics: 3,100 rooms in 216 spaces, 14.4 per space), so
-bedrooms, offices and hallways repeat and so do their beds, wardrobes, desks and lamps; with
-:class:`~memgym.scenes.procedural.HouseConfig`'s 4-7 rooms, the rooms were full before the clutter
-file's repeats were placed (64% of them placed) and 30.3-31.5% of navigation targets on the default
-datasets of seeds 0-4 were the only observed object of their category; with 6-9 rooms 24.4-26.8%
-(docs/dialogmem.md). This default changed the config hash; ``house.min_rooms=4 house.max_rooms=7``
-gives the earlier default's hash and rebuilds its datasets exactly."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -79,9 +63,7 @@ class DialogMemGenerateConfig:
         metadata={"help": "hm3d: folder of GOAT-style <name>.json(.gz) annotations (default: beside each scene)"},
     )
     house: HouseConfig = field(
-        default_factory=lambda: HouseConfig(
-            clutter=DEFAULT_CLUTTER, min_rooms=DEFAULT_ROOMS[0], max_rooms=DEFAULT_ROOMS[1]
-        ),
+        default_factory=default_house,
         metadata={
             "help": f"procedural houses ({DEFAULT_ROOMS[0]}-{DEFAULT_ROOMS[1]} rooms, clutter {DEFAULT_CLUTTER} unless "
             "set; clutter=none: the houses before clutter)"
@@ -90,7 +72,7 @@ class DialogMemGenerateConfig:
     traversal: TraversalConfig = field(default_factory=TraversalConfig, metadata={"help": "traversals"})
     camera: CameraConfig = field(default_factory=CameraConfig, metadata={"help": "camera stored with traversals"})
     construction: ConstructionConfig = field(
-        default_factory=lambda: ConstructionConfig(unique_cues=True),
+        default_factory=default_construction,
         metadata={"help": "dialogue and items (unique_cues defaults to true; false: as before clutter)"},
     )
     realiser: Literal["template", "llm"] = field(default="template", metadata={"help": "utterance writer"})
