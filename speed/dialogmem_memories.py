@@ -2,7 +2,8 @@
 
 ``python -m speed dialogmem_memories [--size 256] [--goals 5] [--memories a,b] [--perception simulated]
 [--adjacent]``. One DialogMem
-episode is generated (house 0); its formation stream is played through ``DialogMemEnv`` once to
+episode is generated (house 0, as ``DialogMemEnv`` builds houses by default: the datasets' 6-9 rooms
+with real-house clutter); its formation stream is played through ``DialogMemEnv`` once to
 time rendering (RGB-D + semantic frames, as a visual memory's evaluation renders them, and the
 observation dicts, the baseline; the process's frame cache is off, so every repeat renders), and the observations are kept. Each memory (every registered memory defined under
 ``memgym.memory.embodied``, or those named with ``--memories``) is then reset and fed the same
