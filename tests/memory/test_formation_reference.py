@@ -14,9 +14,11 @@ import pytest
 
 from memgym.core.registry import MEMORIES
 from memgym.envs.dialogmem_env import DialogMemEnv
-from memgym.memory.embodied import detections, perception, simulated_detector
+from memgym.memory.embodied import backproject as backprojection
+from memgym.memory.embodied import detections, object_map, perception, simulated_detector
 from memgym.memory.embodied.backproject import backproject, valid_depth, voxel_keys
-from memgym.memory.embodied.object_map import ObjectMap
+from memgym.memory.embodied.object_map import KeySet, ObjectMap
+from memgym.memory.embodied.perception_errors import frame_rng
 from tests.memory.test_visual_memory import SMALL
 
 EPISODE = {**SMALL, "traversal": {"min_goals": 2, "max_goals": 2}, "camera": {"width": 96, "height": 96}}
@@ -35,11 +37,19 @@ def formation():
     return env.episode, observations
 
 
-def reference_best_match(self, view, low, high):
-    """Every touching instance measured (grid overlap, grown-box share); the first most similar above the threshold."""
-    cells = voxel_keys(view.points, 2 * self.voxel)
+def reference_voxel_keys(points, voxel):
+    cells = np.floor(np.asarray(points) / voxel).astype(np.int64) + (1 << 20)
+    return (cells[:, 0] << 42) | (cells[:, 1] << 21) | cells[:, 2]
+
+
+def reference_best_match(self, view, low, high, cells=None):
+    """Every instance whose box is near measured (grid overlap, grown-box share); the first most
+    similar above the threshold."""
+    cells = reference_voxel_keys(view.points, 2 * self.voxel)
+    margin = 2 * self.voxel
+    near = np.all((self._boxes[:, 0] <= high + margin) & (self._boxes[:, 1] >= low - margin), axis=1)
     best, best_sim = -1, self.threshold
-    for k in self._candidates(low, high):
+    for k in np.flatnonzero(near):
         instance = self.instances[k]
         grown_low, grown_high = self._boxes[k, 0] - self.voxel, self._boxes[k, 1] + self.voxel
         inside = np.mean(np.all((view.points >= grown_low) & (view.points <= grown_high), axis=1))
@@ -55,9 +65,8 @@ def reference_add_voxels(instance, points, keys, cells):
     if new.any():
         merged = np.concatenate([instance.keys, keys[new]])
         order = np.argsort(merged, kind="stable")
-        instance.keys = merged[order]
-        instance.points = np.concatenate([instance.points, points[new]])[order]
-        instance.cells = np.union1d(instance.cells, cells[new])
+        instance.voxels = KeySet(merged[order], np.concatenate([instance.points, points[new]])[order])
+        instance.grid = KeySet(np.union1d(instance.cells, cells[new]))
         instance._box = None
 
 
@@ -103,12 +112,71 @@ def reference_mask_box(mask):
     return int(rows.min()), int(cols.min()), int(rows.max()) + 1, int(cols.max()) + 1
 
 
-def reference_boundary_region(mask, radius, flip, rng, windowed=simulated_detector.boundary_region):
-    """The module's window (same draws), returned as the whole frame with its window at (0, 0)."""
-    region, (r0, c0) = windowed(mask, radius, flip, rng)
-    out = np.zeros_like(mask)
-    out[r0 : r0 + region.shape[0], c0 : c0 + region.shape[1]] = region
-    return out, (0, 0)
+def reference_grow(mask):
+    """Dilation by the 4-neighbour cross: a pixel or one of its 4 neighbours is set (padded with False)."""
+    padded = np.pad(mask, 1)
+    return mask | padded[:-2, 1:-1] | padded[2:, 1:-1] | padded[1:-1, :-2] | padded[1:-1, 2:]
+
+
+def reference_shrink(mask):
+    """Erosion by the 4-neighbour cross (outside the array counts as inside)."""
+    padded = np.pad(mask, 1, constant_values=True)
+    return mask & padded[:-2, 1:-1] & padded[2:, 1:-1] & padded[1:-1, :-2] & padded[1:-1, 2:]
+
+
+def reference_touching(a, b):
+    return bool((reference_grow(a) & b).any())
+
+
+def reference_detect(self, frame):
+    """The simulated detector on full-frame masks at every step, the outline ring as dilation minus
+    erosion; the same draws (the flips are drawn over the mask's box grown by ``|shift| + 2``)."""
+    semantic = np.asarray(frame["semantic"])
+    known = np.array(sorted(i for i in self.labels if i > 0))
+    counts = np.bincount(np.maximum(semantic, 0).reshape(-1), minlength=known.max() + 1)[known]
+    ids, counts = known[counts >= self.min_pixels], counts[counts >= self.min_pixels]
+    if not len(ids):
+        return []
+    noise = self.noise
+    rng = frame_rng(noise.seed, int(frame.get("episode_key", 0)), int(frame.get("frame_index", 0)), "detector")
+    depth = np.asarray(frame["depth"])
+    shares = reference_occluded_shares(semantic[::2, ::2], depth[::2, ::2])
+    occluded = np.array([shares.get(int(i), 0.0) for i in ids])
+    chance = noise.recall(counts / semantic.size) * (1.0 - noise.occlusion_miss * occluded)
+    kept = rng.random(len(ids)) < chance
+    found = [[semantic == i, self.labels[int(i)], float(c)] for i, c, k in zip(ids, chance, kept) if k]
+    for i in range(len(found)):
+        for j in range(i + 1, len(found)):
+            a, b = found[i][0], found[j][0]
+            if found[i][1] != found[j][1] or not a.any() or not b.any() or not reference_touching(a, b):
+                continue
+            if rng.random() < noise.merge:
+                found[i][0], found[j][0] = a | b, np.zeros_like(b)
+    pieces = []
+    for mask, label, score in (f for f in found if f[0].any()):
+        if rng.random() < noise.split and mask.sum() >= 2 * self.min_pixels:
+            pieces += [(half, label, score) for half in simulated_detector.split_mask(mask)]
+        else:
+            pieces.append((mask, label, score))
+    out = []
+    for mask, label, score in pieces:
+        shift = int(rng.integers(-noise.boundary_px, noise.boundary_px + 1)) if noise.boundary_px else 0
+        pad = abs(shift) + 2
+        r0, c0, r1, c1 = reference_mask_box(mask)
+        r0, c0, r1, c1 = max(r0 - pad, 0), max(c0 - pad, 0), r1 + pad, c1 + pad  # where the flips are drawn
+        for _ in range(abs(shift)):
+            mask = reference_grow(mask) if shift > 0 else reference_shrink(mask)
+        if noise.boundary_flip > 0 and mask.any():
+            flips = np.zeros_like(mask)
+            flips[r0:r1, c0:c1] = rng.random(flips[r0:r1, c0:c1].shape) < noise.boundary_flip
+            ring = reference_grow(mask) & ~reference_shrink(mask)
+            mask = mask ^ (ring & flips)
+        label = self.confused(label, rng)
+        if mask.sum() < max(self.min_pixels, 1):
+            continue
+        box = reference_mask_box(mask)
+        out.append(detections.Detection(mask, label, score, box, detections.crop_of(np.asarray(frame["rgb"]), box)))
+    return out
 
 
 def reference_mask_sources(semantic, mask, box=None):
@@ -119,13 +187,13 @@ def reference_mask_sources(semantic, mask, box=None):
 
 
 def use_references(monkeypatch):
+    for module in (backprojection, perception, object_map):
+        monkeypatch.setattr(module, "voxel_keys", reference_voxel_keys)
     monkeypatch.setattr(ObjectMap, "_best_match", reference_best_match)
     monkeypatch.setattr(ObjectMap, "_add_voxels", staticmethod(reference_add_voxels))
     monkeypatch.setattr(perception.Perception, "lift", reference_lift)
     monkeypatch.setattr(perception, "mask_sources", reference_mask_sources)
-    monkeypatch.setattr(simulated_detector, "occluded_shares", reference_occluded_shares)
-    monkeypatch.setattr(simulated_detector, "boundary_region", reference_boundary_region)
-    monkeypatch.setattr(simulated_detector, "mask_box", reference_mask_box)
+    monkeypatch.setattr(simulated_detector.SimulatedDetector, "detect", reference_detect)
     monkeypatch.setattr(detections.Detection, "coverage", property(lambda d: float(d.mask.mean())))
 
 
@@ -210,6 +278,16 @@ def test_association_equals_the_reference_on_random_views(monkeypatch, threshold
     with monkeypatch.context() as patch:
         patch.setattr(ObjectMap, "_best_match", reference_best_match)
         patch.setattr(ObjectMap, "_add_voxels", staticmethod(reference_add_voxels))
+        patch.setattr(object_map, "voxel_keys", reference_voxel_keys)
         slow = associate()
     assert len({i for frame in fast[0] for i in frame}) > 3  # several instances, several merges
     assert_identical(fast, slow)
+
+
+def test_voxel_keys_equal_the_numpy_statement_at_cell_boundaries():
+    rng = np.random.default_rng(3)
+    points = np.concatenate(
+        [rng.uniform(-30.0, 30.0, (500, 3)), np.round(rng.uniform(-3.0, 3.0, (500, 3)) / 0.05) * 0.05]
+    )  # the second half on (or next to) cell boundaries
+    for size in (0.05, 0.1, 0.25):
+        assert np.array_equal(voxel_keys(points, size), reference_voxel_keys(points, size))

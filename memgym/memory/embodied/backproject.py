@@ -18,6 +18,7 @@ import math
 import numpy as np
 import open3d as o3d
 
+from memgym.memory.embodied.association_kernels import cell_keys
 from memgym.scenes.poses import quat_to_matrix
 
 
@@ -81,9 +82,10 @@ def valid_depth(depth: np.ndarray, camera: CameraModel) -> np.ndarray:
 
 
 def voxel_keys(points: np.ndarray, voxel: float) -> np.ndarray:
-    """``(N,) int64`` key of the ``voxel``-m grid cell of each ``(N, 3)`` point (|coords| < 50 km)."""
-    cells = np.floor(np.asarray(points) / voxel).astype(np.int64) + (1 << 20)
-    return (cells[:, 0] << 42) | (cells[:, 1] << 21) | cells[:, 2]
+    """``(N,) int64`` key of the ``voxel``-m grid cell of each ``(N, 3)`` point (|coords| < 50 km):
+    ``floor(points / voxel) + 2**20`` per axis, packed as ``x << 42 | y << 21 | z`` (ordering keys
+    orders cells by x, then y, then z)."""
+    return cell_keys(np.asarray(points, np.float64).reshape(-1, 3), float(voxel))
 
 
 def voxel_downsample(points: np.ndarray, voxel: float) -> np.ndarray:

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from memgym.core.errors import MemgymError
+from memgym.memory.embodied.pixel_kernels import label_boxes
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -113,6 +114,12 @@ class GroundTruthDetector(Detector):
 
     def visible(self, frame: Mapping[str, Any]) -> tuple[np.ndarray, np.ndarray]:
         """``(K,)`` ids of the labelled instances of >= ``min_pixels`` pixels (ascending) and their pixel counts."""
+        ids, counts, _ = self.located(frame)
+        return ids, counts
+
+    def located(self, frame: Mapping[str, Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`visible`'s ids and counts, and ``(K, 4)`` the bounding box ``(row0, col0, row1,
+        col1)`` (end exclusive) of each in the frame."""
         if "semantic" not in frame:
             raise MemgymError(
                 "detector 'gt' reads the 'semantic' observation; build the env with semantic=True "
@@ -123,10 +130,7 @@ class GroundTruthDetector(Detector):
                 "detector 'gt' has no instance-id -> category table; call the memory's bind_episode(episode) "
                 "(the evaluation loop does) or set_labels({...})"
             )
-        semantic = np.asarray(frame["semantic"]).reshape(-1)
         known = self._ids[self._ids > 0]  # semantic ids of objects are > 0; 0 is no object
-        if semantic.size and semantic.min() < 0:
-            semantic = np.maximum(semantic, 0)
-        counts = np.bincount(semantic, minlength=int(known.max(initial=0)) + 1)
+        counts, boxes = label_boxes(np.asarray(frame["semantic"]), int(known.max(initial=0)) + 1)
         ids = known[counts[known] >= self.min_pixels]
-        return ids, counts[ids]
+        return ids, counts[ids], boxes[ids]

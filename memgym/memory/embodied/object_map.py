@@ -26,9 +26,72 @@ from typing import Any
 
 import numpy as np
 
+from memgym.memory.embodied.association_kernels import (
+    absent,
+    boxes_near,
+    merge_sorted,
+    shares_inside,
+)
 from memgym.memory.embodied.backproject import remove_outliers, voxel_downsample, voxel_keys
 from memgym.memory.embodied.perception import ObjectView
 from memgym.sensors.sightings import count_sightings, seen_frames
+
+MERGE_AT = 64
+"""Added keys a :class:`KeySet` holds apart beyond a quarter of its size before merging them in."""
+
+
+class KeySet:
+    """Sorted int64 keys (voxel or cell keys), each with an optional row of values, grown by adding
+    keys it lacks. Added keys are kept in a second, small sorted array and merged into the main
+    one when the set is read or the second outgrows :data:`MERGE_AT` + a quarter of the first
+    (equal keys keep the order of addition: the result of a stable sort of all keys in the order
+    added), so adding a few keys to a large set does not copy the set.
+
+    Args:
+        keys: ``(N,) int64`` sorted keys.
+        rows: ``(N, D)`` values of the keys, or None.
+    """
+
+    def __init__(self, keys: np.ndarray, rows: np.ndarray | None = None) -> None:
+        self._with_rows = rows is not None
+        self._keys = np.asarray(keys, np.int64)
+        self._rows = np.asarray(rows) if rows is not None else np.zeros((len(keys), 0))
+        self._clear_added()
+
+    @property
+    def keys(self) -> np.ndarray:
+        """``(N,) int64`` the keys, sorted."""
+        self._merge_added()
+        return self._keys
+
+    @property
+    def rows(self) -> np.ndarray | None:
+        """``(N, D)`` the rows, in the order of :attr:`keys` (None for a set without rows)."""
+        self._merge_added()
+        return self._rows if self._with_rows else None
+
+    def missing(self, keys: np.ndarray) -> np.ndarray:
+        """``(M,) bool``: which of ``keys`` ``(M,) int64`` the set lacks."""
+        return absent(keys, self._keys, self._added_keys)
+
+    def add(self, keys: np.ndarray, rows: np.ndarray | None = None) -> None:
+        """Add ``keys`` ``(M,) int64`` the set lacks (see :meth:`missing`) and their ``rows`` ``(M, D)``."""
+        if not len(keys):
+            return
+        order = np.argsort(keys, kind="stable")
+        rows = rows[order] if rows is not None else np.zeros((len(keys), 0))
+        self._added_keys, self._added_rows = merge_sorted(self._added_keys, self._added_rows, keys[order], rows)
+        if len(self._added_keys) > MERGE_AT + len(self._keys) // 4:  # each key is copied O(1) times
+            self._merge_added()
+
+    def _merge_added(self) -> None:
+        if len(self._added_keys):
+            self._keys, self._rows = merge_sorted(self._keys, self._rows, self._added_keys, self._added_rows)
+            self._clear_added()
+
+    def _clear_added(self) -> None:
+        self._added_keys = np.zeros(0, np.int64)
+        self._added_rows = np.zeros((0, self._rows.shape[1]), self._rows.dtype)
 
 
 @dataclasses.dataclass(eq=False)
@@ -37,9 +100,8 @@ class Instance:
 
     Attributes:
         id: ``obj_<n>`` in order of creation.
-        points: ``(M, 3)`` voxel centroids of the fused cloud, metres, sorted by voxel key.
-        keys: ``(M,)`` their sorted voxel keys.
-        cells: sorted unique keys of the coarse association grid (``2 * voxel``) it occupies.
+        voxels: its voxels' keys, each with the ``(3,)`` centroid it was first seen with, metres.
+        grid: the keys of the coarse association grid (``2 * voxel``) cells it occupies.
         votes: label -> number of views with that label.
         crop: the crop of its largest view.
         crop_coverage: that view's frame coverage.
@@ -48,15 +110,29 @@ class Instance:
     """
 
     id: str
-    points: np.ndarray
-    keys: np.ndarray
-    cells: np.ndarray
+    voxels: KeySet
+    grid: KeySet
     votes: collections.Counter
     crop: np.ndarray
     crop_coverage: float
     frames: dict[int, float]
     embedding: np.ndarray | None = None
     _box: np.ndarray | None = None
+
+    @property
+    def points(self) -> np.ndarray:
+        """``(M, 3)`` voxel centroids of the fused cloud, metres, sorted by voxel key."""
+        return self.voxels.rows
+
+    @property
+    def keys(self) -> np.ndarray:
+        """``(M,)`` the sorted voxel keys of :attr:`points`."""
+        return self.voxels.keys
+
+    @property
+    def cells(self) -> np.ndarray:
+        """Sorted unique keys of the coarse association grid cells it occupies."""
+        return self.grid.keys
 
     @property
     def label(self) -> str:
@@ -104,9 +180,8 @@ class Instance:
         points = np.asarray(state["points"], float).reshape(-1, 3)
         return cls(
             id=str(state["id"]),
-            points=points,
-            keys=voxel_keys(points, voxel),
-            cells=np.unique(voxel_keys(points, 2 * voxel)),
+            voxels=KeySet(voxel_keys(points, voxel), points),
+            grid=KeySet(np.unique(voxel_keys(points, 2 * voxel))),
             votes=collections.Counter({str(k): int(v) for k, v in state["votes"].items()}),
             crop=np.asarray(state["crop"], np.uint8),
             crop_coverage=float(state["crop_coverage"]),
@@ -136,38 +211,36 @@ class ObjectMap:
         for index in sorted(range(len(views)), key=lambda k: -len(views[k].points)):
             view = views[index]
             low, high = view.points.min(0), view.points.max(0)
-            best = self._best_match(view, low, high)
+            cells = voxel_keys(view.points, 2 * self.voxel)
+            best = self._best_match(view, low, high, cells)
             if best < 0:
                 self._create(view)
                 self._boxes = np.concatenate([self._boxes, [[low, high]]])
                 best = len(self.instances) - 1
             else:
-                keys, cells = voxel_keys(view.points, self.voxel), voxel_keys(view.points, 2 * self.voxel)
-                self._merge(self.instances[best], view, keys, cells)
+                self._merge(self.instances[best], view, voxel_keys(view.points, self.voxel), cells)
                 np.minimum(self._boxes[best, 0], low, out=self._boxes[best, 0])
                 np.maximum(self._boxes[best, 1], high, out=self._boxes[best, 1])
             ids[index] = self.instances[best].id
         return ids
 
-    def _best_match(self, view: ObjectView, low: np.ndarray, high: np.ndarray) -> int:
+    def _best_match(self, view: ObjectView, low: np.ndarray, high: np.ndarray, cells: np.ndarray) -> int:
         """Index of the instance ``view`` merges into (the first of the most similar ones above the
-        threshold), or -1. Geometric similarity is at most 1, so a candidate whose semantic
+        threshold), or -1 (``low``/``high``: the corners of its points' box, ``cells``: their
+        coarse-grid keys). Geometric similarity is at most 1, so a candidate whose semantic
         similarity + 1 does not beat the best so far cannot win and is skipped unmeasured; the
         grid overlap is measured only where the box share is below 1."""
         candidates = self._candidates(low, high)
         semantic = [self.semantic(view, self.instances[k]) for k in candidates]
         hopeful = [k for k, s in zip(candidates, semantic) if not 1.0 + s <= self.threshold]
-        inside = dict(zip(hopeful, self._inside(view.points, np.array(hopeful, int))))
-        cells = None
+        inside = dict(zip(hopeful, shares_inside(view.points, self._boxes, np.array(hopeful, np.int64), self.voxel)))
         best, best_sim = -1, self.threshold
         for k, s in zip(candidates, semantic):
             if 1.0 + s <= best_sim:
                 continue
             geometric = inside[k]
             if geometric < 1.0:
-                if cells is None:
-                    cells = voxel_keys(view.points, 2 * self.voxel)
-                geometric = max(self.overlap(cells, self.instances[k].cells), geometric)
+                geometric = max(self.overlap(cells, self.instances[k].grid), geometric)
             if geometric <= 0:
                 continue
             sim = geometric + s
@@ -176,19 +249,9 @@ class ObjectMap:
         return best
 
     @staticmethod
-    def overlap(cells: np.ndarray, instance_cells: np.ndarray) -> float:
-        """Fraction of ``cells`` (one per view voxel) present in the sorted ``instance_cells``."""
-        at = np.minimum(np.searchsorted(instance_cells, cells), len(instance_cells) - 1)
-        return int(np.count_nonzero(instance_cells[at] == cells)) / len(cells)
-
-    def _inside(self, points: np.ndarray, which: np.ndarray) -> np.ndarray:
-        """``(K,)`` fraction of ``points`` inside each instance ``which`` ``(K,)``'s bounding box
-        grown by one voxel."""
-        if not len(which):
-            return np.zeros(0)
-        low, high = self._boxes[which, 0] - self.voxel, self._boxes[which, 1] + self.voxel
-        inside = np.all((points[None] >= low[:, None]) & (points[None] <= high[:, None]), axis=2)
-        return np.count_nonzero(inside, axis=1) / len(points)
+    def overlap(cells: np.ndarray, grid: KeySet) -> float:
+        """Fraction of ``cells`` (one per view voxel) present in an instance's ``grid``."""
+        return int(np.count_nonzero(~grid.missing(cells))) / len(cells)
 
     @staticmethod
     def semantic(view: ObjectView, instance: Instance) -> float:
@@ -202,18 +265,15 @@ class ObjectMap:
         """Instances whose bounding box touches ``[low, high]`` grown by one coarse cell."""
         if not len(self.instances):
             return np.zeros(0, int)
-        margin = 2 * self.voxel
-        touching = np.all((self._boxes[:, 0] <= high + margin) & (self._boxes[:, 1] >= low - margin), axis=1)
-        return np.flatnonzero(touching)
+        return boxes_near(self._boxes, low, high, 2 * self.voxel)
 
     def _create(self, view: ObjectView) -> None:
         points = voxel_downsample(view.points, self.voxel)
         self.instances.append(
             Instance(
                 id=f"obj_{len(self.instances)}",
-                points=points,
-                keys=voxel_keys(points, self.voxel),
-                cells=np.unique(voxel_keys(points, 2 * self.voxel)),
+                voxels=KeySet(voxel_keys(points, self.voxel), points),
+                grid=KeySet(np.unique(voxel_keys(points, 2 * self.voxel))),
                 votes=collections.Counter({view.label: 1}),
                 crop=view.crop,
                 crop_coverage=view.coverage,
@@ -240,14 +300,11 @@ class ObjectMap:
         """Add the ``(N, 3)`` ``points`` whose fine ``keys`` the instance lacks, and their coarse
         ``cells``; its points stay sorted by key (new equal keys in the order given: a stable sort of
         old + new)."""
-        at = np.minimum(np.searchsorted(instance.keys, keys), len(instance.keys) - 1)
-        new = instance.keys[at] != keys
+        new = instance.voxels.missing(keys)
         if new.any():
-            order = np.argsort(keys[new], kind="stable")
-            fresh = insertion_slots(instance.keys, keys[new][order])
-            instance.keys = spliced(instance.keys, keys[new][order], fresh)
-            instance.points = spliced(instance.points, points[new][order], fresh)
-            instance.cells = sorted_union(instance.cells, cells[new])
+            instance.voxels.add(keys[new], points[new])
+            cells = np.unique(cells[new])
+            instance.grid.add(cells[instance.grid.missing(cells)])
             instance._box = None
 
     def state(self) -> list[dict[str, Any]]:
@@ -258,28 +315,3 @@ class ObjectMap:
         """Restore :meth:`state` output."""
         self.instances = [Instance.from_state(s, self.voxel) for s in states]
         self._boxes = np.array([np.asarray(s["bounds"], float) for s in states]).reshape(-1, 2, 3)
-
-
-def sorted_union(sorted_unique: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """``np.union1d(sorted_unique, values)`` for a sorted duplicate-free first array, without
-    re-sorting it (``values`` are few, the first array large)."""
-    values = np.unique(values)
-    at = np.minimum(np.searchsorted(sorted_unique, values), len(sorted_unique) - 1)
-    missing = values[sorted_unique[at] != values]
-    return spliced(sorted_unique, missing, insertion_slots(sorted_unique, missing))
-
-
-def insertion_slots(sorted_old: np.ndarray, added: np.ndarray) -> np.ndarray:
-    """``(N + M,) bool``: where the sorted ``added`` ``(M,)`` land when merged into the sorted
-    ``sorted_old`` ``(N,)``, each after the old keys equal to it (a stable sort of old + added)."""
-    fresh = np.zeros(len(sorted_old) + len(added), bool)
-    fresh[np.searchsorted(sorted_old, added, side="right") + np.arange(len(added))] = True
-    return fresh
-
-
-def spliced(old: np.ndarray, added: np.ndarray, fresh: np.ndarray) -> np.ndarray:
-    """``old`` ``(N, ...)`` and ``added`` ``(M, ...)`` interleaved: ``added`` where ``fresh`` is set."""
-    out = np.empty((len(fresh), *old.shape[1:]), np.result_type(old, added))
-    out[fresh] = added
-    out[~fresh] = old
-    return out

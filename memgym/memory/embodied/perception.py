@@ -19,10 +19,11 @@ from typing import Any
 
 import numpy as np
 
-from memgym.memory.embodied.backproject import CameraModel, backproject, valid_depth, voxel_keys
+from memgym.memory.embodied.backproject import CameraModel, backproject, voxel_keys
 from memgym.memory.embodied.detections import Detection, Detector
 from memgym.memory.embodied.encoders import ImageTextEncoder
 from memgym.memory.embodied.perception_errors import SensorErrors
+from memgym.memory.embodied.pixel_kernels import owned_pixels
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -119,20 +120,32 @@ class Perception:
         ``index``: the frame, for the sensor's depth noise)."""
         w = depth.shape[1]
         first, step = self.stride // 2, self.stride
-        grid = (slice(first, None, step), slice(first, None, step))  # the back-projected pixel grid
-        owner = np.full(depth[grid].shape, -1, np.int64)
+        grid_depth = depth[first::step, first::step]  # the back-projected pixel grid
+        owner = np.full(grid_depth.shape, -1, np.int64)
         for k, detection in enumerate(detections):  # later detections win overlapping pixels
-            owner[detection.mask[grid]] = k
-        hit = valid_depth(depth[grid], self.camera) & (owner >= 0)
-        if not hit.any():  # masks too small for the pixel step, or beyond the depth clip
+            r0, c0, r1, c1 = detection.box  # holds every pixel of the mask: only its grid pixels are read
+            rows = grid_span(r0, r1, first, step, owner.shape[0])
+            cols = grid_span(c0, c1, first, step, owner.shape[1])
+            on_grid = detection.mask[
+                first + rows.start * step : first + rows.stop * step : step,
+                first + cols.start * step : first + cols.stop * step : step,
+            ]
+            owner[rows, cols][on_grid] = k
+        cells, which, values = owned_pixels(owner, grid_depth, grid_depth.dtype.type(self.camera.max_depth * 0.999))
+        if not len(cells):  # masks too small for the pixel step, or beyond the depth clip
             return [np.zeros((0, 3)) for _ in detections]
-        rows, cols = np.nonzero(hit)
+        rows, cols = np.divmod(cells, owner.shape[1])
         pixels = (rows * step + first) * w + (cols * step + first)  # ascending flat indices
-        values = depth[grid][hit].astype(np.float64)
         if self.sensor is not None:
             values = self.sensor.noisy_depth(values, index)
         points = backproject(depth, pixels, position, rotation, self.camera, values)
-        return voxel_centroids(points, owner[hit], self.voxel, len(detections))
+        return voxel_centroids(points, which, self.voxel, len(detections))
+
+
+def grid_span(start: int, stop: int, first: int, step: int, size: int) -> slice:
+    """The indices ``j < size`` of the grid pixels ``first + j * step`` in ``[start, stop)``, as a slice."""
+    begin = min(max(-((first - start) // step), 0), size)
+    return slice(begin, min(max(-((first - stop) // step), begin), size))
 
 
 def voxel_centroids(points: np.ndarray, which: np.ndarray, voxel: float, count: int) -> list[np.ndarray]:

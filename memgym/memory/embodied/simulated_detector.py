@@ -26,6 +26,7 @@ Masks left with fewer than ``min_pixels`` pixels are dropped. The score is the d
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -33,8 +34,40 @@ import numpy as np
 
 from memgym.memory.embodied.detections import Detection, GroundTruthDetector, crop_of, mask_box
 from memgym.memory.embodied.perception_errors import PerceptionNoise, frame_rng, similar_labels
+from memgym.memory.embodied.pixel_kernels import grow, outline, outline_counts, shrink
 
-Found = tuple[np.ndarray, str, float]
+
+@dataclasses.dataclass(frozen=True)
+class Patch:
+    """A mask of the frame stored as a window of it: ``mask`` ``(h, w) bool`` at ``(row, col)``
+    (the frame is empty outside the window). Every step before the final masks works on windows:
+    a frame's detections are a few small objects, and full-frame passes per detection cost more
+    than the rest of the step."""
+
+    mask: np.ndarray
+    row: int
+    col: int
+
+    def box(self) -> tuple[int, int, int, int]:
+        """``(row0, col0, row1, col1)`` of the mask's pixels in the frame (end exclusive; non-empty mask)."""
+        r0, c0, r1, c1 = mask_box(self.mask)
+        return self.row + r0, self.col + c0, self.row + r1, self.col + c1
+
+    def within(self, box: tuple[int, int, int, int]) -> np.ndarray:
+        """The mask inside ``box`` ``(row0, col0, row1, col1)`` of the frame, as a new ``bool`` array."""
+        r0, c0, r1, c1 = box
+        out = np.zeros((r1 - r0, c1 - c0), bool)
+        h, w = self.mask.shape
+        top, left = max(self.row, r0), max(self.col, c0)
+        bottom, right = min(self.row + h, r1), min(self.col + w, c1)
+        if top < bottom and left < right:
+            out[top - r0 : bottom - r0, left - c0 : right - c0] = self.mask[
+                top - self.row : bottom - self.row, left - self.col : right - self.col
+            ]
+        return out
+
+
+Found = tuple[Patch, str, float]
 """A detected mask, its label and its detection chance."""
 
 NEARER = 0.05
@@ -57,24 +90,26 @@ class SimulatedDetector(GroundTruthDetector):
         self.noise = noise
 
     def detect(self, frame: Mapping[str, Any]) -> list[Detection]:
-        ids, counts = self.visible(frame)
+        ids, counts, boxes = self.located(frame)
         if not len(ids):
             return []
         rng = frame_rng(self.noise.seed, int(frame.get("episode_key", 0)), int(frame.get("frame_index", 0)), "detector")
         semantic = np.asarray(frame["semantic"])
-        shares = occluded_shares(semantic[::2, ::2], np.asarray(frame["depth"])[::2, ::2])
-        found = self.misses(semantic, ids, counts, shares, rng)
+        occluded = occluded_share(semantic[::2, ::2], np.asarray(frame["depth"])[::2, ::2], ids)
+        found = self.misses(semantic, ids, counts, boxes, occluded, rng)
         found = self.splits(self.merges(found, rng), rng)
         rgb = np.asarray(frame["rgb"])
         detections = []
-        for mask, label, chance in found:
-            region, (r0, c0) = boundary_region(mask, self.noise.boundary_px, self.noise.boundary_flip, rng)
+        for patch, label, chance in found:
+            region, (r0, c0) = boundary_region(
+                patch, semantic.shape, self.noise.boundary_px, self.noise.boundary_flip, rng
+            )
             label = self.confused(label, rng)
-            if not region.any() or np.count_nonzero(region) < self.min_pixels:
+            if np.count_nonzero(region) < max(self.min_pixels, 1):
                 continue
             rr0, cc0, rr1, cc1 = mask_box(region)
             box = (r0 + rr0, c0 + cc0, r0 + rr1, c0 + cc1)
-            mask = np.zeros_like(mask)
+            mask = np.zeros(semantic.shape, bool)
             mask[box[0] : box[2], box[1] : box[3]] = region[rr0:rr1, cc0:cc1]
             detections.append(Detection(mask, label, chance, box, crop_of(rgb, box)))
         return detections
@@ -84,36 +119,42 @@ class SimulatedDetector(GroundTruthDetector):
         semantic: np.ndarray,
         ids: np.ndarray,
         counts: np.ndarray,
-        shares: Mapping[int, float],
+        boxes: np.ndarray,
+        occluded: np.ndarray,
         rng: np.random.Generator,
     ) -> list[Found]:
-        """``(mask, label, detection chance)`` of the instances detected (step 1): ``ids`` and their
-        pixel ``counts`` in ``semantic``; ``shares``: instance id -> occluded share of its outline."""
-        occluded = np.array([shares.get(int(i), 0.0) for i in ids])
+        """``(patch, label, detection chance)`` of the instances detected (step 1): ``ids`` ``(K,)``,
+        their pixel ``counts`` ``(K,)`` and ``boxes`` ``(K, 4)`` in ``semantic``, ``occluded``
+        ``(K,)``: the occluded share of each one's outline."""
         chance = self.noise.recall(counts / semantic.size) * (1.0 - self.noise.occlusion_miss * occluded)
         kept = rng.random(len(ids)) < chance
-        return [(semantic == i, self.labels[int(i)], float(c)) for i, c, k in zip(ids, chance, kept) if k]
+        return [
+            (instance_patch(semantic, int(i), box), self.labels[int(i)], float(c))
+            for i, box, c, k in zip(ids, boxes, chance, kept)
+            if k
+        ]
 
     def merges(self, found: list[Found], rng: np.random.Generator) -> list[Found]:
         """Touching same-category masks joined with chance ``merge`` (step 2)."""
-        found = list(found)
-        for i in range(len(found)):
-            for j in range(i + 1, len(found)):
-                (a, label, chance), (b, other, _) = found[i], found[j]
-                if label != other or not a.any() or not b.any() or not touching(a, b):
+        slots: list[Found | None] = list(found)
+        for i in range(len(slots)):
+            for j in range(i + 1, len(slots)):
+                first, second = slots[i], slots[j]
+                if first is None or second is None or first[1] != second[1] or not patches_touch(first[0], second[0]):
                     continue
                 if rng.random() < self.noise.merge:
-                    found[i], found[j] = (a | b, label, chance), (np.zeros_like(b), other, 0.0)
-        return [f for f in found if f[0].any()]
+                    slots[i], slots[j] = (union(first[0], second[0]), first[1], first[2]), None
+        return [f for f in slots if f is not None]
 
     def splits(self, found: list[Found], rng: np.random.Generator) -> list[Found]:
         """Masks cut in two along their principal axis with chance ``split`` (step 3)."""
         out = []
-        for mask, label, chance in found:
-            if rng.random() < self.noise.split and mask.sum() >= 2 * self.min_pixels:
-                out += [(half, label, chance) for half in split_mask(mask)]
+        for patch, label, chance in found:
+            if rng.random() < self.noise.split and np.count_nonzero(patch.mask) >= 2 * self.min_pixels:
+                halves = split_mask(patch.mask, (patch.row, patch.col))
+                out += [(Patch(half, patch.row, patch.col), label, chance) for half in halves]
             else:
-                out.append((mask, label, chance))
+                out.append((patch, label, chance))
         return out
 
     def confused(self, label: str, rng: np.random.Generator) -> str:
@@ -125,29 +166,53 @@ class SimulatedDetector(GroundTruthDetector):
         return others[int(rng.integers(len(others)))]
 
 
+def instance_patch(semantic: np.ndarray, instance: int, box: np.ndarray) -> Patch:
+    """The pixels of ``instance`` in the ``(H, W)`` id image ``semantic``, in its ``box``
+    ``(row0, col0, row1, col1)``."""
+    r0, c0, r1, c1 = (int(v) for v in box)
+    return Patch(semantic[r0:r1, c0:c1] == instance, r0, c0)
+
+
+def union(a: Patch, b: Patch) -> Patch:
+    """The pixels of ``a`` or ``b``, as a window holding both."""
+    ha, wa = a.mask.shape
+    hb, wb = b.mask.shape
+    box = (min(a.row, b.row), min(a.col, b.col), max(a.row + ha, b.row + hb), max(a.col + wa, b.col + wb))
+    return Patch(a.within(box) | b.within(box), box[0], box[1])
+
+
+def patches_touch(a: Patch, b: Patch) -> bool:
+    """:func:`touching` of two patches (the frame's masks they stand for)."""
+    ra0, ca0, ra1, ca1 = a.box()
+    rb0, cb0, rb1, cb1 = b.box()
+    if ra0 > rb1 or rb0 > ra1 or ca0 > cb1 or cb0 > ca1:
+        return False
+    box = (max(min(ra0, rb0) - 1, 0), max(min(ca0, cb0) - 1, 0), max(ra1, rb1) + 1, max(ca1, cb1) + 1)
+    return bool((grow(a.within(box)) & b.within(box)).any())
+
+
 def occluded_shares(semantic: np.ndarray, depth: np.ndarray) -> dict[int, float]:
-    """Instance id -> share of its outline pixels (pixels with a 4-neighbour of another id) that
-    touch the image edge or a pixel more than :data:`NEARER` m nearer (a surface in front of it)."""
-    ids = np.ascontiguousarray(semantic)
-    depth = np.ascontiguousarray(depth, np.float32)
-    nearer = depth - np.float32(NEARER)
-    outline = np.zeros(ids.shape, bool)
-    outline[0] = outline[-1] = outline[:, 0] = outline[:, -1] = True  # the image edge truncates
-    occluded = outline.copy()
-    for axis in (0, 1):
-        head = (slice(None, -1), slice(None)) if axis == 0 else (slice(None), slice(None, -1))
-        tail = (slice(1, None), slice(None)) if axis == 0 else (slice(None), slice(1, None))
-        edge = ids[head] != ids[tail]
-        outline[head] |= edge
-        outline[tail] |= edge
-        occluded[head] |= edge & (depth[tail] < nearer[head])
-        occluded[tail] |= edge & (depth[head] < nearer[tail])
-    flat = ids.reshape(-1)
-    size = int(flat.max()) + 1 if flat.size else 1
-    lines = np.bincount(flat[outline.reshape(-1)], minlength=size)
-    hidden = np.bincount(flat[occluded.reshape(-1)], minlength=size)
+    """Instance id -> share of its outline pixels (pixels on the image edge or with a 4-neighbour of
+    another id) that touch the image edge or a pixel more than :data:`NEARER` m nearer (a surface
+    in front of it), for the ids of the ``(H, W)`` id image ``semantic`` (ids >= 0)."""
+    lines, hidden = _outlines(semantic, depth)
     present = np.flatnonzero(lines)
     return {int(k): float(hidden[k] / lines[k]) for k in present}
+
+
+def occluded_share(semantic: np.ndarray, depth: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """``(K,)`` :func:`occluded_shares` of ``ids`` ``(K,)`` (0 for an id without outline pixels)."""
+    lines, hidden = _outlines(semantic, depth)
+    inside = ids < len(lines)
+    seen = np.zeros(len(ids), np.int64)
+    held = np.zeros(len(ids), np.int64)
+    seen[inside], held[inside] = lines[ids[inside]], hidden[ids[inside]]
+    return np.divide(held, seen, out=np.zeros(len(ids)), where=seen > 0)
+
+
+def _outlines(semantic: np.ndarray, depth: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    depth = np.asarray(depth, np.float32)
+    return outline_counts(np.asarray(semantic), depth, depth - np.float32(NEARER))
 
 
 def touching(a: np.ndarray, b: np.ndarray) -> bool:
@@ -158,13 +223,15 @@ def touching(a: np.ndarray, b: np.ndarray) -> bool:
         return False
     r0, c0 = max(min(ra0, rb0) - 1, 0), max(min(ca0, cb0) - 1, 0)
     r1, c1 = max(ra1, rb1) + 1, max(ca1, cb1) + 1
-    return bool((_grow(a[r0:r1, c0:c1]) & b[r0:r1, c0:c1]).any())
+    return bool((grow(a[r0:r1, c0:c1]) & b[r0:r1, c0:c1]).any())
 
 
-def split_mask(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``mask`` cut by the line through its centroid across its principal axis (two non-empty halves)."""
+def split_mask(mask: np.ndarray, offset: tuple[int, int] = (0, 0)) -> tuple[np.ndarray, np.ndarray]:
+    """``mask`` cut by the line through its centroid across its principal axis (two non-empty
+    halves, each shaped like ``mask``); ``offset``: the frame position of ``mask[0, 0]`` when it is
+    a window (the cut is computed in frame coordinates: the same halves as on the whole frame)."""
     rows, cols = np.nonzero(mask)
-    coords = np.stack([rows, cols], axis=1).astype(float)
+    coords = np.stack([rows + offset[0], cols + offset[1]], axis=1).astype(float)
     centred = coords - coords.mean(axis=0)
     _, vectors = np.linalg.eigh(centred.T @ centred)
     side = centred @ vectors[:, -1] >= 0
@@ -177,36 +244,21 @@ def split_mask(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def boundary_region(
-    mask: np.ndarray, radius: int, flip: float, rng: np.random.Generator
+    patch: Patch, shape: tuple[int, int], radius: int, flip: float, rng: np.random.Generator
 ) -> tuple[np.ndarray, tuple[int, int]]:
-    """``mask`` eroded/dilated by a radius drawn from ``-radius..radius`` and its outline pixels
-    (inner and outer ring) flipped with chance ``flip`` (step 4 of the module docstring; 4-neighbour
-    structuring element), as the window of the mask that holds every changed pixel and the
-    window's top-left ``(row, col)`` (the result is empty outside it)."""
-    h, w = mask.shape
+    """``patch``'s mask (of a frame of ``shape`` ``(H, W)``) eroded/dilated by a radius drawn from
+    ``-radius..radius`` and its outline pixels (inner and outer ring) flipped with chance ``flip``
+    (step 4 of the module docstring; 4-neighbour structuring element), as the window of the frame
+    that holds every changed pixel (the mask's box grown by ``|shift| + 2``, clipped to the frame)
+    and the window's top-left ``(row, col)`` (the result is empty outside it)."""
+    h, w = shape
     shift = int(rng.integers(-radius, radius + 1)) if radius else 0
     pad = abs(shift) + 2
-    r0, c0, r1, c1 = mask_box(mask)
+    r0, c0, r1, c1 = patch.box()
     r0, c0, r1, c1 = max(r0 - pad, 0), max(c0 - pad, 0), min(r1 + pad, h), min(c1 + pad, w)
-    region = mask[r0:r1, c0:c1]
+    region = patch.within((r0, c0, r1, c1))
     for _ in range(abs(shift)):
-        region = _grow(region) if shift > 0 else _shrink(region)
+        region = grow(region) if shift > 0 else shrink(region)
     if flip > 0 and region.any():
-        ring = _grow(region) & ~_shrink(region)
-        region = region ^ (ring & (rng.random(region.shape) < flip))
+        region = region ^ (outline(region) & (rng.random(region.shape) < flip))
     return region, (r0, c0)
-
-
-def _grow(mask: np.ndarray) -> np.ndarray:
-    """Binary dilation by the 4-neighbour cross (nothing enters from outside the array)."""
-    out = mask.copy()
-    out[1:] |= mask[:-1]
-    out[:-1] |= mask[1:]
-    out[:, 1:] |= mask[:, :-1]
-    out[:, :-1] |= mask[:, 1:]
-    return out
-
-
-def _shrink(mask: np.ndarray) -> np.ndarray:
-    """Binary erosion by the 4-neighbour cross (outside the array counts as inside the mask)."""
-    return ~_grow(~mask)
