@@ -70,9 +70,23 @@ def reference_add_voxels(instance, points, keys, cells):
         instance._box = None
 
 
+def reference_voxel_centroids(points, which, voxel, count):
+    """Grouped by (detection, voxel key) with a lexsort; one reduction for all groups."""
+    keys = reference_voxel_keys(points, voxel)
+    order = np.lexsort((keys, which))
+    which, keys, points = which[order], keys[order], points[order]
+    first_of_group = np.ones(len(keys), bool)
+    first_of_group[1:] = (which[1:] != which[:-1]) | (keys[1:] != keys[:-1])
+    starts = np.flatnonzero(first_of_group)
+    counts = np.diff(starts, append=len(keys))
+    centroids = np.add.reduceat(points, starts, axis=0) / counts[:, None] if len(starts) else np.zeros((0, 3))
+    bounds = np.searchsorted(which[starts], np.arange(count + 1))
+    return [centroids[bounds[k] : bounds[k + 1]] for k in range(count)]
+
+
 def reference_lift(self, found, depth, position, rotation, index=0):
-    """Full-frame pixel selection, noisy depth written into a float64 copy of the frame, then the
-    module's voxel reduction (unchanged)."""
+    """Full-frame pixel selection, noisy depth written into a float64 copy of the frame, then a
+    lexsort voxel reduction."""
     h, w = depth.shape
     owner = np.full((h, w), -1)
     for k, detection in enumerate(found):
@@ -84,7 +98,7 @@ def reference_lift(self, found, depth, position, rotation, index=0):
     if self.sensor is not None:
         noisy.reshape(-1)[pixels] = self.sensor.noisy_depth(noisy.reshape(-1)[pixels], index)
     points = backproject(noisy, pixels, position, rotation, self.camera)
-    return perception.voxel_centroids(points, owner.reshape(-1)[pixels], self.voxel, len(found))
+    return reference_voxel_centroids(points, owner.reshape(-1)[pixels], self.voxel, len(found))
 
 
 def reference_occluded_shares(semantic, depth):

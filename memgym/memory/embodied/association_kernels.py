@@ -32,6 +32,19 @@ def cell_keys(points: np.ndarray, size: float) -> np.ndarray:
 
 
 @numba.njit(cache=True, nogil=True)
+def view_geometry(points: np.ndarray, voxel: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The ``(N,)`` :func:`cell_keys` of ``(N, 3)`` points on the ``voxel``-m grid and on the
+    ``2 * voxel``-m grid, and the ``(3,)`` min and max corners of the points (N >= 1)."""
+    low = points[0].copy()
+    high = points[0].copy()
+    for n in range(1, points.shape[0]):
+        for a in range(3):
+            low[a] = min(low[a], points[n, a])
+            high[a] = max(high[a], points[n, a])
+    return cell_keys(points, voxel), cell_keys(points, 2 * voxel), low, high
+
+
+@numba.njit(cache=True, nogil=True)
 def boxes_near(boxes: np.ndarray, low: np.ndarray, high: np.ndarray, margin: float) -> np.ndarray:
     """Indices of the ``(N, 2, 3)`` min/max ``boxes`` that touch ``[low, high]`` grown by ``margin``:
     ``flatnonzero(all((boxes[:, 0] <= high + margin) & (boxes[:, 1] >= low - margin), axis=1))``."""
@@ -106,3 +119,68 @@ def merge_sorted(
             out_rows[o] = more_rows[j]
             j += 1
     return out_keys, out_rows
+
+
+@numba.njit(cache=True, nogil=True)
+def insert_absent(
+    keys: np.ndarray,
+    added_keys: np.ndarray,
+    added_rows: np.ndarray,
+    new_keys: np.ndarray,
+    new_rows: np.ndarray,
+    unique: bool,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Insert into the sorted ``added_keys`` ``(A,)`` (with ``added_rows`` ``(A, D)``) those of
+    ``new_keys`` ``(M,)`` (with ``new_rows`` ``(M, D)``) that are in neither ``keys`` nor
+    ``added_keys`` (both sorted).
+
+    Inserted keys go after equal keys already there, in their order in ``new_keys`` (a stable sort
+    of old + new); with ``unique`` only the first of equal new keys is inserted.
+
+    Returns:
+        The new ``added_keys`` and ``added_rows``, and ``(M,) bool``: which of ``new_keys`` were
+        absent (before any insertion).
+    """
+    missing = absent(new_keys, keys, added_keys)
+    order = np.argsort(new_keys, kind="mergesort")
+    chosen = np.empty(order.shape[0], np.int64)
+    n = 0
+    for o in order:
+        if missing[o] and not (unique and n > 0 and new_keys[chosen[n - 1]] == new_keys[o]):
+            chosen[n] = o
+            n += 1
+    chosen = chosen[:n]
+    merged_keys, merged_rows = merge_sorted(added_keys, added_rows, new_keys[chosen], new_rows[chosen])
+    return merged_keys, merged_rows, missing
+
+
+@numba.njit(cache=True, nogil=True)
+def grouped_order(which: np.ndarray, keys: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
+    """The order that sorts ``(N,)`` items by ``which`` (``0..count-1``), then by ``keys``, keeping
+    the input order among equal pairs (``np.lexsort((keys, which))``), and the positions in that
+    order where a new ``(which, key)`` group starts.
+
+    Returns:
+        ``(N,) int64`` order and ``(G,) int64`` group starts.
+    """
+    n = which.shape[0]
+    sizes = np.zeros(count + 1, np.int64)
+    for k in range(n):
+        sizes[which[k] + 1] += 1
+    offsets = np.cumsum(sizes)
+    by_which = np.empty(n, np.int64)
+    fill = offsets[:-1].copy()
+    for k in range(n):
+        by_which[fill[which[k]]] = k
+        fill[which[k]] += 1
+    order = np.empty(n, np.int64)
+    for g in range(count):
+        members = by_which[offsets[g] : offsets[g + 1]]
+        order[offsets[g] : offsets[g + 1]] = members[np.argsort(keys[members], kind="mergesort")]
+    starts = np.empty(n, np.int64)
+    m = 0
+    for k in range(n):
+        if k == 0 or which[order[k]] != which[order[k - 1]] or keys[order[k]] != keys[order[k - 1]]:
+            starts[m] = k
+            m += 1
+    return order, starts[:m]

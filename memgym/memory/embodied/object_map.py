@@ -29,8 +29,10 @@ import numpy as np
 from memgym.memory.embodied.association_kernels import (
     absent,
     boxes_near,
+    insert_absent,
     merge_sorted,
     shares_inside,
+    view_geometry,
 )
 from memgym.memory.embodied.backproject import remove_outliers, voxel_downsample, voxel_keys
 from memgym.memory.embodied.perception import ObjectView
@@ -74,15 +76,18 @@ class KeySet:
         """``(M,) bool``: which of ``keys`` ``(M,) int64`` the set lacks."""
         return absent(keys, self._keys, self._added_keys)
 
-    def add(self, keys: np.ndarray, rows: np.ndarray | None = None) -> None:
-        """Add ``keys`` ``(M,) int64`` the set lacks (see :meth:`missing`) and their ``rows`` ``(M, D)``."""
-        if not len(keys):
-            return
-        order = np.argsort(keys, kind="stable")
-        rows = rows[order] if rows is not None else np.zeros((len(keys), 0))
-        self._added_keys, self._added_rows = merge_sorted(self._added_keys, self._added_rows, keys[order], rows)
+    def add(self, keys: np.ndarray, rows: np.ndarray | None = None, unique: bool = False) -> np.ndarray:
+        """Add those of ``keys`` ``(M,) int64`` the set lacks, with their ``rows`` ``(M, D)`` (equal
+        keys among them: all of them, or with ``unique`` the first); returns ``(M,) bool``: which of
+        ``keys`` it lacked (see :meth:`missing`)."""
+        if rows is None:
+            rows = np.zeros((len(keys), 0))
+        self._added_keys, self._added_rows, missing = insert_absent(
+            self._keys, self._added_keys, self._added_rows, keys, rows, unique
+        )
         if len(self._added_keys) > MERGE_AT + len(self._keys) // 4:  # each key is copied O(1) times
             self._merge_added()
+        return missing
 
     def _merge_added(self) -> None:
         if len(self._added_keys):
@@ -210,15 +215,14 @@ class ObjectMap:
         ids = [""] * len(views)
         for index in sorted(range(len(views)), key=lambda k: -len(views[k].points)):
             view = views[index]
-            low, high = view.points.min(0), view.points.max(0)
-            cells = voxel_keys(view.points, 2 * self.voxel)
+            keys, cells, low, high = view_geometry(np.asarray(view.points, np.float64), self.voxel)
             best = self._best_match(view, low, high, cells)
             if best < 0:
                 self._create(view)
                 self._boxes = np.concatenate([self._boxes, [[low, high]]])
                 best = len(self.instances) - 1
             else:
-                self._merge(self.instances[best], view, voxel_keys(view.points, self.voxel), cells)
+                self._merge(self.instances[best], view, keys, cells)
                 np.minimum(self._boxes[best, 0], low, out=self._boxes[best, 0])
                 np.maximum(self._boxes[best, 1], high, out=self._boxes[best, 1])
             ids[index] = self.instances[best].id
@@ -300,11 +304,9 @@ class ObjectMap:
         """Add the ``(N, 3)`` ``points`` whose fine ``keys`` the instance lacks, and their coarse
         ``cells``; its points stay sorted by key (new equal keys in the order given: a stable sort of
         old + new)."""
-        new = instance.voxels.missing(keys)
+        new = instance.voxels.add(keys, points)
         if new.any():
-            instance.voxels.add(keys[new], points[new])
-            cells = np.unique(cells[new])
-            instance.grid.add(cells[instance.grid.missing(cells)])
+            instance.grid.add(cells[new], unique=True)
             instance._box = None
 
     def state(self) -> list[dict[str, Any]]:

@@ -19,11 +19,12 @@ from typing import Any
 
 import numpy as np
 
+from memgym.memory.embodied.association_kernels import grouped_order
 from memgym.memory.embodied.backproject import CameraModel, backproject, voxel_keys
 from memgym.memory.embodied.detections import Detection, Detector
 from memgym.memory.embodied.encoders import ImageTextEncoder
 from memgym.memory.embodied.perception_errors import SensorErrors
-from memgym.memory.embodied.pixel_kernels import owned_pixels
+from memgym.memory.embodied.pixel_kernels import ids_covering, owned_pixels
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -152,15 +153,10 @@ def voxel_centroids(points: np.ndarray, which: np.ndarray, voxel: float, count: 
     """Per detection ``0..count-1``: the ``(M_k, 3)`` centroids of its ``voxel``-m cells, ordered by
     cell key, from the ``(N, 3)`` ``points`` and the ``(N,)`` detection each belongs to (one
     reduction for all detections: grouped by (detection, voxel))."""
-    keys = voxel_keys(points, voxel)
-    order = np.lexsort((keys, which))
-    which, keys, points = which[order], keys[order], points[order]
-    first_of_group = np.ones(len(keys), bool)
-    first_of_group[1:] = (which[1:] != which[:-1]) | (keys[1:] != keys[:-1])
-    starts = np.flatnonzero(first_of_group)
-    counts = np.diff(starts, append=len(keys))
-    centroids = np.add.reduceat(points, starts, axis=0) / counts[:, None] if len(starts) else np.zeros((0, 3))
-    owners = which[starts]
+    order, starts = grouped_order(which, voxel_keys(points, voxel), count)
+    counts = np.diff(starts, append=len(order))
+    centroids = np.add.reduceat(points[order], starts, axis=0) / counts[:, None] if len(starts) else np.zeros((0, 3))
+    owners = which[order[starts]]
     bounds = np.searchsorted(owners, np.arange(count + 1))
     return [centroids[bounds[k] : bounds[k + 1]] for k in range(count)]
 
@@ -173,7 +169,4 @@ def mask_sources(
     if box is not None:
         r0, c0, r1, c1 = box
         semantic, mask = semantic[r0:r1, c0:c1], mask[r0:r1, c0:c1]
-    counts = np.bincount(semantic[mask].astype(np.int64).reshape(-1))
-    counts[:1] = 0
-    ids = np.flatnonzero(counts >= SOURCE_SHARE * max(np.count_nonzero(mask), 1))
-    return tuple(int(i) for i in ids[np.lexsort((ids, -counts[ids]))])
+    return tuple(int(i) for i in ids_covering(semantic, mask, SOURCE_SHARE))

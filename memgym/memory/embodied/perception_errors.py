@@ -39,6 +39,7 @@ the drift starts at zero at the episode's first frame, so the map frame is the w
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import math
 from collections.abc import Mapping
@@ -133,6 +134,7 @@ def frame_rng(seed: int, episode: int, frame: int, stream: str) -> np.random.Gen
     return np.random.Generator(np.random.PCG64(np.random.SeedSequence(words)))
 
 
+@functools.cache
 def similar_labels(category: str) -> tuple[str, ...]:
     """The categories ``category`` may be confused with (its groups' other members, sorted)."""
     others = {c for group in SIMILAR_CATEGORIES if category in group for c in group}

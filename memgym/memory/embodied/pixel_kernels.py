@@ -49,44 +49,49 @@ def label_boxes(labels: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 @numba.njit(cache=True, nogil=True)
-def outline_counts(labels: np.ndarray, depth: np.ndarray, nearer: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per id of an ``(H, W)`` non-negative id image: its outline pixels (on the image edge, or with
-    a 4-neighbour of another id) and, of those, the occluded ones (on the image edge, or with a
-    4-neighbour of another id whose ``depth`` is below the pixel's ``nearer``).
+def outline_counts(
+    labels: np.ndarray, depth: np.ndarray, step: int, nearer: np.float32
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per id of the image ``labels[::step, ::step]`` (ids >= 0): its outline pixels (on the image
+    edge, or with a 4-neighbour of another id) and, of those, the occluded ones (on the image edge,
+    or with a 4-neighbour of another id whose depth is below the pixel's depth minus ``nearer``).
 
     Args:
         labels: ``(H, W)`` ids >= 0.
-        depth: ``(H, W)`` depth, metres.
-        nearer: ``(H, W)`` the depth a neighbour must be below to count as in front, metres.
+        depth: ``(H, W) float32`` depth, metres.
+        step: the pixel step of the image measured.
+        nearer: metres by which a neighbour must be nearer to count as in front (float32 arithmetic).
 
     Returns:
         ``(max id + 1,) int64`` outline counts and occluded counts.
     """
-    h, w = labels.shape
+    h, w = (labels.shape[0] + step - 1) // step, (labels.shape[1] + step - 1) // step
     size = 1
     for r in range(h):
         for c in range(w):
-            if labels[r, c] + 1 > size:
-                size = labels[r, c] + 1
+            size = max(size, labels[r * step, c * step] + 1)
     lines = np.zeros(size, np.int64)
     hidden = np.zeros(size, np.int64)
     for r in range(h):
+        row, up_row, down_row = r * step, (r - 1) * step, (r + 1) * step
         for c in range(w):
-            i = labels[r, c]
+            col = c * step
+            i = labels[row, col]
             if r == 0 or c == 0 or r == h - 1 or c == w - 1:  # the image edge truncates
                 lines[i] += 1
                 hidden[i] += 1
                 continue
-            near = nearer[r, c]
-            up, down, left, right = labels[r - 1, c], labels[r + 1, c], labels[r, c - 1], labels[r, c + 1]
+            up, down = labels[up_row, col], labels[down_row, col]
+            left, right = labels[row, col - step], labels[row, col + step]
             if up == i and down == i and left == i and right == i:
                 continue
             lines[i] += 1
+            near = depth[row, col] - nearer
             if (
-                (up != i and depth[r - 1, c] < near)
-                or (down != i and depth[r + 1, c] < near)
-                or (left != i and depth[r, c - 1] < near)
-                or (right != i and depth[r, c + 1] < near)
+                (up != i and depth[up_row, col] < near)
+                or (down != i and depth[down_row, col] < near)
+                or (left != i and depth[row, col - step] < near)
+                or (right != i and depth[row, col + step] < near)
             ):
                 hidden[i] += 1
     return lines, hidden
@@ -133,9 +138,36 @@ def shrink(mask: np.ndarray) -> np.ndarray:
 
 
 @numba.njit(cache=True, nogil=True)
-def outline(mask: np.ndarray) -> np.ndarray:
-    """The inner and outer ring of an ``(H, W) bool`` mask: pixels with a 4-neighbour of the other
-    value (``grow(mask) & ~shrink(mask)``)."""
+def padded_shifted(
+    mask: np.ndarray, row: int, col: int, height: int, width: int, shift: int
+) -> tuple[np.ndarray, int, int]:
+    """A non-empty ``(h, w) bool`` window ``mask`` at ``(row, col)`` of a ``height`` x ``width``
+    frame, dilated (``shift > 0``) or eroded (``shift < 0``) ``|shift|`` times by the 4-neighbour
+    cross, in the window of the frame around its pixels' box grown by ``|shift| + 2`` (clipped to
+    the frame).
+
+    Returns:
+        The new window and its top-left ``(row, col)`` in the frame.
+    """
+    _, r0, c0, r1, c1 = mask_extent(mask)
+    pad = abs(shift) + 2
+    top, left = max(row + r0 - pad, 0), max(col + c0 - pad, 0)
+    bottom, right = min(row + r1 + pad, height), min(col + c1 + pad, width)
+    region = np.zeros((bottom - top, right - left), np.bool_)
+    for r in range(r0, r1):
+        for c in range(c0, c1):
+            if mask[r, c]:
+                region[row + r - top, col + c - left] = True
+    for _ in range(abs(shift)):
+        region = grow(region) if shift > 0 else shrink(region)
+    return region, top, left
+
+
+@numba.njit(cache=True, nogil=True)
+def flip_outline(mask: np.ndarray, draws: np.ndarray, chance: float) -> np.ndarray:
+    """``mask ^ (ring & (draws < chance))`` for an ``(H, W) bool`` mask, ``(H, W)`` uniform
+    ``draws`` and ``ring`` the mask's inner and outer ring: pixels with a 4-neighbour of the other
+    value (the dilation minus the erosion by the 4-neighbour cross, outside the array not counted)."""
     h, w = mask.shape
     ring = np.zeros((h, w), np.bool_)
     for r in range(h):
@@ -146,7 +178,29 @@ def outline(mask: np.ndarray) -> np.ndarray:
             if c > 0 and mask[r, c] != mask[r, c - 1]:
                 ring[r, c] = True
                 ring[r, c - 1] = True
-    return ring
+    out = mask.copy()
+    for r in range(h):
+        for c in range(w):
+            if ring[r, c] and draws[r, c] < chance:
+                out[r, c] = not mask[r, c]
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def mask_extent(mask: np.ndarray) -> tuple[int, int, int, int, int]:
+    """``(count, row0, col0, row1, col1)`` of an ``(H, W) bool`` mask: its pixel count and bounding
+    box (end exclusive; ``(0, H, W, 0, 0)`` for an empty mask)."""
+    h, w = mask.shape
+    count, r0, c0, r1, c1 = 0, h, w, 0, 0
+    for r in range(h):
+        for c in range(w):
+            if mask[r, c]:
+                count += 1
+                r0 = min(r0, r)
+                r1 = r + 1
+                c0 = min(c0, c)
+                c1 = max(c1, c + 1)
+    return count, r0, c0, r1, c1
 
 
 @numba.njit(cache=True, nogil=True)
@@ -176,3 +230,24 @@ def owned_pixels(owner: np.ndarray, depth: np.ndarray, limit: float) -> tuple[np
                 values[n] = d
                 n += 1
     return flat[:n], which[:n], values[:n]
+
+
+@numba.njit(cache=True, nogil=True)
+def ids_covering(labels: np.ndarray, mask: np.ndarray, share: float) -> np.ndarray:
+    """The ids > 0 of the ``(H, W)`` id image ``labels`` that cover at least ``share`` of the
+    ``(H, W) bool`` ``mask``'s pixels (of at least one pixel), most pixels first, then by id."""
+    h, w = mask.shape
+    size, total = 1, 0
+    for r in range(h):
+        for c in range(w):
+            if mask[r, c]:
+                total += 1
+                size = max(size, labels[r, c] + 1)
+    counts = np.zeros(size, np.int64)
+    for r in range(h):
+        for c in range(w):
+            if mask[r, c] and labels[r, c] > 0:
+                counts[labels[r, c]] += 1
+    needed = share * max(total, 1)
+    ids = np.array([i for i in range(size) if counts[i] > 0 and counts[i] >= needed], np.int64)
+    return ids[np.argsort(-counts[ids], kind="mergesort")]

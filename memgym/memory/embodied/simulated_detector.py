@@ -34,7 +34,7 @@ import numpy as np
 
 from memgym.memory.embodied.detections import Detection, GroundTruthDetector, crop_of, mask_box
 from memgym.memory.embodied.perception_errors import PerceptionNoise, frame_rng, similar_labels
-from memgym.memory.embodied.pixel_kernels import grow, outline, outline_counts, shrink
+from memgym.memory.embodied.pixel_kernels import flip_outline, grow, mask_extent, outline_counts, padded_shifted
 
 
 @dataclasses.dataclass(frozen=True)
@@ -50,7 +50,7 @@ class Patch:
 
     def box(self) -> tuple[int, int, int, int]:
         """``(row0, col0, row1, col1)`` of the mask's pixels in the frame (end exclusive; non-empty mask)."""
-        r0, c0, r1, c1 = mask_box(self.mask)
+        _, r0, c0, r1, c1 = mask_extent(self.mask)
         return self.row + r0, self.col + c0, self.row + r1, self.col + c1
 
     def within(self, box: tuple[int, int, int, int]) -> np.ndarray:
@@ -95,7 +95,7 @@ class SimulatedDetector(GroundTruthDetector):
             return []
         rng = frame_rng(self.noise.seed, int(frame.get("episode_key", 0)), int(frame.get("frame_index", 0)), "detector")
         semantic = np.asarray(frame["semantic"])
-        occluded = occluded_share(semantic[::2, ::2], np.asarray(frame["depth"])[::2, ::2], ids)
+        occluded = occluded_share(semantic, np.asarray(frame["depth"]), ids, step=2)
         found = self.misses(semantic, ids, counts, boxes, occluded, rng)
         found = self.splits(self.merges(found, rng), rng)
         rgb = np.asarray(frame["rgb"])
@@ -105,9 +105,9 @@ class SimulatedDetector(GroundTruthDetector):
                 patch, semantic.shape, self.noise.boundary_px, self.noise.boundary_flip, rng
             )
             label = self.confused(label, rng)
-            if np.count_nonzero(region) < max(self.min_pixels, 1):
+            count, rr0, cc0, rr1, cc1 = mask_extent(region)
+            if count < max(self.min_pixels, 1):
                 continue
-            rr0, cc0, rr1, cc1 = mask_box(region)
             box = (r0 + rr0, c0 + cc0, r0 + rr1, c0 + cc1)
             mask = np.zeros(semantic.shape, bool)
             mask[box[0] : box[2], box[1] : box[3]] = region[rr0:rr1, cc0:cc1]
@@ -191,18 +191,18 @@ def patches_touch(a: Patch, b: Patch) -> bool:
     return bool((grow(a.within(box)) & b.within(box)).any())
 
 
-def occluded_shares(semantic: np.ndarray, depth: np.ndarray) -> dict[int, float]:
+def occluded_shares(semantic: np.ndarray, depth: np.ndarray, step: int = 1) -> dict[int, float]:
     """Instance id -> share of its outline pixels (pixels on the image edge or with a 4-neighbour of
     another id) that touch the image edge or a pixel more than :data:`NEARER` m nearer (a surface
-    in front of it), for the ids of the ``(H, W)`` id image ``semantic`` (ids >= 0)."""
-    lines, hidden = _outlines(semantic, depth)
+    in front of it), measured on ``semantic[::step, ::step]`` (ids >= 0) and its ``depth``."""
+    lines, hidden = _outlines(semantic, depth, step)
     present = np.flatnonzero(lines)
     return {int(k): float(hidden[k] / lines[k]) for k in present}
 
 
-def occluded_share(semantic: np.ndarray, depth: np.ndarray, ids: np.ndarray) -> np.ndarray:
+def occluded_share(semantic: np.ndarray, depth: np.ndarray, ids: np.ndarray, step: int = 1) -> np.ndarray:
     """``(K,)`` :func:`occluded_shares` of ``ids`` ``(K,)`` (0 for an id without outline pixels)."""
-    lines, hidden = _outlines(semantic, depth)
+    lines, hidden = _outlines(semantic, depth, step)
     inside = ids < len(lines)
     seen = np.zeros(len(ids), np.int64)
     held = np.zeros(len(ids), np.int64)
@@ -210,9 +210,11 @@ def occluded_share(semantic: np.ndarray, depth: np.ndarray, ids: np.ndarray) -> 
     return np.divide(held, seen, out=np.zeros(len(ids)), where=seen > 0)
 
 
-def _outlines(semantic: np.ndarray, depth: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    depth = np.asarray(depth, np.float32)
-    return outline_counts(np.asarray(semantic), depth, depth - np.float32(NEARER))
+def _outlines(semantic: np.ndarray, depth: np.ndarray, step: int) -> tuple[np.ndarray, np.ndarray]:
+    depth = np.asarray(depth)
+    if depth.dtype != np.float32:
+        depth = depth.astype(np.float32)
+    return outline_counts(np.asarray(semantic), depth, int(step), np.float32(NEARER))
 
 
 def touching(a: np.ndarray, b: np.ndarray) -> bool:
@@ -251,14 +253,8 @@ def boundary_region(
     (step 4 of the module docstring; 4-neighbour structuring element), as the window of the frame
     that holds every changed pixel (the mask's box grown by ``|shift| + 2``, clipped to the frame)
     and the window's top-left ``(row, col)`` (the result is empty outside it)."""
-    h, w = shape
     shift = int(rng.integers(-radius, radius + 1)) if radius else 0
-    pad = abs(shift) + 2
-    r0, c0, r1, c1 = patch.box()
-    r0, c0, r1, c1 = max(r0 - pad, 0), max(c0 - pad, 0), min(r1 + pad, h), min(c1 + pad, w)
-    region = patch.within((r0, c0, r1, c1))
-    for _ in range(abs(shift)):
-        region = grow(region) if shift > 0 else shrink(region)
+    region, r0, c0 = padded_shifted(patch.mask, patch.row, patch.col, shape[0], shape[1], shift)
     if flip > 0 and region.any():
-        region = region ^ (outline(region) & (rng.random(region.shape) < flip))
+        region = flip_outline(region, rng.random(region.shape), flip)
     return region, (r0, c0)
