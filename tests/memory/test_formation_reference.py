@@ -257,7 +257,9 @@ def test_reference_occlusion_matches_on_the_episode(formation):
     _, observations = formation
     for observation in observations[::7]:
         semantic, depth = observation["semantic"][::2, ::2], observation["depth"][::2, ::2]
-        assert simulated_detector.occluded_shares(semantic, depth) == reference_occluded_shares(semantic, depth)
+        reference = reference_occluded_shares(semantic, depth)
+        assert simulated_detector.occluded_shares(semantic, depth) == reference
+        assert simulated_detector.occluded_shares(observation["semantic"], observation["depth"], step=2) == reference
 
 
 def random_views(rng, count, embeddings):

@@ -120,6 +120,14 @@ class GroundTruthDetector(Detector):
     def located(self, frame: Mapping[str, Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """:meth:`visible`'s ids and counts, and ``(K, 4)`` the bounding box ``(row0, col0, row1,
         col1)`` (end exclusive) of each in the frame."""
+        semantic, known = self.semantic_and_ids(frame)
+        counts, boxes = label_boxes(semantic, int(known.max(initial=0)) + 1)
+        ids = known[counts[known] >= self.min_pixels]
+        return ids, counts[ids], boxes[ids]
+
+    def semantic_and_ids(self, frame: Mapping[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+        """The frame's ``(H, W)`` semantic image and ``(L,)`` the labelled instance ids (> 0, ascending);
+        a clear error without either."""
         if "semantic" not in frame:
             raise MemgymError(
                 "detector 'gt' reads the 'semantic' observation; build the env with semantic=True "
@@ -130,7 +138,4 @@ class GroundTruthDetector(Detector):
                 "detector 'gt' has no instance-id -> category table; call the memory's bind_episode(episode) "
                 "(the evaluation loop does) or set_labels({...})"
             )
-        known = self._ids[self._ids > 0]  # semantic ids of objects are > 0; 0 is no object
-        counts, boxes = label_boxes(np.asarray(frame["semantic"]), int(known.max(initial=0)) + 1)
-        ids = known[counts[known] >= self.min_pixels]
-        return ids, counts[ids], boxes[ids]
+        return np.asarray(frame["semantic"]), self._ids[self._ids > 0]  # 0 is no object

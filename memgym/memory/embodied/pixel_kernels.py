@@ -24,27 +24,9 @@ def label_boxes(labels: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
         not counted) and ``(size, 4) int64`` boxes ``(row0, col0, row1, col1)`` (end exclusive;
         ``(H, W, 0, 0)`` for an id with no pixel).
     """
-    h, w = labels.shape
-    counts = np.zeros(size, np.int64)
-    boxes = np.empty((size, 4), np.int64)
-    boxes[:, 0] = h
-    boxes[:, 1] = w
-    boxes[:, 2] = 0
-    boxes[:, 3] = 0
-    for r in range(h):
-        c = 0
-        while c < w:  # one run of equal ids at a time
-            i = labels[r, c]
-            end = c + 1
-            while end < w and labels[r, end] == i:
-                end += 1
-            if 0 < i < size:
-                counts[i] += end - c
-                boxes[i, 0] = min(boxes[i, 0], r)
-                boxes[i, 2] = r + 1
-                boxes[i, 1] = min(boxes[i, 1], c)
-                boxes[i, 3] = max(boxes[i, 3], end)
-            c = end
+    counts, boxes = _empty_boxes(labels.shape, size)
+    for r in range(labels.shape[0]):
+        _count_row(labels, r, counts, boxes)
     return counts, boxes
 
 
@@ -65,36 +47,103 @@ def outline_counts(
     Returns:
         ``(max id + 1,) int64`` outline counts and occluded counts.
     """
-    h, w = (labels.shape[0] + step - 1) // step, (labels.shape[1] + step - 1) // step
     size = 1
-    for r in range(h):
-        for c in range(w):
-            size = max(size, labels[r * step, c * step] + 1)
+    for r in range(0, labels.shape[0], step):
+        for c in range(0, labels.shape[1], step):
+            size = max(size, labels[r, c] + 1)
     lines = np.zeros(size, np.int64)
     hidden = np.zeros(size, np.int64)
-    for r in range(h):
-        row, up_row, down_row = r * step, (r - 1) * step, (r + 1) * step
-        for c in range(w):
-            col = c * step
-            i = labels[row, col]
-            if r == 0 or c == 0 or r == h - 1 or c == w - 1:  # the image edge truncates
-                lines[i] += 1
-                hidden[i] += 1
-                continue
-            up, down = labels[up_row, col], labels[down_row, col]
-            left, right = labels[row, col - step], labels[row, col + step]
-            if up == i and down == i and left == i and right == i:
-                continue
-            lines[i] += 1
-            near = depth[row, col] - nearer
-            if (
-                (up != i and depth[up_row, col] < near)
-                or (down != i and depth[down_row, col] < near)
-                or (left != i and depth[row, col - step] < near)
-                or (right != i and depth[row, col + step] < near)
-            ):
-                hidden[i] += 1
+    for r in range(0, labels.shape[0], step):
+        _outline_row(labels, depth, r, step, nearer, lines, hidden)
     return lines, hidden
+
+
+@numba.njit(cache=True, nogil=True)
+def label_stats(
+    labels: np.ndarray, depth: np.ndarray, size: int, step: int, nearer: np.float32
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`label_boxes` and :func:`outline_counts` of the ids ``1..size-1`` in one pass over the
+    image (the outline counts of other ids are not kept).
+
+    Returns:
+        ``(size,)`` counts, ``(size, 4)`` boxes, ``(size,)`` outline counts and occluded counts.
+    """
+    counts, boxes = _empty_boxes(labels.shape, size)
+    lines = np.zeros(size, np.int64)
+    hidden = np.zeros(size, np.int64)
+    for r in range(labels.shape[0]):
+        _count_row(labels, r, counts, boxes)
+        if r % step == 0:
+            _outline_row(labels, depth, r, step, nearer, lines, hidden)
+    return counts, boxes, lines, hidden
+
+
+@numba.njit(cache=True, nogil=True)
+def _empty_boxes(shape: tuple[int, int], size: int) -> tuple[np.ndarray, np.ndarray]:
+    counts = np.zeros(size, np.int64)
+    boxes = np.empty((size, 4), np.int64)
+    boxes[:, 0] = shape[0]
+    boxes[:, 1] = shape[1]
+    boxes[:, 2] = 0
+    boxes[:, 3] = 0
+    return counts, boxes
+
+
+@numba.njit(cache=True, nogil=True)
+def _count_row(labels: np.ndarray, r: int, counts: np.ndarray, boxes: np.ndarray) -> None:
+    """Add row ``r`` of ``labels`` to the ``counts`` and ``boxes`` of ids ``1..len(counts)-1``."""
+    w, size = labels.shape[1], counts.shape[0]
+    c = 0
+    while c < w:  # one run of equal ids at a time
+        i = labels[r, c]
+        end = c + 1
+        while end < w and labels[r, end] == i:
+            end += 1
+        if 0 < i < size:
+            counts[i] += end - c
+            boxes[i, 0] = min(boxes[i, 0], r)
+            boxes[i, 2] = r + 1
+            boxes[i, 1] = min(boxes[i, 1], c)
+            boxes[i, 3] = max(boxes[i, 3], end)
+        c = end
+
+
+@numba.njit(cache=True, nogil=True)
+def _outline_row(
+    labels: np.ndarray,
+    depth: np.ndarray,
+    row: int,
+    step: int,
+    nearer: np.float32,
+    lines: np.ndarray,
+    hidden: np.ndarray,
+) -> None:
+    """Add the outline and occluded pixels of row ``row`` of the image ``labels[::step, ::step]``
+    (a full-image row index, a multiple of ``step``) to ``lines`` and ``hidden`` (ids
+    ``0..len(lines)-1``; others are skipped)."""
+    last_row, last_col = (labels.shape[0] - 1) // step * step, (labels.shape[1] - 1) // step * step
+    size = lines.shape[0]
+    for col in range(0, labels.shape[1], step):
+        i = labels[row, col]
+        if i < 0 or i >= size:
+            continue
+        if row == 0 or col == 0 or row == last_row or col == last_col:  # the image edge truncates
+            lines[i] += 1
+            hidden[i] += 1
+            continue
+        up, down = labels[row - step, col], labels[row + step, col]
+        left, right = labels[row, col - step], labels[row, col + step]
+        if up == i and down == i and left == i and right == i:
+            continue
+        lines[i] += 1
+        near = depth[row, col] - nearer
+        if (
+            (up != i and depth[row - step, col] < near)
+            or (down != i and depth[row + step, col] < near)
+            or (left != i and depth[row, col - step] < near)
+            or (right != i and depth[row, col + step] < near)
+        ):
+            hidden[i] += 1
 
 
 @numba.njit(cache=True, nogil=True)

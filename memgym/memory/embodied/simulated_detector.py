@@ -34,7 +34,14 @@ import numpy as np
 
 from memgym.memory.embodied.detections import Detection, GroundTruthDetector, crop_of, mask_box
 from memgym.memory.embodied.perception_errors import PerceptionNoise, frame_rng, similar_labels
-from memgym.memory.embodied.pixel_kernels import flip_outline, grow, mask_extent, outline_counts, padded_shifted
+from memgym.memory.embodied.pixel_kernels import (
+    flip_outline,
+    grow,
+    label_stats,
+    mask_extent,
+    outline_counts,
+    padded_shifted,
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -90,13 +97,16 @@ class SimulatedDetector(GroundTruthDetector):
         self.noise = noise
 
     def detect(self, frame: Mapping[str, Any]) -> list[Detection]:
-        ids, counts, boxes = self.located(frame)
+        semantic, known = self.semantic_and_ids(frame)
+        counts, boxes, lines, hidden = label_stats(
+            semantic, _float32(frame["depth"]), int(known.max(initial=0)) + 1, 2, np.float32(NEARER)
+        )
+        ids = known[counts[known] >= self.min_pixels]
         if not len(ids):
             return []
         rng = frame_rng(self.noise.seed, int(frame.get("episode_key", 0)), int(frame.get("frame_index", 0)), "detector")
-        semantic = np.asarray(frame["semantic"])
-        occluded = occluded_share(semantic, np.asarray(frame["depth"]), ids, step=2)
-        found = self.misses(semantic, ids, counts, boxes, occluded, rng)
+        occluded = np.divide(hidden[ids], lines[ids], out=np.zeros(len(ids)), where=lines[ids] > 0)
+        found = self.misses(semantic, ids, counts[ids], boxes[ids], occluded, rng)
         found = self.splits(self.merges(found, rng), rng)
         rgb = np.asarray(frame["rgb"])
         detections = []
@@ -194,27 +204,16 @@ def patches_touch(a: Patch, b: Patch) -> bool:
 def occluded_shares(semantic: np.ndarray, depth: np.ndarray, step: int = 1) -> dict[int, float]:
     """Instance id -> share of its outline pixels (pixels on the image edge or with a 4-neighbour of
     another id) that touch the image edge or a pixel more than :data:`NEARER` m nearer (a surface
-    in front of it), measured on ``semantic[::step, ::step]`` (ids >= 0) and its ``depth``."""
-    lines, hidden = _outlines(semantic, depth, step)
+    in front of it), measured on ``semantic[::step, ::step]`` (ids >= 0) and its ``depth`` (what
+    step 1 of the module docstring reads, at ``step=2``)."""
+    lines, hidden = outline_counts(np.asarray(semantic), _float32(depth), int(step), np.float32(NEARER))
     present = np.flatnonzero(lines)
     return {int(k): float(hidden[k] / lines[k]) for k in present}
 
 
-def occluded_share(semantic: np.ndarray, depth: np.ndarray, ids: np.ndarray, step: int = 1) -> np.ndarray:
-    """``(K,)`` :func:`occluded_shares` of ``ids`` ``(K,)`` (0 for an id without outline pixels)."""
-    lines, hidden = _outlines(semantic, depth, step)
-    inside = ids < len(lines)
-    seen = np.zeros(len(ids), np.int64)
-    held = np.zeros(len(ids), np.int64)
-    seen[inside], held[inside] = lines[ids[inside]], hidden[ids[inside]]
-    return np.divide(held, seen, out=np.zeros(len(ids)), where=seen > 0)
-
-
-def _outlines(semantic: np.ndarray, depth: np.ndarray, step: int) -> tuple[np.ndarray, np.ndarray]:
+def _float32(depth: Any) -> np.ndarray:
     depth = np.asarray(depth)
-    if depth.dtype != np.float32:
-        depth = depth.astype(np.float32)
-    return outline_counts(np.asarray(semantic), depth, int(step), np.float32(NEARER))
+    return depth if depth.dtype == np.float32 else depth.astype(np.float32)
 
 
 def touching(a: np.ndarray, b: np.ndarray) -> bool:
