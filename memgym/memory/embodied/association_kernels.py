@@ -155,13 +155,13 @@ def insert_absent(
 
 
 @numba.njit(cache=True, nogil=True)
-def grouped_order(which: np.ndarray, keys: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
+def grouped_order(which: np.ndarray, keys: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The order that sorts ``(N,)`` items by ``which`` (``0..count-1``), then by ``keys``, keeping
-    the input order among equal pairs (``np.lexsort((keys, which))``), and the positions in that
-    order where a new ``(which, key)`` group starts.
+    the input order among equal pairs (``np.lexsort((keys, which))``), the positions in that order
+    where a new ``(which, key)`` group starts, and the groups' sizes.
 
     Returns:
-        ``(N,) int64`` order and ``(G,) int64`` group starts.
+        ``(N,) int64`` order, ``(G,) int64`` group starts and ``(G,) int64`` group sizes.
     """
     n = which.shape[0]
     sizes = np.zeros(count + 1, np.int64)
@@ -183,4 +183,7 @@ def grouped_order(which: np.ndarray, keys: np.ndarray, count: int) -> tuple[np.n
         if k == 0 or which[order[k]] != which[order[k - 1]] or keys[order[k]] != keys[order[k - 1]]:
             starts[m] = k
             m += 1
-    return order, starts[:m]
+    sizes = np.empty(m, np.int64)
+    for g in range(m):
+        sizes[g] = (starts[g + 1] if g + 1 < m else n) - starts[g]
+    return order, starts[:m], sizes

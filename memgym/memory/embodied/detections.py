@@ -44,8 +44,9 @@ class Detection:
 
     @property
     def coverage(self) -> float:
-        """Fraction of the frame the mask covers."""
-        return int(np.count_nonzero(self.mask)) / self.mask.size
+        """Fraction of the frame the mask covers (its pixels all lie in :attr:`box`)."""
+        r0, c0, r1, c1 = self.box
+        return int(np.count_nonzero(self.mask[r0:r1, c0:c1])) / self.mask.size
 
 
 def crop_of(rgb: np.ndarray, box: tuple[int, int, int, int]) -> np.ndarray:

@@ -153,8 +153,7 @@ def voxel_centroids(points: np.ndarray, which: np.ndarray, voxel: float, count: 
     """Per detection ``0..count-1``: the ``(M_k, 3)`` centroids of its ``voxel``-m cells, ordered by
     cell key, from the ``(N, 3)`` ``points`` and the ``(N,)`` detection each belongs to (one
     reduction for all detections: grouped by (detection, voxel))."""
-    order, starts = grouped_order(which, voxel_keys(points, voxel), count)
-    counts = np.diff(starts, append=len(order))
+    order, starts, counts = grouped_order(which, voxel_keys(points, voxel), count)
     centroids = np.add.reduceat(points[order], starts, axis=0) / counts[:, None] if len(starts) else np.zeros((0, 3))
     owners = which[order[starts]]
     bounds = np.searchsorted(owners, np.arange(count + 1))
