@@ -18,7 +18,7 @@ from memgym.memory.embodied import backproject as backprojection
 from memgym.memory.embodied import detections, object_map, perception, simulated_detector
 from memgym.memory.embodied.backproject import backproject, valid_depth, voxel_keys
 from memgym.memory.embodied.object_map import KeySet, ObjectMap
-from memgym.memory.embodied.perception_errors import frame_rng
+from memgym.memory.embodied.perception_errors import PerceptionNoise, frame_rng
 from tests.memory.test_visual_memory import SMALL
 
 EPISODE = {**SMALL, "traversal": {"min_goals": 2, "max_goals": 2}, "camera": {"width": 96, "height": 96}}
@@ -307,3 +307,43 @@ def test_voxel_keys_equal_the_numpy_statement_at_cell_boundaries():
     )  # the second half on (or next to) cell boundaries
     for size in (0.05, 0.1, 0.25):
         assert np.array_equal(voxel_keys(points, size), reference_voxel_keys(points, size))
+
+
+def random_frame(rng, index, size=48):
+    """A frame of overlapping rectangles (ids 1..9, 3 categories), depth varying by object."""
+    semantic = np.zeros((size, size), np.int32)
+    depth = np.full((size, size), 6.0, np.float32)
+    for instance in rng.permutation(np.arange(1, 10)):
+        top, left = rng.integers(-4, size - 4, 2)
+        height, width = rng.integers(2, 18, 2)
+        rows, cols = slice(max(top, 0), top + height), slice(max(left, 0), left + width)
+        semantic[rows, cols] = instance
+        depth[rows, cols] = rng.uniform(0.5, 5.0)
+    return {"rgb": np.zeros((size, size, 3), np.uint8), "depth": depth, "semantic": semantic, "frame_index": index}
+
+
+def test_simulated_detector_equals_the_reference_with_every_error_process_frequent():
+    labels = {i: ("chair", "sofa", "table")[i % 3] for i in range(1, 10)}
+    rates = {"merge": 0.6, "split": 0.5, "boundary_px": 2, "boundary_flip": 0.4, "confusion": 0.3}
+    detector = simulated_detector.SimulatedDetector(PerceptionNoise(**rates), labels, min_pixels=4)
+    rng = np.random.default_rng(5)
+    changed = {"merges": 0, "splits": 0}
+
+    def counted(step, original):
+        def run(found, draws):
+            out = original(found, draws)
+            changed[step] += abs(len(out) - len(found))  # the masks the step joined or cut
+            return out
+
+        return run
+
+    for step in changed:
+        setattr(detector, step, counted(step, getattr(detector, step)))
+    for index in range(120):
+        frame = random_frame(rng, index)
+        fast, slow = detector.detect(frame), reference_detect(detector, frame)
+        assert len(fast) == len(slow), index
+        for a, b in zip(fast, slow):
+            assert (a.label, a.score, a.box) == (b.label, b.score, b.box), index
+            assert np.array_equal(a.mask, b.mask) and np.array_equal(a.crop, b.crop), index
+    assert changed["merges"] > 10 and changed["splits"] > 10
