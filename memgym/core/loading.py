@@ -21,6 +21,7 @@ from memgym.core.errors import PluginImportError
 
 OPTIONAL_PACKAGES: dict[str, tuple[str, str]] = {
     "open3d": ("open3d-cpu", "embodied"),
+    "numba": ("numba", "embodied"),
     "trimesh": ("trimesh", "embodied"),
     "imageio": ("imageio", "embodied"),
     "imageio_ffmpeg": ("imageio-ffmpeg", "embodied"),
