@@ -150,39 +150,32 @@ def _outline_row(
 def grow(mask: np.ndarray) -> np.ndarray:
     """Binary dilation of an ``(H, W) bool`` mask by the 4-neighbour cross (nothing enters from
     outside the array)."""
-    h, w = mask.shape
-    out = mask.copy()
-    for r in range(h):
-        for c in range(w):
-            if mask[r, c]:
-                if r > 0:
-                    out[r - 1, c] = True
-                if r < h - 1:
-                    out[r + 1, c] = True
-                if c > 0:
-                    out[r, c - 1] = True
-                if c < w - 1:
-                    out[r, c + 1] = True
-    return out
+    return _spread(mask, True)
 
 
 @numba.njit(cache=True, nogil=True)
 def shrink(mask: np.ndarray) -> np.ndarray:
     """Binary erosion of an ``(H, W) bool`` mask by the 4-neighbour cross (outside the array counts
     as inside the mask): ``~grow(~mask)``."""
+    return _spread(mask, False)
+
+
+@numba.njit(cache=True, nogil=True)
+def _spread(mask: np.ndarray, value: bool) -> np.ndarray:
+    """``mask`` with the 4-neighbours (inside the array) of every pixel equal to ``value`` set to ``value``."""
     h, w = mask.shape
     out = mask.copy()
     for r in range(h):
         for c in range(w):
-            if not mask[r, c]:
+            if mask[r, c] == value:
                 if r > 0:
-                    out[r - 1, c] = False
+                    out[r - 1, c] = value
                 if r < h - 1:
-                    out[r + 1, c] = False
+                    out[r + 1, c] = value
                 if c > 0:
-                    out[r, c - 1] = False
+                    out[r, c - 1] = value
                 if c < w - 1:
-                    out[r, c + 1] = False
+                    out[r, c + 1] = value
     return out
 
 
