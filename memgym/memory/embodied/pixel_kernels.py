@@ -31,39 +31,20 @@ def label_boxes(labels: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 @numba.njit(cache=True, nogil=True)
-def outline_counts(
-    labels: np.ndarray, depth: np.ndarray, step: int, nearer: np.float32
-) -> tuple[np.ndarray, np.ndarray]:
-    """Per id of the image ``labels[::step, ::step]`` (ids >= 0): its outline pixels (on the image
-    edge, or with a 4-neighbour of another id) and, of those, the occluded ones (on the image edge,
-    or with a 4-neighbour of another id whose depth is below the pixel's depth minus ``nearer``).
-
-    Args:
-        labels: ``(H, W)`` ids >= 0.
-        depth: ``(H, W) float32`` depth, metres.
-        step: the pixel step of the image measured.
-        nearer: metres by which a neighbour must be nearer to count as in front (float32 arithmetic).
-
-    Returns:
-        ``(max id + 1,) int64`` outline counts and occluded counts.
-    """
-    size = 1
-    for r in range(0, labels.shape[0], step):
-        for c in range(0, labels.shape[1], step):
-            size = max(size, labels[r, c] + 1)
-    lines = np.zeros(size, np.int64)
-    hidden = np.zeros(size, np.int64)
-    for r in range(0, labels.shape[0], step):
-        _outline_row(labels, depth, r, step, nearer, lines, hidden)
-    return lines, hidden
-
-
-@numba.njit(cache=True, nogil=True)
 def label_stats(
     labels: np.ndarray, depth: np.ndarray, size: int, step: int, nearer: np.float32
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`label_boxes` and :func:`outline_counts` of the ids ``1..size-1`` in one pass over the
-    image (the outline counts of other ids are not kept).
+    """:func:`label_boxes` of the ids ``1..size-1`` and, in the same pass over the image, per id
+    ``0..size-1`` of the image ``labels[::step, ::step]``: its outline pixels (on the image edge, or
+    with a 4-neighbour of another id) and, of those, the occluded ones (on the image edge, or with
+    a 4-neighbour of another id whose depth is below the pixel's depth minus ``nearer``).
+
+    Args:
+        labels: ``(H, W)`` integer ids.
+        depth: ``(H, W) float32`` depth, metres.
+        size: one more than the largest id counted.
+        step: the pixel step of the image whose outlines are measured.
+        nearer: metres by which a neighbour must be nearer to count as in front (float32 arithmetic).
 
     Returns:
         ``(size,)`` counts, ``(size, 4)`` boxes, ``(size,)`` outline counts and occluded counts.

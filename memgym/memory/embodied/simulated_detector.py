@@ -39,7 +39,6 @@ from memgym.memory.embodied.pixel_kernels import (
     grow,
     label_stats,
     mask_extent,
-    outline_counts,
     padded_shifted,
 )
 
@@ -105,7 +104,7 @@ class SimulatedDetector(GroundTruthDetector):
         if not len(ids):
             return []
         rng = frame_rng(self.noise.seed, int(frame.get("episode_key", 0)), int(frame.get("frame_index", 0)), "detector")
-        occluded = np.divide(hidden[ids], lines[ids], out=np.zeros(len(ids)), where=lines[ids] > 0)
+        occluded = outline_shares(lines, hidden, ids)
         found = self.misses(semantic, ids, counts[ids], boxes[ids], occluded, rng)
         found = self.splits(self.merges(found, rng), rng)
         rgb = np.asarray(frame["rgb"])
@@ -206,9 +205,17 @@ def occluded_shares(semantic: np.ndarray, depth: np.ndarray, step: int = 1) -> d
     another id) that touch the image edge or a pixel more than :data:`NEARER` m nearer (a surface
     in front of it), measured on ``semantic[::step, ::step]`` (ids >= 0) and its ``depth`` (what
     step 1 of the module docstring reads, at ``step=2``)."""
-    lines, hidden = outline_counts(np.asarray(semantic), _float32(depth), int(step), np.float32(NEARER))
+    semantic = np.asarray(semantic)
+    size = int(semantic.max(initial=0)) + 1
+    _, _, lines, hidden = label_stats(semantic, _float32(depth), size, int(step), np.float32(NEARER))
     present = np.flatnonzero(lines)
-    return {int(k): float(hidden[k] / lines[k]) for k in present}
+    return dict(zip(present.tolist(), outline_shares(lines, hidden, present).tolist()))
+
+
+def outline_shares(lines: np.ndarray, hidden: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """``(K,)`` occluded share ``hidden / lines`` of ``ids`` ``(K,)`` (0 without outline pixels), from
+    :func:`~memgym.memory.embodied.pixel_kernels.label_stats`' outline and occluded counts."""
+    return np.divide(hidden[ids], lines[ids], out=np.zeros(len(ids)), where=lines[ids] > 0)
 
 
 def _float32(depth: Any) -> np.ndarray:
