@@ -28,9 +28,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from memgym.core.benchmark import JOBS, JobArgs
+from memgym.core.docstrings import plain_summary
 from memgym.core.errors import MemgymError, PluginImportError
 from memgym.core.outcome import JobOutcome, watch_job
 from memgym.core.registry import ALL_REGISTRIES, BENCHMARKS, BUILTIN, MEMORIES, Registry
+from memgym.core.suggest import did_you_mean
 
 EXIT_STATUS = (
     "exit status: 0 done, also when some items failed or were dropped (one 'memgym: warning:' line on "
@@ -53,6 +55,27 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"memgym: error: {message} (see '{self.prog} --help')\n")
 
 
+class IntermixedParser(OneLineParser):
+    """A subcommand parser whose options may come anywhere on the line: ``memgym eval dialogmem
+    --config c.yaml dataset=d.jsonl --no-progress`` (:meth:`~argparse.ArgumentParser.parse_known_intermixed_args`).
+
+    A line asking for ``--help`` is parsed in order, so that :class:`JobHelp` sees the benchmark
+    named before it.
+    """
+
+    _nested = False
+
+    def parse_known_args(self, args=None, namespace=None):
+        args = list(sys.argv[1:] if args is None else args)
+        if self._nested or "-h" in args or "--help" in args:
+            return super().parse_known_args(args, namespace)
+        self._nested = True
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._nested = False
+
+
 class JobHelp(argparse.Action):
     """``memgym JOB BENCH --help``: the job's usage, then BENCH's config keys (types, defaults)
     and the registered names it takes (:meth:`~memgym.core.benchmark.Benchmark.job_help`)."""
@@ -73,12 +96,19 @@ class JobHelp(argparse.Action):
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``memgym`` (every subcommand has ``--help``)."""
+    from memgym import __version__
+
     parser = OneLineParser(prog="memgym", description="Two-phase agent-memory benchmarks.", epilog=EXIT_STATUS)
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    parser.add_argument("--version", action="version", version=f"memgym {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=IntermixedParser)
 
     listing = sub.add_parser(
-        "list", help="show registered benchmarks, envs, memories (with what each reads), scorers, ..."
+        "list",
+        help="show registered benchmarks, envs, memories (with what each reads), scorers, ...",
+        description="Show what is registered; name kinds (singular or plural: memory, memories, envs) "
+        "to show only those.",
     )
+    listing.add_argument("kinds", nargs="*", metavar="KIND", help=f"only these kinds ({', '.join(LIST_KINDS)})")
     listing.add_argument("--json", action="store_true", help="print JSON instead of text")
     listing.add_argument(
         "--describe", action="store_true", help="import each name and show its description instead of its module:attr"
@@ -154,25 +184,60 @@ def _job_args(ns: argparse.Namespace) -> JobArgs:
     )
 
 
-def cmd_list(as_json: bool, describe: bool = False) -> int:
-    """Print every registry: each name and where it lives, without importing it; each memory
-    also with what it reads (words of :data:`memgym.core.protocols.READS`, from the plugin table;
-    a plugin's memory only with ``describe``, which imports it). ``as_json`` puts those in a
-    ``"memory reads"`` entry (name -> sorted words).
+GYM_IDS = "gymnasium id"
+LIST_KINDS = (*(registry.kind for registry in ALL_REGISTRIES), GYM_IDS)
+"""The sections of ``memgym list``, in order."""
 
-    With ``describe``, each name's module is imported and its description shown instead (a
-    name whose optional extra is missing says which one to install).
+
+def list_kinds(words: Sequence[str]) -> list[str]:
+    """The sections of ``memgym list`` that ``words`` name (singular or plural: ``memory``,
+    ``memories``, ``envs``; ``id``/``ids`` for the Gymnasium ids); all of them for no words.
+
+    Raises:
+        MemgymError: a word that names no section (with the close ones and the accepted ones).
     """
+    forms = {}
+    for kind in LIST_KINDS:
+        stem = kind.split()[-1]
+        plural = f"{stem[:-1]}ies" if stem.endswith("y") else f"{stem}s"
+        forms.update({kind: kind, stem: kind, plural: kind})
+    chosen = []
+    for word in words:
+        kind = forms.get(word.lower())
+        if kind is None:
+            raise MemgymError(
+                f"list: unknown kind '{word}'{did_you_mean(word.lower(), forms)}; kinds: "
+                f"{', '.join(k.split()[-1] for k in LIST_KINDS)} (singular or plural)"
+            )
+        if kind not in chosen:
+            chosen.append(kind)
+    return [kind for kind in LIST_KINDS if kind in chosen] if chosen else list(LIST_KINDS)
+
+
+def cmd_list(as_json: bool, describe: bool = False, kinds: Sequence[str] = ()) -> int:
+    """Print every registry (or those ``kinds`` names, :func:`list_kinds`): each name and where it
+    lives, without importing it; each memory also with what it reads (words of
+    :data:`memgym.core.protocols.READS`, from the plugin table; a plugin's memory only with
+    ``describe``, which imports it). ``as_json`` puts those in a ``"memory reads"`` entry (name ->
+    sorted words) when memories are listed.
+
+    With ``describe``, each name's module is imported and its description shown instead, as plain
+    text (a name whose optional extra is missing says which one to install).
+    """
+    chosen = list_kinds(kinds)
     listing = {}
     for registry in ALL_REGISTRIES:
-        listing[registry.kind] = {name: _list_entry(registry, name, describe) for name in registry.names()}
-    import gymnasium
+        if registry.kind in chosen:
+            listing[registry.kind] = {name: _list_entry(registry, name, describe) for name in registry.names()}
+    if GYM_IDS in chosen:
+        import gymnasium
 
-    listing["gymnasium id"] = {k: v.entry_point for k, v in gymnasium.registry.items() if k.startswith("memgym/")}
-    reads = {name: _memory_reads(name, describe) for name in listing[MEMORIES.kind]}
+        listing[GYM_IDS] = {k: v.entry_point for k, v in gymnasium.registry.items() if k.startswith("memgym/")}
+    reads = {name: _memory_reads(name, describe) for name in listing.get(MEMORIES.kind, {})}
     reads = {name: words for name, words in reads.items() if words is not None}
     if as_json:
-        print(json.dumps({**listing, "memory reads": reads}, indent=2))
+        extra = {"memory reads": reads} if MEMORIES.kind in listing else {}
+        print(json.dumps({**listing, **extra}, indent=2))
         return 0
     for kind, entries in listing.items():
         print(f"{kind}:")
@@ -214,8 +279,7 @@ def _list_entry(registry: Registry, name: str, describe: bool) -> str:
 def _describe(cls: type) -> str:
     if hasattr(cls, "implemented_jobs"):
         return f"{cls.description}  [jobs: {', '.join(cls.implemented_jobs()) or 'none'}]"
-    doc = (cls.__doc__ or "").strip().splitlines()
-    return doc[0] if doc else cls.__name__
+    return plain_summary(cls)
 
 
 def cmd_job(job: str, benchmark: str, args: JobArgs) -> int:
@@ -296,7 +360,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ns = build_parser().parse_args(argv)
     try:
         if ns.command == "list":
-            return cmd_list(ns.json, ns.describe)
+            return cmd_list(ns.json, ns.describe, ns.kinds)
         if ns.command in JOBS:
             return cmd_job(ns.command, ns.benchmark, _job_args(ns))
         if ns.command == "run":

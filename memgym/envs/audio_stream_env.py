@@ -15,6 +15,7 @@ from gymnasium import spaces
 from memgym.core.config import as_config
 from memgym.core.episode import Episode, TaskItem
 from memgym.core.errors import MemgymError
+from memgym.core.registry import register_env
 from memgym.datasets.amemops.audio import StreamRenderer
 from memgym.datasets.amemops.config import StreamConfig
 from memgym.datasets.amemops.features import N_FEATURES, stream_features
@@ -31,6 +32,7 @@ FEATURE_LOW, FEATURE_HIGH = -24.0, 40.0
 """Bounds of the features box: log-mel >= log(1e-10) ~ -23.03; far above any 0 dB stream."""
 
 
+@register_env("amemops")
 class AudioStreamEnv(TwoPhaseEnv):
     """AMemOps streams: formation = frame blocks, use = one query per step.
 

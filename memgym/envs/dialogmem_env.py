@@ -13,6 +13,7 @@ import numpy as np
 from memgym.backends.errors import ReasonerError
 from memgym.core.episode import Episode, TaskItem
 from memgym.core.protocols import Scorer
+from memgym.core.registry import register_env
 from memgym.datasets.dialogmem.defaults import default_construction, default_house
 from memgym.datasets.dialogmem.episode import ConstructionConfig, build_episode
 from memgym.datasets.traversal import generate_traversal
@@ -49,6 +50,7 @@ class DialogMemEnvConfig(EmbodiedEnvConfig):
     )
 
 
+@register_env("dialogmem")
 class DialogMemEnv(EmbodiedEnv):
     """The DialogMem environment, ``memgym/DialogMem-v0``.
 

@@ -39,11 +39,11 @@ def test_dump_and_load_round_trip(tmp_path):
 @pytest.mark.parametrize(
     "override, message",
     [
-        ("modle=kda", r"unknown key 'modle'; allowed keys: .*model"),
+        ("modle=kda", r"unknown key 'modle' \(did you mean 'model'\?\); allowed keys: .*model"),
         ("model=mamba", r"model: 'mamba' is not allowed; allowed values: 'gdn2', 'kda' or 'attention'"),
         ("seed=abc", "^command line: seed: expected an integer, got 'abc'$"),
         ("seed=2.5", "seed: expected an integer, got 2.5"),
-        ("train.stepz=3", r"unknown key 'train.stepz'; allowed keys: lr, steps"),
+        ("train.stepz=3", r"unknown key 'train.stepz' \(did you mean 'steps'\?\); allowed keys: lr, steps"),
         ("train=3", "train: expected a mapping of TrainConfig keys, got 3"),
         ("train.lr=loud", "train.lr: expected a number, got 'loud'"),
         ("distractors=[4,x]", r"distractors\[1\]: expected an integer, got 'x'"),

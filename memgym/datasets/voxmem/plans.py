@@ -220,6 +220,11 @@ def _layout_msr(d: _Draw, ev: str, sub: str):
     return _msr_comparing(d, ev, q, (s0, s1, s2), values, same)
 
 
+def _a(noun: str) -> str:
+    """``noun`` with its indefinite article ("a budget", "an oven time")."""
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
+
+
 def _msr_counting(d: _Draw, ev: str, q: dict, s0: str, s1: str):
     """How many sessions (or people) gave ``s0``'s slot, or sounded / were heard a given way."""
     slot = d.family.slot
@@ -228,13 +233,13 @@ def _msr_counting(d: _Draw, ev: str, q: dict, s0: str, s1: str):
         k = int(d.rng.integers(2, 4))
         sessions = [_ev(f"ev{i}", _fact(d, s0, values[i], str(d.rng.choice(d.users)))) for i in range(k)]
         sessions += [_hs("hs0", _fact(d, s0, "", d.asker)), _hs("hs1", _fact(d, s1, values[3], d.other()))]
-        question = f"In how many of our conversations was a {slot} for {s0} given?"
+        question = f"In how many of our conversations was {_a(slot)} for {s0} given?"
         return Query(**q, subjects=(s0,)), question, str(k), sessions
     if ev == "speaker":
         speakers = [str(u) for u in d.rng.choice(d.users, size=3)]
         sessions = [_ev(f"ev{i}", _fact(d, s0, values[i], speakers[i])) for i in range(3)]
         sessions.append(_hs("hs0", _fact(d, s1, values[3], d.other())))
-        question = f"How many different people told you a {slot} for {s0}?"
+        question = f"How many different people told you {_a(slot)} for {s0}?"
         return Query(**q, subjects=(s0,)), question, str(len(set(speakers))), sessions
     m = int(d.rng.integers(1, 3))
     if ev == "paralinguistic":

@@ -98,4 +98,20 @@ def test_semantics_counting_asks_for_given_values_beside_a_mention_without_one()
         on_subject = [s for s in plan.sessions if s.fact.subject == subject]
         assert any(s.role == "haystack" and not s.fact.value for s in on_subject)
         assert plan.answer == str(sum(s.role == "evidence" and bool(s.fact.value) for s in on_subject))
-        assert plan.question.endswith(f"was a {FAMILY_BY_NAME[plan.query.family].slot} for {subject} given?")
+        slot = FAMILY_BY_NAME[plan.query.family].slot
+        article = "an" if slot[0] in "aeiou" else "a"
+        assert plan.question.endswith(f"was {article} {slot} for {subject} given?")
+
+
+def test_counting_questions_take_an_before_a_vowel():
+    """'was an oven time ... given?' (not 'a oven time'); the structured reader still reads it."""
+    from memgym.backends.voxmem_reader import parse_question
+
+    asked = {}
+    for seed in range(200):
+        plan = plan_item("p", "semantics", "MSR", "counting", SOUNDS, np.random.default_rng(seed))
+        asked[FAMILY_BY_NAME[plan.query.family].slot] = plan.question
+        if "oven time" in asked:
+            break
+    assert "was an oven time for" in asked["oven time"]
+    assert parse_question(asked["oven time"]).fields["slot"] == "oven time"
