@@ -6,7 +6,7 @@
     memgym eval BENCH [key=value ...]        evaluate, results resumable in the run folder
     memgym render BENCH [key=value ...]      draw an episode (image or video)
     memgym run quickstart [workers=N]        the papers' comparisons at a small size + findings, one report
-    memgym report RUN_DIR --by COL ...       aggregate a run's results.jsonl into tables
+    memgym report PATH [--metrics M --by COL] systems x metrics with 95% intervals of the runs under PATH
     memgym view PATH [--port N | --out DIR]  browse a dataset or run folder in a web page
     memgym findings PATH... [--out DIR]      every paper claim checked against the runs under PATHs
 
@@ -132,10 +132,17 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("name", choices=["quickstart"], help="the job to run")
     _add_job_options(run)
 
-    report = sub.add_parser("report", help="aggregate a run folder's results.jsonl into tables")
-    report.add_argument("run_dir", type=Path, help="run folder holding results.jsonl")
-    report.add_argument("--by", default="", help="comma-separated annotation columns to group by")
-    report.add_argument("--metrics", required=True, help="comma-separated metric columns to average")
+    report = sub.add_parser(
+        "report",
+        help="tabulate a run folder (or a folder of runs): systems x metrics with 95%% intervals",
+        description="Find the run folders at or below RUN_DIR (an eval's folder, a quickstart folder, runs/) "
+        "and print one table per evaluation: its systems x metrics, each the mean with a 95%% bootstrap "
+        "interval over items and the item count. Defaults: DialogMem navigation success, SPL and QA score; "
+        "VoxMem accuracy per budget; AMemOps accuracy per query type; other runs their numeric columns.",
+    )
+    report.add_argument("run_dir", type=Path, help="run folder, eval folder or folder of runs")
+    report.add_argument("--by", default="", help="comma-separated columns to group by besides the system")
+    report.add_argument("--metrics", default="", help="comma-separated metric columns (default: the kind's)")
     report.add_argument("--format", choices=["markdown", "csv"], default="markdown")
 
     findings = sub.add_parser(
@@ -283,12 +290,31 @@ def _describe(cls: type) -> str:
 
 
 def cmd_job(job: str, benchmark: str, args: JobArgs) -> int:
-    """Dispatch ``memgym JOB BENCH`` to the benchmark's method; say what it left undone."""
+    """Dispatch ``memgym JOB BENCH`` to the benchmark's method; say what it left undone. An eval
+    ends with its main table (:func:`~memgym.pipelines.reporting.main_tables`) and its report's path."""
     bench = BENCHMARKS.get(benchmark)()
     with watch_job() as outcome:
         result = getattr(bench, job)(args)
     print(f"{job} {benchmark}: wrote {result}")
+    if job == "eval":
+        _print_main_table(Path(result))
     return _finish(outcome)
+
+
+def _print_main_table(folder: Path) -> None:
+    """The main table of the eval in ``folder`` and the path of its report (nothing for a folder
+    without rows of a known kind, e.g. a run whose every item failed)."""
+    from memgym.pipelines.reporting import RUN_KINDS, main_tables, render_tables, report_file
+
+    try:
+        tables = [t for t in main_tables(folder) if t.job in RUN_KINDS]
+    except MemgymError:
+        tables = []
+    if tables:
+        print(f"\n{render_tables(tables, relative_to=folder)}", end="")
+    report = report_file(folder)
+    if report is not None:
+        print(f"report: {report}")
 
 
 def cmd_quickstart(args: JobArgs) -> int:
@@ -309,16 +335,11 @@ def _finish(outcome: JobOutcome) -> int:
 
 
 def cmd_report(run_dir: Path, by: str, metrics: str, fmt: str) -> int:
-    """Aggregate a run folder's results into a table on stdout and beside the results."""
-    from memgym.core.results import aggregate, to_csv, to_markdown
-    from memgym.pipelines.reporting import check_report_columns, read_results
+    """Tabulate the runs at or below ``run_dir`` (:func:`~memgym.pipelines.reporting.main_tables`) on stdout."""
+    from memgym.pipelines.reporting import main_tables, render_tables
 
-    rows = read_results(run_dir)
     groups, columns = [c for c in by.split(",") if c], [m for m in metrics.split(",") if m]
-    check_report_columns(rows, groups, columns, run_dir / "results.jsonl")
-    table = aggregate(rows, groups, columns)
-    text = to_markdown(table) if fmt == "markdown" else to_csv(table)
-    print(text, end="")
+    print(render_tables(main_tables(run_dir, groups, columns), fmt, relative_to=run_dir), end="")
     return 0
 
 

@@ -108,8 +108,10 @@ def test_report_aggregates_a_run_folder(tmp_path, capsys):
     store.append("a", {"type": "x", "acc": 1.0})
     store.append("b", {"type": "x", "acc": 0.0})
     assert main(["report", str(store.folder), "--by", "type", "--metrics", "acc"]) == 0
-    assert "| x | 2 | 0.500 |" in capsys.readouterr().out
-    assert main(["report", str(tmp_path), "--metrics", "acc"]) == 2
+    assert "| x | 0.500 [0.000, 1.000] (2) |" in capsys.readouterr().out
+    assert main(["report", str(tmp_path), "--metrics", "acc"]) == 0  # the folder above the run works too
+    assert "| acc |" in capsys.readouterr().out
+    assert main(["report", str(tmp_path / "nowhere"), "--metrics", "acc"]) == 2
 
 
 def test_console_entry_point_runs_as_module():

@@ -12,8 +12,8 @@ A reasoner or judge failure, an episode with dangling ids or a duplicated episod
 ``error`` row and the run goes on; a re-run retries the items that failed. Once the tables are
 written, the CLI ends an eval in which every item of a memory failed with an error and one in
 which some failed with a warning line (:mod:`memgym.core.outcome`). Layout of
-``RUNS/eval-dialogmem/NAME/`` (``NAME``: ``name=`` or the hash of the config without the memory
-names)::
+``RUNS/eval-dialogmem/NAME/`` (``NAME``: ``name=`` or ``<dataset name>-<hash of the config without
+the memory names>``, :func:`~memgym.core.results.run_name`)::
 
     <memory>/           one RunStore per memory: results.jsonl, results.md (tables by task and
                         content type), config.yaml (with memory=<memory>), judge_cache.jsonl,
@@ -61,7 +61,7 @@ from memgym.core.paths import require_file
 from memgym.core.protocols import Memory
 from memgym.core.records import from_json
 from memgym.core.registry import MEMORIES
-from memgym.core.results import RunStore, aggregate, to_markdown
+from memgym.core.results import RunStore, aggregate, run_name, to_markdown
 from memgym.core.seeding import config_hash
 from memgym.core.textfiles import text_lines
 from memgym.datasets.dialogmem.episode import DialogMemEpisode
@@ -133,7 +133,9 @@ def evaluate(args: JobArgs) -> Path:
     if config.max_episodes:
         episodes = episodes[: config.max_episodes]
     shared = dataclasses.replace(config, memory="", memories=())
-    folder_name = config.name or config_hash(shared)
+    folder_name = config.name or run_name(
+        args.runs_dir, "eval-dialogmem", [Path(config.dataset).stem], config_hash(shared)
+    )
     rows, stores = {}, []
     for name in names:
         # each memory is its own resumable store, hashed without the list: adding a memory to

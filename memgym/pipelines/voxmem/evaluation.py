@@ -54,8 +54,8 @@ from memgym.core.executors import executor_field, ray_address_field, run_ordered
 from memgym.core.paths import require_folder
 from memgym.core.records import read_jsonl
 from memgym.core.registry import MEMORIES
-from memgym.core.results import RunStore, to_csv, to_markdown
-from memgym.core.seeding import ADDED_FIELD, NOT_HASHED
+from memgym.core.results import RunStore, run_name, to_csv, to_markdown
+from memgym.core.seeding import ADDED_FIELD, NOT_HASHED, config_hash
 from memgym.datasets.voxmem import load_dataset
 from memgym.datasets.voxmem.config import parse_budget
 from memgym.datasets.voxmem.records import Plan, VoxMemEpisode
@@ -219,7 +219,10 @@ def evaluate(args: JobArgs) -> Path:
     if config.max_items:
         keep = list(dict.fromkeys(e.items[0].item_id for e in episodes))[: config.max_items]
         episodes = [e for e in episodes if e.items[0].item_id in keep]
-    store = RunStore.open(args.runs_dir, "eval-voxmem", config, name=config.name or None, seeds=(config.seed,))
+    name = config.name or run_name(
+        args.runs_dir, "eval-voxmem", [",".join(config.memories), ",".join(config.models)], config_hash(config)
+    )
+    store = RunStore.open(args.runs_dir, "eval-voxmem", config, name=name, seeds=(config.seed,))
     done = store.done_keys()
     work = [
         (f"{spec}|{memory_name}|{episode.episode_id}", (spec, memory_name, episode))
