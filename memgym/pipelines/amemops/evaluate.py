@@ -25,6 +25,7 @@ from memgym.agents.agent import run_episode
 from memgym.agents.amemops_agent import MemoryAnswerAgent
 from memgym.core.benchmark import JobArgs
 from memgym.core.config import load_config
+from memgym.core.dataset_kinds import require_dataset
 from memgym.core.errors import ConfigError, RecordError
 from memgym.core.executors import run_ordered
 from memgym.core.registry import MEMORIES
@@ -154,6 +155,8 @@ def evaluate_models(config: AMemOpsEvalConfig, runs_dir: Path, *, progress: bool
     """Score every (model, seed, checkpoint) on the held-out streams; write tables and a plot."""
     if config.threads > 0:
         torch.set_num_threads(config.threads)
+    if config.stream_set:
+        require_dataset(config.stream_set, "amemops")
     jobs = checkpoint_jobs(config, runs_dir)
     for model_name, _, _, path in jobs:
         check_checkpoint_core(path, model_name)

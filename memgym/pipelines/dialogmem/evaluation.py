@@ -54,6 +54,7 @@ from memgym.backends.errors import ReasonerError
 from memgym.backends.throughput import record_counts, take_throughput
 from memgym.core.benchmark import JobArgs
 from memgym.core.config import load_config
+from memgym.core.dataset_kinds import require_dataset
 from memgym.core.episode import TaskItem
 from memgym.core.errors import ConfigError, RecordError
 from memgym.core.executors import run_ordered
@@ -80,6 +81,7 @@ from memgym.pipelines.dialogmem.memory_measures import (
 
 def load_episodes(path: Path) -> tuple[list[DialogMemEpisode], list[tuple[str, dict[str, Any]]]]:
     """Episodes of a dataset file plus error rows for unusable ones (duplicates, dangling ids)."""
+    require_dataset(path, "dialogmem")
     require_file(path, "dataset", "a .jsonl file", hint="run 'memgym generate dialogmem' first", error=RecordError)
     episodes, errors, seen = [], [], set()
     for number, line in text_lines(path):

@@ -49,6 +49,7 @@ from memgym.backends.errors import OverContextError, ReasonerError
 from memgym.backends.throughput import record_counts, take_throughput
 from memgym.core.benchmark import JobArgs
 from memgym.core.config import load_config
+from memgym.core.dataset_kinds import require_dataset
 from memgym.core.errors import ConfigError, MemgymError
 from memgym.core.executors import executor_field, ray_address_field, run_ordered, worker_gpus_field, workers_field
 from memgym.core.paths import require_folder
@@ -194,6 +195,7 @@ def _askers(dataset_dir: Path) -> dict[str, str]:
 def evaluate(args: JobArgs) -> Path:
     """Run the evaluation of the module docstring; returns the run folder."""
     config = load_config(VoxMemEvalConfig, path=args.config_path, overrides=args.overrides)
+    require_dataset(config.dataset, "voxmem")
     dataset_dir = require_folder(
         config.dataset,
         "dataset",
