@@ -64,12 +64,12 @@ from collections.abc import Iterable, Sequence
 from memgym.backends.config import ReasonerConfig
 from memgym.backends.dialogue_reading import transcript
 from memgym.backends.request_reading import STOP_WORDS
-from memgym.backends.request_reading import asked_key as request_asked_key
 from memgym.backends.target_resolution import UNKNOWN, linked_facts, resolve
 from memgym.backends.target_resolution import reply as reply_to
 from memgym.core.chat import Message
 from memgym.core.protocols import Reasoner
 from memgym.core.registry import register_reasoner
+from memgym.core.task_line import split_request_line
 
 FACT_PREFIX = "FACT "
 CATEGORIES_PREFIX = "CATEGORIES "
@@ -131,25 +131,6 @@ def latest_facts(facts: Iterable[Fact]) -> dict[str, dict[str, Fact]]:
     return table
 
 
-INSTRUCTION_VERBS = ("go", "take", "navigate", "find", "head", "walk", "bring", "move", "lead", "guide", "proceed")
-"""First words that make a prompt an instruction rather than a question."""
-
-
-def asked_key(question: str) -> str | None:
-    """The answer key a question asks for (:func:`~memgym.backends.request_reading.asked_key` with no
-    values known), None for an instruction (also one that starts with an instruction verb)."""
-    tokens = _WORD.findall(question.lower())
-    if starts_as_instruction(tokens):
-        return None
-    return request_asked_key(tokens)
-
-
-def starts_as_instruction(tokens: Sequence[str]) -> bool:
-    """Whether the request's first word (after ``please``) is an instruction verb."""
-    first = tokens[1:2] if tokens[:1] == ["please"] else tokens[:1]
-    return not tokens or (bool(first) and first[0] in INSTRUCTION_VERBS)
-
-
 def words(text: str) -> list[str]:
     """Lower-case alphanumeric tokens."""
     return _WORD.findall(str(text).lower())
@@ -172,7 +153,8 @@ class StructuredReasoner(Reasoner):
         users = [m for m in messages if m.role == "user"]
         if not users:
             return UNKNOWN
-        question = users[-1].text_only().splitlines()[-1] if users[-1].text_only() else ""
+        line = users[-1].text_only().splitlines()[-1] if users[-1].text_only() else ""
+        task, question = split_request_line(line)
         options = [line for line in users[-1].text_only().splitlines() if line.startswith(CATEGORIES_PREFIX)]
         if options:
             return select_categories(question, options[-1][len(CATEGORIES_PREFIX) :])
@@ -190,14 +172,17 @@ class StructuredReasoner(Reasoner):
         heard = transcript(plain.splitlines())
         if not facts and not heard:
             return extractive_answer(question, context)
-        reply = self.answer_from_facts(question, facts, heard)
-        if reply == UNKNOWN and asked_key(question) is not None:
+        reply = self.answer_from_facts(question, facts, heard, task=task)
+        if reply == UNKNOWN and task != "navigation":
             return extractive_answer(question, plain)
         return reply
 
-    def answer_from_facts(self, question: str, facts: Sequence[Fact], heard: Sequence[tuple[str, str]] = ()) -> str:
-        """Reply to ``question`` from ``facts`` and the transcript ``heard`` (``(speaker,
-        utterance)`` lines; see the module docstring)."""
+    def answer_from_facts(
+        self, question: str, facts: Sequence[Fact], heard: Sequence[tuple[str, str]] = (), *, task: str | None = None
+    ) -> str:
+        """Reply to ``question`` (an item of ``task``: ``navigation`` is an instruction, anything
+        else a question) from ``facts`` and the transcript ``heard`` (``(speaker, utterance)``
+        lines; see the module docstring)."""
         table = latest_facts(facts)
         labels = {o: next(iter(keys.values())).category for o, keys in table.items()}
         values = {o: {k: f.value for k, f in keys.items()} for o, keys in table.items()}
@@ -206,8 +191,7 @@ class StructuredReasoner(Reasoner):
             o: transcript(v for _, v in sorted(ls, key=lambda kv: _said_order(kv[0]))) for o, ls in said.items() if ls
         }
         objects = linked_facts(values, labels, linked)
-        instruction = starts_as_instruction(words(question))
-        resolution = resolve(question, objects, labels, heard, instruction=instruction)
+        resolution = resolve(question, objects, labels, heard, instruction=task == "navigation")
         return reply_to(resolution, objects)
 
 
