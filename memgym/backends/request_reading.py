@@ -15,7 +15,10 @@ three small, general pieces of linguistics:
 * **the asked key** -- words that ask for a property (:data:`ASKING_WORDS`: ``whose``, ``colour``,
   ``nickname``, ``how often``, ``destination``, ...) found *outside* the mentions and their relation
   words (so ``used for`` inside ``the mug that is used for tea`` does not make the question ask for
-  a usage); the earliest wins. No asking word: the request is an instruction.
+  a usage); the earliest wins. Whether a request is a question at all is not read here: the env
+  states each item's task (:mod:`memgym.core.task_line`).
+
+Words are compared in the canonical forms of :mod:`~memgym.backends.word_forms` (:data:`value_tokens`).
 
 The target's category is the first category named that is not the argument of a relation word
 (``the chair you saw on the way to the sofa``: ``sofa`` follows ``way``, so the chair is meant).

@@ -4,24 +4,31 @@ Memory content reaches it as *fact lines* inside any text part of the messages::
 
     FACT {"object": "obj_3", "category": "mug", "type": "social", "key": "owner", "value": "Amelia", "time": 12}
 
-(:func:`format_fact` writes them, :func:`parse_facts` reads them). The last user message is the
-question or instruction. The reasoner
+(:func:`format_fact` writes them, :func:`parse_facts` reads them). The last line of the last user
+message is the request, led by its task as the env states it (``Question: ...`` or ``Instruction:
+...``, :mod:`memgym.core.task_line`); the reasoner never guesses the task from the wording (a line
+without a label is a question). The reasoner
 
 1. keeps, per object and key, the fact with the latest ``time`` (updates and corrections win);
    dialogue linked to an entry (``said_<k>`` facts) and an appended transcript (``"Speaker:
    utterance"`` lines) are read into social facts by :mod:`~memgym.backends.dialogue_reading`
    (alias, owner, usage, significance; the latest statement of a chain wins): linked lines become
    facts of their entry, transcript lines facts about a *category*;
-2. reads the request with :mod:`~memgym.backends.request_reading` (no dataset templates): the
-   target category (the first named one not governed by a relation word; when none is named, the
-   category an alias, owner or usage said in the dialogue belongs to), the value mentions with the
-   relation each fills, and the asked key (none: an instruction);
+2. reads the request with :mod:`~memgym.backends.request_reading` against the values the memory
+   holds (no dataset templates; words in canonical forms, :mod:`~memgym.backends.word_forms`:
+   ``big`` = ``large``, ``wooden`` = ``wood``, ``one time`` = ``once``, plurals): the target
+   category (the first named one not governed by a relation word; when none is named, the category
+   an alias, owner or usage said in the dialogue belongs to) and the value mentions with the
+   relation each fills;
 3. picks the target: among objects of that category, the one whose facts explain the most value
    mentions (a value counts only under a key its relation word allows); a tie answers ``unknown``
-   for an instruction;
-4. for a question, replies with the target's value of the asked key; when the entries do not hold
-   it (or tie), with the latest value the transcript gives for the category and key; for an
-   instruction replies ``OBJECT <object id>``.
+   for an instruction, and for a question unless the tied objects agree on the answer;
+4. for a question, reads the asked key (:func:`~memgym.backends.target_resolution.question_key`:
+   asking words, first among the keys the candidates hold and the request does not name; else the
+   key nearest in meaning, :mod:`~memgym.backends.key_similarity`, when the sentence encoder is
+   installed) and replies with the target's value of it; when the entries do not hold it (or
+   tie), with the latest value the transcript gives for the category and key; for an instruction
+   replies ``OBJECT <object id>``.
 
 With facts from an oracle it is an upper bound for the symbolic part of a benchmark; with neither
 fact lines nor transcript lines it falls back to extractive reading of the plain text evidence
@@ -63,9 +70,10 @@ from collections.abc import Iterable, Sequence
 
 from memgym.backends.config import ReasonerConfig
 from memgym.backends.dialogue_reading import transcript
-from memgym.backends.request_reading import STOP_WORDS
+from memgym.backends.request_reading import LEXICON, STOP_WORDS
 from memgym.backends.target_resolution import UNKNOWN, linked_facts, resolve
 from memgym.backends.target_resolution import reply as reply_to
+from memgym.backends.word_forms import canonical_phrase, canonical_request
 from memgym.core.chat import Message
 from memgym.core.protocols import Reasoner
 from memgym.core.registry import register_reasoner
@@ -235,12 +243,16 @@ def select_linked_object(remark: str, listed: str) -> str:
 
 
 def named_categories(text: str, categories: Iterable[str]) -> list[str]:
-    """The ``categories`` named in ``text`` (case and punctuation ignored), in the order first
-    named; a name inside a longer named one (``counter`` in ``kitchen counter``) does not count."""
-    padded = " " + " ".join(words(text)) + " "
+    """The ``categories`` named in ``text`` (case and punctuation ignored; words in the canonical
+    forms of :mod:`~memgym.backends.word_forms`, so ``bookshelves`` and ``refrigerator`` name
+    ``bookshelf`` and ``fridge``), in the order first named; a name inside a longer named one
+    (``counter`` in ``kitchen counter``) does not count."""
+    categories = set(categories)
+    vocabulary = frozenset(w for c in categories for w in canonical_phrase(c))
+    padded = " " + " ".join(canonical_request(text, vocabulary, LEXICON)) + " "
     spans = []
-    for category in set(categories):
-        phrase = f" {' '.join(words(category))} "
+    for category in categories:
+        phrase = f" {' '.join(canonical_phrase(category))} "
         start = padded.find(phrase) if phrase.strip() else -1
         while start >= 0:
             spans.append((start, -len(phrase), category))

@@ -16,6 +16,7 @@ import functools
 from collections.abc import Iterable, Mapping, Sequence
 
 from memgym.backends.dialogue_reading import Statement, fold_chains, read_statements
+from memgym.backends.key_similarity import KEY_DESCRIPTIONS, closest_key
 from memgym.backends.request_reading import (
     LEXICON,
     RELATION_WORDS,
@@ -46,6 +47,7 @@ class Resolution:
     target: str | None
     key: str | None
     heard: tuple[Statement, ...]
+    instruction: bool = False
 
 
 def latest_statements(chains: Iterable[list[Statement]]) -> list[Statement]:
@@ -136,24 +138,27 @@ def resolve(
     target = winners[0] if len(winners) == 1 else None
     if key is not None and len(winners) > 1 and len({objects[o].get(key) for o in winners}) == 1:
         target = winners[0]  # the candidates left agree on the answer
-    return Resolution(category, target, key, tuple(statements))
+    return Resolution(category, target, key, tuple(statements), instruction)
 
 
 def question_key(
     words: list[str], mentions: Sequence[Mention], span: tuple[int, int], candidates: Sequence[Mapping[str, str]]
 ) -> str | None:
-    """The key a question asks for: among the keys the candidate targets hold whose values the
-    request does not already name (a question never states its answer), the one its asking words
-    name (:func:`~memgym.backends.request_reading.asked_key`); any key when no candidate is known or
-    none of theirs is named."""
+    """The key a question asks for. Its asking words decide
+    (:func:`~memgym.backends.request_reading.asked_key`), first among the keys the candidate
+    targets hold whose values the request does not already name (a question never states its
+    answer), then among any keys; when none names a key, the key whose description is nearest in
+    meaning to the question's words outside its cues and category
+    (:func:`~memgym.backends.key_similarity.closest_key`; None without the encoder), held by the
+    target or not (a key it lacks is answered ``unknown``, not replaced by one it holds)."""
     named = {w for m in mentions for w in value_tokens(m.value)}
-    open_keys = {
-        k
-        for keys in candidates
-        for k, v in keys.items()
-        if k not in NOT_VALUES and not k.startswith("said") and not set(value_tokens(v)) <= named
-    }
-    return (asked_key(words, mentions, [span], open_keys) if open_keys else None) or asked_key(words, mentions, [span])
+    held = {k for keys in candidates for k in keys if k not in NOT_VALUES and not k.startswith("said")}
+    open_keys = {k for keys in candidates for k in held & set(keys) if not set(value_tokens(keys[k])) <= named}
+    key = (asked_key(words, mentions, [span], open_keys) if open_keys else None) or asked_key(words, mentions, [span])
+    if key is not None:
+        return key
+    cues = {i for m in mentions for i in range(*m.phrase)} | set(range(*span))
+    return closest_key(" ".join(w for i, w in enumerate(words) if i not in cues), KEY_DESCRIPTIONS)
 
 
 ORDINAL_ANCHORS = ("among", "of", "one")
@@ -220,8 +225,8 @@ def select(
 def reply(resolution: Resolution, objects: Mapping[str, Mapping[str, str]]) -> str:
     """``OBJECT <id>`` for an instruction, the asked value for a question; a question the objects
     cannot answer gets the latest value the transcript gives for the category and key."""
-    if resolution.key is None:
-        return f"OBJECT {resolution.target}" if resolution.target else UNKNOWN
+    if resolution.key is None:  # an instruction, or a question whose key could not be read
+        return f"OBJECT {resolution.target}" if resolution.target and resolution.instruction else UNKNOWN
     if resolution.target is not None and resolution.key in objects[resolution.target]:
         return objects[resolution.target][resolution.key]
     said = [s for s in resolution.heard if s.category == resolution.category and s.key == resolution.key]
