@@ -103,6 +103,27 @@ def test_malformed_override_is_exit_2(capsys):
     assert "not a key=value override" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    "job, benchmark, key",
+    [
+        ("generate", "amemops", "seed"),
+        ("generate", "voxmem", "seed"),
+        ("generate", "dialogmem", "seed"),
+        ("train", "amemops", "seed"),
+        ("eval", "amemops", "seeds"),
+        ("eval", "voxmem", "seed"),
+        ("eval", "dialogmem", "bootstrap_seed"),
+    ],
+)
+@pytest.mark.parametrize("seed", [2**64, -1])
+def test_a_seed_out_of_range_is_one_line_and_leaves_nothing(tmp_path, capsys, job, benchmark, key, seed):
+    value = f"[{seed}]" if key == "seeds" else str(seed)
+    assert main([job, benchmark, f"{key}={value}", "--runs-dir", str(tmp_path / "runs")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("memgym: error:") and f"{key}" in err[0], err
+    assert not (tmp_path / "runs").exists()
+
+
 def test_report_aggregates_a_run_folder(tmp_path, capsys):
     store = RunStore.open(tmp_path, "eval", {"m": 1}, name="r")
     store.append("a", {"type": "x", "acc": 1.0})

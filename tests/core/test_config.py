@@ -182,3 +182,29 @@ def test_union_fields_name_the_member_key_or_the_types_accepted():
         load_config(Layout, overrides=["shape.zz=1"])
     with pytest.raises(ConfigError, match=r"label: expected int or str, got \[1\]$"):
         load_config(Layout, overrides=["label=[1]"])
+
+
+@dataclasses.dataclass(frozen=True)
+class _Seeded:
+    seed: int = 0
+    eval_seeds: tuple[int, ...] = (0,)
+    stream_seed: int = dataclasses.field(default=0, metadata={"min": 5})
+
+
+@pytest.mark.parametrize(
+    "override, message",
+    [
+        (
+            "seed=18446744073709551616",
+            r"'seed' = 18446744073709551616 is too large; expected a value from 0 to 18446744073709551615",
+        ),
+        ("seed=-1", r"'seed' = -1 is too small"),
+        ("eval_seeds=[1,-2]", r"'eval_seeds\[1\]' = -2 is too small"),
+        ("stream_seed=4", r"'stream_seed' = 4 is too small; expected a value from 5 to"),
+        ("stream_seed=18446744073709551616", r"'stream_seed' = 18446744073709551616 is too large"),
+    ],
+)
+def test_seed_keys_are_bounded_to_what_the_generators_accept(override, message):
+    with pytest.raises(ConfigError, match=message):
+        load_config(_Seeded, overrides=[override])
+    assert load_config(_Seeded, overrides=[f"seed={2**64 - 1}"]).seed == 2**64 - 1
