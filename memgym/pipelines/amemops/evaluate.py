@@ -63,6 +63,7 @@ def stream_env(data: DataConfig, library: SourceLibrary) -> gymnasium.Env:
         library=library,
         inputs=data.inputs,
         block_frames=data.block_frames,
+        max_episode_steps=-1,  # streams of any configuration are played whole (no TimeLimit)
     )
 
 

@@ -192,7 +192,8 @@ def build_env(config: DialogMemEvalConfig, memory: Memory, scorers: dict[str, An
         semantic="semantic" in memory.reads,
         frame_cache=config.frame_cache,
     )
-    return gymnasium.make("memgym/DialogMem-v0", config=env_config, scorers=scorers)
+    # stored episodes are played whole: no TimeLimit (the registered one bounds generated episodes)
+    return gymnasium.make("memgym/DialogMem-v0", config=env_config, scorers=scorers, max_episode_steps=-1)
 
 
 def evaluate_memory(
