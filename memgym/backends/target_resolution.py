@@ -131,9 +131,9 @@ def resolve(
     if not labels and category is not None:
         key = None if instruction else asked_key(words, mentions, [span])
         category = first_said_about(words, vocabulary, statements, key) or category
-    winners = select(objects, labels, category, mentions, words) if category else []
+    winners = select(objects, labels, category, mentions, words)
     key = None if instruction else question_key(words, mentions, span, [objects[o] for o in winners])
-    if key is not None and category:  # a mention of the asked key's own value is no cue (``how large``)
+    if key is not None:  # a mention of the asked key's own value is no cue (``how large``)
         winners = select(objects, labels, category, [m for m in mentions if m.keys != {key}], words)
     target = winners[0] if len(winners) == 1 else None
     if key is not None and len(winners) > 1 and len({objects[o].get(key) for o in winners}) == 1:
@@ -200,23 +200,25 @@ def first_said_about(
 def select(
     objects: Mapping[str, Mapping[str, str]],
     labels: Mapping[str, str],
-    category: str,
+    category: str | None,
     mentions: Sequence[Mention],
     words: list[str],
 ) -> list[str]:
     """The objects of ``category`` whose facts explain the most mentions (then: whose linked
-    ``said`` words share the most request words), sorted; empty when it has none."""
-    content = {w for w in words if w not in STOP_WORDS} - set(value_tokens(category))
+    ``said`` words share the most request words), sorted; empty when it has none. With no category
+    named (``Take me to the lighthouse``), every object is a candidate and only those explaining at
+    least one mention can win."""
+    content = {w for w in words if w not in STOP_WORDS} - set(value_tokens(category or ""))
     scores: dict[str, tuple[int, int]] = {}
     for object_id, keys in objects.items():
-        if labels[object_id] != category:
+        if category is not None and labels[object_id] != category:
             continue
         explained = sum(
             1 for m in mentions if any(k in keys and value_tokens(keys[k]) == value_tokens(m.value) for k in m.keys)
         )
         said = {w for k, v in keys.items() if k.startswith("said") for w in tokens(v)}
         scores[object_id] = (explained, len(content & said))
-    if not scores:
+    if not scores or (category is None and max(scores.values()) <= (0, 0)):
         return []
     best = max(scores.values())
     return sorted(o for o, s in scores.items() if s == best)

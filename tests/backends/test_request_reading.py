@@ -193,3 +193,13 @@ def test_a_transcript_alone_answers_from_its_latest_statements():
     )
     assert ask("Who owns the red mug?", [], dialogue) == "Carla"
     assert ask("What do the residents call the sofa?", [], dialogue) == "the cloud"
+
+
+def test_a_request_that_names_no_category_is_matched_against_every_object():
+    facts = bed("b1", alias="the throne", owner="Maya", room="bedroom") + bed("b2", owner="Ben", room="bedroom")
+    facts += [Fact("s1", "sofa", "social", "owner", "Maya"), Fact("s1", "sofa", "perceptual", "room", "living room")]
+    assert go("Take me to the throne.", facts) == "OBJECT b1"
+    assert go("Go to Maya's thing in the living room.", facts) == "OBJECT s1"
+    assert ask("Who owns the throne?", facts) == "Maya"
+    assert go("Take me to the lighthouse.", facts) == UNKNOWN  # nothing in memory is called that
+    assert go("Go to Maya's.", facts) == UNKNOWN  # two objects explain it equally
