@@ -214,3 +214,27 @@ def test_the_convolution_ablation_pairs_models_trained_alike() -> None:
     }
     assert conv_pair(runs, {"gdn2@a", "gdn2@b", "gdn2@c"}) == ("gdn2@a", "gdn2@b")
     assert conv_pair(runs, {"gdn2@a", "gdn2@c", "gdn2@d"}) is None  # trained longer / on another set
+
+
+def test_the_gap_vs_complexity_claim_compares_matched_cells_against_semantics_ie(tmp_path: Path) -> None:
+    """Semantics is always right; audio-native items are right on IE and wrong on MSR/TET: the gap
+    widens by 100 points. An audio-native subtype without a semantics twin is left out (it would
+    move the estimate), and without semantics IE the claim says which build measures it."""
+    rows = []
+    cells = [("IE", "context_to_cue"), ("IE", "cue_to_fact"), ("MSR", "counting"), ("TET", "latest")]
+    for i in range(160):
+        operation, subtype = cells[i % 4]
+        evidence = "semantics" if i % 8 < 4 else "speaker"
+        rows.append({"operation": operation, "subtype": subtype, "evidence": evidence,
+                     "correct": float(evidence == "semantics" or operation == "IE")})  # fmt: skip
+    rows += [{"operation": "MSR", "subtype": "matching", "evidence": "sound", "correct": 1.0} for _ in range(40)]
+    for i, row in enumerate(rows):
+        row.update(key=f"i{i}", memory="cascaded", model="structured", item_id=f"i{i}", budget=8192, status="ok")
+    write_run(tmp_path / "vox", "eval-voxmem", rows)
+    found = by_id(finding_rows(find_runs([tmp_path / "vox"])))["vx-gap-widens"]
+    assert found["verdict"] == "reproduced" and found["effect_pp"] == pytest.approx(100.0)
+    assert "4 matched subtypes" in found["ours"] and "lies above 0" in found["detail"]
+    without_ie = [r for r in rows if not (r["operation"] == "IE" and r["evidence"] == "semantics")]
+    write_run(tmp_path / "no_ie", "eval-voxmem", without_ie)
+    missing = by_id(finding_rows(find_runs([tmp_path / "no_ie"])))["vx-gap-widens"]
+    assert missing["verdict"] == "not measured" and "semantics/IE" in missing["detail"]
