@@ -214,3 +214,25 @@ def test_the_convolution_ablation_pairs_models_trained_alike() -> None:
     }
     assert conv_pair(runs, {"gdn2@a", "gdn2@b", "gdn2@c"}) == ("gdn2@a", "gdn2@b")
     assert conv_pair(runs, {"gdn2@a", "gdn2@c", "gdn2@d"}) is None  # trained longer / on another set
+
+
+def test_findings_default_beside_the_runs_with_paths_relative_to_it(tmp_path, monkeypatch):
+    """'memgym findings runs' writes runs/findings, naming each run relative to that folder, so the
+    files mean the same from any working folder."""
+
+    from memgym.core.results import RunStore
+
+    runs = tmp_path / "runs"
+    store = RunStore.open(runs, "eval-voxmem", {"v": 1}, name="x")
+    for i, budget in enumerate((8192, 16384)):
+        store.append(f"k{i}", {"memory": "cascaded", "model": "structured", "item_id": "i0", "budget": budget,
+                               "evidence": "semantics", "operation": "TET", "correct": i})  # fmt: skip
+    monkeypatch.chdir(tmp_path)
+    assert main(["findings", "runs/eval-voxmem/x"]) == 0
+    data = json.loads((runs / "findings" / "findings.json").read_text())
+    assert data["runs"] == ["../eval-voxmem/x"]
+    (runs / "findings" / "findings.json").unlink()
+    assert main(["findings", "runs"]) == 0
+    data = json.loads((runs / "findings" / "findings.json").read_text())
+    assert data["runs"] == ["../eval-voxmem/x"]
+    assert all(run == "../eval-voxmem/x" for row in data["findings"] for run in row["runs"].split(";") if run)
