@@ -154,7 +154,12 @@ def build_parser() -> argparse.ArgumentParser:
         "findings.json and findings.png.",
     )
     findings.add_argument("paths", type=Path, nargs="+", metavar="RUN_OR_FOLDER", help="run folders or folders of runs")
-    findings.add_argument("--out", type=Path, default=Path("findings"), help="output folder (default: findings)")
+    findings.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="output folder (default: findings/ beside the runs, in the folder they share)",
+    )
 
     view = sub.add_parser(
         "view",
@@ -343,7 +348,7 @@ def cmd_report(run_dir: Path, by: str, metrics: str, fmt: str) -> int:
     return 0
 
 
-def cmd_findings(paths: Sequence[Path], out: Path) -> int:
+def cmd_findings(paths: Sequence[Path], out: Path | None) -> int:
     """Decide every paper claim on the runs under ``paths``; print the table and write the files."""
     from memgym.pipelines.findings.report import write_findings
 

@@ -238,3 +238,25 @@ def test_the_gap_vs_complexity_claim_compares_matched_cells_against_semantics_ie
     write_run(tmp_path / "no_ie", "eval-voxmem", without_ie)
     missing = by_id(finding_rows(find_runs([tmp_path / "no_ie"])))["vx-gap-widens"]
     assert missing["verdict"] == "not measured" and "semantics/IE" in missing["detail"]
+
+
+def test_findings_default_beside_the_runs_with_paths_relative_to_it(tmp_path, monkeypatch):
+    """'memgym findings runs' writes runs/findings, naming each run relative to that folder, so the
+    files mean the same from any working folder."""
+
+    from memgym.core.results import RunStore
+
+    runs = tmp_path / "runs"
+    store = RunStore.open(runs, "eval-voxmem", {"v": 1}, name="x")
+    for i, budget in enumerate((8192, 16384)):
+        store.append(f"k{i}", {"memory": "cascaded", "model": "structured", "item_id": "i0", "budget": budget,
+                               "evidence": "semantics", "operation": "TET", "correct": i})  # fmt: skip
+    monkeypatch.chdir(tmp_path)
+    assert main(["findings", "runs/eval-voxmem/x"]) == 0
+    data = json.loads((runs / "findings" / "findings.json").read_text())
+    assert data["runs"] == ["../eval-voxmem/x"]
+    (runs / "findings" / "findings.json").unlink()
+    assert main(["findings", "runs"]) == 0
+    data = json.loads((runs / "findings" / "findings.json").read_text())
+    assert data["runs"] == ["../eval-voxmem/x"]
+    assert all(run == "../eval-voxmem/x" for row in data["findings"] for run in row["runs"].split(";") if run)
