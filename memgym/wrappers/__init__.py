@@ -27,8 +27,11 @@ Example: DialogMem (a tiny generated episode), checked by Stable-Baselines3:
 >>> check_env(env, warn=False)
 >>> obs, info = env.reset(seed=0)
 >>> obs, reward, terminated, truncated, info = env.step(env.formation_action())  # ignored in formation
->>> info["phase"], env.action([0, 0, 0, 0.2, 0.9])  # the policy's Box action as the env reads it
-('formation', {'text': 'no', 'position': array([0., 0., 0.], dtype=float32)})
+>>> info["phase"]
+'formation'
+>>> actions = env.env  # FlattenAction, over AnswerChoices: a policy's Box action as the env reads it
+>>> actions.env.action(actions.action([0, 0, 0, 0.2, 0.9]))
+{'position': array([0., 0., 0.], dtype=float32), 'text': 'no'}
 >>> env.close()
 """
 
