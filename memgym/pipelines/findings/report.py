@@ -35,7 +35,9 @@ def finding_rows(runs: Sequence[RunFolder], claims: Sequence[Claim] = CLAIMS) ->
         }
         if isinstance(outcome, Measured):
             effect = outcome.effect
-            decision = decide(effect, claim.kind, margin=claim.margin, min_items=claim.min_items)
+            decision = decide(
+                effect, claim.kind, margin=claim.margin, min_items=claim.min_items, min_seeds=claim.min_seeds
+            )
             detail = decision.reason + (f"; about {decision.needed} units would decide it" if decision.needed else "")
             row.update(
                 ours=outcome.ours,

@@ -90,6 +90,29 @@ def accuracy_table(
     return table
 
 
+def seed_table(
+    rows: Iterable[dict[str, Any]], *, query_types: Sequence[str] = QUERY_TYPES, model_order: Sequence[str] = ()
+) -> list[dict[str, Any]]:
+    """One dict per ``(model, checkpoint, seed)``: ``model, checkpoint, seed,`` the query-weighted
+    accuracy (%) per query type, and ``previous_share``: the percent of wrong post-update answers
+    that gave the superseded value (None without errors or without ``previous_value`` in the rows).
+    The seed spread that :func:`accuracy_table` averages away."""
+    groups: dict[tuple[str, Any, Any], list[dict[str, Any]]] = defaultdict(list)
+    for r in rows:
+        groups[(str(r["model"]), r["checkpoint"], r["seed"])].append(r)
+    order = {name: i for i, name in enumerate(model_order)}
+    table = []
+    for model, checkpoint, seed in sorted(groups, key=lambda k: (order.get(k[0], len(order)), k[0], str(k[1]), k[2])):
+        members = groups[(model, checkpoint, seed)]
+        row: dict[str, Any] = {"model": model, "checkpoint": checkpoint, "seed": seed}
+        for qtype in query_types:
+            row[qtype] = accuracy_cell([r for r in members if r["query_type"] == qtype])
+        wrong = [r for r in members if r["query_type"] == "post_update" and not r["correct"] and "previous_value" in r]
+        row["previous_share"] = 100.0 * sum(bool(r["previous_value"]) for r in wrong) / len(wrong) if wrong else None
+        table.append(row)
+    return table
+
+
 def table_markdown(table: Sequence[dict[str, Any]], *, title: str = "") -> str:
     """Markdown of an :func:`accuracy_table` (percent with one decimal, ``-`` for empty cells)."""
     if not table:
