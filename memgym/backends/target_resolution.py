@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from memgym.backends.dialogue_reading import Statement, fold_chains, read_statements
 from memgym.backends.key_similarity import KEY_DESCRIPTIONS, closest_key
 from memgym.backends.request_reading import (
+    FILLERS,
     LEXICON,
     RELATION_WORDS,
     STOP_WORDS,
@@ -167,11 +168,14 @@ ORDINAL_ANCHORS = ("among", "of", "one")
 
 def _ordinal_attached(words: list[str], mention: Mention, mentions: Sequence[Mention], category: str | None) -> bool:
     """Whether an ordinal ranks an object (``the first small lamp``, ``the fourth chair you saw``,
-    ``second of its kind``) rather than an event (``when you first saw``): the words after it reach
-    a word of the category or an anchor."""
+    ``second of its kind``, ``the chair you spotted eighth``) rather than an event (``when you
+    first saw``): the words after it reach a word of the category or an anchor, or a seeing word
+    comes just before it."""
     passable = {w for m in mentions for w in words[m.start : m.end]}
     anchors = set(ORDINAL_ANCHORS) | set(value_tokens(category or ""))
-    return attached(words, mention.end, -1, passable, anchors)
+    before = [w for w in words[: mention.start] if w not in FILLERS]
+    after_seeing = bool(before) and before[-1] in RELATION_WORDS["times_seen"]  # ``the chair you saw first``
+    return after_seeing or attached(words, mention.end, -1, passable, anchors)
 
 
 SEEING_REACH = 6
