@@ -124,6 +124,7 @@ ASKING_WORDS: dict[str, tuple[str, ...]] = {
         "which number",
         "what number",
         "counting",
+        "sequence",
     ),  # fmt: skip
 }
 """Answer key -> word sequences that ask for it (matched on whole tokens outside the mentions)."""

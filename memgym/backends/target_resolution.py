@@ -145,13 +145,16 @@ def resolve(
 def question_key(
     words: list[str], mentions: Sequence[Mention], span: tuple[int, int], candidates: Sequence[Mapping[str, str]]
 ) -> str | None:
-    """The key a question asks for. Its asking words decide
+    """The key a question asks for. A choice it offers decides (:func:`choice_key`), then its asking words
     (:func:`~memgym.backends.request_reading.asked_key`), first among the keys the candidate
     targets hold whose values the request does not already name (a question never states its
     answer), then among any keys; when none names a key, the key whose description is nearest in
     meaning to the question's words outside its cues and category
     (:func:`~memgym.backends.key_similarity.closest_key`; None without the encoder), held by the
     target or not (a key it lacks is answered ``unknown``, not replaced by one it holds)."""
+    offered = choice_key(words, mentions)
+    if offered is not None:
+        return offered
     named = {w for m in mentions for w in value_tokens(m.value)}
     held = {k for keys in candidates for k in keys if k not in NOT_VALUES and not k.startswith("said")}
     open_keys = {k for keys in candidates for k in held & set(keys) if not set(value_tokens(keys[k])) <= named}
@@ -160,6 +163,18 @@ def question_key(
         return key
     cues = {i for m in mentions for i in range(*m.phrase)} | set(range(*span))
     return closest_key(" ".join(w for i, w in enumerate(words) if i not in cues), KEY_DESCRIPTIONS)
+
+
+def choice_key(words: list[str], mentions: Sequence[Mention]) -> str | None:
+    """The key of a choice the question offers: two values of one key joined by ``or`` (``is it
+    large or small``, ``first, second or third``); None when it offers none."""
+    ordered = sorted(mentions, key=lambda m: m.start)
+    for first, second in zip(ordered, ordered[1:]):
+        shared = first.keys & second.keys
+        between = [w for w in words[first.end : second.start] if w not in FILLERS]
+        if between == ["or"] and len(shared) == 1:
+            return next(iter(shared))
+    return None
 
 
 ORDINAL_ANCHORS = ("among", "of", "one")

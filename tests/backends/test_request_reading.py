@@ -219,3 +219,10 @@ def test_an_ordinal_right_after_a_seeing_word_ranks_the_object():
     facts = bed("b1", order="first", color="red") + bed("b2", order="second", color="blue")
     assert ask("What colour is the bed you saw second?", facts) == "blue"
     assert ask("What colour was the bed when you first saw it?", facts) == UNKNOWN  # an event, no rank
+
+
+def test_a_choice_between_values_asks_for_their_key():
+    facts = bed("b1", size="large", owner="Maya", order="second") + bed("b2", size="small", owner="Ben", order="first")
+    assert ask("Maya's bed: is it large or small?", facts) == "large"
+    assert ask("Was Ben's bed the first or the second one you saw?", facts) == "first"
+    assert ask("In sequence, which bed was Maya's?", facts) == "second"
