@@ -136,7 +136,23 @@ def resolve(
     if not labels and category is not None:
         category = first_said_about(words, vocabulary, statements, key) or category
     target = select(objects, labels, category, mentions, key, words) if category else None
+    if category is None and key is None and mentions:
+        target = select_any(objects, mentions)
     return Resolution(category, target, key, tuple(statements))
+
+
+def select_any(objects: Mapping[str, Mapping[str, str]], mentions: Sequence[Mention]) -> str | None:
+    """An instruction naming no category and no category said about its cues (``Take me to the
+    lighthouse.`` with no transcript naming the lighthouse's category): the entry, of any category,
+    whose facts explain the most mentions, when exactly one does and it explains one at least
+    (issue 37's dialogue-only instructions; None otherwise)."""
+    scores = {
+        object_id: sum(1 for m in mentions if any(k in keys and tokens(keys[k]) == tokens(m.value) for k in m.keys))
+        for object_id, keys in objects.items()
+    }
+    best = max(scores.values(), default=0)
+    winners = [o for o, score in scores.items() if score == best]
+    return winners[0] if best > 0 and len(winners) == 1 else None
 
 
 ORDINAL_ANCHORS = ("among", "of", "one")
