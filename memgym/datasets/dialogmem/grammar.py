@@ -5,7 +5,7 @@ An utterance is ``[opener] [frame] [marker] fact-sentence``:
 * **openers** per speaking style (``"Oh, by the way."``, ``"Pardon me."``);
 * **frames** per turn type pointing at the object (``"See that lamp?"``, ``"Remember the lamp you
   saw earlier?"``), or nothing;
-* **discourse markers** before the fact (``"Just so you know, ..."``, ``"For the record, ..."``), or
+* **discourse markers** before the fact (``"Just so you know, ..."``, ``"Mind you, ..."``), or
   nothing;
 * **fact sentences** per content key and operation, several per key (``"The lamp is red."``,
   ``"We painted the lamp red last spring."``, ``"I put the lamp on the desk this morning."``), whose
@@ -38,7 +38,7 @@ FRAMES: dict[str, tuple[str, ...]] = {
     "recall": ("", "Remember the {c} you saw earlier?", "About that {c} from before.", "Thinking back to that {c}."),
     "post_arrival": ("", "Here we are.", "Great, you found it.", "That's the one."),
 }
-MARKERS = ("", "", "Just so you know,", "For the record,", "Incidentally,", "As it happens,")
+MARKERS = ("", "", "Just so you know,", "Mind you,", "Incidentally,", "As it happens,")
 """Discourse markers before the fact sentence (empty twice: most sentences start plainly)."""
 
 FACT_SENTENCES: dict[tuple[str, str], tuple[str, ...]] = {
@@ -113,7 +113,7 @@ FACT_SENTENCES: dict[tuple[str, str], tuple[str, ...]] = {
     ),
     ("owner", "correction"): (
         "sorry, I got that wrong before: the {c} is {v}'s, not {p}'s.",
-        "correction: the {c} belongs to {v}, not {p}.",
+        "quick correction: the {c} belongs to {v}, not {p}.",
         "my mistake, the {c} is owned by {v}, not {p}.",
     ),
     ("usage", "state"): (
