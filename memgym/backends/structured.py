@@ -63,9 +63,9 @@ from collections.abc import Iterable, Sequence
 
 from memgym.backends.config import ReasonerConfig
 from memgym.backends.dialogue_reading import transcript
-from memgym.backends.request_reading import STOP_WORDS
+from memgym.backends.request_reading import STOP_WORDS, find_spans
 from memgym.backends.request_reading import asked_key as request_asked_key
-from memgym.backends.target_resolution import UNKNOWN, linked_facts, resolve
+from memgym.backends.target_resolution import UNKNOWN, heard_facts, linked_facts, resolve
 from memgym.backends.target_resolution import reply as reply_to
 from memgym.core.chat import Message
 from memgym.core.protocols import Reasoner
@@ -175,7 +175,8 @@ class StructuredReasoner(Reasoner):
         question = users[-1].text_only().splitlines()[-1] if users[-1].text_only() else ""
         options = [line for line in users[-1].text_only().splitlines() if line.startswith(CATEGORIES_PREFIX)]
         if options:
-            return select_categories(question, options[-1][len(CATEGORIES_PREFIX) :])
+            said = transcript(users[-1].text_only().splitlines()[:-1])
+            return select_categories(question, options[-1][len(CATEGORIES_PREFIX) :], said)
         links = [line for line in users[-1].text_only().splitlines() if line.startswith(LINK_PREFIX)]
         if links:
             return select_linked_object(question, links[-1][len(LINK_PREFIX) :])
@@ -229,14 +230,32 @@ def voxmem_history_answer(text: str) -> str | None:
     return answer(question, parsed[0]) if question is not None else None
 
 
-def select_categories(request: str, listed: str) -> str:
+def select_categories(request: str, listed: str, heard: Sequence[tuple[str, str]] = ()) -> str:
     """The categories of the JSON list ``listed`` named in ``request`` (:func:`named_categories`),
-    comma-separated; :data:`UNKNOWN` when none is named."""
+    comma-separated; when it names none, those the dialogue ``heard`` says something about that the
+    request mentions (:func:`categories_said_about`); :data:`UNKNOWN` when there are none."""
     try:
         categories = [str(c) for c in json.loads(listed)]
     except (json.JSONDecodeError, TypeError):
         return UNKNOWN
-    return ", ".join(named_categories(request, categories)) or UNKNOWN
+    named = named_categories(request, categories) or categories_said_about(request, heard, categories)
+    return ", ".join(named) or UNKNOWN
+
+
+def categories_said_about(request: str, heard: Sequence[tuple[str, str]], categories: Sequence[str]) -> list[str]:
+    """The ``categories`` of which ``heard`` (``(speaker, utterance)`` lines) states a social value
+    the request mentions (``Take me to the lighthouse.`` after ``We call the bed the lighthouse.``:
+    ``bed``), in the order of the mentions (issue 37's dialogue-only instructions)."""
+    if not heard:
+        return []
+    statements = heard_facts(tuple(u for _, u in heard), frozenset(categories), frozenset(s for s, _ in heard))
+    request_words = words(request)
+    found = sorted(
+        (spans[0][0], statement.category)
+        for statement in statements
+        if (spans := find_spans(request_words, words(statement.value)))
+    )
+    return list(dict.fromkeys(category for _, category in found))
 
 
 def select_linked_object(remark: str, listed: str) -> str:
