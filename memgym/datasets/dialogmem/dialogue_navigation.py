@@ -11,20 +11,22 @@ a wedding gift."`` (significance), ``"Find what Olga uses for afternoon naps."``
 A target qualifies when some of these social cues (stated in the kept dialogue) single it out among
 *all* observed objects, of any category (:func:`dialogue_cues`), and the instruction names no
 observed category (an alias such as ``"the treasure chest"`` does when a chest was observed). The
-drafts to rewrite are drawn from the qualifying ones with the episode's generator; a rewritten item
-keeps its target and gold answer, its cues become the social ones, and ``names_category`` is false.
+drafts to rewrite are drawn from the qualifying ones with the episode's generator (objects left
+without a navigation item, because every cue combination naming their category was filtered, get a
+new one); a rewritten item keeps its target and gold answer, its cues become the social ones, and
+``names_category`` is false.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
 from memgym.backends.structured import words
 from memgym.datasets.dialogmem.content import MemoryItem
-from memgym.datasets.dialogmem.task_specs import Draft, matches
+from memgym.datasets.dialogmem.task_specs import Draft, TaskSpec, matches
 from memgym.datasets.dialogmem.validation import format_violations, leakage_violations
 
 INSTRUCTIONS = ("Take me to {ref}.", "Go to {ref}.", "Head over to {ref}.", "Find {ref}.", "Navigate to {ref}.")
@@ -70,21 +72,28 @@ def rewrite_navigation(
     rng: np.random.Generator,
     drafts: Sequence[Draft],
     content: Mapping[str, Mapping[str, MemoryItem]],
+    goals: Mapping[str, dict[str, Any]],
     share: float,
 ) -> list[Draft]:
-    """``drafts`` with ``round(share * navigation drafts)`` navigation drafts (fewer when fewer
-    qualify) rewritten to name their target only by dialogue cues (module docstring)."""
+    """``drafts`` with about ``share`` of the navigation items naming their target only by dialogue
+    cues (module docstring): qualifying navigation drafts are rewritten, and qualifying objects with
+    no navigation draft (every cue combination naming their category was filtered) get one, until
+    ``round(share * navigation items)`` do or none qualifies any more."""
     navigation = [i for i, d in enumerate(drafts) if d.spec.task == "navigation"]
-    wanted = round(share * len(navigation))
+    targets = {drafts[i].spec.target for i in navigation}
+    spare = sorted(o for o in content if o not in targets and o in goals)
     categories = {next(iter(keys.values())).category for keys in content.values() if keys}
     prompts = {d.prompt for d in drafts}
-    out = list(drafts)
+    out, added = list(drafts), []
     rewritten = 0
-    for index in rng.permutation(len(navigation)):
-        if rewritten >= wanted:
+    # slots: an index into ``drafts`` (rewrite) or -1 - k for ``spare[k]`` (a new item)
+    slots = [*navigation, *(-1 - k for k in range(len(spare)))]
+    for index in rng.permutation(len(slots)):
+        if rewritten >= round(share * (len(navigation) + len(added))):
             break
-        draft = drafts[navigation[int(index)]]
-        cues = dialogue_cues(draft.spec.target, content)
+        slot = slots[int(index)]
+        target = drafts[slot].spec.target if slot >= 0 else spare[-1 - slot]
+        cues = dialogue_cues(target, content)
         if cues is None:
             continue
         prompt = instruction(cues, rng)
@@ -93,7 +102,12 @@ def rewrite_navigation(
         if prompt in prompts:
             continue
         prompts.add(prompt)
-        spec = dataclasses.replace(draft.spec, cues=cues, names_category=False)
-        out[navigation[int(index)]] = Draft(spec, prompt, draft.answer)
+        category = cues[0].category
+        spec = TaskSpec("navigation", target, category, cues, names_category=False)
+        draft = Draft(spec, prompt, {"object_id": target, **goals[target]})
+        if slot >= 0:
+            out[slot] = draft
+        else:
+            added.append(draft)
         rewritten += 1
-    return out
+    return out + added

@@ -266,7 +266,7 @@ def draft_items(
     if dialogue_navigation_share > 0:
         from memgym.datasets.dialogmem.dialogue_navigation import rewrite_navigation
 
-        drafts = rewrite_navigation(rng, drafts, content, dialogue_navigation_share)
+        drafts = rewrite_navigation(rng, drafts, content, goals, dialogue_navigation_share)
     return drafts, dropped
 
 
