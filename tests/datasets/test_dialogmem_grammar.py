@@ -89,3 +89,15 @@ def test_the_wording_follows_the_generator_and_the_turn_otherwise():
     assert len(other) > 1  # a regenerated turn is worded differently
     moved = dataclasses.replace(spec(content, "commentary"), turn_id=4)
     assert realiser.realise(moved, speaker, []) == realiser.realise(moved, speaker, [])
+
+
+def test_the_llm_realiser_is_asked_for_perceptual_and_episodic_facts_in_plain_words():
+    from scripted_reasoner import ScriptedReasoner
+
+    from memgym.datasets.dialogmem.realise import LLMRealiser
+
+    realiser = LLMRealiser(ScriptedReasoner(["unused"]))
+    speaker = Resident(name="Ben", relationship="son", style="casual")
+    for key in ("times_seen", "order", "segment", "material"):
+        prompt = realiser.prompt(spec(item(key, "state"), "recall"), speaker, [])
+        assert VALUES[key] in prompt and key not in prompt and "armchair_3" not in prompt, prompt
