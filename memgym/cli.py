@@ -6,7 +6,7 @@
     memgym eval BENCH [key=value ...]        evaluate, results resumable in the run folder
     memgym render BENCH [key=value ...]      draw an episode (image or video)
     memgym run quickstart [workers=N]        the papers' comparisons at a small size + findings, one report
-    memgym report RUN_DIR --by COL ...       aggregate a run's results.jsonl into tables
+    memgym report PATH [--metrics M --by COL] systems x metrics with 95% intervals of the runs under PATH
     memgym view PATH [--port N | --out DIR]  browse a dataset or run folder in a web page
     memgym findings PATH... [--out DIR]      every paper claim checked against the runs under PATHs
 
@@ -28,9 +28,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from memgym.core.benchmark import JOBS, JobArgs
+from memgym.core.docstrings import plain_summary
 from memgym.core.errors import MemgymError, PluginImportError
 from memgym.core.outcome import JobOutcome, watch_job
 from memgym.core.registry import ALL_REGISTRIES, BENCHMARKS, BUILTIN, MEMORIES, Registry
+from memgym.core.suggest import did_you_mean
 
 EXIT_STATUS = (
     "exit status: 0 done, also when some items failed or were dropped (one 'memgym: warning:' line on "
@@ -53,6 +55,27 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"memgym: error: {message} (see '{self.prog} --help')\n")
 
 
+class IntermixedParser(OneLineParser):
+    """A subcommand parser whose options may come anywhere on the line: ``memgym eval dialogmem
+    --config c.yaml dataset=d.jsonl --no-progress`` (:meth:`~argparse.ArgumentParser.parse_known_intermixed_args`).
+
+    A line asking for ``--help`` is parsed in order, so that :class:`JobHelp` sees the benchmark
+    named before it.
+    """
+
+    _nested = False
+
+    def parse_known_args(self, args=None, namespace=None):
+        args = list(sys.argv[1:] if args is None else args)
+        if self._nested or "-h" in args or "--help" in args:
+            return super().parse_known_args(args, namespace)
+        self._nested = True
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._nested = False
+
+
 class JobHelp(argparse.Action):
     """``memgym JOB BENCH --help``: the job's usage, then BENCH's config keys (types, defaults)
     and the registered names it takes (:meth:`~memgym.core.benchmark.Benchmark.job_help`)."""
@@ -73,12 +96,19 @@ class JobHelp(argparse.Action):
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``memgym`` (every subcommand has ``--help``)."""
+    from memgym import __version__
+
     parser = OneLineParser(prog="memgym", description="Two-phase agent-memory benchmarks.", epilog=EXIT_STATUS)
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    parser.add_argument("--version", action="version", version=f"memgym {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=IntermixedParser)
 
     listing = sub.add_parser(
-        "list", help="show registered benchmarks, envs, memories (with what each reads), scorers, ..."
+        "list",
+        help="show registered benchmarks, envs, memories (with what each reads), scorers, ...",
+        description="Show what is registered; name kinds (singular or plural: memory, memories, envs) "
+        "to show only those.",
     )
+    listing.add_argument("kinds", nargs="*", metavar="KIND", help=f"only these kinds ({', '.join(LIST_KINDS)})")
     listing.add_argument("--json", action="store_true", help="print JSON instead of text")
     listing.add_argument(
         "--describe", action="store_true", help="import each name and show its description instead of its module:attr"
@@ -102,10 +132,17 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("name", choices=["quickstart"], help="the job to run")
     _add_job_options(run)
 
-    report = sub.add_parser("report", help="aggregate a run folder's results.jsonl into tables")
-    report.add_argument("run_dir", type=Path, help="run folder holding results.jsonl")
-    report.add_argument("--by", default="", help="comma-separated annotation columns to group by")
-    report.add_argument("--metrics", required=True, help="comma-separated metric columns to average")
+    report = sub.add_parser(
+        "report",
+        help="tabulate a run folder (or a folder of runs): systems x metrics with 95%% intervals",
+        description="Find the run folders at or below RUN_DIR (an eval's folder, a quickstart folder, runs/) "
+        "and print one table per evaluation: its systems x metrics, each the mean with a 95%% bootstrap "
+        "interval over items and the item count. Defaults: DialogMem navigation success, SPL and QA score; "
+        "VoxMem accuracy per budget; AMemOps accuracy per query type; other runs their numeric columns.",
+    )
+    report.add_argument("run_dir", type=Path, help="run folder, eval folder or folder of runs")
+    report.add_argument("--by", default="", help="comma-separated columns to group by besides the system")
+    report.add_argument("--metrics", default="", help="comma-separated metric columns (default: the kind's)")
     report.add_argument("--format", choices=["markdown", "csv"], default="markdown")
 
     findings = sub.add_parser(
@@ -117,7 +154,12 @@ def build_parser() -> argparse.ArgumentParser:
         "findings.json and findings.png.",
     )
     findings.add_argument("paths", type=Path, nargs="+", metavar="RUN_OR_FOLDER", help="run folders or folders of runs")
-    findings.add_argument("--out", type=Path, default=Path("findings"), help="output folder (default: findings)")
+    findings.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="output folder (default: findings/ beside the runs, in the folder they share)",
+    )
 
     view = sub.add_parser(
         "view",
@@ -154,25 +196,60 @@ def _job_args(ns: argparse.Namespace) -> JobArgs:
     )
 
 
-def cmd_list(as_json: bool, describe: bool = False) -> int:
-    """Print every registry: each name and where it lives, without importing it; each memory
-    also with what it reads (words of :data:`memgym.core.protocols.READS`, from the plugin table;
-    a plugin's memory only with ``describe``, which imports it). ``as_json`` puts those in a
-    ``"memory reads"`` entry (name -> sorted words).
+GYM_IDS = "gymnasium id"
+LIST_KINDS = (*(registry.kind for registry in ALL_REGISTRIES), GYM_IDS)
+"""The sections of ``memgym list``, in order."""
 
-    With ``describe``, each name's module is imported and its description shown instead (a
-    name whose optional extra is missing says which one to install).
+
+def list_kinds(words: Sequence[str]) -> list[str]:
+    """The sections of ``memgym list`` that ``words`` name (singular or plural: ``memory``,
+    ``memories``, ``envs``; ``id``/``ids`` for the Gymnasium ids); all of them for no words.
+
+    Raises:
+        MemgymError: a word that names no section (with the close ones and the accepted ones).
     """
+    forms = {}
+    for kind in LIST_KINDS:
+        stem = kind.split()[-1]
+        plural = f"{stem[:-1]}ies" if stem.endswith("y") else f"{stem}s"
+        forms.update({kind: kind, stem: kind, plural: kind})
+    chosen = []
+    for word in words:
+        kind = forms.get(word.lower())
+        if kind is None:
+            raise MemgymError(
+                f"list: unknown kind '{word}'{did_you_mean(word.lower(), forms)}; kinds: "
+                f"{', '.join(k.split()[-1] for k in LIST_KINDS)} (singular or plural)"
+            )
+        if kind not in chosen:
+            chosen.append(kind)
+    return [kind for kind in LIST_KINDS if kind in chosen] if chosen else list(LIST_KINDS)
+
+
+def cmd_list(as_json: bool, describe: bool = False, kinds: Sequence[str] = ()) -> int:
+    """Print every registry (or those ``kinds`` names, :func:`list_kinds`): each name and where it
+    lives, without importing it; each memory also with what it reads (words of
+    :data:`memgym.core.protocols.READS`, from the plugin table; a plugin's memory only with
+    ``describe``, which imports it). ``as_json`` puts those in a ``"memory reads"`` entry (name ->
+    sorted words) when memories are listed.
+
+    With ``describe``, each name's module is imported and its description shown instead, as plain
+    text (a name whose optional extra is missing says which one to install).
+    """
+    chosen = list_kinds(kinds)
     listing = {}
     for registry in ALL_REGISTRIES:
-        listing[registry.kind] = {name: _list_entry(registry, name, describe) for name in registry.names()}
-    import gymnasium
+        if registry.kind in chosen:
+            listing[registry.kind] = {name: _list_entry(registry, name, describe) for name in registry.names()}
+    if GYM_IDS in chosen:
+        import gymnasium
 
-    listing["gymnasium id"] = {k: v.entry_point for k, v in gymnasium.registry.items() if k.startswith("memgym/")}
-    reads = {name: _memory_reads(name, describe) for name in listing[MEMORIES.kind]}
+        listing[GYM_IDS] = {k: v.entry_point for k, v in gymnasium.registry.items() if k.startswith("memgym/")}
+    reads = {name: _memory_reads(name, describe) for name in listing.get(MEMORIES.kind, {})}
     reads = {name: words for name, words in reads.items() if words is not None}
     if as_json:
-        print(json.dumps({**listing, "memory reads": reads}, indent=2))
+        extra = {"memory reads": reads} if MEMORIES.kind in listing else {}
+        print(json.dumps({**listing, **extra}, indent=2))
         return 0
     for kind, entries in listing.items():
         print(f"{kind}:")
@@ -214,17 +291,35 @@ def _list_entry(registry: Registry, name: str, describe: bool) -> str:
 def _describe(cls: type) -> str:
     if hasattr(cls, "implemented_jobs"):
         return f"{cls.description}  [jobs: {', '.join(cls.implemented_jobs()) or 'none'}]"
-    doc = (cls.__doc__ or "").strip().splitlines()
-    return doc[0] if doc else cls.__name__
+    return plain_summary(cls)
 
 
 def cmd_job(job: str, benchmark: str, args: JobArgs) -> int:
-    """Dispatch ``memgym JOB BENCH`` to the benchmark's method; say what it left undone."""
+    """Dispatch ``memgym JOB BENCH`` to the benchmark's method; say what it left undone. An eval
+    ends with its main table (:func:`~memgym.pipelines.reporting.main_tables`) and its report's path."""
     bench = BENCHMARKS.get(benchmark)()
     with watch_job() as outcome:
         result = getattr(bench, job)(args)
     print(f"{job} {benchmark}: wrote {result}")
+    if job == "eval":
+        _print_main_table(Path(result))
     return _finish(outcome)
+
+
+def _print_main_table(folder: Path) -> None:
+    """The main table of the eval in ``folder`` and the path of its report (nothing for a folder
+    without rows of a known kind, e.g. a run whose every item failed)."""
+    from memgym.pipelines.reporting import RUN_KINDS, main_tables, render_tables, report_file
+
+    try:
+        tables = [t for t in main_tables(folder) if t.job in RUN_KINDS]
+    except MemgymError:
+        tables = []
+    if tables:
+        print(f"\n{render_tables(tables, relative_to=folder)}", end="")
+    report = report_file(folder)
+    if report is not None:
+        print(f"report: {report}")
 
 
 def cmd_quickstart(args: JobArgs) -> int:
@@ -245,20 +340,15 @@ def _finish(outcome: JobOutcome) -> int:
 
 
 def cmd_report(run_dir: Path, by: str, metrics: str, fmt: str) -> int:
-    """Aggregate a run folder's results into a table on stdout and beside the results."""
-    from memgym.core.results import aggregate, to_csv, to_markdown
-    from memgym.pipelines.reporting import check_report_columns, read_results
+    """Tabulate the runs at or below ``run_dir`` (:func:`~memgym.pipelines.reporting.main_tables`) on stdout."""
+    from memgym.pipelines.reporting import main_tables, render_tables
 
-    rows = read_results(run_dir)
     groups, columns = [c for c in by.split(",") if c], [m for m in metrics.split(",") if m]
-    check_report_columns(rows, groups, columns, run_dir / "results.jsonl")
-    table = aggregate(rows, groups, columns)
-    text = to_markdown(table) if fmt == "markdown" else to_csv(table)
-    print(text, end="")
+    print(render_tables(main_tables(run_dir, groups, columns), fmt, relative_to=run_dir), end="")
     return 0
 
 
-def cmd_findings(paths: Sequence[Path], out: Path) -> int:
+def cmd_findings(paths: Sequence[Path], out: Path | None) -> int:
     """Decide every paper claim on the runs under ``paths``; print the table and write the files."""
     from memgym.pipelines.findings.report import write_findings
 
@@ -296,7 +386,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ns = build_parser().parse_args(argv)
     try:
         if ns.command == "list":
-            return cmd_list(ns.json, ns.describe)
+            return cmd_list(ns.json, ns.describe, ns.kinds)
         if ns.command in JOBS:
             return cmd_job(ns.command, ns.benchmark, _job_args(ns))
         if ns.command == "run":

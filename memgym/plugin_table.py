@@ -64,6 +64,8 @@ MEMORY_READS: dict[str, frozenset[str]] = {name: frozenset(reads.split()) for na
 
 BUILTINS: dict[str, dict[str, str]] = {
     "env": {
+        "amemops": "memgym.envs.audio_stream_env:AudioStreamEnv",
+        "dialogmem": "memgym.envs.dialogmem_env:DialogMemEnv",
         "voxmem": "memgym.envs.voxmem_env:VoxMemEnv",
     },
     "memory": {name: target for name, (target, _) in MEMORY_TABLE.items()},

@@ -103,13 +103,36 @@ def test_malformed_override_is_exit_2(capsys):
     assert "not a key=value override" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    "job, benchmark, key",
+    [
+        ("generate", "amemops", "seed"),
+        ("generate", "voxmem", "seed"),
+        ("generate", "dialogmem", "seed"),
+        ("train", "amemops", "seed"),
+        ("eval", "amemops", "seeds"),
+        ("eval", "voxmem", "seed"),
+        ("eval", "dialogmem", "bootstrap_seed"),
+    ],
+)
+@pytest.mark.parametrize("seed", [2**64, -1])
+def test_a_seed_out_of_range_is_one_line_and_leaves_nothing(tmp_path, capsys, job, benchmark, key, seed):
+    value = f"[{seed}]" if key == "seeds" else str(seed)
+    assert main([job, benchmark, f"{key}={value}", "--runs-dir", str(tmp_path / "runs")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("memgym: error:") and f"{key}" in err[0], err
+    assert not (tmp_path / "runs").exists()
+
+
 def test_report_aggregates_a_run_folder(tmp_path, capsys):
     store = RunStore.open(tmp_path, "eval", {"m": 1}, name="r")
     store.append("a", {"type": "x", "acc": 1.0})
     store.append("b", {"type": "x", "acc": 0.0})
     assert main(["report", str(store.folder), "--by", "type", "--metrics", "acc"]) == 0
-    assert "| x | 2 | 0.500 |" in capsys.readouterr().out
-    assert main(["report", str(tmp_path), "--metrics", "acc"]) == 2
+    assert "| x | 0.500 [0.000, 1.000] (2) |" in capsys.readouterr().out
+    assert main(["report", str(tmp_path), "--metrics", "acc"]) == 0  # the folder above the run works too
+    assert "| acc |" in capsys.readouterr().out
+    assert main(["report", str(tmp_path / "nowhere"), "--metrics", "acc"]) == 2
 
 
 def test_console_entry_point_runs_as_module():
@@ -156,3 +179,60 @@ def test_quickstart_failure_is_reported_and_nonzero(monkeypatch, tmp_path, capsy
     _register_quick_only(monkeypatch, fail=True)
     assert main(["run", "quickstart", "--runs-dir", str(tmp_path)]) == 2
     assert "RuntimeError: boom" in (tmp_path / "quickstart" / "report.md").read_text()
+
+
+def test_options_may_come_anywhere_after_the_command():
+    ns = build_parser().parse_args(
+        ["eval", "dialogmem", "--config", "good.yaml", "dataset=d.jsonl", "--no-progress", "--runs-dir", "r", "a=b"]
+    )
+    assert (ns.benchmark, ns.overrides, str(ns.config), str(ns.runs_dir), ns.no_progress) == (
+        "dialogmem",
+        ["dataset=d.jsonl", "a=b"],
+        "good.yaml",
+        "r",
+        True,
+    )
+    ns = build_parser().parse_args(["run", "quickstart", "--runs-dir", "r", "workers=1"])
+    assert (ns.name, ns.overrides, str(ns.runs_dir)) == ("quickstart", ["workers=1"], "r")
+    ns = build_parser().parse_args(["findings", "a", "--out", "o", "b"])
+    assert [str(p) for p in ns.paths] == ["a", "b"] and str(ns.out) == "o"
+
+
+def test_version(capsys):
+    from memgym import __version__
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--version"])
+    assert exit_info.value.code == 0 and capsys.readouterr().out.strip() == f"memgym {__version__}"
+
+
+def test_list_takes_kinds_singular_or_plural(capsys):
+    assert main(["list", "memory"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("memory:\n") and "scorer:" not in out and "dialogue" in out
+    assert main(["list", "scorers", "envs", "--json"]) == 0
+    listing = json.loads(capsys.readouterr().out)
+    assert list(listing) == ["env", "scorer"]
+    assert set(listing["env"]) == {"amemops", "dialogmem", "voxmem"}  # every benchmark's env
+    assert main(["list", "memorys"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "unknown kind 'memorys' (did you mean 'memory'" in err[0]
+
+
+def test_unknown_names_and_keys_get_a_did_you_mean(capsys):
+    assert main(["eval", "dialogmem", "memories=[dialog]", "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("memgym: error: unknown memory 'dialog' (did you mean 'dialogue'")
+    assert main(["eval", "dialogmem", "camera.widht=64"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "unknown key 'camera.widht' (did you mean 'width'?); allowed keys:" in err
+
+
+def test_list_describe_is_plain_text(capsys):
+    assert main(["list", "--describe", "memory", "scorer", "scene"]) == 0
+    out = capsys.readouterr().out
+    assert "``" not in out and ":func:" not in out and ":class:" not in out and ":meth:" not in out
+    assert "module docstring" not in out
+    lines = {line.split()[0]: line for line in out.splitlines() if line.startswith("  ")}
+    assert "retrieve returns audio_history_messages of all sessions." in lines["full_history"]
+    assert lines["cascaded"].split(None, 1)[1].startswith("cascaded: ASR")  # the module docstring's summary

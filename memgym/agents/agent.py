@@ -19,6 +19,7 @@ from typing import Any
 import gymnasium
 
 from memgym.core.episode import Episode
+from memgym.core.errors import MemgymError
 from memgym.core.protocols import Memory
 
 
@@ -154,6 +155,12 @@ def answer_items(
         observation, reward, terminated, truncated, info = env.step(action)
         total += float(reward)
         answers.append(ItemAnswer(item_id, action, dict(info.get("score", {})), error, answered))
+    if not terminated:
+        base = env.unwrapped
+        raise MemgymError(
+            f"episode {base.episode.episode_id} was truncated with {len(base.episode.items) - base.item_index} "
+            "item(s) unanswered (gymnasium's TimeLimit); make the env with max_episode_steps=-1 to play it whole"
+        )
     return answers, total
 
 

@@ -6,7 +6,9 @@ turns it into chat content (text evidence as a text part; evidence objects may a
 ``images`` ``(H, W, 3) uint8`` and ``locations`` ``{entry id: (3,) metres}``, and
 ``structured_text`` -- fact lines sent instead of ``text`` to reasoners with ``reads_facts``,
 the offline structured one; images go only to reasoners whose ``accepts_images`` is not False,
-so text LMs get the text alone), appends the item's prompt as the last line and asks the reasoner.
+so text LMs get the text alone), appends the item's prompt as the last line, led by its task as the env
+gives it (``info["task"]``: ``Question: ...`` / ``Instruction: ...``, :mod:`memgym.core.task_line`; a
+reasoner never guesses the task from the wording), and asks the reasoner.
 Answers:
 
 * ``qa`` -- the reply text;
@@ -34,6 +36,7 @@ from memgym.agents.agent import Agent
 from memgym.core.chat import ImagePart, Message, TextPart
 from memgym.core.errors import ConfigError
 from memgym.core.protocols import Memory, Reasoner
+from memgym.core.task_line import request_line
 
 SYSTEM_PROMPT = (
     "You are a home robot. You explored a house while its residents talked to you. Use only the memory "
@@ -76,8 +79,8 @@ class ReasonerAgent(Agent):
         """Tokens allowed for an answer to a ``task`` item."""
         return min(int(self.task_tokens.get(task or "", self.max_new_tokens)), self.max_new_tokens)
 
-    def messages(self, prompt: str, evidence: Any) -> list[Message]:
-        """The chat sent to the reasoner for ``prompt`` given ``evidence``."""
+    def messages(self, prompt: str, evidence: Any, task: str | None = None) -> list[Message]:
+        """The chat sent to the reasoner for ``prompt`` (an item of ``task``) given ``evidence``."""
         text = evidence if isinstance(evidence, str) else getattr(evidence, "text", "")
         structured = getattr(self.reasoner, "reads_facts", False) and hasattr(evidence, "structured_text")
         if structured:
@@ -85,14 +88,14 @@ class ReasonerAgent(Agent):
         parts: list[Any] = [TextPart(f"Memory:\n{text or '(empty)'}")]
         if not structured and getattr(self.reasoner, "accepts_images", True):
             parts += [ImagePart(np.asarray(image, np.uint8)) for image in getattr(evidence, "images", ())]
-        parts.append(TextPart(prompt))
+        parts.append(TextPart(request_line(task, prompt)))
         return [Message.text("system", SYSTEM_PROMPT), Message("user", tuple(parts))]
 
     def answer(self, observation: Any, info: dict[str, Any]) -> dict[str, Any]:
         prompt = observation["text"]
         self.memory.bind_reasoner(self.reasoner)
         evidence = self.memory.retrieve(prompt)
-        messages = self.messages(prompt, evidence)
+        messages = self.messages(prompt, evidence, info.get("task"))
         budget = self.budget(info.get("task"))
         one_line = getattr(self.reasoner, "generate_line", None)
         if one_line is not None:

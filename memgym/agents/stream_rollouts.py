@@ -77,6 +77,7 @@ def make_stream_envs(
         seed=run_seed,
         block_frames=block_frames,
         indexed_streams=True,
+        max_episode_steps=-1,  # streams of any configuration are played whole (no TimeLimit)
     )
     if clips is not None:  # the workers have forked: only this process removes the folder
         weakref.finalize(envs, shutil.rmtree, clips, ignore_errors=True)

@@ -14,7 +14,7 @@ from dataclasses import field
 from memgym.core.errors import ConfigError
 from memgym.core.protocols import Reasoner
 from memgym.core.registry import REASONERS
-from memgym.core.seeding import ADDED_FIELD
+from memgym.core.seeding import ADDED_FIELD, NOT_HASHED
 
 
 @dataclasses.dataclass(frozen=True)
@@ -40,6 +40,15 @@ class ReasonerConfig:
     gguf_file: str = field(default="", metadata={"help": "hf: GGUF file name inside the model folder, if any"})
     seed: int = field(default=0, metadata={"help": "sampling seed sent to endpoints (decoding is greedy)"})
     max_new_tokens: int = field(default=128, metadata={"help": "longest reply in tokens"})
+    concurrency: int = field(
+        default=8,
+        metadata={
+            "help": "openai: requests kept in flight by generate_many (1: one at a time)",
+            "min": 1,
+            **NOT_HASHED,
+            **ADDED_FIELD,
+        },
+    )
     threads: int = field(
         default=0,
         metadata={

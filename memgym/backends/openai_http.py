@@ -10,7 +10,9 @@ at once instead of retrying for minutes; after a connection attempt that got no 
 the next ``SILENT_HOLD_S`` seconds fail without trying. A 400/413 saying the prompt exceeds the
 model's context raises :class:`~memgym.backends.errors.OverContextError` (the item is over context,
 not cut). Audio parts travel as ``input_audio`` (base64 WAV), which vLLM serves for audio LMs.
-:meth:`OpenAIChatReasoner.post` is shared with other endpoints of the same server
+:meth:`OpenAIChatReasoner.generate_many` keeps ``concurrency`` requests in flight (8 by default,
+``reasoner.concurrency=`` / ``judge.concurrency=``; one thread and connection each) and returns the
+replies in request order. :meth:`OpenAIChatReasoner.post` is shared with other endpoints of the same server
 (``/audio/transcriptions``). A request that still fails raises
 :class:`~memgym.backends.errors.ReasonerError` with the endpoint, the attempts and the last cause,
 which evaluation loops record for that item before going on.
@@ -25,6 +27,7 @@ import re
 import time
 import urllib.parse
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor, wait
 from typing import Any
 
 from memgym.backends.config import ReasonerConfig
@@ -59,6 +62,7 @@ class OpenAIChatReasoner(Reasoner):
         max_retries: retries after a retryable failure.
         backoff_s: delay before the first retry, doubled each time.
         seed: sent as ``seed`` for servers that honour it.
+        concurrency: requests :meth:`generate_many` keeps in flight (one thread and connection each).
         sleep: the delay function (tests pass a recorder).
     """
 
@@ -76,15 +80,17 @@ class OpenAIChatReasoner(Reasoner):
         max_retries: int = 3,
         backoff_s: float = 1.0,
         seed: int = 0,
+        concurrency: int = 8,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         if not base_url.startswith(("http://", "https://")):
             raise ConfigError(f"openai reasoner: base_url must start with http:// or https://, got {base_url!r}")
         if not model:
             raise ConfigError("openai reasoner: 'model' must name the served model")
-        if max_retries < 0 or timeout_s <= 0 or connect_timeout_s <= 0 or backoff_s < 0:
+        if max_retries < 0 or timeout_s <= 0 or connect_timeout_s <= 0 or backoff_s < 0 or concurrency < 1:
             raise ConfigError(
-                "openai reasoner: need max_retries >= 0, timeout_s > 0, connect_timeout_s > 0 and backoff_s >= 0"
+                "openai reasoner: need max_retries >= 0, timeout_s > 0, connect_timeout_s > 0, backoff_s >= 0 "
+                "and concurrency >= 1"
             )
         self.model = model
         self.url = base_url.rstrip("/") + "/chat/completions"
@@ -101,6 +107,7 @@ class OpenAIChatReasoner(Reasoner):
         self.max_retries = max_retries
         self.backoff_s = backoff_s
         self.seed = seed
+        self.concurrency = concurrency
         self.sleep = sleep
         self._silent_until = -1.0  # time.monotonic() before which the endpoint counts as unreachable
         self._silent_reason = ""
@@ -117,6 +124,7 @@ class OpenAIChatReasoner(Reasoner):
             max_retries=config.max_retries,
             backoff_s=config.backoff_s,
             seed=config.seed,
+            concurrency=config.concurrency,
         )
 
     def payload(self, messages: Sequence[Message], max_new_tokens: int) -> dict[str, Any]:
@@ -132,6 +140,33 @@ class OpenAIChatReasoner(Reasoner):
     def generate(self, messages: Sequence[Message], *, max_new_tokens: int = 256) -> str:
         body = json.dumps(self.payload(messages, max_new_tokens)).encode()
         return _reply_text(self.post(self._path, body, "application/json"), self.url)
+
+    def generate_many(
+        self, requests: Sequence[Sequence[Message]], *, max_new_tokens: int = 256, return_errors: bool = False
+    ) -> list[Any]:
+        """Replies to each chat of ``requests`` in their order, with up to :attr:`concurrency`
+        requests in flight (each retried as :meth:`post` does); a server that batches (vLLM,
+        llama.cpp with ``--parallel``) answers them side by side.
+
+        Args:
+            return_errors: put a failed request's :class:`ReasonerError` in its place instead of
+                raising the first one (in request order) once all have finished.
+        """
+        if self.concurrency == 1 or len(requests) < 2:
+            return super().generate_many(requests, max_new_tokens=max_new_tokens, return_errors=return_errors)
+
+        def one(messages: Sequence[Message]) -> Any:
+            try:
+                return self.generate(messages, max_new_tokens=max_new_tokens)
+            except ReasonerError as exc:
+                if not return_errors:
+                    raise
+                return exc
+
+        with ThreadPoolExecutor(max_workers=min(self.concurrency, len(requests)), thread_name_prefix="openai") as pool:
+            futures = [pool.submit(one, messages) for messages in requests]
+            wait(futures)
+        return [future.result() for future in futures]
 
     def generate_line(self, messages: Sequence[Message], *, max_new_tokens: int = 256) -> str:
         """The first non-empty line of :meth:`generate`'s reply: the server is asked to stop at the

@@ -15,7 +15,10 @@ three small, general pieces of linguistics:
 * **the asked key** -- words that ask for a property (:data:`ASKING_WORDS`: ``whose``, ``colour``,
   ``nickname``, ``how often``, ``destination``, ...) found *outside* the mentions and their relation
   words (so ``used for`` inside ``the mug that is used for tea`` does not make the question ask for
-  a usage); the earliest wins. No asking word: the request is an instruction.
+  a usage); the earliest wins. Whether a request is a question at all is not read here: the env
+  states each item's task (:mod:`memgym.core.task_line`).
+
+Words are compared in the canonical forms of :mod:`~memgym.backends.word_forms` (:data:`value_tokens`).
 
 The target's category is the first category named that is not the argument of a relation word
 (``the chair you saw on the way to the sofa``: ``sofa`` follows ``way``, so the chair is meant).
@@ -24,13 +27,10 @@ The target's category is the first category named that is not the argument of a 
 from __future__ import annotations
 
 import dataclasses
-import functools
-import re
 from collections.abc import Iterable, Mapping
 
+from memgym.backends.word_forms import canonical_phrase, raw_tokens
 from memgym.core.words import FUNCTION_WORDS
-
-_WORD = re.compile(r"[a-z0-9]+")
 
 STOP_WORDS = FUNCTION_WORDS | frozenset(
     ["go", "he", "her", "his", "please", "she", "their", "they", "whose", "why"]
@@ -39,7 +39,7 @@ STOP_WORDS = FUNCTION_WORDS | frozenset(
 
 FILLERS = frozenset(
     ["the", "a", "an", "to", "of", "for", "from", "over", "your", "my", "our", "his", "her", "their", "as", "is"]
-    + ["whose"]
+    + ["whose", "just", "only", "exactly", "it", "them", "very", "in", "total", "all"]
 )
 """Words skipped between a relation word and the value it governs."""
 
@@ -68,8 +68,8 @@ RELATION_WORDS: dict[str, frozenset[str]] = {
 
 ASKING_WORDS: dict[str, tuple[str, ...]] = {
     "owner": ("who owns", "whose", "belong", "belongs", "to whom", "owner", "owned by"),
-    "usage": ("used for", "use it for", "purpose", "for what", "what for", "do with", "for"),
-    "alias": ("call", "nickname", "name", "refer to", "known as"),
+    "usage": ("used for", "use it for", "purpose", "for what", "what for", "do with", "for", "use", "uses"),
+    "alias": ("call", "called", "nickname", "name", "refer to", "known as", "go by", "goes by"),
     "significance": ("why", "special", "story", "matter", "matters", "significance"),
     "color": ("color", "colour", "coloured", "colored"),
     "material": ("material", "made", "built"),
@@ -85,6 +85,11 @@ ASKING_WORDS: dict[str, tuple[str, ...]] = {
         "stand on",
         "stands on",
         "sits on",
+        "lying on",
+        "lies on",
+        "placed on",
+        "sitting on",
+        "on top",
         "underneath",
         "beneath",
     ),
@@ -97,27 +102,47 @@ ASKING_WORDS: dict[str, tuple[str, ...]] = {
         "destination",
         "walking towards",
         "walking to",
+        "walking toward",
+        "walking towards",
+        "heading toward",
+        "going",
+        "toward",
+        "towards",
         "on the way",
         "on your way",
         "where were you",
     ),  # fmt: skip
-    "order": ("in what order", "order", "position", "ranking", "rank", "when did you see", "when did you notice"),
+    "order": (
+        "in what order",
+        "order",
+        "position",
+        "ranking",
+        "rank",
+        "when did you see",
+        "when did you notice",
+        "which one",
+        "which number",
+        "what number",
+        "counting",
+    ),  # fmt: skip
 }
 """Answer key -> word sequences that ask for it (matched on whole tokens outside the mentions)."""
+
+LEXICON = (
+    STOP_WORDS
+    | FILLERS
+    | frozenset(w for lexicon in RELATION_WORDS.values() for w in lexicon)
+    | frozenset(w for phrases in ASKING_WORDS.values() for phrase in phrases for w in raw_tokens(phrase))
+)
+"""The reader's own words (never re-inflected to match a memory value)."""
 
 _TRAILING = {"usage": ("for",)}
 """Asking words that count only as the request's last word (``What is the mug for?``)."""
 
 
-def tokens(text: str) -> list[str]:
-    """Lower-case alphanumeric tokens."""
-    return _WORD.findall(str(text).lower())
-
-
-@functools.lru_cache(maxsize=8192)
-def value_tokens(value: str) -> tuple[str, ...]:
-    """:func:`tokens` of a memory value, cached (the same values recur in every request)."""
-    return tuple(tokens(value))
+tokens = raw_tokens
+value_tokens = canonical_phrase
+"""A memory value's (or an asking phrase's) canonical tokens (:mod:`~memgym.backends.word_forms`)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -251,7 +276,7 @@ def head_category(words: list[str], categories: Iterable[str]) -> tuple[str, tup
     relation word (a category inside a longer named one does not count); the first named one when
     every one is governed; None when none is named."""
     spans = sorted(
-        ((s, e, c) for c in set(categories) for s, e in find_spans(words, tokens(c))),
+        ((s, e, c) for c in set(categories) for s, e in find_spans(words, value_tokens(c))),
         key=lambda x: (x[0], -(x[1] - x[0])),
     )
     named: list[tuple[int, int, str]] = []
@@ -266,12 +291,16 @@ def head_category(words: list[str], categories: Iterable[str]) -> tuple[str, tup
 
 
 def asked_key(
-    words: list[str], mentions: Iterable[Mention] = (), covered: Iterable[tuple[int, int]] = ()
+    words: list[str],
+    mentions: Iterable[Mention] = (),
+    covered: Iterable[tuple[int, int]] = (),
+    allowed: Iterable[str] | None = None,
 ) -> str | None:
-    """The key the request asks for: the earliest asking word sequence (:data:`ASKING_WORDS`) lying
-    outside the ``covered`` spans and the mentions' phrases, except a bare mention of a value of
-    that same key inside it (``how large`` asks for a size though ``large`` is a size); None: an
-    instruction."""
+    """The key the request asks for: the key (one of ``allowed``; any when None) of the earliest
+    asking word sequence (:data:`ASKING_WORDS`) lying outside the ``covered`` spans and the
+    mentions' phrases, except a bare mention of a value of that same key inside it (``how large``
+    asks for a size though ``large`` is a size); None when no asking word is found."""
+    allowed = set(ASKING_WORDS) if allowed is None else set(allowed)
     mentions = list(mentions)
     base = {i for s, e in covered for i in range(s, e)}
     bare = [m for m in mentions if m.phrase == (m.start, m.end)]
@@ -279,6 +308,8 @@ def asked_key(
         base.update(range(*m.phrase))
     found: list[tuple[int, int, str]] = []
     for key, phrases in ASKING_WORDS.items():
+        if key not in allowed:
+            continue
         spared = {i for m in bare if key in m.keys for i in range(m.start, m.end)}
         blocked = base - spared if spared else base
         for phrase in phrases:

@@ -4,24 +4,31 @@ Memory content reaches it as *fact lines* inside any text part of the messages::
 
     FACT {"object": "obj_3", "category": "mug", "type": "social", "key": "owner", "value": "Amelia", "time": 12}
 
-(:func:`format_fact` writes them, :func:`parse_facts` reads them). The last user message is the
-question or instruction. The reasoner
+(:func:`format_fact` writes them, :func:`parse_facts` reads them). The last line of the last user
+message is the request, led by its task as the env states it (``Question: ...`` or ``Instruction:
+...``, :mod:`memgym.core.task_line`); the reasoner never guesses the task from the wording (a line
+without a label is a question). The reasoner
 
 1. keeps, per object and key, the fact with the latest ``time`` (updates and corrections win);
    dialogue linked to an entry (``said_<k>`` facts) and an appended transcript (``"Speaker:
    utterance"`` lines) are read into social facts by :mod:`~memgym.backends.dialogue_reading`
    (alias, owner, usage, significance; the latest statement of a chain wins): linked lines become
    facts of their entry, transcript lines facts about a *category*;
-2. reads the request with :mod:`~memgym.backends.request_reading` (no dataset templates): the
-   target category (the first named one not governed by a relation word; when none is named, the
-   category an alias, owner or usage said in the dialogue belongs to), the value mentions with the
-   relation each fills, and the asked key (none: an instruction);
+2. reads the request with :mod:`~memgym.backends.request_reading` against the values the memory
+   holds (no dataset templates; words in canonical forms, :mod:`~memgym.backends.word_forms`:
+   ``big`` = ``large``, ``wooden`` = ``wood``, ``one time`` = ``once``, plurals): the target
+   category (the first named one not governed by a relation word; when none is named, the category
+   an alias, owner or usage said in the dialogue belongs to) and the value mentions with the
+   relation each fills;
 3. picks the target: among objects of that category, the one whose facts explain the most value
    mentions (a value counts only under a key its relation word allows); a tie answers ``unknown``
-   for an instruction;
-4. for a question, replies with the target's value of the asked key; when the entries do not hold
-   it (or tie), with the latest value the transcript gives for the category and key; for an
-   instruction replies ``OBJECT <object id>``.
+   for an instruction, and for a question unless the tied objects agree on the answer;
+4. for a question, reads the asked key (:func:`~memgym.backends.target_resolution.question_key`:
+   asking words, first among the keys the candidates hold and the request does not name; else the
+   key nearest in meaning, :mod:`~memgym.backends.key_similarity`, when the sentence encoder is
+   installed) and replies with the target's value of it; when the entries do not hold it (or
+   tie), with the latest value the transcript gives for the category and key; for an instruction
+   replies ``OBJECT <object id>``.
 
 With facts from an oracle it is an upper bound for the symbolic part of a benchmark; with neither
 fact lines nor transcript lines it falls back to extractive reading of the plain text evidence
@@ -63,13 +70,14 @@ from collections.abc import Iterable, Sequence
 
 from memgym.backends.config import ReasonerConfig
 from memgym.backends.dialogue_reading import transcript
-from memgym.backends.request_reading import STOP_WORDS, find_spans
-from memgym.backends.request_reading import asked_key as request_asked_key
+from memgym.backends.request_reading import LEXICON, STOP_WORDS, find_spans
 from memgym.backends.target_resolution import UNKNOWN, heard_facts, linked_facts, resolve
 from memgym.backends.target_resolution import reply as reply_to
+from memgym.backends.word_forms import canonical_phrase, canonical_request
 from memgym.core.chat import Message
 from memgym.core.protocols import Reasoner
 from memgym.core.registry import register_reasoner
+from memgym.core.task_line import split_request_line
 
 FACT_PREFIX = "FACT "
 CATEGORIES_PREFIX = "CATEGORIES "
@@ -131,25 +139,6 @@ def latest_facts(facts: Iterable[Fact]) -> dict[str, dict[str, Fact]]:
     return table
 
 
-INSTRUCTION_VERBS = ("go", "take", "navigate", "find", "head", "walk", "bring", "move", "lead", "guide", "proceed")
-"""First words that make a prompt an instruction rather than a question."""
-
-
-def asked_key(question: str) -> str | None:
-    """The answer key a question asks for (:func:`~memgym.backends.request_reading.asked_key` with no
-    values known), None for an instruction (also one that starts with an instruction verb)."""
-    tokens = _WORD.findall(question.lower())
-    if starts_as_instruction(tokens):
-        return None
-    return request_asked_key(tokens)
-
-
-def starts_as_instruction(tokens: Sequence[str]) -> bool:
-    """Whether the request's first word (after ``please``) is an instruction verb."""
-    first = tokens[1:2] if tokens[:1] == ["please"] else tokens[:1]
-    return not tokens or (bool(first) and first[0] in INSTRUCTION_VERBS)
-
-
 def words(text: str) -> list[str]:
     """Lower-case alphanumeric tokens."""
     return _WORD.findall(str(text).lower())
@@ -172,7 +161,8 @@ class StructuredReasoner(Reasoner):
         users = [m for m in messages if m.role == "user"]
         if not users:
             return UNKNOWN
-        question = users[-1].text_only().splitlines()[-1] if users[-1].text_only() else ""
+        line = users[-1].text_only().splitlines()[-1] if users[-1].text_only() else ""
+        task, question = split_request_line(line)
         options = [line for line in users[-1].text_only().splitlines() if line.startswith(CATEGORIES_PREFIX)]
         if options:
             said = transcript(users[-1].text_only().splitlines()[:-1])
@@ -191,14 +181,17 @@ class StructuredReasoner(Reasoner):
         heard = transcript(plain.splitlines())
         if not facts and not heard:
             return extractive_answer(question, context)
-        reply = self.answer_from_facts(question, facts, heard)
-        if reply == UNKNOWN and asked_key(question) is not None:
+        reply = self.answer_from_facts(question, facts, heard, task=task)
+        if reply == UNKNOWN and task != "navigation":
             return extractive_answer(question, plain)
         return reply
 
-    def answer_from_facts(self, question: str, facts: Sequence[Fact], heard: Sequence[tuple[str, str]] = ()) -> str:
-        """Reply to ``question`` from ``facts`` and the transcript ``heard`` (``(speaker,
-        utterance)`` lines; see the module docstring)."""
+    def answer_from_facts(
+        self, question: str, facts: Sequence[Fact], heard: Sequence[tuple[str, str]] = (), *, task: str | None = None
+    ) -> str:
+        """Reply to ``question`` (an item of ``task``: ``navigation`` is an instruction, anything
+        else a question) from ``facts`` and the transcript ``heard`` (``(speaker, utterance)``
+        lines; see the module docstring)."""
         table = latest_facts(facts)
         labels = {o: next(iter(keys.values())).category for o, keys in table.items()}
         values = {o: {k: f.value for k, f in keys.items()} for o, keys in table.items()}
@@ -207,8 +200,7 @@ class StructuredReasoner(Reasoner):
             o: transcript(v for _, v in sorted(ls, key=lambda kv: _said_order(kv[0]))) for o, ls in said.items() if ls
         }
         objects = linked_facts(values, labels, linked)
-        instruction = starts_as_instruction(words(question))
-        resolution = resolve(question, objects, labels, heard, instruction=instruction)
+        resolution = resolve(question, objects, labels, heard, instruction=task == "navigation")
         return reply_to(resolution, objects)
 
 
@@ -245,15 +237,17 @@ def select_categories(request: str, listed: str, heard: Sequence[tuple[str, str]
 def categories_said_about(request: str, heard: Sequence[tuple[str, str]], categories: Sequence[str]) -> list[str]:
     """The ``categories`` of which ``heard`` (``(speaker, utterance)`` lines) states a social value
     the request mentions (``Take me to the lighthouse.`` after ``We call the bed the lighthouse.``:
-    ``bed``), in the order of the mentions (issue 37's dialogue-only instructions)."""
+    ``bed``), in the order of the mentions, words in canonical forms as in :func:`named_categories`
+    (issue 37's dialogue-only instructions)."""
     if not heard:
         return []
     statements = heard_facts(tuple(u for _, u in heard), frozenset(categories), frozenset(s for s, _ in heard))
-    request_words = words(request)
+    known = frozenset(w for phrase in [*categories, *(s.value for s in statements)] for w in canonical_phrase(phrase))
+    request_words = canonical_request(request, known, LEXICON)
     found = sorted(
         (spans[0][0], statement.category)
         for statement in statements
-        if (spans := find_spans(request_words, words(statement.value)))
+        if (spans := find_spans(request_words, canonical_phrase(statement.value)))
     )
     return list(dict.fromkeys(category for _, category in found))
 
@@ -270,12 +264,16 @@ def select_linked_object(remark: str, listed: str) -> str:
 
 
 def named_categories(text: str, categories: Iterable[str]) -> list[str]:
-    """The ``categories`` named in ``text`` (case and punctuation ignored), in the order first
-    named; a name inside a longer named one (``counter`` in ``kitchen counter``) does not count."""
-    padded = " " + " ".join(words(text)) + " "
+    """The ``categories`` named in ``text`` (case and punctuation ignored; words in the canonical
+    forms of :mod:`~memgym.backends.word_forms`, so ``bookshelves`` and ``refrigerator`` name
+    ``bookshelf`` and ``fridge``), in the order first named; a name inside a longer named one
+    (``counter`` in ``kitchen counter``) does not count."""
+    categories = set(categories)
+    vocabulary = frozenset(w for c in categories for w in canonical_phrase(c))
+    padded = " " + " ".join(canonical_request(text, vocabulary, LEXICON)) + " "
     spans = []
-    for category in set(categories):
-        phrase = f" {' '.join(words(category))} "
+    for category in categories:
+        phrase = f" {' '.join(canonical_phrase(category))} "
         start = padded.find(phrase) if phrase.strip() else -1
         while start >= 0:
             spans.append((start, -len(phrase), category))

@@ -16,7 +16,10 @@ import functools
 from collections.abc import Iterable, Mapping, Sequence
 
 from memgym.backends.dialogue_reading import Statement, fold_chains, read_statements
+from memgym.backends.key_similarity import KEY_DESCRIPTIONS, closest_key
 from memgym.backends.request_reading import (
+    LEXICON,
+    RELATION_WORDS,
     STOP_WORDS,
     Mention,
     asked_key,
@@ -27,13 +30,12 @@ from memgym.backends.request_reading import (
     tokens,
     value_tokens,
 )
+from memgym.backends.word_forms import canonical_request
 
 UNKNOWN = "unknown"
 NOT_VALUES = frozenset(["detected"])
 """Keys whose values are not properties a request names (an entry's own label)."""
 DETERMINERS = frozenset(["the", "that", "this", "a", "an", "our", "my", "your"])
-QUESTION_WORDS = frozenset(["what", "which", "who", "whom", "whose", "where", "when", "why", "how"])
-"""Words that make a request a question when one comes before the object it names."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -45,6 +47,7 @@ class Resolution:
     target: str | None
     key: str | None
     heard: tuple[Statement, ...]
+    instruction: bool = False
 
 
 def latest_statements(chains: Iterable[list[Statement]]) -> list[Statement]:
@@ -99,13 +102,11 @@ def resolve(
     *,
     instruction: bool = False,
 ) -> Resolution:
-    """Read ``request`` (see the module docstring); ``instruction`` forces no asked key, as does a
-    request that names its object before any question word (:data:`QUESTION_WORDS`) or asking word
-    and does not end in a question word (``Could you walk to the bed?``; not ``Whose is the bed?``,
-    ``Tell me the colour of the bed.``, ``The mug is on top of what?``)."""
-    words = tokens(request)
+    """Read ``request`` (see the module docstring): an instruction when ``instruction`` (the task
+    the env stated), else a question, whatever its wording. The words are read in the canonical
+    forms of :mod:`~memgym.backends.word_forms`, against the memory's own vocabulary."""
     utterances = [u for _, u in heard]
-    vocabulary = set(labels.values()) or request_phrases(words, utterances)
+    vocabulary = set(labels.values()) or request_phrases(tokens(request), utterances)
     statements = heard_facts(tuple(utterances), frozenset(vocabulary), frozenset(s for s, _ in heard))
     values: dict[str, set[str]] = {}
     for keys in objects.values():
@@ -114,6 +115,8 @@ def resolve(
                 values.setdefault(value, set()).add(key)
     for statement in statements:
         values.setdefault(statement.value, set()).add(statement.key)
+    known = frozenset(w for phrase in [*values, *vocabulary] for w in value_tokens(phrase))
+    words = canonical_request(request, known, LEXICON)
     mentions = find_mentions(words, values)
     head = head_category(words, vocabulary)
     if head is None:
@@ -122,48 +125,63 @@ def resolve(
     else:
         category, span = head
         mentions = find_mentions(words, values, outside=span)
-    mentions = [m for m in mentions if m.keys != {"order"} or _ordinal_attached(words, m, mentions, span)]
-    # a count (``once``) counts sightings only after a seeing word (``you saw once``, not ``was once``)
-    mentions = [m for m in mentions if m.keys != {"times_seen"} or m.phrase_start < m.start]
-    before = words[: span[0]]
-    instruction = instruction or (
-        head is not None
-        and not QUESTION_WORDS.intersection(before)
-        and not asked_key(before)
-        and words[-1] not in QUESTION_WORDS  # ``The mug is on top of what?`` asks
-    )
-    key = None if instruction else asked_key(words, mentions, [span])
+    mentions = [m for m in mentions if m.keys != {"order"} or _ordinal_attached(words, m, mentions, category)]
+    # a count (``once``) counts sightings only after a seeing word (``you saw it once``, not ``was once``)
+    mentions = [m for m in mentions if m.keys != {"times_seen"} or _after_seeing(words, m)]
     if not labels and category is not None:
+        key = None if instruction else asked_key(words, mentions, [span])
         category = first_said_about(words, vocabulary, statements, key) or category
-    target = select(objects, labels, category, mentions, key, words) if category else None
-    if category is None and key is None and mentions:
-        target = select_any(objects, mentions)
-    return Resolution(category, target, key, tuple(statements))
+    winners = select(objects, labels, category, mentions, words)
+    key = None if instruction else question_key(words, mentions, span, [objects[o] for o in winners])
+    if key is not None:  # a mention of the asked key's own value is no cue (``how large``)
+        winners = select(objects, labels, category, [m for m in mentions if m.keys != {key}], words)
+    target = winners[0] if len(winners) == 1 else None
+    if key is not None and len(winners) > 1 and len({objects[o].get(key) for o in winners}) == 1:
+        target = winners[0]  # the candidates left agree on the answer
+    return Resolution(category, target, key, tuple(statements), instruction)
 
 
-def select_any(objects: Mapping[str, Mapping[str, str]], mentions: Sequence[Mention]) -> str | None:
-    """An instruction naming no category and no category said about its cues (``Take me to the
-    lighthouse.`` with no transcript naming the lighthouse's category): the entry, of any category,
-    whose facts explain the most mentions, when exactly one does and it explains one at least
-    (issue 37's dialogue-only instructions; None otherwise)."""
-    scores = {
-        object_id: sum(1 for m in mentions if any(k in keys and tokens(keys[k]) == tokens(m.value) for k in m.keys))
-        for object_id, keys in objects.items()
-    }
-    best = max(scores.values(), default=0)
-    winners = [o for o, score in scores.items() if score == best]
-    return winners[0] if best > 0 and len(winners) == 1 else None
+def question_key(
+    words: list[str], mentions: Sequence[Mention], span: tuple[int, int], candidates: Sequence[Mapping[str, str]]
+) -> str | None:
+    """The key a question asks for. Its asking words decide
+    (:func:`~memgym.backends.request_reading.asked_key`), first among the keys the candidate
+    targets hold whose values the request does not already name (a question never states its
+    answer), then among any keys; when none names a key, the key whose description is nearest in
+    meaning to the question's words outside its cues and category
+    (:func:`~memgym.backends.key_similarity.closest_key`; None without the encoder), held by the
+    target or not (a key it lacks is answered ``unknown``, not replaced by one it holds)."""
+    named = {w for m in mentions for w in value_tokens(m.value)}
+    held = {k for keys in candidates for k in keys if k not in NOT_VALUES and not k.startswith("said")}
+    open_keys = {k for keys in candidates for k in held & set(keys) if not set(value_tokens(keys[k])) <= named}
+    key = (asked_key(words, mentions, [span], open_keys) if open_keys else None) or asked_key(words, mentions, [span])
+    if key is not None:
+        return key
+    cues = {i for m in mentions for i in range(*m.phrase)} | set(range(*span))
+    return closest_key(" ".join(w for i, w in enumerate(words) if i not in cues), KEY_DESCRIPTIONS)
 
 
 ORDINAL_ANCHORS = ("among", "of", "one")
 """Words after an ordinal that make it a rank among objects (``second among its kind``)."""
 
 
-def _ordinal_attached(words: list[str], mention: Mention, mentions: Sequence[Mention], span: tuple[int, int]) -> bool:
-    """Whether an ordinal ranks the object (``the first small lamp``, ``second of its kind``)
-    rather than an event (``when you first saw``)."""
+def _ordinal_attached(words: list[str], mention: Mention, mentions: Sequence[Mention], category: str | None) -> bool:
+    """Whether an ordinal ranks an object (``the first small lamp``, ``the fourth chair you saw``,
+    ``second of its kind``) rather than an event (``when you first saw``): the words after it reach
+    a word of the category or an anchor."""
     passable = {w for m in mentions for w in words[m.start : m.end]}
-    return attached(words, mention.end, span[0], passable, ORDINAL_ANCHORS)
+    anchors = set(ORDINAL_ANCHORS) | set(value_tokens(category or ""))
+    return attached(words, mention.end, -1, passable, anchors)
+
+
+SEEING_REACH = 6
+"""How many tokens before a count its seeing word may stand (``you saw the white cabinet twice``)."""
+
+
+def _after_seeing(words: list[str], mention: Mention) -> bool:
+    """Whether a seeing word (the ``times_seen`` relation words) stands shortly before a count."""
+    before = words[max(0, mention.start - SEEING_REACH) : mention.start]
+    return mention.phrase_start < mention.start or bool(RELATION_WORDS["times_seen"].intersection(before))
 
 
 def first_said_about(
@@ -172,7 +190,9 @@ def first_said_about(
     """The first phrase of the request that the transcript says something (of ``key``) about."""
     about = {s.category for s in statements if key is None or s.key == key}
     named = [
-        (spans[0][0], -len(tokens(c)), c) for c in about & set(vocabulary) if (spans := find_spans(words, tokens(c)))
+        (spans[0][0], -len(tokens(c)), c)
+        for c in about & set(vocabulary)
+        if (spans := find_spans(words, value_tokens(c)))
     ]
     return min(named)[2] if named else None
 
@@ -180,35 +200,35 @@ def first_said_about(
 def select(
     objects: Mapping[str, Mapping[str, str]],
     labels: Mapping[str, str],
-    category: str,
+    category: str | None,
     mentions: Sequence[Mention],
-    key: str | None,
     words: list[str],
-) -> str | None:
-    """The object of ``category`` whose facts explain the most mentions (then: whose linked
-    ``said`` words share the most request words); None for none or a tie."""
-    content = {w for w in words if w not in STOP_WORDS} - set(tokens(category))
+) -> list[str]:
+    """The objects of ``category`` whose facts explain the most mentions (then: whose linked
+    ``said`` words share the most request words), sorted; empty when it has none. With no category
+    named (``Take me to the lighthouse``), every object is a candidate and only those explaining at
+    least one mention can win."""
+    content = {w for w in words if w not in STOP_WORDS} - set(value_tokens(category or ""))
     scores: dict[str, tuple[int, int]] = {}
     for object_id, keys in objects.items():
-        if labels[object_id] != category:
+        if category is not None and labels[object_id] != category:
             continue
         explained = sum(
-            1 for m in mentions if any(k != key and k in keys and tokens(keys[k]) == tokens(m.value) for k in m.keys)
+            1 for m in mentions if any(k in keys and value_tokens(keys[k]) == value_tokens(m.value) for k in m.keys)
         )
         said = {w for k, v in keys.items() if k.startswith("said") for w in tokens(v)}
         scores[object_id] = (explained, len(content & said))
-    if not scores:
-        return None
+    if not scores or (category is None and max(scores.values()) <= (0, 0)):
+        return []
     best = max(scores.values())
-    winners = sorted(o for o, s in scores.items() if s == best)
-    return winners[0] if len(winners) == 1 else None
+    return sorted(o for o, s in scores.items() if s == best)
 
 
 def reply(resolution: Resolution, objects: Mapping[str, Mapping[str, str]]) -> str:
     """``OBJECT <id>`` for an instruction, the asked value for a question; a question the objects
     cannot answer gets the latest value the transcript gives for the category and key."""
-    if resolution.key is None:
-        return f"OBJECT {resolution.target}" if resolution.target else UNKNOWN
+    if resolution.key is None:  # an instruction, or a question whose key could not be read
+        return f"OBJECT {resolution.target}" if resolution.target and resolution.instruction else UNKNOWN
     if resolution.target is not None and resolution.key in objects[resolution.target]:
         return objects[resolution.target][resolution.key]
     said = [s for s in resolution.heard if s.category == resolution.category and s.key == resolution.key]

@@ -53,9 +53,9 @@ QUESTION_FORMS: tuple[tuple[str, str], ...] = (
     ("speaker/IE/cue_to_fact", r"what (?P<slot>.+?) did i tell you for (?P<s0>.+)"),
     ("paralinguistic/IE/cue_to_fact", r"when i sounded (?P<cue>.+?) telling you about (?P<s0>.+), what (?P<slot>.+) did i give"),
     ("sound/IE/cue_to_fact", r"when the sound of (?P<sound>.+?) could be heard in the background, what (?P<slot>.+?) did i give for (?P<s0>.+)"),
-    ("semantics/MSR/counting", r"in how many of our conversations was a (?P<slot>.+?) for (?P<s0>.+) given"),
+    ("semantics/MSR/counting", r"in how many of our conversations was an? (?P<slot>.+?) for (?P<s0>.+) given"),
     ("semantics/MSR/counting", r"in how many of our conversations did a (?P<slot>.+?) for (?P<s0>.+) come up"),  # earlier builds
-    ("speaker/MSR/counting", r"how many different people told you a (?P<slot>.+?) for (?P<s0>.+)"),
+    ("speaker/MSR/counting", r"how many different people told you an? (?P<slot>.+?) for (?P<s0>.+)"),
     ("paralinguistic/MSR/counting", r"in how many of our conversations about (?P<s0>.+) did i sound (?P<cue>.+)"),
     ("sound/MSR/counting", r"in how many of our conversations about (?P<s0>.+) could the sound of (?P<sound>.+) be heard"),
     ("semantics/MSR/matching", r"was the (?P<slot>.+?) for (?P<s0>.+) the same as the (?P=slot) for (?P<s1>.+)"),

@@ -133,7 +133,7 @@ def _prepared(cls: type, data: Mapping[str, Any], where: str, prefix: str) -> An
             continue
         if isinstance(value, PurePath):  # a path given as a Path object is read as its text
             out[name] = value = str(value)
-        _check_range(value, fields[name].metadata, where, f"{prefix}{name}")
+        _check_range(value, field_bounds(fields[name]), where, f"{prefix}{name}")
         nested = strip_none(field_hints(cls)[name])
         if dataclasses.is_dataclass(nested) and isinstance(value, Mapping):
             default = _field_default(fields[name])
@@ -186,8 +186,9 @@ def describe_config(cls: type, defaults: Any = None) -> list[tuple[str, str, str
             rows += [(f"{field.name}.{k}", t, d, h) for k, t, d, h in describe_config(hints[field.name], nested)]
         else:
             help_text = field.metadata.get("help", "")
-            if field.metadata.get("min") is not None or field.metadata.get("max") is not None:
-                bounds = f"({_range_text(field.metadata.get('min'), field.metadata.get('max'))})"
+            limits = field_bounds(field)
+            if limits.get("min") is not None or limits.get("max") is not None:
+                bounds = f"({_range_text(limits.get('min'), limits.get('max'))})"
                 help_text = f"{help_text} {bounds}" if help_text else bounds
             rows.append((field.name, type_text(hints[field.name]), repr(_plain(value)), help_text))
     return rows
@@ -201,7 +202,23 @@ def check_ranges(config: Any) -> None:
         ConfigError: naming the class, field and allowed range.
     """
     for field in dataclasses.fields(config):
-        _check_range(getattr(config, field.name), field.metadata, type(config).__name__, field.name)
+        _check_range(getattr(config, field.name), field_bounds(field), type(config).__name__, field.name)
+
+
+SEED_BOUNDS = {"min": 0, "max": 2**64 - 1}
+"""Bounds of every seed key (``seed``, ``seeds``, ``*_seed``, ``*_seeds``) where it declares none: what
+numpy's and torch's generators both accept, so that a seed out of range is refused with the
+config's other errors, before any run folder is made."""
+
+
+def field_bounds(field: dataclasses.Field) -> Mapping[str, Any]:
+    """``field``'s metadata with its ``min``/``max``; a seed key gets :data:`SEED_BOUNDS` for a bound it
+    does not declare."""
+    name = field.name
+    if not (name in ("seed", "seeds") or name.endswith(("_seed", "_seeds"))):
+        return field.metadata
+    declared = {key: field.metadata[key] for key in SEED_BOUNDS if field.metadata.get(key) is not None}
+    return {**field.metadata, **SEED_BOUNDS, **declared}
 
 
 def _check_range(value: Any, metadata: Mapping[str, Any], where: str, key: str) -> None:

@@ -37,6 +37,7 @@ from pydantic import ConfigDict, TypeAdapter, ValidationError, with_config
 from typing_extensions import NotRequired, TypedDict  # pydantic wants these before Python 3.12 (its dependency)
 
 from memgym.core.errors import MemgymError
+from memgym.core.suggest import did_you_mean
 
 T = TypeVar("T")
 Mode = Literal["json", "config"]
@@ -115,8 +116,8 @@ def describe_error(cls: type, exc: ValidationError) -> str:
     path, parent, hint = _walk(cls, loc)
     kind, given = first["type"], first.get("input")
     if kind == "unexpected_keyword_argument":
-        allowed = ", ".join(sorted(f.name for f in dataclasses.fields(parent) if f.init)) if parent else "none"
-        return f"unknown key '{path}'; allowed keys: {allowed}"
+        keys = sorted(f.name for f in dataclasses.fields(parent) if f.init) if parent else []
+        return f"unknown key '{path}'{did_you_mean(str(loc[-1]), keys)}; allowed keys: {', '.join(keys) or 'none'}"
     if kind in ("missing", "missing_argument"):
         return f"{path}: missing item" if loc and isinstance(loc[-1], int) else f"{path}: missing (it has no default)"
     if kind == "literal_error":

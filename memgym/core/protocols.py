@@ -108,6 +108,26 @@ class Reasoner(abc.ABC):
     def generate(self, messages: Sequence[Message], *, max_new_tokens: int = 256) -> str:
         """Reply to ``messages``; deterministic for a pinned model and temperature 0."""
 
+    def generate_many(
+        self, requests: Sequence[Sequence[Message]], *, max_new_tokens: int = 256, return_errors: bool = False
+    ) -> list[Any]:
+        """Replies to each chat of ``requests``, in their order (here one after another; an
+        endpoint client overrides it to keep several requests in flight).
+
+        Args:
+            return_errors: put a failed request's exception in its place instead of raising the
+                first one (in request order) once all have finished.
+        """
+        replies: list[Any] = []
+        for messages in requests:
+            try:
+                replies.append(self.generate(messages, max_new_tokens=max_new_tokens))
+            except Exception as exc:
+                if not return_errors:
+                    raise
+                replies.append(exc)
+        return replies
+
 
 class Scorer(abc.ABC):
     """Scores one prediction against one task item."""

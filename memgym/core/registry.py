@@ -41,6 +41,7 @@ from typing import Generic, TypeVar
 
 from memgym.core.errors import RegistryError
 from memgym.core.loading import load_target, split_target, track_imports
+from memgym.core.suggest import did_you_mean
 
 T = TypeVar("T")
 
@@ -144,7 +145,9 @@ class Registry(Generic[T]):
         return isinstance(name, str) and name in self.names()
 
     def _unknown(self, name: str) -> RegistryError:
-        return RegistryError(f"unknown {self.kind} '{name}'; registered: {', '.join(self.names()) or 'none yet'}")
+        names = self.names()
+        hint = did_you_mean(name, names)
+        return RegistryError(f"unknown {self.kind} '{name}'{hint}; registered: {', '.join(names) or 'none yet'}")
 
     def _load(self, name: str, target: str, *, plugin: bool) -> type[T]:
         what = f"{self.kind} '{name}'"

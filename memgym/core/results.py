@@ -31,6 +31,7 @@ import io
 import json
 import os
 import platform
+import re
 import subprocess
 import sys
 import weakref
@@ -266,6 +267,22 @@ class RunStore:
                 rows.pop(row["key"], None)  # a retry moves to its place in completion order
                 rows[row["key"]] = row
         return list(rows.values())
+
+
+def run_name(runs_dir: str | Path, job: str, label: Sequence[str], digest: str) -> str:
+    """The folder name of a run given no ``name=``: a human label with the config hash inside,
+    ``"<part>-<part>-<digest>"``, each part of ``label`` cut to ``[A-Za-z0-9+._]`` (others become
+    ``_``) and the label to 48 characters. A folder named by the hash alone (written before labels)
+    keeps its name, so that run resumes where it is.
+
+    >>> run_name("/nonexistent", "eval-voxmem", ["cascaded,transcript", "hf:/m/Qwen2"], "ed3df066513e5a15")
+    'cascaded_transcript-hf_m_Qwen2-ed3df066513e5a15'
+    """
+    if (Path(runs_dir) / job / digest).is_dir():
+        return digest
+    parts = [re.sub(r"[^A-Za-z0-9+._]+", "_", part).strip("_.") for part in label]
+    slug = "-".join(part for part in parts if part)[:48].strip("_.-")
+    return f"{slug}-{digest}" if slug else digest
 
 
 def read_manifest(path: Path) -> dict[str, Any]:

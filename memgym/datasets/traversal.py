@@ -202,6 +202,18 @@ class Traversal(Record):
         return np.array([yaw_from_quat(np.asarray(f.rotation)) for f in self.frames], float)
 
 
+def max_traversal_frames(config: TraversalConfig) -> int:
+    """An upper bound on the frames of any traversal :func:`generate_traversal` records with
+    ``config``: the start frame, then per goal (at most ``max_goals``) at most ``max_detours``
+    detour legs, each of at most ``max_leg_steps`` actions and one look-around, and at most
+    ``max_goal_attempts`` walks, each of at most ``max_leg_steps`` actions and one facing turn
+    (33,009 frames with the defaults)."""
+    turn = 360 / config.turn_angle
+    detours = config.max_detours * (config.max_leg_steps + round(turn))
+    visits = config.max_goal_attempts * (config.max_leg_steps + int(turn) + 1)
+    return 1 + config.max_goals * (detours + visits)
+
+
 def episodic_observations(frames: tuple[PosedFrame, ...], scene: MeshScene) -> tuple[ObjectObservation, ...]:
     """Observation order, frequency and segment association of every object seen in ``frames``."""
     seen: dict[str, list[PosedFrame]] = {}

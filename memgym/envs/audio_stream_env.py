@@ -15,6 +15,7 @@ from gymnasium import spaces
 from memgym.core.config import as_config
 from memgym.core.episode import Episode, TaskItem
 from memgym.core.errors import MemgymError
+from memgym.core.registry import register_env
 from memgym.datasets.amemops.audio import StreamRenderer
 from memgym.datasets.amemops.config import StreamConfig
 from memgym.datasets.amemops.features import N_FEATURES, stream_features
@@ -31,6 +32,7 @@ FEATURE_LOW, FEATURE_HIGH = -24.0, 40.0
 """Bounds of the features box: log-mel >= log(1e-10) ~ -23.03; far above any 0 dB stream."""
 
 
+@register_env("amemops")
 class AudioStreamEnv(TwoPhaseEnv):
     """AMemOps streams: formation = frame blocks, use = one query per step.
 
@@ -73,7 +75,9 @@ class AudioStreamEnv(TwoPhaseEnv):
     0 in formation; in use 1.0 if the requested head's class is right, else 0.0.
 
     ## Episode end
-    ``terminated`` after the last query is answered; never truncated.
+    ``terminated`` after the last query is answered; never truncated by the env
+    (``gymnasium.make`` adds a ``TimeLimit`` of :meth:`episode_step_bound`, 90 steps at the
+    default configuration: it never cuts a generated stream short).
 
     ## Info
     ``phase`` (``"formation"`` / ``"use"``), ``step`` (index within the phase), ``episode_id``;
@@ -181,6 +185,13 @@ class AudioStreamEnv(TwoPhaseEnv):
         classes = self.config.attribute_values + 1  # values, then none
         self.action_space = spaces.MultiDiscrete([classes, classes])
         self.features: np.ndarray | None = None
+
+    def episode_step_bound(self) -> int:
+        """``ceil(frames / block_frames)`` formation steps plus one use step per query, at most one
+        per proposal (``n_initial + n_update + n_interference + n_absent``; an update proposal asked
+        both ways counts for two of ``n_update``): 64 + 26 = 90 with the defaults."""
+        cfg = self.config
+        return -(-cfg.frames // self.block_frames) + cfg.n_initial + cfg.n_update + cfg.n_interference + cfg.n_absent
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         self._reset_seed = seed

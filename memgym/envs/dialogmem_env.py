@@ -13,13 +13,14 @@ import numpy as np
 from memgym.backends.errors import ReasonerError
 from memgym.core.episode import Episode, TaskItem
 from memgym.core.protocols import Scorer
+from memgym.core.registry import register_env
 from memgym.datasets.dialogmem.defaults import default_construction, default_house
 from memgym.datasets.dialogmem.episode import ConstructionConfig, build_episode
-from memgym.datasets.traversal import generate_traversal
+from memgym.datasets.traversal import generate_traversal, max_traversal_frames
 from memgym.envs.embodied_env import EmbodiedEnv, EmbodiedEnvConfig
 from memgym.scenes.locomotion import ActionSpec, AgentState, GreedyFollower, apply_action
 from memgym.scenes.poses import yaw_from_quat
-from memgym.scenes.procedural import HouseConfig
+from memgym.scenes.procedural import HouseConfig, max_house_objects
 from memgym.scenes.spec import SceneSpec, load_scene
 from memgym.tasks.dialogmem.geodesic import object_goal_points
 from memgym.tasks.dialogmem.navigation import NavigationScorer
@@ -49,6 +50,7 @@ class DialogMemEnvConfig(EmbodiedEnvConfig):
     )
 
 
+@register_env("dialogmem")
 class DialogMemEnv(EmbodiedEnv):
     """The DialogMem environment, ``memgym/DialogMem-v0``.
 
@@ -97,7 +99,9 @@ class DialogMemEnv(EmbodiedEnv):
     the first item without replaying formation.
 
     ## Episode end
-    ``terminated`` after the last item's answer; ``truncated`` is never set.
+    ``terminated`` after the last item's answer; never truncated by the env (``gymnasium.make``
+    adds a ``TimeLimit`` of :meth:`episode_step_bound` at the default configuration, 36,285
+    steps: it never cuts a generated episode short; a real one takes a few hundred).
 
     ## Info
     ``phase`` (``"formation"`` / ``"use"``), ``step``, ``episode_id``, ``frame`` and ``segment``
@@ -165,6 +169,16 @@ class DialogMemEnv(EmbodiedEnv):
             rng=rng,
             config=self.config.construction,
         )
+
+    def episode_step_bound(self) -> int:
+        """Formation frames (:func:`~memgym.datasets.traversal.max_traversal_frames`) plus items
+        (at most ``navigation_per_object + qa_per_object`` per object of the house,
+        :func:`~memgym.scenes.procedural.max_house_objects`): 33,009 + 4 x 819 = 36,285 steps
+        with the defaults. It bounds generated episodes; a stored one in a larger scene or
+        traversal can be longer."""
+        construction = self.config.construction
+        per_object = construction.navigation_per_object + construction.qa_per_object
+        return max_traversal_frames(self.config.traversal) + per_object * max_house_objects(self.config.house)
 
     def _begin(self, episode: Episode) -> int:
         steps = super()._begin(episode)

@@ -11,6 +11,17 @@ two-phase shape is :class:`memgym.envs.two_phase.TwoPhaseEnv`. ``memgym list`` p
 ['memgym/AMemOps-v0', 'memgym/DialogMem-v0', 'memgym/VoxMem-v0']
 >>> all(isinstance(gymnasium.spec(env_id).entry_point, str) for env_id in GYM_ENVS)
 True
+
+Each id's ``max_episode_steps`` (:data:`MAX_EPISODE_STEPS`, the ``TimeLimit`` ``gymnasium.make``
+adds) is its env's ``episode_step_bound()`` at the default configuration: an upper bound on the
+steps of every episode it generates, derived from the generator's limits (the env docstrings
+say how), so the limit never cuts a generated episode short:
+
+>>> gymnasium.spec("memgym/AMemOps-v0").max_episode_steps
+90
+
+With a larger configuration, or stored episodes that may be longer, pass
+``max_episode_steps=-1`` (no limit) or the env's own ``episode_step_bound()`` to ``gymnasium.make``.
 """
 
 from __future__ import annotations
@@ -23,10 +34,17 @@ GYM_ENVS: dict[str, str] = {
     "memgym/AMemOps-v0": "memgym.envs.audio_stream_env:AudioStreamEnv",
 }
 """Gymnasium id -> ``module:Class`` entry point."""
+MAX_EPISODE_STEPS: dict[str, int] = {
+    "memgym/DialogMem-v0": 36_285,  # 33,009 traversal frames + 4 items x 819 house objects
+    "memgym/VoxMem-v0": 4_097,  # a 4,096-token history of >= 1 token per turn, then 1 question
+    "memgym/AMemOps-v0": 90,  # 2,048 frames / 32 per block + 26 query proposals
+}
+"""Gymnasium id -> registered ``max_episode_steps`` (the env's ``episode_step_bound()`` at its
+defaults; ``tests/envs/test_episode_bounds.py`` recomputes them)."""
 
 
 def register_gym_envs() -> None:
     """Register every id in :data:`GYM_ENVS` with Gymnasium (idempotent)."""
     for env_id, entry_point in GYM_ENVS.items():
         if env_id not in gymnasium.registry:
-            gymnasium.register(id=env_id, entry_point=entry_point)
+            gymnasium.register(id=env_id, entry_point=entry_point, max_episode_steps=MAX_EPISODE_STEPS[env_id])

@@ -28,7 +28,13 @@ builds an episode from its own generator (deterministic under ``seed``).
 ``scored: False`` (:func:`~memgym.agents.agent.answer_items` does not ask the agent for them).
 
 ## Episode end
-``terminated`` is True after the last task item has been answered. ``truncated`` is never set.
+``terminated`` is True after the last task item has been answered. The env never sets
+``truncated``; ``gymnasium.make`` adds a ``TimeLimit`` of the id's registered
+``max_episode_steps``, :meth:`TwoPhaseEnv.episode_step_bound` of the default configuration (an
+upper bound on the steps of any episode the env generates from it, so it never cuts one short).
+An env made with a larger configuration or playing stored episodes that may be longer is made
+with ``max_episode_steps=env.unwrapped.episode_step_bound()`` or ``-1`` (no limit; memgym's
+evaluations do this).
 
 ## Info
 ``info["phase"]`` is ``"formation"`` or ``"use"``; ``info["step"]`` the index within the phase;
@@ -153,7 +159,12 @@ class TwoPhaseEnv(gymnasium.Env, abc.ABC):
 
     def formation_action(self) -> Any:
         """A canonical action to send during formation (it is ignored)."""
-        return _zero_action(self.action_space)
+        return zero_action(self.action_space)
+
+    def episode_step_bound(self) -> int | None:
+        """An upper bound on the steps (formation steps + task items) of every episode this env
+        generates from its configuration, or None when it knows none (this base class)."""
+        return None
 
     # ----- gymnasium API -------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
@@ -241,14 +252,14 @@ class TwoPhaseEnv(gymnasium.Env, abc.ABC):
         return info
 
 
-def _zero_action(space: gymnasium.Space) -> Any:
+def zero_action(space: gymnasium.Space) -> Any:
     """A deterministic element of ``space`` (zeros, empty text, first choice)."""
     from gymnasium import spaces
 
     if isinstance(space, spaces.Dict):
-        return {k: _zero_action(s) for k, s in space.spaces.items()}
+        return {k: zero_action(s) for k, s in space.spaces.items()}
     if isinstance(space, spaces.Tuple):
-        return tuple(_zero_action(s) for s in space.spaces)
+        return tuple(zero_action(s) for s in space.spaces)
     if isinstance(space, spaces.Discrete):
         return int(space.start)
     if isinstance(space, spaces.MultiDiscrete):

@@ -27,6 +27,10 @@ from memgym.envs.two_phase import TwoPhaseEnv
 from memgym.tasks.voxmem.scoring import VoxMemScorer, load_answer_context
 
 CHARSET = string.printable
+AUDIO_FRAME = 160
+"""Samples per row of the ``audio`` observation (10 ms at 16 kHz)."""
+GENERATED_BUDGET = 4096
+"""Budget (tokens) of the one-item histories generated without a dataset and ``budget``."""
 AUDIO_CACHE_CLIPS = 4096
 """Decoded turn clips an env keeps (least recently used dropped): nested budgets replay the same turns."""
 
@@ -88,13 +92,19 @@ class VoxMemEnv(TwoPhaseEnv):
     ## Observation space (``spaces.Dict``)
     | key | space | meaning |
     | --- | --- | --- |
-    | ``audio`` | ``Box(-1, 1, (max_audio_s * 16000,), float32)`` | the turn's waveform, zero-padded |
-    | ``audio_length`` | ``Box(0, N, (1,), int64)`` | valid samples in ``audio`` (0 for text turns) |
+    | ``audio`` | ``Sequence(Box(-1, 1, (160,), float32), stack=True)`` | the turn's waveform in 10 ms rows: ``(ceil(n / 160), 160)``, the last row zero-padded; ``(0, 160)`` for text turns |
+    | ``audio_length`` | ``Box(0, max_audio_s * 16000, (1,), int64)`` | valid samples ``n`` in ``audio`` (0 for text turns) |
     | ``text`` | ``Text(max_text)`` | assistant text, or the question in use (empty for user audio) |
     | ``role`` | ``Discrete(3)`` | 0 user audio, 1 assistant text, 2 question |
     | ``session_index`` | ``Box(0, 10**6, (1,), int64)`` | 0-based session of the turn (in use: the count) |
     | ``session_start`` | ``Discrete(2)`` | 1 on a session's first turn |
     | ``timestamp`` | ``Text(32)`` | session start time ``YYYY-MM-DD HH:MM`` (empty in use) |
+
+    An observation is sized by its turn (a 3 s turn holds 48,000 samples, not the 480,000 of the
+    longest one): ``obs["audio"].reshape(-1)[: obs["audio_length"][0]]`` is the waveform.
+    Vector envs return ``audio`` as a tuple of such arrays, one per env (``"async"`` needs
+    ``shared_memory=False``). :mod:`memgym.wrappers` turns it into fixed-size arrays
+    (``AudioFeatures``: pooled log-mel; ``PadAudio``: the zero-padded waveform).
 
     ## Action space
     ``Text(max_text)``: the answer. Ignored during formation.
@@ -113,7 +123,10 @@ class VoxMemEnv(TwoPhaseEnv):
     is generated (cached under the temp folder; the first seed whose item passes QC).
 
     ## Episode end
-    ``terminated`` after the answer; ``truncated`` is never set.
+    ``terminated`` after the answer; never truncated by the env (``gymnasium.make`` adds a
+    ``TimeLimit`` of :meth:`episode_step_bound` at the default configuration, 4,097 steps: it
+    never cuts a generated history short; make the env with a dataset of larger budgets with
+    ``max_episode_steps=-1`` or its own bound).
 
     ## Info
     ``phase`` (``"formation"`` / ``"use"``), ``step`` (index within the phase), ``episode_id``;
@@ -144,6 +157,8 @@ class VoxMemEnv(TwoPhaseEnv):
     >>> obs, info = env.reset(seed=0)
     >>> info["phase"], obs["role"], obs["session_start"], int(obs["audio_length"][0]) > 0
     ('formation', 0, 1, True)
+    >>> obs["audio"].shape == (-(-int(obs["audio_length"][0]) // 160), 160)
+    True
     >>> while info["phase"] == "formation":
     ...     obs, reward, terminated, truncated, info = env.step(env.unwrapped.formation_action())
     >>> obs["role"], obs["text"] == env.unwrapped.episode.items[0].prompt, info["task"]
@@ -190,7 +205,7 @@ class VoxMemEnv(TwoPhaseEnv):
         text = spaces.Text(max_length=max_text, min_length=0, charset=CHARSET)
         self.observation_space = spaces.Dict(
             {
-                "audio": spaces.Box(-1.0, 1.0, (self.max_samples,), np.float32),
+                "audio": spaces.Sequence(spaces.Box(-1.0, 1.0, (AUDIO_FRAME,), np.float32), stack=True),
                 "audio_length": spaces.Box(0, self.max_samples, (1,), np.int64),
                 "text": text,
                 "role": spaces.Discrete(3),
@@ -202,15 +217,21 @@ class VoxMemEnv(TwoPhaseEnv):
         self.action_space = spaces.Text(max_length=max_text, min_length=0, charset=CHARSET)
         self._turns: list[tuple[int, int, Any]] = []
         self._audio = AudioCache()
-        self._silence = np.zeros(self.max_samples, np.float32)
-        self._silence.flags.writeable = False
         self._last_audio = np.zeros(0, np.float32)
+
+    def episode_step_bound(self) -> int:
+        """With a dataset, the longest of its episodes (turns + items); without, ``budget + 1``
+        (4,097 at the default 4,096 tokens): a generated history passes QC only within its budget,
+        and every turn counts at least one token."""
+        if self._episodes:
+            return max(sum(len(s.turns) for s in e.sessions) + len(e.items) for e in self._episodes)
+        return (self.budget or GENERATED_BUDGET) + 1
 
     # ----- hooks -----------------------------------------------------------------------------------
     def _build_episode(self, rng: np.random.Generator, options: dict[str, Any]) -> VoxMemEpisode:
         if self._episodes:
             return self._episodes[int(rng.integers(len(self._episodes)))]
-        return _generated_episode(int(rng.integers(0, 2**31)), self.budget or 4096)
+        return _generated_episode(int(rng.integers(0, 2**31)), self.budget or GENERATED_BUDGET)
 
     def _begin(self, episode) -> int:
         if not isinstance(episode, VoxMemEpisode):
@@ -244,14 +265,11 @@ class VoxMemEnv(TwoPhaseEnv):
 
     def _observation(self, audio, text, role, session_index, start, timestamp) -> dict[str, Any]:
         self._last_audio = audio
-        if audio.size:
-            padded = np.zeros(self.max_samples, np.float32)
-            np.clip(audio, -1.0, 1.0, out=padded[: audio.size])
-        else:  # text turns and silent questions share one read-only block of zeros
-            padded = self._silence
+        rows = np.zeros((-(-audio.size // AUDIO_FRAME), AUDIO_FRAME), np.float32)
+        np.clip(audio, -1.0, 1.0, out=rows.reshape(-1)[: audio.size])
         clean = "".join(c for c in text if c in CHARSET)[: self.max_text]
         return {
-            "audio": padded,
+            "audio": rows,
             "audio_length": np.array([audio.size], np.int64),
             "text": clean,
             "role": int(role),
@@ -273,6 +291,12 @@ class VoxMemEnv(TwoPhaseEnv):
             spec = (255 * spec / max(spec.max(), 1e-9)).astype(np.uint8)
             image[...] = spec[..., None]
         return image
+
+
+def turn_audio(audio: Any, length: int) -> np.ndarray:
+    """The ``(length,) float32`` waveform in an observation's ``audio`` (the env's ``(rows, 160)``
+    10 ms rows, or a flat, possibly zero-padded, array), copied."""
+    return np.asarray(audio, np.float32).reshape(-1)[:length].copy()
 
 
 @lru_cache(maxsize=8)

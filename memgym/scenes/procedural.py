@@ -217,6 +217,20 @@ def _room_at(plan: FloorPlan, wall, along: float) -> int:
 
 
 # ----- furnishing ---------------------------------------------------------------------------------
+def max_house_objects(config: HouseConfig) -> int:
+    """An upper bound on the objects of any house generated from ``config``, read off
+    :func:`_furnish`: per room, every furniture entry of its kind placed with its most companions,
+    at most 2 small objects on each of those, and the most clutter of its kind; the largest room
+    kind times ``max_rooms``."""
+    stats = load_clutter(config.clutter)
+    per_room = []
+    for kind, furniture in ROOM_FURNITURE.items():
+        floor = sum(1 + (COMPANIONS[name][2] if name in COMPANIONS else 0) for name, _ in furniture)
+        clutter = sum(high for _, high in stats.rooms.get(kind, {}).values()) if stats is not None else 0
+        per_room.append(3 * floor + clutter)
+    return config.max_rooms * max(per_room)
+
+
 def _furnish(rng, plan: FloorPlan, config: HouseConfig) -> list[Placed]:
     t = config.wall_thickness
     placed: list[Placed] = []

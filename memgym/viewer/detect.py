@@ -18,20 +18,15 @@ dataset by the record kind on the first line of its JSONL. Anything else is a
 from __future__ import annotations
 
 import dataclasses
-import json
 from pathlib import Path
 from typing import Literal
 
+from memgym.core.dataset_kinds import RECORD_BENCHMARKS, first_record_kind
 from memgym.core.errors import MemgymError
 from memgym.core.results import read_manifest
 
 Benchmark = Literal["dialogmem", "amemops", "voxmem", "findings"]
 RUN_JOBS: dict[str, Benchmark] = {"eval-dialogmem": "dialogmem", "eval-voxmem": "voxmem", "amemops_eval": "amemops"}
-RECORD_KINDS: dict[str, Benchmark] = {
-    "dialogmem.episode": "dialogmem",
-    "voxmem.episode": "voxmem",
-    "amemops.stream": "amemops",
-}
 EXPECTED = (
     "expected a DialogMem episodes JSONL, a VoxMem or AMemOps dataset folder (or its manifest.jsonl), "
     "an eval run folder (eval-dialogmem/NAME, eval-voxmem/NAME, amemops_eval/NAME), "
@@ -103,12 +98,7 @@ def dialogmem_memory_folders(run: Path) -> list[Path]:
 
 def _record_benchmark(path: Path) -> Benchmark:
     """The benchmark of the records in the JSONL ``path`` (read from its first line)."""
-    with path.open("rb") as handle:
-        first = handle.readline(1 << 24).strip()
-    try:
-        kind = json.loads(first.decode("utf-8")).get("kind") if first else None
-    except (UnicodeDecodeError, json.JSONDecodeError, AttributeError):
-        kind = None
-    if kind not in RECORD_KINDS:
+    benchmark = RECORD_BENCHMARKS.get(first_record_kind(path) or "")
+    if benchmark is None:
         raise MemgymError(f"{path}: its first line is not a DialogMem, VoxMem or AMemOps record; {EXPECTED}")
-    return RECORD_KINDS[kind]
+    return benchmark

@@ -4,7 +4,8 @@
     data/index.js                 ``memgymData("index", {...})``: benchmark, source, episodes
     data/episode-<key>.js         ``memgymData("episode-<key>", {...})``: one episode
     media/<key>/<file>            images and audio of episode ``<key>``
-    runs/<n>/<any of the above>   a nested page (the findings page's linked runs)
+    runs/<n>/<any of the above>   a nested page (the findings page's linked runs; its index.html
+                                  loads the top page's static/ files, which are written once)
 
 Data are JavaScript files that call ``memgymData`` rather than JSON, so a page exported with
 ``--out`` works when opened from disk (browsers refuse ``fetch`` of ``file://`` URLs but run
@@ -36,8 +37,9 @@ def data_script(name: str, value: Any) -> bytes:
     return f"memgymData({json.dumps(name)}, {json.dumps(value, allow_nan=False)});\n".encode()
 
 
-def page_file(site: Site, path: str) -> tuple[bytes, str]:
-    """``(bytes, content type)`` of the page file at URL ``path`` (module docstring).
+def page_file(site: Site, path: str, depth: int = 0) -> tuple[bytes, str]:
+    """``(bytes, content type)`` of the page file at URL ``path`` (module docstring); a nested
+    page (``depth`` levels below the top one) loads the top page's static files.
 
     Raises:
         KeyError: no such file.
@@ -45,10 +47,16 @@ def page_file(site: Site, path: str) -> tuple[bytes, str]:
     path = path.lstrip("/") or "index.html"
     nested = NESTED.fullmatch(path)
     if nested:
-        return page_file(site.child(int(nested[1])), nested[2])
+        return page_file(site.child(int(nested[1])), nested[2], depth + 1)
     if path == "index.html" or (path.startswith("static/") and path[7:] in static_names()):
         name = path.rpartition("/")[2]
-        return (resources.files("memgym.viewer") / "static" / name).read_bytes(), media.content_type(name)
+        data = (resources.files("memgym.viewer") / "static" / name).read_bytes()
+        if path == "index.html" and depth:
+            up = ("../" * (2 * depth)).encode()
+            data = data.replace(b'href="static/', b'href="' + up + b"static/").replace(
+                b'src="static/', b'src="' + up + b"static/"
+            )
+        return data, media.content_type(name)
     if path == "data/index.js":
         return data_script("index", site.index()), media.content_type(path)
     match = EPISODE_SCRIPT.fullmatch(path)
@@ -60,11 +68,13 @@ def page_file(site: Site, path: str) -> tuple[bytes, str]:
     raise KeyError(path)
 
 
-def page_paths(site: Site) -> list[str]:
-    """Every path of the page: static files, data scripts and the media of every episode."""
-    paths = ["index.html", *(f"static/{n}" for n in static_names() if n != "index.html"), "data/index.js"]
+def page_paths(site: Site, nested: bool = False) -> list[str]:
+    """Every path of the page: static files (once, at the top: nested pages load those), data
+    scripts and the media of every episode, then the nested pages'."""
+    paths = ["index.html", *([] if nested else (f"static/{n}" for n in static_names() if n != "index.html"))]
+    paths.append("data/index.js")
     for key in range(len(site.episodes())):
         paths += [f"data/episode-{key}.js", *(f"media/{n}" for n in site.media_names(key))]
     for index in site.children():
-        paths += [f"runs/{index}/{p}" for p in page_paths(site.child(index))]
+        paths += [f"runs/{index}/{p}" for p in page_paths(site.child(index), nested=True)]
     return paths

@@ -56,10 +56,24 @@ def test_navigation_answers_the_location_of_the_chosen_entry():
 
 def test_questions_are_answered_in_text_with_the_prompt_last():
     agent = ReasonerAgent(FactMemory(), StructuredReasoner())
-    messages = agent.messages("Which room is the red mug in?", FactMemory().evidence)
-    assert messages[-1].text_only().splitlines()[-1] == "Which room is the red mug in?"
+    messages = agent.messages("Which room is the red mug in?", FactMemory().evidence, "qa")
+    assert messages[-1].text_only().splitlines()[-1] == "Question: Which room is the red mug in?"
     action = agent.answer({**OBS, "text": "What color is the mug?"}, {"task": "qa"})
     assert action["text"] == "unknown"
+
+
+def test_the_env_states_the_task_and_the_wording_never_decides_it():
+    agent = ReasonerAgent(FactMemory(), StructuredReasoner())
+    action = agent.answer({**OBS, "text": "Where is the blue mug?"}, {"task": "navigation"})
+    assert agent.last_reply == "OBJECT m2"
+    np.testing.assert_allclose(action["position"], [3.0, 0.0, 4.0])
+    assert (
+        agent.messages("Go to the blue mug.", FactMemory().evidence, "navigation")[-1]
+        .text_only()
+        .endswith("\nInstruction: Go to the blue mug.")
+    )
+    action = agent.answer({**OBS, "text": "Go to the mug whose colour is red, which one is it?"}, {"task": "qa"})
+    assert action["text"] != "OBJECT m1" and np.isfinite(action["position"]).all()
 
 
 class Budgets(Reasoner):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from memgym.backends.structured import Fact, StructuredReasoner, format_fact, select_categories
 from memgym.core.chat import Message
+from memgym.core.task_line import request_line
 from memgym.memory.embodied.category_retrieval import predict_categories
 
 SAID = [("Ben", "We call the bed the lighthouse."), ("Ana", "The lamp belongs to Ana.")]
@@ -13,7 +14,8 @@ REQUEST = "Take me to the lighthouse."
 
 def ask(facts: list[Fact], transcript: list[tuple[str, str]] = ()) -> str:
     lines = [format_fact(f) for f in facts] + [f"{s}: {u}" for s, u in transcript]
-    return StructuredReasoner().generate([Message.text("user", "\n".join([*lines, REQUEST]))])
+    line = request_line("navigation", REQUEST)  # the env states the task
+    return StructuredReasoner().generate([Message.text("user", "\n".join([*lines, line]))])
 
 
 def test_category_prediction_reads_the_dialogue_the_memory_holds():

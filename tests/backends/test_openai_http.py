@@ -172,3 +172,57 @@ def test_one_line_replies_stop_at_the_first_line_end(endpoint):
     assert endpoint.requests[0]["stop"] == ["\n"] and endpoint.requests[0]["max_tokens"] == 5
     assert client.generate_line(messages, max_new_tokens=5) == "the red one"  # empty: asked again
     assert "stop" not in endpoint.requests[2]
+
+
+class _Tracking:
+    """A ``respond`` for :class:`FakeEndpoint` that waits ``delay_s``, answers the prompt upper-cased
+    and records the most requests it served at once."""
+
+    def __init__(self, delay_s: float) -> None:
+        import threading
+
+        self.delay_s, self.now, self.most = delay_s, 0, 0
+        self.lock = threading.Lock()
+
+    def __call__(self, text: str) -> str:
+        with self.lock:
+            self.now += 1
+            self.most = max(self.most, self.now)
+        time.sleep(self.delay_s)
+        with self.lock:
+            self.now -= 1
+        return text.upper()
+
+
+def test_generate_many_keeps_concurrency_requests_in_flight_and_the_item_order():
+    respond = _Tracking(0.3)
+    server = FakeEndpoint(respond)
+    try:
+        client = OpenAIChatReasoner("m", server.base_url, concurrency=4)
+        requests = [[Message.text("user", f"q{i}")] for i in range(10)]
+        assert client.generate_many(requests) == [f"Q{i}" for i in range(10)]
+        assert respond.most == 4  # never more than concurrency, and that many at once
+        one = OpenAIChatReasoner("m", server.base_url, concurrency=1)
+        respond.most = 0
+        assert one.generate_many(requests[:3]) == ["Q0", "Q1", "Q2"] and respond.most == 1
+    finally:
+        server.close()
+
+
+def test_generate_many_reports_failures_in_place_or_raises_the_first(endpoint):
+    client, delays = make_client(endpoint, concurrency=3, max_retries=1)
+    endpoint.script = [("status", 400)]  # whichever request arrives first is refused, not retried
+    replies = client.generate_many([[Message.text("user", f"q{i}")] for i in range(5)], return_errors=True)
+    failed = [r for r in replies if isinstance(r, ReasonerError)]
+    assert len(failed) == 1 and "HTTP 400" in str(failed[0]) and replies.count("default") == 4
+    endpoint.script = [("status", 503), ("status", 503)]  # one request: both tries refused
+    with pytest.raises(ReasonerError, match="failed after 2 attempts; last error: HTTP 503"):
+        client.generate_many([[Message.text("user", "only")]])
+    assert delays == [0.5]
+
+
+def test_concurrency_comes_from_the_config():
+    config = ReasonerConfig(backend="openai", model="m", base_url="http://127.0.0.1:9/v1", concurrency=3)
+    assert build_reasoner(config).concurrency == 3 and ReasonerConfig().concurrency == 8
+    with pytest.raises(ConfigError, match="concurrency >= 1"):
+        OpenAIChatReasoner("m", "http://127.0.0.1:9/v1", concurrency=0)

@@ -10,11 +10,18 @@ from memgym.backends.dialogue_reading import fold_chains, read_statements, trans
 from memgym.backends.request_reading import asked_key, find_mentions, head_category, tokens
 from memgym.backends.structured import UNKNOWN, Fact, StructuredReasoner, format_fact
 from memgym.core.chat import Message
+from memgym.core.task_line import request_line
 
 
-def ask(request: str, facts: list[Fact], dialogue: str = "") -> str:
+def ask(request: str, facts: list[Fact], dialogue: str = "", task: str = "qa") -> str:
     memory = "\n".join([format_fact(f) for f in facts] + ([dialogue] if dialogue else []))
-    return StructuredReasoner().generate([Message.text("user", f"Memory:\n{memory}\n{request}")])
+    line = request_line(task, request)
+    return StructuredReasoner().generate([Message.text("user", f"Memory:\n{memory}\n{line}")])
+
+
+def go(request: str, facts: list[Fact], dialogue: str = "") -> str:
+    """``request`` as a navigation instruction (the env states the task)."""
+    return ask(request, facts, dialogue, task="navigation")
 
 
 def bed(object_id: str, **keys: str) -> list[Fact]:
@@ -30,8 +37,8 @@ def test_a_value_counts_only_under_the_relation_its_words_name():
     )
     question = "What is the bed that the residents call the throne and that you saw on the way to the desk used for?"
     assert ask(question, facts) == "watching football"
-    assert ask("Go to the bed next to the desk.", facts) == "OBJECT bed_26"
-    assert ask("Go to the bed you saw on the way to the desk.", facts) == UNKNOWN  # both were: a tie
+    assert go("Go to the bed next to the desk.", facts) == "OBJECT bed_26"
+    assert go("Go to the bed you saw on the way to the desk.", facts) == UNKNOWN  # both were: a tie
 
 
 def test_a_value_spanning_the_head_category_does_not_hide_the_cues_beside_it():
@@ -45,7 +52,7 @@ def test_a_value_spanning_the_head_category_does_not_hide_the_cues_beside_it():
     facts += picture("picture_3", room="hallway", near="sofa", color="gold", segment="chair")
     request = "What colour is the picture in the dining room that you saw on the way to the chair?"
     assert ask(request, facts) == "white"
-    assert ask("Go to the picture in the dining room next to the cabinet.", facts) == "OBJECT picture_2"
+    assert go("Go to the picture in the dining room next to the cabinet.", facts) == "OBJECT picture_2"
 
 
 def test_relation_words_restrict_mentions_and_mark_the_target_category():
@@ -78,9 +85,9 @@ def test_ordinals_and_counts_are_cues_only_where_they_rank_or_count_sightings():
         "b2", color="red", order="first", times_seen="once", significance="won in a raffle"
     )
     assert ask("Where were you headed when you first saw the black bed?", facts + bed("b1", segment="sofa")) == "sofa"
-    assert ask("Go to the bed that was once a wedding gift.", facts) == "OBJECT b1"
-    assert ask("Go to the first bed you saw.", facts) == "OBJECT b2"
-    assert ask("Go to the bed that you saw once.", facts) == "OBJECT b2"
+    assert go("Go to the bed that was once a wedding gift.", facts) == "OBJECT b1"
+    assert go("Go to the first bed you saw.", facts) == "OBJECT b2"
+    assert go("Go to the bed that you saw once.", facts) == "OBJECT b2"
 
 
 @pytest.fixture(scope="module")
@@ -162,19 +169,19 @@ def test_updates_and_corrections_continue_their_chain_and_the_latest_wins():
 def test_appended_dialogue_names_the_category_of_an_instruction():
     facts = bed("obj_1") + [Fact("obj_2", "sofa", "perceptual", "detected", "sofa")]
     dialogue = "Amelia: We call the bed the throne.\nBen: The sofa belongs to Carla."
-    assert ask("Go to the throne.", facts) == UNKNOWN
-    assert ask("Go to the throne.", facts, dialogue) == "OBJECT obj_1"
-    assert ask("Take me to the one that belongs to Carla.", facts, dialogue) == "OBJECT obj_2"
+    assert go("Go to the throne.", facts) == UNKNOWN
+    assert go("Go to the throne.", facts, dialogue) == "OBJECT obj_1"
+    assert go("Take me to the one that belongs to Carla.", facts, dialogue) == "OBJECT obj_2"
     two_beds = facts + bed("obj_3")
-    assert ask("Go to the throne.", two_beds, dialogue) == UNKNOWN  # the category, not the instance
+    assert go("Go to the throne.", two_beds, dialogue) == UNKNOWN  # the category, not the instance
     assert ask("What do the residents call the bed?", two_beds, dialogue) == "the throne"
 
 
 def test_linked_dialogue_names_the_instance():
     said = Fact("obj_3", "bed", "social", "said_0", "Amelia: Everyone calls it the throne.")
     facts = bed("obj_1") + bed("obj_3") + [said]
-    assert ask("Go to the bed nicknamed the throne.", facts) == "OBJECT obj_3"
-    assert ask("Go to the throne.", facts, "Amelia: Everyone calls the bed the throne.") == "OBJECT obj_3"
+    assert go("Go to the bed nicknamed the throne.", facts) == "OBJECT obj_3"
+    assert go("Go to the throne.", facts, "Amelia: Everyone calls the bed the throne.") == "OBJECT obj_3"
 
 
 def test_a_transcript_alone_answers_from_its_latest_statements():
@@ -186,3 +193,13 @@ def test_a_transcript_alone_answers_from_its_latest_statements():
     )
     assert ask("Who owns the red mug?", [], dialogue) == "Carla"
     assert ask("What do the residents call the sofa?", [], dialogue) == "the cloud"
+
+
+def test_a_request_that_names_no_category_is_matched_against_every_object():
+    facts = bed("b1", alias="the throne", owner="Maya", room="bedroom") + bed("b2", owner="Ben", room="bedroom")
+    facts += [Fact("s1", "sofa", "social", "owner", "Maya"), Fact("s1", "sofa", "perceptual", "room", "living room")]
+    assert go("Take me to the throne.", facts) == "OBJECT b1"
+    assert go("Go to Maya's thing in the living room.", facts) == "OBJECT s1"
+    assert ask("Who owns the throne?", facts) == "Maya"
+    assert go("Take me to the lighthouse.", facts) == UNKNOWN  # nothing in memory is called that
+    assert go("Go to Maya's.", facts) == UNKNOWN  # two objects explain it equally

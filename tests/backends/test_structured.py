@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+from memgym.backends.request_reading import asked_key as read_asked_key
+from memgym.backends.request_reading import tokens
 from memgym.backends.structured import (
     UNKNOWN,
     Fact,
     StructuredReasoner,
-    asked_key,
     extractive_answer,
     format_fact,
     parse_facts,
 )
 from memgym.core.chat import Message
+from memgym.core.task_line import request_line
 
 FACTS = [
     Fact("m1", "mug", "perceptual", "color", "red", 0),
@@ -23,9 +25,14 @@ FACTS = [
 ]
 
 
-def ask(question: str, facts=FACTS) -> str:
+def ask(question: str, facts=FACTS, task: str = "qa") -> str:
     evidence = "\n".join(format_fact(f) for f in facts)
-    return StructuredReasoner().generate([Message.text("user", f"Memory:\n{evidence}\nQuestion: {question}")])
+    line = request_line(task, question)
+    return StructuredReasoner().generate([Message.text("user", f"Memory:\n{evidence}\n{line}")])
+
+
+def asked_key(question: str) -> str | None:
+    return read_asked_key(tokens(question))
 
 
 def test_fact_lines_round_trip_and_junk_is_ignored():
@@ -44,14 +51,22 @@ def test_identification_ties_answer_unknown():
 
 
 def test_instructions_select_an_object():
-    assert ask("Go to the mug that Carla owns.") == "OBJECT m2"
-    assert ask("Please go to the sofa in the living room.") == "OBJECT s1"
+    assert ask("Go to the mug that Carla owns.", task="navigation") == "OBJECT m2"
+    assert ask("Please go to the sofa in the living room.", task="navigation") == "OBJECT s1"
+
+
+def test_the_stated_task_decides_between_answer_and_object_whatever_the_wording():
+    # the env states each item's task; the wording never decides it (issue 37)
+    assert ask("The mug that Carla owns: what colour is it?") == "blue"
+    assert ask("The mug that Carla owns.", task="navigation") == "OBJECT m2"
+    assert ask("Could you tell me where the mug that Carla owns is?", task="navigation") == "OBJECT m2"
+    assert ask("Go to the mug that Carla owns, what colour is it?", task="qa") == "blue"
 
 
 def test_question_cues():
     assert asked_key("What color is Amelia's mug?") == "color"
     assert asked_key("How many times did you see the lamp?") == "times_seen"
-    assert asked_key("Go to the lamp.") is None
+    assert asked_key("Go to the lamp.") is None  # no asking word
 
 
 def test_extractive_fallback_without_facts():
@@ -63,8 +78,6 @@ def test_extractive_fallback_without_facts():
 def test_earliest_cue_wins_over_cues_inside_the_reference():
     assert asked_key("What color is the mug that is used for tea?") == "color"
     assert asked_key("What is the mug that Amelia owns used for?") == "usage"
-    assert asked_key("Go to the mug that is used for tea.") is None
-    assert asked_key("Please take me to the mug that is used for tea.") is None
 
 
 def test_category_prompt_lists_the_named_categories_in_order():
@@ -88,7 +101,7 @@ def test_facts_that_do_not_answer_a_question_fall_back_to_the_other_lines():
     unread = f"{facts}\nAmelia: Ben said something about the mug."
     messages = [Message.text("user", f"Memory:\n{unread}\nWho owns the mug?")]
     assert reasoner.generate(messages) == "amelia ben said something about"  # no statement: extractive reading
-    instruction = [Message.text("user", f"Memory:\n{memory}\nGo to the mug.")]
+    instruction = [Message.text("user", f"Memory:\n{memory}\nInstruction: Go to the mug.")]
     assert reasoner.generate(instruction) == "OBJECT obj_1"
     only_facts = [Message.text("user", f"Memory:\n{facts}\nWho owns the mug?")]
     assert reasoner.generate(only_facts) == "unknown"
@@ -102,7 +115,7 @@ def test_linked_dialogue_breaks_ties_between_entries():
         Fact("e2", "mug", "social", "said_0", said),
         Fact("e1", "mug", "social", "said_0", "Ben: The mug is ugly."),  # only the category word is shared
     ]
-    assert ask("Go to the mug Amelia drinks tea from.", facts) == "OBJECT e2"
-    assert ask("Go to the mug.", facts) == UNKNOWN  # no content word beyond the category: a tie
+    assert ask("Go to the mug Amelia drinks tea from.", facts, "navigation") == "OBJECT e2"
+    assert ask("Go to the mug.", facts, "navigation") == UNKNOWN  # no content word beyond the category: a tie
     fact_match = [*facts, Fact("e1", "mug", "perceptual", "color", "red")]
-    assert ask("Go to the red mug Amelia drinks tea from.", fact_match) == "OBJECT e1"  # values count first
+    assert ask("Go to the red mug Amelia drinks tea from.", fact_match, "navigation") == "OBJECT e1"  # values first

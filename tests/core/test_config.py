@@ -39,11 +39,11 @@ def test_dump_and_load_round_trip(tmp_path):
 @pytest.mark.parametrize(
     "override, message",
     [
-        ("modle=kda", r"unknown key 'modle'; allowed keys: .*model"),
+        ("modle=kda", r"unknown key 'modle' \(did you mean 'model'\?\); allowed keys: .*model"),
         ("model=mamba", r"model: 'mamba' is not allowed; allowed values: 'gdn2', 'kda' or 'attention'"),
         ("seed=abc", "^command line: seed: expected an integer, got 'abc'$"),
         ("seed=2.5", "seed: expected an integer, got 2.5"),
-        ("train.stepz=3", r"unknown key 'train.stepz'; allowed keys: lr, steps"),
+        ("train.stepz=3", r"unknown key 'train.stepz' \(did you mean 'steps'\?\); allowed keys: lr, steps"),
         ("train=3", "train: expected a mapping of TrainConfig keys, got 3"),
         ("train.lr=loud", "train.lr: expected a number, got 'loud'"),
         ("distractors=[4,x]", r"distractors\[1\]: expected an integer, got 'x'"),
@@ -182,3 +182,29 @@ def test_union_fields_name_the_member_key_or_the_types_accepted():
         load_config(Layout, overrides=["shape.zz=1"])
     with pytest.raises(ConfigError, match=r"label: expected int or str, got \[1\]$"):
         load_config(Layout, overrides=["label=[1]"])
+
+
+@dataclasses.dataclass(frozen=True)
+class _Seeded:
+    seed: int = 0
+    eval_seeds: tuple[int, ...] = (0,)
+    stream_seed: int = dataclasses.field(default=0, metadata={"min": 5})
+
+
+@pytest.mark.parametrize(
+    "override, message",
+    [
+        (
+            "seed=18446744073709551616",
+            r"'seed' = 18446744073709551616 is too large; expected a value from 0 to 18446744073709551615",
+        ),
+        ("seed=-1", r"'seed' = -1 is too small"),
+        ("eval_seeds=[1,-2]", r"'eval_seeds\[1\]' = -2 is too small"),
+        ("stream_seed=4", r"'stream_seed' = 4 is too small; expected a value from 5 to"),
+        ("stream_seed=18446744073709551616", r"'stream_seed' = 18446744073709551616 is too large"),
+    ],
+)
+def test_seed_keys_are_bounded_to_what_the_generators_accept(override, message):
+    with pytest.raises(ConfigError, match=message):
+        load_config(_Seeded, overrides=[override])
+    assert load_config(_Seeded, overrides=[f"seed={2**64 - 1}"]).seed == 2**64 - 1

@@ -12,6 +12,7 @@ from dialogmem_fixtures import OBJECTS, TRAVERSAL
 
 from memgym.backends.structured import StructuredReasoner, format_fact
 from memgym.core.chat import Message
+from memgym.core.task_line import request_line
 from memgym.datasets.dialogmem.content import MemoryItem
 from memgym.datasets.dialogmem.episode import ConstructionConfig, build_episode, observation_log
 from memgym.datasets.dialogmem.task_specs import (
@@ -161,7 +162,8 @@ def test_structured_reasoner_with_oracle_facts_answers_every_item(episode):
     facts = "\n".join(format_fact(m.as_fact()) for keys in content.values() for m in keys.values())
     reasoner = StructuredReasoner()
     for task_item in episode.items:
-        reply = reasoner.generate([Message.text("user", f"{facts}\n{task_item.prompt}")])
+        line = request_line(task_item.task, task_item.prompt)  # the env states the task
+        reply = reasoner.generate([Message.text("user", f"{facts}\n{line}")])
         if task_item.task == "qa":
             assert reply == task_item.answer, task_item.prompt
         else:

@@ -1,5 +1,5 @@
 """Every Gymnasium id memgym registers must pass Gymnasium's own API checker, and Stable-Baselines3's
-for every observation key of a type SB3 supports (Text keys are dropped, as the env docs show).
+through :func:`memgym.wrappers.sb3_ready`.
 
 Envs are made through ``gymnasium.make`` (so the spec and render modes are checked too) with small
 settings where the defaults would build a large episode.
@@ -14,10 +14,10 @@ import gymnasium
 import pytest
 from gymnasium import spaces
 from gymnasium.utils.env_checker import check_env
-from gymnasium.wrappers import FilterObservation
 
 import memgym  # noqa: F401  (registers the ids)
 from memgym.envs.registration import GYM_ENVS
+from memgym.wrappers import sb3_ready
 
 SMALL_KWARGS = {
     "memgym/DialogMem-v0": {
@@ -49,36 +49,21 @@ SB3_OBSERVATION_SPACES = (spaces.Box, spaces.Discrete, spaces.MultiDiscrete, spa
 """Observation key types Stable-Baselines3's ``MultiInputPolicy`` family encodes."""
 
 
-class CandidateAnswers(gymnasium.ActionWrapper):
-    """A Text action space (SB3 has none) as ``Discrete(len(answers))``: the agent picks an answer."""
-
-    def __init__(self, env: gymnasium.Env, answers: list[str]) -> None:
-        super().__init__(env)
-        self.answers = answers
-        self.action_space = spaces.Discrete(len(answers))
-
-    def action(self, action) -> str:
-        return self.answers[int(action)]
-
-
 @pytest.mark.parametrize("env_id", sorted(GYM_ENVS))
-def test_registered_env_passes_sb3_check_env(env_id):
+def test_registered_env_passes_sb3_check_env_through_the_wrappers(env_id):
+    """memgym.wrappers.sb3_ready: Text keys as token ids, VoxMem's audio as features, Text answers
+    as choices, DialogMem's Dict answer as one Box; no key or action SB3 does not support."""
     sb3_checker = pytest.importorskip("stable_baselines3.common.env_checker")
-    env = gymnasium.make(env_id, **SMALL_KWARGS.get(env_id, {}))
+    env = sb3_ready(gymnasium.make(env_id, **SMALL_KWARGS.get(env_id, {})), answers=["", "I don't know."])
     fields = env.observation_space.spaces
-    kept = [key for key, space in fields.items() if not isinstance(space, spaces.Text)]
-    assert all(isinstance(fields[key], SB3_OBSERVATION_SPACES) for key in kept), fields
+    assert all(isinstance(space, SB3_OBSERVATION_SPACES) for space in fields.values()), fields
     # SB3 policies flatten each key from dimension 1 on: a 0-d Box crashes them on reset
-    assert all(fields[key].shape for key in kept if isinstance(fields[key], spaces.Box)), fields
-    if len(kept) < len(fields):
-        env = FilterObservation(env, kept)
-    if isinstance(env.action_space, spaces.Text):
-        env = CandidateAnswers(env, ["", "I don't know."])
+    assert all(space.shape for space in fields.values() if isinstance(space, spaces.Box)), fields
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         sb3_checker.check_env(env, warn=True)
     unsupported = [str(w.message) for w in caught if "not supported" in str(w.message)]
-    assert not [message for message in unsupported if "observation" in message.lower()]
+    assert not unsupported, unsupported
     env.close()
 
 

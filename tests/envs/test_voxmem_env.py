@@ -71,7 +71,30 @@ def test_env_generates_an_episode_without_a_dataset():
 def test_runs_in_a_vector_env(dataset):
     envs = gymnasium.vector.SyncVectorEnv([lambda: VoxMemEnv(dataset=dataset) for _ in range(2)])
     obs, info = envs.reset(seed=0)
-    assert obs["audio"].shape == (2, 480000) and list(info["phase"]) == ["formation", "formation"]
+    assert list(info["phase"]) == ["formation", "formation"]
+    assert [a.shape for a in obs["audio"]] == [(-(-int(n) // 160), 160) for n in obs["audio_length"][:, 0]]
     obs, reward, *_ = envs.step(("", ""))
     assert reward.tolist() == [0.0, 0.0]
     envs.close()
+
+
+def test_audio_is_sized_by_the_turn(dataset):
+    """Each observation holds its turn's samples in 10 ms rows (not the longest turn's 480,000),
+    and the memories read back exactly the dataset's waveform."""
+    from memgym.datasets.voxmem.audio_files import read_turn_audio
+    from memgym.memory.voxmem.history import turn_from_observation
+
+    env = VoxMemEnv(dataset=dataset)
+    obs, info = env.reset(seed=0)
+    turns = [t for s in env.episode.sessions for t in s.turns]
+    for turn in turns:
+        length = int(obs["audio_length"][0])
+        assert obs["audio"].shape == (-(-length // 160), 160) and obs["audio"].dtype == "float32"
+        assert env.observation_space["audio"].contains(obs["audio"])
+        if turn.role == "user":
+            expected = read_turn_audio(dataset / turn.audio)[: env.max_samples].clip(-1.0, 1.0)
+            assert length == expected.size and (turn_from_observation(obs).audio == expected).all()
+        else:
+            assert length == 0 and obs["audio"].shape == (0, 160)
+        obs, _, _, _, info = env.step("")
+    assert info["phase"] == "use"

@@ -24,7 +24,9 @@ PINNED = [
     # the 4-7-room default (4f6ba5a008486d4a before issue 37; its datasets are no longer rebuilt)
     (DialogMemGenerateConfig, None, ("house.min_rooms=4", "house.max_rooms=7"), "2148f68798869f63"),
     (DialogMemEvalConfig, None, (), "baf0848c987aa2ee"),
-    (VoxMemConfig, None, (), "3627af73b1e8a7e9"),
+    # refusal_scope=every_subtype and max_revisions=8 by default since issue 38 (was 3627af73b1e8a7e9); the
+    # default build draws the items that refusal_scope=every_subtype drew before (draw_digest 1b6178d6bcbafd89)
+    (VoxMemConfig, None, (), "4c153e2fd40ee5f9"),
     (VoxMemEvalConfig, None, (), "78e847ad68aa3f97"),
     (StreamSetConfig, "amemops_streams.yaml", (), "58ba77246f583388"),
     (StreamSetConfig, "amemops_history.yaml", (), "439c9a89826288a3"),
@@ -44,7 +46,7 @@ PINNED = [
         ("memories=[dialogue,oracle]", "camera.width=64", "reasoner.backend=structured"),
         "3be2c3b9c58a3a10",
     ),
-    (VoxMemConfig, None, ("items=5", "budgets=[8k]", "max_revisions=6", "seed=3"), "683756a5afab0de8"),
+    (VoxMemConfig, None, ("items=5", "budgets=[8k]", "max_revisions=6", "seed=3"), "230a4f637b3b707b"),  # issue 38
     (
         StreamSetConfig,
         None,

@@ -233,10 +233,15 @@ def episode_cases(episode, style) -> list[tuple[str, str, str]]:
 
 
 def accuracy(found: list[tuple[str, str, str]]) -> float:
-    """Percent of cases the structured reasoner answers exactly."""
+    """Percent of cases the structured reasoner answers exactly (told each case's task, as the
+    env tells it: an expected ``OBJECT <id>`` is a navigation item)."""
     from memgym.backends.structured import StructuredReasoner
     from memgym.core.chat import Message
+    from memgym.core.task_line import request_line
 
     reasoner = StructuredReasoner()
-    right = sum(reasoner.generate([Message.text("user", f"Memory:\n{m}\n{p}")]) == e for m, p, e in found)
+    right = 0
+    for memory, prompt, expected in found:
+        line = request_line("navigation" if expected.startswith("OBJECT ") else "qa", prompt)
+        right += reasoner.generate([Message.text("user", f"Memory:\n{memory}\n{line}")]) == expected
     return 100.0 * right / max(1, len(found))

@@ -96,3 +96,43 @@ def test_findings_page_in_chromium(browser, findings_folder: Path) -> None:
             browser, "return document.body.dataset.ready !== undefined && location.pathname.startsWith('/runs/0/')"
         )
         assert "dialogmem run" in browser.find_element(By.ID, "source").text
+
+
+def test_runs_are_found_from_any_working_folder_and_share_one_page(
+    tmp_path: Path, dialogmem_run: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Paths relative to the findings folder (as 'memgym findings' writes them) resolve from
+    anywhere; the memories of one eval link to one page; the export writes the static files once."""
+    import os
+
+    folder = tmp_path / "study" / "findings"
+    folder.mkdir(parents=True)
+    memories = [os.path.relpath(dialogmem_run / m, folder) for m in ("oracle", "dialogue")]
+    rows = [finding("a", "reproduced", memories), finding("b", "undecided", [memories[1]])]
+    (folder / "findings.json").write_text(json.dumps({"findings": rows, "runs": memories}))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    site = open_site(folder)
+    links = site.episode(0)["runs"]
+    assert [link["exists"] for link in links] == [True, True]
+    assert {link["href"] for link in links} == {"runs/0/index.html"} == {site.episode(1)["runs"][0]["href"]}
+    index = export(site, tmp_path / "out", progress=False)
+    written = {str(p.relative_to(index.parent)) for p in index.parent.rglob("*") if p.is_file()}
+    assert "static/app.js" in written and not any(p.startswith("runs/0/static/") for p in written)
+    nested = (index.parent / "runs" / "0" / "index.html").read_text()
+    assert 'src="../../static/app.js"' in nested and 'href="../../static/style.css"' in nested
+    assert not any(p.startswith("runs/1/") for p in written)
+
+
+def test_findings_of_an_earlier_memgym_resolve_from_the_working_folder(
+    tmp_path: Path, dialogmem_run: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    monkeypatch.chdir(tmp_path)
+    folder = tmp_path / "findings"
+    folder.mkdir()
+    run = os.path.relpath(dialogmem_run / "oracle", tmp_path)  # relative to the working folder
+    (folder / "findings.json").write_text(json.dumps({"findings": [finding("a", "reproduced", [run])]}))
+    assert open_site(folder).episode(0)["runs"][0]["exists"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from selenium.webdriver.common.by import By
@@ -67,6 +68,12 @@ def test_dialogmem_run_page(browser, dialogmem_run, tmp_path):
         swatch = browser.find_element(By.CSS_SELECTOR, "#item-results tr[data-memory='oracle'] .swatch")
         colour = [int(v) for v in swatch.value_of_css_property("background-color")[5:-1].split(",")[:3]]
         assert max(abs(a - b) for a, b in zip(cross[:3], colour)) < 40, (cross, colour)
+        # the map's labels (true answer, each memory's cross: here all at one spot) do not overlap
+        boxes = json.loads(browser.find_element(By.ID, "map-canvas").get_attribute("data-label-boxes"))
+        assert len(boxes) >= 2
+        for i, (x0, y0, w0, h0) in enumerate(boxes):
+            for x1, y1, w1, h1 in boxes[i + 1 :]:
+                assert x0 + w0 <= x1 or x1 + w1 <= x0 or y0 + h0 <= y1 or y1 + h1 <= y0, boxes
         # memory contents: a snapshot's frame chip jumps to its frame
         browser.find_element(By.CSS_SELECTOR, ".memory-tab[data-memory='3dmem+controlled']").click()
         snapshot = site.episode(0)["contents"]["3dmem+controlled"]["snapshots"][0]

@@ -40,11 +40,11 @@ from memgym.core.episode import TaskItem
 from memgym.core.errors import ConfigError
 from memgym.core.outcome import note_dropped
 from memgym.core.records import write_jsonl
-from memgym.core.seeding import config_hash, episode_rng
+from memgym.core.seeding import episode_rng
 from memgym.datasets.sources.factory import open_library
 from memgym.datasets.voxmem import qc
 from memgym.datasets.voxmem.assembly import History, HistoryAssembler
-from memgym.datasets.voxmem.config import VoxMemConfig, parse_budget, voice_bank
+from memgym.datasets.voxmem.config import VoxMemConfig, draw_digest, parse_budget, voice_bank
 from memgym.datasets.voxmem.filler import GeneratedFillerCorpus, InstructS2SCorpus
 from memgym.datasets.voxmem.history import BudgetFillError, BudgetTooSmallError
 from memgym.datasets.voxmem.layout import ItemLayout
@@ -55,7 +55,7 @@ from memgym.datasets.voxmem.records import Plan, Session, VoxMemEpisode
 from memgym.datasets.voxmem.render import TurnRenderer, library_clip_source
 from memgym.datasets.voxmem.separability import derivation_families, separability
 from memgym.datasets.voxmem.sessions import SessionWriter
-from memgym.datasets.voxmem.taxonomy import CELLS, cell_name
+from memgym.datasets.voxmem.taxonomy import BUILDABLE_CELLS, CELLS, cell_name
 from memgym.datasets.voxmem.tokens import TokenCounter
 from memgym.datasets.voxmem.writing import DialogueWriter, LLMWriter, TemplateWriter
 
@@ -84,8 +84,8 @@ class VoxMemBuilder:
         self.cells = self._cells(config)
         self.out = Path(config.out)
         self.progress = progress
-        # seeds plans and histories; the length control is left out so both settings draw the same items
-        self.digest = config_hash(dataclasses.replace(config, out="", length_control="none"))
+        # seeds plans and histories; the length control, refusal scope and redraw cap draw no item
+        self.digest = draw_digest(config)
         self.backend = make_tts_backend(config.tts)
         self.voice_bank = voice_bank(config)
         self._check_counts(config)
@@ -108,15 +108,17 @@ class VoxMemBuilder:
         self.gate = qc.intelligibility_gate(self.out, config.asr)  # None with asr.kind=none
         self.model_qc = self._model_qc(qc_model)
         self.check_failures: dict[str, int] = {}
+        self.per_cell: dict[str, dict[str, int]] = {}
 
     # ----- setup ---------------------------------------------------------------------------------------
     def _cells(self, config: VoxMemConfig) -> list[tuple[str, str]]:
-        """The (evidence, operation) cells ``config.cells`` names (all 15 when empty)."""
+        """The (evidence, operation) cells ``config.cells`` names (the paper's 15 when empty; semantics
+        IE only when named)."""
         if not self.budgets:
             raise ConfigError("budgets is empty; expected e.g. [8k,16k,32k,64k]")
         if config.items < 1:
             raise ConfigError(f"items must be at least 1, got {config.items}")
-        names = {cell_name(*c): c for c in CELLS}
+        names = {cell_name(*c): c for c in BUILDABLE_CELLS}
         unknown = [c for c in config.cells if c not in names]
         if unknown:
             raise ConfigError(f"cells {unknown} are not VoxMem cells; valid: {sorted(names)}")
@@ -252,31 +254,40 @@ class VoxMemBuilder:
         kept: dict[int, tuple[Plan, list[VoxMemEpisode]]] = {}
         built: dict[str, tuple[History, list[Session]]] = {}
         discarded, revised = [], 0
+        self.per_cell.clear()
         order = sorted(range(self.config.items), key=lambda i: (schedule[i][1] == "AR", i))
         for index in tqdm(order, desc="voxmem items", disable=not self.progress):
             too_small: list[BudgetTooSmallError] = []
             asked = {i: plan for i, (plan, _) in kept.items() if plan.operation != "AR"}
             taken = {plan.source_plan_id for plan, _ in kept.values()}
+            cell = self.per_cell.setdefault(cell_name(*schedule[index][:2]), _cell_counts())
+            cell["planned"] += 1
             for attempt in range(self.config.max_revisions + 1):
                 plan, failed, result = self.attempt(index, attempt, built, pool, asked, taken)
                 if plan is None:  # an AR item without a source left
                     discarded.append({"item": f"vox{index:05d}", "failed": ["no_source"]})
+                    cell["dropped"] += 1
                     break
                 for name in failed:
                     key = name.split("@")[0]
                     self.check_failures[key] = self.check_failures.get(key, 0) + 1
+                cell["draws"] += 1
+                cell["gate_failed_draws"] += "session_intelligible" in failed
                 if isinstance(result, BudgetTooSmallError):
                     too_small.append(result)
                 if not failed:
                     break
                 revised += 1
+                cell["redraws"] += 1
             else:
                 if len(too_small) == self.config.max_revisions + 1:
                     raise too_small[-1]  # no draw fits: the budget is too small, not the draw
                 discarded.append({"item": plan.plan_id, "failed": failed})
+                cell["dropped"] += 1
                 continue
             if plan is None:
                 continue
+            cell["kept"] += 1
             history, core, item_episodes = result
             kept[index] = (plan, item_episodes)
             built[plan.plan_id] = (history, core)
@@ -379,6 +390,7 @@ class VoxMemBuilder:
             "revised": revised,
             "check_failures": dict(self.check_failures),
             "items_per_cell": per_cell,
+            "per_cell": {name: _cell_rates(counts) for name, counts in sorted(self.per_cell.items())},
             "ar_sources": {p.plan_id: p.source_plan_id for p in plans if p.operation == "AR"},
             "sessions_per_budget": roles,
             "max_session_reuse": max(counts.values(), default=0),
@@ -405,3 +417,20 @@ class VoxMemBuilder:
                 "chance": chance,
             }
         return qc.write_report(self.out, report)
+
+
+def _cell_counts() -> dict[str, int]:
+    """A cell's build counters: items planned, kept and dropped; draws, redraws and draws that
+    failed the intelligibility gate."""
+    return dict.fromkeys(("planned", "kept", "dropped", "draws", "redraws", "gate_failed_draws"), 0)
+
+
+def _cell_rates(counts: dict[str, int]) -> dict[str, float | int]:
+    """The counters with the cell's drop rate (dropped / planned), redraw rate (redraws / draws)
+    and gate failure rate (gate-failed draws / draws)."""
+    return {
+        **counts,
+        "drop_rate": counts["dropped"] / max(counts["planned"], 1),
+        "redraw_rate": counts["redraws"] / max(counts["draws"], 1),
+        "gate_fail_rate": counts["gate_failed_draws"] / max(counts["draws"], 1),
+    }

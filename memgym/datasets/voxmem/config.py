@@ -11,7 +11,7 @@ from memgym.backends.tts import TTSConfig
 from memgym.backends.tts.base import Voice
 from memgym.core.errors import ConfigError
 from memgym.core.executors import executor_field
-from memgym.core.seeding import ADDED_FIELD, setting
+from memgym.core.seeding import ADDED_FIELD, config_hash, setting
 from memgym.datasets.sources.factory import LibraryConfig
 from memgym.datasets.speech.vctk import VCTKCorpus
 from memgym.datasets.speech.voices import espeak_voice_bank, named_voice_bank
@@ -23,6 +23,11 @@ DEFAULT_SOUND_CLASSES: tuple[str, ...] = (
     "train", "vacuum_cleaner", "washing_machine", "water_drops", "wind",
 )  # fmt: skip
 """Background sounds (traffic, alarms, machinery, household, weather, animals); no human vocal sounds."""
+
+
+MAX_REVISIONS = 8
+"""Default redraws of an item that fails QC: enough that the intelligibility gate redraws rather
+than drops audio-native TET items (docs/voxmem.md, *Intelligibility*)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -84,15 +89,17 @@ class VoxMemConfig:
         added=True,
     )
     refusal_scope: Literal["words_kept", "every_subtype"] = setting(
-        "words_kept",
-        "answer refusal: words_kept (audio-native items refused only by removing their tone, sound or voice link) "
-        "or every_subtype (also by removing the evidence's subject, so every IE/MSR/TET subtype yields AR items; "
-        "those are visible in the transcript)",
-        added=True,
+        "every_subtype",
+        "answer refusal: every_subtype (default: where no edit that keeps the words refuses an audio-native item, "
+        "its evidence's subject is removed, so every IE/MSR/TET subtype yields AR items; those are visible in the "
+        "transcript) or words_kept (audio-native items refused only by removing their tone, sound or voice link)",
     )
     filler_cue_rate: float = dataclasses.field(default=0.2, metadata={"help": "share of filler sessions with a cue"})
     filler_sound_rate: float = dataclasses.field(default=0.3, metadata={"help": "share of filler sessions with sound"})
-    max_revisions: int = dataclasses.field(default=2, metadata={"help": "redraws of an item that fails QC"})
+    max_revisions: int = dataclasses.field(
+        default=MAX_REVISIONS,
+        metadata={"help": "redraws of an item that fails QC before it is dropped (a redraw keeps its cell)"},
+    )
     asr: ASRConfig = dataclasses.field(
         default_factory=ASRConfig,
         metadata={"help": "speech recogniser of the QC intelligibility gate (asr.kind=none: no gate)"},
@@ -126,6 +133,16 @@ def voice_bank(config: VoxMemConfig) -> list[Voice]:
         voices = corpus.voices(kind)
         return [dataclasses.replace(v, name=str(order.index(v.name))) for v in voices] if kind == "hf" else voices
     return espeak_voice_bank() if kind == "espeak" else named_voice_bank(kind, config.tts.voices)
+
+
+def draw_digest(config: VoxMemConfig) -> str:
+    """The digest that seeds a build's plans, voices and histories: the config's hash with the
+    settings that decide no draw fixed (``out``; ``length_control``, ``refusal_scope`` and
+    ``max_revisions`` at the values the first builds were drawn with), so builds that differ only
+    in those draw the same items (a redraw's seed depends on its attempt number, not on how many
+    redraws are allowed)."""
+    fixed = dataclasses.replace(config, out="", length_control="none", refusal_scope="every_subtype", max_revisions=2)
+    return config_hash(fixed)
 
 
 def parse_budget(text: str) -> int:

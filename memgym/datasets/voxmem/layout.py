@@ -19,7 +19,7 @@ from memgym.datasets.voxmem.plans import plan_item
 from memgym.datasets.voxmem.records import Plan
 from memgym.datasets.voxmem.refusal import derive_refusal, refusal_edit
 from memgym.datasets.voxmem.separability import item_root
-from memgym.datasets.voxmem.taxonomy import CELLS, OPERATIONS, SUBTYPES
+from memgym.datasets.voxmem.taxonomy import BUILDABLE_CELLS, OPERATIONS, SUBTYPES
 from memgym.datasets.voxmem.writing import DialogueWriter, LLMWriter, paraphrase_question
 
 
@@ -86,7 +86,7 @@ class ItemLayout:
             if pick is None:
                 usable = [
                     f"{evidence}/{op} ({sub})"
-                    for (e, op) in CELLS
+                    for (e, op) in BUILDABLE_CELLS
                     if e == evidence and op != "AR"
                     for sub in SUBTYPES[op]
                     if self._refusable(index, (e, op, sub))

@@ -1,4 +1,4 @@
-"""Plans for all 15 cells: the question, its gold answer and the sessions it needs, before any words.
+"""Plans for every buildable cell (the paper's 15 and semantics IE): the question, its gold answer and the sessions it needs, before any words.
 
 :func:`plan_item` draws a topic family, subjects, values, speakers, cues and sounds for one
 (evidence, operation, subtype) and lays out the evidence sessions and the item's own haystacks
@@ -19,7 +19,7 @@ from memgym.core.errors import MemgymError
 from memgym.datasets.speech.cues import CUE_WORDS
 from memgym.datasets.voxmem.oracle import answer_query, sound_label, transcript_candidates
 from memgym.datasets.voxmem.records import Plan, Query, SessionFact, SessionPlan
-from memgym.datasets.voxmem.taxonomy import AMBIGUOUS, AUDIO_NATIVE, CELLS, REFUSAL, SUBTYPES
+from memgym.datasets.voxmem.taxonomy import AMBIGUOUS, AUDIO_NATIVE, BUILDABLE_CELLS, REFUSAL, SUBTYPES
 from memgym.datasets.voxmem.topics import TOPIC_FAMILIES, TopicFamily
 
 STATE_CUES = ("hesitation", "surprise", "emphasis", "fast", "slow", "laughter")
@@ -85,7 +85,7 @@ def plan_item(
         MemgymError: an invalid cell/subtype, fewer than 2 users, too few sound classes, or no
             valid plan in 50 draws.
     """
-    if (evidence, operation) not in CELLS or operation == "AR" or subtype not in SUBTYPES[operation]:
+    if (evidence, operation) not in BUILDABLE_CELLS or operation == "AR" or subtype not in SUBTYPES[operation]:
         raise MemgymError(f"no plan for cell {evidence}/{operation} with subtype '{subtype}'")
     if users < MIN_USERS:
         raise MemgymError(f"users: a VoxMem history needs at least {MIN_USERS} users, got {users}")
@@ -151,6 +151,8 @@ def _layout_ie(d: _Draw, ev: str, sub: str):
     slot = d.family.slot
     v0, v1, v2 = d.values(3)
     q = dict(evidence=ev, operation="IE", subtype=sub, asker=d.asker, family=d.family.name, subjects=(s0,))
+    if ev == "semantics":
+        return _semantics_ie(d, q, sub, (s0, s1, s2), (v0, v1, v2))
     if sub == "context_to_cue":
         if ev == "speaker":
             mine = d.coin()
@@ -207,6 +209,20 @@ def _layout_ie(d: _Draw, ev: str, sub: str):
     return Query(**q, sound=a0), question, v0, sessions
 
 
+def _semantics_ie(d: _Draw, q: dict, sub: str, subjects: tuple, values: tuple):
+    """Semantics IE (not one of the paper's cells): the value stated in the one session on ``s0``,
+    by any user. Context-to-cue: other subjects' values around it; cue-to-fact: also a session on
+    ``s0`` that states no value, so the session is found by what it says, not by its subject."""
+    s0, s1, s2 = subjects
+    v0, v1, v2 = values
+    sessions = [_ev("ev0", _fact(d, s0, v0, str(d.rng.choice(d.users))))]
+    if sub == "context_to_cue":
+        sessions += [_hs("hs0", _fact(d, s1, v1, str(d.rng.choice(d.users)))), _hs("hs1", _fact(d, s2, v2, d.asker))]
+    else:
+        sessions += [_hs("hs0", _fact(d, s0, "", str(d.rng.choice(d.users)))), _hs("hs1", _fact(d, s1, v1, d.asker))]
+    return Query(**q), f"What {d.family.slot} was given for {s0}?", v0, sessions
+
+
 # ----- multi-session reasoning ----------------------------------------------------------------------
 def _layout_msr(d: _Draw, ev: str, sub: str):
     s0, s1, s2 = d.subjects[:3]
@@ -220,6 +236,11 @@ def _layout_msr(d: _Draw, ev: str, sub: str):
     return _msr_comparing(d, ev, q, (s0, s1, s2), values, same)
 
 
+def _a(noun: str) -> str:
+    """``noun`` with its indefinite article ("a budget", "an oven time")."""
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
+
+
 def _msr_counting(d: _Draw, ev: str, q: dict, s0: str, s1: str):
     """How many sessions (or people) gave ``s0``'s slot, or sounded / were heard a given way."""
     slot = d.family.slot
@@ -228,13 +249,13 @@ def _msr_counting(d: _Draw, ev: str, q: dict, s0: str, s1: str):
         k = int(d.rng.integers(2, 4))
         sessions = [_ev(f"ev{i}", _fact(d, s0, values[i], str(d.rng.choice(d.users)))) for i in range(k)]
         sessions += [_hs("hs0", _fact(d, s0, "", d.asker)), _hs("hs1", _fact(d, s1, values[3], d.other()))]
-        question = f"In how many of our conversations was a {slot} for {s0} given?"
+        question = f"In how many of our conversations was {_a(slot)} for {s0} given?"
         return Query(**q, subjects=(s0,)), question, str(k), sessions
     if ev == "speaker":
         speakers = [str(u) for u in d.rng.choice(d.users, size=3)]
         sessions = [_ev(f"ev{i}", _fact(d, s0, values[i], speakers[i])) for i in range(3)]
         sessions.append(_hs("hs0", _fact(d, s1, values[3], d.other())))
-        question = f"How many different people told you a {slot} for {s0}?"
+        question = f"How many different people told you {_a(slot)} for {s0}?"
         return Query(**q, subjects=(s0,)), question, str(len(set(speakers))), sessions
     m = int(d.rng.integers(1, 3))
     if ev == "paralinguistic":

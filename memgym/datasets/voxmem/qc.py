@@ -294,8 +294,20 @@ def write_report(folder: Path, report: dict[str, Any]) -> Path:
     lines.append("")
     lines += ["| check | failures (before revision) |", "| --- | ---: |"]
     lines += [f"| {name} | {count} |" for name, count in sorted(report["check_failures"].items())]
-    lines += ["", "| cell | items |", "| --- | ---: |"]
-    lines += [f"| {cell} | {count} |" for cell, count in sorted(report["items_per_cell"].items())]
+    if report.get("per_cell"):
+        lines += [
+            "",
+            "| cell | planned | kept | dropped | drop rate | draws | redraws | redraw rate | gate-failed draws |",
+            "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        ]
+        lines += [
+            f"| {cell} | {c['planned']} | {c['kept']} | {c['dropped']} | {c['drop_rate']:.0%} | {c['draws']} | "
+            f"{c['redraws']} | {c['redraw_rate']:.0%} | {c['gate_failed_draws']} ({c['gate_fail_rate']:.0%}) |"
+            for cell, c in report["per_cell"].items()
+        ]
+    else:
+        lines += ["", "| cell | items |", "| --- | ---: |"]
+        lines += [f"| {cell} | {count} |" for cell, count in sorted(report["items_per_cell"].items())]
     path = folder / "qc_report.md"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path

@@ -2,8 +2,10 @@
 
 Evidence: ``semantics`` (what was said), ``speaker`` (who said it), ``paralinguistic`` (how it
 was said), ``sound`` (what was audible). Operations: ``IE`` information extraction, ``MSR``
-multi-session reasoning, ``TET`` temporal evolution tracking, ``AR`` answer refusal. IE over
-semantics is left out (it would be plain transcript retrieval), giving 15 cells.
+multi-session reasoning, ``TET`` temporal evolution tracking, ``AR`` answer refusal. The paper
+leaves IE over semantics out (it would be plain transcript retrieval), giving 15 cells; memgym
+can build it on request (:data:`EXTRA_CELLS`, ``cells=[semantics/IE,...]``) so that the
+semantics minus audio-native gap can be compared across every operation on matched cells.
 """
 
 from __future__ import annotations
@@ -27,7 +29,15 @@ CELLS: tuple[tuple[str, str], ...] = tuple(
     for operation in OPERATIONS
     if not (evidence == "semantics" and operation == "IE")
 )
-"""The 15 valid (evidence, operation) cells."""
+"""The paper's 15 (evidence, operation) cells: a build without ``cells`` builds these."""
+
+EXTRA_CELLS: tuple[tuple[str, str], ...] = (("semantics", "IE"),)
+"""Cells the paper leaves out that memgym builds when asked: semantics IE, a value asked of the one
+session on a subject (context-to-cue: other subjects' sessions around it; cue-to-fact: also a
+session on the same subject that states no value)."""
+
+BUILDABLE_CELLS: tuple[tuple[str, str], ...] = (*CELLS, *EXTRA_CELLS)
+"""Every cell a build may name."""
 
 REFUSAL = "unanswerable"
 """Gold answer of answer-refusal items (and the oracle's answer when the premise is absent)."""

@@ -10,6 +10,7 @@ transcript. It serialises as
 * :attr:`VisualEvidence.structured_text` -- ``FACT`` lines (:mod:`memgym.backends.structured`)
   plus the transcript, for the offline ``structured`` reasoner: per entry a ``detected`` fact
   (value: its label) and one fact per observable key (``near``, ``on``: a neighbour's category;
+  ``color``, ``room``: what it looks like and where, :mod:`~memgym.memory.embodied.appearance`;
   ``times_seen``, ``order``: episodic keys written with the dataset's words; ``said_<k>``: a
   dialogue line linked to its snapshot), then the linked lines once each as plain text;
 * :attr:`VisualEvidence.locations` -- entry id -> ``(3,)`` metres, the navigation destination

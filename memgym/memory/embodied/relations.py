@@ -9,7 +9,9 @@ From the instances' outlier-filtered bounding boxes (metres, Y up):
 
 :func:`observable_facts` turns the graph and the instances' sightings into the fact words of
 DialogMem's perceptual and episodic keys that a memory can know without ground truth: ``on``
-and ``near`` (the category of the closest such neighbour of another category), ``times_seen``
+and ``near`` (the category of the closest such neighbour of another category), ``color`` and
+``room`` (what it looks like and the room type its surroundings make,
+:mod:`~memgym.memory.embodied.appearance`), ``times_seen``
 (separate sightings) and ``order`` (rank among instances of the same label by first sighting),
 counted as the dataset annotation counts them (:mod:`memgym.sensors.sightings`: frames where the
 instance covers >= 5% of the view; no order for instances first seen together with another of
@@ -26,6 +28,7 @@ import networkx as nx
 import numpy as np
 
 from memgym.datasets.dialogmem.content import COUNTS, ORDINALS
+from memgym.memory.embodied.appearance import colour_name, room_names
 from memgym.memory.embodied.object_map import Instance
 from memgym.sensors.sightings import sighting_ranks
 
@@ -73,9 +76,15 @@ def observable_facts(
     labels = {i.id: i.label for i in instances}
     first = {i.id: frames[0] for i in instances if (frames := i.seen_frames())}
     ranks = sighting_ranks(first, labels)
+    rooms = room_names(instances)
     facts: dict[str, dict[str, str]] = {}
     for instance in instances:
         own: dict[str, str] = {}
+        colour = colour_name(instance.crop)
+        if colour is not None:
+            own["color"] = colour
+        if instance.id in rooms:
+            own["room"] = rooms[instance.id]
         allowed = None if neighbours is None else neighbours.get(instance.id, ())
         for kind in ("on", "near"):
             targets = sorted(

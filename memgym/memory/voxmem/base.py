@@ -8,6 +8,10 @@ or only text (a text LM reads it). It builds itself from a
 the default takes none), and
 :attr:`VoxMemMemory.reads` says what it reads: the user turns' audio and the dialogue (assistant
 text, session times); ground-truth probes also read ``truth``.
+
+:meth:`VoxMemMemory.seen` says what the memory saw: the history indices of the sessions it formed
+from and of those its last chat handed the model (every turn of a handed session is in the
+chat); the error taxonomy attributes a wrong answer only to sessions the model was handed.
 """
 
 from __future__ import annotations
@@ -28,10 +32,12 @@ class VoxMemMemory(Memory):
     def __init__(self) -> None:
         self.turns: list[VoxMemTurn] = []
         self._session: list[VoxMemTurn] = []
+        self.handed: list[int] | None = None
 
     def reset(self) -> None:
         self.turns = []
         self._session = []
+        self.handed = None
 
     def observe(self, observation: Any) -> None:
         """Keep one turn (a :class:`VoxMemTurn` or an env formation observation); when a new
@@ -56,7 +62,26 @@ class VoxMemMemory(Memory):
         return sessions_of(self.turns)
 
     def retrieve(self, query: Any) -> list[Message]:  # pragma: no cover - abstract
+        """The chat for ``query``; implementations record the sessions it holds with :meth:`hand`."""
         raise NotImplementedError
+
+    def hand(self, sessions: list[list[VoxMemTurn]]) -> list[list[VoxMemTurn]]:
+        """Record ``sessions`` as the ones the current chat hands the model; returns them."""
+        self.handed = [session[0].session for session in sessions]
+        return sessions
+
+    def seen(self) -> dict[str, Any]:
+        """What the memory saw: ``formed_sessions`` (history indices of the sessions it kept and
+        formed from), ``handed_sessions`` (those its last chat holds, history order; a memory
+        that records none with :meth:`hand` is taken to hand all it formed from) and
+        ``handed_turns`` (their turns, user and assistant)."""
+        formed = sorted({t.session for t in self.turns})
+        handed = formed if self.handed is None else list(self.handed)
+        return {
+            "formed_sessions": formed,
+            "handed_sessions": handed,
+            "handed_turns": sum(1 for t in self.turns if t.session in set(handed)),
+        }
 
     def state_dict(self) -> dict[str, Any]:
         return {"turns": list(self.turns)}

@@ -113,4 +113,4 @@ class CascadedMemory(VoxMemMemory):
         sessions = self.sessions()
         texts = [" ".join(lines.get(t.key, t.text) for t in session) for session in sessions]
         keep = rank_sessions(spoken.text, texts, self.top_sessions)
-        return text_history_messages([sessions[i] for i in keep], lines, spoken, TAG_NOTE)
+        return text_history_messages(self.hand([sessions[i] for i in keep]), lines, spoken, TAG_NOTE)

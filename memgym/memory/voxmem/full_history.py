@@ -26,4 +26,4 @@ class FullHistoryMemory(VoxMemMemory):
         self.question_audio = question_audio
 
     def retrieve(self, query: Any) -> list[Message]:
-        return audio_history_messages(self.sessions(), query_of(query), question_audio=self.question_audio)
+        return audio_history_messages(self.hand(self.sessions()), query_of(query), question_audio=self.question_audio)

@@ -29,6 +29,7 @@ import numpy as np
 
 from memgym.core.chat import AudioPart, Message, TextPart
 from memgym.datasets.voxmem.audio_files import SAMPLE_RATE
+from memgym.envs.voxmem_env import turn_audio
 
 SYSTEM_PROMPT = (
     "You are a voice assistant. Below are your earlier conversations with the users of this device, "
@@ -78,7 +79,7 @@ def turn_from_observation(observation: Mapping[str, Any]) -> VoxMemTurn:
     """The :class:`VoxMemTurn` of one ``VoxMemEnv`` formation observation."""
     role = "user" if int(observation["role"]) == 0 else "assistant"
     length = int(np.asarray(observation["audio_length"]).reshape(-1)[0])
-    audio = np.asarray(observation["audio"], np.float32)[:length].copy() if role == "user" else np.zeros(0, np.float32)
+    audio = turn_audio(observation["audio"], length) if role == "user" else np.zeros(0, np.float32)
     return VoxMemTurn(
         session=int(np.asarray(observation["session_index"]).reshape(-1)[0]),
         timestamp=str(observation["timestamp"]),
@@ -94,7 +95,7 @@ def query_of(query: Any) -> VoxMemQuery:
         return query
     if isinstance(query, Mapping):
         length = int(np.asarray(query.get("audio_length", [0])).reshape(-1)[0])
-        audio = np.asarray(query.get("audio", np.zeros(0)), np.float32)[:length].copy()
+        audio = turn_audio(query.get("audio", np.zeros(0)), length)
         return VoxMemQuery(str(query.get("text", "")), audio)
     return VoxMemQuery(str(query))
 

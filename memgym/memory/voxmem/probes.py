@@ -63,7 +63,7 @@ class EvidenceOnlyMemory(_EpisodeProbe):
     def retrieve(self, query: Any) -> list[Message]:
         indices = evidence_indices(self._bound())
         kept = [session for session in self.sessions() if session[0].session in indices]
-        return audio_history_messages(kept, query_of(query))
+        return audio_history_messages(self.hand(kept), query_of(query))
 
 
 @register_memory("cascaded_evidence_only")
@@ -134,4 +134,4 @@ class OracleTagsMemory(_EpisodeProbe):
         texts = [" ".join(lines.get(t.key, t.text) for t in session) for session in sessions]
         spoken = query_of(query)
         keep = rank_sessions(spoken.text, texts, self.top_sessions)
-        return text_history_messages([sessions[i] for i in keep], lines, spoken, TAG_NOTE)
+        return text_history_messages(self.hand([sessions[i] for i in keep]), lines, spoken, TAG_NOTE)

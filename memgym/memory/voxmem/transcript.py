@@ -55,4 +55,4 @@ class TranscriptMemory(VoxMemMemory):
     def retrieve(self, query: Any) -> list[Message]:
         self.finish_formation()
         lines = transcripts(self.turns, self.asr, self.cache)
-        return text_history_messages(self.sessions(), lines, query_of(query))
+        return text_history_messages(self.hand(self.sessions()), lines, query_of(query))

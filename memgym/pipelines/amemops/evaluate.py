@@ -25,10 +25,12 @@ from memgym.agents.agent import run_episode
 from memgym.agents.amemops_agent import MemoryAnswerAgent
 from memgym.core.benchmark import JobArgs
 from memgym.core.config import load_config
+from memgym.core.dataset_kinds import require_dataset
 from memgym.core.errors import ConfigError, RecordError
 from memgym.core.executors import run_ordered
 from memgym.core.registry import MEMORIES
-from memgym.core.results import RunStore
+from memgym.core.results import RunStore, run_name
+from memgym.core.seeding import config_hash
 from memgym.datasets.amemops.records import AMemOpsStream
 from memgym.datasets.sources.library import SourceLibrary
 from memgym.memory.recurrent.core_memory import CoreMemoryOptions
@@ -61,6 +63,7 @@ def stream_env(data: DataConfig, library: SourceLibrary) -> gymnasium.Env:
         library=library,
         inputs=data.inputs,
         block_frames=data.block_frames,
+        max_episode_steps=-1,  # streams of any configuration are played whole (no TimeLimit)
     )
 
 
@@ -153,10 +156,13 @@ def evaluate_models(config: AMemOpsEvalConfig, runs_dir: Path, *, progress: bool
     """Score every (model, seed, checkpoint) on the held-out streams; write tables and a plot."""
     if config.threads > 0:
         torch.set_num_threads(config.threads)
+    if config.stream_set:
+        require_dataset(config.stream_set, "amemops")
     jobs = checkpoint_jobs(config, runs_dir)
     for model_name, _, _, path in jobs:
         check_checkpoint_core(path, model_name)
-    store = RunStore.open(runs_dir, EVAL_JOB, config, name=config.name or None, seeds=list(config.seeds))
+    name = config.name or run_name(runs_dir, EVAL_JOB, [",".join(config.models)], config_hash(config))
+    store = RunStore.open(runs_dir, EVAL_JOB, config, name=name, seeds=list(config.seeds))
     done = store.done_keys()
     work = []
     for tag, data in config.evaluations():
@@ -198,7 +204,7 @@ def evaluate_models(config: AMemOpsEvalConfig, runs_dir: Path, *, progress: bool
 
 def eval_job(args: JobArgs) -> Path:
     """``memgym eval amemops key=value ...`` (or ``preset=NAME``, with ``train=true`` training the
-    missing runs first: :func:`~memgym.pipelines.amemops.suite.train_missing`); prints the tables."""
+    missing runs first: :func:`~memgym.pipelines.amemops.suite.train_missing`); the CLI prints its main table."""
     from memgym.pipelines.amemops.suite import split_train_keys, train_missing
 
     overrides, preset = apply_preset(args.overrides, "eval")
@@ -208,6 +214,4 @@ def eval_job(args: JobArgs) -> Path:
         train_missing(config, preset, args)
     elif train_only:
         raise ConfigError(f"command line: '{train_only[0]}' is a training key; it needs train=true")
-    folder = evaluate_models(config, args.runs_dir, progress=args.progress)
-    print((folder / "table.md").read_text(encoding="utf-8"))
-    return folder
+    return evaluate_models(config, args.runs_dir, progress=args.progress)

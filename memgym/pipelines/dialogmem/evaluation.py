@@ -12,8 +12,8 @@ A reasoner or judge failure, an episode with dangling ids or a duplicated episod
 ``error`` row and the run goes on; a re-run retries the items that failed. Once the tables are
 written, the CLI ends an eval in which every item of a memory failed with an error and one in
 which some failed with a warning line (:mod:`memgym.core.outcome`). Layout of
-``RUNS/eval-dialogmem/NAME/`` (``NAME``: ``name=`` or the hash of the config without the memory
-names)::
+``RUNS/eval-dialogmem/NAME/`` (``NAME``: ``name=`` or ``<dataset name>-<hash of the config without
+the memory names>``, :func:`~memgym.core.results.run_name`)::
 
     <memory>/           one RunStore per memory: results.jsonl, results.md (tables by task and
                         content type), config.yaml (with memory=<memory>), judge_cache.jsonl,
@@ -54,6 +54,7 @@ from memgym.backends.errors import ReasonerError
 from memgym.backends.throughput import record_counts, take_throughput
 from memgym.core.benchmark import JobArgs
 from memgym.core.config import load_config
+from memgym.core.dataset_kinds import require_dataset
 from memgym.core.episode import TaskItem
 from memgym.core.errors import ConfigError, RecordError
 from memgym.core.executors import run_ordered
@@ -61,7 +62,7 @@ from memgym.core.paths import require_file
 from memgym.core.protocols import Memory
 from memgym.core.records import from_json
 from memgym.core.registry import MEMORIES
-from memgym.core.results import RunStore, aggregate, to_markdown
+from memgym.core.results import RunStore, aggregate, run_name, to_markdown
 from memgym.core.seeding import config_hash
 from memgym.core.textfiles import text_lines
 from memgym.datasets.dialogmem.episode import DialogMemEpisode
@@ -80,6 +81,7 @@ from memgym.pipelines.dialogmem.memory_measures import (
 
 def load_episodes(path: Path) -> tuple[list[DialogMemEpisode], list[tuple[str, dict[str, Any]]]]:
     """Episodes of a dataset file plus error rows for unusable ones (duplicates, dangling ids)."""
+    require_dataset(path, "dialogmem")
     require_file(path, "dataset", "a .jsonl file", hint="run 'memgym generate dialogmem' first", error=RecordError)
     episodes, errors, seen = [], [], set()
     for number, line in text_lines(path):
@@ -133,7 +135,9 @@ def evaluate(args: JobArgs) -> Path:
     if config.max_episodes:
         episodes = episodes[: config.max_episodes]
     shared = dataclasses.replace(config, memory="", memories=())
-    folder_name = config.name or config_hash(shared)
+    folder_name = config.name or run_name(
+        args.runs_dir, "eval-dialogmem", [Path(config.dataset).stem], config_hash(shared)
+    )
     rows, stores = {}, []
     for name in names:
         # each memory is its own resumable store, hashed without the list: adding a memory to
@@ -188,7 +192,8 @@ def build_env(config: DialogMemEvalConfig, memory: Memory, scorers: dict[str, An
         semantic="semantic" in memory.reads,
         frame_cache=config.frame_cache,
     )
-    return gymnasium.make("memgym/DialogMem-v0", config=env_config, scorers=scorers)
+    # stored episodes are played whole: no TimeLimit (the registered one bounds generated episodes)
+    return gymnasium.make("memgym/DialogMem-v0", config=env_config, scorers=scorers, max_episode_steps=-1)
 
 
 def evaluate_memory(

@@ -49,7 +49,7 @@ from memgym.core.benchmark import JobArgs
 from memgym.core.config import load_config
 from memgym.core.errors import ConfigError
 from memgym.core.outputs import write_text_atomic
-from memgym.core.results import RunStore, to_csv, to_markdown
+from memgym.core.results import RunStore, run_name, to_csv, to_markdown
 from memgym.core.seeding import config_hash
 from memgym.core.statistics import bootstrap_difference, mcnemar_exact
 from memgym.datasets.dialogmem.episode import DialogMemEpisode
@@ -194,7 +194,10 @@ def run_sweep(config: DialogMemEvalConfig, args: JobArgs) -> Path:
     episodes, _ = load_episodes(Path(config.dataset))  # unusable episodes have no items to draw
     if config.max_episodes:
         episodes = episodes[: config.max_episodes]
-    folder_name = config.name or config_hash(dataclasses.replace(config, memory="", memories=()))
+    digest = config_hash(dataclasses.replace(config, memory="", memories=()))
+    folder_name = config.name or run_name(
+        args.runs_dir, "eval-dialogmem", [config.sweep, Path(config.dataset).stem], digest
+    )
     folder = Path(args.runs_dir) / "eval-dialogmem" / folder_name
     subset, counts = stratified_subset(episodes, config.subset_navigation, config.subset_qa, config.subset_seed)
     folder.mkdir(parents=True, exist_ok=True)

@@ -4,7 +4,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -12,7 +14,7 @@ from typing import Any
 from memgym.core.outputs import write_text_atomic
 from memgym.core.results import to_csv, to_markdown
 from memgym.pipelines.findings.claims import CLAIMS, Claim, Measured, Tables
-from memgym.pipelines.findings.runs import RunFolder, find_runs
+from memgym.pipelines.findings.runs import BENCHMARK_OF_JOB, RunFolder, find_runs
 from memgym.pipelines.findings.verdicts import decide
 
 COLUMNS = (
@@ -100,6 +102,8 @@ def markdown(rows: Sequence[dict[str, Any]], runs: Sequence[RunFolder]) -> str:
             to_markdown(shown),
             "## Runs read",
             "",
+            "Paths are relative to this folder.",
+            "",
             *[f"- {r.benchmark}: `{r.path}` ({len(r.rows)} rows)" for r in runs],
             "",
         ]
@@ -150,12 +154,40 @@ def plot(rows: Sequence[dict[str, Any]], path: Path) -> Path | None:
     return path
 
 
-def write_findings(paths: Sequence[str | Path], out: Path) -> Path:
-    """Decide every claim on the runs at or below ``paths``; write the four files into ``out``;
-    return ``out/findings.md``."""
+def default_out(paths: Sequence[str | Path]) -> Path:
+    """Where ``memgym findings`` writes without ``--out``: ``findings/`` beside its runs, in the
+    folder the given paths share, or above it while that is a run folder, a DialogMem eval or
+    sweep folder or a job's folder (``runs/eval-voxmem/x`` -> ``runs/findings``)."""
+    base = Path(os.path.commonpath([Path(p).resolve() for p in paths]))
+    while (
+        (base / "manifest.json").is_file()
+        or base.name in (*BENCHMARK_OF_JOB, "sweep")
+        or base.parent.name == "eval-dialogmem"
+    ):
+        base = base.parent
+    return base / "findings"
+
+
+def relative_run(path: str | Path, out: Path) -> str:
+    """``path`` relative to the findings folder ``out`` (``../eval-voxmem/x``), so the findings
+    resolve from any working folder; absolute when the two share no folder."""
+    try:
+        return os.path.relpath(Path(path).resolve(), out.resolve())
+    except ValueError:
+        return str(Path(path).resolve())
+
+
+def write_findings(paths: Sequence[str | Path], out: Path | None = None) -> Path:
+    """Decide every claim on the runs at or below ``paths``; write the four files into ``out``
+    (default :func:`default_out`); return ``out/findings.md``. Run paths are written relative
+    to ``out`` (:func:`relative_run`)."""
     runs = find_runs(paths)
     rows = finding_rows(runs)
+    out = default_out(paths) if out is None else Path(out)
     out.mkdir(parents=True, exist_ok=True)
+    for row in rows:
+        row["runs"] = ";".join(relative_run(run, out) for run in row["runs"].split(";") if run)
+    runs = [dataclasses.replace(run, path=Path(relative_run(run.path, out))) for run in runs]
     write_text_atomic(out / "findings.csv", to_csv([{k: r.get(k) for k in ("id", *COLUMNS)} for r in rows]))
     write_text_atomic(
         out / "findings.json", json.dumps({"findings": rows, "runs": [str(r.path) for r in runs]}, indent=1)

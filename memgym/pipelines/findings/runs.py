@@ -14,7 +14,7 @@ Tidy rows (plain dicts) per benchmark:
   rows written before such items existed), ``reasoner`` (the run's ``reasoner.backend``), and for
   sweep variants ``mode`` / ``level``.
 - VoxMem (``eval-voxmem``): ``system`` (``memory/model``), ``item`` (item id), ``budget`` (tokens),
-  ``evidence``, ``operation``, ``score`` (0 / 100), ``refusal`` (an answer-refusal item).
+  ``evidence``, ``operation``, ``subtype``, ``score`` (0 / 100), ``refusal`` (an answer-refusal item).
 - AMemOps (``amemops_eval``): one row per query as :func:`query_rows` gives them (``model``,
   ``seed``, ``stream``, ``query_type``, ``correct``, ...).
 """
@@ -160,6 +160,7 @@ def voxmem_rows(runs: Iterable[RunFolder]) -> list[dict[str, Any]]:
                     "budget": int(row.get("budget") or 0),
                     "evidence": row.get("evidence"),
                     "operation": row.get("operation"),
+                    "subtype": row.get("subtype"),
                     "score": 100.0 * float(row["correct"]),
                     "refusal": row.get("operation") == "AR",
                 }

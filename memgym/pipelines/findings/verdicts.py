@@ -119,7 +119,21 @@ def decide(effect: Effect, kind: ClaimKind, *, margin: float = DEFAULT_MARGIN, m
         )
     if verdict == "undecided":
         return Decision(verdict, _needed(effect, kind, margin), "the interval spans both verdicts")
-    return Decision(verdict)
+    return Decision(verdict, reason=_why(effect, kind, verdict, margin))
+
+
+def _why(effect: Effect, kind: ClaimKind, verdict: Verdict, margin: float) -> str:
+    """The rule of the module's table that ``effect`` met."""
+    interval = f"the 95% interval [{effect.low:+.1f}, {effect.high:+.1f}]"
+    if kind == "positive":
+        return {
+            "reproduced": f"{interval} lies above 0",
+            "reversed": f"{interval} lies below 0",
+            "not reproduced": f"{interval} stays below the {margin:g}-point margin",
+        }[verdict]
+    if verdict == "reproduced":
+        return f"{interval} lies within +-{margin:g} points"
+    return f"{interval} excludes 0: a clear effect"
 
 
 def _needed(effect: Effect, kind: ClaimKind, margin: float) -> int:

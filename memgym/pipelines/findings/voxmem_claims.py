@@ -42,24 +42,42 @@ def vx_evidence_gap(audio: str) -> Callable[[Tables], Outcome]:
     return measure
 
 
+COMPLEX_OPERATIONS = ("MSR", "TET")
+"""Operations over several sessions (combining, ordering), against IE over one session."""
+GEN_IE = "memgym generate voxmem cells=[semantics/IE,speaker/IE,...] (semantics IE is built only when named)"
+
+
+def matched_cells(rows: list[dict], system: str) -> set[tuple[str, str]]:
+    """``(operation, subtype)`` of the answerable items that ``system`` has both semantics and
+    audio-native items of: the cells whose gap compares like with like."""
+    sides: dict[tuple[str, str], set[bool]] = {}
+    for r in rows:
+        if r["system"] == system and not r["refusal"] and r["evidence"] in ("semantics", *AUDIO_NATIVE):
+            sides.setdefault((r["operation"], r["subtype"]), set()).add(r["evidence"] == "semantics")
+    return {cell for cell, seen in sides.items() if seen == {True, False}}
+
+
 def vx_gap_widens(t: Tables) -> Outcome:
     system = _voxmem_system(t)
     if system is None:
         return f"needs a VoxMem run of a non-probe memory: {EVAL_VX}"
-    semantic = lambda r: r["evidence"] == "semantics"  # noqa: E731
-    acoustic = lambda r: r["evidence"] in AUDIO_NATIVE  # noqa: E731
+    matched = matched_cells(t.voxmem, system)
+    semantic = lambda r: r["evidence"] == "semantics" and (r["operation"], r["subtype"]) in matched  # noqa: E731
+    acoustic = lambda r: r["evidence"] in AUDIO_NATIVE and (r["operation"], r["subtype"]) in matched  # noqa: E731
     effect = m.gap_interaction(
         t.voxmem,
         system,
         semantic,
         acoustic,
-        lambda r: r["operation"] == "TET",
-        lambda r: r["operation"] == "MSR",
+        lambda r: r["operation"] in COMPLEX_OPERATIONS,
+        lambda r: r["operation"] == "IE",
         f"vx|widens|{system}",
     )
     if effect is None:
-        return f"needs semantics and audio-native items of MSR and TET: {EVAL_VX}"
-    return Measured(effect, f"{system}: (semantics - audio-native) on TET minus on MSR", runs_of(t.voxmem, system))
+        return f"needs semantics and audio-native items of IE and of MSR or TET (matched subtypes): {GEN_IE}; {EVAL_VX}"
+    ops = sorted({op for op, _ in matched})
+    ours = f"{system}: (semantics - audio-native) on MSR+TET minus on IE, {len(matched)} matched subtypes of {ops}"
+    return Measured(effect, ours, runs_of(t.voxmem, system))
 
 
 def vx_length(t: Tables) -> Outcome:
@@ -106,7 +124,7 @@ VOXMEM: tuple[Claim, ...] = (
     Claim(
         "vx-gap-widens",
         "voxmem",
-        "The semantics - audio gap widens with operation complexity (TET vs MSR)",
+        "The semantics - audio gap widens with operation complexity (multi-session MSR+TET vs single-session IE)",
         "widens for complex operations (qualitative)",
         "positive",
         vx_gap_widens,

@@ -5,6 +5,7 @@
     memgym generate voxmem items=15 qc_model=offline   # QC-1 model pass: recogniser + signal measurements
     memgym generate voxmem library.kind=esc50 library.root=/data/ESC-50 filler_path=/data/InstructS2S
     memgym eval voxmem dataset=runs/voxmem/dataset models=[structured] memories=[cascaded,oracle_tags]
+    memgym train voxmem out=runs/voxmem_audio_lm    # the small audio LM; then models=[hf_audio:runs/voxmem_audio_lm/model]
 
 Re-running a command reuses every audio file already in the folder (content-hashed names).
 """
@@ -36,6 +37,10 @@ class VoxMemBenchmark(Benchmark):
             from memgym.pipelines.voxmem.evaluation import VoxMemEvalConfig
 
             return {"": VoxMemEvalConfig}
+        if job == "train":
+            from memgym.pipelines.voxmem.audio_lm.config import AudioLMTrainConfig
+
+            return {"": AudioLMTrainConfig}
         return {}
 
     def accepted_names(self, job: str) -> dict[str, list[str]]:
@@ -68,6 +73,16 @@ class VoxMemBenchmark(Benchmark):
 
             qc_model = build_model(config.qc_model, device=config.tts.device)
         return VoxMemBuilder(config, qc_model=qc_model, progress=args.progress).build()
+
+    def train(self, args: JobArgs) -> Path:
+        """The small audio LM (Whisper tiny.en + SmolLM2-135M) for ``hf_audio:<out>/model``
+        (:mod:`memgym.pipelines.voxmem.audio_lm.train`); returns the model folder."""
+        from memgym.pipelines.voxmem.audio_lm.config import AudioLMTrainConfig
+        from memgym.pipelines.voxmem.audio_lm.train import train
+
+        values = {"out": str(args.out)} if args.out else None
+        config = load_config(AudioLMTrainConfig, path=args.config_path, overrides=args.overrides, values=values)
+        return train(config, progress=args.progress)
 
     def eval(self, args: JobArgs) -> Path:
         """Models x memories x budgets (see :mod:`memgym.pipelines.voxmem.evaluation`); returns the run folder."""

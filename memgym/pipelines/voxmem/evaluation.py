@@ -12,7 +12,8 @@ index and time), receives the question observation (its text and its audio in th
 voice), and the model's reply to the chat the memory returns is the env's answer.
 ``memory=NAME`` is the same as ``memories=[NAME]``. A :class:`~memgym.tasks.voxmem.scoring.VoxMemScorer`
 scores the reply (optionally with a judge model). One row per item is appended to
-``results.jsonl`` as it finishes (the model's raw reply included), so an interrupted run resumes
+``results.jsonl`` as it finishes (the model's raw reply included, and what the memory saw:
+``formed_sessions``, ``handed_sessions``, ``handed_turns``), so an interrupted run resumes
 where it stopped. A model failure is that item's ``error``; a history that does not fit the
 model's context is recorded with ``status: over_context`` and the reason in ``over_context`` (counted
 wrong, never truncated, not retried); an ``error`` row is retried when the command runs again. A
@@ -49,13 +50,14 @@ from memgym.backends.errors import OverContextError, ReasonerError
 from memgym.backends.throughput import record_counts, take_throughput
 from memgym.core.benchmark import JobArgs
 from memgym.core.config import load_config
+from memgym.core.dataset_kinds import require_dataset
 from memgym.core.errors import ConfigError, MemgymError
 from memgym.core.executors import executor_field, ray_address_field, run_ordered, worker_gpus_field, workers_field
 from memgym.core.paths import require_folder
 from memgym.core.records import read_jsonl
 from memgym.core.registry import MEMORIES
-from memgym.core.results import RunStore, to_csv, to_markdown
-from memgym.core.seeding import ADDED_FIELD, NOT_HASHED
+from memgym.core.results import RunStore, run_name, to_csv, to_markdown
+from memgym.core.seeding import ADDED_FIELD, NOT_HASHED, config_hash
 from memgym.datasets.voxmem import load_dataset
 from memgym.datasets.voxmem.config import parse_budget
 from memgym.datasets.voxmem.records import Plan, VoxMemEpisode
@@ -194,6 +196,7 @@ def _askers(dataset_dir: Path) -> dict[str, str]:
 def evaluate(args: JobArgs) -> Path:
     """Run the evaluation of the module docstring; returns the run folder."""
     config = load_config(VoxMemEvalConfig, path=args.config_path, overrides=args.overrides)
+    require_dataset(config.dataset, "voxmem")
     dataset_dir = require_folder(
         config.dataset,
         "dataset",
@@ -219,7 +222,10 @@ def evaluate(args: JobArgs) -> Path:
     if config.max_items:
         keep = list(dict.fromkeys(e.items[0].item_id for e in episodes))[: config.max_items]
         episodes = [e for e in episodes if e.items[0].item_id in keep]
-    store = RunStore.open(args.runs_dir, "eval-voxmem", config, name=config.name or None, seeds=(config.seed,))
+    name = config.name or run_name(
+        args.runs_dir, "eval-voxmem", [",".join(config.memories), ",".join(config.models)], config_hash(config)
+    )
+    store = RunStore.open(args.runs_dir, "eval-voxmem", config, name=name, seeds=(config.seed,))
     done = store.done_keys()
     work = [
         (f"{spec}|{memory_name}|{episode.episode_id}", (spec, memory_name, episode))
@@ -308,6 +314,8 @@ def run_item(episode: VoxMemEpisode, agent: VoxMemAgent, env, scorer: VoxMemScor
         row.update({"status": "over_context", "reply": None, "correct": 0.0, "over_context": str(exc)})
     except (ReasonerError, MemgymError) as exc:
         row.update({"status": "error", "reply": None, "correct": None, "error": str(exc)})
+    if isinstance(agent.memory, VoxMemMemory) and row["status"] != "error":
+        row.update(agent.memory.seen())
     row["seconds"] = round(time.perf_counter() - start, 3)
     return row
 
@@ -317,7 +325,7 @@ def write_outputs(store: RunStore, config: VoxMemEvalConfig, episodes: list[VoxM
     every row of the run; ``episodes`` are the played ones (their annotations classify errors)."""
     rows = store.rows()
     text = results_markdown(rows, np.random.default_rng(config.seed), config.bootstrap)
-    text += write_analyses(store, rows, episodes, load_answer_context(config.dataset)[0], config)
+    text += write_analyses(store, rows, episodes, *load_answer_context(config.dataset), config)
     skipped = [(s, m) for s in config.models for m in config.memories if not hears(s, m)]
     if skipped:
         pairs = ", ".join(f"{m} / {s}" for s, m in skipped)
@@ -327,11 +335,14 @@ def write_outputs(store: RunStore, config: VoxMemEvalConfig, episodes: list[VoxM
     return store.write_text("results.md", text)
 
 
-def write_analyses(store: RunStore, rows: list[dict], episodes: list[VoxMemEpisode], queries: dict, config) -> str:
+def write_analyses(
+    store: RunStore, rows: list[dict], episodes: list[VoxMemEpisode], queries: dict, sounds: tuple[str, ...], config
+) -> str:
     """The paper's analyses (:mod:`memgym.tasks.voxmem.analyses`) into the run folder:
-    ``semantic_gap.csv`` / ``.png`` and ``error_taxonomy.csv`` / ``.png``; returns their Markdown."""
+    ``semantic_gap.csv`` / ``.png`` and ``error_taxonomy.csv`` / ``.png`` (with each wrong-answer
+    category's chance count, against the dataset's ``sounds``); returns their Markdown."""
     gap = semantic_gap_table(rows, np.random.default_rng(config.seed), config.bootstrap)
-    taxonomy = taxonomy_table(rows, {e.episode_id: e for e in episodes}, queries)
+    taxonomy = taxonomy_table(rows, {e.episode_id: e for e in episodes}, queries, sounds)
     store.write_text("semantic_gap.csv", to_csv(gap))
     store.write_text("error_taxonomy.csv", to_csv(taxonomy))
     parts = [
@@ -342,7 +353,8 @@ def write_analyses(store: RunStore, rows: list[dict], episodes: list[VoxMemEpiso
     if plot_semantic_gap(gap, store.folder / "semantic_gap.png") is not None:
         parts.append("![semantics minus audio-native gap](semantic_gap.png)\n")
     parts += [
-        "## error taxonomy per evidence type (% of items; counts in error_taxonomy.csv)\n",
+        "## error taxonomy per evidence type (% of items; '<category> chance': the share a uniformly drawn wrong "
+        "answer would give, against the sessions the model was handed; counts in error_taxonomy.csv)\n",
         to_markdown(taxonomy_percent(taxonomy), digits=1),
     ]
     if plot_taxonomy(taxonomy, store.folder / "error_taxonomy.png") is not None:

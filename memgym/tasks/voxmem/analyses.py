@@ -10,7 +10,10 @@ an item's budgets stay together under ``all``. IE has no semantics cell, so its 
 **Error taxonomy per evidence type** (:func:`error_category`, :func:`taxonomy_table`). Every
 scored row falls in one category, decided in this order from the reply's verdict (``correct``,
 ``refused``, ``reply_class``, ``asserted``, ``answer_kind``) and the dataset's annotations of the
-played history (each session's role, fact and user turns' speaker, cue and sound):
+sessions *the model was handed* (the row's ``handed_sessions``, recorded from the memory's
+:meth:`~memgym.memory.voxmem.base.VoxMemMemory.seen`: each session's role, fact and user turns'
+speaker, cue and sound; rows without it, written before memories recorded what they saw, count
+every session of the played history):
 
 ====================  =====================================================================
 category              the reply
@@ -21,17 +24,28 @@ unparseable           is empty, or names no answer of the question's answer spac
 refused_answerable    refuses an answerable item
 answered_refusal      answers an answer-refusal (AR) item
 wrong_computed        is a wrong count, yes/no, comparison or sequence (no one session holds it)
-earlier_state         (TET) is the state of an evidence session before the asked one: superseded
-other_user            is the state of a session on the question's subject spoken by another user
-haystack              is the state of a haystack session (another subject, or the asker's own)
-other_session         is the state of another session (evidence of another subject, a filler)
-no_session            is a state no session of the history holds
+earlier_state         (TET) is the state of a handed evidence session before the asked one
+other_user            is the state of a handed session on the question's subject spoken by another user
+haystack              is the state of a handed haystack session (another subject, or the asker's own)
+other_session         is the state of another handed session (evidence of another subject, a filler)
+no_session            is a state no handed session holds
 ====================  =====================================================================
 
 A session's *state* is what it would answer the question with: its stated value (semantics and
 speaker questions, cue-to-fact questions), the cue words of its user turns (paralinguistic), the
 sound labels of its user turns or "no background sound" (sound), or "you" / "someone else" by
-who speaks its user turns (speaker-label answers).
+who speaks its user turns (speaker-label answers). So a memory that never hands the model a
+haystack (``cascaded_evidence_only``, ``evidence_only``) has no ``haystack`` errors.
+
+**Chance level per category** (:func:`chance_categories`). The last six categories depend on the
+question's answer kind and on what the model was handed as much as on the model: a wrong count is
+``wrong_computed`` whatever caused it, and a history whose sessions state most of the answer
+space leaves few ``no_session`` answers. For every row that answers wrongly (one of those six),
+the chance level is the category a wrong answer drawn uniformly from the answer space (the
+answer kind's labels other than the gold one; the other speaker label; for counts, yes/no,
+comparisons and sequences always ``wrong_computed``) would get against the same handed sessions,
+averaged over the draws; :func:`taxonomy_table` sums it per group as the ``<category> chance``
+count, so a category far above its chance count is the model's own failure mode.
 """
 
 from __future__ import annotations
@@ -48,7 +62,7 @@ from memgym.datasets.voxmem.oracle import sound_label
 from memgym.datasets.voxmem.records import Query, Session, VoxMemEpisode
 from memgym.datasets.voxmem.taxonomy import AUDIO_NATIVE, EVIDENCE_TYPES, OPERATIONS
 from memgym.tasks.voxmem.answers import OTHER, YOU, same_answer
-from memgym.tasks.voxmem.scoring import NO_SOUND
+from memgym.tasks.voxmem.scoring import NO_SOUND, AnswerSpec, answer_spec
 from memgym.tasks.voxmem.tables import scored
 
 CATEGORIES: tuple[str, ...] = (
@@ -66,6 +80,9 @@ CATEGORIES: tuple[str, ...] = (
 )
 """Error-taxonomy categories (module docstring), in the order they are decided."""
 ERRORS: tuple[str, ...] = CATEGORIES[1:]
+WRONG_ANSWERS: tuple[str, ...] = CATEGORIES[5:]
+"""The categories of a wrong answer (the reply names an answer that is not the gold one)."""
+CHANCE_COLUMNS: tuple[str, ...] = tuple(f"{c} chance" for c in WRONG_ANSWERS)
 
 
 # ----- semantics minus audio-native gap -------------------------------------------------------------------
@@ -173,11 +190,19 @@ def session_states(session: Session, query: Query, kind: str) -> set[str]:
     return {sound_label(t.sound) if t.sound else NO_SOUND for t in users}
 
 
-def _source(asserted: str, kind: str, episode: VoxMemEpisode, query: Query) -> str:
-    """Where a wrong span / speaker answer comes from (the last five categories)."""
-    holding = [
-        s for s in episode.sessions if any(same_answer(asserted, x, kind) for x in session_states(s, query, kind))
-    ]
+def handed_sessions(row: Mapping[str, Any], episode: VoxMemEpisode) -> list[Session]:
+    """The sessions of ``episode`` the model was handed for ``row`` (its ``handed_sessions``
+    history indices; every session when the row does not record them)."""
+    handed = row.get("handed_sessions")
+    if handed is None:
+        return list(episode.sessions)
+    return [episode.sessions[i] for i in handed if 0 <= int(i) < len(episode.sessions)]
+
+
+def _source(asserted: str, kind: str, episode: VoxMemEpisode, query: Query, handed: Sequence[Session]) -> str:
+    """Where a wrong span / speaker answer comes from among the ``handed`` sessions (the last
+    five categories)."""
+    holding = [s for s in handed if any(same_answer(asserted, x, kind) for x in session_states(s, query, kind))]
     if not holding:
         return "no_session"
     held = {s.session_id for s in holding}
@@ -214,33 +239,71 @@ def error_category(row: Mapping[str, Any], episode: VoxMemEpisode, query: Query 
         return "unparseable"
     if kind not in ("span", "speaker"):
         return "wrong_computed"
-    return "other_session" if query is None else _source(str(asserted), kind, episode, query)
+    if query is None:
+        return "other_session"
+    return _source(str(asserted), kind, episode, query, handed_sessions(row, episode))
+
+
+def chance_categories(
+    row: Mapping[str, Any], episode: VoxMemEpisode, query: Query | None, spec: AnswerSpec
+) -> dict[str, float]:
+    """Category -> probability that a uniformly drawn wrong answer to ``row``'s question (answer
+    space ``spec``) falls in it, against the sessions the row's model was handed (module
+    docstring); empty when the answer space holds no wrong answer to draw (no query)."""
+    kind = spec.kind
+    if kind not in ("span", "speaker"):
+        return {"wrong_computed": 1.0}
+    if query is None:
+        return {}
+    wrong = [YOU, OTHER] if kind == "speaker" else list(spec.labels)
+    wrong = [w for w in wrong if not same_answer(w, spec.gold, kind)]
+    if not wrong:
+        return {}
+    handed = handed_sessions(row, episode)
+    shares: dict[str, float] = {}
+    for answer in wrong:
+        category = _source(answer, kind, episode, query, handed)
+        shares[category] = shares.get(category, 0.0) + 1.0 / len(wrong)
+    return shares
 
 
 def taxonomy_table(
-    rows: Sequence[dict[str, Any]], episodes: Mapping[str, VoxMemEpisode], queries: Mapping[str, Query]
+    rows: Sequence[dict[str, Any]],
+    episodes: Mapping[str, VoxMemEpisode],
+    queries: Mapping[str, Query],
+    sound_classes: Sequence[str] = (),
 ) -> list[dict[str, Any]]:
-    """Per (model, memory, evidence type): items scored and the count of each category. Rows
-    whose episode is not in ``episodes`` are left out."""
-    counts: dict[tuple[str, str, str], dict[str, int]] = {}
+    """Per (model, memory, evidence type): items scored, the count of each category and, for the
+    wrong-answer categories, the ``<category> chance`` count (:func:`chance_categories` summed
+    over the group's wrong answers; ``sound_classes`` complete sound questions' answer space).
+    Rows whose episode is not in ``episodes`` are left out."""
+    counts: dict[tuple[str, str, str], dict[str, float]] = {}
     for row in scored(rows):
         episode = episodes.get(row["episode_id"])
         if episode is None:
             continue
-        category = error_category(row, episode, queries.get(row["item_id"]))
+        query = queries.get(row["item_id"])
+        category = error_category(row, episode, query)
         key = (row["model"], row["memory"], row["evidence"])
-        counts.setdefault(key, dict.fromkeys(CATEGORIES, 0))[category] += 1
+        group = counts.setdefault(key, {**dict.fromkeys(CATEGORIES, 0), **dict.fromkeys(CHANCE_COLUMNS, 0.0)})
+        group[category] += 1
+        if category in WRONG_ANSWERS:
+            spec = answer_spec(episode.items[0], query, sound_classes)
+            for name, share in chance_categories(row, episode, query, spec).items():
+                group[f"{name} chance"] += share
     order = {e: i for i, e in enumerate(EVIDENCE_TYPES)}
     keys = sorted(counts, key=lambda k: (k[0], k[1], order.get(k[2], len(order))))
     return [
-        {"model": m, "memory": mem, "evidence": e, "n": sum(counts[(m, mem, e)].values()), **counts[(m, mem, e)]}
+        {"model": m, "memory": mem, "evidence": e, "n": sum(counts[(m, mem, e)][c] for c in CATEGORIES),
+         **counts[(m, mem, e)]}
         for m, mem, e in keys
-    ]
+    ]  # fmt: skip
 
 
 def taxonomy_percent(table: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The taxonomy table with each category as a share of the group's items (%)."""
-    return [{**{k: r[k] for k in ("model", "memory", "evidence", "n")}, **{c: 100.0 * r[c] / r["n"] for c in CATEGORIES}}
+    """The taxonomy table with each category and chance count as a share of the group's items (%)."""
+    columns = (*CATEGORIES, *CHANCE_COLUMNS)
+    return [{**{k: r[k] for k in ("model", "memory", "evidence", "n")}, **{c: 100.0 * r[c] / r["n"] for c in columns}}
             for r in table]  # fmt: skip
 
 

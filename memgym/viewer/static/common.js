@@ -54,3 +54,32 @@ Memgym.table = function (headers, rows, attrs) {
     Memgym.el("thead", {}, Memgym.el("tr", {}, headers.map((h) => Memgym.el("th", {}, h)))),
     Memgym.el("tbody", {}, rows));
 };
+
+// Canvas labels that do not overlap: place(ctx, text, x, y) tries a few offsets around the point
+// (right-below, right-above, left-below, left-above, further out) and draws the label at the
+// first spot that overlaps no label placed since the placer was made and stays on the canvas;
+// a label with no free spot is hidden. Returns whether it was drawn. Make one placer per redraw.
+Memgym.labelPlacer = function (canvas) {
+  const placed = [];
+  const free = (box) => box.x >= 0 && box.y >= 0 && box.x + box.w <= canvas.width && box.y + box.h <= canvas.height &&
+    placed.every((p) => box.x + box.w <= p.x || p.x + p.w <= box.x || box.y + box.h <= p.y || p.y + p.h <= box.y);
+  const place = function (ctx, text, x, y) {
+    const w = ctx.measureText(text).width + 2, h = parseInt(ctx.font, 10) + 2 || 14;
+    const offsets = [[6, 2], [6, -h - 2], [-w - 6, 2], [-w - 6, -h - 2], [6, h + 2], [6, -2 * h - 4], [-w / 2, h + 6], [-w / 2, -2 * h - 6]];
+    for (const [dx, dy] of offsets) {
+      const box = { x: x + dx, y: y + dy, w, h };
+      if (free(box)) {
+        placed.push(box);
+        ctx.textBaseline = "top";
+        ctx.fillText(text, box.x + 1, box.y + 1);
+        ctx.textBaseline = "alphabetic";
+        return true;
+      }
+    }
+    place.hidden += 1;
+    return false;
+  };
+  place.hidden = 0;
+  place.boxes = placed;
+  return place;
+};

@@ -14,15 +14,17 @@ Memgym.views.dialogmem = function (root, ep, key) {
   const mapImage = el("img", { id: "map-image", src: ep.map.image, alt: "top-down map" });
   const mapCanvas = el("canvas", { id: "map-canvas" });
   const toPx = (p) => [(p[0] - ep.map.origin[0]) * ep.map.ppm, (p[2] - ep.map.origin[1]) * ep.map.ppm];
+  let labels = null;  // this redraw's label placer: labels that would overlap are moved or hidden
   function cross(ctx, p, colour, label) {
     const [x, y] = toPx(p);
     ctx.strokeStyle = colour; ctx.lineWidth = 3;
     ctx.beginPath(); ctx.moveTo(x - 7, y - 7); ctx.lineTo(x + 7, y + 7); ctx.moveTo(x + 7, y - 7); ctx.lineTo(x - 7, y + 7); ctx.stroke();
-    ctx.fillStyle = colour; ctx.font = "12px sans-serif"; ctx.fillText(label, x + 9, y - 4);
+    ctx.fillStyle = colour; ctx.font = "12px sans-serif"; labels(ctx, label, x + 3, y);
   }
   function drawMap() {
     if (!mapImage.naturalWidth) return;
     mapCanvas.width = mapImage.naturalWidth; mapCanvas.height = mapImage.naturalHeight;
+    labels = Memgym.labelPlacer(mapCanvas);
     const ctx = mapCanvas.getContext("2d");
     ctx.clearRect(0, 0, mapCanvas.width, mapCanvas.height);
     const pts = frames.map((f) => toPx(f.position));
@@ -53,7 +55,7 @@ Memgym.views.dialogmem = function (root, ep, key) {
       const [tx, ty] = toPx(selected.target);
       ctx.strokeStyle = "#18794e"; ctx.lineWidth = 3;
       ctx.beginPath(); ctx.arc(tx, ty, 10, 0, 2 * Math.PI); ctx.stroke();
-      ctx.fillStyle = "#18794e"; ctx.font = "bold 12px sans-serif"; ctx.fillText("true: " + selected.answer, tx + 12, ty + 14);
+      ctx.fillStyle = "#18794e"; ctx.font = "bold 12px sans-serif"; labels(ctx, "true: " + selected.answer, tx + 6, ty + 4);
       ep.memories.forEach((memory, k) => {
         const result = selected.results[memory];
         if (result && result.predicted_position) {
@@ -61,6 +63,9 @@ Memgym.views.dialogmem = function (root, ep, key) {
         }
       });
     }
+    // where the labels went, and how many found no free spot (read by the tests)
+    mapCanvas.dataset.hiddenLabels = String(labels.hidden);
+    mapCanvas.dataset.labelBoxes = JSON.stringify(labels.boxes.map((b) => [b.x, b.y, b.w, b.h].map(Math.round)));
   }
   mapImage.addEventListener("load", drawMap);
 
@@ -186,7 +191,7 @@ Memgym.views.dialogmem = function (root, ep, key) {
     for (const o of objects) {
       const [x, y] = toPx(o.location);
       ctx.fillStyle = "rgba(20,120,200,0.9)"; ctx.fillRect(x - 3, y - 3, 6, 6);
-      ctx.fillStyle = "#0b3d66"; ctx.fillText(o.label, x + 4, y + 10);
+      ctx.fillStyle = "#0b3d66"; labels(ctx, o.label, x, y);
     }
   }
 

@@ -68,7 +68,8 @@ def test_unknown_cells_and_budgets_are_config_errors(tmp_path):
     from memgym.core.errors import ConfigError
 
     with pytest.raises(ConfigError, match="not VoxMem cells"):
-        VoxMemBuilder(VoxMemConfig(cells=("semantics/IE",), out=str(tmp_path)))
+        VoxMemBuilder(VoxMemConfig(cells=("semantics/XYZ",), out=str(tmp_path)))
+    assert VoxMemBuilder(VoxMemConfig(cells=("semantics/IE",), out=str(tmp_path))).cells == [("semantics", "IE")]
     with pytest.raises(ConfigError, match="not a token count"):
         VoxMemBuilder(VoxMemConfig(budgets=("lots",), out=str(tmp_path)))
 

@@ -1,4 +1,5 @@
-"""The intelligibility gate in a build: kept items are heard, unheard ones are redrawn then dropped."""
+"""The intelligibility gate in a build: kept items are heard, unheard ones are redrawn (in their cell) and
+dropped only after ``max_revisions`` redraws; the QC report gives per-cell drop and redraw rates."""
 
 from __future__ import annotations
 
@@ -33,6 +34,37 @@ def test_items_whose_values_are_not_heard_are_redrawn_then_dropped(tmp_path):
     assert report["items_kept"] == 0 and report["revised"] == 4  # every failing draw counts
     assert all("session_intelligible" in d["failed"] for d in report["discarded"]) and len(report["discarded"]) == 2
     assert report["check_failures"]["session_intelligible"] >= 2  # every rendered draw (a draw can fail earlier)
+    cells = report["per_cell"]
+    assert {c: (r["planned"], r["kept"], r["dropped"], r["drop_rate"]) for c, r in cells.items()} == {
+        "paralinguistic/IE": (1, 0, 1, 1.0), "sound/IE": (1, 0, 1, 1.0)
+    }  # fmt: skip
+    assert sum(r["redraws"] for r in cells.values()) == 4 and "| drop rate |" in (tmp_path / "qc_report.md").read_text()
+
+
+class DeafAtFirst(qc.IntelligibilityGate):
+    """A gate that fails the first ``misses`` draws it checks, then passes every draw."""
+
+    def __init__(self, root, misses):
+        super().__init__(root, Deaf())
+        self.misses = misses
+
+    def failures(self, sessions):
+        self.misses -= 1
+        return {sessions[0].session_id: ["intelligible"]} if self.misses >= 0 else {}
+
+
+def test_unheard_items_are_redrawn_in_their_cell_not_dropped(tmp_path):
+    """The default redraw cap keeps an item that fails the gate three times: every cell keeps its
+    planned items, and the report gives each cell's draws, redraws and gate failures."""
+    builder = VoxMemBuilder(VoxMemConfig(**CONFIG, out=str(tmp_path)))
+    builder.gate = DeafAtFirst(tmp_path, misses=3)
+    builder.build()
+    report = json.loads((tmp_path / "qc_report.json").read_text())
+    assert report["items_kept"] == 2 and report["discarded"] == []
+    first = report["per_cell"]["paralinguistic/IE"]
+    assert (first["planned"], first["kept"], first["dropped"], first["draws"], first["redraws"]) == (1, 1, 0, 4, 3)
+    assert first["gate_failed_draws"] == 3 and first["gate_fail_rate"] == 0.75
+    assert report["per_cell"]["sound/IE"]["redraws"] == 0
 
 
 @pytest.mark.slow  # Whisper tiny.en on every evidence turn of two items

@@ -1,4 +1,4 @@
-"""Plans for all 15 cells, the oracle, transcript-only checks and AR derivation."""
+"""Plans for all 15 cells and semantics IE, the oracle, transcript-only checks and AR derivation."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from memgym.datasets.voxmem.oracle import answer_query, transcript_candidates
 from memgym.datasets.voxmem.plans import plan_item
 from memgym.datasets.voxmem.refusal import derive_refusal, refusal_edit
-from memgym.datasets.voxmem.taxonomy import CELLS, REFUSAL, SUBTYPES
+from memgym.datasets.voxmem.taxonomy import BUILDABLE_CELLS, CELLS, REFUSAL, SUBTYPES
 from memgym.datasets.voxmem.topics import FAMILY_BY_NAME
 
 SOUNDS = ["dog", "rain", "siren", "clock_alarm", "vacuum_cleaner", "thunderstorm"]
@@ -20,7 +20,7 @@ def test_fifteen_cells():
     assert len(CELLS) == 15 and ("semantics", "IE") not in CELLS
 
 
-@pytest.mark.parametrize("cell", [c for c in CELLS if c[1] != "AR"])
+@pytest.mark.parametrize("cell", [c for c in BUILDABLE_CELLS if c[1] != "AR"])
 def test_every_cell_and_subtype_plans_validly(cell):
     evidence, operation = cell
     for subtype in SUBTYPES[operation]:
@@ -55,6 +55,21 @@ def test_ar_derivation_refuses_and_keeps_words_for_audio_native_items():
                         assert (a.fact.subject, a.fact.value) == (b.fact.subject, b.fact.value)
                     assert transcript_candidates(ar.query, facts) - {REFUSAL}
     assert set(eligible) == {"semantics", "speaker", "paralinguistic", "sound"}
+
+
+@pytest.mark.parametrize("subtype", SUBTYPES["IE"])
+def test_semantics_ie_asks_the_one_session_that_states_a_value_for_its_subject(subtype):
+    """Not one of the paper's cells: one evidence session states the subject's value; around it
+    other subjects' values (context-to-cue) and also a same-subject mention without a value
+    (cue-to-fact). Removing the subject refuses it."""
+    for seed in range(5):
+        plan = plan_item("p", "semantics", "IE", subtype, SOUNDS, np.random.default_rng(seed))
+        subject = plan.query.subjects[0]
+        evidence = [s for s in plan.sessions if s.role == "evidence"]
+        assert len(evidence) == 1 and evidence[0].fact.subject == subject and plan.answer == evidence[0].fact.value
+        same_subject = [s.fact.value for s in plan.sessions if s.role == "haystack" and s.fact.subject == subject]
+        assert same_subject == ([""] if subtype == "cue_to_fact" else [])
+        assert not plan.audio_native and refusal_edit(plan) == "drop_context"
 
 
 def test_oracle_detects_an_alternative_answer():
@@ -98,4 +113,20 @@ def test_semantics_counting_asks_for_given_values_beside_a_mention_without_one()
         on_subject = [s for s in plan.sessions if s.fact.subject == subject]
         assert any(s.role == "haystack" and not s.fact.value for s in on_subject)
         assert plan.answer == str(sum(s.role == "evidence" and bool(s.fact.value) for s in on_subject))
-        assert plan.question.endswith(f"was a {FAMILY_BY_NAME[plan.query.family].slot} for {subject} given?")
+        slot = FAMILY_BY_NAME[plan.query.family].slot
+        article = "an" if slot[0] in "aeiou" else "a"
+        assert plan.question.endswith(f"was {article} {slot} for {subject} given?")
+
+
+def test_counting_questions_take_an_before_a_vowel():
+    """'was an oven time ... given?' (not 'a oven time'); the structured reader still reads it."""
+    from memgym.backends.voxmem_reader import parse_question
+
+    asked = {}
+    for seed in range(200):
+        plan = plan_item("p", "semantics", "MSR", "counting", SOUNDS, np.random.default_rng(seed))
+        asked[FAMILY_BY_NAME[plan.query.family].slot] = plan.question
+        if "oven time" in asked:
+            break
+    assert "was an oven time for" in asked["oven time"]
+    assert parse_question(asked["oven time"]).fields["slot"] == "oven time"

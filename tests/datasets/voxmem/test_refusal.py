@@ -29,7 +29,7 @@ def _by_item(folder):
     return out
 
 
-def test_ar_items_reuse_their_sources_history_and_edit_only_the_evidence_words_kept(small_build):
+def test_ar_items_reuse_their_sources_history_and_edit_only_the_evidence(small_build):
     _, folder, _ = small_build
     plans = {p.plan_id: p for p in read_jsonl(folder / "plans.jsonl")}
     episodes = _by_item(folder)
@@ -50,7 +50,8 @@ def test_ar_items_reuse_their_sources_history_and_edit_only_the_evidence_words_k
                 edits_seen.update(plan.ar_edits.values())
                 assert new.role == old.role and len(new.turns) == len(old.turns)
                 moved = new.fact.subject != old.fact.subject  # drop_context: only the subject changes
-                assert moved == (plan.evidence == "semantics")
+                assert moved == (set(plan.ar_edits.values()) == {"drop_context"})
+                assert moved or plan.evidence != "semantics"  # semantics items are refused by drop_context only
                 for a, b in zip(new.turns, old.turns):  # turn by turn
                     assert a.role == b.role
                     expected = replace_phrase(b.text, old.fact.subject, new.fact.subject) if moved else b.text
@@ -62,11 +63,12 @@ def test_ar_items_reuse_their_sources_history_and_edit_only_the_evidence_words_k
                     for f in ("subject", "value", "speaker", "cue", "sound")
                 }
                 assert kept["value"] and sum(not same for same in kept.values()) == 1  # one attribute edited
-    assert edits_seen == {"drop_context", "drop_cue", "revoice"}
+    # every_subtype (the default) may refuse a speaker or sound source by drop_context too
+    assert "drop_context" in edits_seen and edits_seen & {"drop_cue", "revoice"}
 
 
 def test_every_ar_item_gets_its_own_source_item_of_the_same_evidence(tmp_path):
-    builder = VoxMemBuilder(VoxMemConfig(items=90, out=str(tmp_path)))
+    builder = VoxMemBuilder(VoxMemConfig(items=90, refusal_scope="words_kept", out=str(tmp_path)))
     schedule, sources = builder.items.layout()
     ars = [i for i, cell in enumerate(schedule) if cell[1] == "AR"]
     assert sorted(sources) == ars and len(set(sources.values())) == len(ars) == 24
@@ -78,11 +80,26 @@ def test_every_ar_item_gets_its_own_source_item_of_the_same_evidence(tmp_path):
     assert [i for i in range(90) if raw[i] != schedule[i]] == [3] and schedule[3] == ("speaker", "IE", "cue_to_fact")
 
 
+def test_by_default_ar_items_derive_from_every_operation_of_every_evidence_type(tmp_path):
+    """refusal_scope=every_subtype is the default: 90 items give 24 AR items whose sources cover IE,
+    MSR and TET of all four evidence types, with no subtype switched."""
+    builder = VoxMemBuilder(VoxMemConfig(items=90, out=str(tmp_path)))
+    schedule, sources = builder.items.layout()
+    assert len(sources) == 24 and schedule == builder.items.schedule()
+    covered = {schedule[j][:2] for j in sources.values()}
+    assert covered == {(e, op) for e in ("speaker", "paralinguistic", "sound") for op in ("IE", "MSR", "TET")} | {
+        ("semantics", "MSR"), ("semantics", "TET")
+    }  # fmt: skip
+
+
 def test_ar_item_without_a_possible_source_is_a_config_error(tmp_path):
     with pytest.raises(
         ConfigError, match=r"speaker/AR.*no speaker item left.*speaker/IE \(cue_to_fact\), speaker/MSR \(comparing\)"
     ):
-        VoxMemBuilder(VoxMemConfig(items=2, cells=("speaker/TET", "speaker/AR"), out=str(tmp_path))).items.layout()
+        config = VoxMemConfig(
+            items=2, cells=("speaker/TET", "speaker/AR"), refusal_scope="words_kept", out=str(tmp_path)
+        )
+        VoxMemBuilder(config).items.layout()
 
 
 def test_counting_items_yield_refusals_where_the_premise_can_be_removed():

@@ -154,6 +154,15 @@ def test_the_evidence_only_cascade_hears_and_hands_over_only_the_evidence_sessio
         episode.sessions.index(s) for s in evidence
     }
     assert len(cache) == 2 * len({_key(t, vox_dataset) for t in users})  # words + measurements, evidence only
+    indices = sorted(episode.sessions.index(s) for s in evidence)
+    assert probe.seen() == {
+        "formed_sessions": indices, "handed_sessions": indices, "handed_turns": sum(len(s.turns) for s in evidence)
+    }  # fmt: skip
+    narrow = CascadedMemory(truth_asr, None, cache, top_sessions=2)
+    _fed(narrow, episode, vox_dataset).retrieve(_question(episode, vox_dataset))
+    seen = narrow.seen()
+    assert seen["formed_sessions"] == list(range(len(episode.sessions))) and len(seen["handed_sessions"]) == 2
+    assert seen["handed_turns"] == sum(len(episode.sessions[i].turns) for i in seen["handed_sessions"])
     assert all(t.text.split()[0] in messages[-1].text_only() for t in users)
 
 

@@ -48,7 +48,13 @@ def test_train_then_eval_writes_tables(tmp_path, capsys):
     assert len(rows) == 4 and all(q["query_type"] for r in rows for q in r["queries"])
     eval_job(JobArgs(overrides=(*overrides, "data.stream.split=eval"), runs_dir=tmp_path, progress=False))
     assert len((out / "results.jsonl").read_text().splitlines()) == 4  # resumed: nothing recomputed
-    assert "Query-weighted accuracy" in capsys.readouterr().out
+    assert "Query-weighted accuracy" in table
+    from memgym.pipelines.reporting import main_tables  # what 'memgym eval amemops' ends with
+
+    (main,) = main_tables(out)
+    assert [row["system"] for row in main.rows] == ["mamba2"] and any(
+        c.startswith("correct query_type=") for c in main.rows[0]
+    )
 
 
 def test_sixteen_value_symbolic_controls_train_and_evaluate(tmp_path):

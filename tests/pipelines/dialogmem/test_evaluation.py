@@ -494,7 +494,7 @@ def test_the_structured_reasoner_sees_no_ground_truth_through_a_memory(dataset, 
     run_eval(dataset, tmp_path, "memories=[dialogue,3dmem+vlm]", "name=nogold")
     episode = Dataset.load(dataset)[0]
     scene_ids = re.compile("|".join(rf"\b{re.escape(m.object_id)}\b" for m in episode.memory))
-    observable = {"detected", "near", "on", "times_seen", "order"}
+    observable = {"detected", "near", "on", "color", "room", "times_seen", "order"}
     assert len(prompts) > len(episode.items)
     for prompt in prompts:
         assert not scene_ids.search(prompt), prompt

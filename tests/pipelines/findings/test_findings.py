@@ -238,3 +238,49 @@ def test_the_convolution_ablation_pairs_models_trained_alike() -> None:
     }
     assert conv_pair(runs, {"gdn2@a", "gdn2@b", "gdn2@c"}) == ("gdn2@a", "gdn2@b")
     assert conv_pair(runs, {"gdn2@a", "gdn2@c", "gdn2@d"}) is None  # trained longer / on another set
+
+
+def test_the_gap_vs_complexity_claim_compares_matched_cells_against_semantics_ie(tmp_path: Path) -> None:
+    """Semantics is always right; audio-native items are right on IE and wrong on MSR/TET: the gap
+    widens by 100 points. An audio-native subtype without a semantics twin is left out (it would
+    move the estimate), and without semantics IE the claim says which build measures it."""
+    rows = []
+    cells = [("IE", "context_to_cue"), ("IE", "cue_to_fact"), ("MSR", "counting"), ("TET", "latest")]
+    for i in range(160):
+        operation, subtype = cells[i % 4]
+        evidence = "semantics" if i % 8 < 4 else "speaker"
+        rows.append({"operation": operation, "subtype": subtype, "evidence": evidence,
+                     "correct": float(evidence == "semantics" or operation == "IE")})  # fmt: skip
+    rows += [{"operation": "MSR", "subtype": "matching", "evidence": "sound", "correct": 1.0} for _ in range(40)]
+    for i, row in enumerate(rows):
+        row.update(key=f"i{i}", memory="cascaded", model="structured", item_id=f"i{i}", budget=8192, status="ok")
+    write_run(tmp_path / "vox", "eval-voxmem", rows)
+    found = by_id(finding_rows(find_runs([tmp_path / "vox"])))["vx-gap-widens"]
+    assert found["verdict"] == "reproduced" and found["effect_pp"] == pytest.approx(100.0)
+    assert "4 matched subtypes" in found["ours"] and "lies above 0" in found["detail"]
+    without_ie = [r for r in rows if not (r["operation"] == "IE" and r["evidence"] == "semantics")]
+    write_run(tmp_path / "no_ie", "eval-voxmem", without_ie)
+    missing = by_id(finding_rows(find_runs([tmp_path / "no_ie"])))["vx-gap-widens"]
+    assert missing["verdict"] == "not measured" and "semantics/IE" in missing["detail"]
+
+
+def test_findings_default_beside_the_runs_with_paths_relative_to_it(tmp_path, monkeypatch):
+    """'memgym findings runs' writes runs/findings, naming each run relative to that folder, so the
+    files mean the same from any working folder."""
+
+    from memgym.core.results import RunStore
+
+    runs = tmp_path / "runs"
+    store = RunStore.open(runs, "eval-voxmem", {"v": 1}, name="x")
+    for i, budget in enumerate((8192, 16384)):
+        store.append(f"k{i}", {"memory": "cascaded", "model": "structured", "item_id": "i0", "budget": budget,
+                               "evidence": "semantics", "operation": "TET", "correct": i})  # fmt: skip
+    monkeypatch.chdir(tmp_path)
+    assert main(["findings", "runs/eval-voxmem/x"]) == 0
+    data = json.loads((runs / "findings" / "findings.json").read_text())
+    assert data["runs"] == ["../eval-voxmem/x"]
+    (runs / "findings" / "findings.json").unlink()
+    assert main(["findings", "runs"]) == 0
+    data = json.loads((runs / "findings" / "findings.json").read_text())
+    assert data["runs"] == ["../eval-voxmem/x"]
+    assert all(run == "../eval-voxmem/x" for row in data["findings"] for run in row["runs"].split(";") if run)

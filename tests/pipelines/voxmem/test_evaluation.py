@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 
@@ -207,3 +208,46 @@ def test_model_specs_are_checked():
     assert model_hears_audio("openai:qwen2-audio@http://127.0.0.1:8000/v1") and not model_hears_audio("smollm2")
     with pytest.raises(ConfigError, match="not a model spec"):
         build_model("gpt")
+
+
+class AnswersAHaystackValue(Reasoner):
+    """Answers every question with ``value`` (whatever the chat holds)."""
+
+    def __init__(self, value: str):
+        self.value = value
+
+    def generate(self, messages, *, max_new_tokens=256):
+        return f"It was {self.value}."
+
+
+def test_the_taxonomy_blames_only_sessions_the_memory_handed_over(vox_dataset, truth_asr, tmp_path, monkeypatch):
+    """A semantics TET reply naming a value that only a haystack states is a haystack error for
+    ``cascaded`` (handed every session) and cannot be one for ``cascaded_evidence_only`` (never
+    handed a haystack): there it is a value no handed session holds, and its haystack chance is 0."""
+    from memgym.datasets.voxmem.records import VoxMemEpisode
+
+    episodes = [e for e in Dataset.load(vox_dataset / "manifest.jsonl") if isinstance(e, VoxMemEpisode)]
+    tet = next(e for e in episodes if e.items[0].annotations["cell"] == "semantics/TET")
+    evidence = set(tet.items[0].annotations["evidence_sessions"])
+    stated = {s.fact.value for s in tet.sessions if s.session_id in evidence}
+    value = next(s.fact.value for s in tet.sessions if s.role == "haystack" and s.fact.value not in stated)
+    monkeypatch.setattr(voxmem_eval, "build_model", lambda spec, device="cpu": AnswersAHaystackValue(value))
+    monkeypatch.setattr(voxmem_eval, "build_asr", lambda config, device="cpu": truth_asr)
+    monkeypatch.setattr(voxmem_eval, "train_sound_tagger", lambda dataset_dir: None)
+    folder = _run(vox_dataset, tmp_path, "memories=[cascaded,cascaded_evidence_only]", "top_sessions=0")
+    rows = {r["key"]: r for r in map(json.loads, (folder / "results.jsonl").read_text().splitlines())}
+    every = list(range(len(tet.sessions)))
+    evidence_indices = [i for i, s in enumerate(tet.sessions) if s.session_id in evidence]
+    full, probe = (rows[f"structured|{m}|{tet.episode_id}"] for m in ("cascaded", "cascaded_evidence_only"))
+    assert full["handed_sessions"] == full["formed_sessions"] == every
+    assert probe["handed_sessions"] == probe["formed_sessions"] == evidence_indices
+    assert full["handed_turns"] == sum(len(s.turns) for s in tet.sessions) > probe["handed_turns"]
+    table = {
+        (r["memory"], r["evidence"]): r
+        for r in csv.DictReader((folder / "error_taxonomy.csv").read_text().splitlines())
+    }
+    assert float(table[("cascaded", "semantics")]["haystack"]) >= 1
+    assert float(table[("cascaded", "semantics")]["haystack chance"]) > 0
+    probe_rows = [r for (memory, _), r in table.items() if memory == "cascaded_evidence_only"]
+    assert all(float(r["haystack"]) == 0 and float(r["haystack chance"]) == 0 for r in probe_rows)
+    assert float(table[("cascaded_evidence_only", "semantics")]["no_session"]) >= 1

@@ -10,6 +10,7 @@ from memgym.core.episode import TaskItem
 from memgym.datasets.voxmem.records import Query, Session, SessionFact, Turn, VoxMemEpisode
 from memgym.tasks.voxmem.analyses import (
     CATEGORIES,
+    chance_categories,
     error_category,
     plot_semantic_gap,
     plot_taxonomy,
@@ -132,7 +133,33 @@ def test_taxonomy_table_counts_and_plot(played, tmp_path):
     assert by_evidence["semantics"]["n"] == 9 and by_evidence["semantics"]["earlier_state"] == 1
     assert by_evidence["paralinguistic"]["other_user"] == 1 and by_evidence["sound"]["answered_refusal"] == 1
     assert all(r["n"] == sum(r[c] for c in CATEGORIES) for r in table)
+    # wrong answers: semantics "Monday" (1/5 earlier, 1/5 haystack, 3/5 none), "Tuesday", "Saturday",
+    # "three times"; paralinguistic "surprised" and "fast" (cue words: 6 wrong, 2 held by handed sessions)
+    semantics = by_evidence["semantics"]
+    assert semantics["haystack chance"] == pytest.approx(3 * 0.2) and semantics["wrong_computed chance"] == 1.0
+    assert by_evidence["paralinguistic"]["other_user chance"] == pytest.approx(2 / 6)
     assert plot_taxonomy(table, tmp_path / "errors.png").stat().st_size > 0
+
+
+def test_only_handed_sessions_are_blamed_and_chance_follows_them(played):
+    """A reply naming a haystack's value is a haystack error only when the model was handed the
+    haystack; the chance level (a uniform wrong day of the six) follows the handed sessions."""
+    items, rows = played
+    episode, query = items["tet"]
+    row = next(r for r, expected in rows if expected == "haystack")
+    scorer = VoxMemScorer({"tet": query})
+    spec = scorer.spec(episode.items[0])
+    assert error_category({**row, "handed_sessions": [0, 1, 2, 3]}, episode, query) == "haystack"
+    assert error_category({**row, "handed_sessions": [0, 2]}, episode, query) == "no_session"  # evidence only
+    every = chance_categories(row, episode, query, spec)  # Monday earlier, Tuesday haystack, 3 days in none
+    assert every == pytest.approx({"earlier_state": 0.2, "haystack": 0.2, "no_session": 0.6})
+    evidence_only = chance_categories({**row, "handed_sessions": [0, 2]}, episode, query, spec)
+    assert evidence_only == pytest.approx({"earlier_state": 0.2, "no_session": 0.8})
+    count_row = next(r for r, expected in rows if expected == "wrong_computed")
+    count_episode, count_query = items["count"]
+    assert chance_categories(count_row, count_episode, count_query, scorer.spec(count_episode.items[0])) == {
+        "wrong_computed": 1.0
+    }
 
 
 def _gap_rows(semantics, audio, budgets=(8192, 16384)):

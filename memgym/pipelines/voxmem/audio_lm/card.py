@@ -1,0 +1,94 @@
+"""The model card (``README.md``) written next to the trained audio LM."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from memgym.pipelines.voxmem.audio_lm.parts import SYSTEM_PROMPT
+
+
+def _curve(losses: list[float], points: int = 6) -> str:
+    if not losses:
+        return "not run"
+    chunks = np.array_split(np.asarray(losses), min(points, len(losses)))
+    return " -> ".join(f"{chunk.mean():.3f}" for chunk in chunks)
+
+
+def _cell(interval: dict[str, float]) -> str:
+    return f"{100 * interval['estimate']:.1f} [{100 * interval['low']:.1f}, {100 * interval['high']:.1f}]"
+
+
+def write_card(
+    path: Path,
+    config: Any,
+    losses: dict[str, list[float]],
+    scores: dict[str, Any],
+    train_voices: list[str],
+    heldout_voices: list[str],
+    task_weights: dict[str, float],
+) -> Path:
+    """Write the card: parts, data, steps, losses and held-out scores."""
+    rows = "\n".join(
+        f"| {task} | {r['n']} | {100 * r['chance']:.1f} | {_cell(r['audio'])} | {_cell(r['silence'])} | "
+        f"{_cell(r['difference'])} |"
+        for task, r in scores.items()
+    )
+    settings = ", ".join(f"`{k}={v}`" for k, v in dataclasses.asdict(config).items() if k != "out")
+    text = f"""---
+library_name: transformers
+pipeline_tag: audio-text-to-text
+tags: [memgym, voxmem, qwen2_audio-layout]
+---
+# memgym small audio LM (Whisper tiny.en encoder + SmolLM2-135M-Instruct)
+
+Built by `memgym train voxmem` ({settings}). The smallest real instance of the audio-LM class
+for VoxMem, not a replacement for Qwen2-Audio: about 175 M parameters (encoder 8 M, projector
+0.2 M, language model 135 M).
+
+* **Layout**: `Qwen2AudioForConditionalGeneration` (`model_type: qwen2_audio`): Whisper tiny.en encoder
+  (4 layers, 80 mel bins, 30 s window, 2-frame pooling: 25 audio tokens per second), a linear
+  projector 384 -> 576, SmolLM2-135M-Instruct (Llama, 8192 positions) as the language model.
+  Loads with `transformers.Qwen2AudioForConditionalGeneration.from_pretrained(folder)` and
+  `AutoProcessor.from_pretrained(folder)`; in memgym as `hf_audio:<folder>`.
+* **Trained**: the projector, the top {config.train_layers} encoder layers and the encoder's final
+  layer norm. Frozen: the other encoder layers and the whole language model.
+* **Prompt**: ChatML; system prompt "{SYSTEM_PROMPT}" unless the chat brings its own; each audio
+  part renders as `Audio k: <|audio_bos|><|AUDIO|>...<|audio_eos|>`.
+* **Limits**: each clip at most 30 s (the encoder window; longer ones are refused, not cut); the
+  whole prompt at most 8192 tokens (longer histories are refused as over context).
+
+## Data
+Speech synthesised by memgym's VoxMem turn renderer (eSpeak NG voices, paralinguistic cues,
+background sounds of the synthetic library mixed at {config.snr_db:g} dB on {100 * config.sound_rate:.0f} % of
+clips), saying statements of VoxMem's template writer over its 20 topic families. Never
+VoxMem's evaluation histories.
+
+* training voices ({len(train_voices)}): {", ".join(train_voices)}; sound recordings of the library's `train` split
+* held-out voices ({len(heldout_voices)}): {", ".join(heldout_voices)}; sound recordings of the `eval` split
+* stage 1 (alignment, CTC of the words over the audio tokens through the LM's tied output matrix):
+  {len(losses["align"])} steps x {config.align_batch} clips
+* stage 2 (instruction, loss on answer tokens through the frozen LM): {len(losses["instruct"])} steps x
+  {config.batch_size} examples; task mix {task_weights}
+
+## Losses (mean over equal parts of each stage)
+* stage 1: {_curve(losses["align"])}
+* stage 2: {_curve(losses["instruct"])}
+
+## Held-out scores
+Candidate answers ranked by log-probability; *silence* is the same model given silence of the
+same lengths instead of the clips. Accuracy in %, 95 % bootstrap intervals (difference paired).
+
+| task | n | chance | with audio | with silence | audio - silence |
+| --- | ---: | ---: | ---: | ---: | ---: |
+{rows}
+
+Tasks: `said` = the value a statement gave (the family's values), `speaker` = whether two clips
+have the same voice (yes/no), `cue` = how the speaker sounded (7 cues), `sound` = what was audible
+in the background (28 classes or nothing).
+"""
+    path.write_text(text)
+    return path

@@ -1,0 +1,50 @@
+"""Configuration of ``memgym train voxmem`` (the small audio LM)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from memgym.core.errors import ConfigError
+
+DEFAULT_HELDOUT_VOICES: tuple[str, ...] = ("espeak-02", "espeak-07", "espeak-13", "espeak-17")
+"""One voice of each broad kind (British RP male, Caribbean, British RP female, Lancastrian), never
+heard in training."""
+
+
+@dataclasses.dataclass(frozen=True)
+class AudioLMTrainConfig:
+    """``memgym train voxmem`` keys (see docs/voxmem_eval.md, *A small audio LM*)."""
+
+    out: str = dataclasses.field(default="runs/voxmem_audio_lm", metadata={"help": "output folder (resumes)"})
+    seed: int = dataclasses.field(default=0, metadata={"help": "seed of the projector and of every example"})
+    align_clips: int = dataclasses.field(
+        default=1200, metadata={"help": "stage 1: clips of CTC transcript alignment (0 skips it)"}
+    )
+    align_batch: int = dataclasses.field(default=8, metadata={"help": "stage 1: clips per optimiser step"})
+    steps: int = dataclasses.field(default=120, metadata={"help": "stage 2: optimiser steps through the LM"})
+    batch_size: int = dataclasses.field(default=4, metadata={"help": "stage 2: examples per step"})
+    lr: float = dataclasses.field(default=1e-3, metadata={"help": "AdamW learning rate (both stages)"})
+    train_layers: int = dataclasses.field(
+        default=2, metadata={"help": "top Whisper encoder layers that learn (0-4); the LM stays frozen"}
+    )
+    heldout_voices: tuple[str, ...] = dataclasses.field(
+        default=DEFAULT_HELDOUT_VOICES, metadata={"help": "voices only the held-out evaluation hears"}
+    )
+    heldout_per_task: int = dataclasses.field(
+        default=40, metadata={"help": "held-out examples per scored task (said, speaker, cue, sound)"}
+    )
+    sound_rate: float = dataclasses.field(default=0.5, metadata={"help": "share of clips with a background sound"})
+    snr_db: float = dataclasses.field(default=15.0, metadata={"help": "speech-to-sound SNR (VoxMem's default)"})
+    checkpoint_every: int = dataclasses.field(default=20, metadata={"help": "optimiser steps between checkpoints"})
+    threads: int = dataclasses.field(default=0, metadata={"help": "torch CPU threads (0: torch's default)"})
+
+    def __post_init__(self) -> None:
+        for name in ("steps", "batch_size", "align_batch", "checkpoint_every", "heldout_per_task"):
+            if getattr(self, name) < 1:
+                raise ConfigError(f"{name} must be >= 1, got {getattr(self, name)}")
+        if self.align_clips < 0:
+            raise ConfigError(f"align_clips must be >= 0, got {self.align_clips}")
+        if not 0.0 <= self.sound_rate <= 1.0:
+            raise ConfigError(f"sound_rate must be in [0, 1], got {self.sound_rate}")
+        if self.lr <= 0:
+            raise ConfigError(f"lr must be > 0, got {self.lr}")

@@ -1,0 +1,138 @@
+"""Training and held-out examples for the small audio LM, spoken by the project's own speech pipeline.
+
+A *clip* is one user turn as VoxMem renders it (:class:`~memgym.datasets.voxmem.render.TurnRenderer`:
+an eSpeak voice of the bank, a paralinguistic cue, optionally a background sound mixed at the
+SNR), saying one statement of the VoxMem template writer about a topic family's subject and value.
+An *example* is one or two clips, a question and its answer; the tasks are
+
+==============  =====  ================================================  =============================
+task            clips  question                                          answer (candidates scored)
+==============  =====  ================================================  =============================
+``transcript``  1      write down exactly what was said                  the words (stage 1)
+``said``        1      what <slot> was given for <subject>?              the value (family's values)
+``cue``         1      how did the speaker sound?                        cue word (7 cues)
+``sound``       1      what could be heard in the background?            class or "nothing" (all + 1)
+``speaker``     2      did the same person speak in both recordings?     yes / no
+==============  =====  ================================================  =============================
+
+Training and held-out examples come from disjoint voices (``heldout_voices``), different seeds and
+different sound recordings (the library's ``train`` / ``eval`` splits); VoxMem's own histories are
+never used.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from pathlib import Path
+
+import numpy as np
+
+from memgym.backends.tts.base import Voice
+from memgym.datasets.speech.cues import CUE_WORDS, CUES
+from memgym.datasets.voxmem.records import SessionFact
+from memgym.datasets.voxmem.topics import FAMILY_BY_NAME, TOPIC_FAMILIES
+from memgym.datasets.voxmem.writing import TemplateWriter
+
+TASKS: tuple[str, ...] = ("transcript", "said", "cue", "sound", "speaker")
+SCORED_TASKS: tuple[str, ...] = ("said", "speaker", "cue", "sound")
+NOTHING = "nothing"
+
+
+@dataclasses.dataclass(frozen=True)
+class Clip:
+    """One spoken statement: who, what, how, over what."""
+
+    voice: str
+    text: str
+    family: str
+    subject: str
+    value: str
+    cue: str
+    sound: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Example:
+    """Clips, the question asked after them, the answer and the candidates it is scored among."""
+
+    task: str
+    clips: tuple[Clip, ...]
+    question: str
+    answer: str
+    candidates: tuple[str, ...]
+
+
+def sound_name(sound: str) -> str:
+    """How an answer names a sound class (``"car_horn"`` -> ``"car horn"``; none -> ``"nothing"``)."""
+    return sound.replace("_", " ") if sound else NOTHING
+
+
+def draw_clip(voices: list[Voice], sound_classes: tuple[str, ...], sound_rate: float, rng: np.random.Generator,
+              voice: str = "") -> Clip:
+    """A random statement (uniform family, subject, value, cue; a sound with probability ``sound_rate``)."""
+    family = TOPIC_FAMILIES[int(rng.integers(len(TOPIC_FAMILIES)))]
+    subject = str(family.subjects[int(rng.integers(len(family.subjects)))])
+    value = str(family.values[int(rng.integers(len(family.values)))])
+    fact = SessionFact(family=family.name, subject=subject, value=value, update=bool(rng.random() < 0.25))
+    (text,) = TemplateWriter().user_side(fact, 1, rng)
+    cue = CUES[int(rng.integers(len(CUES)))]
+    sound = sound_classes[int(rng.integers(len(sound_classes)))] if rng.random() < sound_rate else ""
+    chosen = voice or voices[int(rng.integers(len(voices)))].voice_id
+    return Clip(chosen, text, family.name, subject, value, cue, sound)
+
+
+def make_example(task: str, voices: list[Voice], sound_classes: tuple[str, ...], sound_rate: float,
+                 rng: np.random.Generator) -> Example:
+    """One example of ``task`` (module docstring)."""
+    clip = draw_clip(voices, sound_classes, sound_rate, rng)
+    if task == "transcript":
+        return Example(task, (clip,), "Write down exactly what was said.", clip.text, ())
+    if task == "said":
+        family = FAMILY_BY_NAME[clip.family]
+        question = f"What {family.slot} was given for {clip.subject}?"
+        return Example(task, (clip,), question, clip.value, tuple(family.values))
+    if task == "cue":
+        return Example(task, (clip,), "How did the speaker sound?", CUE_WORDS[clip.cue],
+                       tuple(CUE_WORDS[c] for c in CUES))
+    if task == "sound":
+        return Example(task, (clip,), "What could be heard in the background?", sound_name(clip.sound),
+                       (NOTHING, *(sound_name(s) for s in sound_classes)))
+    if task == "speaker":
+        same = bool(rng.random() < 0.5)
+        others = [v.voice_id for v in voices if v.voice_id != clip.voice]
+        voice = clip.voice if same else others[int(rng.integers(len(others)))]
+        second = draw_clip(voices, sound_classes, sound_rate, rng, voice=voice)
+        question = "Did the same person speak in both recordings? Answer yes or no."
+        return Example(task, (clip, second), question, "yes" if same else "no", ("yes", "no"))
+    raise ValueError(f"unknown task '{task}'")
+
+
+def example_rng(seed: int, stream: str, index: int) -> np.random.Generator:
+    """The generator of example ``index`` of ``stream`` (``"train"`` / ``"heldout"``) under ``seed``."""
+    digest = hashlib.sha256(f"audio_lm/{stream}/{seed}/{index}".encode()).digest()
+    return np.random.default_rng(int.from_bytes(digest[:8], "little"))
+
+
+def split_voices(bank: list[Voice], heldout: tuple[str, ...]) -> tuple[list[Voice], list[Voice]]:
+    """``(training voices, held-out voices)`` of ``bank``.
+
+    Raises:
+        ValueError: a held-out voice id is not in the bank, or no training voice is left.
+    """
+    ids = {v.voice_id for v in bank}
+    unknown = sorted(set(heldout) - ids)
+    if unknown:
+        raise ValueError(f"heldout_voices: {unknown} are not voices of the bank ({sorted(ids)[0]} ..)")
+    train = [v for v in bank if v.voice_id not in heldout]
+    if len(train) < 2:
+        raise ValueError("heldout_voices: at least two voices must be left for training")
+    return train, [v for v in bank if v.voice_id in heldout]
+
+
+def clip_audio(renderer, voices: dict[str, Voice], clip: Clip, folder: Path) -> np.ndarray:
+    """The clip's ``(N,) float32`` 16 kHz waveform, rendered (or reused) by ``renderer`` under ``folder``."""
+    from memgym.datasets.voxmem.audio_files import read_turn_audio
+
+    rendered = renderer.render(voices[clip.voice], clip.text, clip.cue, clip.sound)
+    return read_turn_audio(folder / rendered.audio)

@@ -1,0 +1,163 @@
+"""Loss and candidate scoring of the assembled audio LM on clips whose encoder prefix is cached.
+
+Only the last ``train_layers`` encoder layers, the encoder's final layer norm and the projector
+learn; the first encoder layers and the language model stay frozen. A clip's frozen part is
+computed once (:meth:`AudioLM.prefix`); the prompt is the processor's own chat template with each
+``<|AUDIO|>`` repeated once per audio token, exactly as ``Qwen2AudioProcessor`` expands it, so
+training sees the token sequence inference will.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from memgym.pipelines.voxmem.audio_lm.encoding import encode_frames, finish_encoding, mel_features
+
+IGNORE = -100
+
+
+class AudioLM:
+    """A ``Qwen2AudioForConditionalGeneration`` with its processor, split into frozen and trained parts.
+
+    Args:
+        processor: its ``Qwen2AudioProcessor``.
+        model: the model.
+        train_layers: encoder layers (from the top) that learn.
+    """
+
+    def __init__(self, processor: Any, model: Any, train_layers: int) -> None:
+        encoder = model.model.audio_tower
+        n_layers = len(encoder.layers)
+        if not 0 <= train_layers <= n_layers:
+            raise ValueError(f"train_layers must be 0..{n_layers}, got {train_layers}")
+        self.processor, self.model = processor, model
+        self.tokenizer = processor.tokenizer
+        self.encoder = encoder
+        self.start = n_layers - train_layers
+        self.audio_token = processor.audio_token
+        self.end_id = self.tokenizer.convert_tokens_to_ids("<|im_end|>")
+        model.requires_grad_(False)
+        for module in (*encoder.layers[self.start :], encoder.layer_norm, model.model.multi_modal_projector):
+            module.requires_grad_(True)
+
+    def trainable(self) -> list[Any]:
+        """The parameters that learn."""
+        return [p for p in self.model.parameters() if p.requires_grad]
+
+    def trainable_state(self) -> dict[str, Any]:
+        """State dict entries of the learning parameters (for checkpoints)."""
+        names = {n for n, p in self.model.named_parameters() if p.requires_grad}
+        return {k: v.detach().clone() for k, v in self.model.state_dict().items() if k in names}
+
+    def prefix(self, audio: np.ndarray) -> Any:
+        """The clip's frozen encoder output ``(T, d_model)`` (``T`` = 50 frames per second)."""
+        import torch
+
+        mel, frames = mel_features(self.processor.feature_extractor, audio)
+        with torch.no_grad():
+            return encode_frames(self.encoder, mel, frames, self.start)
+
+    def audio_embeds(self, prefix: Any) -> Any:
+        """Projected audio features ``(audio_tokens, hidden)`` of a clip's prefix (trained part)."""
+        return self.model.model.multi_modal_projector(finish_encoding(self.encoder, prefix, self.start))
+
+    def prompt_ids(self, token_counts: Sequence[int], question: str) -> list[int]:
+        """Token ids of the chat prompt: one user message with the clips' audio parts, then ``question``."""
+        content = [{"type": "audio", "audio": f"audio-{k}"} for k in range(len(token_counts))]
+        content.append({"type": "text", "text": question})
+        text = self.processor.apply_chat_template(
+            [{"role": "user", "content": content}], add_generation_prompt=True, tokenize=False
+        )
+        pieces = text.split(self.audio_token)
+        if len(pieces) != len(token_counts) + 1:
+            raise ValueError("the chat template did not render one audio token per clip")
+        expanded = pieces[0] + "".join(self.audio_token * n + rest for n, rest in zip(token_counts, pieces[1:]))
+        return self.tokenizer(expanded, add_special_tokens=False)["input_ids"]
+
+    def _embed(self, prefixes: Sequence[Any], question: str) -> tuple[Any, int]:
+        """``((L, hidden) prompt embeddings, L)`` with the audio features in place of the audio tokens."""
+        import torch
+
+        feats = [self.audio_embeds(p) for p in prefixes]
+        ids = torch.tensor(self.prompt_ids([f.shape[0] for f in feats], question))
+        embeds = self.model.get_input_embeddings()(ids)
+        mask = ids == self.model.config.audio_token_id
+        embeds = embeds.masked_scatter(mask[:, None], torch.cat(feats).to(embeds.dtype))
+        return embeds, int(ids.shape[0])
+
+    def answer_ids(self, answer: str) -> list[int]:
+        """The answer's tokens and the turn's end token."""
+        return [*self.tokenizer(answer, add_special_tokens=False)["input_ids"], self.end_id]
+
+    def loss(self, batch: Sequence[tuple[Sequence[Any], str, str]]) -> Any:
+        """Mean cross-entropy over the answer tokens of ``(prefixes, question, answer)`` examples."""
+        import torch
+
+        rows, targets = [], []
+        for prefixes, question, answer in batch:
+            prompt, length = self._embed(prefixes, question)
+            answer_ids = torch.tensor(self.answer_ids(answer))
+            rows.append(torch.cat([prompt, self.model.get_input_embeddings()(answer_ids)]))
+            targets.append(torch.cat([torch.full((length,), IGNORE), answer_ids]))
+        width = max(r.shape[0] for r in rows)
+        embeds = torch.zeros(len(rows), width, rows[0].shape[1])
+        labels = torch.full((len(rows), width), IGNORE)
+        attention = torch.zeros(len(rows), width, dtype=torch.long)
+        for i, (row, target) in enumerate(zip(rows, targets)):
+            embeds[i, : row.shape[0]], labels[i, : row.shape[0]], attention[i, : row.shape[0]] = row, target, 1
+        hidden = self.model.model.language_model(inputs_embeds=embeds, attention_mask=attention).last_hidden_state
+        shifted = labels[:, 1:]
+        keep = shifted != IGNORE
+        logits = self.model.lm_head(hidden[:, :-1][keep])
+        return torch.nn.functional.cross_entropy(logits, shifted[keep])
+
+    def align_loss(self, batch: Sequence[tuple[Any, str]]) -> Any:
+        """Stage 1 loss: CTC of each clip's words over its projected audio tokens read through the
+        LM's output matrix (blank = the ``<|AUDIO|>`` row), mean over ``(prefix, text)`` clips.
+
+        SmolLM2 ties its output matrix to its input embeddings, so this pulls each audio token
+        towards the embedding of a word piece it carries, before the LM is in the loop.
+        """
+        import torch
+
+        losses = []
+        for prefix, text in batch:
+            feats = self.audio_embeds(prefix)
+            logp = torch.log_softmax(self.model.lm_head(feats), -1)
+            target = torch.tensor(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+            losses.append(
+                torch.nn.functional.ctc_loss(
+                    logp[:, None], target[None], torch.tensor([feats.shape[0]]), torch.tensor([target.shape[0]]),
+                    blank=self.model.config.audio_token_id, zero_infinity=True,
+                )  # per target token
+            )
+        return torch.stack(losses).mean()
+
+    def score(self, prefixes: Sequence[Any], question: str, candidates: Sequence[str]) -> np.ndarray:
+        """Log-probability ``(K,)`` of each candidate answer (its tokens and the end token) after the prompt."""
+        import torch
+
+        lm = self.model.model.language_model
+        with torch.no_grad():
+            prompt, _ = self._embed(prefixes, question)
+            out = lm(inputs_embeds=prompt[None], use_cache=True)
+            first = torch.log_softmax(self.model.lm_head(out.last_hidden_state[0, -1]), -1)
+            seqs = [self.answer_ids(c) for c in candidates]
+            width = max(len(s) for s in seqs)
+            ids = torch.full((len(seqs), width), self.end_id)
+            for i, s in enumerate(seqs):
+                ids[i, : len(s)] = torch.tensor(s)
+            cache = out.past_key_values
+            cache.batch_repeat_interleave(len(seqs))
+            attention = torch.ones(len(seqs), prompt.shape[0] + width, dtype=torch.long)
+            rest = lm(input_ids=ids, past_key_values=cache, attention_mask=attention).last_hidden_state
+            logp = torch.log_softmax(self.model.lm_head(rest), -1)
+        scores = np.empty(len(seqs))
+        for i, s in enumerate(seqs):
+            total = float(first[s[0]])
+            total += sum(float(logp[i, j - 1, s[j]]) for j in range(1, len(s)))
+            scores[i] = total
+        return scores

