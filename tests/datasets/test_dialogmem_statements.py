@@ -14,6 +14,7 @@ from memgym.backends.dialogue_reading import read_statements
 from memgym.backends.structured import StructuredReasoner, parse_facts
 from memgym.core.chat import Message
 from memgym.core.config import load_config
+from memgym.core.task_line import request_line
 from memgym.datasets.dialogmem.content import latest
 from memgym.memory.embodied.oracle import OracleProbe
 from memgym.pipelines.dialogmem.generation import DialogMemGenerateConfig, EpisodeBuilder, scene_specs
@@ -90,6 +91,7 @@ def test_the_oracle_answers_every_item(seed):
         oracle.bind_episode(episode)
         facts = oracle.retrieve("").text
         for item in episode.items:
-            reply = reasoner.generate([Message.text("user", f"{facts}\n{item.prompt}")])
+            line = request_line(item.task, item.prompt)  # the env states the task
+            reply = reasoner.generate([Message.text("user", f"{facts}\n{line}")])
             expected = item.answer if item.task == "qa" else f"OBJECT {item.answer['object_id']}"
             assert reply == expected, item.prompt
