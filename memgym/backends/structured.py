@@ -70,8 +70,8 @@ from collections.abc import Iterable, Sequence
 
 from memgym.backends.config import ReasonerConfig
 from memgym.backends.dialogue_reading import transcript
-from memgym.backends.request_reading import LEXICON, STOP_WORDS
-from memgym.backends.target_resolution import UNKNOWN, linked_facts, resolve
+from memgym.backends.request_reading import LEXICON, STOP_WORDS, find_spans
+from memgym.backends.target_resolution import UNKNOWN, heard_facts, linked_facts, resolve
 from memgym.backends.target_resolution import reply as reply_to
 from memgym.backends.word_forms import canonical_phrase, canonical_request
 from memgym.core.chat import Message
@@ -165,7 +165,8 @@ class StructuredReasoner(Reasoner):
         task, question = split_request_line(line)
         options = [line for line in users[-1].text_only().splitlines() if line.startswith(CATEGORIES_PREFIX)]
         if options:
-            return select_categories(question, options[-1][len(CATEGORIES_PREFIX) :])
+            said = transcript(users[-1].text_only().splitlines()[:-1])
+            return select_categories(question, options[-1][len(CATEGORIES_PREFIX) :], said)
         links = [line for line in users[-1].text_only().splitlines() if line.startswith(LINK_PREFIX)]
         if links:
             return select_linked_object(question, links[-1][len(LINK_PREFIX) :])
@@ -221,14 +222,34 @@ def voxmem_history_answer(text: str) -> str | None:
     return answer(question, parsed[0]) if question is not None else None
 
 
-def select_categories(request: str, listed: str) -> str:
+def select_categories(request: str, listed: str, heard: Sequence[tuple[str, str]] = ()) -> str:
     """The categories of the JSON list ``listed`` named in ``request`` (:func:`named_categories`),
-    comma-separated; :data:`UNKNOWN` when none is named."""
+    comma-separated; when it names none, those the dialogue ``heard`` says something about that the
+    request mentions (:func:`categories_said_about`); :data:`UNKNOWN` when there are none."""
     try:
         categories = [str(c) for c in json.loads(listed)]
     except (json.JSONDecodeError, TypeError):
         return UNKNOWN
-    return ", ".join(named_categories(request, categories)) or UNKNOWN
+    named = named_categories(request, categories) or categories_said_about(request, heard, categories)
+    return ", ".join(named) or UNKNOWN
+
+
+def categories_said_about(request: str, heard: Sequence[tuple[str, str]], categories: Sequence[str]) -> list[str]:
+    """The ``categories`` of which ``heard`` (``(speaker, utterance)`` lines) states a social value
+    the request mentions (``Take me to the lighthouse.`` after ``We call the bed the lighthouse.``:
+    ``bed``), in the order of the mentions, words in canonical forms as in :func:`named_categories`
+    (issue 37's dialogue-only instructions)."""
+    if not heard:
+        return []
+    statements = heard_facts(tuple(u for _, u in heard), frozenset(categories), frozenset(s for s, _ in heard))
+    known = frozenset(w for phrase in [*categories, *(s.value for s in statements)] for w in canonical_phrase(phrase))
+    request_words = canonical_request(request, known, LEXICON)
+    found = sorted(
+        (spans[0][0], statement.category)
+        for statement in statements
+        if (spans := find_spans(request_words, canonical_phrase(statement.value)))
+    )
+    return list(dict.fromkeys(category for _, category in found))
 
 
 def select_linked_object(remark: str, listed: str) -> str:

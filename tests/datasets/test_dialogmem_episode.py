@@ -59,4 +59,7 @@ def test_statistics_tables():
     assert summary["episodes"] == 3
     assert summary["qa_items"] == sum(r["n"] for r in stats["items"] if r["task"] == "qa")
     assert 0 < summary["qa_verbalised_%"] < 100
+    navigation = [i for s in range(3) for i in build(s, f"e{s}").items if i.task == "navigation"]
+    dialogue_only = sum(not i.annotations["names_category"] for i in navigation)
+    assert summary["navigation_dialogue_only_%"] == pytest.approx(100 * dialogue_only / len(navigation))
     assert {r["turn_type"] for r in stats["turns"]} >= {"navigation", "commentary"}

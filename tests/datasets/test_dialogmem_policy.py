@@ -9,7 +9,13 @@ import pytest
 from dialogmem_fixtures import CATEGORIES, LOG, OBJECTS
 
 from memgym.datasets.dialogmem.content import MemoryItem, episodic_content, perceptual_content, social_content
-from memgym.datasets.dialogmem.policy import TurnSpec, chain_order_violations, policy_violations, visibility_violations
+from memgym.datasets.dialogmem.policy import (
+    TurnSpec,
+    chain_order_violations,
+    episodic_violations,
+    policy_violations,
+    visibility_violations,
+)
 from memgym.datasets.dialogmem.residents import Resident
 from memgym.datasets.dialogmem.turns import TurnPlanConfig, plan_turns
 
@@ -38,12 +44,13 @@ def spec(turn_type, content, step=2, referenced=("mug_2",), goal=""):
         ("navigation", OWNER, "mug_2", False),  # social content in a navigation turn
         ("navigation", None, "mug_2", False),  # a navigation turn must identify its goal
         ("commentary", OWNER, "", True),
-        ("commentary", RED, "", False),  # perceptual content outside navigation
+        ("commentary", RED, "", True),  # residents say what objects look like (issue 37)
         ("recall", OWNER, "", True),
         ("post_arrival", OWNER, "mug_2", True),
         ("post_arrival", OWNER, "", False),
-        ("commentary", SEEN, "", False),  # episodic content is never stated
+        ("commentary", SEEN, "", True),  # ... and how the robot came across them (when settled: below)
         ("navigation", SEEN, "mug_2", False),
+        ("navigation", OWNER, "mug_2", False),
     ],
 )
 def test_content_type_policy(turn_type, content, goal, ok):
@@ -62,6 +69,17 @@ def test_visibility_alignment():
     assert "not observed before" in visibility_violations(spec("recall", OWNER, step=0), LOG)[0]
     far = dataclasses.replace(spec("commentary", OWNER), step=99)
     assert "outside" in visibility_violations(far, LOG)[0]
+
+
+def test_episodic_items_are_stated_only_once_settled():
+    # mug_2 is seen at steps 1-3 and 6-7: its count is settled from step 8, its order from step 1
+    assert "last sighting" in episodic_violations(spec("commentary", SEEN, step=2), LOG)[0]
+    assert "last sighting" in episodic_violations(spec("recall", SEEN, step=7), LOG)[0]
+    assert episodic_violations(spec("recall", SEEN, step=8), LOG) == []
+    first = dataclasses.replace(SEEN, key="order", value="first")
+    assert "before it was first seen" in episodic_violations(spec("recall", first, step=0), LOG)[0]
+    assert episodic_violations(spec("commentary", first, step=1), LOG) == []
+    assert episodic_violations(spec("commentary", RED, step=0), LOG) == []  # not episodic
 
 
 def test_chain_order():

@@ -65,8 +65,9 @@ def test_filters_drop_ambiguous_revealing_and_duplicate_items():
         TaskSpec("qa", "m2", "mug", (BLUE,), item("m2", "alias", "blue mug", "social", stated=True)),  # reveals
         TaskSpec("qa", "m1", "mug", (RED,), OWNER1_NEW),  # duplicate prompt
     ]
-    items, dropped = build_items(rng, specs, CONTENT, GOAL, {}, episode_id="e")
+    items, dropped = build_items(rng, specs, CONTENT, GOAL, {("m1", "owner", 1): 4}, episode_id="e")
     assert [i.prompt for i in items] == ["Who owns the red mug?"]
+    assert items[0].annotations["evidence_turns"] == [4]
     assert items[0].answer == "Ben"  # the correction is the gold answer
     assert items[0].annotations["updated"] is True and items[0].annotations["verbalised"] is True
     assert dropped == Counter({"not_unique": 1, "same_type": 1, "reveals_answer": 1, "duplicate": 1})
@@ -133,11 +134,18 @@ def test_items_follow_the_annotation_contract(episode):
         if task_item.task == "navigation":
             assert task_item.answer["object_id"] == notes["object_id"]
             assert task_item.answer["view_points"]
+            if not notes["names_category"]:  # named only by what residents said
+                assert notes["content_type"] == "social" and notes["evidence_turns"]
+                assert notes["category"] not in task_item.prompt.lower()
             continue
         assert not reveals_answer(task_item.prompt, task_item.answer)
         assert notes["identification_types"] != [notes["content_type"]]
-        if notes["content_type"] == "episodic":
-            assert notes["verbalised"] is False
+        said = any(
+            m.stated and m.value == task_item.answer
+            for m in episode.memory
+            if (m.object_id, m.key) == (notes["object_id"], notes["answer_key"])
+        )
+        assert notes["verbalised"] is said
         if notes["content_type"] == "social":
             assert notes["verbalised"] is True
             latest = max(

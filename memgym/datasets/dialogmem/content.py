@@ -56,10 +56,16 @@ STORAGE = {"cabinet", "shelf", "bookshelf", "dresser", "wardrobe", "chest", "dra
 ALIASES = (
     "the throne", "old faithful", "the mothership", "the beast", "the lighthouse", "the cloud",
     "the rocket", "the treasure chest", "the nest", "the command center", "the tank", "the island",
+    "the fortress", "the cockpit", "the volcano", "the igloo", "the submarine", "the castle",
+    "the hive", "the ark", "the anchor", "the bunker", "the cocoon", "the jukebox",
+    "the time machine", "the spaceship", "the monolith", "the pagoda", "the beacon", "the dragon",
 )  # fmt: skip
 SIGNIFICANCES = (
     "a wedding gift", "a souvenir from Lisbon", "a family heirloom", "a birthday present",
     "the first thing bought for this house", "made by a neighbour", "won in a raffle", "rescued from a flea market",
+    "a housewarming gift", "bought on our honeymoon", "a retirement present", "found at an estate sale",
+    "inherited from an uncle", "a prize from a school fair", "brought back from Kyoto", "restored by hand",
+    "the last thing grandpa built", "carried over from the old flat", "a graduation present", "a lucky find",
 )  # fmt: skip
 
 

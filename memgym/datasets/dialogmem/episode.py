@@ -2,7 +2,11 @@
 
 :func:`build_episode` runs the whole construction for one traversal: residents, memory content,
 turn specifications, realisation with validation (regenerate, then drop), then task specs,
-filters and item text. Everything random draws from the one generator it is given.
+filters and item text (a share of navigation items rewritten to name their target only by dialogue,
+:mod:`~memgym.datasets.dialogmem.dialogue_navigation`), then statements of perceptual and episodic
+answers up to the verbalised share (:mod:`~memgym.datasets.dialogmem.statements`), realised in a
+second pass and merged into the dialogue by step. Everything random draws from the one generator
+it is given.
 """
 
 from __future__ import annotations
@@ -25,7 +29,8 @@ from memgym.datasets.dialogmem.content import (
     social_content,
 )
 from memgym.datasets.dialogmem.residents import Resident, sample_residents
-from memgym.datasets.dialogmem.task_specs import available_content, build_items, enumerate_specs
+from memgym.datasets.dialogmem.statements import plan_statements
+from memgym.datasets.dialogmem.task_specs import available_content, draft_items, enumerate_specs, task_items
 from memgym.datasets.dialogmem.turns import TurnPlanConfig, plan_turns
 from memgym.datasets.dialogmem.validation import DialogueTurn, GroundingAuditor, realise_dialogue, stated_items
 from memgym.datasets.embodied import EmbodiedEpisode
@@ -111,6 +116,24 @@ class ConstructionConfig:
             **ADDED_FIELD,
         },
     )
+    verbalised_share: float = dataclasses.field(
+        default=0.605,
+        metadata={
+            "help": "share of QA items whose answer the residents state (social answers always are; perceptual "
+            "and episodic ones are stated to reach it; the paper: 60.5%)",
+            "min": 0.0,
+            "max": 1.0,
+        },
+    )
+    dialogue_navigation_share: float = dataclasses.field(
+        default=1 / 3,
+        metadata={
+            "help": "share of navigation instructions naming the target only by what residents said "
+            "(alias, owner, usage, significance; no category word)",
+            "min": 0.0,
+            "max": 1.0,
+        },
+    )
 
 
 def _memory_items(
@@ -154,6 +177,12 @@ def _stated_turns(turns: Sequence[DialogueTurn]) -> dict[tuple[str, str, int], i
     return stated
 
 
+def _merged(first: Sequence[DialogueTurn], second: Sequence[DialogueTurn]) -> list[DialogueTurn]:
+    """Both passes' turns in step order (the first pass's first within a step), renumbered."""
+    ordered = sorted([*first, *second], key=lambda t: t.spec.step)  # stable: first pass first
+    return [dataclasses.replace(t, spec=dataclasses.replace(t.spec, turn_id=i)) for i, t in enumerate(ordered)]
+
+
 def _construction_counts(turn_specs: int, dropped_turns: Sequence[Any], filtered: dict[str, int]) -> dict[str, Any]:
     """What construction planned and dropped: turn specs, dropped turns and their reasons, filtered items."""
     return {
@@ -195,9 +224,8 @@ def build_episode(
     items = _memory_items(rng, objects, log, residents, config)
     plan = TurnPlanConfig(config.commentary_every, config.recall_probability)
     specs, _ = plan_turns(rng, log, items, residents, plan)
-    turns, dropped_turns = realise_dialogue(
-        specs, residents, realiser, log, auditor=auditor, max_attempts=config.max_attempts
-    )
+    realising = {"auditor": auditor, "max_attempts": config.max_attempts}
+    turns, dropped_turns = realise_dialogue(specs, residents, realiser, log, seed=int(rng.integers(2**31)), **realising)
     items = stated_items(items, turns)
     content = available_content(items, set(log.first_seen()))
     task_specs = enumerate_specs(
@@ -207,17 +235,32 @@ def build_episode(
         qa_per_object=config.qa_per_object,
         unique_cues=config.unique_cues,
     )
-    task_items, filtered = build_items(rng, task_specs, content, goals, _stated_turns(turns), episode_id=episode_id)
+    drafts, filtered = draft_items(
+        rng, task_specs, content, goals, dialogue_navigation_share=config.dialogue_navigation_share
+    )
+    answers = [d.spec.answer for d in drafts if d.spec.answer is not None]
+    statements = plan_statements(
+        rng, answers, _stated_turns(turns), log, residents, config.verbalised_share, len(specs)
+    )
+    if statements:
+        said, dropped_statements = realise_dialogue(
+            statements, residents, realiser, log, seed=int(rng.integers(2**31)), history=turns, **realising
+        )
+        turns = _merged(turns, said)
+        dropped_turns = [*dropped_turns, *dropped_statements]
+        items = stated_items(items, turns)
+    task_list = task_items(drafts, _stated_turns(turns), episode_id=episode_id)
     return DialogMemEpisode(
         episode_id=episode_id,
         benchmark="dialogmem",
-        items=tuple(task_items),
+        items=tuple(task_list),
         annotations={
             "scene_id": traversal.scene.scene_id,
             "frames": len(traversal.frames),
             "goals": len(traversal.segments),
             "realiser": getattr(realiser, "name", type(realiser).__name__),
-            **_construction_counts(len(specs), dropped_turns, filtered),
+            "statement_turns": len(statements),
+            **_construction_counts(len(specs) + len(statements), dropped_turns, filtered),
         },
         traversal=traversal,
         residents=tuple(residents),

@@ -2,17 +2,21 @@
 
 Turn types and the content a turn of each type may express (at most one object-level item):
 
-==============  ===========================  ==============================================
-turn type       content allowed              visibility of the referenced object
-==============  ===========================  ==============================================
-navigation      perceptual (of the goal)     any (the goal need not be in view yet)
-commentary      social                       visible at the turn's step
-recall          social                       *not* visible now, observed at an earlier step
-post_arrival    social (of the goal)         the goal is visible at the turn's step
-==============  ===========================  ==============================================
+==============  ===================================  ==============================================
+turn type       content allowed                      visibility of the referenced object
+==============  ===================================  ==============================================
+navigation      perceptual (of the goal)             any (the goal need not be in view yet)
+commentary      social, perceptual, episodic         visible at the turn's step
+recall          social, perceptual, episodic         *not* visible now, observed at an earlier step
+post_arrival    social, perceptual, episodic (goal)  the goal is visible at the turn's step
+==============  ===================================  ==============================================
 
-Episodic content is never stated: observation order and frequency must be recovered from the
-trajectory itself.
+The paper's policy states perceptual content only in navigation turns and episodic content never;
+memgym's residents also say what an object looks like, where it was put and how the robot came
+across it (issue 37), so that the share of QA answers stated in the dialogue can be set
+(``construction.verbalised_share``, :mod:`~memgym.datasets.dialogmem.statements`). An episodic
+item is stated only once its value is settled (:func:`episodic_violations`): its ``order`` and
+``segment`` from its first sighting on, its ``times_seen`` after its last sighting has ended.
 """
 
 from __future__ import annotations
@@ -27,9 +31,9 @@ TurnType = Literal["navigation", "commentary", "recall", "post_arrival"]
 TURN_TYPES: tuple[str, ...] = ("navigation", "commentary", "recall", "post_arrival")
 ALLOWED_CONTENT: dict[str, tuple[str, ...]] = {
     "navigation": ("perceptual",),
-    "commentary": ("social",),
-    "recall": ("social",),
-    "post_arrival": ("social",),
+    "commentary": ("social", "perceptual", "episodic"),
+    "recall": ("social", "perceptual", "episodic"),
+    "post_arrival": ("social", "perceptual", "episodic"),
 }
 
 
@@ -66,9 +70,7 @@ def policy_violations(spec: TurnSpec) -> list[str]:
         return [f"unknown turn type {spec.turn_type!r}"]
     item = spec.content
     if item is not None:
-        if item.type == "episodic":
-            problems.append("episodic content is never stated")
-        elif item.type not in ALLOWED_CONTENT[spec.turn_type]:
+        if item.type not in ALLOWED_CONTENT[spec.turn_type]:
             problems.append(f"{item.type} content is not allowed in a {spec.turn_type} turn")
         if item.object_id not in spec.referenced:
             problems.append(f"content is about {item.object_id}, which the turn does not reference")
@@ -102,6 +104,20 @@ def visibility_violations(spec: TurnSpec, log: ObservationLog) -> list[str]:
     return problems
 
 
+def episodic_violations(spec: TurnSpec, log: ObservationLog) -> list[str]:
+    """Reasons an episodic item is stated before its value is settled at the turn's step: ``order``
+    and ``segment`` before the object's first sighting, ``times_seen`` before its last one ended."""
+    item = spec.content
+    if item is None or item.type != "episodic":
+        return []
+    steps = [s for s, ids in enumerate(log.visible) if item.object_id in ids]
+    if not steps or spec.step < steps[0]:
+        return [f"{item.key} of {item.object_id} is stated before it was first seen"]
+    if item.key == "times_seen" and spec.step <= steps[-1]:
+        return [f"times_seen of {item.object_id} is stated before its last sighting ended (step {steps[-1]})"]
+    return []
+
+
 def chain_order_violations(specs: list[TurnSpec]) -> list[str]:
     """Updates/corrections stated before (or with) the state they change."""
     stated: dict[tuple[str, str], tuple[int, int]] = {}
@@ -123,6 +139,9 @@ def describe(item: MemoryItem) -> str:
     """Plain words for an item (used in LLM prompts; never ids or key names)."""
     subject = f"the {item.category}"
     phrases = {
+        "times_seen": f"the robot came across {subject} {item.value} on its walk",
+        "order": f"{subject} was the {item.value} of its kind the robot saw",
+        "segment": f"the robot first saw {subject} while heading to the {item.value}",
         "color": f"{subject} is {item.value}",
         "material": f"{subject} is made of {item.value}",
         "size": f"{subject} is {item.value} for its kind",

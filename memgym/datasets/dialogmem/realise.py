@@ -1,10 +1,13 @@
 """Turning turn specifications into utterances.
 
-Two realisers share one interface, ``realise(spec, speaker, context, attempt) -> str``:
+Two realisers share one interface, ``realise(spec, speaker, context, attempt, rng) -> str``:
 
-* :class:`TemplateRealiser` (default, offline): sentence patterns per content key and operation,
-  voiced per speaking style (openers, politeness, enthusiasm); ``attempt`` picks another pattern,
-  so a regenerated turn is worded differently.
+* :class:`TemplateRealiser` (default, offline): the grammar of
+  :mod:`~memgym.datasets.dialogmem.grammar` (openers per speaking style, frames per turn type,
+  discourse markers, several fact sentences per key and operation, synonyms), every choice drawn
+  from a generator the episode's generator seeds (:func:`realise_dialogue
+  <memgym.datasets.dialogmem.validation.realise_dialogue>`), so a regenerated turn is worded
+  differently.
 * :class:`LLMRealiser`: asks a reasoner backend (transformers, OpenAI-compatible endpoint) for one
   utterance, conditioned on the speaker's persona and the previous turns and constrained to the
   spec's content; the reply is cleaned (quotes, speaker prefixes, extra lines) and validated by
@@ -18,31 +21,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+import numpy as np
+
 from memgym.core.chat import Message
 from memgym.core.protocols import Reasoner
-from memgym.datasets.dialogmem.content import MemoryItem
+from memgym.datasets.dialogmem.grammar import FRAMES, MARKERS, OPENERS, choose, fact_sentence, utterance
 from memgym.datasets.dialogmem.policy import TurnSpec, describe
 from memgym.datasets.dialogmem.residents import Resident
 
-SOCIAL_PATTERNS: dict[tuple[str, str], tuple[str, ...]] = {
-    ("owner", "state"): ("That {c} is {v}'s.", "The {c} belongs to {v}.", "{v} owns that {c}."),
-    ("owner", "update"): ("{v} has taken over the {c} from {p}.", "The {c} is {v}'s now; it used to be {p}'s."),
-    ("owner", "correction"): (
-        "Sorry, I got that wrong before: the {c} is {v}'s, not {p}'s.",
-        "Correction: the {c} belongs to {v}, not {p}.",
-    ),
-    ("usage", "state"): ("We use the {c} for {v}.", "The {c} is mostly for {v}."),
-    ("usage", "update"): (
-        "These days we use the {c} for {v} instead of {p}.",
-        "We stopped using the {c} for {p}; now it is for {v}.",
-    ),
-    ("usage", "correction"): (
-        "I was wrong earlier: the {c} is for {v}, not {p}.",
-        "Let me correct myself, the {c} is used for {v}, not {p}.",
-    ),
-    ("alias", "state"): ("We call the {c} {v}.", "Around here the {c} is known as {v}."),
-    ("significance", "state"): ("The {c} means a lot to us; it was {v}.", "That {c} is special: it was {v}."),
-}
 NAV_REFERENCES: dict[str, str] = {
     "color": "the {v} {c}",
     "material": "the {v} {c}",
@@ -52,59 +38,44 @@ NAV_REFERENCES: dict[str, str] = {
     "near": "the {c} next to the {v}",
 }
 NAV_PATTERNS: dict[str, tuple[str, ...]] = {
-    "formal": ("Would you please go to {r}?", "Kindly make your way to {r}."),
-    "casual": ("Hey, go check out {r}.", "Could you head over to {r}?"),
-    "terse": ("Go to {r}.", "{R}. Go there."),
-    "cheerful": ("Ooh, let's go to {r}!", "Off you go to {r}!"),
+    "formal": ("Would you please go to {r}?", "Kindly make your way to {r}.", "Please proceed to {r}."),
+    "casual": ("Hey, go check out {r}.", "Could you head over to {r}?", "Swing by {r}, would you?"),
+    "terse": ("Go to {r}.", "{R}. Go there.", "Next: {r}."),
+    "cheerful": ("Ooh, let's go to {r}!", "Off you go to {r}!", "Time to visit {r}!"),
     "chatty": ("So, I was thinking, could you head over to {r}?", "Alright, next up, go find {r}."),
-}
-OPENERS: dict[str, tuple[str, ...]] = {
-    "formal": ("Pardon me.", "If I may add something."),
-    "casual": ("Hey!", "Oh, by the way."),
-    "terse": ("", "Note."),
-    "cheerful": ("Oh, lovely!", "Fun fact!"),
-    "chatty": ("Oh, and another thing.", "You know what?"),
-}
-FRAMES: dict[str, tuple[str, ...]] = {
-    "commentary": ("See that {c}?", "Look at the {c} there.", ""),
-    "recall": ("Remember the {c} you saw earlier?", "About that {c} from before.", "Thinking back to that {c}."),
-    "post_arrival": ("Here we are.", "Great, you found it.", "That's the one."),
 }
 
 
 class TemplateRealiser:
-    """Offline realiser: patterns per key and operation, voiced by speaking style."""
+    """Offline realiser: the grammar of :mod:`~memgym.datasets.dialogmem.grammar`, voiced by
+    speaking style, every choice drawn from the generator it is given."""
 
     name = "template"
 
-    def realise(self, spec: TurnSpec, speaker: Resident, context: Sequence[str], attempt: int = 0) -> str:
-        """One utterance for ``spec``; ``attempt`` > 0 gives other wording."""
-        pick = spec.turn_id + attempt
+    def realise(
+        self,
+        spec: TurnSpec,
+        speaker: Resident,
+        context: Sequence[str],
+        attempt: int = 0,
+        rng: np.random.Generator | None = None,
+    ) -> str:
+        """One utterance for ``spec``; ``rng`` draws the wording (default: one seeded by the turn
+        id and ``attempt``, so a regenerated turn is worded differently)."""
+        rng = rng if rng is not None else np.random.default_rng([spec.turn_id, attempt])
         item = spec.content
         if spec.turn_type == "navigation":
             if item is None:
                 raise ValueError(f"navigation turn {spec.turn_id} has no perceptual content")
             reference = NAV_REFERENCES[item.key].format(v=item.value, c=item.category)
-            patterns = NAV_PATTERNS.get(speaker.style, NAV_PATTERNS["terse"])
-            pattern = patterns[pick % len(patterns)]
+            pattern = choose(NAV_PATTERNS.get(speaker.style, NAV_PATTERNS["terse"]), rng)
             return pattern.format(r=reference, R=reference[0].upper() + reference[1:])
-        parts = [_choose(OPENERS.get(speaker.style, ("",)), pick)]
-        category = item.category if item is not None else "place"
-        parts.append(_choose(FRAMES[spec.turn_type], pick // 2).format(c=category))
-        if item is not None:
-            parts.append(social_sentence(item, pick))
-        return " ".join(p for p in parts if p)
-
-
-def social_sentence(item: MemoryItem, pick: int = 0) -> str:
-    """A sentence stating a social item (with its previous value for updates/corrections)."""
-    patterns = SOCIAL_PATTERNS.get((item.key, item.operation)) or SOCIAL_PATTERNS[(item.key, "state")]
-    text = _choose(patterns, pick).format(c=item.category, v=item.value, p=item.previous)
-    return text[0].upper() + text[1:]
-
-
-def _choose(options: Sequence[str], index: int) -> str:
-    return options[index % len(options)]
+        opener = choose(OPENERS.get(speaker.style, ("",)), rng)
+        frame = choose(FRAMES[spec.turn_type], rng).format(c=item.category if item is not None else "place")
+        if item is None:
+            return " ".join(p for p in (opener, frame) if p)
+        fact = fact_sentence(item.key, item.operation, item.category, item.value, item.previous, rng)
+        return utterance((opener, frame), fact, choose(MARKERS, rng))
 
 
 REALISE_PROMPT = """You write one line of dialogue spoken by {name}, the {relationship} of the household, \
@@ -159,8 +130,15 @@ class LLMRealiser:
             text += "\nYour previous line broke the rules; follow them exactly this time."
         return text
 
-    def realise(self, spec: TurnSpec, speaker: Resident, context: Sequence[str], attempt: int = 0) -> str:
-        """One utterance from the reasoner, cleaned to a single line."""
+    def realise(
+        self,
+        spec: TurnSpec,
+        speaker: Resident,
+        context: Sequence[str],
+        attempt: int = 0,
+        rng: np.random.Generator | None = None,
+    ) -> str:
+        """One utterance from the reasoner, cleaned to a single line (``rng`` unused: decoding is greedy)."""
         reply = self.reasoner.generate(
             [Message.text("user", self.prompt(spec, speaker, context, attempt))], max_new_tokens=self.max_new_tokens
         )

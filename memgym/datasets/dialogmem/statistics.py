@@ -1,5 +1,7 @@
-"""Dataset statistics in the paper's terms: items per task and content type, verbalised share,
-and how much of navigation the category alone (or category and room) already decides.
+"""Dataset statistics in the paper's terms: items per task and content type, verbalised share (per
+content type in ``items``), the share of instructions naming their target only by dialogue
+(``navigation_dialogue_only_%``), and how much of navigation the category alone (or category and
+room) already decides.
 
 :func:`dataset_statistics` returns plain tables (lists of row dicts) that
 :func:`~memgym.core.results.to_markdown` prints. :func:`category_shortcuts` measures, per
@@ -54,6 +56,9 @@ def dataset_statistics(episodes: Iterable[DialogMemEpisode]) -> dict[str, list[d
         "observed_categories_per_episode": _mean([s["observed_categories"] for s in shortcuts]),
         "navigation_category_unique_%": _percent([r["category_unique"] for r in navigation]),
         "navigation_category_room_unique_%": _percent([r["category_room_unique"] for r in navigation]),
+        "navigation_dialogue_only_%": _percent(
+            [not i.annotations.get("names_category", True) for e in episodes for i in e.items if i.task == "navigation"]
+        ),
     }
     return {
         "summary": [summary],

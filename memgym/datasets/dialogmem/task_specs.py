@@ -66,6 +66,8 @@ class TaskSpec:
     category: str
     cues: tuple[MemoryItem, ...]
     answer: MemoryItem | None = None
+    names_category: bool = True
+    """False: a navigation item naming its target only by what residents said (no category word)."""
 
     @property
     def identification_types(self) -> tuple[str, ...]:
@@ -200,20 +202,29 @@ def reveals_answer(prompt: str, answer: str) -> bool:
     return bool(answer_words) and set(answer_words) <= set(words(prompt))
 
 
-def build_items(
+@dataclasses.dataclass(frozen=True)
+class Draft:
+    """An item that passed the filters, before its dialogue annotations: spec, prompt, gold answer."""
+
+    spec: TaskSpec
+    prompt: str
+    answer: Any
+
+
+def draft_items(
     rng: np.random.Generator,
     specs: Sequence[TaskSpec],
     content: Mapping[str, Mapping[str, MemoryItem]],
     goals: Mapping[str, dict[str, Any]],
-    stated_turns: Mapping[tuple[str, str, int], int],
     *,
-    episode_id: str,
-) -> tuple[list[TaskItem], Counter]:
-    """Filter specs and write their text; returns (task items, per-filter drop counts).
+    dialogue_navigation_share: float = 0.0,
+) -> tuple[list[Draft], Counter]:
+    """Filter specs and write their text; returns (drafts, per-filter drop counts).
 
     Args:
         goals: object id -> ``{"position": [x, y, z], "view_points": [[x, y, z], ...]}``.
-        stated_turns: (object id, key, version) -> id of the kept turn stating it.
+        dialogue_navigation_share: share of the navigation items rewritten to name their target
+            only by what residents said (:mod:`~memgym.datasets.dialogmem.dialogue_navigation`).
     """
     dropped: Counter = Counter(dict.fromkeys(FILTERS, 0))
     kept: list[TaskSpec] = []
@@ -229,7 +240,7 @@ def build_items(
         groups.setdefault(spec.signature(), set()).add(spec.target)
     unambiguous = [s for s in kept if len(groups[s.signature()]) == 1]
     dropped["ambiguous_group"] += len(kept) - len(unambiguous)
-    items: list[TaskItem] = []
+    drafts: list[Draft] = []
     prompts: set[str] = set()
     for spec in unambiguous:
         ref = referring_expression(spec.category, spec.cues)
@@ -251,8 +262,34 @@ def build_items(
             dropped["duplicate"] += 1
             continue
         prompts.add(prompt)
-        items.append(_task_item(spec, prompt, answer, len(items), episode_id, stated_turns))
-    return items, dropped
+        drafts.append(Draft(spec, prompt, answer))
+    if dialogue_navigation_share > 0:
+        from memgym.datasets.dialogmem.dialogue_navigation import rewrite_navigation
+
+        drafts = rewrite_navigation(rng, drafts, content, goals, dialogue_navigation_share)
+    return drafts, dropped
+
+
+def task_items(
+    drafts: Sequence[Draft], stated_turns: Mapping[tuple[str, str, int], int], *, episode_id: str
+) -> list[TaskItem]:
+    """The task items of ``drafts``, annotated with the kept dialogue: ``stated_turns`` maps
+    (object id, key, version) to the id of the first kept turn stating it."""
+    return [_task_item(d.spec, d.prompt, d.answer, i, episode_id, stated_turns) for i, d in enumerate(drafts)]
+
+
+def build_items(
+    rng: np.random.Generator,
+    specs: Sequence[TaskSpec],
+    content: Mapping[str, Mapping[str, MemoryItem]],
+    goals: Mapping[str, dict[str, Any]],
+    stated_turns: Mapping[tuple[str, str, int], int],
+    *,
+    episode_id: str,
+) -> tuple[list[TaskItem], Counter]:
+    """:func:`draft_items` then :func:`task_items` (no dialogue-only navigation)."""
+    drafts, dropped = draft_items(rng, specs, content, goals)
+    return task_items(drafts, stated_turns, episode_id=episode_id), dropped
 
 
 def _task_item(
@@ -274,14 +311,16 @@ def _task_item(
         "evidence_turns": turns,
     }
     if spec.answer is not None:
+        a = spec.answer
         annotations |= {
-            "content_type": spec.answer.type,
-            "answer_key": spec.answer.key,
-            "verbalised": spec.answer.stated,
-            "updated": spec.answer.version > 0,
+            "content_type": a.type,
+            "answer_key": a.key,
+            "verbalised": (a.object_id, a.key, a.version) in stated_turns,
+            "updated": a.version > 0,
         }
     else:
         annotations["content_type"] = "+".join(spec.identification_types)
+        annotations["names_category"] = spec.names_category
     prefix = "nav" if spec.task == "navigation" else "qa"
     return TaskItem(
         item_id=f"{episode_id}/{prefix}{index:03d}",

@@ -4,6 +4,7 @@ Spec-level rules (a failing spec is dropped; rewording cannot fix it):
 
 * **policy** -- :func:`~memgym.datasets.dialogmem.policy.policy_violations`;
 * **visibility alignment** -- :func:`~memgym.datasets.dialogmem.policy.visibility_violations`;
+* **settled episodic values** -- :func:`~memgym.datasets.dialogmem.policy.episodic_violations`;
 * **chains** -- an update or correction needs its earlier version stated (and kept) first.
 
 Text-level rules (a failing utterance is regenerated, up to ``max_attempts``, then dropped):
@@ -23,12 +24,20 @@ import dataclasses
 import re
 from collections.abc import Sequence
 
+import numpy as np
+
 from memgym.backends.structured import words
 from memgym.core.chat import Message
 from memgym.core.protocols import Reasoner
 from memgym.core.records import Record, record
 from memgym.datasets.dialogmem.content import MemoryItem, ObservationLog
-from memgym.datasets.dialogmem.policy import TurnSpec, describe, policy_violations, visibility_violations
+from memgym.datasets.dialogmem.policy import (
+    TurnSpec,
+    describe,
+    episodic_violations,
+    policy_violations,
+    visibility_violations,
+)
 from memgym.datasets.dialogmem.residents import Resident
 
 _OBJECT_ID = re.compile(r"\b[a-z]+(?:_[a-z]+)*_\d+\b", re.IGNORECASE)
@@ -141,18 +150,23 @@ def realise_dialogue(
     *,
     auditor: GroundingAuditor | None = None,
     max_attempts: int = 3,
+    seed: int | None = None,
+    history: Sequence[DialogueTurn] = (),
 ) -> tuple[list[DialogueTurn], list[Dropped]]:
     """Validate, realise and re-realise ``specs`` in order; returns (kept turns, dropped).
 
     A later version of a social chain is dropped when an earlier version was dropped, so a
-    kept update or correction always follows the statement it changes.
+    kept update or correction always follows the statement it changes. With ``seed`` (drawn from
+    the episode's generator), attempt ``a`` of turn ``t`` is worded with the generator seeded by
+    ``(seed, t, a)``. ``history``: turns realised before (a second pass) that the realiser sees as
+    context when they were said at or before a spec's step.
     """
     by_name = {r.name: r for r in residents}
     kept: list[DialogueTurn] = []
     dropped: list[Dropped] = []
     versions: dict[tuple[str, str], tuple[int, int]] = {}
     for spec in sorted(specs, key=lambda s: (s.step, s.turn_id)):
-        reasons = policy_violations(spec) + visibility_violations(spec, log)
+        reasons = policy_violations(spec) + visibility_violations(spec, log) + episodic_violations(spec, log)
         item = spec.content
         if item is not None and item.type == "social" and item.version > 0:
             prior = versions.get((item.object_id, item.key))
@@ -163,10 +177,12 @@ def realise_dialogue(
         if reasons:
             dropped.append(Dropped(spec, tuple(reasons)))
             continue
-        context = [f"{t.spec.speaker}: {t.text}" for t in kept]
+        said = [t for t in history if t.spec.step <= spec.step] + kept
+        context = [f"{t.spec.speaker}: {t.text}" for t in said]
         problems: list[str] = []
         for attempt in range(max_attempts):
-            text = realiser.realise(spec, by_name[spec.speaker], context, attempt)
+            wording = {} if seed is None else {"rng": np.random.default_rng([seed, spec.turn_id, attempt])}
+            text = realiser.realise(spec, by_name[spec.speaker], context, attempt, **wording)
             problems = text_violations(text, spec)
             if not problems and auditor is not None and not auditor.passes(text, spec):
                 problems = ["grounding audit failed"]
@@ -190,6 +206,6 @@ def stated_items(items: Sequence[MemoryItem], turns: Sequence[DialogueTurn]) -> 
             said.setdefault((item.object_id, item.key, item.version), turn.spec.step)
     out = []
     for item in items:
-        step = said.get((item.object_id, item.key, item.version)) if item.type != "episodic" else None
+        step = said.get((item.object_id, item.key, item.version))
         out.append(dataclasses.replace(item, stated=step is not None, time=step if step is not None else 0))
     return out

@@ -3,13 +3,16 @@
 :func:`predict_categories` shows the reasoner the categories present in memory (a
 ``CATEGORIES [...]`` line, :data:`memgym.backends.structured.CATEGORIES_PREFIX`) and the
 request, and reads back the categories it names (comma-separated; words outside the list are
-ignored), in the order named. The structured reasoner answers this prompt too.
+ignored), in the order named. A memory holding dialogue (the appended transcript, or the lines
+linked to its snapshots) shows those lines first, so a request that names its object only by what
+residents said ("Take me to the lighthouse.") can still be mapped to the category they said it of.
+The structured reasoner answers this prompt too.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from memgym.backends.structured import CATEGORIES_PREFIX, named_categories
 from memgym.core.chat import Message
@@ -22,12 +25,15 @@ CATEGORY_SYSTEM_PROMPT = (
 )
 
 
-def category_messages(request: str, categories: Iterable[str]) -> list[Message]:
-    """The chat asking for the categories of ``request`` among ``categories``."""
+def category_messages(request: str, categories: Iterable[str], dialogue: Sequence[str] = ()) -> list[Message]:
+    """The chat asking for the categories of ``request`` among ``categories``; ``dialogue``: the
+    ``"Speaker: utterance"`` lines the memory holds (shown before the list, so that a request naming
+    its object only by what residents said, ``Take me to the lighthouse.``, can be resolved)."""
     listed = json.dumps(sorted(set(categories)))
+    said = "Dialogue:\n" + "\n".join(dialogue) + "\n" if dialogue else ""
     return [
         Message.text("system", CATEGORY_SYSTEM_PROMPT),
-        Message.text("user", f"{CATEGORIES_PREFIX}{listed}\nRequest: {request}"),
+        Message.text("user", f"{said}{CATEGORIES_PREFIX}{listed}\nRequest: {request}"),
     ]
 
 
@@ -36,8 +42,11 @@ def parse_categories(reply: str, categories: Iterable[str]) -> tuple[str, ...]:
     return tuple(named_categories(reply, categories))
 
 
-def predict_categories(reasoner: Reasoner | None, request: str, categories: Iterable[str]) -> tuple[str, ...]:
-    """Ask ``reasoner`` which of ``categories`` ``request`` needs (see the module docstring)."""
+def predict_categories(
+    reasoner: Reasoner | None, request: str, categories: Iterable[str], dialogue: Sequence[str] = ()
+) -> tuple[str, ...]:
+    """Ask ``reasoner`` which of ``categories`` ``request`` needs (see the module docstring), showing
+    it the memory's ``dialogue`` lines when it holds any."""
     categories = sorted(set(categories))
     if not categories:
         return ()
@@ -46,4 +55,5 @@ def predict_categories(reasoner: Reasoner | None, request: str, categories: Iter
             "this memory retrieves by categories the reasoner predicts; give it one with bind_reasoner(reasoner) "
             "(ReasonerAgent does so before every retrieval)"
         )
-    return parse_categories(reasoner.generate(category_messages(request, categories), max_new_tokens=48), categories)
+    reply = reasoner.generate(category_messages(request, categories, dialogue), max_new_tokens=48)
+    return parse_categories(reply, categories)

@@ -96,7 +96,8 @@ class ObjectMemory(VisualMemory):
         """The first ``top_k_categories`` categories the bound reasoner names for ``query`` among the
         instances' labels."""
         request = query if isinstance(query, str) else str(getattr(query, "text", query))
-        named = predict_categories(self.reasoner, request, {i.label for i in self.objects.instances})
+        labels = {i.label for i in self.objects.instances}
+        named = predict_categories(self.reasoner, request, labels, self.category_dialogue())
         return named[: self.top_k_categories]
 
     def contents(self) -> dict[str, Any]:

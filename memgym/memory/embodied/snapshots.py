@@ -130,6 +130,13 @@ class SnapshotMemory(ObjectMemory):
         ]
         return {**super().contents(), "snapshots": snapshots}
 
+    def category_dialogue(self) -> list[str]:
+        """The transcript (``+dialogue``), or the lines linked to any snapshot (a linker's variants)."""
+        if self.linker is None:
+            return super().category_dialogue()
+        linked = sorted({t for s in self.snapshots() for t in s.turns})
+        return [self.turns[t][1] for t in linked]
+
     def facts(self) -> dict[str, dict[str, str]]:
         """Observable facts; with ``snapshot_relations=image`` an object's ``on`` / ``near`` name only
         objects detected in the frame of its snapshot's image."""

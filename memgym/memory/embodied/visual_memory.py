@@ -214,6 +214,10 @@ class VisualMemory(Memory, abc.ABC):
         """The dialogue lines, in order (empty for variants without dialogue)."""
         return "\n".join(line for _, line in self.turns) if self.with_dialogue else ""
 
+    def category_dialogue(self) -> list[str]:
+        """The dialogue lines category prediction may read: the transcript of variants with dialogue."""
+        return [line for _, line in self.turns] if self.with_dialogue else []
+
     def contents(self) -> dict[str, Any]:
         """What the memory itself kept, without images or point clouds:
 

@@ -65,6 +65,9 @@ class Claim:
     """Training seeds an effect of trained models needs before it decides (:func:`~memgym.pipelines.findings.verdicts.decide`)."""
     paper_effect: float | None = None
     """The paper's effect in pp where it states one (drawn beside ours in the figure)."""
+    by_construction: Callable[[Tables], str] | None = None
+    """Why, on the runs given, the verdict follows from the reasoner's rules rather than from the
+    memories compared ("" when it does not there); such a decided verdict reads ``by construction``."""
 
 
 def runs_of(rows: Sequence[dict[str, Any]], *systems: str) -> tuple[str, ...]:

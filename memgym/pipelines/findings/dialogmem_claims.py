@@ -64,6 +64,42 @@ def dm_updated_social() -> Callable[[Tables], Outcome]:
     return measure
 
 
+def by_rules(reason: str, *systems: str, when: m.Select | None = None) -> Callable[[Tables], str]:
+    """A ``by_construction`` rule: ``reason`` when every row of ``systems`` in the runs was answered
+    by the offline ``structured`` reasoner (and, with ``when``, every such row passes it); "" else."""
+
+    def rule(t: Tables) -> str:
+        rows = [r for r in t.dialogmem if r["system"] in systems]
+        if not rows or any(r["reasoner"] != "structured" for r in rows):
+            return ""
+        return reason if when is None or all(when(r) for r in rows) else ""
+
+    return rule
+
+
+def _names_category(row: dict) -> bool:
+    return row["task"] != "navigation" or row["names_category"]
+
+
+APPENDED_NAVIGATION = (
+    "every instruction of these runs names its target's category and the structured reasoner reads "
+    "unlinked transcript lines only as facts about a category, so the transcript cannot change which "
+    "entry it picks (datasets with dialogue-only instructions, construction.dialogue_navigation_share, "
+    "measure it)"
+)
+APPENDING_BEATS_LINKING = (
+    "the structured reasoner answers from every transcript line about the asked category (the latest "
+    "wins) whenever the target's entry lacks the key, while with links it reads only the lines linked "
+    "to the retrieved snapshots: appending reaches every line linking can, and loses only where two "
+    "objects of one category were told different values"
+)
+LINK_ERRORS = (
+    "the structured reasoner reads a linked line as a fact of every entry of the snapshot it is linked "
+    "to, whatever object the line names, so how QA moves with missing or wrong links follows from that "
+    "rule and the sweep's random placement, not from the memory"
+)
+
+
 def _paired(
     claim_id: str,
     sentence: str,
@@ -72,9 +108,19 @@ def _paired(
     pair: tuple[str, str, str],
     run_hint: str,
     paper_effect: float | None = None,
+    by_construction: Callable[[Tables], str] | None = None,
 ) -> Claim:
     """A DialogMem claim measured as ``plus - minus`` on ``task`` items (``pair``, :func:`dm_pair`)."""
-    return Claim(claim_id, "dialogmem", sentence, paper, kind, dm_pair(*pair, run_hint), paper_effect=paper_effect)
+    return Claim(
+        claim_id,
+        "dialogmem",
+        sentence,
+        paper,
+        kind,
+        dm_pair(*pair, run_hint),
+        paper_effect=paper_effect,
+        by_construction=by_construction,
+    )
 
 
 def _controlled(mode: str, level: int) -> str:
@@ -116,6 +162,7 @@ DIALOGMEM: tuple[Claim, ...] = (
         ("3dmem+dialogue", "3dmem", "navigation"),
         EVAL_DM.format("3dmem,3dmem+dialogue"),
         0.1,
+        by_construction=by_rules(APPENDED_NAVIGATION, "3dmem", "3dmem+dialogue", when=_names_category),
     ),
     _paired(
         "dm-append-nav-frames",
@@ -125,6 +172,7 @@ DIALOGMEM: tuple[Claim, ...] = (
         ("frames+dialogue", "frames", "navigation"),
         EVAL_DM.format("frames,frames+dialogue"),
         1.4,
+        by_construction=by_rules(APPENDED_NAVIGATION, "frames", "frames+dialogue", when=_names_category),
     ),
     _paired(
         "dm-linker-clip-qa",
@@ -134,6 +182,7 @@ DIALOGMEM: tuple[Claim, ...] = (
         ("3dmem+dialogue", "3dmem+clip", "qa"),
         SWEEP_DM + " link.clip_model=MODEL",
         4.6,
+        by_construction=by_rules(APPENDING_BEATS_LINKING, "3dmem+dialogue", "3dmem+clip"),
     ),
     _paired(
         "dm-linker-vlm-qa",
@@ -143,6 +192,7 @@ DIALOGMEM: tuple[Claim, ...] = (
         ("3dmem+dialogue", "3dmem+vlm", "qa"),
         SWEEP_DM,
         14.8,
+        by_construction=by_rules(APPENDING_BEATS_LINKING, "3dmem+dialogue", "3dmem+vlm"),
     ),
     _paired(
         "dm-linker-vlm-nav",
@@ -169,6 +219,7 @@ DIALOGMEM: tuple[Claim, ...] = (
         (_controlled("missing", 100), _controlled("missing", 0), "qa"),
         SWEEP_DM,
         33.2,
+        by_construction=by_rules(LINK_ERRORS, _controlled("missing", 100), _controlled("missing", 0)),
     ),
     _paired(
         "dm-wrong-qa",
@@ -178,6 +229,7 @@ DIALOGMEM: tuple[Claim, ...] = (
         (_controlled("wrong", 100), _controlled("wrong", 0), "qa"),
         SWEEP_DM,
         0.0,
+        by_construction=by_rules(LINK_ERRORS, _controlled("wrong", 100), _controlled("wrong", 0)),
     ),
     _paired(
         "dm-probe-metadata",

@@ -17,7 +17,20 @@ from memgym.pipelines.findings.claims import CLAIMS, Claim, Measured, Tables
 from memgym.pipelines.findings.runs import BENCHMARK_OF_JOB, RunFolder, find_runs
 from memgym.pipelines.findings.verdicts import decide
 
-COLUMNS = ("benchmark", "claim", "paper", "ours", "effect_pp", "low", "high", "n", "verdict", "detail", "runs")
+COLUMNS = (
+    "benchmark",
+    "claim",
+    "paper",
+    "ours",
+    "effect_pp",
+    "low",
+    "high",
+    "n",
+    "verdict",
+    "detail",
+    "by_construction",
+    "runs",
+)
 
 
 def finding_rows(runs: Sequence[RunFolder], claims: Sequence[Claim] = CLAIMS) -> list[dict[str, Any]]:
@@ -33,19 +46,24 @@ def finding_rows(runs: Sequence[RunFolder], claims: Sequence[Claim] = CLAIMS) ->
             "paper": claim.paper,
             "paper_effect": claim.paper_effect,
         }
+        reason = claim.by_construction(tables) if claim.by_construction is not None else ""
+        row["by_construction"] = reason
         if isinstance(outcome, Measured):
             effect = outcome.effect
             decision = decide(
                 effect, claim.kind, margin=claim.margin, min_items=claim.min_items, min_seeds=claim.min_seeds
             )
             detail = decision.reason + (f"; about {decision.needed} units would decide it" if decision.needed else "")
+            verdict = decision.verdict
+            if reason and verdict != "undecided":
+                verdict, detail = "by construction", f"the interval reads {decision.verdict}, but {reason}"
             row.update(
                 ours=outcome.ours,
                 effect_pp=round(effect.estimate, 2),
                 low=round(effect.low, 2),
                 high=round(effect.high, 2),
                 n=effect.n,
-                verdict=decision.verdict,
+                verdict=verdict,
                 detail=detail,
                 runs=";".join(outcome.runs),
             )
@@ -109,6 +127,7 @@ def plot(rows: Sequence[dict[str, Any]], path: Path) -> Path | None:
         "not reproduced": "tab:orange",
         "reversed": "tab:red",
         "undecided": "tab:gray",
+        "by construction": "tab:purple",
     }
     fig, ax = plt.subplots(figsize=(8, 0.45 * len(measured) + 1.2))
     for y, row in enumerate(measured):

@@ -9,8 +9,10 @@ Tidy rows (plain dicts) per benchmark:
 - DialogMem (``eval-dialogmem``, one folder per memory or sweep variant): ``system`` (memory name
   or sweep variant), ``item`` (the results key: episode | item, shared across systems), ``task``
   (``qa`` / ``navigation``), ``score`` (0-100: LLM-match or token F1 x 100 for QA, geodesic
-  success x 100 for navigation), ``content_type``, ``verbalised``, ``updated``, and for sweep
-  variants ``mode`` / ``level``.
+  success x 100 for navigation), ``content_type``, ``verbalised``, ``updated``,
+  ``names_category`` (false for an instruction naming its target only by dialogue cues; true for
+  rows written before such items existed), ``reasoner`` (the run's ``reasoner.backend``), and for
+  sweep variants ``mode`` / ``level``.
 - VoxMem (``eval-voxmem``): ``system`` (``memory/model``), ``item`` (item id), ``budget`` (tokens),
   ``evidence``, ``operation``, ``subtype``, ``score`` (0 / 100), ``refusal`` (an answer-refusal item).
 - AMemOps (``amemops_eval``): one row per query as :func:`query_rows` gives them (``model``,
@@ -90,6 +92,7 @@ def dialogmem_rows(runs: Iterable[RunFolder]) -> list[dict[str, Any]]:
         variant = run.path.name if run.path.parent.name == "sweep" else ""
         system = variant or str(run.config.get("memory") or run.path.name)
         mode, level = _sweep_level(variant)
+        reasoner = run_reasoner(run.config)
         for row in run.rows:
             score = _dialogmem_score(row)
             if score is None:
@@ -104,11 +107,20 @@ def dialogmem_rows(runs: Iterable[RunFolder]) -> list[dict[str, Any]]:
                     "content_type": row.get("content_type"),
                     "verbalised": row.get("verbalised"),
                     "updated": bool(row.get("updated", False)),
+                    "names_category": bool(row.get("names_category", True)),
+                    "reasoner": reasoner,
                     "mode": mode,
                     "level": level,
                 }
             )
     return tidy
+
+
+def run_reasoner(config: dict[str, Any]) -> str:
+    """The reasoner backend a run's config names (``structured``, the default, when it names none)."""
+    reasoner = config.get("reasoner")
+    backend = reasoner.get("backend") if isinstance(reasoner, dict) else None
+    return str(backend or "structured")
 
 
 def _sweep_level(variant: str) -> tuple[str, float | None]:

@@ -40,8 +40,17 @@ import math
 from typing import Literal
 
 ClaimKind = Literal["positive", "flat"]
-Verdict = Literal["reproduced", "not reproduced", "reversed", "undecided", "not measured"]
-VERDICTS: tuple[Verdict, ...] = ("reproduced", "not reproduced", "reversed", "undecided", "not measured")
+Verdict = Literal["reproduced", "not reproduced", "reversed", "undecided", "not measured", "by construction"]
+VERDICTS: tuple[Verdict, ...] = (
+    "reproduced",
+    "not reproduced",
+    "reversed",
+    "undecided",
+    "not measured",
+    "by construction",
+)
+"""``by construction``: a decided verdict whose outcome the claim's ``by_construction`` rule says
+follows from the reasoner's rules rather than the memories (:mod:`.report`)."""
 
 DEFAULT_MARGIN = 5.0
 """Percentage points within which an effect counts as "flat" (no movement)."""

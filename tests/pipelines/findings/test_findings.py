@@ -64,13 +64,37 @@ def test_each_verdict_from_constructed_runs(dialogmem_runs: Path) -> None:
     rows = by_id(finding_rows(find_runs([dialogmem_runs])))
     assert rows["dm-append-qa-3dmem"]["verdict"] == "reproduced"
     assert rows["dm-append-qa-3dmem"]["n"] == 60
-    assert rows["dm-append-nav-3dmem"]["verdict"] == "reproduced"  # identical scores: flat
+    # identical scores: flat, but every instruction names its category and the runs used the
+    # structured reasoner, so the verdict follows from its rules
+    assert rows["dm-append-nav-3dmem"]["verdict"] == "by construction"
+    assert "reads reproduced" in rows["dm-append-nav-3dmem"]["detail"]
+    assert "names its target's category" in rows["dm-append-nav-3dmem"]["by_construction"]
     assert rows["dm-append-nav-3dmem"]["effect_pp"] == 0.0
+    assert rows["dm-append-qa-3dmem"]["by_construction"] == ""
     assert rows["dm-probe-metadata"]["verdict"] == "reversed"
     assert rows["dm-append-qa-frames"]["verdict"] == "undecided"
     assert "below the minimum" in rows["dm-append-qa-frames"]["detail"]
     assert rows["dm-linker-vlm-qa"]["verdict"] == "not measured"
     assert "sweep=link_quality" in rows["dm-linker-vlm-qa"]["detail"]
+
+
+@pytest.mark.parametrize(
+    ("config", "names_category", "verdict"),
+    [
+        ({}, True, "by construction"),  # structured reasoner (the default), category named everywhere
+        ({}, False, "reproduced"),  # dialogue-only instructions: appending may move navigation
+        ({"reasoner": "{backend: hf}"}, True, "reproduced"),  # a model reads the transcript its own way
+    ],
+)
+def test_by_construction_needs_the_structured_reasoner_and_category_instructions(
+    tmp_path: Path, config: dict, names_category: bool, verdict: str
+) -> None:
+    rows = [{**r, "names_category": names_category} for r in dialogmem_rows(np.random.default_rng(2), 0.5, 0.5)]
+    for memory in ("3dmem", "3dmem+dialogue"):
+        write_run(tmp_path / "a" / memory, "eval-dialogmem", rows, {"memory": memory, **config})
+    found = by_id(finding_rows(find_runs([tmp_path])))["dm-append-nav-3dmem"]
+    assert found["verdict"] == verdict
+    assert bool(found["by_construction"]) is (verdict == "by construction")
 
 
 def test_not_reproduced_when_the_effect_is_flat(tmp_path: Path) -> None:
