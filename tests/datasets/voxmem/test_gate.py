@@ -124,7 +124,9 @@ def test_the_report_hears_every_turn_by_condition_and_role(vox_dataset, tmp_path
     assert report["turns"] == len(user_turns) and sum(asr.batches) == len(user_turns) and len(asr.batches) >= 1
     conditions = report["wer_by_condition"]
     assert conditions["clean"]["wer"] == 0.0 and conditions["clean"]["turns"] > 0
-    assert {c: r["wer"] for c, r in conditions.items() if c != "clean"} == dict.fromkeys(set(conditions) - {"clean"}, 1.0)
+    assert {c: r["wer"] for c, r in conditions.items() if c != "clean"} == dict.fromkeys(
+        set(conditions) - {"clean"}, 1.0
+    )
     assert {"sound", "cued"} <= set(conditions)
     assert set(report["wer_by_role"]) == {"evidence", "haystack", "filler"}
     assert sum(r["turns"] for r in report["wer_by_role"].values()) == report["turns"]
