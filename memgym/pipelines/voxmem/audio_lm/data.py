@@ -68,8 +68,9 @@ def sound_name(sound: str) -> str:
     return sound.replace("_", " ") if sound else NOTHING
 
 
-def draw_clip(voices: list[Voice], sound_classes: tuple[str, ...], sound_rate: float, rng: np.random.Generator,
-              voice: str = "") -> Clip:
+def draw_clip(
+    voices: list[Voice], sound_classes: tuple[str, ...], sound_rate: float, rng: np.random.Generator, voice: str = ""
+) -> Clip:
     """A random statement (uniform family, subject, value, cue; a sound with probability ``sound_rate``)."""
     family = TOPIC_FAMILIES[int(rng.integers(len(TOPIC_FAMILIES)))]
     subject = str(family.subjects[int(rng.integers(len(family.subjects)))])
@@ -82,8 +83,9 @@ def draw_clip(voices: list[Voice], sound_classes: tuple[str, ...], sound_rate: f
     return Clip(chosen, text, family.name, subject, value, cue, sound)
 
 
-def make_example(task: str, voices: list[Voice], sound_classes: tuple[str, ...], sound_rate: float,
-                 rng: np.random.Generator) -> Example:
+def make_example(
+    task: str, voices: list[Voice], sound_classes: tuple[str, ...], sound_rate: float, rng: np.random.Generator
+) -> Example:
     """One example of ``task`` (module docstring)."""
     clip = draw_clip(voices, sound_classes, sound_rate, rng)
     if task == "transcript":
@@ -93,11 +95,17 @@ def make_example(task: str, voices: list[Voice], sound_classes: tuple[str, ...],
         question = f"What {family.slot} was given for {clip.subject}?"
         return Example(task, (clip,), question, clip.value, tuple(family.values))
     if task == "cue":
-        return Example(task, (clip,), "How did the speaker sound?", CUE_WORDS[clip.cue],
-                       tuple(CUE_WORDS[c] for c in CUES))
+        return Example(
+            task, (clip,), "How did the speaker sound?", CUE_WORDS[clip.cue], tuple(CUE_WORDS[c] for c in CUES)
+        )
     if task == "sound":
-        return Example(task, (clip,), "What could be heard in the background?", sound_name(clip.sound),
-                       (NOTHING, *(sound_name(s) for s in sound_classes)))
+        return Example(
+            task,
+            (clip,),
+            "What could be heard in the background?",
+            sound_name(clip.sound),
+            (NOTHING, *(sound_name(s) for s in sound_classes)),
+        )
     if task == "speaker":
         same = bool(rng.random() < 0.5)
         others = [v.voice_id for v in voices if v.voice_id != clip.voice]

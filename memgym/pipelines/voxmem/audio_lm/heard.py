@@ -44,8 +44,11 @@ def evaluate_heard(lm: Any, speech: Any, per_task: int, seed: int, *, progress: 
         }
         if progress:
             r = results[task]
-            print(f"audio_lm: held-out {task}: audio {r['audio']['estimate']:.2f} silence "
-                  f"{r['silence']['estimate']:.2f} chance {r['chance']:.2f}", flush=True)
+            print(
+                f"audio_lm: held-out {task}: audio {r['audio']['estimate']:.2f} silence "
+                f"{r['silence']['estimate']:.2f} chance {r['chance']:.2f}",
+                flush=True,
+            )
     return results
 
 
