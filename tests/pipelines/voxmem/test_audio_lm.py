@@ -99,14 +99,14 @@ def test_shapes_prompt_and_loss_going_down(tiny_build):
     batch = [([prefixes[0]], "How did the speaker sound?", "slow"), (prefixes, "Same person?", "no")]
     frozen = model.model.language_model.layers[0].mlp.up_proj.weight.clone()
     # through the frozen LM (a random 2-layer one reads nearly uniform: measured drops 0.12-0.19 in
-    # 8 steps over 3 seeds) and, in stage 1, through its tied output matrix alone
+    # 6 steps over 3 seeds) and, in stage 1, through its tied output matrix alone
     for loss_of, margin in (
         (lambda: lm.loss(batch), 0.05),
         (lambda: lm.align_loss([(prefixes[1], "fast words")]), 0.5),
     ):
         optimizer = torch.optim.AdamW(lm.trainable(), lr=3e-3)
         losses = []
-        for _ in range(8):
+        for _ in range(6):
             loss = loss_of()
             optimizer.zero_grad()
             loss.backward()
@@ -134,7 +134,7 @@ def test_train_resume_save_and_load(tiny_build, tiny_trained):
     card = (folder / "README.md").read_text()
     assert "| said |" in card and "espeak-02" in card and "with silence" in card
     heldout = json.loads((out / "heldout.json").read_text())
-    assert set(heldout) == {"said", "speaker", "cue", "sound"} and heldout["speaker"]["chance"] == 0.5
+    assert set(heldout) == {"said", "speaker", "cue", "sound", "noise"} and heldout["speaker"]["chance"] == 0.5
 
     # the folder is a transformers Qwen2-Audio checkpoint: loaded, it computes what training saved
     loaded = transformers.Qwen2AudioForConditionalGeneration.from_pretrained(folder)

@@ -12,6 +12,7 @@ task            clips  question                                          answer 
 ``said``        1      what <slot> was given for <subject>?              the value (family's values)
 ``cue``         1      how did the speaker sound?                        cue word (7 cues)
 ``sound``       1      what could be heard in the background?            class or "nothing" (all + 1)
+``noise``       1      was anything audible besides the voice?           yes / no
 ``speaker``     2      did the same person speak in both recordings?     yes / no
 ==============  =====  ================================================  =============================
 
@@ -34,8 +35,8 @@ from memgym.datasets.voxmem.records import SessionFact
 from memgym.datasets.voxmem.topics import FAMILY_BY_NAME, TOPIC_FAMILIES
 from memgym.datasets.voxmem.writing import TemplateWriter
 
-TASKS: tuple[str, ...] = ("transcript", "said", "cue", "sound", "speaker")
-SCORED_TASKS: tuple[str, ...] = ("said", "speaker", "cue", "sound")
+TASKS: tuple[str, ...] = ("transcript", "said", "cue", "sound", "noise", "speaker")
+SCORED_TASKS: tuple[str, ...] = ("said", "speaker", "cue", "sound", "noise")
 NOTHING = "nothing"
 
 
@@ -106,6 +107,9 @@ def make_example(
             sound_name(clip.sound),
             (NOTHING, *(sound_name(s) for s in sound_classes)),
         )
+    if task == "noise":
+        question = "Was anything audible in the background besides the voice? Answer yes or no."
+        return Example(task, (clip,), question, "yes" if clip.sound else "no", ("yes", "no"))
     if task == "speaker":
         same = bool(rng.random() < 0.5)
         others = [v.voice_id for v in voices if v.voice_id != clip.voice]

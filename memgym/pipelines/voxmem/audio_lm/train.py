@@ -30,8 +30,8 @@ from memgym.pipelines.voxmem.audio_lm.config import AudioLMTrainConfig
 from memgym.pipelines.voxmem.audio_lm.data import TASKS, Example, clip_audio, example_rng, make_example, split_voices
 from memgym.pipelines.voxmem.audio_lm.model import AudioLM
 
-TASK_WEIGHTS: dict[str, float] = dict(zip(TASKS, (1.0, 2.0, 1.0, 1.0, 1.0), strict=True))
-"""Stage 2 task mix (relative)."""
+TASK_WEIGHTS: dict[str, float] = dict(zip(TASKS, (1.0, 2.0, 1.0, 1.0, 1.0, 1.0), strict=True))
+"""Stage 2 task mix (relative; ``config.tasks`` picks which)."""
 CHECKPOINT = "checkpoint.pt"
 
 
@@ -65,8 +65,8 @@ class Speech:
         return clip_audio(self.renderer, self.by_id, clip, self.folder)
 
 
-def _task(rng) -> str:
-    names = list(TASK_WEIGHTS)
+def _task(rng, tasks: tuple[str, ...]) -> str:
+    names = [t for t in TASK_WEIGHTS if t in tasks]
     weights = [TASK_WEIGHTS[n] for n in names]
     total = sum(weights)
     return str(rng.choice(names, p=[w / total for w in weights]))
@@ -77,6 +77,7 @@ def _config_record(config: AudioLMTrainConfig) -> dict[str, Any]:
     for key in ("out", "checkpoint_every", "threads"):
         record.pop(key)
     record["heldout_voices"] = list(record["heldout_voices"])
+    record["tasks"] = list(record["tasks"])
     return record
 
 
@@ -147,6 +148,7 @@ def train(
             continue  # stage finished earlier
         state["stage"] = stage
         losses = state["losses"][stage]
+        cpu = time.process_time()
         while len(losses) < total:
             step = len(losses)
             if stage == "align":
@@ -166,7 +168,9 @@ def train(
                 for k in range(config.batch_size):
                     rng = example_rng(config.seed, "instruct", step * config.batch_size + k)
                     examples.append(
-                        make_example(_task(rng), train_voices, speech.sound_classes, config.sound_rate, rng)
+                        make_example(
+                            _task(rng, config.tasks), train_voices, speech.sound_classes, config.sound_rate, rng
+                        )
                     )
                 loss = lm.loss([_inputs(lm, speech, e) for e in examples])
             optimizer.zero_grad()
@@ -174,13 +178,17 @@ def train(
             torch.nn.utils.clip_grad_norm_(lm.trainable(), 1.0)
             optimizer.step()
             losses.append(loss.item())
+            state["cpu_s"][stage] = state["cpu_s"].get(stage, 0.0) + time.process_time() - cpu
+            cpu = time.process_time()
             if len(losses) % config.checkpoint_every == 0 or len(losses) == total:
                 save(optimizer)
                 report(stage, len(losses), total, losses)
         state["optimizer"] = None
     model.eval()
     heldout = Speech(out / "clips" / "heldout", heldout_voices, "eval", config.snr_db)
-    scores = evaluate_heard(lm, heldout, config.heldout_per_task, config.seed, progress=progress)
+    cpu = time.process_time()
+    scores = evaluate_heard(lm, heldout, config.heldout_per_task, config.seed, tasks=config.tasks, progress=progress)
+    state["cpu_s"]["heldout"] = time.process_time() - cpu
     model.save_pretrained(folder)
     processor.save_pretrained(folder)
     (out / "heldout.json").write_text(json.dumps(scores, indent=1) + "\n")
@@ -192,7 +200,8 @@ def train(
         scores,
         [v.voice_id for v in train_voices],
         [v.voice_id for v in heldout_voices],
-        TASK_WEIGHTS,
+        {t: w for t, w in TASK_WEIGHTS.items() if t in config.tasks},
+        state["cpu_s"],
     )
     return folder
 
@@ -205,6 +214,7 @@ def _load_checkpoint(path: Path, record: dict[str, Any]) -> dict[str, Any]:
     import torch
 
     fresh = {
+        "cpu_s": {},
         "config": record,
         "stage": "",
         "trainable": None,
