@@ -152,6 +152,11 @@ def main_tables(path: str | Path, by: Sequence[str] = (), metrics: Sequence[str]
 
 def _table(source: Path, job: str, kind: RunKind, rows: list[dict[str, Any]], by: list[str], metrics: list[str]):
     where = source / "results.jsonl" if (source / "results.jsonl").exists() else source
+    if not rows and job not in RUN_KINDS:
+        raise RecordError(
+            f"{source}: a '{job}' run with no result rows; memgym report tabulates the results of "
+            f"evaluation runs ({', '.join(RUN_KINDS)})"
+        )
     chosen = metrics or [m for m in kind.metrics if any(r.get(m) is not None for r in rows)]
     if not chosen and rows:
         chosen = _numeric_columns(rows)

@@ -101,3 +101,10 @@ def test_run_folders_carry_a_name_and_old_hash_folders_resume(tmp_path):
     assert run_name(tmp_path, "eval-voxmem", [""], "fedc") == "fedc"
     json.dumps(run_name(tmp_path, "x", ["a" * 100], "d"))
     assert len(run_name(tmp_path, "x", ["a" * 100], "d")) == 48 + 2
+
+
+def test_a_training_run_says_what_report_reads(tmp_path, capsys):
+    RunStore.open(tmp_path, "amemops_train", {"t": 1}, name="gdn2-seed0")
+    assert main(["report", str(tmp_path / "amemops_train" / "gdn2-seed0")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "a 'amemops_train' run with no result rows; memgym report tabulates" in err[0]
