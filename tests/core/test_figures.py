@@ -5,10 +5,10 @@ from __future__ import annotations
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.text import Text  # noqa: E402
+import matplotlib.pyplot as plt
+from matplotlib.text import Text
 
-from memgym.core.figures import label_line_ends, legend_outside, system_styles  # noqa: E402
+from memgym.core.figures import label_line_ends, legend_outside, system_styles
 
 
 def test_twelve_systems_get_twelve_colours():
