@@ -152,14 +152,17 @@ def main_tables(path: str | Path, by: Sequence[str] = (), metrics: Sequence[str]
 
 def _table(source: Path, job: str, kind: RunKind, rows: list[dict[str, Any]], by: list[str], metrics: list[str]):
     where = source / "results.jsonl" if (source / "results.jsonl").exists() else source
+    if not rows and job not in RUN_KINDS:
+        raise RecordError(
+            f"{source}: a '{job}' run with no result rows; memgym report tabulates the results of "
+            f"evaluation runs ({', '.join(RUN_KINDS)})"
+        )
     chosen = metrics or [m for m in kind.metrics if any(r.get(m) is not None for r in rows)]
     if not chosen and rows:
         chosen = _numeric_columns(rows)
     check_report_columns(rows, by, chosen, where)
     groups = (["system"] if kind.system is not None else []) + by
-    pivots = (
-        sorted({r.get(kind.pivot) for r in rows if r.get(kind.pivot) is not None}, key=_order) if kind.pivot else []
-    )
+    pivots = _pivot_values(rows, kind.pivot) if kind.pivot else []
     columns = [(m, p) for m in chosen for p in (pivots or [None])]
     grouped: dict[tuple, list[dict[str, Any]]] = {}
     for row in rows:
@@ -195,8 +198,11 @@ def _table(source: Path, job: str, kind: RunKind, rows: list[dict[str, Any]], by
     return Table(source, job, table, long)
 
 
-def _order(value: Any) -> tuple:
-    return (0, float(value), "") if isinstance(value, (int, float)) else (1, 0.0, str(value))
+def _pivot_values(rows: Sequence[dict[str, Any]], column: str) -> list[Any]:
+    """The values of ``column``: numbers ascending, others in the order they first appear."""
+    values = list(dict.fromkeys(r.get(column) for r in rows if r.get(column) is not None))
+    numbers = sorted(v for v in values if isinstance(v, (int, float)))
+    return numbers + [v for v in values if not isinstance(v, (int, float))]
 
 
 def _numeric_columns(rows: Sequence[dict[str, Any]]) -> list[str]:
