@@ -18,9 +18,9 @@ import memgym.wrappers
 from memgym.backends.asr import ASRConfig
 from memgym.core.errors import MemgymError
 from memgym.datasets.speech.turn_features import log_mel_frames
+from memgym.datasets.voxmem.audio_files import turn_audio
 from memgym.datasets.voxmem.build import VoxMemBuilder
 from memgym.datasets.voxmem.config import VoxMemConfig
-from memgym.envs.voxmem_env import turn_audio
 from memgym.wrappers import (
     AnswerChoices,
     AudioFeatures,
