@@ -3,15 +3,13 @@ reachable through any stack of them."""
 
 from __future__ import annotations
 
-import doctest
-import importlib
-import io
 import pkgutil
 
 import gymnasium
 import numpy as np
 import pytest
 from gymnasium import spaces
+from module_examples import failed_examples
 
 import memgym
 import memgym.wrappers
@@ -62,12 +60,8 @@ def _formation(env: gymnasium.Env, seed: int = 0):
 
 @pytest.mark.parametrize("module_name", WRAPPER_MODULES)
 def test_the_examples_in_the_wrapper_modules_give_what_they_show(module_name):
-    module = importlib.import_module(module_name)
-    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-    report = io.StringIO()
-    for test in doctest.DocTestFinder().find(module, module_name):
-        runner.run(test, out=report.write)
-    assert runner.failures == 0, report.getvalue()
+    failures, report = failed_examples(module_name)
+    assert failures == 0, report
 
 
 def test_tokenizer_is_deterministic_and_bounded():
