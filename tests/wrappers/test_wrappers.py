@@ -174,3 +174,10 @@ def test_formation_action_is_reachable_through_every_stack(vox_folder):
     assert observation_only.formation_action() == ""
     amemops = sb3_ready(gymnasium.make("memgym/AMemOps-v0", library="tones"))
     assert amemops.get_wrapper_attr("formation_action")().tolist() == [0, 0]
+
+
+def test_sb3_ready_with_embeddings_passes_sb3_check_env(vox_folder):
+    checker = pytest.importorskip("stable_baselines3.common.env_checker")
+    env = sb3_ready(_voxmem(vox_folder), ["a"], text="embedding")
+    assert env.observation_space["text"] == spaces.Box(-1, 1, (256,), np.float32)
+    checker.check_env(env, warn=False)
