@@ -133,6 +133,10 @@ def test_taxonomy_table_counts_and_plot(played, tmp_path):
     assert by_evidence["paralinguistic"]["other_user"] == 1 and by_evidence["sound"]["answered_refusal"] == 1
     assert all(r["n"] == sum(r[c] for c in CATEGORIES) for r in table)
     assert plot_taxonomy(table, tmp_path / "errors.png").stat().st_size > 0
+    flawless = [{**r, "memory": "perfect", **{c: 0 for c in CATEGORIES if c != "correct"}} for r in table]
+    assert plot_taxonomy(flawless, tmp_path / "none.png") is None  # no errors: no empty panels
+    both = plot_taxonomy([*table, *flawless], tmp_path / "both.png")
+    assert both is not None and both.stat().st_size > 0
 
 
 def _gap_rows(semantics, audio, budgets=(8192, 16384)):
