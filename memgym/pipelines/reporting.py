@@ -5,8 +5,8 @@ folder holding one run per memory, a quickstart folder, a whole ``runs/``), grou
 evaluation, and tabulates systems x metrics: each cell the mean with its 95% percentile bootstrap
 interval over items (2,000 resamples, seed 0) and the item count, as the eval's own reports show
 them. Each kind of run has sensible defaults (:data:`RUN_KINDS`): DialogMem memories x navigation
-success, SPL and QA score; VoxMem memory/model x accuracy per budget; AMemOps models x accuracy per
-query type; a run of another job gets its numeric columns. ``--metrics`` and ``--by`` choose others.
+success, SPL and QA score; VoxMem memory/model x accuracy per budget; AMemOps model @ checkpoint
+(seeds pooled) x accuracy per query type; a run of another job gets its numeric columns. ``--metrics`` and ``--by`` choose others.
 """
 
 from __future__ import annotations
@@ -67,7 +67,10 @@ RUN_KINDS: dict[str, RunKind] = {
         system=lambda folder, row: f"{row.get('memory')}/{row.get('model')}", metrics=("correct",), pivot="budget"
     ),
     "amemops_eval": RunKind(
-        system=lambda folder, row: str(row.get("model")), metrics=("correct",), pivot="query_type", expand=_queries
+        system=lambda folder, row: f"{row.get('model')} @ {row.get('checkpoint')}",
+        metrics=("correct",),
+        pivot="query_type",
+        expand=_queries,
     ),
 }
 """Manifest job -> how its runs are tabulated."""

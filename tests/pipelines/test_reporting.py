@@ -45,7 +45,7 @@ def test_report_tabulates_every_kind_with_intervals(tmp_path, capsys):
     assert main(["report", str(root)]) == 0  # a folder of runs: one table per evaluation, under its folder
     out = capsys.readouterr().out
     assert "amemops_eval/gdn2-abc (amemops_eval):" in out and "eval-dialogmem/dm6-abc (eval-dialogmem):" in out
-    assert "| gdn2 | 100.0 [100.0, 100.0] (1) | 0.0 [0.0, 0.0] (1) |" in out  # latest, absent (as asked)
+    assert "| gdn2 @ 2 | 100.0 [100.0, 100.0] (1) | 0.0 [0.0, 0.0] (1) |" in out  # latest, absent (as asked)
     assert main(["report", str(root / "eval-voxmem"), "--metrics", "budget", "--format", "csv"]) == 0
     rows = capsys.readouterr().out.splitlines()
     assert rows[0] == "source,job,system,metric,mean,low,high,n" and len(rows) == 3
