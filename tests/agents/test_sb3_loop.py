@@ -5,9 +5,17 @@ with ``MultiInputLstmPolicy`` on the env's Dict observations and ``MultiDiscrete
 answers, its sub-envs forked (``SubprocVecEnv(start_method="fork")``) after this process has run
 torch on two threads. Short tone streams (128 frames = 4 formation steps, 2 initial and 2 absent
 query proposals) make an episode cost a few steps.
+
+Asserted: the trained policy beats random answers by 20 points and is at least as right as the best
+fixed answer on held-out streams (it has learned the answer prior in full). It does not beat that
+answer: the test's loop scored exactly the fixed answer's 63.7% on 40 held-out streams after 2,048
+and after 4,096 env steps (remembering what was heard needs more RL than a slow test can afford;
+docs/amemops_models.md, "A policy in the loop").
 """
 
 from __future__ import annotations
+
+import collections
 
 import gymnasium
 import numpy as np
@@ -34,10 +42,11 @@ def _make_env() -> gymnasium.Env:
     return gymnasium.make("memgym/AMemOps-v0", config=STREAM, seed=0, indexed_streams=True)
 
 
-def _accuracy(act, seeds) -> float:
-    """Fraction of the queries of streams ``seeds`` answered right by ``act(obs, start) -> action``."""
+def _play(act, seeds) -> tuple[float, list[tuple[str, int]]]:
+    """Accuracy over the queries of streams ``seeds`` answered by ``act(obs, start) -> action``, and
+    each query's (asked attribute, answer class)."""
     env = _make_env()
-    correct, queries = 0.0, 0
+    correct, asked = 0.0, []
     for seed in seeds:
         obs, info = env.reset(seed=seed)
         start, done = True, False
@@ -45,14 +54,21 @@ def _accuracy(act, seeds) -> float:
             obs, reward, terminated, truncated, info = env.step(act(obs, start))
             start, done = False, terminated or truncated
             correct += reward
-            queries += "score" in info
+            if "score" in info:
+                asked.append((info["score"]["attribute"], int(info["score"]["answer"])))
     env.close()
-    assert queries >= len(seeds)  # every stream asks something
-    return correct / queries
+    assert len(asked) >= len(seeds)  # every stream asks something
+    return correct / len(asked), asked
+
+
+def best_constant(asked: list[tuple[str, int]]) -> float:
+    """Accuracy of the best fixed (gain, pan) answer: per head, the most frequent answer to it."""
+    heads = {attribute for attribute, _ in asked}
+    return sum(max(collections.Counter(a for h, a in asked if h == head).values()) for head in heads) / len(asked)
 
 
 @pytest.mark.slow
-def test_recurrent_ppo_in_subprocess_envs_beats_a_random_policy():
+def test_recurrent_ppo_in_subprocess_envs_learns_the_best_constant_answer():
     sb3_contrib = pytest.importorskip("sb3_contrib")
     from stable_baselines3.common.vec_env import SubprocVecEnv
 
@@ -87,7 +103,10 @@ def test_recurrent_ppo_in_subprocess_envs_beats_a_random_policy():
         return action
 
     rng = np.random.default_rng(0)
-    trained = _accuracy(policy, HELD_OUT)
-    random = _accuracy(lambda obs, start: rng.integers(0, 5, size=2), HELD_OUT)
+    trained, asked = _play(policy, HELD_OUT)
+    random, _ = _play(lambda obs, start: rng.integers(0, 5, size=2), HELD_OUT)
     assert random < 0.35  # 1 in 5 classes is right, on average
     assert trained > random + 0.2
+    # the policy has learned the answer prior in full: no fixed answer does better (at this budget it
+    # does not beat it either: that needs memory, docs/amemops_models.md "A policy in the loop")
+    assert trained >= best_constant(asked), (trained, best_constant(asked))
