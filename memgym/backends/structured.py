@@ -69,7 +69,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from memgym.backends.config import ReasonerConfig
-from memgym.backends.dialogue_reading import transcript
+from memgym.backends.dialogue_reading import SOCIAL_KEYS, transcript
 from memgym.backends.request_reading import LEXICON, STOP_WORDS, find_spans
 from memgym.backends.target_resolution import UNKNOWN, heard_facts, linked_facts, resolve
 from memgym.backends.target_resolution import reply as reply_to
@@ -241,7 +241,11 @@ def categories_said_about(request: str, heard: Sequence[tuple[str, str]], catego
     (issue 37's dialogue-only instructions)."""
     if not heard:
         return []
-    statements = heard_facts(tuple(u for _, u in heard), frozenset(categories), frozenset(s for s, _ in heard))
+    statements = [
+        s
+        for s in heard_facts(tuple(u for _, u in heard), frozenset(categories), frozenset(s for s, _ in heard))
+        if s.key in SOCIAL_KEYS
+    ]
     known = frozenset(w for phrase in [*categories, *(s.value for s in statements)] for w in canonical_phrase(phrase))
     request_words = canonical_request(request, known, LEXICON)
     found = sorted(
