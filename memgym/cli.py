@@ -132,6 +132,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("name", choices=["quickstart"], help="the job to run")
     _add_job_options(run)
 
+    _add_reading_commands(sub)
+    return parser
+
+
+def _add_reading_commands(sub: argparse._SubParsersAction) -> None:
+    """``memgym report``, ``findings`` and ``view``: the commands that read runs back."""
     report = sub.add_parser(
         "report",
         help="tabulate a run folder (or a folder of runs): systems x metrics with 95%% intervals",
@@ -172,7 +178,6 @@ def build_parser() -> argparse.ArgumentParser:
     view.add_argument("--out", type=Path, default=None, help="write a self-contained page folder instead of serving")
     view.add_argument("--dataset", type=Path, default=None, help="a run's dataset, when its recorded path is not found")
     view.add_argument("--no-progress", action="store_true", help="hide the progress bar of --out")
-    return parser
 
 
 def _add_job_options(parser: argparse.ArgumentParser) -> None:

@@ -341,7 +341,7 @@ def test_duplicate_rows_from_an_older_concurrent_run_are_read_once(capsys, tmp_p
     text = (folder / "results.jsonl").read_text()
     (folder / "results.jsonl").write_text(text + text)  # what two unlocked writers used to leave
     assert main(["report", str(folder), "--by", "task", "--metrics", "acc"]) == 0
-    assert "| nav | 1 | 0.000 |" in capsys.readouterr().out
+    assert "| nav | 0.000 [0.000, 0.000] (1) |" in capsys.readouterr().out  # one row per key: n = 1
 
 
 class ChatServer:

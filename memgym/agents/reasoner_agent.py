@@ -40,8 +40,9 @@ from memgym.core.task_line import request_line
 
 SYSTEM_PROMPT = (
     "You are a home robot. You explored a house while its residents talked to you. Use only the memory "
-    "below. For a question, answer briefly (a few words). For a navigation instruction, reply with the id "
-    "of the memory entry to go to, or 'unknown'. Later statements override earlier ones."
+    "below. The last line is a question ('Question: ...'): answer briefly (a few words); or a navigation "
+    "instruction ('Instruction: ...'): reply with the id of the memory entry to go to, or 'unknown'. Later "
+    "statements override earlier ones."
 )
 
 

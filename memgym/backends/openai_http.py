@@ -2,8 +2,8 @@
 
 Requests are plain JSON over ``http.client`` (no extra dependency), with temperature 0 and a
 fixed seed. A reply that times out (``timeout_s``), a connection dropped mid-request, 408, 409,
-429 or any 5xx answer is retried after ``backoff_s * 2**attempt`` seconds, up to ``max_retries``
-times; other 4xx answers (a wrong model name, a bad key) fail at once, and so does an endpoint
+429 or any 5xx answer is retried after ``backoff_s * 2**attempt`` seconds (or the server's
+``Retry-After``, up to 60 s, when longer), up to ``max_retries`` times; other 4xx answers (a wrong model name, a bad key) fail at once, and so does an endpoint
 that cannot be reached at all (connection refused, unknown host, or no connection within
 ``connect_timeout_s``, 10 s by default), so an eval against a server that is down fails each item
 at once instead of retrying for minutes; after a connection attempt that got no answer, requests in
@@ -45,6 +45,8 @@ _CONTEXT_MESSAGE = re.compile(
     re.IGNORECASE,
 )
 """What vLLM, llama.cpp and hosted APIs say when a prompt does not fit the model's context."""
+MAX_RETRY_AFTER_S = 60.0
+"""Longest wait a server's ``Retry-After`` gets before the next try."""
 SILENT_HOLD_S = 30.0
 """After a connection attempt got no answer, requests in the next this many seconds fail at once."""
 
@@ -192,10 +194,10 @@ class OpenAIChatReasoner(Reasoner):
         headers = {"Content-Type": content_type}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
-        last = ""
+        last, wait_s = "", 0.0
         for attempt in range(self.max_retries + 1):
             if attempt:
-                self.sleep(self.backoff_s * 2 ** (attempt - 1))
+                self.sleep(max(self.backoff_s * 2 ** (attempt - 1), wait_s))
             connection = self._connect()
             try:
                 connection.request("POST", path, body=body, headers=headers)
@@ -216,6 +218,7 @@ class OpenAIChatReasoner(Reasoner):
                     raise OverContextError(f"{url}: the prompt exceeds the model's context ({last})")
                 if response.status not in RETRY_STATUS:
                     raise ReasonerError(f"{url}: {last}")
+                wait_s = _retry_after(response.getheader("Retry-After"))
                 continue
             return raw
         raise ReasonerError(f"{url}: failed after {self.max_retries + 1} attempts; last error: {last}")
@@ -243,6 +246,15 @@ class OpenAIChatReasoner(Reasoner):
             raise ReasonerError(message) from None
         connection.sock.settimeout(self.timeout_s)
         return connection
+
+
+def _retry_after(header: str | None) -> float:
+    """Seconds a ``Retry-After`` header asks for (its number form), at most :data:`MAX_RETRY_AFTER_S`;
+    0 without one or for its date form."""
+    try:
+        return min(max(float(header or 0), 0.0), MAX_RETRY_AFTER_S)
+    except ValueError:
+        return 0.0
 
 
 def _reply_text(raw: bytes, url: str) -> str:

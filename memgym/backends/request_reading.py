@@ -29,7 +29,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Mapping
 
-from memgym.backends.word_forms import canonical_phrase, raw_tokens
+from memgym.backends.word_forms import canonical_phrase, raw_tokens, stem
 from memgym.core.words import FUNCTION_WORDS
 
 STOP_WORDS = FUNCTION_WORDS | frozenset(
@@ -124,6 +124,7 @@ ASKING_WORDS: dict[str, tuple[str, ...]] = {
         "which number",
         "what number",
         "counting",
+        "sequence",
     ),  # fmt: skip
 }
 """Answer key -> word sequences that ask for it (matched on whole tokens outside the mentions)."""
@@ -228,6 +229,9 @@ def find_mentions(
     for start, end, value in spans:
         if all(end <= s or start >= e for s, e, _ in taken):
             taken.append((start, end, value))
+    for start, end, value in loose_mentions(words, values, taken, outside):
+        if all(end <= s or start >= e for s, e, _ in taken):
+            taken.append((start, end, value))
     mentions = []
     previous_end = 0
     for start, end, value in sorted(taken):
@@ -238,6 +242,45 @@ def find_mentions(
         mentions.append(Mention(value, start, end, keys, phrase_start, key_noun_after(words, end, keys)))
         previous_end = end
     return mentions
+
+
+LOOSE_KEYS = frozenset(["usage", "significance", "alias"])
+"""Keys of free-text values, which a request may word its own way (``where the board games are
+kept`` for ``storing board games``)."""
+LOOSE_REACH = 3
+"""How many tokens beyond the value's own length a loose mention may spread over."""
+
+
+def loose_mentions(
+    words: list[str],
+    values: Mapping[str, set[str]],
+    taken: Iterable[tuple[int, int, str]],
+    outside: tuple[int, int] | None = None,
+) -> list[tuple[int, int, str]]:
+    """``(start, end, value)`` of the free-text values (held only under :data:`LOOSE_KEYS`) the
+    request words its own way: outside the ``taken`` spans and ``outside``, the request's words
+    include (by :func:`~memgym.backends.word_forms.stem`) the value's last content word and at
+    least half of its content words, within the value's length plus :data:`LOOSE_REACH` tokens."""
+    blocked = {i for s, e, _ in taken for i in range(s, e)}
+    blocked |= set(range(*outside)) if outside else set()
+    taken_values = {v for _, _, v in taken}
+    stems = [None if i in blocked else stem(w) for i, w in enumerate(words)]
+    found = []
+    for value in sorted(values):
+        if value in taken_values or not values[value] <= LOOSE_KEYS:
+            continue
+        content = [stem(w) for w in value_tokens(value) if w not in STOP_WORDS]
+        if not content:
+            continue
+        at = [i for i, s in enumerate(stems) if s in content]
+        matched = {stems[i] for i in at}
+        if content[-1] not in matched or 2 * len(matched) < len(set(content)):
+            continue
+        last = max(i for i in at if stems[i] == content[-1])
+        window = [i for i in at if last - i <= len(value_tokens(value)) + LOOSE_REACH]
+        if 2 * len({stems[i] for i in window}) >= len(set(content)):
+            found.append((min(window), last + 1, value))
+    return found
 
 
 KEY_NOUNS: dict[str, frozenset[str]] = {

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from memgym.backends.dialogue_reading import Statement, fold_chains, read_statements
 from memgym.backends.key_similarity import KEY_DESCRIPTIONS, closest_key
 from memgym.backends.request_reading import (
+    FILLERS,
     LEXICON,
     RELATION_WORDS,
     STOP_WORDS,
@@ -144,13 +145,16 @@ def resolve(
 def question_key(
     words: list[str], mentions: Sequence[Mention], span: tuple[int, int], candidates: Sequence[Mapping[str, str]]
 ) -> str | None:
-    """The key a question asks for. Its asking words decide
+    """The key a question asks for. A choice it offers decides (:func:`choice_key`), then its asking words
     (:func:`~memgym.backends.request_reading.asked_key`), first among the keys the candidate
     targets hold whose values the request does not already name (a question never states its
     answer), then among any keys; when none names a key, the key whose description is nearest in
     meaning to the question's words outside its cues and category
     (:func:`~memgym.backends.key_similarity.closest_key`; None without the encoder), held by the
     target or not (a key it lacks is answered ``unknown``, not replaced by one it holds)."""
+    offered = choice_key(words, mentions)
+    if offered is not None:
+        return offered
     named = {w for m in mentions for w in value_tokens(m.value)}
     held = {k for keys in candidates for k in keys if k not in NOT_VALUES and not k.startswith("said")}
     open_keys = {k for keys in candidates for k in held & set(keys) if not set(value_tokens(keys[k])) <= named}
@@ -161,17 +165,32 @@ def question_key(
     return closest_key(" ".join(w for i, w in enumerate(words) if i not in cues), KEY_DESCRIPTIONS)
 
 
+def choice_key(words: list[str], mentions: Sequence[Mention]) -> str | None:
+    """The key of a choice the question offers: two values of one key joined by ``or`` (``is it
+    large or small``, ``first, second or third``); None when it offers none."""
+    ordered = sorted(mentions, key=lambda m: m.start)
+    for first, second in zip(ordered, ordered[1:]):
+        shared = first.keys & second.keys
+        between = [w for w in words[first.end : second.start] if w not in FILLERS]
+        if between == ["or"] and len(shared) == 1:
+            return next(iter(shared))
+    return None
+
+
 ORDINAL_ANCHORS = ("among", "of", "one")
 """Words after an ordinal that make it a rank among objects (``second among its kind``)."""
 
 
 def _ordinal_attached(words: list[str], mention: Mention, mentions: Sequence[Mention], category: str | None) -> bool:
     """Whether an ordinal ranks an object (``the first small lamp``, ``the fourth chair you saw``,
-    ``second of its kind``) rather than an event (``when you first saw``): the words after it reach
-    a word of the category or an anchor."""
+    ``second of its kind``, ``the chair you spotted eighth``) rather than an event (``when you
+    first saw``): the words after it reach a word of the category or an anchor, or a seeing word
+    comes just before it."""
     passable = {w for m in mentions for w in words[m.start : m.end]}
     anchors = set(ORDINAL_ANCHORS) | set(value_tokens(category or ""))
-    return attached(words, mention.end, -1, passable, anchors)
+    before = [w for w in words[: mention.start] if w not in FILLERS]
+    after_seeing = bool(before) and before[-1] in RELATION_WORDS["times_seen"]  # ``the chair you saw first``
+    return after_seeing or attached(words, mention.end, -1, passable, anchors)
 
 
 SEEING_REACH = 6

@@ -42,6 +42,7 @@ WORD_FORMS: dict[str, str] = {
     "lounge": "living room",
     "corridor": "hallway",
     "hall": "hallway",
+    "neighbor": "neighbour",
 }
 """Single words -> their canonical form (words of the canonical form, space-separated)."""
 
@@ -54,6 +55,26 @@ PHRASE_FORMS: dict[tuple[str, ...], str] = {
     ("one", "occasion"): "once",
 }
 """Word sequences (after :data:`WORD_FORMS`) -> their canonical form."""
+
+
+IRREGULAR_STEMS: dict[str, str] = {
+    "kept": "keep", "hidden": "hide", "hid": "hide", "dried": "dry", "stored": "store", "won": "win",
+    "bought": "buy", "made": "make", "done": "do", "given": "give", "gave": "give",
+}  # fmt: skip
+"""Irregular forms -> their stem's word (``kept`` -> ``keep``)."""
+
+
+def stem(word: str) -> str:
+    """A crude stem that joins a word's inflections (``storing``, ``stored``, ``store`` -> ``stor``;
+    ``scarves`` -> ``scarf``; ``kept`` -> ``keep``), for matching free-text values."""
+    word = IRREGULAR_STEMS.get(word, word)
+    if word.endswith("ves") and len(word) > 4:
+        return word[:-3] + "f"
+    for suffix in ("ing", "ies", "ed", "es", "s", "e"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)] + ("y" if suffix == "ies" else "")
+            break
+    return word[:-1] if len(word) > 3 and word[-1] == word[-2] else word
 
 
 def raw_tokens(text: str) -> list[str]:

@@ -48,8 +48,9 @@ def first_record_kind(path: Path) -> str | None:
 
 def found_in(path: Path) -> tuple[str, str | None] | None:
     """What ``path`` holds, in words (``"a VoxMem dataset (voxmem.episode records)"``), with the
-    benchmark of its records (None for no benchmark's); None for a folder that is neither a
-    dataset nor a run folder (left to the job's own checks)."""
+    benchmark of its records (None for no benchmark's); None for what holds no records at all (a
+    folder that is neither a dataset nor a run folder, an empty or non-JSON file: left to the
+    job's own checks, which say what is wrong with it)."""
     if path.is_dir():
         if (path / "manifest.json").is_file():
             return f"a run folder of job '{read_manifest(path / 'manifest.json').get('job')}'", None
@@ -58,7 +59,7 @@ def found_in(path: Path) -> tuple[str, str | None] | None:
         path = path / "manifest.jsonl"
     kind = first_record_kind(path)
     if kind is None:
-        return "no memgym records (its first line is not a record with a 'kind')", None
+        return None
     benchmark = RECORD_BENCHMARKS.get(kind)
     if benchmark is None:
         return f"{kind} records", None

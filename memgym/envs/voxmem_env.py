@@ -293,12 +293,6 @@ class VoxMemEnv(TwoPhaseEnv):
         return image
 
 
-def turn_audio(audio: Any, length: int) -> np.ndarray:
-    """The ``(length,) float32`` waveform in an observation's ``audio`` (the env's ``(rows, 160)``
-    10 ms rows, or a flat, possibly zero-padded, array), copied."""
-    return np.asarray(audio, np.float32).reshape(-1)[:length].copy()
-
-
 @lru_cache(maxsize=8)
 def _scorer(dataset_dir: str) -> VoxMemScorer:
     """The scorer reading replies against a dataset's plans and sound classes (cached per folder)."""

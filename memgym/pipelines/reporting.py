@@ -5,8 +5,8 @@ folder holding one run per memory, a quickstart folder, a whole ``runs/``), grou
 evaluation, and tabulates systems x metrics: each cell the mean with its 95% percentile bootstrap
 interval over items (2,000 resamples, seed 0) and the item count, as the eval's own reports show
 them. Each kind of run has sensible defaults (:data:`RUN_KINDS`): DialogMem memories x navigation
-success, SPL and QA score; VoxMem memory/model x accuracy per budget; AMemOps models x accuracy per
-query type; a run of another job gets its numeric columns. ``--metrics`` and ``--by`` choose others.
+success, SPL and QA score; VoxMem memory/model x accuracy per budget; AMemOps model @ checkpoint
+(seeds pooled) x accuracy per query type; a run of another job gets its numeric columns. ``--metrics`` and ``--by`` choose others.
 """
 
 from __future__ import annotations
@@ -67,7 +67,10 @@ RUN_KINDS: dict[str, RunKind] = {
         system=lambda folder, row: f"{row.get('memory')}/{row.get('model')}", metrics=("correct",), pivot="budget"
     ),
     "amemops_eval": RunKind(
-        system=lambda folder, row: str(row.get("model")), metrics=("correct",), pivot="query_type", expand=_queries
+        system=lambda folder, row: f"{row.get('model')} @ {row.get('checkpoint')}",
+        metrics=("correct",),
+        pivot="query_type",
+        expand=_queries,
     ),
 }
 """Manifest job -> how its runs are tabulated."""
@@ -152,14 +155,17 @@ def main_tables(path: str | Path, by: Sequence[str] = (), metrics: Sequence[str]
 
 def _table(source: Path, job: str, kind: RunKind, rows: list[dict[str, Any]], by: list[str], metrics: list[str]):
     where = source / "results.jsonl" if (source / "results.jsonl").exists() else source
+    if not rows and job not in RUN_KINDS:
+        raise RecordError(
+            f"{source}: a '{job}' run with no result rows; memgym report tabulates the results of "
+            f"evaluation runs ({', '.join(RUN_KINDS)})"
+        )
     chosen = metrics or [m for m in kind.metrics if any(r.get(m) is not None for r in rows)]
     if not chosen and rows:
         chosen = _numeric_columns(rows)
     check_report_columns(rows, by, chosen, where)
     groups = (["system"] if kind.system is not None else []) + by
-    pivots = (
-        sorted({r.get(kind.pivot) for r in rows if r.get(kind.pivot) is not None}, key=_order) if kind.pivot else []
-    )
+    pivots = _pivot_values(rows, kind.pivot) if kind.pivot else []
     columns = [(m, p) for m in chosen for p in (pivots or [None])]
     grouped: dict[tuple, list[dict[str, Any]]] = {}
     for row in rows:
@@ -195,8 +201,11 @@ def _table(source: Path, job: str, kind: RunKind, rows: list[dict[str, Any]], by
     return Table(source, job, table, long)
 
 
-def _order(value: Any) -> tuple:
-    return (0, float(value), "") if isinstance(value, (int, float)) else (1, 0.0, str(value))
+def _pivot_values(rows: Sequence[dict[str, Any]], column: str) -> list[Any]:
+    """The values of ``column``: numbers ascending, others in the order they first appear."""
+    values = list(dict.fromkeys(r.get(column) for r in rows if r.get(column) is not None))
+    numbers = sorted(v for v in values if isinstance(v, (int, float)))
+    return numbers + [v for v in values if not isinstance(v, (int, float))]
 
 
 def _numeric_columns(rows: Sequence[dict[str, Any]]) -> list[str]:

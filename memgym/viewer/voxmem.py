@@ -4,8 +4,10 @@ Each episode (one item at one budget) shows its sessions in order, sized by thei
 coloured by role (evidence, haystack, filler); a session's turns with their transcripts, cues and
 background sounds, and an audio player per user turn; the question (text and spoken), the gold
 answer and, from a run folder, every (model, memory) reply with its score and status. Audio is
-read from the dataset's FLAC files and served as 16-bit WAV (media ``<key>/audio_<n>.wav``;
-``n = 0`` is the question, then the user turns in history order).
+the dataset's FLAC files as they are (media ``<key>/audio_<n>.flac``; ``n = 0`` is the question,
+then the user turns in history order). A file heard in several episodes (the shared sessions of
+an item's budgets, a filler session) is one media file, named after the first episode that plays
+it, so a page and its export hold each recording once.
 """
 
 from __future__ import annotations
@@ -17,13 +19,11 @@ from typing import Any
 
 from memgym.core.episode import Dataset
 from memgym.core.errors import RecordError
-from memgym.datasets.voxmem.audio_files import SAMPLE_RATE, read_turn_audio
 from memgym.datasets.voxmem.records import VoxMemEpisode
-from memgym.viewer import media
 from memgym.viewer.detect import Target
 from memgym.viewer.site import Site, finite, resolve_dataset, run_config, run_rows, split_media_name
 
-AUDIO_FILE = re.compile(r"audio_(\d+)\.wav")
+AUDIO_FILE = re.compile(r"audio_(\d+)\.flac")
 RESULT_FIELDS = ("model", "memory", "status", "reply", "correct", "refused", "reply_class", "asserted", "error")
 
 
@@ -53,6 +53,11 @@ class VoxMemSite(Site):
             raise RecordError(f"{folder / 'manifest.jsonl'}: episode {wrong[0]} is not a VoxMem episode")
         self.folder = folder
         self._episodes: list[VoxMemEpisode] = list(loaded)
+        self._owner: dict[str, str] = {}  # dataset audio path -> its media name (the first episode playing it)
+        for key in range(len(self._episodes)):
+            for n, path in enumerate(self.audio_paths(key)):
+                if path:
+                    self._owner.setdefault(path, f"{key}/audio_{n}.flac")
 
     def episodes(self) -> list[dict[str, Any]]:
         return [
@@ -72,6 +77,7 @@ class VoxMemSite(Site):
     def episode(self, key: int) -> dict[str, Any]:
         episode = self._episodes[self.check_key(key)]
         item = episode.items[0] if episode.items else None
+        audio = self.audio_paths(key)
         count = 0
         sessions = []
         for session in episode.sessions:
@@ -80,7 +86,7 @@ class VoxMemSite(Site):
                 entry = {"role": turn.role, "text": turn.text, "user": turn.user, "cue": turn.cue, "sound": turn.sound}
                 if turn.role == "user" and turn.audio:
                     count += 1
-                    entry |= {"audio": f"media/{key}/audio_{count}.wav", "duration_s": turn.duration_s}
+                    entry |= {"audio": f"media/{self._owner[audio[count]]}", "duration_s": turn.duration_s}
                 turns.append(entry)
             sessions.append(
                 {
@@ -103,14 +109,16 @@ class VoxMemSite(Site):
                 "question": item.prompt if item else "",
                 "answer": item.answer if item else None,
                 "item_annotations": item.annotations if item else {},
-                "question_audio": f"media/{key}/audio_0.wav" if episode.question_audio else None,
+                "question_audio": f"media/{self._owner[audio[0]]}" if episode.question_audio else None,
                 "sessions": sessions,
                 "results": [{k: r.get(k) for k in RESULT_FIELDS} for r in rows],
             }
         )
 
     def media_names(self, key: int) -> list[str]:
-        return [f"{key}/audio_{n}.wav" for n, path in enumerate(self.audio_paths(key)) if path]
+        """The audio this episode is the first to play (the others it shares with earlier episodes)."""
+        names = [f"{key}/audio_{n}.flac" for n, path in enumerate(self.audio_paths(key)) if path]
+        return [name for name, path in zip(names, (p for p in self.audio_paths(key) if p)) if self._owner[path] == name]
 
     def media(self, name: str) -> bytes:
         key, file = split_media_name(name)
@@ -118,4 +126,4 @@ class VoxMemSite(Site):
         paths = self.audio_paths(key)
         if match is None or int(match[1]) >= len(paths) or not paths[int(match[1])]:
             raise KeyError(name)
-        return media.wav(read_turn_audio(self.folder / paths[int(match[1])]), SAMPLE_RATE)
+        return (self.folder / paths[int(match[1])]).read_bytes()

@@ -14,7 +14,7 @@ from gymnasium import spaces
 
 from memgym.core.errors import MemgymError
 from memgym.datasets.speech.turn_features import N_MELS, SAMPLE_RATE, log_mel_frames
-from memgym.envs.voxmem_env import turn_audio
+from memgym.datasets.voxmem.audio_files import turn_audio
 from memgym.wrappers.base import ObservationWrapper
 
 FEATURE_LIMIT = 24.0

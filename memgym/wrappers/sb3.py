@@ -11,7 +11,7 @@ from gymnasium import spaces
 from memgym.wrappers.actions import AnswerChoices, FlattenAction
 from memgym.wrappers.audio import AudioFeatures
 from memgym.wrappers.flatten import FlattenObservation
-from memgym.wrappers.text import EmbedText, TokenizeText
+from memgym.wrappers.text import EmbedText, Encoder, TokenizeText
 
 DEFAULT_ANSWERS = ("", "I don't know.")
 """Answers a policy chooses among when none are given (enough to run; a task needs its own)."""
@@ -22,13 +22,14 @@ def sb3_ready(
     answers: Sequence[str] = DEFAULT_ANSWERS,
     *,
     text: Literal["tokens", "embedding"] = "tokens",
+    encoder: Encoder | None = None,
     flatten: bool = False,
 ) -> gymnasium.Env:
     """``env`` wrapped so that Stable-Baselines3 (``check_env``, ``MultiInputPolicy`` /
     ``MultiInputLstmPolicy``, or with ``flatten`` the ``Mlp`` policies) accepts it:
 
     1. ``Text`` observation keys -> :class:`TokenizeText` (``text="tokens"``) or
-       :class:`EmbedText` (``"embedding"``);
+       :class:`EmbedText` (``"embedding"``, with ``encoder`` or the hashed bag of words);
     2. ``Sequence`` audio (``audio`` + ``audio_length``, VoxMem) -> :class:`AudioFeatures`;
     3. a ``Text`` action, or the ``Text`` entry of a ``Dict`` action -> :class:`AnswerChoices`
        over ``answers``;
@@ -40,7 +41,7 @@ def sb3_ready(
     """
     fields = env.observation_space.spaces if isinstance(env.observation_space, spaces.Dict) else {}
     if any(isinstance(s, spaces.Text) for s in fields.values()):
-        env = TokenizeText(env) if text == "tokens" else EmbedText(env)
+        env = TokenizeText(env) if text == "tokens" else EmbedText(env, encoder=encoder)
     if isinstance(fields.get("audio"), spaces.Sequence) and "audio_length" in fields:
         env = AudioFeatures(env)
     action = env.action_space

@@ -145,7 +145,8 @@ class EmbedText(ObservationWrapper):
         env: an env with a ``Dict`` observation space.
         keys: the ``Text`` keys to replace (default: all of them).
         encoder: texts -> ``(n, dim)`` vectors, normalised here (default :class:`HashEmbedder`);
-            e.g. a sentence encoder's ``encode`` method.
+            e.g. a sentence encoder's ``encode`` method, or the text tower of a local CLIP-like
+            model: ``memgym.memory.embodied.encoders.build_encoder(FOLDER).encode_texts``.
     """
 
     def __init__(self, env: gymnasium.Env, keys: Sequence[str] | None = None, encoder: Encoder | None = None) -> None:

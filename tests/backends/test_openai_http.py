@@ -226,3 +226,10 @@ def test_concurrency_comes_from_the_config():
     assert build_reasoner(config).concurrency == 3 and ReasonerConfig().concurrency == 8
     with pytest.raises(ConfigError, match="concurrency >= 1"):
         OpenAIChatReasoner("m", "http://127.0.0.1:9/v1", concurrency=0)
+
+
+def test_retry_after_is_honoured_when_longer_than_the_backoff(endpoint):
+    client, delays = make_client(endpoint)
+    endpoint.script = [("retry_after", (429, "3")), ("retry_after", (503, "0.1")), ("reply", "ok")]
+    assert client.generate([Message.text("user", "hi")]) == "ok"
+    assert delays == [3.0, 1.0]  # the server's 3 s, then the backoff (1 s) over its 0.1 s

@@ -203,3 +203,26 @@ def test_a_request_that_names_no_category_is_matched_against_every_object():
     assert ask("Who owns the throne?", facts) == "Maya"
     assert go("Take me to the lighthouse.", facts) == UNKNOWN  # nothing in memory is called that
     assert go("Go to Maya's.", facts) == UNKNOWN  # two objects explain it equally
+
+
+def test_free_text_values_are_found_in_the_requests_own_words():
+    facts = bed("b1", usage="storing board games", significance="a souvenir from Lisbon", alias="old faithful")
+    facts += bed("b2", usage="storing winter scarves", significance="made by a neighbour", alias="the nest")
+    assert go("Take me to the bed where the board games are kept.", facts) == "OBJECT b1"
+    assert ask("What do they call the bed for winter scarves?", facts) == "the nest"
+    assert ask("Why does the bed a neighbor made matter? What's it used for?", facts) == "storing winter scarves"
+    assert go("Go to the bed they brought back from Lisbon.", facts) == "OBJECT b1"
+    assert go("Go to the old bed.", facts) == UNKNOWN  # ``old`` alone is not ``old faithful``
+
+
+def test_an_ordinal_right_after_a_seeing_word_ranks_the_object():
+    facts = bed("b1", order="first", color="red") + bed("b2", order="second", color="blue")
+    assert ask("What colour is the bed you saw second?", facts) == "blue"
+    assert ask("What colour was the bed when you first saw it?", facts) == UNKNOWN  # an event, no rank
+
+
+def test_a_choice_between_values_asks_for_their_key():
+    facts = bed("b1", size="large", owner="Maya", order="second") + bed("b2", size="small", owner="Ben", order="first")
+    assert ask("Maya's bed: is it large or small?", facts) == "large"
+    assert ask("Was Ben's bed the first or the second one you saw?", facts) == "first"
+    assert ask("In sequence, which bed was Maya's?", facts) == "second"

@@ -25,14 +25,14 @@ def _records(path, kind):
         ("voxmem", "dataset", "dm.jsonl", "a DialogMem dataset (dialogmem.episode records)"),
         ("voxmem", "dataset", "streams", "an AMemOps stream set (amemops.stream records)"),
         ("amemops", "stream_set", "vox", "a VoxMem dataset (voxmem.episode records)"),
-        ("dialogmem", "dataset", "notes.jsonl", "no memgym records (its first line is not a record with a 'kind')"),
+        ("dialogmem", "dataset", "scene.jsonl", "scene.spec records"),
     ],
 )
 def test_eval_refuses_a_dataset_of_another_kind_before_making_a_run_folder(tmp_path, capsys, bench, key, given, found):
     _records(tmp_path / "vox" / "manifest.jsonl", "voxmem.episode")
     _records(tmp_path / "streams" / "manifest.jsonl", "amemops.stream")
     _records(tmp_path / "dm.jsonl", "dialogmem.episode")
-    (tmp_path / "notes.jsonl").write_text('{"a": 1}\n')
+    _records(tmp_path / "scene.jsonl", "scene.spec")
     runs = tmp_path / "runs"
     assert main(["eval", bench, f"{key}={tmp_path / given}", "--runs-dir", str(runs), "--no-progress"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
@@ -46,6 +46,8 @@ def test_the_right_kind_and_missing_paths_pass(tmp_path):
     require_dataset(_records(tmp_path / "vox" / "manifest.jsonl", "voxmem.episode").parent, "voxmem")
     require_dataset(tmp_path / "missing.jsonl", "dialogmem")  # the job's own check names it
     require_dataset("", "voxmem")
+    (tmp_path / "notes.jsonl").write_text('{"a": 1}\n')  # no records at all: the job's own checks say why
+    require_dataset(tmp_path / "notes.jsonl", "dialogmem")
     (tmp_path / "run").mkdir()
     (tmp_path / "run" / "manifest.json").write_text('{"job": "eval-voxmem"}')
     with pytest.raises(ConfigError, match="holds a run folder of job 'eval-voxmem'; 'memgym eval voxmem' expects"):

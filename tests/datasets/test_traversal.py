@@ -154,7 +154,8 @@ def _digest(text: str) -> str:
 # that recomputed every step: the culled visibility casts and the memoised follower must give the
 # same frames, visibility fractions, segments and observations, bit for bit. (Recorded again when the
 # navigable cells came to keep the agent's radius at every point, and when visibility came to be
-# counted at the stored, rounded poses; the full-render check above covers every frame.)
+# counted at the stored, rounded poses, and when the grid's cells went from 5 to 2.5 cm; the
+# full-render check above covers every frame.)
 def test_visibility_is_what_a_full_render_of_the_stored_pose_shows(traversal):
     """The annotation counts the views a memory replaying the episode renders: the stored (rounded)
     pose, rendered whole by the camera, covers exactly the recorded objects with the recorded fractions."""
@@ -168,21 +169,21 @@ def test_visibility_is_what_a_full_render_of_the_stored_pose_shows(traversal):
 
 
 def test_traversal_matches_the_full_render_reference(traversal):
-    assert len(traversal.frames) == 609
-    assert _digest(traversal.to_json()) == "80702f2c30018f45"
+    assert len(traversal.frames) == 664
+    assert _digest(traversal.to_json()) == "ff91880d72fb9248"
 
 
 def test_default_config_traversal_matches_the_full_render_reference():
     """Default camera (256 px) and visibility width (64 px), as DialogMem's environment uses them."""
     spec = SceneSpec(seed=2)
     traversal = generate_traversal(load_scene(spec), spec, np.random.default_rng(7), TraversalConfig(6, 6))
-    assert len(traversal.frames) == 549 and sum(len(f.visible) for f in traversal.frames) == 400
-    assert _digest(traversal.to_json()) == "47f173272a04cd3a"
+    assert len(traversal.frames) == 516 and sum(len(f.visible) for f in traversal.frames) == 350
+    assert _digest(traversal.to_json()) == "c086314241044efe"
 
 
 def test_observing_poses_match_the_full_render_reference():
     scene = load_scene(SPEC)
     sensor = RGBDCamera(CameraConfig(width=64, height=64))
     poses = [observing_poses(scene, obj, sensor, 0.075) for obj in scene.objects]
-    assert len(poses) == 42 and sum(map(len, poses)) == 253
-    assert _digest(json.dumps([np.round(p, 4).tolist() for p in poses])) == "bb80dfb76e1b8d01"
+    assert len(poses) == 42 and sum(map(len, poses)) == 262
+    assert _digest(json.dumps([np.round(p, 4).tolist() for p in poses])) == "b485a7cebcf04891"

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import doctest
 import importlib
-import io
 from pathlib import Path
 
 import pytest
+from module_examples import failed_examples
 
 from memgym.envs.registration import GYM_ENVS
 
@@ -30,12 +30,8 @@ def _examples(obj: object, name: str) -> list[doctest.DocTest]:
 
 @pytest.mark.parametrize("module_name", ENV_MODULES)
 def test_the_examples_of_each_env_module_give_what_they_show(module_name):
-    module = importlib.import_module(module_name)
-    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-    report = io.StringIO()
-    for test in doctest.DocTestFinder().find(module, module_name):
-        runner.run(test, out=report.write)
-    assert runner.failures == 0, report.getvalue()
+    failures, report = failed_examples(module_name)
+    assert failures == 0, report
 
 
 @pytest.mark.parametrize("entry_point", MANUAL_CLASSES)

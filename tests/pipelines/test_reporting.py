@@ -45,7 +45,7 @@ def test_report_tabulates_every_kind_with_intervals(tmp_path, capsys):
     assert main(["report", str(root)]) == 0  # a folder of runs: one table per evaluation, under its folder
     out = capsys.readouterr().out
     assert "amemops_eval/gdn2-abc (amemops_eval):" in out and "eval-dialogmem/dm6-abc (eval-dialogmem):" in out
-    assert "| gdn2 | 0.0 [0.0, 0.0] (1) | 100.0 [100.0, 100.0] (1) |" in out  # absent, latest
+    assert "| gdn2 @ 2 | 100.0 [100.0, 100.0] (1) | 0.0 [0.0, 0.0] (1) |" in out  # latest, absent (as asked)
     assert main(["report", str(root / "eval-voxmem"), "--metrics", "budget", "--format", "csv"]) == 0
     rows = capsys.readouterr().out.splitlines()
     assert rows[0] == "source,job,system,metric,mean,low,high,n" and len(rows) == 3
@@ -101,3 +101,10 @@ def test_run_folders_carry_a_name_and_old_hash_folders_resume(tmp_path):
     assert run_name(tmp_path, "eval-voxmem", [""], "fedc") == "fedc"
     json.dumps(run_name(tmp_path, "x", ["a" * 100], "d"))
     assert len(run_name(tmp_path, "x", ["a" * 100], "d")) == 48 + 2
+
+
+def test_a_training_run_says_what_report_reads(tmp_path, capsys):
+    RunStore.open(tmp_path, "amemops_train", {"t": 1}, name="gdn2-seed0")
+    assert main(["report", str(tmp_path / "amemops_train" / "gdn2-seed0")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "a 'amemops_train' run with no result rows; memgym report tabulates" in err[0]

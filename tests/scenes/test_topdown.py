@@ -8,7 +8,8 @@ def test_map_shows_floor_objects_trajectory_and_pose():
     house = generate_house(0)
     nav = house.navgrid
     plain = topdown_map(house, labels=False, pixels_per_meter=20)
-    assert plain.dtype == np.uint8 and plain.shape == (round(nav.navigable.shape[0]), round(nav.navigable.shape[1]), 3)
+    rows, cols = (round(n * nav.cell * 20) for n in nav.navigable.shape)  # 20 pixels a metre
+    assert plain.dtype == np.uint8 and plain.shape == (rows, cols, 3)
     colours = {tuple(c) for c in plain.reshape(-1, 3)[::7]}
     assert NAVIGABLE in colours and BLOCKED in colours
     start, end = nav.sample_navigable(np.random.default_rng(0)), nav.sample_navigable(np.random.default_rng(1))

@@ -68,6 +68,11 @@ _OFFSETS = [(r, c) for r in range(-3, 4) for c in range(-3, 4) if math.gcd(r, c)
 def shortest_distances(free: np.ndarray, cell: float, source: tuple[int, int]) -> np.ndarray:
     """``(nz, nx)`` metres from ``source`` (row, col) over ``free`` cells with the 32 moves of
     :data:`_OFFSETS`, each move allowed when every cell its segment passes is free (inf: unreached)."""
+    return move_graph_distances(move_graph(free, cell), free.shape, [source])[0]
+
+
+def move_graph(free: np.ndarray, cell: float) -> csr_matrix:
+    """The graph of :func:`shortest_distances` over the ``(nz, nx)`` cells (node ``row * nx + col``)."""
     nz, nx = free.shape
     index = np.arange(nz * nx).reshape(nz, nx)
     rows, cols, weights = [], [], []
@@ -88,5 +93,10 @@ def shortest_distances(free: np.ndarray, cell: float, source: tuple[int, int]) -
         rows.append(index[iz, ix])
         cols.append(index[iz + dr, ix + dc])
         weights.append(np.full(len(iz), cell * math.hypot(dr, dc)))
-    graph = csr_matrix((np.concatenate(weights), (np.concatenate(rows), np.concatenate(cols))), shape=(nz * nx,) * 2)
-    return dijkstra(graph, indices=index[source]).reshape(nz, nx)
+    return csr_matrix((np.concatenate(weights), (np.concatenate(rows), np.concatenate(cols))), shape=(nz * nx,) * 2)
+
+
+def move_graph_distances(graph: csr_matrix, shape: tuple[int, int], sources: list[tuple[int, int]]) -> np.ndarray:
+    """``(S, nz, nx)`` metres from each of ``sources`` (row, col) over :func:`move_graph`'s ``graph``."""
+    index = [row * shape[1] + col for row, col in sources]
+    return dijkstra(graph, indices=index).reshape(len(sources), *shape)

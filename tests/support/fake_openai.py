@@ -13,7 +13,8 @@ class FakeEndpoint:
     """An OpenAI-compatible server answering from a script of (kind, value) steps.
 
     Kinds: ``reply`` (a chat completion with that text), ``raw`` (those bytes), ``status`` (that
-    HTTP code), ``error`` (``(code, message)``), ``sleep`` (wait, then reply). JSON bodies are
+    HTTP code), ``error`` (``(code, message)``), ``retry_after`` (``(code, seconds)``: that code with
+    a ``Retry-After`` header), ``sleep`` (wait, then reply). JSON bodies are
     recorded parsed, others (multipart uploads) as bytes. With ``respond``, a request the script does
     not cover is answered with ``respond(last message's content)``, and :attr:`prompts` records them.
     """
@@ -43,9 +44,11 @@ class FakeEndpoint:
                 if kind == "sleep":
                     time.sleep(float(value))
                     kind, value = "reply", "late"
-                if kind in ("status", "error"):
+                if kind in ("status", "error", "retry_after"):
                     code, message = (value, "scripted") if kind == "status" else value
                     self.send_response(int(code))
+                    if kind == "retry_after":
+                        self.send_header("Retry-After", str(message))
                     self.end_headers()
                     self.wfile.write(json.dumps({"error": message}).encode())
                     return

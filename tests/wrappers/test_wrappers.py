@@ -3,24 +3,22 @@ reachable through any stack of them."""
 
 from __future__ import annotations
 
-import doctest
-import importlib
-import io
 import pkgutil
 
 import gymnasium
 import numpy as np
 import pytest
 from gymnasium import spaces
+from module_examples import failed_examples
 
 import memgym
 import memgym.wrappers
 from memgym.backends.asr import ASRConfig
 from memgym.core.errors import MemgymError
 from memgym.datasets.speech.turn_features import log_mel_frames
+from memgym.datasets.voxmem.audio_files import turn_audio
 from memgym.datasets.voxmem.build import VoxMemBuilder
 from memgym.datasets.voxmem.config import VoxMemConfig
-from memgym.envs.voxmem_env import turn_audio
 from memgym.wrappers import (
     AnswerChoices,
     AudioFeatures,
@@ -62,12 +60,8 @@ def _formation(env: gymnasium.Env, seed: int = 0):
 
 @pytest.mark.parametrize("module_name", WRAPPER_MODULES)
 def test_the_examples_in_the_wrapper_modules_give_what_they_show(module_name):
-    module = importlib.import_module(module_name)
-    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-    report = io.StringIO()
-    for test in doctest.DocTestFinder().find(module, module_name):
-        runner.run(test, out=report.write)
-    assert runner.failures == 0, report.getvalue()
+    failures, report = failed_examples(module_name)
+    assert failures == 0, report
 
 
 def test_tokenizer_is_deterministic_and_bounded():
@@ -180,3 +174,10 @@ def test_formation_action_is_reachable_through_every_stack(vox_folder):
     assert observation_only.formation_action() == ""
     amemops = sb3_ready(gymnasium.make("memgym/AMemOps-v0", library="tones"))
     assert amemops.get_wrapper_attr("formation_action")().tolist() == [0, 0]
+
+
+def test_sb3_ready_with_embeddings_passes_sb3_check_env(vox_folder):
+    checker = pytest.importorskip("stable_baselines3.common.env_checker")
+    env = sb3_ready(_voxmem(vox_folder), ["a"], text="embedding")
+    assert env.observation_space["text"] == spaces.Box(-1, 1, (256,), np.float32)
+    checker.check_env(env, warn=False)

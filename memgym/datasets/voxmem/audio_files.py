@@ -48,3 +48,9 @@ def check_audio_files(folder: Path, episodes: Iterable[Any]) -> None:
             f"dataset {folder}: {len(missing)} of the {len(named)} audio files its manifest.jsonl names are missing, "
             f"first {folder / missing[0]}; rebuild it with 'memgym generate voxmem' (same config and out: reuses the rest)"
         )
+
+
+def turn_audio(audio: Any, length: int) -> np.ndarray:
+    """The ``(length,) float32`` waveform in an observation's ``audio`` (``memgym/VoxMem-v0``'s
+    ``(rows, 160)`` 10 ms rows, or a flat, possibly zero-padded, array), copied."""
+    return np.asarray(audio, np.float32).reshape(-1)[:length].copy()

@@ -40,6 +40,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from memgym.backends.asr import ASRBackend, ASRConfig
 from memgym.core.chat import Message
 from memgym.core.protocols import Reasoner
@@ -123,25 +125,50 @@ class IntelligibilityGate:
         self.asr = asr
         self.identity = asr.identity()
 
-    def transcript(self, audio: str) -> str:
-        """What the recogniser hears in the dataset file ``audio`` (cached on disk)."""
+    def _stored(self, audio: str) -> tuple[Path, dict[str, str]]:
+        cache = self.root / Path(audio).with_suffix(".asr.json")
+        return cache, (json.loads(cache.read_text(encoding="utf-8")) if cache.is_file() else {})
+
+    def _store(self, cache: Path, stored: dict[str, str]) -> None:
+        tmp = cache.with_suffix(".tmp")
+        tmp.write_text(json.dumps(stored, sort_keys=True), encoding="utf-8")
+        tmp.replace(cache)
+
+    def _samples(self, audio: str) -> tuple[np.ndarray, int]:
         import soundfile
 
-        cache = self.root / Path(audio).with_suffix(".asr.json")
-        stored = json.loads(cache.read_text(encoding="utf-8")) if cache.is_file() else {}
+        samples, rate = soundfile.read(str(self.root / audio), dtype="float32", always_2d=True)
+        return samples.mean(axis=1), int(rate)
+
+    def transcript(self, audio: str) -> str:
+        """What the recogniser hears in the dataset file ``audio`` (cached on disk)."""
+        cache, stored = self._stored(audio)
         if self.identity not in stored:
-            samples, rate = soundfile.read(str(self.root / audio), dtype="float32", always_2d=True)
-            stored[self.identity] = self.asr.transcribe(samples.mean(axis=1), int(rate))
-            tmp = cache.with_suffix(".tmp")
-            tmp.write_text(json.dumps(stored, sort_keys=True), encoding="utf-8")
-            tmp.replace(cache)
+            stored[self.identity] = self.asr.transcribe(*self._samples(audio))
+            self._store(cache, stored)
         return stored[self.identity]
 
-    def hear(self, turn: Turn, fact: SessionFact) -> HeardTurn:
-        """Transcribe and score one rendered user turn of a session about ``fact``."""
+    def prefetch(self, audios: Sequence[str], chunk: int = 64) -> None:
+        """Transcribe the files of ``audios`` not yet cached, ``chunk`` at a time through the
+        recogniser's ``transcribe_batch`` when it has one (same words as :meth:`transcript`)."""
+        batch = getattr(self.asr, "transcribe_batch", None)
+        todo = [a for a in dict.fromkeys(audios) if self.identity not in self._stored(a)[1]]
+        for start in range(0, len(todo) if batch else 0, chunk):
+            part = todo[start : start + chunk]
+            loaded = [self._samples(a) for a in part]
+            rates = {rate for _, rate in loaded}
+            if len(rates) != 1:
+                continue  # mixed rates: one by one in transcript()
+            for audio, words in zip(part, batch([s for s, _ in loaded], rates.pop())):
+                cache, stored = self._stored(audio)
+                self._store(cache, {**stored, self.identity: words})
+
+    def hear(self, turn: Turn, fact: SessionFact | None) -> HeardTurn:
+        """Transcribe and score one rendered user turn (of a session about ``fact``; None: a
+        haystack or filler turn, whose stated value is not required)."""
         heard = self.transcript(turn.audio)
         errors, words = word_errors(turn.text, heard)
-        required = answer_phrases(fact, turn.text)
+        required = answer_phrases(fact, turn.text) if fact is not None else ()
         missing = tuple(p for p in required if not phrase_recognised(p, heard))
         return HeardTurn(turn.audio, heard, errors, words, required, missing)
 
@@ -156,36 +183,54 @@ class IntelligibilityGate:
         return out
 
     def report(self, episodes: Sequence[VoxMemEpisode]) -> dict[str, Any]:
-        """WER per voice, cue and background, and answer-phrase recognition, over the evidence turns of ``episodes``.
+        """WER over every user turn of ``episodes`` (each distinct turn audio once), by condition,
+        role, voice, cue and background, and answer-phrase recognition over the evidence turns.
 
         Returns:
-            ``{"asr", "turns", "wer", "wer_by_voice", "wer_by_cue", "wer_by_background",
-            "answer_turns": {"said", "recognised"}}`` (turns stating the value, and those in which
-            the recogniser heard it); each ``wer*`` entry is ``{"wer", "words", "turns"}``
-            (unique turn audio counted once).
+            ``{"asr", "turns", "wer", "wer_by_condition", "wer_by_role", "wer_by_voice",
+            "wer_by_cue", "wer_by_background", "evidence_wer", "answer_turns": {"said",
+            "recognised"}}``: ``condition`` is ``clean`` (neutral delivery, no sound), ``cued``,
+            ``sound`` or ``cued+sound``; ``role`` the session's (evidence, haystack, filler);
+            ``evidence_wer`` the evidence turns alone (what the gate heard); each ``wer*`` entry is
+            ``{"wer", "words", "turns"}``. ``answer_turns`` counts evidence turns stating the
+            value, and those in which the recogniser heard it.
         """
-        seen: dict[str, tuple[HeardTurn, str, Turn]] = {}
+        turns: dict[str, tuple[Turn, Session, str]] = {}
         for episode in episodes:
             voices = episode.annotations.get("voices", {})
             for session in episode.sessions:
-                if session.role != "evidence" or session.fact is None:
-                    continue
                 for turn in session.turns:
-                    if turn.role == "user" and turn.audio and turn.audio not in seen:
-                        seen[turn.audio] = (self.hear(turn, session.fact), voices.get(turn.user, turn.user), turn)
-        groups: dict[str, dict[str, list[HeardTurn]]] = {"voice": {}, "cue": {}, "background": {}}
-        for heard, voice, turn in seen.values():
+                    if turn.role == "user" and turn.audio and turn.audio not in turns:
+                        turns[turn.audio] = (turn, session, voices.get(turn.user, turn.user))
+        self.prefetch(list(turns))
+        seen: dict[str, tuple[HeardTurn, str, Turn, str]] = {}
+        for audio, (turn, session, voice) in turns.items():
+            fact = session.fact if session.role == "evidence" else None
+            seen[audio] = (self.hear(turn, fact), voice, turn, session.role)
+        groups: dict[str, dict[str, list[HeardTurn]]] = {
+            name: {} for name in ("condition", "role", "voice", "cue", "background")
+        }
+        for heard, voice, turn, role in seen.values():
+            groups["condition"].setdefault(turn_condition(turn), []).append(heard)
+            groups["role"].setdefault(role, []).append(heard)
             groups["voice"].setdefault(voice, []).append(heard)
             groups["cue"].setdefault(turn.cue, []).append(heard)
             groups["background"].setdefault("sound" if turn.sound else "none", []).append(heard)
-        said = [h for h, _, _ in seen.values() if h.required]
+        said = [h for h, _, _, role in seen.values() if role == "evidence" and h.required]
         return {
             "asr": self.identity,
             "turns": len(seen),
-            "wer": _wer([h for h, _, _ in seen.values()]),
+            "wer": _wer([h for h, _, _, _ in seen.values()]),
             **{f"wer_by_{name}": {k: _wer(v) for k, v in sorted(g.items())} for name, g in groups.items()},
+            "evidence_wer": _wer(groups["role"].get("evidence", [])),
             "answer_turns": {"said": len(said), "recognised": sum(not h.missing for h in said)},
         }
+
+
+def turn_condition(turn: Turn) -> str:
+    """``clean`` (neutral delivery, no background sound), ``cued``, ``sound`` or ``cued+sound``."""
+    cued, sound = turn.cue != "neutral", bool(turn.sound)
+    return {(False, False): "clean", (True, False): "cued", (False, True): "sound"}.get((cued, sound), "cued+sound")
 
 
 def _wer(heard: Sequence[HeardTurn]) -> dict[str, float]:
@@ -340,13 +385,18 @@ def _separability_lines(sep: dict[str, Any]) -> list[str]:
 
 
 def _intelligibility_lines(heard: dict[str, Any]) -> list[str]:
-    """Report lines for :meth:`IntelligibilityGate.report`: overall, then WER tables by voice, cue, background."""
+    """Report lines for :meth:`IntelligibilityGate.report`: overall, then WER tables by condition,
+    role, voice, cue and background."""
     turns = heard["answer_turns"]
+    evidence = heard.get("evidence_wer", heard["wer"])
     lines = [
-        f"- evidence turns heard by {heard['asr']}: WER {heard['wer']['wer']:.1%} over {heard['turns']} turns; "
-        f"stated value recognised in {turns['recognised']} of {turns['said']} turns"
+        f"- every user turn heard by {heard['asr']}: WER {heard['wer']['wer']:.1%} over {heard['turns']} turns "
+        f"(evidence turns, which the gate checks: {evidence['wer']:.1%} over {evidence['turns']}); "
+        f"stated value recognised in {turns['recognised']} of {turns['said']} evidence turns"
     ]
-    for name in ("voice", "cue", "background"):
+    for name in ("condition", "role", "voice", "cue", "background"):
+        if f"wer_by_{name}" not in heard:  # reports written before every turn was heard
+            continue
         lines += ["", f"| {name} | WER | words | turns |", "| --- | ---: | ---: | ---: |"]
         lines += [
             f"| {key} | {row['wer']:.1%} | {row['words']} | {row['turns']} |"

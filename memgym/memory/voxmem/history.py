@@ -28,8 +28,7 @@ from typing import Any
 import numpy as np
 
 from memgym.core.chat import AudioPart, Message, TextPart
-from memgym.datasets.voxmem.audio_files import SAMPLE_RATE
-from memgym.envs.voxmem_env import turn_audio
+from memgym.datasets.voxmem.audio_files import SAMPLE_RATE, turn_audio
 
 SYSTEM_PROMPT = (
     "You are a voice assistant. Below are your earlier conversations with the users of this device, "

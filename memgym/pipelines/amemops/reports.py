@@ -28,6 +28,7 @@ from memgym.tasks.amemops.tables import (
     averaged_contrast,
     difference_markdown,
     plot_accuracy,
+    seed_table,
     table_markdown,
 )
 
@@ -237,6 +238,12 @@ def write_tables(store: RunStore, rows: list[dict[str, Any]], config: AMemOpsEva
     if config.exclude:
         counts = _write_exclusions(store, rows, config, types).strip().splitlines()[-1]
         text += f"\nExclusions: `table_excluded.md`, `accuracy_excluded.png`. {counts}\n"
+    if len({r["seed"] for r in rows}) > 1:
+        title = "Query-weighted accuracy (%) per seed; previous-share: % of wrong post-update answers that gave the superseded value"
+        store.write_text(
+            "seeds.md", table_markdown(seed_table(rows, query_types=types, model_order=config.models), title=title)
+        )
+        text += "\nAccuracy per seed (the spread behind the means): `seeds.md`.\n"
     store.write_text("table.md", text)
     plot_accuracy(by_type, store.folder / "accuracy.png", query_types=types)
     return text

@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from memgym.core.figures import legend_outside, system_styles
 from memgym.core.results import to_csv, to_markdown
 from memgym.core.statistics import bootstrap_mean
 
@@ -134,6 +135,7 @@ def plot_comparison(table: Sequence[dict[str, Any]], path: Path) -> Path:
         ("navigation", [c for c in table if c["task"] == "navigation" and c["slice"] == "overall"], "metric"),
         ("qa", [c for c in table if c["task"] == "qa" and c["slice"] in ("overall", "content_type")], "group"),
     ]
+    styles = system_styles(memories)
     fig, axes = plt.subplots(1, 2, figsize=(12, 4))
     width = 0.8 / max(1, len(memories))
     for axis, (task, cells, label) in zip(axes, panels):
@@ -148,15 +150,28 @@ def plot_comparison(table: Sequence[dict[str, Any]], path: Path) -> Path:
                 (mine[t]["high"] if t in mine and mine[t]["high"] is not None else m) - m for t, m in zip(ticks, means)
             ]
             positions = np.arange(len(ticks)) + offset * width
-            axis.bar(positions, means, width, yerr=[lows, highs], capsize=2, label=memory)
+            style = styles[memory]
+            axis.bar(
+                positions,
+                means,
+                width,
+                yerr=[lows, highs],
+                capsize=2,
+                label=memory,
+                color=style["color"],
+                hatch=style["hatch"],
+                edgecolor="white",
+                linewidth=0.3,
+                error_kw={"linewidth": 0.8},
+            )
         axis.set_xticks(np.arange(len(ticks)) + width * (len(memories) - 1) / 2)
         axis.set_xticklabels(ticks, rotation=30, ha="right")
         metric = cells[0]["metric"] if cells else ""
         axis.set_title("navigation (%)" if task == "navigation" else f"QA: {metric} (%)")
-        axis.set_ylim(0, 125)  # room for the legend above 100
-        axis.legend(fontsize=8, ncol=2, loc="upper left")
+        axis.set_ylim(0, 105)
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    legend_outside(fig, list(axes), title="memory")
+    fig.savefig(path, dpi=100, bbox_inches="tight")
     plt.close(fig)
     return path
 

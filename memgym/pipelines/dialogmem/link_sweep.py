@@ -48,6 +48,7 @@ from memgym.backends.throughput import record_counts, take_throughput
 from memgym.core.benchmark import JobArgs
 from memgym.core.config import load_config
 from memgym.core.errors import ConfigError
+from memgym.core.figures import label_line_ends, legend_outside, system_styles
 from memgym.core.outputs import write_text_atomic
 from memgym.core.results import RunStore, run_name, to_csv, to_markdown
 from memgym.core.seeding import config_hash
@@ -406,10 +407,16 @@ def plot_link_quality(
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
-    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    fig, axes = plt.subplots(1, 2, figsize=(13, 4.5))
+    curves = [f"{mode} links" for mode in ("missing", "wrong")]
+    linkers = [v.name for v in variants if v.kind == "linker"]
+    references = [v for v in variants if v.kind in ("probe", "baseline")]
+    styles = system_styles([*curves, *linkers, *(v.name for v in references)])
     for axis, task, title in zip(axes, ("navigation", "qa"), ("navigation: geodesic success (%)", f"QA: {metric}")):
-        for mode, marker in (("missing", "o"), ("wrong", "s")):
+        axis.set_xlim(-3, 103)
+        axis.set_ylim(0, 105)
+        ends = []  # direct labels of the lines, pushed apart where they would overlap
+        for mode, name in zip(("missing", "wrong"), curves):
             points = [
                 (links[v.name].quality, summary[v.name][task])
                 for v in variants
@@ -417,23 +424,26 @@ def plot_link_quality(
             ]
             points = sorted(p for p in points if p[0] is not None)
             if points:
-                axis.plot(*zip(*points), marker=marker, label=f"{mode} links")
-        for v in (x for x in variants if x.kind == "linker"):
-            if summary[v.name][task] is not None and links[v.name].quality is not None:
+                style = styles[name]
+                axis.plot(*zip(*points), marker=style["marker"], color=style["color"], label=name)
+                ends.append((name, *points[-1], style["color"]))
+        for name in linkers:
+            if summary[name][task] is not None and links[name].quality is not None:
                 axis.scatter(
-                    [links[v.name].quality], [summary[v.name][task]], marker="*", s=150, zorder=3, label=v.name
-                )
-        references = [v for v in variants if v.kind in ("probe", "baseline")]
-        for k, v in enumerate(references):
+                    [links[name].quality], [summary[name][task]], marker="*", s=150, zorder=3,
+                    color=styles[name]["color"], edgecolor="black", linewidth=0.5, label=name,
+                )  # fmt: skip
+        for v in references:
             value = summary[v.name][task]
             if value is not None:
-                axis.axhline(value, linestyle="--", linewidth=1, color=colours[(k + 3) % len(colours)], label=v.name)
-        axis.set_xlim(-3, 103)
-        axis.set_ylim(0, 105)
+                axis.hlines(value, -3, 103, linestyles="--", linewidth=1, color=styles[v.name]["color"], label=v.name)
+                ends.append((v.name, 100.0, value, styles[v.name]["color"]))
+        label_line_ends(axis, ends)
+        axis.set_xticks(range(0, 101, 20))
         axis.set_xlabel("link quality (%)")
         axis.set_title(title)
-        axis.legend(fontsize=7, loc="best")
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    legend_outside(fig, list(axes))
+    fig.savefig(path, dpi=100, bbox_inches="tight")
     plt.close(fig)
     return path

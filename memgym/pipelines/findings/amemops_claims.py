@@ -17,6 +17,9 @@ from memgym.pipelines.findings.claim import Claim, Measured, Outcome, Tables, ru
 from memgym.pipelines.findings.verdicts import Effect
 
 ERASING = ("gdn2", "kda", "gdn")
+MIN_SEEDS = 3
+"""Training seeds an erasure comparison needs before it decides: at CPU scale one seed's margin
+hangs on the CPU's arithmetic (docs/amemops_models.md, "The slow learning test")."""
 
 
 TRAIN_AM = "memgym eval amemops preset=cpu-audio train=true"
@@ -65,6 +68,11 @@ def _with_note(text: str, note: str) -> str:
     return f"{text} [{note}]" if note else text
 
 
+def _seeds(rows: Sequence[dict[str, Any]], models: Sequence[str]) -> int:
+    """The fewest training seeds any of ``models`` has in ``rows``."""
+    return min(len({r["seed"] for r in rows if r["model"] == model}) for model in models)
+
+
 def _step(checkpoint: Any) -> tuple[int, str]:
     return (int(checkpoint), "") if str(checkpoint).isdigit() else (-1, str(checkpoint))
 
@@ -82,7 +90,7 @@ def am_erasing(core: str) -> Callable[[Tables], Outcome]:
         if interval is None:
             return f"needs post-update queries of {core} and no_erase: {TRAIN_AM}"
         n = len({r["stream"] for r in rows if r["model"] == core and r["query_type"] == "post_update"})
-        effect = Effect(interval.estimate, interval.low, interval.high, n)
+        effect = Effect(interval.estimate, interval.low, interval.high, n, _seeds(rows, (core, "no_erase")))
         text = f"{core} - no_erase on post-update queries (streams and seeds resampled)"
         return Measured(effect, _with_note(text, note), runs_of(rows, core))
 
@@ -102,7 +110,10 @@ def am_update_specific(t: Tables) -> Outcome:
     if not found or found[0].interval is None:
         return f"needs gdn2 and no_erase (one preset) on streams with initial and post-update queries: {TRAIN_AM}"
     result = found[0]
-    effect = Effect(result.estimate, result.interval.low, result.interval.high, int(result.labels["streams"]))
+    streams = int(result.labels["streams"])
+    effect = Effect(
+        result.estimate, result.interval.low, result.interval.high, streams, _seeds(rows, ("gdn2", "no_erase"))
+    )
     text = "(gdn2 - no_erase) on post-update minus on initial (streams and seeds resampled)"
     return Measured(effect, _with_note(text, note), runs_of(rows, "gdn2"))
 
@@ -153,6 +164,7 @@ AMEMOPS: tuple[Claim, ...] = (
             "positive",
             am_erasing(core),
             min_items=20,
+            min_seeds=MIN_SEEDS,
             paper_effect=11.3 if core == "gdn2" else None,
         )
         for core in ERASING
@@ -165,6 +177,7 @@ AMEMOPS: tuple[Claim, ...] = (
         "positive",
         am_update_specific,
         min_items=20,
+        min_seeds=MIN_SEEDS,
     ),
     Claim(
         "am-norope-long-delay",

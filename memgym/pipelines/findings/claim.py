@@ -61,6 +61,8 @@ class Claim:
     measure: Callable[[Tables], Outcome]
     margin: float = 5.0
     min_items: int = 30
+    min_seeds: int = 1
+    """Training seeds an effect of trained models needs before it decides (:func:`~memgym.pipelines.findings.verdicts.decide`)."""
     paper_effect: float | None = None
     """The paper's effect in pp where it states one (drawn beside ours in the figure)."""
     by_construction: Callable[[Tables], str] | None = None

@@ -50,7 +50,9 @@ def finding_rows(runs: Sequence[RunFolder], claims: Sequence[Claim] = CLAIMS) ->
         row["by_construction"] = reason
         if isinstance(outcome, Measured):
             effect = outcome.effect
-            decision = decide(effect, claim.kind, margin=claim.margin, min_items=claim.min_items)
+            decision = decide(
+                effect, claim.kind, margin=claim.margin, min_items=claim.min_items, min_seeds=claim.min_seeds
+            )
             detail = decision.reason + (f"; about {decision.needed} units would decide it" if decision.needed else "")
             verdict = decision.verdict
             if reason and verdict != "undecided":
@@ -127,7 +129,9 @@ def plot(rows: Sequence[dict[str, Any]], path: Path) -> Path | None:
         "undecided": "tab:gray",
         "by construction": "tab:purple",
     }
-    fig, ax = plt.subplots(figsize=(8, 0.45 * len(measured) + 1.2))
+    names = [_readable(row) for row in measured]
+    lines = sum(name.count("\n") + 1 for name in names)
+    fig, ax = plt.subplots(figsize=(11, 0.17 * lines + 0.12 * len(measured) + 1.0))
     for y, row in enumerate(measured):
         colour = colours.get(row["verdict"], "black")
         ax.errorbar(
@@ -141,15 +145,16 @@ def plot(rows: Sequence[dict[str, Any]], path: Path) -> Path | None:
         if row["paper_effect"] is not None:
             ax.plot(row["paper_effect"], y, "x", color="black")
     ax.axvline(0.0, color="black", linewidth=0.8)
-    ax.set_yticks(range(len(measured)), [r["id"] for r in measured], fontsize=8)
+    ax.set_yticks(range(len(measured)), names, fontsize=7.5)
     ax.invert_yaxis()
+    ax.grid(axis="x", alpha=0.3)
     ax.set_xlabel("effect (pp): ours with 95% CI (coloured by verdict), paper (x)")
     handles = [plt.Line2D([], [], marker="o", linestyle="", color=c, label=v) for v, c in colours.items()]
     handles.append(plt.Line2D([], [], marker="x", linestyle="", color="black", label="paper"))
-    ax.legend(handles=handles, fontsize=7, loc="best")
+    fig.legend(handles=handles, fontsize=8, loc="center left", bbox_to_anchor=(1.0, 0.5), frameon=False)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)
     return path
 
@@ -175,6 +180,17 @@ def relative_run(path: str | Path, out: Path) -> str:
         return os.path.relpath(Path(path).resolve(), out.resolve())
     except ValueError:
         return str(Path(path).resolve())
+
+
+BENCHMARK_NAMES = {"dialogmem": "DialogMem", "voxmem": "VoxMem", "amemops": "AMemOps"}
+
+
+def _readable(row: dict[str, Any], width: int = 70) -> str:
+    """A claim's axis label: its benchmark and sentence, wrapped to ``width`` characters (two lines at most)."""
+    import textwrap
+
+    text = f"{BENCHMARK_NAMES.get(row['benchmark'], row['benchmark'])}: {row['claim']}"
+    return "\n".join(textwrap.wrap(text, width, max_lines=2, placeholder=" …"))
 
 
 def write_findings(paths: Sequence[str | Path], out: Path | None = None) -> Path:

@@ -20,7 +20,12 @@ flat           reproduced                                    ``-margin <= low`` 
 flat           not reproduced                                ``low > 0`` or ``high < 0`` (a clear effect)
 flat           undecided                                     otherwise (too wide to tell)
 any            undecided                                     ``n < min_items``, whatever the interval
+any            undecided                                     fewer training ``seeds`` than ``min_seeds``
 =============  ============================================  ==========================================
+
+A comparison of trained models also counts the training seeds behind it: one seed's result can hang
+on the CPU's arithmetic (docs/amemops_models.md, "The slow learning test"), so such claims ask for
+several seeds before they decide.
 
 An
 undecided verdict carries the number of units that would likely decide it: the interval's half-width
@@ -59,12 +64,15 @@ class Effect:
         estimate: point estimate (pp).
         low, high: 95% bootstrap interval (pp), ``low <= estimate <= high`` up to resampling noise.
         n: paired units behind it (items, or stream x seed pairs).
+        seeds: training seeds behind it (the fewest of the models compared); None when no trained
+            model is compared.
     """
 
     estimate: float
     low: float
     high: float
     n: int
+    seeds: int | None = None
 
     def __post_init__(self) -> None:
         if not all(math.isfinite(v) for v in (self.estimate, self.low, self.high)):
@@ -88,7 +96,9 @@ class Decision:
     reason: str = ""
 
 
-def decide(effect: Effect, kind: ClaimKind, *, margin: float = DEFAULT_MARGIN, min_items: int = 30) -> Decision:
+def decide(
+    effect: Effect, kind: ClaimKind, *, margin: float = DEFAULT_MARGIN, min_items: int = 30, min_seeds: int = 1
+) -> Decision:
     """Apply the rules of this module's table to one effect."""
     if margin <= 0:
         raise ValueError(f"margin must be > 0 pp, got {margin}")
@@ -117,6 +127,8 @@ def decide(effect: Effect, kind: ClaimKind, *, margin: float = DEFAULT_MARGIN, m
             max(min_items, _needed(effect, kind, margin)),
             f"{effect.n} units, below the minimum {min_items}",
         )
+    if effect.seeds is not None and effect.seeds < min_seeds:
+        return Decision("undecided", None, f"{effect.seeds} training seed(s), below the minimum {min_seeds}")
     if verdict == "undecided":
         return Decision(verdict, _needed(effect, kind, margin), "the interval spans both verdicts")
     return Decision(verdict, reason=_why(effect, kind, verdict, margin))

@@ -7,7 +7,9 @@
 ``preset=cpu-tiny`` is the slow learning test's setting (docs/amemops_models.md): the symbolic
 controls on short streams, one layer and one head of 64, 200 steps of 16 fresh streams, scored on
 96 held-out streams. One erasing core (GDN2; KDA trains as long and was left out to keep ``make run``
-within 6 minutes from a fresh clone). The runs are named without the preset (``name=M-seed0``) so that the eval and
+within 6 minutes from a fresh clone), one seed: a single seed's margin hangs on the CPU's arithmetic
+(docs/amemops_models.md, "The slow learning test"), so ``memgym findings`` leaves these comparisons
+undecided (they need 3 training seeds, some 200 CPU s more than the 6 minutes leave room for). The runs are named without the preset (``name=M-seed0``) so that the eval and
 ``memgym findings`` see the cores by name. Trained models are kept in the run folder: a second
 quickstart skips their training.
 """
@@ -72,7 +74,11 @@ def report(folder: Path) -> ReportSection:
         f"erasure (`no_erase`), on the symbolic control of the paper's Sec. 3.4 (`preset={PRESET}`): "
         f"{s['steps']} steps of {s['batch']} fresh short streams each, one seed, scored on {s['streams']} "
         f"held-out streams. The paper's symbolic result: 82.7-85.1% for the erasing cores against 58.2% "
-        f"for no-erase on post-update queries. Accuracy (%) by query type (`{run / 'table.md'}`):",
+        f"for no-erase on post-update queries. One seed's margin depends on the CPU's arithmetic (MKL picks "
+        f"CPU-specific kernels, and no-erase is still learning steeply at this step), so the findings leave "
+        f"these comparisons undecided until 3 training seeds are pooled (`memgym eval amemops "
+        f'preset={PRESET} train=true`; docs/amemops_models.md, "The slow learning test", measures every '
+        f"path and seed). Accuracy (%) by query type (`{run / 'table.md'}`):",
         "",
         (run / "table.md").read_text(encoding="utf-8").split("\n\n**")[0].strip() + "\n",  # by query type
         "Erasing minus no-erase, 95% bootstrap intervals over streams (`contrasts.md`):",

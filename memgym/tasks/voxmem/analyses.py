@@ -56,6 +56,7 @@ from typing import Any
 
 import numpy as np
 
+from memgym.core.figures import legend_outside, system_styles
 from memgym.core.statistics import bootstrap_difference
 from memgym.datasets.speech.cues import CUE_WORDS
 from memgym.datasets.voxmem.oracle import sound_label
@@ -169,7 +170,8 @@ def plot_semantic_gap(table: Sequence[dict[str, Any]], path: Path) -> Path | Non
         axis.set_xticks(range(len(OPERATIONS)), OPERATIONS)
         axis.set_ylabel("semantics - audio-native (points)")
         axis.set_title(f"{memory} / {model}", fontsize=9)
-        axis.legend(fontsize=7, title="budget", title_fontsize=7)
+    fig.tight_layout()
+    legend_outside(fig, list(axes[0]), title="budget", fontsize=7)
     return _save(fig, plt, path)
 
 
@@ -309,26 +311,36 @@ def taxonomy_percent(table: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def plot_taxonomy(table: Sequence[dict[str, Any]], path: Path) -> Path | None:
     """Stacked bars of the error categories (% of items) per evidence type, one panel per
-    (model, memory); None without rows."""
+    (model, memory) that made errors (the others are named in a note below the panels); None
+    without rows or errors. Categories no system fell into are left out of bars and legend."""
     if not table:
         return None
-    plt = _pyplot()
     shares = taxonomy_percent(table)
+    present = [c for c in ERRORS if any(r[c] for r in shares)]
     panels = list(dict.fromkeys((r["model"], r["memory"]) for r in shares))
+    flawless = [p for p in panels if not any(r[c] for r in shares if (r["model"], r["memory"]) == p for c in present)]
+    panels = [p for p in panels if p not in flawless]
+    if not panels:
+        return None
+    plt = _pyplot()
+    styles = system_styles(ERRORS)
     fig, axes = plt.subplots(1, len(panels), figsize=(4.4 * len(panels), 3.8), squeeze=False)
-    colours = plt.get_cmap("tab10")
     for axis, (model, memory) in zip(axes[0], panels):
         mine = [r for r in shares if r["model"] == model and r["memory"] == memory]
         bottom = np.zeros(len(mine))
-        for k, category in enumerate(ERRORS):
+        for category in present:
             values = np.array([r[category] for r in mine])
-            axis.bar(range(len(mine)), values, 0.7, bottom=bottom, color=colours(k), label=category)
+            axis.bar(range(len(mine)), values, 0.7, bottom=bottom, color=styles[category]["color"], label=category)
             bottom += values
         axis.set_xticks(range(len(mine)), [f"{r['evidence']}\n(n={r['n']})" for r in mine], fontsize=7)
         axis.set_ylim(0, 100)
         axis.set_ylabel("share of items (%)")
         axis.set_title(f"errors: {memory} / {model}", fontsize=9)
-    axes[0][-1].legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    fig.tight_layout()
+    legend_outside(fig, axes[0][0] if len(panels) == 1 else list(axes[0]), title="error", fontsize=8)
+    if flawless:
+        names = ", ".join(f"{memory} / {model}" for model, memory in flawless)
+        fig.text(0.01, -0.02, f"no errors: {names}", fontsize=8, va="top")
     return _save(fig, plt, path)
 
 
@@ -344,6 +356,6 @@ def _pyplot():
 def _save(fig, plt, path: Path) -> Path:
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=100)
+    fig.savefig(path, dpi=100, bbox_inches="tight")
     plt.close(fig)
     return path

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from memgym.core.figures import label_line_ends, legend_outside, system_styles
 from memgym.core.results import to_markdown
 from memgym.core.statistics import bootstrap_mean
 from memgym.datasets.voxmem.taxonomy import CELLS, EVIDENCE_TYPES, OPERATIONS
@@ -138,26 +139,32 @@ def plot_accuracy_vs_budget(rows: Sequence[dict[str, Any]], path: Path) -> Path 
     fig, axes = plt.subplots(rows_n, cols, figsize=(4.2 * cols, 3.4 * rows_n), squeeze=False)
     for axis in axes.flat[len(panels) :]:
         axis.set_visible(False)
+    styles = system_styles(EVIDENCE_TYPES)
     for axis, ((model, memory), members) in zip(axes.flat, panels.items()):
         budgets = sorted({int(r["budget"]) for r in members})
+        axis.set_xscale("log", base=2)
+        axis.set_ylim(-5, 105)
+        ends = []  # lines often coincide (all right, all wrong): each is labelled at its end
         for evidence in EVIDENCE_TYPES:
             points = [
                 (b, _percent([r for r in members if r["evidence"] == evidence and int(r["budget"]) == b]))
                 for b in budgets
             ]
-            points = [(b, a) for b, a in points if a is not None]
+            points = [(b / 1024, a) for b, a in points if a is not None]
             if points:
-                axis.plot([b / 1024 for b, _ in points], [a for _, a in points], marker="o", label=evidence)
-        axis.set_xscale("log", base=2)
+                style = styles[evidence]
+                axis.plot(*zip(*points), marker=style["marker"], color=style["color"], label=evidence, alpha=0.85)
+                ends.append((evidence, *points[-1], style["color"]))
         axis.set_xticks([b / 1024 for b in budgets], [f"{b // 1024}K" for b in budgets])
-        axis.set_ylim(-5, 105)
+        axis.set_xlim(min(budgets) / 1024 / 1.3, max(budgets) / 1024 * 1.3)
+        label_line_ends(axis, ends)
         axis.set_title(f"{memory} / {model}", fontsize=9)
         axis.set_xlabel("context budget")
         axis.set_ylabel("accuracy (%)")
-    axes[0][0].legend(fontsize=7)
     fig.tight_layout()
+    legend_outside(fig, axes, title="evidence")
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=100)
+    fig.savefig(path, dpi=100, bbox_inches="tight")
     plt.close(fig)
     return path
 

@@ -78,3 +78,61 @@ def test_kept_items_have_every_stated_value_heard_and_the_report_breaks_wer_down
     assert set(report["wer_by_voice"]) <= voices and set(report["wer_by_background"]) <= {"none", "sound"}
     assert sum(row["turns"] for row in report["wer_by_cue"].values()) == report["turns"]
     assert 0.0 <= report["wer"]["wer"] < 1.0 and "| voice | WER |" in (tmp_path / "qc_report.md").read_text()
+
+
+class HearsOnlyCleanTurns(ASRBackend):
+    """Returns a turn's true words when it is clean (neutral, no sound), nothing otherwise; batched."""
+
+    kind = "clean-only"
+
+    def __init__(self, folder):
+        import numpy as np
+        import soundfile
+
+        super().__init__()
+        self.words, self.batches = {}, []
+        for episode in Dataset.load(folder / "manifest.jsonl"):
+            for session in episode.sessions:
+                for turn in session.turns:
+                    if turn.role == "user":
+                        audio, _ = soundfile.read(str(folder / turn.audio), dtype="float32")
+                        clean = qc.turn_condition(turn) == "clean"
+                        self.words[np.ascontiguousarray(audio).tobytes()] = turn.text if clean else ""
+
+    def _decode(self, audio, sample_rate):
+        import numpy as np
+
+        return self.words[np.ascontiguousarray(audio, dtype=np.float32).tobytes()]
+
+    def transcribe_batch(self, clips, sample_rate):
+        self.batches.append(len(clips))
+        return [self.transcribe(c, sample_rate) for c in clips]
+
+
+def test_the_report_hears_every_turn_by_condition_and_role(vox_dataset, tmp_path):
+    """WER over every distinct user turn (evidence, haystack and filler; clean, cued, with sound),
+    heard in batches: a recogniser that hears only clean turns scores 0 % on them and 100 % on the rest."""
+    import shutil
+
+    folder = tmp_path / "d"
+    shutil.copytree(vox_dataset, folder)  # the gate writes its transcripts beside the audio
+    asr = HearsOnlyCleanTurns(folder)
+    gate = qc.IntelligibilityGate(folder, asr)
+    episodes = list(Dataset.load(folder / "manifest.jsonl"))
+    report = gate.report(episodes)
+    user_turns = {t.audio for e in episodes for s in e.sessions for t in s.turns if t.role == "user"}
+    assert report["turns"] == len(user_turns) and sum(asr.batches) == len(user_turns) and len(asr.batches) >= 1
+    conditions = report["wer_by_condition"]
+    assert conditions["clean"]["wer"] == 0.0 and conditions["clean"]["turns"] > 0
+    assert {c: r["wer"] for c, r in conditions.items() if c != "clean"} == dict.fromkeys(
+        set(conditions) - {"clean"}, 1.0
+    )
+    assert {"sound", "cued"} <= set(conditions)
+    assert set(report["wer_by_role"]) == {"evidence", "haystack", "filler"}
+    assert sum(r["turns"] for r in report["wer_by_role"].values()) == report["turns"]
+    assert report["evidence_wer"] == report["wer_by_role"]["evidence"]
+    qc.write_report(folder, {"items_kept": 1, "items_planned": 1, "discarded": [], "revised": 0,
+                             "max_session_reuse": 1, "reuse_limit": 4, "audio_hours": 0.1, "user_turns": 1,
+                             "check_failures": {}, "items_per_cell": {}, "intelligibility": report})  # fmt: skip
+    text = (folder / "qc_report.md").read_text()
+    assert "| condition | WER |" in text and "| clean | 0.0% |" in text and "| role | WER |" in text

@@ -52,7 +52,7 @@ def test_train_then_eval_writes_tables(tmp_path, capsys):
     from memgym.pipelines.reporting import main_tables  # what 'memgym eval amemops' ends with
 
     (main,) = main_tables(out)
-    assert [row["system"] for row in main.rows] == ["mamba2"] and any(
+    assert [row["system"] for row in main.rows] == ["mamba2 @ 2", "mamba2 @ 3"] and any(
         c.startswith("correct query_type=") for c in main.rows[0]
     )
 

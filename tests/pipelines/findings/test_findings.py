@@ -139,7 +139,7 @@ def test_voxmem_and_amemops_rows_are_measured(tmp_path: Path) -> None:
             "queries": queries(m == "gdn2"),
         }
         for m in ("gdn2", "no_erase")
-        for s in (0, 1)
+        for s in (0, 1, 2)
         for k in range(25)
     ]
     write_run(tmp_path / "am", "amemops_eval", am)
@@ -150,6 +150,10 @@ def test_voxmem_and_amemops_rows_are_measured(tmp_path: Path) -> None:
     assert found["am-gdn2-over-no-erase"]["effect_pp"] == pytest.approx(100.0)
     assert found["am-update-specific"]["verdict"] == "reproduced"
     assert found["am-kda-over-no-erase"]["verdict"] == "not measured"
+    two_seeds = [r for r in am if r["seed"] != 2]  # as clear, but one training seed short
+    write_run(tmp_path / "am2", "amemops_eval", two_seeds)
+    short = by_id(finding_rows(find_runs([tmp_path / "am2"])))["am-gdn2-over-no-erase"]
+    assert short["verdict"] == "undecided" and short["detail"] == "2 training seed(s), below the minimum 3"
 
 
 def test_cli_writes_the_report_files(dialogmem_runs: Path, tmp_path: Path, capsys) -> None:
@@ -196,13 +200,14 @@ def test_amemops_claims_take_one_preset_per_comparison(tmp_path: Path) -> None:
         ]
         return [
             {
-                "key": f"{model}|0|{k}",
+                "key": f"{model}|{seed}|{k}",
                 "model": model,
-                "seed": 0,
+                "seed": seed,
                 "checkpoint": 40,
                 "stream": f"s{k}",
                 "queries": queries,
             }
+            for seed in (0, 1, 2)
             for k in range(streams)
         ]
 

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from memgym.pipelines.findings.verdicts import Effect, decide
+from memgym.pipelines.findings.verdicts import Decision, Effect, decide
 
 
 @pytest.mark.parametrize(
@@ -31,6 +31,13 @@ def test_too_few_items_is_undecided_even_with_a_clear_interval() -> None:
     assert decision.verdict == "undecided"
     assert decision.needed >= 30
     assert "below the minimum" in decision.reason
+
+
+def test_too_few_training_seeds_is_undecided_and_effects_without_seeds_are_not_counted() -> None:
+    decision = decide(Effect(30.0, 20.0, 40.0, 90, seeds=1), "positive", min_items=30, min_seeds=3)
+    assert decision == Decision("undecided", None, "1 training seed(s), below the minimum 3")
+    assert decide(Effect(30.0, 20.0, 40.0, 90, seeds=3), "positive", min_seeds=3).verdict == "reproduced"
+    assert decide(Effect(30.0, 20.0, 40.0, 90), "positive", min_seeds=3).verdict == "reproduced"
 
 
 def test_needed_count_shrinks_the_interval_until_one_verdict_holds() -> None:

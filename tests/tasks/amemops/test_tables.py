@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from memgym.tasks.amemops.tables import accuracy_cell, accuracy_table, plot_accuracy, table_markdown
+from memgym.tasks.amemops.tables import accuracy_cell, accuracy_table, plot_accuracy, seed_table, table_markdown
 
 
 def row(seed, stream, correct, qtype="post_update", attribute="gain", model="gdn2", checkpoint=24000):
@@ -29,6 +29,19 @@ def test_query_weighting_pools_queries_and_stream_weighting_averages_streams():
 def test_seeds_weigh_equally():
     rows = [row(0, "a", 1)] * 9 + [row(1, "a", 0)]
     assert accuracy_cell(rows) == pytest.approx(50.0)
+
+
+def test_seed_table_keeps_each_seed_and_the_previous_value_share_of_update_errors():
+    wrong_previous = {**row(0, "a", 0), "previous_value": True}
+    wrong_other = {**row(0, "b", 0), "previous_value": False}
+    rows = [wrong_previous, wrong_other, {**row(0, "b", 1), "previous_value": False}, row(1, "a", 1)]
+    rows += [row(1, "a", 0, qtype="initial"), row(0, "a", 1, qtype="initial", model="no_erase")]
+    table = seed_table(rows, query_types=("initial", "post_update"), model_order=("no_erase", "gdn2"))
+    assert [(r["model"], r["seed"]) for r in table] == [("no_erase", 0), ("gdn2", 0), ("gdn2", 1)]
+    assert table[1]["post_update"] == pytest.approx(100 / 3) and table[1]["initial"] is None
+    assert table[1]["previous_share"] == pytest.approx(50.0)
+    assert table[2]["post_update"] == 100.0 and table[2]["initial"] == 0.0 and table[2]["previous_share"] is None
+    assert "| gdn2 | 24000 | 0 | - | 33.3 | 50.0 |" in table_markdown(table)
 
 
 def test_table_has_a_row_per_model_checkpoint_and_empty_cells(tmp_path):

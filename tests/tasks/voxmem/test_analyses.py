@@ -139,6 +139,10 @@ def test_taxonomy_table_counts_and_plot(played, tmp_path):
     assert semantics["haystack chance"] == pytest.approx(3 * 0.2) and semantics["wrong_computed chance"] == 1.0
     assert by_evidence["paralinguistic"]["other_user chance"] == pytest.approx(2 / 6)
     assert plot_taxonomy(table, tmp_path / "errors.png").stat().st_size > 0
+    flawless = [{**r, "memory": "perfect", **{c: 0 for c in CATEGORIES if c != "correct"}} for r in table]
+    assert plot_taxonomy(flawless, tmp_path / "none.png") is None  # no errors: no empty panels
+    both = plot_taxonomy([*table, *flawless], tmp_path / "both.png")
+    assert both is not None and both.stat().st_size > 0
 
 
 def test_only_handed_sessions_are_blamed_and_chance_follows_them(played):

@@ -30,11 +30,12 @@ def write_card(
     train_voices: list[str],
     heldout_voices: list[str],
     task_weights: dict[str, float],
+    cpu_s: dict[str, float],
 ) -> Path:
     """Write the card: parts, data, steps, losses and held-out scores."""
     rows = "\n".join(
-        f"| {task} | {r['n']} | {100 * r['chance']:.1f} | {_cell(r['audio'])} | {_cell(r['silence'])} | "
-        f"{_cell(r['difference'])} |"
+        f"| {task} | {r['n']} | {100 * r['chance']:.1f} | {100 * r['majority']:.1f} | "
+        f"{_cell(r['audio'])} | {_cell(r['silence'])} | {_cell(r['difference'])} |"
         for task, r in scores.items()
     )
     settings = ", ".join(f"`{k}={v}`" for k, v in dataclasses.asdict(config).items() if k != "out")
@@ -78,17 +79,21 @@ VoxMem's evaluation histories.
 * stage 1: {_curve(losses["align"])}
 * stage 2: {_curve(losses["instruct"])}
 
+CPU seconds of the training process (all its threads; eSpeak runs in a child process, not
+counted): {", ".join(f"{k} {v:.0f}" for k, v in cpu_s.items())}.
+
 ## Held-out scores
 Candidate answers ranked by log-probability; *silence* is the same model given silence of the
 same lengths instead of the clips. Accuracy in %, 95 % bootstrap intervals (difference paired).
 
-| task | n | chance | with audio | with silence | audio - silence |
-| --- | ---: | ---: | ---: | ---: | ---: |
+| task | n | chance | majority answer | with audio | with silence | audio - silence |
+| --- | ---: | ---: | ---: | ---: | ---: | ---: |
 {rows}
 
 Tasks: `said` = the value a statement gave (the family's values), `speaker` = whether two clips
 have the same voice (yes/no), `cue` = how the speaker sounded (7 cues), `sound` = what was audible
-in the background (28 classes or nothing).
+in the background (28 classes or nothing), `noise` = whether anything was audible besides the
+voice (yes/no).
 """
     path.write_text(text)
     return path

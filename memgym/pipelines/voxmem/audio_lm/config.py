@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from memgym.core.errors import ConfigError
+from memgym.pipelines.voxmem.audio_lm.data import TASKS
 
 DEFAULT_HELDOUT_VOICES: tuple[str, ...] = ("espeak-02", "espeak-07", "espeak-13", "espeak-17")
 """One voice of each broad kind (British RP male, Caribbean, British RP female, Lancastrian), never
@@ -27,6 +28,10 @@ class AudioLMTrainConfig:
     train_layers: int = dataclasses.field(
         default=2, metadata={"help": "top Whisper encoder layers that learn (0-4); the LM stays frozen"}
     )
+    tasks: tuple[str, ...] = dataclasses.field(
+        default=TASKS,
+        metadata={"help": "stage 2 tasks (transcript, said, cue, sound, noise, speaker); scored ones are evaluated"},
+    )
     heldout_voices: tuple[str, ...] = dataclasses.field(
         default=DEFAULT_HELDOUT_VOICES, metadata={"help": "voices only the held-out evaluation hears"}
     )
@@ -42,6 +47,9 @@ class AudioLMTrainConfig:
         for name in ("steps", "batch_size", "align_batch", "checkpoint_every", "heldout_per_task"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be >= 1, got {getattr(self, name)}")
+        unknown = sorted(set(self.tasks) - set(TASKS))
+        if unknown or not self.tasks:
+            raise ConfigError(f"tasks: {unknown or 'none given'}; expected some of {list(TASKS)}")
         if self.align_clips < 0:
             raise ConfigError(f"align_clips must be >= 0, got {self.align_clips}")
         if not 0.0 <= self.sound_rate <= 1.0:

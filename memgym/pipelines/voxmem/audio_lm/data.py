@@ -12,6 +12,7 @@ task            clips  question                                          answer 
 ``said``        1      what <slot> was given for <subject>?              the value (family's values)
 ``cue``         1      how did the speaker sound?                        cue word (7 cues)
 ``sound``       1      what could be heard in the background?            class or "nothing" (all + 1)
+``noise``       1      was anything audible besides the voice?           yes / no
 ``speaker``     2      did the same person speak in both recordings?     yes / no
 ==============  =====  ================================================  =============================
 
@@ -34,8 +35,8 @@ from memgym.datasets.voxmem.records import SessionFact
 from memgym.datasets.voxmem.topics import FAMILY_BY_NAME, TOPIC_FAMILIES
 from memgym.datasets.voxmem.writing import TemplateWriter
 
-TASKS: tuple[str, ...] = ("transcript", "said", "cue", "sound", "speaker")
-SCORED_TASKS: tuple[str, ...] = ("said", "speaker", "cue", "sound")
+TASKS: tuple[str, ...] = ("transcript", "said", "cue", "sound", "noise", "speaker")
+SCORED_TASKS: tuple[str, ...] = ("said", "speaker", "cue", "sound", "noise")
 NOTHING = "nothing"
 
 
@@ -68,8 +69,9 @@ def sound_name(sound: str) -> str:
     return sound.replace("_", " ") if sound else NOTHING
 
 
-def draw_clip(voices: list[Voice], sound_classes: tuple[str, ...], sound_rate: float, rng: np.random.Generator,
-              voice: str = "") -> Clip:
+def draw_clip(
+    voices: list[Voice], sound_classes: tuple[str, ...], sound_rate: float, rng: np.random.Generator, voice: str = ""
+) -> Clip:
     """A random statement (uniform family, subject, value, cue; a sound with probability ``sound_rate``)."""
     family = TOPIC_FAMILIES[int(rng.integers(len(TOPIC_FAMILIES)))]
     subject = str(family.subjects[int(rng.integers(len(family.subjects)))])
@@ -82,8 +84,9 @@ def draw_clip(voices: list[Voice], sound_classes: tuple[str, ...], sound_rate: f
     return Clip(chosen, text, family.name, subject, value, cue, sound)
 
 
-def make_example(task: str, voices: list[Voice], sound_classes: tuple[str, ...], sound_rate: float,
-                 rng: np.random.Generator) -> Example:
+def make_example(
+    task: str, voices: list[Voice], sound_classes: tuple[str, ...], sound_rate: float, rng: np.random.Generator
+) -> Example:
     """One example of ``task`` (module docstring)."""
     clip = draw_clip(voices, sound_classes, sound_rate, rng)
     if task == "transcript":
@@ -93,11 +96,20 @@ def make_example(task: str, voices: list[Voice], sound_classes: tuple[str, ...],
         question = f"What {family.slot} was given for {clip.subject}?"
         return Example(task, (clip,), question, clip.value, tuple(family.values))
     if task == "cue":
-        return Example(task, (clip,), "How did the speaker sound?", CUE_WORDS[clip.cue],
-                       tuple(CUE_WORDS[c] for c in CUES))
+        return Example(
+            task, (clip,), "How did the speaker sound?", CUE_WORDS[clip.cue], tuple(CUE_WORDS[c] for c in CUES)
+        )
     if task == "sound":
-        return Example(task, (clip,), "What could be heard in the background?", sound_name(clip.sound),
-                       (NOTHING, *(sound_name(s) for s in sound_classes)))
+        return Example(
+            task,
+            (clip,),
+            "What could be heard in the background?",
+            sound_name(clip.sound),
+            (NOTHING, *(sound_name(s) for s in sound_classes)),
+        )
+    if task == "noise":
+        question = "Was anything audible in the background besides the voice? Answer yes or no."
+        return Example(task, (clip,), question, "yes" if clip.sound else "no", ("yes", "no"))
     if task == "speaker":
         same = bool(rng.random() < 0.5)
         others = [v.voice_id for v in voices if v.voice_id != clip.voice]

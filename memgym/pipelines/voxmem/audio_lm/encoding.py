@@ -20,8 +20,9 @@ def mel_features(extractor: Any, audio: np.ndarray) -> tuple[Any, int]:
     """``((80, 3000) float32 tensor, valid mel frames)`` of a 16 kHz clip, as the processor computes them."""
     import torch
 
-    out = extractor(audio, sampling_rate=SAMPLE_RATE, return_attention_mask=True, padding="max_length",
-                    return_tensors="pt")
+    out = extractor(
+        audio, sampling_rate=SAMPLE_RATE, return_attention_mask=True, padding="max_length", return_tensors="pt"
+    )
     return out["input_features"][0].to(torch.float32), int(out["attention_mask"][0].sum())
 
 

@@ -75,7 +75,7 @@ class AudioLM:
         if len(pieces) != len(token_counts) + 1:
             raise ValueError("the chat template did not render one audio token per clip")
         expanded = pieces[0] + "".join(self.audio_token * n + rest for n, rest in zip(token_counts, pieces[1:]))
-        return self.tokenizer(expanded, add_special_tokens=False)["input_ids"]
+        return self.tokenizer(expanded)["input_ids"]  # as the processor tokenizes it
 
     def _embed(self, prefixes: Sequence[Any], question: str) -> tuple[Any, int]:
         """``((L, hidden) prompt embeddings, L)`` with the audio features in place of the audio tokens."""
@@ -130,8 +130,12 @@ class AudioLM:
             target = torch.tensor(self.tokenizer(text, add_special_tokens=False)["input_ids"])
             losses.append(
                 torch.nn.functional.ctc_loss(
-                    logp[:, None], target[None], torch.tensor([feats.shape[0]]), torch.tensor([target.shape[0]]),
-                    blank=self.model.config.audio_token_id, zero_infinity=True,
+                    logp[:, None],
+                    target[None],
+                    torch.tensor([feats.shape[0]]),
+                    torch.tensor([target.shape[0]]),
+                    blank=self.model.config.audio_token_id,
+                    zero_infinity=True,
                 )  # per target token
             )
         return torch.stack(losses).mean()

@@ -105,8 +105,11 @@ def read_ct2_variables(path: Path) -> dict[str, np.ndarray]:
         shape = [take("I") for _ in range(take("B"))]
         dtype, size = take("B"), take("I")
         if dtype in _CT2_DTYPES:
-            variables[name] = np.frombuffer(data, _CT2_DTYPES[dtype], size // np.dtype(_CT2_DTYPES[dtype]).itemsize,
-                                            offset).reshape(shape).astype(np.float32)
+            variables[name] = (
+                np.frombuffer(data, _CT2_DTYPES[dtype], size // np.dtype(_CT2_DTYPES[dtype]).itemsize, offset)
+                .reshape(shape)
+                .astype(np.float32)
+            )
         offset += size
     return variables
 
@@ -184,9 +187,9 @@ def load_smollm2() -> tuple[Any, Any]:
     return tokenizer, model
 
 
-def assemble(tokenizer: Any, text_model: Any, encoder_state: dict[str, Any], encoder_config: dict[str, Any]) -> tuple[
-    Any, Any
-]:
+def assemble(
+    tokenizer: Any, text_model: Any, encoder_state: dict[str, Any], encoder_config: dict[str, Any]
+) -> tuple[Any, Any]:
     """``(processor, Qwen2AudioForConditionalGeneration)`` from a causal LM, its tokenizer and encoder weights.
 
     The audio tokens are added to the tokenizer; their embedding rows start at the mean of the

@@ -30,8 +30,8 @@ from memgym.pipelines.voxmem.audio_lm.config import AudioLMTrainConfig
 from memgym.pipelines.voxmem.audio_lm.data import TASKS, Example, clip_audio, example_rng, make_example, split_voices
 from memgym.pipelines.voxmem.audio_lm.model import AudioLM
 
-TASK_WEIGHTS: dict[str, float] = {"transcript": 1.0, "said": 2.0, "cue": 1.0, "sound": 1.0, "speaker": 1.0}
-"""Stage 2 task mix (relative)."""
+TASK_WEIGHTS: dict[str, float] = dict(zip(TASKS, (1.0, 2.0, 1.0, 1.0, 1.0, 1.0), strict=True))
+"""Stage 2 task mix (relative; ``config.tasks`` picks which)."""
 CHECKPOINT = "checkpoint.pt"
 
 
@@ -65,8 +65,8 @@ class Speech:
         return clip_audio(self.renderer, self.by_id, clip, self.folder)
 
 
-def _task(rng) -> str:
-    names = list(TASK_WEIGHTS)
+def _task(rng, tasks: tuple[str, ...]) -> str:
+    names = [t for t in TASK_WEIGHTS if t in tasks]
     weights = [TASK_WEIGHTS[n] for n in names]
     total = sum(weights)
     return str(rng.choice(names, p=[w / total for w in weights]))
@@ -77,6 +77,7 @@ def _config_record(config: AudioLMTrainConfig) -> dict[str, Any]:
     for key in ("out", "checkpoint_every", "threads"):
         record.pop(key)
     record["heldout_voices"] = list(record["heldout_voices"])
+    record["tasks"] = list(record["tasks"])
     return record
 
 
@@ -112,6 +113,11 @@ def train(
         raise ConfigError(str(exc)) from None
     record = _config_record(config)
     state = _load_checkpoint(out / CHECKPOINT, record)
+    folder = out / "model"
+    align_steps = -(-config.align_clips // config.align_batch) if config.align_clips else 0
+    finished = len(state["losses"]["align"]) == align_steps and len(state["losses"]["instruct"]) == config.steps
+    if finished and (folder / "README.md").is_file():
+        return folder  # trained, evaluated and saved by an earlier run
     if config.threads:
         torch.set_num_threads(config.threads)
     processor, model = (build or parts.build_from_packages)(config.seed)
@@ -130,10 +136,10 @@ def train(
     def report(stage: str, done: int, total: int, losses: list[float]) -> None:
         if progress:
             recent = float(np.mean(losses[-config.checkpoint_every :])) if losses else float("nan")
-            print(f"audio_lm: {stage} {done}/{total} loss {recent:.3f} ({time.perf_counter() - clock:.0f} s)",
-                  flush=True)
+            print(
+                f"audio_lm: {stage} {done}/{total} loss {recent:.3f} ({time.perf_counter() - clock:.0f} s)", flush=True
+            )
 
-    align_steps = -(-config.align_clips // config.align_batch) if config.align_clips else 0
     for stage, total in (("align", align_steps), ("instruct", config.steps)):
         optimizer = torch.optim.AdamW(lm.trainable(), lr=config.lr, weight_decay=0.0)
         if state["stage"] == stage and state["optimizer"] is not None:
@@ -142,12 +148,18 @@ def train(
             continue  # stage finished earlier
         state["stage"] = stage
         losses = state["losses"][stage]
+        cpu = time.process_time()
         while len(losses) < total:
             step = len(losses)
             if stage == "align":
                 clips = [
-                    make_example("transcript", train_voices, speech.sound_classes, config.sound_rate,
-                                 example_rng(config.seed, "align", step * config.align_batch + k)).clips[0]
+                    make_example(
+                        "transcript",
+                        train_voices,
+                        speech.sound_classes,
+                        config.sound_rate,
+                        example_rng(config.seed, "align", step * config.align_batch + k),
+                    ).clips[0]
                     for k in range(config.align_batch)
                 ]
                 loss = lm.align_loss([(lm.prefix(speech.audio(c)), c.text) for c in clips])
@@ -155,28 +167,42 @@ def train(
                 examples = []
                 for k in range(config.batch_size):
                     rng = example_rng(config.seed, "instruct", step * config.batch_size + k)
-                    examples.append(make_example(_task(rng), train_voices, speech.sound_classes, config.sound_rate,
-                                                 rng))
+                    examples.append(
+                        make_example(
+                            _task(rng, config.tasks), train_voices, speech.sound_classes, config.sound_rate, rng
+                        )
+                    )
                 loss = lm.loss([_inputs(lm, speech, e) for e in examples])
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(lm.trainable(), 1.0)
             optimizer.step()
-            losses.append(float(loss))
+            losses.append(loss.item())
+            state["cpu_s"][stage] = state["cpu_s"].get(stage, 0.0) + time.process_time() - cpu
+            cpu = time.process_time()
             if len(losses) % config.checkpoint_every == 0 or len(losses) == total:
                 save(optimizer)
                 report(stage, len(losses), total, losses)
         state["optimizer"] = None
     model.eval()
     heldout = Speech(out / "clips" / "heldout", heldout_voices, "eval", config.snr_db)
-    scores = evaluate_heard(lm, heldout, config.heldout_per_task, config.seed, progress=progress)
-    folder = out / "model"
+    cpu = time.process_time()
+    scores = evaluate_heard(lm, heldout, config.heldout_per_task, config.seed, tasks=config.tasks, progress=progress)
+    state["cpu_s"]["heldout"] = time.process_time() - cpu
     model.save_pretrained(folder)
     processor.save_pretrained(folder)
     (out / "heldout.json").write_text(json.dumps(scores, indent=1) + "\n")
     (out / "losses.json").write_text(json.dumps(state["losses"]) + "\n")
-    write_card(folder / "README.md", config, state["losses"], scores, [v.voice_id for v in train_voices],
-               [v.voice_id for v in heldout_voices], TASK_WEIGHTS)
+    write_card(
+        folder / "README.md",
+        config,
+        state["losses"],
+        scores,
+        [v.voice_id for v in train_voices],
+        [v.voice_id for v in heldout_voices],
+        {t: w for t, w in TASK_WEIGHTS.items() if t in config.tasks},
+        state["cpu_s"],
+    )
     return folder
 
 
@@ -187,8 +213,14 @@ def _inputs(lm: AudioLM, speech: Speech, example: Example) -> tuple[list[Any], s
 def _load_checkpoint(path: Path, record: dict[str, Any]) -> dict[str, Any]:
     import torch
 
-    fresh = {"config": record, "stage": "", "trainable": None, "optimizer": None,
-             "losses": {"align": [], "instruct": []}}
+    fresh = {
+        "cpu_s": {},
+        "config": record,
+        "stage": "",
+        "trainable": None,
+        "optimizer": None,
+        "losses": {"align": [], "instruct": []},
+    }
     if not path.is_file():
         return fresh
     state = torch.load(path, weights_only=False)
