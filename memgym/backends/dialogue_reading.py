@@ -1,9 +1,11 @@
-"""Reading what residents said about objects: ``"Speaker: utterance"`` lines -> social facts.
+"""Reading what residents said about objects: ``"Speaker: utterance"`` lines -> facts.
 
 The structured reasoner reads a transcript (appended dialogue, or the lines linked to a memory
-entry) into :class:`Statement` s of the four social relations, without the dataset's templates:
-each sentence that names a known category (or follows one in the same utterance: ``it``) is read
-for
+entry) into :class:`Statement` s, without the dataset's templates: each sentence that names a
+known category (or follows one in the same utterance: ``it``) is read for the four social
+relations below, and a sentence stating none of them for what the object looks like or how it was
+come across (colour, material, size, room, what it is on or near, how often, in which order and on
+the way to what it was seen: :mod:`~memgym.backends.observation_reading`). The social relations:
 
 * **alias** -- a naming verb (``call``, ``named``, ``nickname``, ``known as``, ``goes by``, ``refer
   to ... as``); the value follows ``as`` / ``nickname`` / ``by`` / the named object (``we call the
@@ -30,6 +32,7 @@ import dataclasses
 import re
 from collections.abc import Iterable, Sequence
 
+from memgym.backends.observation_reading import observation
 from memgym.backends.request_reading import find_spans, tokens
 
 SPEAKER_LINE = re.compile(r"^([A-Z][A-Za-z'\-]*(?: [A-Z][A-Za-z'\-]*){0,2}): (\S.*)$")
@@ -38,6 +41,8 @@ _SENTENCE = re.compile(r"[^.!?]+[.!?]*")
 _RAW_WORD = re.compile(r"[A-Za-z0-9]+")
 _BOUNDARY = re.compile(r"[,;.!?]| not | instead | rather than | any ?more| now\b| so | because | and ")
 
+SOCIAL_KEYS = frozenset(["alias", "significance", "owner", "usage"])
+"""The keys of the social relations (the others a sentence may state are perceptual or episodic)."""
 NAMING = ("called", "nickname", "nicknamed", "known as", "refer to", "refers to", "name is", "goes by", "go by")
 """Naming words; the verbs of :data:`CALLING` count only before the object (``we call the bed ...``)."""
 CALLING = ("call", "calls", "named", "dubbed")
@@ -83,7 +88,7 @@ _DOING = re.compile(r"\bwhere (?:we|they|you|i|people|everyone) (?:do|have)\b", 
 
 @dataclasses.dataclass(frozen=True)
 class Statement:
-    """One social fact said about an object of ``category`` (``index``: the line it was said in)."""
+    """One fact said about an object of ``category`` (``index``: the line it was said in)."""
 
     category: str
     key: str
@@ -118,7 +123,7 @@ def read_statements(
             category = _category(sentence, vocabulary) or category
             if not category:
                 continue
-            statement = _statement(sentence, category, known)
+            statement = _statement(sentence, category, known) or _observed(sentence, category, vocabulary)
             if statement is None:
                 continue
             if not statement.value:  # a denial alone: its value is the next statement's previous
@@ -165,6 +170,13 @@ def _statement(sentence: str, category: str, names: set[str]) -> Statement | Non
         value = _after(sentence, _DOING.pattern)
         return Statement(category, "usage", value, change=change) if value else None
     return None
+
+
+def _observed(sentence: str, category: str, vocabulary: Sequence[str]) -> Statement | None:
+    """The perceptual or episodic statement of a sentence that states no social fact
+    (:func:`~memgym.backends.observation_reading.observation`), or None."""
+    found = observation(sentence, category, vocabulary)
+    return Statement(category, *found) if found else None
 
 
 def _calls_object(words: list[str], category: str) -> bool:

@@ -11,9 +11,11 @@ without a label is a question). The reasoner
 
 1. keeps, per object and key, the fact with the latest ``time`` (updates and corrections win);
    dialogue linked to an entry (``said_<k>`` facts) and an appended transcript (``"Speaker:
-   utterance"`` lines) are read into social facts by :mod:`~memgym.backends.dialogue_reading`
-   (alias, owner, usage, significance; the latest statement of a chain wins): linked lines become
-   facts of their entry, transcript lines facts about a *category*;
+   utterance"`` lines) are read into facts by :mod:`~memgym.backends.dialogue_reading` (alias,
+   owner, usage, significance; and what an object looks like or how it was come across: colour,
+   material, size, room, on, near, times seen, order, segment, :mod:`~memgym.backends.observation_reading`;
+   the latest statement of a chain wins): linked lines become facts of their entry (keys it lacks),
+   transcript lines facts about a *category*;
 2. reads the request with :mod:`~memgym.backends.request_reading` against the values the memory
    holds (no dataset templates; words in canonical forms, :mod:`~memgym.backends.word_forms`:
    ``big`` = ``large``, ``wooden`` = ``wood``, ``one time`` = ``once``, plurals): the target
@@ -54,7 +56,7 @@ Two more prompt forms:
 * memory entries of the visual memories arrive as fact lines whose ``object`` is the entry id
   (the reply ``OBJECT <entry id>`` selects an entry), with a ``detected`` fact naming its label;
   dialogue linked to an entry arrives as ``said_<k>`` facts (:data:`SAID_KEY`): read into that
-  entry's social facts (step 1), and their words break ties in step 3: among objects explaining
+  entry's facts (step 1), and their words break ties in step 3: among objects explaining
   equally many mentions, the one whose linked lines share most of the question's content words
   (other than its category) is the target.
 
@@ -69,7 +71,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from memgym.backends.config import ReasonerConfig
-from memgym.backends.dialogue_reading import transcript
+from memgym.backends.dialogue_reading import SOCIAL_KEYS, transcript
 from memgym.backends.request_reading import LEXICON, STOP_WORDS, find_spans
 from memgym.backends.target_resolution import UNKNOWN, heard_facts, linked_facts, resolve
 from memgym.backends.target_resolution import reply as reply_to
@@ -241,7 +243,11 @@ def categories_said_about(request: str, heard: Sequence[tuple[str, str]], catego
     (issue 37's dialogue-only instructions)."""
     if not heard:
         return []
-    statements = heard_facts(tuple(u for _, u in heard), frozenset(categories), frozenset(s for s, _ in heard))
+    statements = [
+        s
+        for s in heard_facts(tuple(u for _, u in heard), frozenset(categories), frozenset(s for s, _ in heard))
+        if s.key in SOCIAL_KEYS
+    ]
     known = frozenset(w for phrase in [*categories, *(s.value for s in statements)] for w in canonical_phrase(phrase))
     request_words = canonical_request(request, known, LEXICON)
     found = sorted(

@@ -2,7 +2,7 @@
 
 Input: ``objects`` (object id -> key -> value words, the latest fact of each key), ``labels``
 (object id -> category), ``linked`` (object id -> dialogue lines linked to it) and ``heard`` (the
-transcript's ``(speaker, utterance)`` lines). Linked lines become social facts of their object
+transcript's ``(speaker, utterance)`` lines). Linked lines become facts of their object
 (keys it does not already hold); transcript lines become facts about a *category*
 (:mod:`~memgym.backends.dialogue_reading`). The request is read with
 :mod:`~memgym.backends.request_reading`; :func:`resolve` returns the target object (or None) and
@@ -70,7 +70,7 @@ def linked_facts(
     labels: Mapping[str, str],
     linked: Mapping[str, Sequence[tuple[str, str]]],
 ) -> dict[str, dict[str, str]]:
-    """``objects`` plus the social facts read from each object's linked lines (keys it lacks)."""
+    """``objects`` plus the facts read from each object's linked lines (keys it lacks)."""
     merged = {o: dict(keys) for o, keys in objects.items()}
     for object_id, lines in linked.items():
         names = frozenset(speaker for speaker, _ in lines)
