@@ -63,17 +63,15 @@ def test_geodesics_are_within_2_5_percent_of_an_independent_shortest_path(house)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("seed", [0, 1])
-def test_geodesics_on_default_dialogmem_houses_are_within_3_percent_of_a_fine_raster(seed):
-    """DialogMem's default houses (6-9 rooms, cluttered) against an independent 3 cm raster of the
-    points that keep the radius (tests/support/geodesic_survey.py): within 3% on sampled pairs, and
-    on the seed-1 pair through a 0.43 m gap between an armchair and a wall, which the 5 cm grid
-    closed (+19%)."""
-    scene = default_dialogmem_house(seed)
-    pairs = [(np.array([12.67, 0.0, 2.12]), np.array([11.37, 0.0, 3.87]))] if seed == 1 else []
-    pairs += random_pairs(scene, 6, 2.0, seed)
+def test_geodesics_on_a_default_dialogmem_house_are_within_3_percent_of_a_fine_raster():
+    """DialogMem's default house 1 (6-9 rooms, cluttered) against an independent 3 cm raster of the
+    points that keep the radius (tests/support/geodesic_survey.py, which surveys all 12): within 3%
+    on sampled pairs, and on the pair through a 0.43 m gap between an armchair and a wall, which the
+    5 cm grid closed (+19%)."""
+    scene = default_dialogmem_house(1)
+    pairs = [(np.array([12.67, 0.0, 2.12]), np.array([11.37, 0.0, 3.87])), *random_pairs(scene, 8, 2.0, 1)]
     for (start, goal), (geodesic, expected) in zip(pairs, compare(scene, pairs)):
-        assert abs(geodesic - expected) <= 0.03 * expected, (seed, start, goal, geodesic, expected)
+        assert abs(geodesic - expected) <= 0.03 * expected, (start, goal, geodesic, expected)
 
 
 def test_clipped_faces_and_polygon_distances_by_hand():
