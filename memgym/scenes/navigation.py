@@ -33,7 +33,7 @@ space gives straight-line distances rather than grid ones, and each of its corne
 taut (moved to the navigable cell centre within 4 cells that shortens its two legs most). Cells
 are 2.5 cm (``AgentSpec.cell_size``): the radius kept at every point of a cell costs each side of
 a passage half a cell diagonal, so a 5 cm grid closed passages up to ~0.46 m wide that the 0.34 m
-agent fits through (+24.6% on a default house); geodesics are within 3% of an independent
+agent fits through (up to +24.6% on a default house); geodesics are within 3% of an independent
 shortest path on a 3 cm raster of the same clearance except where the only way passes a gap
 narrower than ~0.38 m (tests/scenes/test_clearance.py, docs/embodied.md). Points are snapped to the
 nearest navigable cell within ``snap_distance`` metres horizontally, like Habitat's
@@ -205,8 +205,8 @@ class NavGrid:
 
     def _build_graph(self) -> csr_matrix:
         """The 16-neighbour cell graph: the 8 neighbours and the 8 knight moves, each edge joining
-        two navigable cells whose straight segment passes only navigable cells (the two cells
-        beside a diagonal step; the two cells a knight move crosses and their diagonal partners)."""
+        two navigable cells whose straight segment passes only navigable cells (:func:`_passed_cells`),
+        weighted by its length in metres."""
         nav, node = self.navigable, self._node_of
         rows, cols, weights = [], [], []
         nz, nx = nav.shape

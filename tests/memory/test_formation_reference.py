@@ -15,10 +15,10 @@ import pytest
 from memgym.core.registry import MEMORIES
 from memgym.envs.dialogmem_env import DialogMemEnv
 from memgym.memory.embodied import backproject as backprojection
-from memgym.memory.embodied import detections, object_map, perception, perception_errors, simulated_detector
+from memgym.memory.embodied import detections, object_map, perception, simulated_detector
 from memgym.memory.embodied.backproject import backproject, valid_depth, voxel_keys
 from memgym.memory.embodied.object_map import KeySet, ObjectMap
-from memgym.memory.embodied.perception_errors import PerceptionNoise, frame_rng, object_latents
+from memgym.memory.embodied.perception_errors import PerceptionNoise, frame_rng
 from tests.memory.test_visual_memory import SMALL
 
 EPISODE = {**SMALL, "traversal": {"min_goals": 2, "max_goals": 2}, "camera": {"width": 96, "height": 96}}
@@ -152,15 +152,13 @@ def reference_detect(self, frame):
     if not len(ids):
         return []
     noise = self.noise
-    episode, index = int(frame.get("episode_key", 0)), int(frame.get("frame_index", 0))
-    rng = frame_rng(noise.seed, episode, index, "detector")
+    rng = frame_rng(noise.seed, int(frame.get("episode_key", 0)), int(frame.get("frame_index", 0)), "detector")
     depth = np.asarray(frame["depth"])
     shares = reference_occluded_shares(semantic[::2, ::2], depth[::2, ::2])
     occluded = np.array([shares.get(int(i), 0.0) for i in ids])
     chance = noise.recall(counts / semantic.size) * (1.0 - noise.occlusion_miss * occluded)
-    latents, drawn = object_latents(noise, episode, ids, index)  # (miss, split, shift, label) per instance
-    kept = self.detected(episode, ids, chance, latents, drawn)
-    found = [[semantic == i, self.labels[int(i)], float(c), u] for i, c, u, k in zip(ids, chance, latents, kept) if k]
+    kept = rng.random(len(ids)) < chance
+    found = [[semantic == i, self.labels[int(i)], float(c)] for i, c, k in zip(ids, chance, kept) if k]
     for i in range(len(found)):
         for j in range(i + 1, len(found)):
             a, b = found[i][0], found[j][0]
@@ -169,14 +167,14 @@ def reference_detect(self, frame):
             if rng.random() < noise.merge:
                 found[i][0], found[j][0] = a | b, np.zeros_like(b)
     pieces = []
-    for mask, label, score, u in (f for f in found if f[0].any()):
-        if u[1] < noise.split and mask.sum() >= 2 * self.min_pixels:
-            pieces += [(half, label, score, u) for half in simulated_detector.split_mask(mask)]
+    for mask, label, score in (f for f in found if f[0].any()):
+        if rng.random() < noise.split and mask.sum() >= 2 * self.min_pixels:
+            pieces += [(half, label, score) for half in simulated_detector.split_mask(mask)]
         else:
-            pieces.append((mask, label, score, u))
+            pieces.append((mask, label, score))
     out = []
-    for mask, label, score, u in pieces:
-        shift = int(np.floor(u[2] * (2 * noise.boundary_px + 1))) - noise.boundary_px
+    for mask, label, score in pieces:
+        shift = int(rng.integers(-noise.boundary_px, noise.boundary_px + 1)) if noise.boundary_px else 0
         pad = abs(shift) + 2
         r0, c0, r1, c1 = reference_mask_box(mask)
         r0, c0, r1, c1 = max(r0 - pad, 0), max(c0 - pad, 0), r1 + pad, c1 + pad  # where the flips are drawn
@@ -187,9 +185,7 @@ def reference_detect(self, frame):
             flips[r0:r1, c0:c1] = rng.random(flips[r0:r1, c0:c1].shape) < noise.boundary_flip
             ring = reference_grow(mask) & ~reference_shrink(mask)
             mask = mask ^ (ring & flips)
-        others = perception_errors.similar_labels(label)
-        if others and u[3] < noise.confusion:
-            label = others[int(np.floor(u[3] / noise.confusion * len(others)))]
+        label = self.confused(label, rng)
         if mask.sum() < max(self.min_pixels, 1):
             continue
         box = reference_mask_box(mask)
@@ -328,14 +324,14 @@ def random_frame(rng, index, size=48):
 
 def test_simulated_detector_equals_the_reference_with_every_error_process_frequent():
     labels = {i: ("chair", "sofa", "table")[i % 3] for i in range(1, 10)}
-    rates = {"merge": 0.6, "split": 0.5, "boundary_px": 2, "boundary_flip": 0.4, "confusion": 0.3, "persist_frames": 3}
+    rates = {"merge": 0.6, "split": 0.5, "boundary_px": 2, "boundary_flip": 0.4, "confusion": 0.3}
     detector = simulated_detector.SimulatedDetector(PerceptionNoise(**rates), labels, min_pixels=4)
     rng = np.random.default_rng(5)
     changed = {"merges": 0, "splits": 0}
 
     def counted(step, original):
-        def run(found, *draws):
-            out = original(found, *draws)
+        def run(found, draws):
+            out = original(found, draws)
             changed[step] += abs(len(out) - len(found))  # the masks the step joined or cut
             return out
 

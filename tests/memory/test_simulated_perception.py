@@ -16,7 +16,6 @@ from memgym.memory.embodied.perception_errors import (
     SensorErrors,
     depth_sigma,
     frame_rng,
-    object_latents,
     similar_labels,
 )
 from memgym.memory.embodied.simulated_detector import SimulatedDetector, occluded_shares, split_mask, touching
@@ -36,10 +35,8 @@ OFF = {
     "drift_translation": 0.0,
     "drift_yaw": 0.0,
     "drift_turn": 0.0,
-    "persist_frames": 1.0,
 }
-"""Every error process off: the simulated detector is the gt detector (and the per-object draws are
-made afresh every frame, so that the rate tests below see independent draws)."""
+"""Every error process off: the simulated detector is the gt detector."""
 
 
 def frame(semantic: np.ndarray, index: int, depth: np.ndarray | None = None, episode: int = 7) -> dict:
@@ -71,63 +68,6 @@ def test_miss_rate_follows_the_size_bands():
         semantic = square(64, 64, 20, 20, side)
         rate = np.mean([len(sim.detect(frame(semantic, i))) for i in range(250)])
         assert abs(rate - expected) < 0.08, (side, rate)
-
-
-def runs(flags: np.ndarray) -> np.ndarray:
-    """Lengths of the runs of True in ``flags`` ``(N,) bool``."""
-    edges = np.flatnonzero(np.diff(np.concatenate([[0], flags.astype(int), [0]])))
-    return edges[1::2] - edges[::2]
-
-
-@pytest.mark.parametrize("persist_frames", [1.0, 8.0, 30.0])
-def test_errors_last_about_persist_frames_and_keep_their_per_frame_rate(persist_frames):
-    """Latents redrawn with chance 1/persist_frames per frame: the detection rate in a frame stays the
-    chance, and misses at a steady chance p last persist_frames / p frames on average (geometric runs
-    of misses between redraws); every frame's latents are the same whatever was asked before."""
-    noise = PerceptionNoise(persist_frames=persist_frames)
-    frames = 6000
-    latents = np.array([object_latents(noise, 11, np.array([3, 4]), f)[0] for f in range(frames)])  # (F, 2, 4)
-    assert np.abs(latents.mean(axis=(0, 1)) - 0.5).max() < 0.04 + 0.002 * persist_frames  # uniform on average
-    detected = latents[..., 0] < 0.6
-    assert abs(detected.mean() - 0.6) < 0.05 + 0.002 * persist_frames, detected.mean(axis=0)
-    misses = np.concatenate([runs(~detected[:, k]) for k in range(2)])
-    assert abs(misses.mean() / (persist_frames / 0.6) - 1.0) < 0.25, misses.mean()
-    assert not np.array_equal(detected[:, 0], detected[:, 1])  # each instance has its own draws
-    backwards = np.array([object_latents(noise, 11, np.array([3, 4]), f)[0] for f in range(frames - 1, -1, -64)])
-    assert np.array_equal(backwards, latents[frames - 1 :: -64])
-    # the detector reads them: a hit exactly when the miss latent is below the chance, the label
-    # confused exactly while the label latent is below the confusion rate
-    sim = detector({1: "chair"}, recall_large=0.6, confusion=0.5, persist_frames=persist_frames)
-    semantic = square(32, 32, 4, 4, 16)
-    found = [sim.detect(frame(semantic, f, episode=11)) for f in range(300)]
-    drawn = np.array([object_latents(sim.noise, 11, np.array([1]), f)[0][0] for f in range(300)])
-    assert [len(d) for d in found] == (drawn[:, 0] < 0.6).astype(int).tolist()
-    assert [d[0].label != "chair" for d in found if d] == (drawn[drawn[:, 0] < 0.6, 3] < 0.5).tolist()
-
-
-def test_a_miss_does_not_flicker_with_the_chance_and_state_round_trips():
-    """With a chance that changes every frame (more or less of the outline occluded), an object is
-    picked up at most once per draw of its latents and then kept: no miss inside a look."""
-    semantic = square(40, 40, 10, 10, 10, 1)
-    semantic = square(40, 40, 10, 20, 6, 2, into=semantic)
-    near, far = np.full((40, 40), 3.0, np.float32), np.full((40, 40), 3.0, np.float32)
-    near[10:16, 20:26] = 1.0  # object 2 in front of object 1: object 1's chance drops
-    views = [near if f % 3 else far for f in range(400)]
-    sim = detector({1: "chair", 2: "lamp"}, recall_large=0.9, occlusion_miss=1.0, persist_frames=50.0)
-    seen = np.array([[d.label for d in sim.detect(frame(semantic, f, views[f]))].count("chair") for f in range(400)])
-    drawn = np.array([object_latents(sim.noise, 7, np.array([1]), f)[1][0] for f in range(400)])
-    for start in np.unique(drawn):
-        look = seen[drawn == start]
-        assert np.all(np.diff(look) >= 0)  # misses, then hits until the latents are redrawn
-    assert 0 < seen.mean() < 1
-    # a detector restored from its state continues identically
-    again = detector({1: "chair", 2: "lamp"}, recall_large=0.9, occlusion_miss=1.0, persist_frames=50.0)
-    for f in range(200):
-        again.detect(frame(semantic, f, views[f]))
-    restored = detector({1: "chair", 2: "lamp"}, recall_large=0.9, occlusion_miss=1.0, persist_frames=50.0)
-    restored.load(pickle.loads(pickle.dumps(again.state())))
-    rest = [[d.label for d in restored.detect(frame(semantic, f, views[f]))].count("chair") for f in range(200, 400)]
-    assert rest == seen[200:].tolist()
 
 
 def test_occluded_outline_share_and_occlusion_misses():

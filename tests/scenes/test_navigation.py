@@ -335,3 +335,22 @@ def test_room_of_one_sided_surfaces_like_a_scan():
         np.concatenate([tri, quad((3, 0, 0), (3, 0, d), (3, h, d), (3, h, 0))]), bounds, AGENT, 0.0
     )
     assert split.num_islands == 2 and split.island_of((2.0, 0, 2.0)) != split.island_of((4.0, 0, 2.0))
+
+
+def test_knight_moves_join_cells_only_over_free_cells():
+    """The cell graph holds the 8 neighbours and the 8 knight moves (length sqrt(5) cells), a knight
+    move only when both cells its segment crosses are navigable (no corner of a blocked cell cut)."""
+    agent = AgentSpec(radius=0.0, cell_size=0.1)
+    walkable = np.ones((6, 6), bool)
+    open_grid = NavGrid(walkable, np.zeros((6, 6), np.float32), (0.0, 0.0), agent, 0.0, erosion=0.0)
+    node = open_grid._node_of
+    assert open_grid._graph[node[2, 2], node[3, 4]] == pytest.approx(0.1 * math.sqrt(5))
+    assert open_grid._graph[node[2, 2], node[4, 1]] == pytest.approx(0.1 * math.sqrt(5))
+    walkable[2, 3] = False  # crossed by the move (2, 2) -> (3, 4), not by (2, 2) -> (4, 1)
+    blocked = NavGrid(walkable, np.zeros((6, 6), np.float32), (0.0, 0.0), agent, 0.0, erosion=0.0)
+    node = blocked._node_of
+    assert blocked._graph[node[2, 2], node[3, 4]] == 0 and blocked._graph[node[2, 2], node[4, 1]] > 0
+    # on a graph of 16 neighbours the field's metric is within 3% of the straight line
+    dist, _, _ = open_grid._field((int(open_grid._node_of[0, 0]),))
+    assert dist[open_grid._node_of[5, 2]] == pytest.approx(0.1 * (math.sqrt(5) * 2 + 1), rel=1e-9)
+    assert dist[open_grid._node_of[5, 2]] <= 1.03 * 0.1 * math.hypot(5, 2)

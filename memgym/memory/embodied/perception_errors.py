@@ -75,15 +75,6 @@ SIMILAR_CATEGORIES: tuple[tuple[str, ...], ...] = (
 as COCO's super-categories group its classes); a confused label is drawn from its group."""
 
 
-PERSIST_FRAMES = 30.0
-"""Default ``persist_frames``: how many frames (agent steps) the simulated detector's outcomes for
-an object last on average before they are drawn again (docs/dialogmem.md, "Simulated perception")."""
-LATENTS = ("miss", "split", "shift", "label")
-"""The per-object draws of the simulated detector, columns of :func:`object_latents`."""
-LATENT_BLOCK = 64
-"""Frames per block of an object's latent draws (:func:`object_latents`)."""
-
-
 def _rate(help_text: str, default: float, high: float = 1.0) -> Any:
     return dataclasses.field(default=default, metadata={"help": help_text, "min": 0.0, "max": high})
 
@@ -104,14 +95,6 @@ class PerceptionNoise:
         default=1, metadata={"help": "masks eroded/dilated by up to this many pixels", "min": 0, "max": 16}
     )
     boundary_flip: float = _rate("share of the pixels along a mask's outline flipped in or out", 0.2)
-    persist_frames: float = dataclasses.field(
-        default=PERSIST_FRAMES,
-        metadata={
-            "help": "mean frames the detector's miss, split, boundary error and label of an object last (1: drawn every frame)",
-            "min": 1.0,
-            "max": 1e6,
-        },
-    )
     split: float = _rate("chance a mask is cut in two instances (over-segmentation)", 0.05)
     merge: float = _rate("chance two touching masks of one category come out as one (under-segmentation)", 0.05)
     depth_scale: float = _rate("multiplier of the Kinect axial depth noise model (0: exact depth)", 1.0, 10.0)
@@ -141,7 +124,7 @@ def episode_key(episode_id: str) -> int:
     return int.from_bytes(hashlib.sha256(episode_id.encode()).digest()[:8], "little") if episode_id else 0
 
 
-STREAMS = {"detector": 1, "depth": 2, "pose": 3, "latent": 4}
+STREAMS = {"detector": 1, "depth": 2, "pose": 3}
 
 
 def frame_rng(seed: int, episode: int, frame: int, stream: str) -> np.random.Generator:
@@ -149,53 +132,6 @@ def frame_rng(seed: int, episode: int, frame: int, stream: str) -> np.random.Gen
     the five 32-bit words, built from them as an array: the same generator at half the cost)."""
     words = np.array([int(seed) & 0xFFFFFFFF, episode & 0xFFFFFFFF, episode >> 32, frame, STREAMS[stream]], np.uint32)
     return np.random.Generator(np.random.PCG64(np.random.SeedSequence(words)))
-
-
-def object_latents(
-    noise: PerceptionNoise, episode: int, instances: np.ndarray, frame: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """Latent uniforms ``(K, 4)`` of ``instances`` ``(K,)`` (instance ids) in ``frame`` of ``episode``,
-    one column per per-object draw of the simulated detector (:data:`LATENTS`), and ``(K,)`` the
-    frame each was last drawn at.
-
-    An instance's latents are fresh uniforms at frame 0 and, at every later frame, with chance
-    ``1 / noise.persist_frames``, and otherwise keep their previous values, so the errors they
-    decide last about ``persist_frames`` frames while the view holds, as errors from a viewing
-    angle or an occluder do, and each error's chance in any one frame is still its rate. Draws
-    come per (seed, episode, instance, block of :data:`LATENT_BLOCK` frames): the values are a
-    function of the frame alone, whatever frames were played before it.
-    """
-    renew = 1.0 / noise.persist_frames
-    out, drawn = np.empty((len(instances), len(LATENTS))), np.empty(len(instances), np.int64)
-    for k, instance in enumerate(instances):
-        block, offset = divmod(int(frame), LATENT_BLOCK)
-        while True:
-            renewed, values = _latent_block(noise.seed, episode, int(instance), block, renew)
-            last = np.flatnonzero(renewed[: offset + 1])
-            if len(last):
-                out[k], drawn[k] = values[last[-1]], block * LATENT_BLOCK + last[-1]
-                break
-            block, offset = block - 1, LATENT_BLOCK - 1
-    return out, drawn
-
-
-@functools.lru_cache(maxsize=4096)
-def _latent_block(seed: int, episode: int, instance: int, block: int, renew: float) -> tuple[np.ndarray, np.ndarray]:
-    """``(renewed (B,) bool, values (B, 4))`` of one instance's latents in frames ``block * B ..`` (B:
-    :data:`LATENT_BLOCK`); frame 0 always renews."""
-    words = [
-        int(seed) & 0xFFFFFFFF,
-        episode & 0xFFFFFFFF,
-        episode >> 32,
-        instance & 0xFFFFFFFF,
-        block,
-        STREAMS["latent"],
-    ]
-    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(np.array(words, np.uint32))))
-    renewed = rng.random(LATENT_BLOCK) < renew
-    if block == 0:
-        renewed[0] = True
-    return renewed, rng.random((LATENT_BLOCK, len(LATENTS)))
 
 
 @functools.cache

@@ -22,19 +22,6 @@ of the frame, set by :class:`~memgym.memory.embodied.perception_errors.SensorErr
    a category outside every group keeps its label.
 
 Masks left with fewer than ``min_pixels`` pixels are dropped. The score is the detection chance.
-
-The per-object draws (miss, split, boundary shift, confused label) are correlated in time: they
-read the object's latent uniforms, which are redrawn about every ``persist_frames`` frames
-(:func:`~memgym.memory.embodied.perception_errors.object_latents`), so an error lasts several
-frames, as one from a viewing angle or an occluder does, and one long look at an object stays one
-sighting. The miss latent is compared with the highest detection chance the object had since its
-latents were redrawn, not with the frame's alone, so that a chance changing from frame to frame
-(an outline more or less occluded) does not make it flicker: a missed object is picked up once it
-is seen well enough and then kept until the latents are redrawn (a tracker's behaviour), at most
-one change per draw. The detector remembers that highest chance per object for the episode
-(:meth:`SimulatedDetector.state`); with a steady chance, each object is detected in a frame with
-exactly that chance. Merges (of pairs) and the outline pixel flips are
-drawn every frame from the frame's generator.
 """
 
 from __future__ import annotations
@@ -46,13 +33,7 @@ from typing import Any
 import numpy as np
 
 from memgym.memory.embodied.detections import Detection, GroundTruthDetector, crop_of, mask_box
-from memgym.memory.embodied.perception_errors import (
-    LATENTS,
-    PerceptionNoise,
-    frame_rng,
-    object_latents,
-    similar_labels,
-)
+from memgym.memory.embodied.perception_errors import PerceptionNoise, frame_rng, similar_labels
 from memgym.memory.embodied.pixel_kernels import (
     flip_outline,
     grow,
@@ -92,10 +73,8 @@ class Patch:
         return out
 
 
-Found = tuple[Patch, str, float, np.ndarray]
-"""A detected mask, its label, its detection chance and its object's latents ``(4,)``
-(:func:`~memgym.memory.embodied.perception_errors.object_latents`; a merged mask keeps the first's)."""
-MISS, SPLIT, SHIFT, LABEL = (LATENTS.index(name) for name in ("miss", "split", "shift", "label"))
+Found = tuple[Patch, str, float]
+"""A detected mask, its label and its detection chance."""
 
 NEARER = 0.05
 """Metres by which a neighbouring surface must be nearer for an outline pixel to count as occluded."""
@@ -115,35 +94,6 @@ class SimulatedDetector(GroundTruthDetector):
     def __init__(self, noise: PerceptionNoise, labels: Mapping[int, str] | None = None, min_pixels: int = 20) -> None:
         super().__init__(labels, min_pixels)
         self.noise = noise
-        self.best: dict[tuple[int, int], tuple[int, float]] = {}
-
-    def reset(self) -> None:
-        """Forget the objects' highest chances (a new traversal)."""
-        self.best = {}
-
-    def state(self) -> list[list[float]]:
-        """Plain-data ``[episode, instance, frame drawn, highest chance]`` per object (see :meth:`load`)."""
-        return [[e, i, f, c] for (e, i), (f, c) in sorted(self.best.items())]
-
-    def load(self, state: list[list[float]]) -> None:
-        """Restore :meth:`state` output."""
-        self.best = {(int(e), int(i)): (int(f), float(c)) for e, i, f, c in state}
-
-    def detected(
-        self, episode: int, ids: np.ndarray, chance: np.ndarray, latents: np.ndarray, drawn: np.ndarray
-    ) -> np.ndarray:
-        """``(K,) bool``: which of ``ids`` ``(K,)`` are detected, with this frame's detection ``chance``
-        ``(K,)``, their ``latents`` ``(K, 4)`` and the frames ``drawn`` ``(K,)`` those were drawn at
-        (:func:`~memgym.memory.embodied.perception_errors.object_latents`): the miss latent below
-        the highest chance since it was drawn (module docstring)."""
-        out = np.empty(len(ids), bool)
-        for k, instance in enumerate(ids):
-            key = (episode, int(instance))
-            since, best = self.best.get(key, (-1, 0.0))
-            best = max(best, float(chance[k])) if since == drawn[k] else float(chance[k])
-            self.best[key] = (int(drawn[k]), best)
-            out[k] = latents[k, MISS] < best
-        return out
 
     def detect(self, frame: Mapping[str, Any]) -> list[Detection]:
         semantic, known = self.semantic_and_ids(frame)
@@ -153,20 +103,17 @@ class SimulatedDetector(GroundTruthDetector):
         ids = known[counts[known] >= self.min_pixels]
         if not len(ids):
             return []
-        episode, index = int(frame.get("episode_key", 0)), int(frame.get("frame_index", 0))
-        rng = frame_rng(self.noise.seed, episode, index, "detector")
+        rng = frame_rng(self.noise.seed, int(frame.get("episode_key", 0)), int(frame.get("frame_index", 0)), "detector")
         occluded = outline_shares(lines, hidden, ids)
-        latents, drawn = object_latents(self.noise, episode, ids, index)
-        chance = self.noise.recall(counts[ids] / semantic.size) * (1.0 - self.noise.occlusion_miss * occluded)
-        kept = self.detected(episode, ids, chance, latents, drawn)
-        found = self.misses(semantic, ids, boxes[ids], chance, latents, kept)
-        found = self.splits(self.merges(found, rng))
+        found = self.misses(semantic, ids, counts[ids], boxes[ids], occluded, rng)
+        found = self.splits(self.merges(found, rng), rng)
         rgb = np.asarray(frame["rgb"])
         detections = []
-        for patch, label, chance, latent in found:
-            shift = boundary_shift(latent[SHIFT], self.noise.boundary_px)
-            region, (r0, c0) = boundary_region(patch, semantic.shape, shift, self.noise.boundary_flip, rng)
-            label = self.confused(label, latent[LABEL])
+        for patch, label, chance in found:
+            region, (r0, c0) = boundary_region(
+                patch, semantic.shape, self.noise.boundary_px, self.noise.boundary_flip, rng
+            )
+            label = self.confused(label, rng)
             count, rr0, cc0, rr1, cc1 = mask_extent(region)
             if count < max(self.min_pixels, 1):
                 continue
@@ -180,17 +127,19 @@ class SimulatedDetector(GroundTruthDetector):
         self,
         semantic: np.ndarray,
         ids: np.ndarray,
+        counts: np.ndarray,
         boxes: np.ndarray,
-        chance: np.ndarray,
-        latents: np.ndarray,
-        kept: np.ndarray,
+        occluded: np.ndarray,
+        rng: np.random.Generator,
     ) -> list[Found]:
-        """``(patch, label, detection chance, latents)`` of the instances detected (step 1): ``ids``
-        ``(K,)``, their ``boxes`` ``(K, 4)`` in ``semantic``, detection ``chance`` ``(K,)``,
-        ``latents`` ``(K, 4)`` and whether each is detected, ``kept`` ``(K,) bool`` (:meth:`detected`)."""
+        """``(patch, label, detection chance)`` of the instances detected (step 1): ``ids`` ``(K,)``,
+        their pixel ``counts`` ``(K,)`` and ``boxes`` ``(K, 4)`` in ``semantic``, ``occluded``
+        ``(K,)``: the occluded share of each one's outline."""
+        chance = self.noise.recall(counts / semantic.size) * (1.0 - self.noise.occlusion_miss * occluded)
+        kept = rng.random(len(ids)) < chance
         return [
-            (instance_patch(semantic, int(i), box), self.labels[int(i)], float(c), latent)
-            for i, box, c, latent, k in zip(ids, boxes, chance, latents, kept)
+            (instance_patch(semantic, int(i), box), self.labels[int(i)], float(c))
+            for i, box, c, k in zip(ids, boxes, chance, kept)
             if k
         ]
 
@@ -203,27 +152,27 @@ class SimulatedDetector(GroundTruthDetector):
                 if first is None or second is None or first[1] != second[1] or not patches_touch(first[0], second[0]):
                     continue
                 if rng.random() < self.noise.merge:
-                    slots[i], slots[j] = (union(first[0], second[0]), *first[1:]), None
+                    slots[i], slots[j] = (union(first[0], second[0]), first[1], first[2]), None
         return [f for f in slots if f is not None]
 
-    def splits(self, found: list[Found]) -> list[Found]:
-        """Masks cut in two along their principal axis when their split latent is below ``split`` (step 3)."""
+    def splits(self, found: list[Found], rng: np.random.Generator) -> list[Found]:
+        """Masks cut in two along their principal axis with chance ``split`` (step 3)."""
         out = []
-        for patch, label, chance, latent in found:
-            if latent[SPLIT] < self.noise.split and np.count_nonzero(patch.mask) >= 2 * self.min_pixels:
+        for patch, label, chance in found:
+            if rng.random() < self.noise.split and np.count_nonzero(patch.mask) >= 2 * self.min_pixels:
                 halves = split_mask(patch.mask, (patch.row, patch.col))
-                out += [(Patch(half, patch.row, patch.col), label, chance, latent) for half in halves]
+                out += [(Patch(half, patch.row, patch.col), label, chance) for half in halves]
             else:
-                out.append((patch, label, chance, latent))
+                out.append((patch, label, chance))
         return out
 
-    def confused(self, label: str, latent: float) -> str:
-        """``label``, or when the label ``latent`` (uniform) is below ``confusion`` a similar
-        category's, chosen by where the latent lies below it (step 5)."""
+    def confused(self, label: str, rng: np.random.Generator) -> str:
+        """``label``, or with chance ``confusion`` a similar category's (step 5)."""
+        draw = rng.random()
         others = similar_labels(label)
-        if not others or latent >= self.noise.confusion:
+        if not others or draw >= self.noise.confusion:
             return label
-        return others[min(int(latent / self.noise.confusion * len(others)), len(others) - 1)]
+        return others[int(rng.integers(len(others)))]
 
 
 def instance_patch(semantic: np.ndarray, instance: int, box: np.ndarray) -> Patch:
@@ -302,19 +251,15 @@ def split_mask(mask: np.ndarray, offset: tuple[int, int] = (0, 0)) -> tuple[np.n
     return first, second
 
 
-def boundary_shift(latent: float, radius: int) -> int:
-    """The erosion (< 0) or dilation (> 0) in pixels, ``-radius..radius``, that a uniform ``latent`` picks."""
-    return min(int(latent * (2 * radius + 1)), 2 * radius) - radius
-
-
 def boundary_region(
-    patch: Patch, shape: tuple[int, int], shift: int, flip: float, rng: np.random.Generator
+    patch: Patch, shape: tuple[int, int], radius: int, flip: float, rng: np.random.Generator
 ) -> tuple[np.ndarray, tuple[int, int]]:
-    """``patch``'s mask (of a frame of ``shape`` ``(H, W)``) eroded/dilated by ``shift`` pixels and
-    its outline pixels (inner and outer ring) flipped with chance ``flip`` drawn from ``rng`` (step
-    4 of the module docstring; 4-neighbour structuring element), as the window of the frame that
-    holds every changed pixel (the mask's box grown by ``|shift| + 2``, clipped to the frame) and
-    the window's top-left ``(row, col)`` (the result is empty outside it)."""
+    """``patch``'s mask (of a frame of ``shape`` ``(H, W)``) eroded/dilated by a radius drawn from
+    ``-radius..radius`` and its outline pixels (inner and outer ring) flipped with chance ``flip``
+    (step 4 of the module docstring; 4-neighbour structuring element), as the window of the frame
+    that holds every changed pixel (the mask's box grown by ``|shift| + 2``, clipped to the frame)
+    and the window's top-left ``(row, col)`` (the result is empty outside it)."""
+    shift = int(rng.integers(-radius, radius + 1)) if radius else 0
     region, r0, c0 = padded_shifted(patch.mask, patch.row, patch.col, shape[0], shape[1], shift)
     if flip > 0 and region.any():
         region = flip_outline(region, rng.random(region.shape), flip)

@@ -199,8 +199,6 @@ class VisualMemory(Memory, abc.ABC):
         self.turns: list[tuple[int, str]] = []
         if self.sensor is not None:
             self.sensor.reset()
-        if isinstance(self.detector, SimulatedDetector):
-            self.detector.reset()
         self._reset_store()
 
     def observe(self, observation: Any) -> None:
@@ -241,7 +239,6 @@ class VisualMemory(Memory, abc.ABC):
             "labels": dict(labels),
             "store": self._store_state(),
             **({"sensor": self.sensor.state()} if self.sensor is not None else {}),
-            **({"detector": self.detector.state()} if isinstance(self.detector, SimulatedDetector) else {}),
         }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
@@ -256,8 +253,6 @@ class VisualMemory(Memory, abc.ABC):
         self._load_store(state["store"])
         if self.sensor is not None and "sensor" in state:
             self.sensor.load(state["sensor"])
-        if isinstance(self.detector, SimulatedDetector):
-            self.detector.load(state.get("detector", []))
 
     # ----- subclasses ----------------------------------------------------------------------------
     @abc.abstractmethod

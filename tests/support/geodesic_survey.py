@@ -1,0 +1,76 @@
+"""memgym's geodesics against an independent shortest path on DialogMem's default houses.
+
+The reference shares no code with the navigation grid: a raster (3 cm) of the points that keep the
+agent's radius from the mesh faces sampled every 10 mm (:mod:`clearance_check`), searched with its
+32-move Dijkstra. ``python tests/support/geodesic_survey.py [SEED ...]`` prints, per default house
+(6-9 rooms, ``hm3d_v2`` clutter), the smallest and largest ratio memgym / reference over 30 random
+pairs of navigable cells at least 1 m apart, and the worst pair.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import sys
+
+import numpy as np
+from clearance_check import clearances, move_graph, move_graph_distances, scene_body_samples
+
+from memgym.datasets.dialogmem.defaults import default_house
+from memgym.scenes.mesh_scene import MeshScene
+from memgym.scenes.spec import SceneSpec, load_scene
+
+REFERENCE_CELL = 0.03
+"""Cell (m) of the reference raster (the issue's)."""
+
+
+def default_dialogmem_house(seed: int) -> MeshScene:
+    """House ``seed`` as ``memgym generate dialogmem`` builds it by default."""
+    return load_scene(SceneSpec(seed=seed, options={"house": dataclasses.asdict(default_house())}))
+
+
+def random_pairs(scene: MeshScene, count: int, min_distance: float, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``count`` pairs of navigable cell centres of the largest island at least ``min_distance`` m apart."""
+    nav, rng = scene.navgrid, np.random.default_rng(seed)
+    cells = np.argwhere(nav.islands == nav.largest_island)
+    pairs = []
+    while len(pairs) < count:
+        a, b = (nav.cell_center(*c) for c in cells[rng.integers(len(cells), size=2)])
+        if math.dist(a[[0, 2]], b[[0, 2]]) >= min_distance:
+            pairs.append((a, b))
+    return pairs
+
+
+def compare(scene: MeshScene, pairs: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+    """``(P, 2)``: memgym's geodesic and the reference shortest path (metres) of each pair."""
+    cell, bounds = REFERENCE_CELL, scene.bounds()
+    nx, nz = (math.ceil((bounds[1, k] - bounds[0, k]) / cell) for k in (0, 2))
+    cols, rows = np.meshgrid(np.arange(nx), np.arange(nz))
+    centres = np.stack([bounds[0, 0] + (cols + 0.5) * cell, 0 * cols, bounds[0, 2] + (rows + 0.5) * cell], axis=-1)
+    gap = clearances(centres.reshape(-1, 3), scene_body_samples(scene, spacing=0.01)).reshape(nz, nx)
+    free = gap >= scene.agent.radius
+
+    def raster_cell(point: np.ndarray) -> tuple[int, int]:
+        return int((point[2] - bounds[0, 2]) // cell), int((point[0] - bounds[0, 0]) // cell)
+
+    reference = move_graph_distances(move_graph(free, cell), free.shape, [raster_cell(a) for a, _ in pairs])
+    return np.array([(scene.navgrid.geodesic_distance(a, b), d[raster_cell(b)]) for (a, b), d in zip(pairs, reference)])
+
+
+def main(seeds: list[int]) -> None:
+    for seed in seeds:
+        scene = default_dialogmem_house(seed)
+        pairs = random_pairs(scene, 30, 1.0, seed)
+        lengths = compare(scene, pairs)
+        ratio = lengths[:, 0] / lengths[:, 1]
+        worst = int(np.argmax(np.abs(ratio - 1.0)))
+        a, b = (p[[0, 2]].round(2).tolist() for p in pairs[worst])
+        print(
+            f"seed {seed}: ratio min {ratio.min():.3f} max {ratio.max():.3f}; worst {a} -> {b}: "
+            f"{lengths[worst, 0]:.2f} m vs {lengths[worst, 1]:.2f} m",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main([int(s) for s in sys.argv[1:]] or list(range(12)))

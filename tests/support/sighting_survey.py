@@ -1,0 +1,73 @@
+"""How often a visual memory's ``times_seen`` / ``order`` equal the DialogMem annotation's.
+
+``python tests/support/sighting_survey.py PERCEPTION SEEDS [KEY=VALUE ...]`` (``PERCEPTION``:
+``simulated`` or ``exact``; ``SEEDS``: comma-separated house seeds) builds one small house per
+seed as ``tests/memory/test_sightings.py`` does (3-4 rooms, no clutter, 2-3 goals, the memory's
+camera at the annotation's visibility resolution, 64x48), forms ``conceptgraph`` on its episode
+(further eval overrides, e.g. ``visual.noise.boundary_px=0``, after the seeds) and prints, per
+house and in total, the objects fused into exactly one instance and how many of them have the
+annotation's ``times_seen`` and ``order``.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+
+from small_houses import SMALL_HOUSES
+
+from memgym.agents.agent import form_episode
+from memgym.agents.reasoner_agent import ReasonerAgent
+from memgym.backends.structured import StructuredReasoner
+from memgym.core.benchmark import JobArgs
+from memgym.core.config import load_config
+from memgym.memory.embodied.ground_truth import SceneTruth, match_instances
+from memgym.pipelines.dialogmem.eval_config import DialogMemEvalConfig
+from memgym.pipelines.dialogmem.evaluation import build_env, build_memory, load_episodes
+from memgym.pipelines.dialogmem.generation import generate
+
+CAMERA = ("camera.width=64", "camera.height=48")
+
+
+def survey(perception: str, seed: int, overrides: tuple[str, ...] = ()) -> tuple[int, int, int]:
+    """``(single-instance objects, times_seen equal, order equal)`` of house ``seed``."""
+    out = Path(tempfile.mkdtemp()) / "episodes.jsonl"
+    small = [o for o in SMALL_HOUSES if not o.startswith(("camera.", "first_house_seed"))]
+    house = ("scenes=1", *small, f"first_house_seed={seed}", "house.clutter=none", *CAMERA)
+    (episode,), _ = load_episodes(Path(generate(JobArgs(overrides=house, out=out, progress=False))))
+    config = load_config(
+        DialogMemEvalConfig,
+        overrides=(f"dataset={out}", "memory=conceptgraph", f"visual.perception={perception}", *CAMERA, *overrides),
+    )
+    memory = build_memory(config)
+    form_episode(build_env(config, memory, {}), ReasonerAgent(memory, StructuredReasoner()), episode=episode)
+    truth = {(m.object_id, m.key): m.value for m in episode.memory if m.key in ("times_seen", "order")}
+    per_object: dict[str, list[str]] = {}
+    for instance_id, object_id in match_instances(SceneTruth.of(episode), memory.objects.instances).items():
+        per_object.setdefault(object_id, []).append(instance_id)
+    facts = memory.facts()
+    single = seen = order = 0
+    for observation in episode.traversal.observations:
+        matched = per_object.get(observation.object_id, [])
+        if len(matched) != 1 or len(memory.provenance.get(matched[0], {})) != 1:
+            continue
+        own = facts[matched[0]]
+        single += 1
+        seen += own.get("times_seen") == truth.get((observation.object_id, "times_seen"))
+        order += own.get("order") == truth.get((observation.object_id, "order"))
+    return single, seen, order
+
+
+def main(argv: list[str]) -> None:
+    perception, seeds, overrides = argv[0], [int(s) for s in argv[1].split(",")], tuple(argv[2:])
+    total = [0, 0, 0]
+    for seed in seeds:
+        counts = survey(perception, seed, overrides)
+        print(f"house {seed} {perception}: single-instance {counts[0]}, times_seen {counts[1]}, order {counts[2]}")
+        total = [a + b for a, b in zip(total, counts)]
+    print(f"total: single-instance {total[0]}, times_seen {total[1]}, order {total[2]}", flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
