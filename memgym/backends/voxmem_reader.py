@@ -50,6 +50,8 @@ QUESTION_FORMS: tuple[tuple[str, str], ...] = (
     ("speaker/IE/context_to_cue", r"was i the one who told you " + _TOPIC),
     ("paralinguistic/IE/context_to_cue", r"how did i sound when i told you " + _TOPIC),
     ("sound/IE/context_to_cue", r"what could be heard in the background when i told you " + _TOPIC),
+    ("semantics/IE/context_to_cue", r"what (?P<slot>.+?) was given for (?P<s0>.+)"),
+    ("semantics/IE/cue_to_fact", r"what (?P<slot>.+?) was settled for (?P<s0>.+)"),
     ("speaker/IE/cue_to_fact", r"what (?P<slot>.+?) did i tell you for (?P<s0>.+)"),
     ("paralinguistic/IE/cue_to_fact", r"when i sounded (?P<cue>.+?) telling you about (?P<s0>.+), what (?P<slot>.+) did i give"),
     ("sound/IE/cue_to_fact", r"when the sound of (?P<sound>.+?) could be heard in the background, what (?P<slot>.+?) did i give for (?P<s0>.+)"),

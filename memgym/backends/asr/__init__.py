@@ -4,7 +4,8 @@
 kind                engine                                               config keys
 ==================  ===================================================  ==========================
 ``faster-whisper``  Whisper via CTranslate2 (default: bundled tiny.en)   ``model_path``, ``device``,
-                                                                         ``compute_type``, ``beam_size``
+                                                                         ``compute_type``, ``beam_size``,
+                                                                         ``window``, ``batch_turns``
 ``none``            no recogniser (checks that need one are skipped)     --
 ==================  ===================================================  ==========================
 
@@ -21,6 +22,7 @@ import functools
 from typing import Literal
 
 from memgym.backends.asr.base import ASRBackend, ASRError
+from memgym.core.seeding import setting
 
 __all__ = ["ASRBackend", "ASRConfig", "ASRError", "make_asr_backend"]
 
@@ -38,6 +40,12 @@ class ASRConfig:
     device: str = dataclasses.field(default="cpu", metadata={"help": "cpu or cuda"})
     compute_type: str = dataclasses.field(default="float32", metadata={"help": "CTranslate2 compute type"})
     beam_size: int = dataclasses.field(default=1, metadata={"help": "decoder beam width (1 = greedy)"})
+    window: Literal["full", "fit"] = setting(
+        "full", "encode 30 s windows (full) or each turn's length + 1 s (fit: faster, approximate)", added=True
+    )
+    batch_turns: int = setting(
+        1, "turns per recogniser call (1: one by one, exact; more: batched, faster)", added=True, min=1
+    )
 
 
 @functools.lru_cache(maxsize=4)
@@ -51,6 +59,7 @@ def make_asr_backend(config: ASRConfig) -> ASRBackend:
         from memgym.backends.asr.faster_whisper import FasterWhisperBackend
 
         return FasterWhisperBackend(
-            config.model_path, device=config.device, compute_type=config.compute_type, beam_size=config.beam_size
-        )
+            config.model_path, device=config.device, compute_type=config.compute_type, beam_size=config.beam_size,
+            window=config.window, batch_turns=config.batch_turns,
+        )  # fmt: skip
     raise ASRError(f"asr.kind '{config.kind}' names no speech recogniser; expected faster-whisper")

@@ -89,6 +89,13 @@ def background_of(audio: np.ndarray) -> tuple[list[float], float]:
     return _background(mel, level)
 
 
+def loudness_of(audio: np.ndarray) -> float:
+    """Mean level (dB re full scale) of a turn's active frames: ``measure_turn``'s ``loudness_db``."""
+    _, level = log_mel_frames(audio)
+    active = _active(level)
+    return float(level[active].mean()) if active.any() else -120.0
+
+
 def _background(mel: np.ndarray, level: np.ndarray) -> tuple[list[float], float]:
     quiet = level <= np.quantile(level, QUIET_SHARE)
     shape = mel[quiet].mean(axis=0)

@@ -220,7 +220,8 @@ def _semantics_ie(d: _Draw, q: dict, sub: str, subjects: tuple, values: tuple):
         sessions += [_hs("hs0", _fact(d, s1, v1, str(d.rng.choice(d.users)))), _hs("hs1", _fact(d, s2, v2, d.asker))]
     else:
         sessions += [_hs("hs0", _fact(d, s0, "", str(d.rng.choice(d.users)))), _hs("hs1", _fact(d, s1, v1, d.asker))]
-    return Query(**q), f"What {d.family.slot} was given for {s0}?", v0, sessions
+    verb = "given" if sub == "context_to_cue" else "settled"
+    return Query(**q), f"What {d.family.slot} was {verb} for {s0}?", v0, sessions
 
 
 # ----- multi-session reasoning ----------------------------------------------------------------------

@@ -84,7 +84,7 @@ class CascadedMemory(VoxMemMemory):
             return ""
         return self.cache.get_or_compute(
             identity_of(self.sound_tagger), turn_key,
-            lambda: self.sound_tagger.tag(measure["background"], measure["background_db"]),
+            lambda: self.sound_tagger.tag(measure["background"], measure["background_db"], measure["loudness_db"]),
         )  # fmt: skip
 
     def tagged_lines(self, query: VoxMemQuery) -> dict[str, str]:

@@ -9,6 +9,17 @@ recordings of the library's ``eval`` split at the dataset's SNR (the dataset mix
 recordings, so the tagger hears other recordings of each class), plus the clean speech alone as
 the no-sound class. A turn whose quiet frames lie below :data:`SILENCE_DB` has no sound without
 asking the model. Training is closed-form and deterministic (fixed data order and mixing seeds).
+
+Whether there is a sound at all is decided first, by level, when the turn's speech loudness is
+given (:meth:`SoundTagger.tag`'s ``loudness_db``): a sound mixed under the speech lifts the quiet
+frames to within a few dB of the SNR below the speech, while clean speech's gaps stay far below
+it. The quiet frames' level relative to the speech is measured on the training mixtures and on
+the clean speech, and :attr:`SoundTagger.none_below` is the midpoint between the loudest clean
+gap and the quietest mixture's, but at most :data:`LEVEL_MARGIN_DB` below the latter (clean
+speech with digitally silent gaps would put the midpoint far below any sound); a turn below it
+has no sound, and
+any other is named among the sound classes only (the shape alone confused clean speech of some
+voices with sounds: measured in docs/voxmem_eval.md).
 """
 
 from __future__ import annotations
@@ -20,12 +31,14 @@ import numpy as np
 from memgym.core.errors import MemgymError
 from memgym.datasets.sources.library import SourceLibrary
 from memgym.datasets.speech.mixing import mix_at_snr
-from memgym.datasets.speech.turn_features import SAMPLE_RATE, background_of
+from memgym.datasets.speech.turn_features import SAMPLE_RATE, background_of, loudness_of
 
 SILENCE_DB = -90.0
 """Quiet-frame level (dB re full scale) below which a turn has no background sound."""
 NONE = ""
 SHRINKAGE = 0.2
+LEVEL_MARGIN_DB = 6.0
+"""The no-sound level threshold lies at most this far below the quietest training mixture."""
 
 
 class SoundTagger:
@@ -52,13 +65,15 @@ class SoundTagger:
             raise MemgymError("SoundTagger needs clean speech samples to build its training mixtures")
         self.classes = list(classes)
         self.fingerprint = (
-            f"lda{SHRINKAGE:g}:{library.fingerprint()}:{split}:{snr_db:g}:{len(speech)}:{','.join(self.classes)}"
+            f"lda{SHRINKAGE:g}+level:{library.fingerprint()}:{split}:{snr_db:g}:{len(speech)}:{','.join(self.classes)}"
         )
         rng = np.random.default_rng(0)
-        features, labels = [], []
+        features, labels, relative = [], [], []
         for sample in speech:
-            features.append(background_of(sample)[0])
+            shape, level = background_of(sample)
+            features.append(shape)
             labels.append(NONE)
+            relative.append(level - loudness_of(sample))
         k = 0
         for name in self.classes:
             ids = library.recording_ids(name, split)
@@ -66,9 +81,15 @@ class SoundTagger:
                 raise MemgymError(f"sound library {library.name} has no '{split}' recordings of '{name}'")
             for recording in ids:
                 mix = mix_at_snr(speech[k % len(speech)], library.load(recording), SAMPLE_RATE, snr_db, rng)
-                features.append(background_of(mix.mixture)[0])
+                shape, level = background_of(mix.mixture)
+                features.append(shape)
                 labels.append(name)
+                relative.append(level - loudness_of(mix.mixture))
                 k += 1
+        clean_top = max(relative[: len(speech)])
+        mixed_bottom = min(relative[len(speech) :])
+        self.none_below = max((clean_top + mixed_bottom) / 2.0, mixed_bottom - LEVEL_MARGIN_DB)
+        """Quiet-frame level relative to the speech (dB) below which a turn has no sound."""
         x = np.asarray(features)
         self.mean, self.scale = x.mean(axis=0), x.std(axis=0) + 1e-6
         x = (x - self.mean) / self.scale
@@ -87,9 +108,16 @@ class SoundTagger:
         """Names the training data (part of cache keys)."""
         return f"sound-tagger:{self.fingerprint}"
 
-    def tag(self, background: Sequence[float], background_db: float) -> str:
-        """The class name, or ``""`` for no background sound, from a turn's :func:`background_of`."""
+    def tag(self, background: Sequence[float], background_db: float, loudness_db: float | None = None) -> str:
+        """The class name, or ``""`` for no background sound, from a turn's :func:`background_of`
+        and, when given, its speech loudness (``measure_turn``'s ``loudness_db``): then the level
+        decides whether there is a sound and the shape which one (module docstring)."""
         if background_db < SILENCE_DB:
             return NONE
         x = (np.asarray(background) - self.mean) / self.scale
-        return self.labels[int(np.argmax(x @ self.weights + self.bias))]
+        scores = x @ self.weights + self.bias
+        if loudness_db is not None:
+            if background_db - loudness_db < self.none_below:
+                return NONE
+            scores[self.labels.index(NONE)] = -np.inf
+        return self.labels[int(np.argmax(scores))]

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from memgym.core.errors import ConfigError
+from memgym.core.presets import expand_preset
 
 CPU_SMALL_STEPS = 400
 CPU_SMALL_STREAM = (
@@ -160,16 +160,5 @@ def apply_preset(overrides: tuple[str, ...], job: Literal["train", "eval"]) -> t
     Raises:
         ConfigError: an unknown preset, or more than one ``preset=`` key.
     """
-    named = [o for o in overrides if o.split("=", 1)[0].strip() == "preset"]
-    if not named:
-        return overrides, ""
-    if len(named) > 1:
-        raise ConfigError(f"preset is given {len(named)} times: {', '.join(named)}")
-    name = named[0].split("=", 1)[1].strip()
-    if name not in PRESETS:
-        raise ConfigError(f"preset='{name}' is unknown; choose from {', '.join(PRESETS)}")
-    rest = tuple(o for o in overrides if o not in named)
-    preset = PRESETS[name][job]
-    if {o.split("=", 1)[0].strip() for o in rest} & {"memory", "memories"}:  # they name the models instead
-        preset = tuple(o for o in preset if o.split("=", 1)[0].strip() != "models")
-    return (*preset, *rest), name
+    presets = {name: jobs[job] for name, jobs in PRESETS.items()}
+    return expand_preset(overrides, presets, {"models": frozenset({"memory", "memories"})})

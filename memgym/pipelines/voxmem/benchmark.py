@@ -6,6 +6,7 @@
     memgym generate voxmem library.kind=esc50 library.root=/data/ESC-50 filler_path=/data/InstructS2S
     memgym eval voxmem dataset=runs/voxmem/dataset models=[structured] memories=[cascaded,oracle_tags]
     memgym train voxmem out=runs/voxmem_audio_lm    # the small audio LM; then models=[hf_audio:runs/voxmem_audio_lm/model]
+    memgym generate voxmem preset=decisive && memgym eval voxmem preset=decisive   # docs/voxmem_eval.md
 
 Re-running a command reuses every audio file already in the folder (content-hashed names).
 """
@@ -21,6 +22,7 @@ from memgym.core.outputs import make_writable_folder
 from memgym.core.registry import REASONERS, register_benchmark
 from memgym.datasets.voxmem.build import VoxMemBuilder
 from memgym.datasets.voxmem.config import VoxMemConfig
+from memgym.pipelines.voxmem.presets import apply_preset
 
 
 @register_benchmark("voxmem")
@@ -59,7 +61,8 @@ class VoxMemBenchmark(Benchmark):
 
     def generate(self, args: JobArgs) -> Path:
         values = {"out": str(args.out)} if args.out else None
-        config = load_config(VoxMemConfig, path=args.config_path, overrides=args.overrides, values=values)
+        overrides, _ = apply_preset(args.overrides, "generate")
+        config = load_config(VoxMemConfig, path=args.config_path, overrides=overrides, values=values)
         if config.executor != "local":
             raise ConfigError(
                 "executor: 'memgym generate voxmem' runs locally only (each item reuses sessions of earlier "

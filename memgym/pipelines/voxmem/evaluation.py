@@ -66,6 +66,7 @@ from memgym.memory.voxmem.base import VoxMemMemory
 from memgym.memory.voxmem.cache import TurnCache
 from memgym.memory.voxmem.options import VoxMemOptions
 from memgym.pipelines.voxmem.models import ASRConfig, build_asr, build_model, model_hears_audio, warm_transcripts
+from memgym.pipelines.voxmem.presets import apply_preset
 from memgym.tasks.llm_match import JudgeCache
 from memgym.tasks.voxmem.analyses import (
     gap_markdown,
@@ -195,7 +196,7 @@ def _askers(dataset_dir: Path) -> dict[str, str]:
 
 def evaluate(args: JobArgs) -> Path:
     """Run the evaluation of the module docstring; returns the run folder."""
-    config = load_config(VoxMemEvalConfig, path=args.config_path, overrides=args.overrides)
+    config = load_config(VoxMemEvalConfig, path=args.config_path, overrides=apply_preset(args.overrides, "eval")[0])
     require_dataset(config.dataset, "voxmem")
     dataset_dir = require_folder(
         config.dataset,

@@ -50,3 +50,23 @@ def test_sound_tagger_names_the_background_under_speech():
         assert tagger.tag(*background_of(mixture)) == name
     assert tagger.tag(*background_of(heard)) == ""
     assert tagger.tag(*background_of(np.zeros(16000, np.float32))) == ""
+
+
+def test_the_speech_level_decides_whether_there_is_a_sound():
+    """Given the speech's loudness, a faint noise floor under clean speech (a breathy voice's) is no
+    sound, while every mixture at the training SNR is still named by its class."""
+    from memgym.datasets.speech.turn_features import loudness_of
+
+    library = ToneLibrary(identities=4)
+    classes = library.identities()
+    speech = [voiced(2.0, f0, seed=i, gaps=2) for i, f0 in enumerate((110, 140, 180, 220))]
+    tagger = SoundTagger(library, classes, speech, snr_db=10.0)
+    assert -60.0 < tagger.none_below < -10.0
+    heard = voiced(2.0, 125.0, seed=9, gaps=2)
+    floor = heard + np.random.default_rng(3).normal(0, 10 ** (-50 / 20), heard.size).astype(np.float32)
+    assert tagger.tag(*background_of(floor), loudness_of(floor)) == ""
+    rng = np.random.default_rng(1)
+    for name in classes:
+        clip = library.load(library.recording_ids(name, "train")[0])
+        mixture = mix_at_snr(heard, clip, SAMPLE_RATE, 10.0, rng).mixture
+        assert tagger.tag(*background_of(mixture), loudness_of(mixture)) == name

@@ -1,0 +1,80 @@
+"""What the cascade's perception gets right on a built VoxMem dataset (a measurement).
+
+Word error of a faster-whisper model over the dataset's user turns of one condition (``clean``:
+neutral delivery without sound, as :func:`memgym.datasets.voxmem.qc.turn_condition` says), and
+the cascade's sound tagger (trained as ``memgym eval voxmem`` trains it) over every user turn:
+recall (the turn's sound named) and false tags (a sound named on a turn without one).
+
+``python -m speed voxmem_heard DATASET [--condition clean] [--beam 1] [--model FOLDER] [--no-tagger]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import soundfile
+
+from memgym.backends.asr.faster_whisper import FasterWhisperBackend
+from memgym.core.episode import Dataset
+from memgym.datasets.speech.intelligibility import word_errors
+from memgym.datasets.speech.turn_features import background_of, loudness_of
+from memgym.datasets.voxmem.qc import turn_condition
+
+
+def user_turns(folder: Path) -> dict:
+    """Dataset-relative audio path -> (turn, voice id) of every distinct user turn."""
+    turns = {}
+    for episode in Dataset.load(folder / "manifest.jsonl"):
+        for session in episode.sessions:
+            for turn in session.turns:
+                if turn.role == "user":
+                    turns.setdefault(turn.audio, (turn, episode.annotations["voices"].get(turn.user, turn.user)))
+    return turns
+
+
+def main(argv: list[str]) -> None:
+    parser = argparse.ArgumentParser(prog="python -m speed voxmem_heard")
+    parser.add_argument("dataset", type=Path)
+    parser.add_argument("--condition", default="clean", help="clean, cued, sound, cued+sound or all")
+    parser.add_argument("--beam", type=int, default=1)
+    parser.add_argument("--model", default="", help="faster-whisper model folder (empty: bundled tiny.en)")
+    parser.add_argument("--no-tagger", action="store_true")
+    args = parser.parse_args(argv)
+    turns = user_turns(args.dataset)
+    asr = FasterWhisperBackend(args.model, beam_size=args.beam)
+    errors = words = 0
+    per_voice: dict[str, list[int]] = {}
+    start, audio_s = time.perf_counter(), 0.0
+    for audio_path, (turn, voice) in turns.items():
+        if args.condition != "all" and turn_condition(turn) != args.condition:
+            continue
+        audio, rate = soundfile.read(str(args.dataset / audio_path), dtype="float32")
+        audio_s += len(audio) / rate
+        wrong, total = word_errors(turn.text, asr.transcribe(audio, rate))
+        errors, words = errors + wrong, words + total
+        per_voice.setdefault(voice, [0, 0])
+        per_voice[voice][0] += wrong
+        per_voice[voice][1] += total
+    seconds = time.perf_counter() - start
+    print(f"== voxmem_heard {args.dataset} ({asr.identity()}) ==")
+    print(
+        f"{args.condition} turns: WER {errors / max(words, 1):.1%} over {words} words ({audio_s / seconds:.1f} audio s/s)"
+    )
+    print("per voice: " + ", ".join(f"{v} {e / max(w, 1):.0%}" for v, (e, w) in sorted(per_voice.items())))
+    if args.no_tagger:
+        return
+    from memgym.pipelines.voxmem.evaluation import train_sound_tagger
+
+    tagger = train_sound_tagger(args.dataset)
+    hit = with_sound = false = without = 0
+    for audio_path, (turn, _) in turns.items():
+        audio, _ = soundfile.read(str(args.dataset / audio_path), dtype="float32")
+        tag = tagger.tag(*background_of(audio), loudness_of(audio))
+        if turn.sound:
+            with_sound, hit = with_sound + 1, hit + (tag == turn.sound)
+        else:
+            without, false = without + 1, false + bool(tag)
+    print(f"sound tagger ({tagger.identity()}): recall {hit}/{with_sound} = {hit / max(with_sound, 1):.1%}, "
+          f"false tags {false}/{without} = {false / max(without, 1):.1%}")  # fmt: skip
