@@ -60,6 +60,25 @@ class AudioLM:
         with torch.no_grad():
             return encode_frames(self.encoder, mel, frames, self.start)
 
+    def match_embedding_scale(self, prefixes: Sequence[Any]) -> float:
+        """Rescale the projector so the audio embeddings of ``prefixes`` have the mean norm of the
+        LM's token embeddings (its bias set to zero); returns the factor applied.
+
+        Freshly initialised, Qwen2-Audio's projector maps Whisper tiny's normalised states to
+        vectors about 4.5 times longer than SmolLM2's token embeddings, which the frozen LM reads
+        as noise; starting at the embeddings' scale is the usual modality-norm matching.
+        """
+        import torch
+
+        projector = self.model.model.multi_modal_projector.linear
+        with torch.no_grad():
+            projector.bias.zero_()
+            feats = torch.cat([self.audio_embeds(p) for p in prefixes])
+            target = self.model.get_input_embeddings().weight.norm(dim=1).mean()
+            factor = float(target / feats.norm(dim=1).mean())
+            projector.weight.mul_(factor)
+        return factor
+
     def audio_embeds(self, prefix: Any) -> Any:
         """Projected audio features ``(audio_tokens, hidden)`` of a clip's prefix (trained part)."""
         return self.model.model.multi_modal_projector(finish_encoding(self.encoder, prefix, self.start))

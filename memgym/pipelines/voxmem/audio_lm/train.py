@@ -122,9 +122,21 @@ def train(
         torch.set_num_threads(config.threads)
     processor, model = (build or parts.build_from_packages)(config.seed)
     lm = AudioLM(processor, model, config.train_layers)
+    speech = Speech(out / "clips" / "train", train_voices, "train", config.snr_db)
     if state["trainable"] is not None:
         model.load_state_dict(state["trainable"], strict=False)
-    speech = Speech(out / "clips" / "train", train_voices, "train", config.snr_db)
+    else:
+        calibration = [
+            make_example(
+                "transcript",
+                train_voices,
+                speech.sound_classes,
+                config.sound_rate,
+                example_rng(config.seed, "calibration", k),
+            ).clips[0]
+            for k in range(8)
+        ]
+        lm.match_embedding_scale([lm.prefix(speech.audio(c)) for c in calibration])
     clock = time.perf_counter()
 
     def save(optimizer) -> None:
