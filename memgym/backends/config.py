@@ -43,7 +43,8 @@ class ReasonerConfig:
     concurrency: int = field(
         default=8,
         metadata={
-            "help": "openai: requests kept in flight by generate_many (1: one at a time)",
+            "help": "openai: requests kept in flight by generate_many, and episodes an eval plays at once "
+            "(1: one at a time)",
             "min": 1,
             **NOT_HASHED,
             **ADDED_FIELD,
@@ -74,3 +75,12 @@ def build_reasoner(config: ReasonerConfig) -> Reasoner:
     if from_config is None:
         raise ConfigError(f"reasoner '{config.backend}' cannot be built from a ReasonerConfig")
     return from_config(config)
+
+
+def concurrent_items(*configs: ReasonerConfig) -> int:
+    """Items an evaluation using the models of ``configs`` may play at once: the smallest
+    ``concurrency`` when every backend declares itself :attr:`~memgym.core.protocols.Reasoner.io_bound`
+    (an HTTP client: the work is the server's, each thread builds its own client), else 1."""
+    if not all(getattr(REASONERS.get(c.backend), "io_bound", False) for c in configs):
+        return 1
+    return min((c.concurrency for c in configs), default=1)

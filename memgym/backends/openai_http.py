@@ -69,6 +69,7 @@ class OpenAIChatReasoner(Reasoner):
     """
 
     name = "openai"
+    io_bound = True
 
     def __init__(
         self,

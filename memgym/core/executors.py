@@ -10,6 +10,14 @@ delivery makes the written file a prefix of the local executor's at every moment
 a kill (of the driver, or of the whole cluster) skips what was written and redoes the rest, and
 the finished output is the same for any number of workers.
 
+``executor=local`` with ``threads > 1`` (:func:`run_ordered`'s argument; evaluations pass their
+HTTP model client's ``concurrency``, :func:`memgym.backends.config.concurrent_items`) plays up to
+``threads`` items at once in threads of this process, each thread with a worker of its own built by
+``setup``: for workers that spend their time waiting on a model server, so that it has that many
+requests to answer side by side. Results are delivered in item order as above (at most
+:data:`WINDOW_PER_WORKER` ``x threads`` finished or in flight), so the written files are the same as
+with one thread; what the workers share (caches) must be safe to use from several threads.
+
 Ray workers are actors (one CPU each), kept for the driver's later jobs until it exits or calls
 :func:`release_workers` (a job's worker is built on an actor with the first item it gets there).
 A worker process that dies is restarted and its item sent again (up to :data:`RETRIES` times);
@@ -26,10 +34,13 @@ config hashes.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import functools
+import threading
 import uuid
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from memgym.core.errors import ConfigError, MemgymError
@@ -75,7 +86,7 @@ def worker_gpus_field() -> Any:
 
 
 def run_ordered(
-    config: Any, setup: Callable[[], Callable[[Any], Any]], items: Sequence[tuple[str, Any]]
+    config: Any, setup: Callable[[], Callable[[Any], Any]], items: Sequence[tuple[str, Any]], threads: int = 1
 ) -> Iterator[tuple[str, Any]]:
     """``(key, worker(item))`` for every ``(key, item)`` of ``items``, in their order (``worker = setup()``).
 
@@ -85,6 +96,8 @@ def run_ordered(
         setup: builds a worker (``item -> result``); called once per worker process (lazily,
             with its first item), so its errors reach the driver as they are.
         items: ``(key, item)`` pairs; keys are only passed through.
+        threads: ``executor=local``: items played at once, each thread with its own worker
+            (module docstring); Ray ignores it.
     Raises:
         ConfigError: an unknown executor.
         ConfigError: ``executor=ray`` without Ray installed (names the extra).
@@ -94,7 +107,7 @@ def run_ordered(
     if kind not in EXECUTORS:
         raise ConfigError(f"executor must be one of {list(EXECUTORS)}, got {kind!r}")
     if kind == "local":
-        return _run_local(setup, items)
+        return _run_threads(setup, items, threads) if threads > 1 and len(items) > 1 else _run_local(setup, items)
     options = (getattr(config, "ray_address", ""), getattr(config, "workers", 0), getattr(config, "worker_gpus", 0.0))
     return _run_ray(setup, items, *options)
 
@@ -105,6 +118,33 @@ def _run_local(setup, items) -> Iterator[tuple[str, Any]]:
     worker = setup()
     for key, item in items:
         yield key, worker(item)
+
+
+def _run_threads(setup, items, threads: int) -> Iterator[tuple[str, Any]]:
+    """Items on ``threads`` threads (a worker per thread, built with its first item), results in
+    item order; an item's error is raised when its turn comes, after which no new item starts."""
+    count = min(threads, len(items))
+    local = threading.local()
+
+    def play(item: Any) -> Any:
+        worker = getattr(local, "worker", None)
+        if worker is None:
+            worker = local.worker = setup()
+        return worker(item)
+
+    pending: collections.deque[tuple[str, Future]] = collections.deque()
+    sent = 0
+    with ThreadPoolExecutor(max_workers=count, thread_name_prefix="memgym-item") as pool:
+        try:
+            while pending or sent < len(items):
+                while sent < len(items) and len(pending) < WINDOW_PER_WORKER * count:
+                    pending.append((items[sent][0], pool.submit(play, items[sent][1])))
+                    sent += 1
+                key, future = pending.popleft()
+                yield key, future.result()
+        finally:  # stopped early (an error, a closed generator): items not started never start
+            for _, future in pending:
+                future.cancel()
 
 
 def import_ray() -> Any:

@@ -103,6 +103,10 @@ class Reasoner(abc.ABC):
     """Generates text from typed chat messages (LLM, VLM, audio LM, or a structured reasoner)."""
 
     name: str = "reasoner"
+    io_bound: bool = False
+    """True for a client whose replies are computed elsewhere (an HTTP endpoint) and that is safe to
+    build once per thread: evaluations then play up to its ``concurrency`` items at once
+    (:func:`memgym.backends.config.concurrent_items`)."""
 
     @abc.abstractmethod
     def generate(self, messages: Sequence[Message], *, max_new_tokens: int = 256) -> str:

@@ -18,6 +18,7 @@ import dataclasses
 import hashlib
 import os
 import tempfile
+import threading
 import warnings
 import zipfile
 from collections import OrderedDict
@@ -57,6 +58,8 @@ class FrameCache:
 
     Attributes:
         hits / misses: batches served from the cache / rendered.
+
+    Safe to share between threads (envs of episodes played at once): one render at a time.
     """
 
     def __init__(self, max_bytes: int = DEFAULT_MAX_BYTES, folder: str | Path | None = None) -> None:
@@ -72,11 +75,18 @@ class FrameCache:
         self._bytes = 0
         self.hits = 0
         self.misses = 0
+        self._lock = threading.Lock()
 
     def render(
         self, camera: RGBDCamera, scene: MeshScene, positions: np.ndarray, yaws: np.ndarray
     ) -> dict[str, np.ndarray]:
         """``camera.render_batch(scene, positions, yaws)``, from the cache when it holds that key."""
+        with self._lock:
+            return self._render(camera, scene, positions, yaws)
+
+    def _render(
+        self, camera: RGBDCamera, scene: MeshScene, positions: np.ndarray, yaws: np.ndarray
+    ) -> dict[str, np.ndarray]:
         positions, yaws = _poses(positions, yaws)
         key = frames_key(scene, positions, yaws, camera)
         frames = self._batches.get(key)
@@ -140,15 +150,17 @@ class FrameCache:
 
 
 _SHARED: dict[str, FrameCache] = {}
+_SHARED_LOCK = threading.Lock()
 
 
 def shared_frame_cache(folder: str | Path | None = None) -> FrameCache:
     """The process-wide :class:`FrameCache` of ``folder`` (None or "": in memory only), so that
     every env of a process reuses the frames any of them rendered."""
     name = str(Path(folder).resolve()) if folder else ""
-    if name not in _SHARED:
-        _SHARED[name] = FrameCache(folder=name or None)
-    return _SHARED[name]
+    with _SHARED_LOCK:
+        if name not in _SHARED:
+            _SHARED[name] = FrameCache(folder=name or None)
+        return _SHARED[name]
 
 
 def _poses(positions: np.ndarray, yaws: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -20,6 +20,7 @@ import hashlib
 import json
 import os
 import re
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -82,11 +83,14 @@ class JudgeCache:
 
     Args:
         path: the cache file (created on first write); a half-written last line is ignored.
+
+    Safe to share between threads (an evaluation playing several episodes at once): writes hold a lock.
     """
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self._ratings: dict[str, int] = {}
+        self._lock = threading.Lock()
         if self.path.exists():
             for number, line in complete_jsonl_lines(self.path):  # an interrupted last write is asked again
                 try:
@@ -104,12 +108,13 @@ class JudgeCache:
 
     def put(self, key: str, rating: int, reply: str) -> None:
         """Store a rating durably."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self.path.open("a", encoding="utf-8") as handle:
-            handle.write(json.dumps({"key": key, "rating": rating, "reply": reply}) + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        self._ratings[key] = rating
+        with self._lock:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with self.path.open("a", encoding="utf-8") as handle:
+                handle.write(json.dumps({"key": key, "rating": rating, "reply": reply}) + "\n")
+                handle.flush()
+                os.fsync(handle.fileno())
+            self._ratings[key] = rating
 
 
 @register_scorer("llm_match")

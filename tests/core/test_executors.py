@@ -6,11 +6,13 @@ from __future__ import annotations
 import dataclasses
 import os
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
-from memgym.core.errors import ConfigError
+from memgym.core.errors import ConfigError, MemgymError
 from memgym.core.executors import run_ordered
 
 
@@ -80,3 +82,44 @@ def test_missing_ray_and_unknown_executor_are_config_errors(monkeypatch):
         list(run_ordered(Options(executor="ray"), square_worker, [("a", (1, ""))]))
     with pytest.raises(ConfigError, match="executor must be one of"):
         run_ordered(Options(executor="dask"), square_worker, [])
+
+
+def test_threads_deliver_in_item_order_with_a_worker_per_thread():
+    """executor=local, threads=4: items overlap (even ones sleep, so they finish out of order),
+    each thread builds one worker, and the results come back in item order."""
+    lock, built, active = threading.Lock(), [], {"now": 0, "most": 0}
+
+    def setup():
+        built.append(threading.get_ident())
+
+        def worker(x: int) -> tuple[int, int]:
+            with lock:
+                active["now"] += 1
+                active["most"] = max(active["most"], active["now"])
+            time.sleep(0.02 if x % 2 == 0 else 0.0)
+            with lock:
+                active["now"] -= 1
+            return x * x, threading.get_ident()
+
+        return worker
+
+    out = list(run_ordered(Options(), setup, [(f"k{x}", x) for x in range(12)], threads=4))
+    assert [(key, value) for key, (value, _) in out] == [(f"k{x}", x * x) for x in range(12)]
+    assert active["most"] > 1 and 1 < len(built) <= 4 and len(set(built)) == len(built)
+    assert {thread for _, (_, thread) in out} <= set(built)
+
+
+def test_threads_raise_an_items_error_in_its_turn():
+    def setup():
+        def worker(x: int) -> int:
+            if x == 3:
+                raise MemgymError("item 3 failed")
+            return x
+
+        return worker
+
+    got = []
+    with pytest.raises(MemgymError, match="item 3 failed"):
+        for _, value in run_ordered(Options(), setup, [(str(x), x) for x in range(20)], threads=2):
+            got.append(value)
+    assert got == [0, 1, 2]

@@ -17,10 +17,14 @@ class FakeEndpoint:
     a ``Retry-After`` header), ``sleep`` (wait, then reply). JSON bodies are
     recorded parsed, others (multipart uploads) as bytes. With ``respond``, a request the script does
     not cover is answered with ``respond(last message's content)``, and :attr:`prompts` records them.
+    Every request is answered after ``delay_s`` seconds (a model computing); :attr:`max_in_flight`
+    is the most requests it has held at once.
     """
 
-    def __init__(self, respond: Callable[[str], str] | None = None) -> None:
+    def __init__(self, respond: Callable[[str], str] | None = None, delay_s: float = 0.0) -> None:
         self.script: list[tuple[str, object]] = []
+        self.in_flight = self.max_in_flight = 0
+        lock = threading.Lock()
         self.prompts: list[str] = []
         self.requests: list[dict] = []
         self.headers: list[dict] = []
@@ -29,16 +33,28 @@ class FakeEndpoint:
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):
+                with lock:
+                    endpoint.in_flight += 1
+                    endpoint.max_in_flight = max(endpoint.max_in_flight, endpoint.in_flight)
+                try:
+                    time.sleep(delay_s)
+                    self.answer()
+                finally:
+                    with lock:
+                        endpoint.in_flight -= 1
+
+            def answer(self):
                 raw = self.rfile.read(int(self.headers["Content-Length"]))
                 is_json = self.headers.get("Content-Type", "").startswith("application/json")
-                endpoint.requests.append(json.loads(raw) if is_json else raw)
+                body = json.loads(raw) if is_json else raw
+                endpoint.requests.append(body)
                 endpoint.paths.append(self.path)
                 endpoint.headers.append(dict(self.headers))
                 if endpoint.script:
                     kind, value = endpoint.script.pop(0)
-                elif respond is not None:
-                    endpoint.prompts.append(endpoint.requests[-1]["messages"][-1]["content"])
-                    kind, value = "reply", respond(endpoint.prompts[-1])
+                elif respond is not None:  # this request's prompt (others may be answered meanwhile)
+                    endpoint.prompts.append(body["messages"][-1]["content"])
+                    kind, value = "reply", respond(body["messages"][-1]["content"])
                 else:
                     kind, value = "reply", "default"
                 if kind == "sleep":

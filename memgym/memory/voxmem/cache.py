@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
@@ -39,11 +40,15 @@ class TurnCache:
         path: JSONL file to load and append to; None keeps values in memory only.
     Attributes:
         hits, misses: lookups answered from the cache / computed.
+
+    Safe to share between threads (items played at once): stores hold a lock; a value two threads
+    miss at the same moment is computed by both (the same value, stored twice).
     """
 
     def __init__(self, path: str | Path | None = None) -> None:
         self.path = Path(path) if path else None
         self._values: dict[tuple[str, str], Any] = {}
+        self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
         if self.path is not None and self.path.exists():
@@ -84,10 +89,11 @@ class TurnCache:
 
     def _store(self, key: tuple[str, str], value: Any) -> None:
         analyser, turn = key
-        self._values[key] = value
-        if self.path is not None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with self.path.open("a", encoding="utf-8") as handle:
-                handle.write(json.dumps({"analyser": analyser, "turn": turn, "value": value}) + "\n")
-                handle.flush()
-                os.fsync(handle.fileno())
+        with self._lock:
+            self._values[key] = value
+            if self.path is not None:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                with self.path.open("a", encoding="utf-8") as handle:
+                    handle.write(json.dumps({"analyser": analyser, "turn": turn, "value": value}) + "\n")
+                    handle.flush()
+                    os.fsync(handle.fileno())

@@ -9,6 +9,7 @@ are built on first use, once, so an evaluation of ``full_history`` alone loads n
 from __future__ import annotations
 
 import dataclasses
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -32,6 +33,7 @@ class VoxMemOptions:
     make_asr: Callable[[], Transcriber] | None = None
     make_sound_tagger: Callable[[], Any] | None = None
     _built: dict[str, Any] = dataclasses.field(default_factory=dict, init=False, repr=False)
+    _lock: threading.Lock = dataclasses.field(default_factory=threading.Lock, init=False, repr=False)
 
     def asr(self) -> Transcriber:
         """The recogniser, built on the first call.
@@ -48,6 +50,7 @@ class VoxMemOptions:
         return None if self.make_sound_tagger is None else self._once("tagger", self.make_sound_tagger)
 
     def _once(self, key: str, make: Callable[[], Any]) -> Any:
-        if key not in self._built:
-            self._built[key] = make()
-        return self._built[key]
+        with self._lock:  # memories built in several threads share one recogniser and tagger
+            if key not in self._built:
+                self._built[key] = make()
+            return self._built[key]

@@ -27,7 +27,10 @@ the memory names>``, :func:`~memgym.core.results.run_name`)::
 
 ``executor=ray`` (``ray_address=``, ``workers=``) plays the episodes on Ray workers
 (:mod:`memgym.core.executors`, docs/scaling.md); this process writes the same files in the same
-order. ``sweep=link_quality`` runs the linking diagnosis instead
+order. With an HTTP reasoner (and judge), ``reasoner.backend=openai``, up to ``reasoner.concurrency``
+episodes are played at once in threads, each with its own memory, env and client
+(:func:`~memgym.backends.config.concurrent_items`), so the server has that many requests to answer
+side by side; the rows, their order and the scores are those of one at a time. ``sweep=link_quality`` runs the linking diagnosis instead
 (:mod:`memgym.pipelines.dialogmem.link_sweep`, dispatched by the benchmark). Each memory's store
 is hashed without the list of memories, so adding a memory to the list and running again
 evaluates only the new one. Result rows carry the item annotations as columns (``content_type``,
@@ -49,7 +52,7 @@ import numpy as np
 from tqdm import tqdm
 
 from memgym.agents.agent import ItemAnswer
-from memgym.backends.config import build_reasoner
+from memgym.backends.config import build_reasoner, concurrent_items
 from memgym.backends.errors import ReasonerError
 from memgym.backends.throughput import record_counts, take_throughput
 from memgym.core.benchmark import JobArgs
@@ -77,6 +80,7 @@ from memgym.pipelines.dialogmem.memory_measures import (
     measure_links,
     measure_map,
 )
+from memgym.tasks.llm_match import JudgeCache
 
 
 def load_episodes(path: Path) -> tuple[list[DialogMemEpisode], list[tuple[str, dict[str, Any]]]]:
@@ -166,18 +170,25 @@ def build_memory(config: DialogMemEvalConfig) -> Memory:
     return MEMORIES.get(config.memory).from_options(config)
 
 
-def qa_scorers(config: DialogMemEvalConfig, cache_path: Path | None) -> dict[str, Any]:
-    """``{"qa": LLM-match scorer}`` for ``qa_scorer=llm_match`` (judge ratings cached at
-    ``cache_path``; None: in memory), else ``{}`` (the env's token F1)."""
-    from memgym.tasks.llm_match import JudgeCache, LLMMatchScorer
+def qa_scorers(config: DialogMemEvalConfig, cache: Path | JudgeCache | None) -> dict[str, Any]:
+    """``{"qa": LLM-match scorer}`` for ``qa_scorer=llm_match`` (judge ratings cached in ``cache``,
+    a file or an open cache several players share; None: in memory), else ``{}`` (the env's token F1)."""
+    from memgym.tasks.llm_match import LLMMatchScorer
 
     if config.qa_scorer != "llm_match":
         return {}
     if config.judge.backend == "structured":
         raise ConfigError("qa_scorer=llm_match needs judge.backend=hf or openai with judge.model set")
     judge = build_reasoner(config.judge)
-    cache = JudgeCache(cache_path) if cache_path is not None else None
+    cache = JudgeCache(cache) if isinstance(cache, Path) else cache
     return {"qa": LLMMatchScorer(judge, config.judge.identity(), cache, config.judge.max_new_tokens)}
+
+
+def episodes_at_once(config: DialogMemEvalConfig) -> int:
+    """Episodes played at once: the models' :func:`concurrent_items` (the judge counts with
+    ``qa_scorer=llm_match``); 1 unless they are all HTTP clients."""
+    models = (config.reasoner, config.judge) if config.qa_scorer == "llm_match" else (config.reasoner,)
+    return concurrent_items(*models)
 
 
 def build_env(config: DialogMemEvalConfig, memory: Memory, scorers: dict[str, Any]) -> gymnasium.Env:
@@ -205,8 +216,8 @@ def evaluate_memory(
     only: set[str] | None = None,
 ) -> None:
     """Play every pending item of ``episodes`` (those whose :func:`item_key` is in ``only``, when
-    given) with ``config.memory`` into ``store`` (on ``config.executor``, one episode per task);
-    write its tables. The tokens and seconds of the reasoner's and judge's replies go to the run's
+    given) with ``config.memory`` into ``store`` (on ``config.executor``, one episode per task,
+    :func:`episodes_at_once` at once); write its tables. The tokens and seconds of the reasoner's and judge's replies go to the run's
     ``environment.json`` after each episode."""
     for key, row in errors:
         if key not in store.recorded_keys() and (only is None or key in only):
@@ -218,10 +229,12 @@ def evaluate_memory(
         pending = frozenset(i.item_id for i in chosen if item_key(episode, i) not in done)
         if pending:
             work.append((episode.episode_id, (episode, pending)))
-    # Ray workers do not write the run folder: their judge ratings are cached in memory only
-    cache = store.folder / "judge_cache.jsonl" if config.executor == "local" else None
+    # Ray workers do not write the run folder: their judge ratings are cached in memory only;
+    # here the players (threads) share one cache
+    cache = JudgeCache(store.folder / "judge_cache.jsonl") if config.executor == "local" else None
     links = LinkLog(store.folder / "links.json")
-    played = run_ordered(config, functools.partial(EpisodePlayer, config, cache), work)
+    setup = functools.partial(EpisodePlayer, config, cache)
+    played = run_ordered(config, setup, work, threads=episodes_at_once(config))
     for episode_id, results in tqdm(played, total=len(work), desc=f"episodes ({config.memory})", disable=not progress):
         store.append_many(results.rows)
         record_counts(store, results.throughput)
@@ -253,7 +266,7 @@ class EpisodePlayer:
     ``memgym/DialogMem-v0``; returns its :class:`EpisodeResults`. Judge ratings are cached in
     ``judge_cache`` (None: in memory)."""
 
-    def __init__(self, config: DialogMemEvalConfig, judge_cache: Path | None) -> None:
+    def __init__(self, config: DialogMemEvalConfig, judge_cache: JudgeCache | None) -> None:
         from memgym.agents.reasoner_agent import ReasonerAgent
 
         memory = build_memory(config)

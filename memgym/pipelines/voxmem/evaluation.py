@@ -21,7 +21,11 @@ text-only model cannot hear the audio memories: those pairs are listed as not ap
 
 ``executor=ray`` (``ray_address=``, ``workers=``, ``worker_gpus=``) plays the items on Ray workers
 (:mod:`memgym.core.executors`, docs/scaling.md); this process appends the same rows in the same
-order, and the workers keep their turn and judge caches in memory.
+order, and the workers keep their turn and judge caches in memory. An ``openai:`` model (with an
+``openai:`` judge or none, and ``asr.kind=openai`` when a memory transcribes) plays up to
+``concurrency`` items at once in threads (:func:`items_at_once`), each with its own memory, env and
+client, sharing the turn and judge caches; the rows, their order and the scores are those of one at
+a time.
 
 Outputs in the run folder: ``results.md`` (:func:`~memgym.tasks.voxmem.tables.results_markdown`:
 4x4 cell grids, accuracy per budget with bootstrap CIs, by evidence type, by subtype, refusal
@@ -37,6 +41,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
 import time
 from dataclasses import field
 from pathlib import Path
@@ -65,7 +70,14 @@ from memgym.envs.voxmem_env import VoxMemEnv
 from memgym.memory.voxmem.base import VoxMemMemory
 from memgym.memory.voxmem.cache import TurnCache
 from memgym.memory.voxmem.options import VoxMemOptions
-from memgym.pipelines.voxmem.models import ASRConfig, build_asr, build_model, model_hears_audio, warm_transcripts
+from memgym.pipelines.voxmem.models import (
+    ASRConfig,
+    build_asr,
+    build_model,
+    model_hears_audio,
+    model_is_remote,
+    warm_transcripts,
+)
 from memgym.pipelines.voxmem.presets import apply_preset
 from memgym.tasks.llm_match import JudgeCache
 from memgym.tasks.voxmem.analyses import (
@@ -119,6 +131,11 @@ class VoxMemEvalConfig:
         default="", metadata={"help": "JSONL turn cache shared across runs (empty: in the run folder)", **NOT_HASHED}
     )
     name: str = field(default="", metadata={"help": "run folder name (default: config hash)", **NOT_HASHED})
+    concurrency: int = field(
+        default=8,
+        metadata={"help": "openai models: items played at once, one request each in flight (1: one at a time)",
+                  "min": 1, **NOT_HASHED, **ADDED_FIELD},
+    )  # fmt: skip
     executor: Literal["local", "ray"] = executor_field()
     ray_address: str = ray_address_field()
     workers: int = workers_field()
@@ -236,19 +253,35 @@ def evaluate(args: JobArgs) -> Path:
         for episode in episodes
         if f"{spec}|{memory_name}|{episode.episode_id}" not in done
     ]
-    # Ray workers do not write the run folder: their turn and judge caches live in memory only
-    local = config.executor == "local"
-    caches = (
-        Path(config.turn_cache) if config.turn_cache else store.folder / "turn_cache.jsonl",
-        store.folder / "judge_cache.jsonl",
+    # Ray workers do not write the run folder: their turn and judge caches live in memory only;
+    # here every runner (one per thread) shares this process's
+    runner = functools.partial(ItemRunner, config, dataset_dir)
+    if config.executor == "local":
+        turn_cache = Path(config.turn_cache) if config.turn_cache else store.folder / "turn_cache.jsonl"
+        runner = functools.partial(
+            runner, memory_options(config, dataset_dir, turn_cache), JudgeCache(store.folder / "judge_cache.jsonl")
+        )
+    played = itertools.chain.from_iterable(  # work is model by model: each model's items at its own pace
+        run_ordered(config, runner, list(group), threads=items_at_once(config, spec))
+        for spec, group in itertools.groupby(work, key=lambda pair: pair[1][0])
     )
-    runner = functools.partial(ItemRunner, config, dataset_dir, *(caches if local else (None, None)))
-    played = run_ordered(config, runner, work)
     for key, (row, throughput) in tqdm(played, total=len(work), desc="items", disable=not args.progress):
         store.append(key, row)
         record_counts(store, throughput)
     write_outputs(store, config, episodes)
     return store.folder
+
+
+def items_at_once(config: VoxMemEvalConfig, spec: str) -> int:
+    """Items of model ``spec`` played at once: ``config.concurrency`` when the model and the judge
+    (if any) are endpoints (``openai:``) and no memory of the run transcribes with a local
+    recogniser (their one recogniser is shared), else 1."""
+    from memgym.memory.voxmem.cascaded import CascadedMemory
+    from memgym.memory.voxmem.transcript import TranscriptMemory
+
+    transcribing = any(issubclass(voxmem_memory(m), (TranscriptMemory, CascadedMemory)) for m in config.memories)
+    remote = model_is_remote(spec) and (not config.judge or model_is_remote(config.judge))
+    return config.concurrency if remote and (config.asr.kind == "openai" or not transcribing) else 1
 
 
 class ItemRunner:
@@ -257,22 +290,28 @@ class ItemRunner:
     (:func:`take_throughput`); keeps the last model built.
 
     Args:
-        turn_cache, judge_cache: JSONL caches of turn analyses and judge verdicts (None: memory only).
+        options: what the memories build from (turn cache, recogniser, tagger), shared by the
+            runners of one process; None: :func:`memory_options` with the turn cache in memory.
+        judge_cache: the judge verdicts' cache (None: memory only).
     """
 
     def __init__(
-        self, config: VoxMemEvalConfig, dataset_dir: Path, turn_cache: Path | None, judge_cache: Path | None
+        self,
+        config: VoxMemEvalConfig,
+        dataset_dir: Path,
+        options: VoxMemOptions | None = None,
+        judge_cache: JudgeCache | None = None,
     ) -> None:
         queries, sounds = load_answer_context(dataset_dir)
         judge = None
         if config.judge:
             judge = VoxMemJudge(build_model(config.judge, device=config.device), f"{config.judge}:seed=0:t=0",
-                                JudgeCache(judge_cache) if judge_cache else None)  # fmt: skip
+                                judge_cache)  # fmt: skip
         self.config = config
         self.scorer = VoxMemScorer(queries, sounds, judge)
         self.askers = _askers(dataset_dir)
         self.env = VoxMemEnv(dataset=str(dataset_dir))
-        self.options = memory_options(config, dataset_dir, turn_cache)
+        self.options = options if options is not None else memory_options(config, dataset_dir, None)
         self.judge = f"judge {config.judge}", getattr(judge, "judge", None)
         self.spec, self.model = "", None
 

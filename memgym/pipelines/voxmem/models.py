@@ -36,6 +36,12 @@ def model_hears_audio(spec: str) -> bool:
     return spec.split(":", 1)[0] in ("hf_audio", "openai")
 
 
+def model_is_remote(spec: str) -> bool:
+    """Whether the model named by ``spec`` answers from an endpoint (its replies cost this process
+    only waiting, so several items may wait at once)."""
+    return spec.split(":", 1)[0] == "openai"
+
+
 def build_model(spec: str, *, device: str = "cpu") -> Reasoner:
     """The reasoner a model spec names (module docstring).
 

@@ -7,6 +7,7 @@ import csv
 import dataclasses
 import json
 import re
+import zlib
 from pathlib import Path
 
 import pytest
@@ -499,3 +500,52 @@ def test_the_structured_reasoner_sees_no_ground_truth_through_a_memory(dataset, 
     for prompt in prompts:
         assert not scene_ids.search(prompt), prompt
         assert all(f.key in observable or f.key.startswith("said_") for f in parse_facts([prompt])), prompt
+
+
+def _copies(dataset: Path, folder: Path, count: int) -> Path:
+    """A dataset of ``count`` copies of ``dataset``'s episode under other ids (episodes to play at once)."""
+    line = dataset.read_text().splitlines()[0]
+    episode_id = Dataset.load(dataset)[0].episode_id
+    out = folder / "copies.jsonl"
+    out.write_text("".join(line.replace(episode_id, f"{episode_id}c{k}") + "\n" for k in range(count)))
+    return out
+
+
+def _model_reply(prompt) -> str:
+    """A rating from 1 to 5 to a judge prompt, else an answer; both a function of the prompt."""
+    text = json.dumps(prompt)
+    digest = zlib.crc32(text.encode())
+    return str(1 + digest % 5) if "Candidate answer:" in text else f"the {('red', 'blue', 'green')[digest % 3]} one"
+
+
+def _eval_against(endpoint: FakeEndpoint, dataset: Path, runs: Path, concurrency: int) -> Path:
+    """An LLM-match eval whose reasoner and judge are ``endpoint``, ``concurrency`` requests each."""
+    url = endpoint.base_url
+    return run_eval(dataset, runs, "reasoner.backend=openai", "reasoner.model=m", f"reasoner.base_url={url}",
+                    f"reasoner.concurrency={concurrency}", "qa_scorer=llm_match", "judge.backend=openai",
+                    "judge.model=j", f"judge.base_url={url}", f"judge.concurrency={concurrency}")  # fmt: skip
+
+
+@pytest.mark.slow  # three evals of two episodes; in 'make test'
+def test_an_http_reasoner_plays_episodes_at_once_with_the_same_results(dataset, tmp_path):
+    """reasoner.concurrency=2 against a server that takes 50 ms per reply: the server holds
+    several requests at once, and results.jsonl (rows, order, scores) is the one of concurrency=1;
+    a resumed run completes it to the same file."""
+    copies = _copies(dataset, tmp_path, 2)
+    results, endpoints = {}, {c: FakeEndpoint(respond=_model_reply, delay_s=0.05) for c in (1, 2)}
+    try:
+        for concurrency, endpoint in endpoints.items():
+            run = _eval_against(endpoint, copies, tmp_path / f"c{concurrency}", concurrency)
+            results[concurrency] = (run / "dialogue" / "results.jsonl").read_text()
+        rows = [json.loads(line) for line in results[1].splitlines()]
+        assert len({r["episode_id"] for r in rows}) == 2 and any(r.get("llm_match") is not None for r in rows)
+        assert results[2] == results[1]
+        assert endpoints[1].max_in_flight == 1 and endpoints[2].max_in_flight == 2
+        stored = run / "dialogue" / "results.jsonl"  # the concurrency=2 run, cut mid-row and resumed
+        lines = results[2].splitlines(keepends=True)
+        stored.write_text("".join(lines[: len(lines) // 3]) + lines[len(lines) // 3][:20])
+        assert _eval_against(endpoints[2], copies, tmp_path / "c2", 2) == run
+        assert stored.read_text() == results[1]
+    finally:
+        for endpoint in endpoints.values():
+            endpoint.close()
