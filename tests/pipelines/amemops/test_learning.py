@@ -1,97 +1,50 @@
-"""Slow: on the symbolic control, erasing cores beat no-erase on post-update queries (paper 3.4).
+"""Slow: on the symbolic control, erasing cores beat no-erase on post-update queries (paper 3.4),
+as an effect pooled over training seeds 0-2.
 
 The paper's symbolic controls (unit-vector identities, two 16-value attributes plus "none")
 give GDN2, KDA and GDN 82.7-85.1% per-attribute update accuracy against 58.2% for no-erase.
-Here (``preset=cpu-tiny``) GDN2, KDA and no-erase train for 200 steps of 16 fresh short streams (the ``cpu-small``
-streams: 384 frames, two initial, four post-update and one absent query proposal, one
-distractor) with one layer and one head of 64 (the paper's symbolic layout at width 64), seed 0,
-one process each, and are scored on 96 held-out streams of the eval split (about 150 s of CPU in
-all, measured under heavy load: some 75-90 s on an idle 2-core machine). Every number is a function of the seeds
-(batches, initialisation, eval streams), so the outcome is deterministic up to float order.
+Here (``preset=cpu-tiny``: 200 steps of 16 fresh short streams, one layer and one head of 64)
+GDN2 and no-erase train for seeds 0, 1 and 2, one process each (``memgym train amemops``), and are
+scored on the preset's 96 held-out streams (84 post-update queries a seed) by ``memgym eval
+amemops``. ``test_learning_paths.py`` runs KDA against no-erase the same way under a second CPU
+arithmetic path.
 
-Asserted: GDN2 and KDA each beat no-erase on post-update queries by at least
-:data:`MARGIN_PP` percentage points, and GDN2 beats the best constant answer (one-sided binomial
-p < 0.01). Offline, seeds 0, 1 and 2 of these settings gave post-update margins over no-erase of
-+19.0, +56.0 and +25.0 pp (GDN2) and +27.4, +54.8 and +26.2 pp (KDA) on these 84 queries, so the
-asserted 10 pp is half the smallest. At this size the erasing cores win on initial queries by as
-much (+22.1, +44.8, +20.2 pp for GDN2): the update-specific part (post-update margin minus initial
-margin: -3.1, +11.2, +4.8 pp) is not robust here and is not asserted (docs/amemops_models.md,
-"The slow learning test").
+Why pooled: one seed's margin depends on the CPU. The MKL inside the torch wheel picks
+CPU-specific kernels, and seed-0 no-erase is at a tipping point at step 200: its post-update
+accuracy alone was 54.8% on the default path and 73.8% under ``MKL_CBWR=COMPATIBLE`` on the
+development machine (58.3-82.1% over paths on an Intel Xeon), while GDN2, KDA and seeds 1-2 do not
+move. The mean over three seeds moves much less; the asserted ``MARGIN_PP`` is half the smallest
+pooled margin measured on any path (docs/amemops_models.md, "The slow learning test", every path
+and seed).
 """
 
 from __future__ import annotations
 
 import collections
 import math
-import multiprocessing
-from concurrent.futures import ProcessPoolExecutor
-from pathlib import Path
 
 import pytest
 
-from memgym.core.config import load_config
-from memgym.core.results import RunStore
-from memgym.pipelines.amemops.configs import AMemOpsEvalConfig, AMemOpsTrainConfig
-from memgym.pipelines.amemops.evaluate import evaluate_models
-from memgym.pipelines.amemops.presets import CPU_TINY_MODELS, CPU_TINY_STEPS, CPU_TINY_TRAIN
-from memgym.pipelines.amemops.reports import query_rows
-from memgym.pipelines.amemops.train import train_model
-
-STEPS = CPU_TINY_STEPS
-MODELS = CPU_TINY_MODELS  # gdn2, kda, no_erase
-SYMBOLIC = tuple(o for o in CPU_TINY_TRAIN if o.startswith("data."))
-EVAL_STREAMS = 96
-MARGIN_PP = 10.0
-"""Smallest post-update advantage (pp) asserted for each erasing core over no-erase."""
-
-
-def _train(runs: Path, model: str) -> None:
-    train_model(load_config(AMemOpsTrainConfig, overrides=[f"model={model}", *CPU_TINY_TRAIN]), runs, progress=False)
+from tests.support.amemops_learning import MARGIN_PP, SEEDS, accuracy, pooled_margin, train_and_score
 
 
 @pytest.fixture(scope="module")
-def post_update(tmp_path_factory) -> dict[str, list[dict]]:
-    """Post-update query rows per model (three symbolic runs, one process each)."""
-    runs = tmp_path_factory.mktemp("symbolic")
-    with ProcessPoolExecutor(len(MODELS), mp_context=multiprocessing.get_context("spawn")) as pool:
-        for future in [pool.submit(_train, runs, m) for m in MODELS]:
-            future.result()
-    overrides = [
-        f"models=[{','.join(MODELS)}]",
-        "seeds=[0]",
-        f"checkpoints=[{STEPS}]",
-        f"streams={EVAL_STREAMS}",
-        "threads=1",
-        "bootstrap_resamples=0",
-        "data.stream.split=eval",
-        *SYMBOLIC,
-    ]
-    folder = evaluate_models(load_config(AMemOpsEvalConfig, overrides=overrides), runs, progress=False)
-    rows = collections.defaultdict(list)
-    for row in query_rows(RunStore(folder, "").rows()):
-        if row["query_type"] == "post_update":
-            rows[row["model"]].append(row)
-    return rows
-
-
-def accuracy(rows: list[dict]) -> float:
-    return 100.0 * sum(r["correct"] for r in rows) / len(rows)
+def scores(tmp_path_factory):
+    return train_and_score(tmp_path_factory.mktemp("symbolic"), ("gdn2", "no_erase"))
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("core", ["gdn2", "kda"])
-def test_erasing_core_beats_no_erase_on_post_update_queries(post_update, core):
-    assert len(post_update[core]) == len(post_update["no_erase"]) >= 80  # the same queries
-    margin = accuracy(post_update[core]) - accuracy(post_update["no_erase"])
-    assert margin >= MARGIN_PP, (
-        f"{core} {accuracy(post_update[core]):.1f}% vs no_erase {accuracy(post_update['no_erase']):.1f}% "
-        f"on {len(post_update[core])} post-update queries"
-    )
+def test_gdn2_beats_no_erase_on_post_update_queries_pooled_over_seeds(scores):
+    assert all(len(scores[("gdn2", s)]["post_update"]) >= 80 for s in SEEDS)  # 84 a seed, the same for both
+    mean, per_seed = pooled_margin(scores, "gdn2", "post_update")
+    assert mean >= MARGIN_PP, f"gdn2 - no_erase per seed {[f'{m:+.1f}' for m in per_seed]} pp"
 
 
 @pytest.mark.slow
-def test_gdn2_beats_the_best_constant_answer(post_update):
-    rows = post_update["gdn2"]
+def test_gdn2_beats_the_best_constant_answer(scores):
+    """Seeds pooled: GDN2's post-update accuracy above the share of the most frequent answer per
+    attribute, one-sided binomial p < 0.01."""
+    rows = [r for s in SEEDS for r in scores[("gdn2", s)]["post_update"]]
     counts = collections.defaultdict(collections.Counter)
     for row in rows:
         counts[row["attribute"]][row["answer"]] += 1

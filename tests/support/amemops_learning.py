@@ -1,0 +1,116 @@
+"""The AMemOps learning check of the slow learning tests, run as a user would run it.
+
+``preset=cpu-tiny`` models (the symbolic control, docs/amemops_models.md, "The slow learning
+test") are trained with ``memgym train amemops`` and scored with ``memgym eval amemops``, each in
+its own single-threaded process whose environment can select a CPU arithmetic path
+(``MKL_CBWR=COMPATIBLE``, ``ATEN_CPU_CAPABILITY=default``, ...: read at process start, so they
+need fresh processes). The check's effects are per-seed accuracies, pooled over seeds by the tests.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from memgym.core.results import RunStore
+from memgym.pipelines.amemops.presets import CPU_TINY_STEPS
+from memgym.pipelines.amemops.reports import query_rows
+
+SEEDS = (0, 1, 2)
+"""Training seeds whose effects the tests pool."""
+MARGIN_PP = 15.0
+"""Smallest asserted mean (over :data:`SEEDS`) post-update advantage (pp) of an erasing core over
+no-erase; the smallest measured on any arithmetic path is in docs/amemops_models.md."""
+PRESET = "cpu-tiny"
+EVAL_RUN = "learning-check"
+
+
+def _memgym(*args: str) -> list[str]:
+    return [sys.executable, "-m", "memgym", *args, "--no-progress"]
+
+
+def _wait(processes: Sequence[tuple[list[str], subprocess.Popen]]) -> None:
+    for command, process in processes:
+        _, err = process.communicate()
+        assert process.returncode == 0, f"{' '.join(command)} failed:\n{err[-3000:]}"
+
+
+def train_and_score(
+    runs: Path,
+    cores: Sequence[str],
+    *,
+    seeds: Sequence[int] = SEEDS,
+    env: Mapping[str, str] | None = None,
+    parallel: int = 2,
+) -> dict[tuple[str, int], dict[str, list[dict]]]:
+    """Train every ``cores`` x ``seeds`` model of ``preset=cpu-tiny`` (``parallel`` processes at a
+    time) and score them on the preset's 96 held-out streams, every process with ``env`` added to
+    this one's environment and one thread.
+
+    Returns:
+        ``(core, seed) -> query type -> the eval's query rows`` (``initial``, ``post_update``, ...;
+        ``correct``, ``answer``, ``attribute``, ``previous_value``), the same queries for every model.
+    """
+    environment = {**os.environ, "OMP_NUM_THREADS": "1", **(env or {})}
+    commands = [
+        _memgym("train", "amemops", f"preset={PRESET}", f"model={core}", f"seed={seed}", "--runs-dir", str(runs))
+        for seed in seeds
+        for core in cores
+    ]
+    for start in range(0, len(commands), parallel):
+        batch = commands[start : start + parallel]
+        _wait(
+            [
+                (c, subprocess.Popen(c, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True))
+                for c in batch
+            ]
+        )
+    models = ",".join(f"{core}@{PRESET}" for core in cores)
+    evaluate = _memgym(
+        "eval",
+        "amemops",
+        f"preset={PRESET}",
+        f"models=[{models}]",
+        f"seeds=[{','.join(map(str, seeds))}]",
+        "contrasts=[]",
+        "update_interactions=[]",
+        "bootstrap_resamples=0",
+        f"name={EVAL_RUN}",
+        "--runs-dir",
+        str(runs),
+    )
+    _wait(
+        [
+            (
+                evaluate,
+                subprocess.Popen(
+                    evaluate, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+                ),
+            )
+        ]
+    )
+    scores: dict[tuple[str, int], dict[str, list[dict]]] = collections.defaultdict(
+        lambda: collections.defaultdict(list)
+    )
+    for row in query_rows(RunStore(runs / "amemops_eval" / EVAL_RUN, "").rows()):
+        assert row["checkpoint"] == CPU_TINY_STEPS
+        scores[(row["model"].split("@")[0], int(row["seed"]))][row["query_type"]].append(row)
+    return {key: dict(value) for key, value in scores.items()}
+
+
+def accuracy(rows: Sequence[dict]) -> float:
+    """Percentage of query ``rows`` answered right."""
+    return 100.0 * sum(bool(r["correct"]) for r in rows) / len(rows)
+
+
+def pooled_margin(
+    scores: Mapping[tuple[str, int], Mapping[str, Sequence[dict]]], core: str, query_type: str, seeds=SEEDS
+) -> tuple[float, list[float]]:
+    """``core`` minus ``no_erase`` accuracy (pp) on ``query_type`` queries: the mean over ``seeds``
+    and the per-seed differences."""
+    per_seed = [accuracy(scores[(core, s)][query_type]) - accuracy(scores[("no_erase", s)][query_type]) for s in seeds]
+    return sum(per_seed) / len(per_seed), per_seed
