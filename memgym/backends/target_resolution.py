@@ -223,21 +223,24 @@ def select(
     mentions: Sequence[Mention],
     words: list[str],
 ) -> list[str]:
-    """The objects of ``category`` whose facts explain the most mentions (then: whose linked
-    ``said`` words share the most request words), sorted; empty when it has none. With no category
-    named (``Take me to the lighthouse``), every object is a candidate and only those explaining at
-    least one mention can win."""
+    """The objects of ``category`` whose facts explain the most mentions (then: the most mentions
+    worded as the value itself rather than loosely, ``Find the cockpit`` naming ``the cockpit``
+    exactly and ``a lucky find`` only by a stem; then: whose linked ``said`` words share the most
+    request words), sorted; empty when it has none. With no category named (``Take me to the
+    lighthouse``), every object is a candidate and only those explaining at least one mention can
+    win."""
     content = {w for w in words if w not in STOP_WORDS} - set(value_tokens(category or ""))
-    scores: dict[str, tuple[int, int]] = {}
+    scores: dict[str, tuple[int, int, int]] = {}
     for object_id, keys in objects.items():
         if category is not None and labels[object_id] != category:
             continue
-        explained = sum(
-            1 for m in mentions if any(k in keys and value_tokens(keys[k]) == value_tokens(m.value) for k in m.keys)
-        )
+        explained = [
+            m for m in mentions if any(k in keys and value_tokens(keys[k]) == value_tokens(m.value) for k in m.keys)
+        ]
+        exact = sum(1 for m in explained if tuple(words[m.start : m.end]) == value_tokens(m.value))
         said = {w for k, v in keys.items() if k.startswith("said") for w in tokens(v)}
-        scores[object_id] = (explained, len(content & said))
-    if not scores or (category is None and max(scores.values()) <= (0, 0)):
+        scores[object_id] = (len(explained), exact, len(content & said))
+    if not scores or (category is None and max(scores.values()) <= (0, 0, 0)):
         return []
     best = max(scores.values())
     return sorted(o for o, s in scores.items() if s == best)

@@ -43,3 +43,14 @@ def test_a_fact_of_one_entry_picks_it_among_every_category():
     assert ask(facts) == "OBJECT bed_2"  # the oracle's facts, no category named or said
     twice = [*facts, Fact("lamp_4", "lamp", "social", "alias", "the lighthouse")]
     assert ask(twice) == "unknown"  # two entries hold the cue: a tie
+
+
+def test_a_cue_worded_exactly_outranks_a_loose_one():
+    facts = [
+        Fact("sink_1", "bathroom sink", "social", "alias", "the cockpit"),
+        Fact("picture_2", "picture", "social", "significance", "a lucky find"),
+    ]
+    line = request_line("navigation", "Find the cockpit.")  # ``find`` words ``a lucky find`` loosely
+    assert StructuredReasoner().generate([Message.text("user", "\n".join([*map(format_fact, facts), line]))]) == (
+        "OBJECT sink_1"
+    )
