@@ -117,13 +117,15 @@ def test_intelligibility_gate_needs_the_answer_words_of_evidence_turns(tmp_path)
         episode_id="e", benchmark="voxmem", sessions=(good, bad, hay), annotations={"voices": {"a": "v1"}}
     )
     report = gate.report([episode, episode])
-    assert report["turns"] == 3  # evidence turns only, each audio once
-    assert report["wer"] == {"wer": 5 / 34, "words": 34, "turns": 3}  # I've, budget, the kitchen, thousand
+    assert report["turns"] == 4  # every user turn (the haystack's too), each audio once
+    # the evidence turns: I've, budget, the kitchen, thousand
+    assert report["evidence_wer"] == report["wer_by_role"]["evidence"] == {"wer": 5 / 34, "words": 34, "turns": 3}
+    assert report["wer_by_role"]["haystack"]["turns"] == 1 and report["wer"]["words"] > 34
     assert report["wer_by_cue"]["fast"]["wer"] == 0 and report["wer_by_background"]["sound"]["wer"] == 5 / 13
     assert report["wer_by_voice"] == {"v1": report["wer"]}
     assert report["answer_turns"] == {"said": 2, "recognised": 1}
     md = qc.write_report(tmp_path, {**_minimal_report(), "intelligibility": report}).read_text()
-    assert "| fast | 0.0% | 13 | 1 |" in md and "value recognised in 1 of 2 turns" in md
+    assert "| fast | 0.0% | 13 | 1 |" in md and "value recognised in 1 of 2 evidence turns" in md
 
 
 def _minimal_report():
