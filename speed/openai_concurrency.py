@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from memgym.backends.openai_http import OpenAIChatReasoner
@@ -17,8 +18,9 @@ from memgym.core.chat import Message
 from speed.harness import report, time_best
 
 
-def delayed_server(delay_s: float) -> ThreadingHTTPServer:
-    """A server on 127.0.0.1 answering every POST with a chat completion after ``delay_s`` seconds."""
+def delayed_server(delay_s: float, reply: Callable[[object], str] = lambda content: str(content).upper()):
+    """A server on 127.0.0.1 (a :class:`ThreadingHTTPServer`) answering every POST with a chat
+    completion after ``delay_s`` seconds: ``reply(content of the last message)``, by default its upper case."""
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -26,7 +28,7 @@ def delayed_server(delay_s: float) -> ThreadingHTTPServer:
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             time.sleep(delay_s)
-            text = str(body["messages"][-1]["content"]).upper()
+            text = reply(body["messages"][-1]["content"])
             payload = json.dumps({"choices": [{"message": {"role": "assistant", "content": text}}]}).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
+import zlib
 from pathlib import Path
 
 import numpy as np
 import pytest
+from fake_openai import FakeEndpoint
 
 import memgym.pipelines.voxmem.evaluation as voxmem_eval
 from memgym.backends.errors import OverContextError
@@ -251,3 +254,44 @@ def test_the_taxonomy_blames_only_sessions_the_memory_handed_over(vox_dataset, t
     probe_rows = [r for (memory, _), r in table.items() if memory == "cascaded_evidence_only"]
     assert all(float(r["haystack"]) == 0 and float(r["haystack chance"]) == 0 for r in probe_rows)
     assert float(table[("cascaded_evidence_only", "semantics")]["no_session"]) >= 1
+
+
+def _endpoint_reply(prompt) -> str:
+    """A verdict to a judge prompt, else an answer; both a function of the prompt."""
+    text = json.dumps(prompt)
+    digest = zlib.crc32(text.encode())
+    return ("CORRECT", "WRONG", "REFUSAL")[digest % 3] if "You check answers" in text else f"maybe {digest % 4}"
+
+
+def test_an_endpoint_model_plays_items_at_once_with_the_same_rows(vox_dataset, tmp_path):
+    """An openai: model and judge at concurrency=3 against a server taking 50 ms per reply: the
+    server holds several requests at once and the rows (order, replies, verdicts) are those of
+    concurrency=1 (only the seconds differ)."""
+    rows, endpoints = {}, {c: FakeEndpoint(respond=_endpoint_reply, delay_s=0.05) for c in (1, 3)}
+    try:
+        for concurrency, endpoint in endpoints.items():
+            url = endpoint.base_url
+            folder = _run(vox_dataset, tmp_path / f"c{concurrency}", f"models=[openai:m@{url}]",
+                          f"judge=openai:j@{url}", "memories=[oracle_tags,full_history]",
+                          f"concurrency={concurrency}")  # fmt: skip
+            lines = (folder / "results.jsonl").read_text().replace(url, "URL").splitlines()  # keys name the model
+            rows[concurrency] = [{k: v for k, v in json.loads(line).items() if k != "seconds"} for line in lines]
+    finally:
+        for endpoint in endpoints.values():
+            endpoint.close()
+    assert len(rows[1]) == 10 and {r["status"] for r in rows[1]} == {"ok"}
+    assert rows[3] == rows[1]
+    assert endpoints[1].max_in_flight == 1 and endpoints[3].max_in_flight >= 2
+
+
+def test_items_at_once_only_for_endpoints_and_a_shared_recogniser():
+    config = voxmem_eval.VoxMemEvalConfig(memories=("oracle_tags",), concurrency=6)
+    remote = "openai:m@http://127.0.0.1:8000/v1"
+    assert voxmem_eval.items_at_once(config, remote) == 6
+    assert voxmem_eval.items_at_once(config, "structured") == 1
+    judged = voxmem_eval.VoxMemEvalConfig(memories=("oracle_tags",), judge="hf:/models/judge")
+    assert voxmem_eval.items_at_once(judged, remote) == 1
+    heard = voxmem_eval.VoxMemEvalConfig(memories=("oracle_tags", "cascaded"))
+    assert voxmem_eval.items_at_once(heard, remote) == 1  # one local recogniser: one item at a time
+    served = dataclasses.replace(heard, asr=voxmem_eval.ASRConfig(kind="openai", model="w", base_url="http://h/v1"))
+    assert voxmem_eval.items_at_once(served, remote) == 8
