@@ -11,9 +11,9 @@ arithmetic path.
 
 Why pooled: one seed's margin depends on the CPU. The MKL inside the torch wheel picks
 CPU-specific kernels, and seed-0 no-erase is at a tipping point at step 200: its post-update
-accuracy alone was 54.8% on the default path and 73.8% under ``MKL_CBWR=COMPATIBLE`` on the
-development machine (58.3-82.1% over paths on an Intel Xeon), while GDN2, KDA and seeds 1-2 do not
-move. The mean over three seeds moves much less; the asserted ``MARGIN_PP`` is half the smallest
+accuracy alone was 54.8% on the default path, 73.8% under ``MKL_CBWR=COMPATIBLE`` and 77.4% under
+``ATEN_CPU_CAPABILITY=default`` on the development machine (58.3-82.1% over paths on an Intel
+Xeon), while GDN2, KDA and seeds 1-2 do not move. The mean over three seeds moves much less; the asserted ``MARGIN_PP`` is half the smallest
 pooled margin measured on any path (docs/amemops_models.md, "The slow learning test", every path
 and seed).
 """
