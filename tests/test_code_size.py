@@ -23,6 +23,7 @@ LONG_MODULES: dict[str, str] = {}
 LONG_FUNCTIONS: dict[str, str] = {
     "datasets/amemops/generator.py:StreamGenerator._assemble": "writes a stream's events, items and labels in the fixed draw order",
     "datasets/amemops/generator.py:StreamGenerator._plan": "every random draw of a stream in one fixed order (saved datasets depend on it)",
+    "datasets/dialogmem/episode.py:build_episode": "every random draw of an episode in one fixed order (pinned dataset hashes depend on it)",
 }
 """``path:qualified name`` (relative to ``memgym/``) -> why it may exceed :data:`MAX_FUNCTION_LINES`."""
 

@@ -193,6 +193,31 @@ def _construction_counts(turn_specs: int, dropped_turns: Sequence[Any], filtered
     }
 
 
+def _traversal_annotations(traversal: Traversal) -> dict[str, Any]:
+    """The episode annotations its traversal fixes: scene id, frame and goal counts."""
+    return {"scene_id": traversal.scene.scene_id, "frames": len(traversal.frames), "goals": len(traversal.segments)}
+
+
+def _with_statements(
+    rng: np.random.Generator,
+    statements: Sequence[Any],
+    turns: Sequence[DialogueTurn],
+    dropped_turns: Sequence[Any],
+    items: Sequence[MemoryItem],
+    residents: Sequence[Resident],
+    realiser: Any,
+    log: Any,
+    realising: dict[str, Any],
+) -> tuple[list[DialogueTurn], list[Any], list[MemoryItem]]:
+    """The dialogue with the planned statement turns realised and merged in (one rng draw: the
+    realiser's seed); returns (turns, dropped turns, items with their stated flags updated)."""
+    said, dropped_statements = realise_dialogue(
+        statements, residents, realiser, log, seed=int(rng.integers(2**31)), history=turns, **realising
+    )
+    turns = _merged(turns, said)
+    return turns, [*dropped_turns, *dropped_statements], stated_items(items, turns)
+
+
 def build_episode(
     *,
     episode_id: str,
@@ -222,46 +247,34 @@ def build_episode(
     log = observation_log(traversal)
     goals = {o.object_id: navigation_goal(o) for o in objects}
     items = _memory_items(rng, objects, log, residents, config)
-    plan = TurnPlanConfig(config.commentary_every, config.recall_probability)
-    specs, _ = plan_turns(rng, log, items, residents, plan)
+    specs, _ = plan_turns(
+        rng, log, items, residents, TurnPlanConfig(config.commentary_every, config.recall_probability)
+    )
     realising = {"auditor": auditor, "max_attempts": config.max_attempts}
     turns, dropped_turns = realise_dialogue(specs, residents, realiser, log, seed=int(rng.integers(2**31)), **realising)
     items = stated_items(items, turns)
     content = available_content(items, set(log.first_seen()))
-    task_specs = enumerate_specs(
-        rng,
-        content,
-        navigation_per_object=config.navigation_per_object,
-        qa_per_object=config.qa_per_object,
-        unique_cues=config.unique_cues,
-    )
-    drafts, filtered = draft_items(
-        rng, task_specs, content, goals, dialogue_navigation_share=config.dialogue_navigation_share
-    )
+    per_object = {"navigation_per_object": config.navigation_per_object, "qa_per_object": config.qa_per_object}
+    task_specs = enumerate_specs(rng, content, unique_cues=config.unique_cues, **per_object)
+    share = config.dialogue_navigation_share
+    drafts, filtered = draft_items(rng, task_specs, content, goals, dialogue_navigation_share=share)
     answers = [d.spec.answer for d in drafts if d.spec.answer is not None]
     statements = plan_statements(
         rng, answers, _stated_turns(turns), log, residents, config.verbalised_share, len(specs)
     )
     if statements:
-        said, dropped_statements = realise_dialogue(
-            statements, residents, realiser, log, seed=int(rng.integers(2**31)), history=turns, **realising
+        turns, dropped_turns, items = _with_statements(
+            rng, statements, turns, dropped_turns, items, residents, realiser, log, realising
         )
-        turns = _merged(turns, said)
-        dropped_turns = [*dropped_turns, *dropped_statements]
-        items = stated_items(items, turns)
     task_list = task_items(drafts, _stated_turns(turns), episode_id=episode_id)
+    realiser_name = getattr(realiser, "name", type(realiser).__name__)
+    annotations = {**_traversal_annotations(traversal), "realiser": realiser_name, "statement_turns": len(statements)}
+    annotations |= _construction_counts(len(specs) + len(statements), dropped_turns, filtered)
     return DialogMemEpisode(
         episode_id=episode_id,
         benchmark="dialogmem",
         items=tuple(task_list),
-        annotations={
-            "scene_id": traversal.scene.scene_id,
-            "frames": len(traversal.frames),
-            "goals": len(traversal.segments),
-            "realiser": getattr(realiser, "name", type(realiser).__name__),
-            "statement_turns": len(statements),
-            **_construction_counts(len(specs) + len(statements), dropped_turns, filtered),
-        },
+        annotations=annotations,
         traversal=traversal,
         residents=tuple(residents),
         dialogue=tuple(turns),
