@@ -98,7 +98,7 @@ def test_shapes_prompt_and_loss_going_down(tiny_build):
         assert torch.allclose(model.lm_head(lm_out.last_hidden_state[0, -1]), full, atol=1e-4)
     batch = [([prefixes[0]], "How did the speaker sound?", "slow"), (prefixes, "Same person?", "no")]
     frozen = model.model.language_model.layers[0].mlp.up_proj.weight.clone()
-    # through the frozen LM (a random 2-layer one reads nearly uniform: measured drops 0.12-0.19 in
+    # through the frozen LM (a random 2-layer one reads nearly uniform: measured drops 0.13-0.19 in
     # 6 steps over 3 seeds) and, in stage 1, through its tied output matrix alone
     for loss_of, margin in (
         (lambda: lm.loss(batch), 0.05),
@@ -132,7 +132,7 @@ def test_train_resume_save_and_load(tiny_build, tiny_trained):
     losses = json.loads((out / "losses.json").read_text())
     assert len(losses["align"]) == 1 and len(losses["instruct"]) == 2
     card = (folder / "README.md").read_text()
-    assert "| said |" in card and "espeak-02" in card and "with silence" in card
+    assert "| said |" in card and "espeak-02" in card and "with silence" in card and " M trained)" in card
     heldout = json.loads((out / "heldout.json").read_text())
     assert set(heldout) == {"said", "speaker", "cue", "sound", "noise"} and heldout["speaker"]["chance"] == 0.5
 

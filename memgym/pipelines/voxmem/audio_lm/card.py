@@ -18,6 +18,10 @@ def _curve(losses: list[float], points: int = 6) -> str:
     return " -> ".join(f"{chunk.mean():.3f}" for chunk in chunks)
 
 
+def _millions(count: int) -> str:
+    return f"{count / 1e6:.1f} M"
+
+
 def _cell(interval: dict[str, float]) -> str:
     return f"{100 * interval['estimate']:.1f} [{100 * interval['low']:.1f}, {100 * interval['high']:.1f}]"
 
@@ -31,8 +35,10 @@ def write_card(
     heldout_voices: list[str],
     task_weights: dict[str, float],
     cpu_s: dict[str, float],
+    parameters: dict[str, int],
 ) -> Path:
-    """Write the card: parts, data, steps, losses and held-out scores."""
+    """Write the card: parts, data, steps, losses and held-out scores (``parameters``: counts of
+    ``encoder``, ``projector``, ``language_model`` and ``trained``)."""
     rows = "\n".join(
         f"| {task} | {r['n']} | {100 * r['chance']:.1f} | {100 * r['majority']:.1f} | "
         f"{_cell(r['audio'])} | {_cell(r['silence'])} | {_cell(r['difference'])} |"
@@ -47,8 +53,9 @@ tags: [memgym, voxmem, qwen2_audio-layout]
 # memgym small audio LM (Whisper tiny.en encoder + SmolLM2-135M-Instruct)
 
 Built by `memgym train voxmem` ({settings}). The smallest real instance of the audio-LM class
-for VoxMem, not a replacement for Qwen2-Audio: about 175 M parameters (encoder 8 M, projector
-0.2 M, language model 135 M).
+for VoxMem, not a replacement for Qwen2-Audio: {_millions(sum(parameters.values()) - parameters["trained"])}
+parameters (encoder {_millions(parameters["encoder"])}, projector {_millions(parameters["projector"])}, language model
+{_millions(parameters["language_model"])} with its output matrix; {_millions(parameters["trained"])} trained).
 
 * **Layout**: `Qwen2AudioForConditionalGeneration` (`model_type: qwen2_audio`): Whisper tiny.en encoder
   (4 layers, 80 mel bins, 30 s window, 2-frame pooling: 25 audio tokens per second), a linear

@@ -214,8 +214,22 @@ def train(
         [v.voice_id for v in heldout_voices],
         {t: w for t, w in TASK_WEIGHTS.items() if t in config.tasks},
         state["cpu_s"],
+        _parameter_counts(lm),
     )
     return folder
+
+
+def _parameter_counts(lm: AudioLM) -> dict[str, int]:
+    def count(module) -> int:
+        return sum(p.numel() for p in module.parameters())
+
+    inner = lm.model.model
+    return {
+        "encoder": count(inner.audio_tower),
+        "projector": count(inner.multi_modal_projector),
+        "language_model": count(inner.language_model) + lm.model.lm_head.weight.numel(),
+        "trained": sum(p.numel() for p in lm.trainable()),
+    }
 
 
 def _inputs(lm: AudioLM, speech: Speech, example: Example) -> tuple[list[Any], str, str]:
