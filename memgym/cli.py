@@ -2,7 +2,7 @@
 
     memgym list [--describe]                 what is registered (benchmarks, envs, memories, ...)
     memgym generate BENCH [key=value ...]    build a dataset
-    memgym train BENCH [key=value ...]       train a memory model (AMemOps: data.source=env trains inside env rollouts)
+    memgym train BENCH [key=value ...]       train a model (AMemOps memory cores; VoxMem: the small audio LM)
     memgym eval BENCH [key=value ...]        evaluate, results resumable in the run folder
     memgym render BENCH [key=value ...]      draw an episode (image or video)
     memgym run quickstart [workers=N]        the papers' comparisons at a small size + findings, one report
@@ -42,7 +42,7 @@ EXIT_STATUS = (
 
 JOB_HELP = {
     "generate": "build a dataset for a benchmark",
-    "train": "train a memory model (AMemOps: data.source=env trains inside env rollouts)",
+    "train": "train a model (AMemOps memory cores, data.source=env inside env rollouts; VoxMem: the small audio LM)",
     "eval": "evaluate a memory/model on a benchmark; resumes an interrupted run",
     "render": "render an episode of a benchmark to an image or video",
 }
