@@ -257,42 +257,70 @@ class VoxMemBuilder:
         self.per_cell.clear()
         order = sorted(range(self.config.items), key=lambda i: (schedule[i][1] == "AR", i))
         for index in tqdm(order, desc="voxmem items", disable=not self.progress):
-            too_small: list[BudgetTooSmallError] = []
-            asked = {i: plan for i, (plan, _) in kept.items() if plan.operation != "AR"}
-            taken = {plan.source_plan_id for plan, _ in kept.values()}
-            cell = self.per_cell.setdefault(cell_name(*schedule[index][:2]), _cell_counts())
-            cell["planned"] += 1
-            for attempt in range(self.config.max_revisions + 1):
-                plan, failed, result = self.attempt(index, attempt, built, pool, asked, taken)
-                if plan is None:  # an AR item without a source left
-                    discarded.append({"item": f"vox{index:05d}", "failed": ["no_source"]})
-                    cell["dropped"] += 1
-                    break
-                for name in failed:
-                    key = name.split("@")[0]
-                    self.check_failures[key] = self.check_failures.get(key, 0) + 1
-                cell["draws"] += 1
-                cell["gate_failed_draws"] += "session_intelligible" in failed
-                if isinstance(result, BudgetTooSmallError):
-                    too_small.append(result)
-                if not failed:
-                    break
-                revised += 1
-                cell["redraws"] += 1
-            else:
-                if len(too_small) == self.config.max_revisions + 1:
-                    raise too_small[-1]  # no draw fits: the budget is too small, not the draw
-                discarded.append({"item": plan.plan_id, "failed": failed})
+            revised += self._build_item(index, schedule[index], pool, kept, built, discarded)
+        self._write_dataset(kept, discarded, revised)
+        return self.out
+
+    def _build_item(
+        self,
+        index: int,
+        cell_key: tuple,
+        pool: list[Plan],
+        kept: dict[int, tuple[Plan, list[VoxMemEpisode]]],
+        built: dict[str, tuple[History, list[Session]]],
+        discarded: list[dict],
+    ) -> int:
+        """Draw item ``index`` (schedule entry ``cell_key``) up to ``max_revisions + 1`` times.
+
+        The first draw that passes every check goes into ``kept`` and ``built`` (and the
+        assembler's session usage); an item whose draws all fail goes into ``discarded``. Updates
+        the cell's counts and :attr:`check_failures`; returns the number of redraws.
+
+        Raises:
+            BudgetTooSmallError: no draw of the item fits its budgets.
+        """
+        too_small: list[BudgetTooSmallError] = []
+        asked = {i: plan for i, (plan, _) in kept.items() if plan.operation != "AR"}
+        taken = {plan.source_plan_id for plan, _ in kept.values()}
+        cell = self.per_cell.setdefault(cell_name(*cell_key[:2]), _cell_counts())
+        cell["planned"] += 1
+        revised = 0
+        for attempt in range(self.config.max_revisions + 1):
+            plan, failed, result = self.attempt(index, attempt, built, pool, asked, taken)
+            if plan is None:  # an AR item without a source left
+                discarded.append({"item": f"vox{index:05d}", "failed": ["no_source"]})
                 cell["dropped"] += 1
-                continue
-            if plan is None:
-                continue
-            cell["kept"] += 1
-            history, core, item_episodes = result
-            kept[index] = (plan, item_episodes)
-            built[plan.plan_id] = (history, core)
-            for sid in {s.session_id for s in item_episodes[-1].sessions}:
-                self.assembler.usage.setdefault(sid, set()).add(plan.plan_id)
+                return revised
+            for name in failed:
+                key = name.split("@")[0]
+                self.check_failures[key] = self.check_failures.get(key, 0) + 1
+            cell["draws"] += 1
+            cell["gate_failed_draws"] += "session_intelligible" in failed
+            if isinstance(result, BudgetTooSmallError):
+                too_small.append(result)
+            if not failed:
+                break
+            revised += 1
+            cell["redraws"] += 1
+        else:
+            if len(too_small) == self.config.max_revisions + 1:
+                raise too_small[-1]  # no draw fits: the budget is too small, not the draw
+            discarded.append({"item": plan.plan_id, "failed": failed})
+            cell["dropped"] += 1
+            return revised
+        cell["kept"] += 1
+        history, core, item_episodes = result
+        kept[index] = (plan, item_episodes)
+        built[plan.plan_id] = (history, core)
+        for sid in {s.session_id for s in item_episodes[-1].sessions}:
+            self.assembler.usage.setdefault(sid, set()).add(plan.plan_id)
+        return revised
+
+    def _write_dataset(
+        self, kept: dict[int, tuple[Plan, list[VoxMemEpisode]]], discarded: list[dict], revised: int
+    ) -> None:
+        """Write the kept items (in index order) as ``manifest.jsonl`` and ``plans.jsonl``, the
+        config and the QC report; note the dropped items for the CLI."""
         plans = [kept[i][0] for i in sorted(kept)]
         episodes = [e for i in sorted(kept) for e in kept[i][1]]
         write_jsonl(self.out / "manifest.jsonl", episodes)
@@ -305,7 +333,6 @@ class VoxMemBuilder:
             note_dropped(
                 len(discarded), self.config.items, f"{first['item']} failed {', '.join(first['failed'])}", hint
             )
-        return self.out
 
     def attempt(
         self, index: int, attempt: int, built: dict, pool: list[Plan], asked: dict[int, Plan], taken: set[str]

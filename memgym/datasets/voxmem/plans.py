@@ -148,40 +148,58 @@ def _ambient(d: _Draw, evidence: str) -> str:
 # ----- information extraction ---------------------------------------------------------------------
 def _layout_ie(d: _Draw, ev: str, sub: str):
     s0, s1, s2 = d.subjects[:3]
-    slot = d.family.slot
     v0, v1, v2 = d.values(3)
     q = dict(evidence=ev, operation="IE", subtype=sub, asker=d.asker, family=d.family.name, subjects=(s0,))
     if ev == "semantics":
         return _semantics_ie(d, q, sub, (s0, s1, s2), (v0, v1, v2))
     if sub == "context_to_cue":
-        if ev == "speaker":
-            mine = d.coin()
-            speaker = d.asker if mine else d.other()
-            sessions = [
-                _ev("ev0", _fact(d, s0, v0, speaker, sound=_ambient(d, ev))),
-                _hs("hs0", _fact(d, s1, v1, d.other() if mine else d.asker)),
-                _hs("hs1", _fact(d, s2, v2, str(d.rng.choice(d.users)))),
-            ]
-            question = f"Was I the one who told you the {slot} for {s0}?"
-            return Query(**q), question, "yes" if mine else "no", sessions
-        if ev == "paralinguistic":
-            c0, c1, c2 = d.cues(3)
-            sessions = [
-                _ev("ev0", _fact(d, s0, v0, d.asker, cue=c0, sound=_ambient(d, ev))),
-                _hs("hs0", _fact(d, s1, v1, d.asker, cue=c1)),
-                _hs("hs1", _fact(d, s2, v2, d.asker, cue=c2)),
-            ]
-            question = f"How did I sound when I told you the {slot} for {s0}?"
-            return Query(**q), question, CUE_WORDS[c0], sessions
-        a0, a1, a2 = d.sound_classes(3)
+        return _context_to_cue_ie(d, q, ev, (s0, s1, s2), (v0, v1, v2))
+    return _cue_to_fact_ie(d, q, ev, (s0, s1, s2), (v0, v1, v2))
+
+
+def _context_to_cue_ie(d: _Draw, q: dict, ev: str, subjects: tuple, values: tuple):
+    """Speaker / paralinguistic / sound IE, context to cue: the question names the statement about
+    ``s0`` and asks who said it, how it sounded or what was heard; the other two subjects' sessions
+    differ in that cue."""
+    s0, s1, s2 = subjects
+    v0, v1, v2 = values
+    slot = d.family.slot
+    if ev == "speaker":
+        mine = d.coin()
+        speaker = d.asker if mine else d.other()
         sessions = [
-            _ev("ev0", _fact(d, s0, v0, d.asker, sound=a0)),
-            _hs("hs0", _fact(d, s1, v1, d.asker, sound=a1)),
-            _hs("hs1", _fact(d, s2, v2, d.asker, sound=a2)),
+            _ev("ev0", _fact(d, s0, v0, speaker, sound=_ambient(d, ev))),
+            _hs("hs0", _fact(d, s1, v1, d.other() if mine else d.asker)),
+            _hs("hs1", _fact(d, s2, v2, str(d.rng.choice(d.users)))),
         ]
-        question = f"What could be heard in the background when I told you the {slot} for {s0}?"
-        return Query(**q), question, sound_label(a0), sessions
-    # cue_to_fact
+        question = f"Was I the one who told you the {slot} for {s0}?"
+        return Query(**q), question, "yes" if mine else "no", sessions
+    if ev == "paralinguistic":
+        c0, c1, c2 = d.cues(3)
+        sessions = [
+            _ev("ev0", _fact(d, s0, v0, d.asker, cue=c0, sound=_ambient(d, ev))),
+            _hs("hs0", _fact(d, s1, v1, d.asker, cue=c1)),
+            _hs("hs1", _fact(d, s2, v2, d.asker, cue=c2)),
+        ]
+        question = f"How did I sound when I told you the {slot} for {s0}?"
+        return Query(**q), question, CUE_WORDS[c0], sessions
+    a0, a1, a2 = d.sound_classes(3)
+    sessions = [
+        _ev("ev0", _fact(d, s0, v0, d.asker, sound=a0)),
+        _hs("hs0", _fact(d, s1, v1, d.asker, sound=a1)),
+        _hs("hs1", _fact(d, s2, v2, d.asker, sound=a2)),
+    ]
+    question = f"What could be heard in the background when I told you the {slot} for {s0}?"
+    return Query(**q), question, sound_label(a0), sessions
+
+
+def _cue_to_fact_ie(d: _Draw, q: dict, ev: str, subjects: tuple, values: tuple):
+    """Speaker / paralinguistic / sound IE, cue to fact: the question names the cue (the asker, a
+    way of sounding, a background sound) and asks the value given for ``s0``; a distractor on
+    ``s0`` differs only in that cue."""
+    s0, s1, _ = subjects
+    v0, v1, v2 = values
+    slot = d.family.slot
     if ev == "speaker":
         sessions = [
             _ev("ev0", _fact(d, s0, v0, d.asker, sound=_ambient(d, ev))),

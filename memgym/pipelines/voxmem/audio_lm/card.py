@@ -39,13 +39,20 @@ def write_card(
 ) -> Path:
     """Write the card: parts, data, steps, losses and held-out scores (``parameters``: counts of
     ``encoder``, ``projector``, ``language_model`` and ``trained``)."""
-    rows = "\n".join(
-        f"| {task} | {r['n']} | {100 * r['chance']:.1f} | {100 * r['majority']:.1f} | "
-        f"{_cell(r['audio'])} | {_cell(r['silence'])} | {_cell(r['difference'])} |"
-        for task, r in scores.items()
+    text = (
+        _model_section(config, parameters)
+        + _data_section(config, losses, train_voices, heldout_voices, task_weights)
+        + _losses_section(losses, cpu_s)
+        + _scores_section(scores)
     )
+    path.write_text(text)
+    return path
+
+
+def _model_section(config: Any, parameters: dict[str, int]) -> str:
+    """The front matter, the title and the model's parts, training and limits."""
     settings = ", ".join(f"`{k}={v}`" for k, v in dataclasses.asdict(config).items() if k != "out")
-    text = f"""---
+    return f"""---
 library_name: transformers
 pipeline_tag: audio-text-to-text
 tags: [memgym, voxmem, qwen2_audio-layout]
@@ -69,7 +76,18 @@ parameters (encoder {_millions(parameters["encoder"])}, projector {_millions(par
 * **Limits**: each clip at most 30 s (the encoder window; longer ones are refused, not cut); the
   whole prompt at most 8192 tokens (longer histories are refused as over context).
 
-## Data
+"""
+
+
+def _data_section(
+    config: Any,
+    losses: dict[str, list[float]],
+    train_voices: list[str],
+    heldout_voices: list[str],
+    task_weights: dict[str, float],
+) -> str:
+    """The ``## Data`` section: speech source, voices per split and each stage's steps."""
+    return f"""## Data
 Speech synthesised by memgym's VoxMem turn renderer (eSpeak NG voices, paralinguistic cues,
 background sounds of the synthetic library mixed at {config.snr_db:g} dB on {100 * config.sound_rate:.0f} % of
 clips), saying statements of VoxMem's template writer over its 20 topic families. Never
@@ -82,14 +100,29 @@ VoxMem's evaluation histories.
 * stage 2 (instruction, loss on answer tokens through the frozen LM): {len(losses["instruct"])} steps x
   {config.batch_size} examples; task mix {task_weights}
 
-## Losses (mean over equal parts of each stage)
+"""
+
+
+def _losses_section(losses: dict[str, list[float]], cpu_s: dict[str, float]) -> str:
+    """The ``## Losses`` section: each stage's loss curve and the CPU seconds spent."""
+    return f"""## Losses (mean over equal parts of each stage)
 * stage 1: {_curve(losses["align"])}
 * stage 2: {_curve(losses["instruct"])}
 
 CPU seconds of the training process (all its threads; eSpeak runs in a child process, not
 counted): {", ".join(f"{k} {v:.0f}" for k, v in cpu_s.items())}.
 
-## Held-out scores
+"""
+
+
+def _scores_section(scores: dict[str, Any]) -> str:
+    """The ``## Held-out scores`` section: one table row per task, then what each task asks."""
+    rows = "\n".join(
+        f"| {task} | {r['n']} | {100 * r['chance']:.1f} | {100 * r['majority']:.1f} | "
+        f"{_cell(r['audio'])} | {_cell(r['silence'])} | {_cell(r['difference'])} |"
+        for task, r in scores.items()
+    )
+    return f"""## Held-out scores
 Candidate answers ranked by log-probability; *silence* is the same model given silence of the
 same lengths instead of the clips. Accuracy in %, 95 % bootstrap intervals (difference paired).
 
@@ -102,5 +135,3 @@ have the same voice (yes/no), `cue` = how the speaker sounded (7 cues), `sound` 
 in the background (28 classes or nothing), `noise` = whether anything was audible besides the
 voice (yes/no).
 """
-    path.write_text(text)
-    return path

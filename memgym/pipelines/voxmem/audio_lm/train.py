@@ -97,13 +97,10 @@ def train(
     Raises:
         ConfigError: ``OUT`` holds a checkpoint of another config, or a held-out voice is unknown.
     """
-    import numpy as np
     import torch
 
     from memgym.datasets.speech.voices import espeak_voice_bank
     from memgym.pipelines.voxmem.audio_lm import parts
-    from memgym.pipelines.voxmem.audio_lm.card import write_card
-    from memgym.pipelines.voxmem.audio_lm.heard import evaluate_heard
 
     out = Path(config.out)
     make_writable_folder(out, f"output folder {out}")
@@ -111,8 +108,7 @@ def train(
         train_voices, heldout_voices = split_voices(espeak_voice_bank(), config.heldout_voices)
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
-    record = _config_record(config)
-    state = _load_checkpoint(out / CHECKPOINT, record)
+    state = _load_checkpoint(out / CHECKPOINT, _config_record(config))
     folder = out / "model"
     align_steps = -(-config.align_clips // config.align_batch) if config.align_clips else 0
     finished = len(state["losses"]["align"]) == align_steps and len(state["losses"]["instruct"]) == config.steps
@@ -126,83 +122,131 @@ def train(
     if state["trainable"] is not None:
         model.load_state_dict(state["trainable"], strict=False)
     else:
-        calibration = [
-            make_example(
-                "transcript",
-                train_voices,
-                speech.sound_classes,
-                config.sound_rate,
-                example_rng(config.seed, "calibration", k),
-            ).clips[0]
-            for k in range(8)
-        ]
-        lm.match_embedding_scale([lm.prefix(speech.audio(c)) for c in calibration])
+        _calibrate(lm, speech, config)
     clock = time.perf_counter()
-
-    def save(optimizer) -> None:
-        state.update(trainable=lm.trainable_state(), optimizer=optimizer.state_dict())
-        tmp = out / f"{CHECKPOINT}.tmp"
-        torch.save(state, tmp)
-        tmp.replace(out / CHECKPOINT)
-
-    def report(stage: str, done: int, total: int, losses: list[float]) -> None:
-        if progress:
-            recent = float(np.mean(losses[-config.checkpoint_every :])) if losses else float("nan")
-            print(
-                f"audio_lm: {stage} {done}/{total} loss {recent:.3f} ({time.perf_counter() - clock:.0f} s)", flush=True
-            )
-
     for stage, total in (("align", align_steps), ("instruct", config.steps)):
-        optimizer = torch.optim.AdamW(lm.trainable(), lr=config.lr, weight_decay=0.0)
-        if state["stage"] == stage and state["optimizer"] is not None:
-            optimizer.load_state_dict(state["optimizer"])
-        elif state["stage"] != stage and len(state["losses"][stage]) == total:
-            continue  # stage finished earlier
-        state["stage"] = stage
-        losses = state["losses"][stage]
-        cpu = time.process_time()
-        while len(losses) < total:
-            step = len(losses)
-            if stage == "align":
-                clips = [
-                    make_example(
-                        "transcript",
-                        train_voices,
-                        speech.sound_classes,
-                        config.sound_rate,
-                        example_rng(config.seed, "align", step * config.align_batch + k),
-                    ).clips[0]
-                    for k in range(config.align_batch)
-                ]
-                loss = lm.align_loss([(lm.prefix(speech.audio(c)), c.text) for c in clips])
-            else:
-                examples = []
-                for k in range(config.batch_size):
-                    rng = example_rng(config.seed, "instruct", step * config.batch_size + k)
-                    examples.append(
-                        make_example(
-                            _task(rng, config.tasks), train_voices, speech.sound_classes, config.sound_rate, rng
-                        )
-                    )
-                loss = lm.loss([_inputs(lm, speech, e) for e in examples])
-            optimizer.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(lm.trainable(), 1.0)
-            optimizer.step()
-            losses.append(loss.item())
-            state["cpu_s"][stage] = state["cpu_s"].get(stage, 0.0) + time.process_time() - cpu
-            cpu = time.process_time()
-            if len(losses) % config.checkpoint_every == 0 or len(losses) == total:
-                save(optimizer)
-                report(stage, len(losses), total, losses)
-        state["optimizer"] = None
+        _run_stage(lm, speech, config, state, stage, total, out, progress, clock)
     model.eval()
     heldout = Speech(out / "clips" / "heldout", heldout_voices, "eval", config.snr_db)
+    _evaluate_and_save(lm, heldout, config, state, out, folder, [v.voice_id for v in train_voices], progress)
+    return folder
+
+
+def _calibrate(lm: AudioLM, speech: Speech, config: AudioLMTrainConfig) -> None:
+    """Match the audio prefix's embedding scale to the LM's on 8 fixed transcript clips."""
+    calibration = [_transcript_clip(speech, config, "calibration", k) for k in range(8)]
+    lm.match_embedding_scale([lm.prefix(speech.audio(c)) for c in calibration])
+
+
+def _run_stage(
+    lm: AudioLM,
+    speech: Speech,
+    config: AudioLMTrainConfig,
+    state: dict[str, Any],
+    stage: str,
+    total: int,
+    out: Path,
+    progress: bool,
+    clock: float,
+) -> None:
+    """Run (or finish) ``stage`` up to ``total`` optimiser steps, checkpointing into ``out`` as it goes.
+
+    ``state`` (the checkpoint dict) gets the stage's losses and CPU seconds; ``clock`` is the
+    ``time.perf_counter()`` the progress lines count from.
+    """
+    import torch
+
+    optimizer = torch.optim.AdamW(lm.trainable(), lr=config.lr, weight_decay=0.0)
+    if state["stage"] == stage and state["optimizer"] is not None:
+        optimizer.load_state_dict(state["optimizer"])
+    elif state["stage"] != stage and len(state["losses"][stage]) == total:
+        return  # stage finished earlier
+    state["stage"] = stage
+    losses = state["losses"][stage]
+    batch_loss = _align_batch_loss if stage == "align" else _instruct_batch_loss
+    cpu = time.process_time()
+    while len(losses) < total:
+        loss = batch_loss(lm, speech, config, len(losses))
+        optimizer.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(lm.trainable(), 1.0)
+        optimizer.step()
+        losses.append(loss.item())
+        state["cpu_s"][stage] = state["cpu_s"].get(stage, 0.0) + time.process_time() - cpu
+        cpu = time.process_time()
+        if len(losses) % config.checkpoint_every == 0 or len(losses) == total:
+            _save_checkpoint(out, state, lm, optimizer)
+            if progress:
+                _report(stage, total, losses, config.checkpoint_every, clock)
+    state["optimizer"] = None
+
+
+def _align_batch_loss(lm: AudioLM, speech: Speech, config: AudioLMTrainConfig, step: int) -> Any:
+    """Stage 1 loss (scalar tensor) of optimiser step ``step``: CTC over ``align_batch`` transcript clips."""
+    clips = [
+        _transcript_clip(speech, config, "align", step * config.align_batch + k) for k in range(config.align_batch)
+    ]
+    return lm.align_loss([(lm.prefix(speech.audio(c)), c.text) for c in clips])
+
+
+def _transcript_clip(speech: Speech, config: AudioLMTrainConfig, stream: str, index: int) -> Any:
+    """The clip of transcript example ``index`` of ``stream`` (drawn from its own seed)."""
+    return make_example(
+        "transcript", speech.voices, speech.sound_classes, config.sound_rate, example_rng(config.seed, stream, index)
+    ).clips[0]
+
+
+def _instruct_batch_loss(lm: AudioLM, speech: Speech, config: AudioLMTrainConfig, step: int) -> Any:
+    """Stage 2 loss (scalar tensor) of optimiser step ``step``: answer tokens of ``batch_size`` examples."""
+    examples = []
+    for k in range(config.batch_size):
+        rng = example_rng(config.seed, "instruct", step * config.batch_size + k)
+        examples.append(
+            make_example(_task(rng, config.tasks), speech.voices, speech.sound_classes, config.sound_rate, rng)
+        )
+    return lm.loss([_inputs(lm, speech, e) for e in examples])
+
+
+def _save_checkpoint(out: Path, state: dict[str, Any], lm: AudioLM, optimizer: Any) -> None:
+    """Write ``state`` with the trained weights and ``optimizer``'s state to ``OUT/checkpoint.pt`` atomically."""
+    import torch
+
+    state.update(trainable=lm.trainable_state(), optimizer=optimizer.state_dict())
+    tmp = out / f"{CHECKPOINT}.tmp"
+    torch.save(state, tmp)
+    tmp.replace(out / CHECKPOINT)
+
+
+def _report(stage: str, total: int, losses: list[float], every: int, clock: float) -> None:
+    """Print the stage's progress: steps done, mean of the last ``every`` losses, seconds since ``clock``."""
+    import numpy as np
+
+    recent = float(np.mean(losses[-every:])) if losses else float("nan")
+    print(
+        f"audio_lm: {stage} {len(losses)}/{total} loss {recent:.3f} ({time.perf_counter() - clock:.0f} s)", flush=True
+    )
+
+
+def _evaluate_and_save(
+    lm: AudioLM,
+    heldout: Speech,
+    config: AudioLMTrainConfig,
+    state: dict[str, Any],
+    out: Path,
+    folder: Path,
+    train_voices: list[str],
+    progress: bool,
+) -> None:
+    """Score the trained model on the held-out voices, then write ``folder`` (model, processor,
+    card), ``OUT/heldout.json`` and ``OUT/losses.json``."""
+    from memgym.pipelines.voxmem.audio_lm.card import write_card
+    from memgym.pipelines.voxmem.audio_lm.heard import evaluate_heard
+
     cpu = time.process_time()
     scores = evaluate_heard(lm, heldout, config.heldout_per_task, config.seed, tasks=config.tasks, progress=progress)
     state["cpu_s"]["heldout"] = time.process_time() - cpu
-    model.save_pretrained(folder)
-    processor.save_pretrained(folder)
+    lm.model.save_pretrained(folder)
+    lm.processor.save_pretrained(folder)
     (out / "heldout.json").write_text(json.dumps(scores, indent=1) + "\n")
     (out / "losses.json").write_text(json.dumps(state["losses"]) + "\n")
     write_card(
@@ -210,13 +254,12 @@ def train(
         config,
         state["losses"],
         scores,
-        [v.voice_id for v in train_voices],
-        [v.voice_id for v in heldout_voices],
+        train_voices,
+        [v.voice_id for v in heldout.voices],
         {t: w for t, w in TASK_WEIGHTS.items() if t in config.tasks},
         state["cpu_s"],
         _parameter_counts(lm),
     )
-    return folder
 
 
 def _parameter_counts(lm: AudioLM) -> dict[str, int]:
