@@ -52,3 +52,18 @@ def ray_cluster():
         yield ray.get_runtime_context().gcs_address
     finally:
         ray.shutdown()
+
+
+# Test files that run for minutes (pooled training runs), started first so that pytest-xdist's
+# --dist loadfile keeps both workers busy to the end instead of leaving one of them at the tail.
+LONGEST_FIRST = (
+    "tests/pipelines/amemops/test_learning.py",
+    "tests/pipelines/amemops/test_learning_paths.py",
+    "tests/pipelines/amemops/test_interventions_learning.py",
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Move the files of :data:`LONGEST_FIRST` to the front of the run, in that order."""
+    rank = {path: i for i, path in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))
