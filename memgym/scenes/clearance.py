@@ -1,16 +1,16 @@
-"""Cells too close to an obstacle for the agent's cylinder, from the exact geometry of the faces.
+"""How far each cell centre is from the obstacles in the agent's body, from the exact geometry of the faces.
 
 The walkable cells of :class:`~memgym.scenes.navigation.NavGrid` are decided at cell centres, so
 an obstacle edge may lie anywhere between a walkable centre and its blocked neighbour, and a
 point between centres (a traversal pose on a string-pulled path, a view point on a ring around an
-object) may be up to half a cell diagonal from the centre of its cell. :func:`too_close_cells`
+object) may be up to half a cell diagonal from the centre of its cell. :func:`centre_clearances`
 measures instead, for every walkable centre, the horizontal distance to the part of each face
 that lies in the agent's body (from ``max_climb`` above the floor level to ``height``): the face
 is clipped to that height band and projected onto the floor plane (a convex polygon of up to 5
-corners), and the distance to it is exact (0 inside it). A cell whose centre is closer than
-``radius`` plus half a cell diagonal to such a polygon is too close, so that every point of a
-navigable cell keeps the full radius from every face in the agent's body.
-"""
+corners), and the distance to it is exact (0 inside it). A cell whose centre keeps ``radius``
+plus half a cell diagonal (:func:`clearance_reach`) is navigable: every point of it keeps the
+full radius. A centre that keeps only the radius may still be passed through on the way
+(geodesic distances use those cells too: a passage as wide as the agent stays open)."""
 
 from __future__ import annotations
 
@@ -31,12 +31,13 @@ def clearance_reach(agent: AgentSpec) -> float:
     return agent.radius + agent.cell_size * math.sqrt(0.5)
 
 
-def too_close_cells(
+def centre_clearances(
     tri: np.ndarray, frame: tuple[float, float, int, int], agent: AgentSpec, floor_height: float, cells: np.ndarray
 ) -> np.ndarray:
-    """``(nz, nx) bool``: of the ``(nz, nx) bool`` ``cells`` asked about, those whose centre lies
-    within :func:`clearance_reach` of a face of ``tri`` ``(T, 3, 3)`` (metres) clipped to the
-    body band (module docstring).
+    """``(nz, nx) float``: for the ``(nz, nx) bool`` ``cells`` asked about, the distance (metres)
+    from the centre to the nearest face of ``tri`` ``(T, 3, 3)`` (metres) clipped to the body band
+    (module docstring) where it is below :func:`clearance_reach`; ``inf`` elsewhere (farther, or
+    not asked about). Below the radius the value is an upper bound (such a centre is not passed).
 
     ``frame``: grid corner ``(x0, z0)`` and size ``(nx, nz)`` in ``agent.cell_size`` cells.
     """
@@ -48,15 +49,16 @@ def too_close_cells(
     lo_x, n_x = index_range((lo_xz[:, 0] - x0) / cell, (hi_xz[:, 0] - x0) / cell, 0.5, nx, 0.0)
     lo_z, n_z = index_range((lo_xz[:, 1] - z0) / cell, (hi_xz[:, 1] - z0) / cell, 0.5, nz, 0.0)
     lo, size = np.stack([lo_x, lo_z], 1), np.stack([n_x, n_z], 1)
-    close = np.zeros((nz, nx), bool)
+    gap = np.full((nz, nx), np.inf)
     for w in chunks(size[:, 0] * size[:, 1], RASTER_CHUNK // 4):
         which, cols, rows = pairs(lo[w], size[w])
-        keep = cells[rows, cols] & ~close[rows, cols]
+        keep = cells[rows, cols] & (gap[rows, cols] >= agent.radius)  # a centre closer than the radius is settled
         which, cols, rows = which[keep], cols[keep], rows[keep]
         centres = np.stack([x0 + (cols + 0.5) * cell, z0 + (rows + 0.5) * cell], axis=1)
-        near = polygon_distance(poly[w][which], centres) < reach
-        close[rows[near], cols[near]] = True
-    return close
+        distance = polygon_distance(poly[w][which], centres)
+        near = distance < reach
+        np.minimum.at(gap, (rows[near], cols[near]), distance[near])
+    return gap
 
 
 def clip_to_band(tri: np.ndarray, y_lo: float, y_hi: float) -> np.ndarray:

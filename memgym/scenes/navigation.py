@@ -55,7 +55,7 @@ from scipy import ndimage
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import dijkstra
 
-from memgym.scenes.clearance import too_close_cells
+from memgym.scenes.clearance import centre_clearances, clearance_reach
 from memgym.scenes.nav_raster import column_floors, crossed_cells, edge_clearance, grid_frame, surface_floors
 
 GeodesicStatus = Literal["ok", "start_off_navmesh", "goal_off_navmesh", "unreachable"]
@@ -114,8 +114,10 @@ class NavGrid:
         floor_height: the floor level the grid was built for, metres.
         erosion: how far (metres) navigable cells must be from non-walkable ones and the grid's edge;
             default the agent radius (0 for a surface that already keeps the radius away from obstacles).
-        too_close: ``(nz, nx) bool`` cells that are never navigable, being too close to an obstacle
-            (:func:`memgym.scenes.clearance.too_close_cells`); default none.
+        clearance: ``(nz, nx) float`` metres from each cell centre to the nearest face in the agent's
+            body (:func:`memgym.scenes.clearance.centre_clearances`; ``inf`` where farther than
+            :func:`~memgym.scenes.clearance.clearance_reach`); default none measured. Cells keeping
+            the reach are navigable; cells keeping only the radius are passable (geodesics only).
     """
 
     def __init__(
@@ -126,7 +128,7 @@ class NavGrid:
         agent: AgentSpec,
         floor_height: float,
         erosion: float | None = None,
-        too_close: np.ndarray | None = None,
+        clearance: np.ndarray | None = None,
     ) -> None:
         self.agent = agent
         self.cell = agent.cell_size
@@ -134,8 +136,13 @@ class NavGrid:
         self.floor_height = float(floor_height)
         self.heights = heights.astype(np.float32)
         self.navigable = edge_clearance(walkable, self.cell) > (agent.radius if erosion is None else erosion)
-        if too_close is not None:
-            self.navigable &= ~too_close
+        self.passable = self.navigable.copy()
+        # how much more than the radius each passable centre keeps (inf: unmeasured; -inf: not passable)
+        self._spare = np.where(self.navigable, np.inf, -np.inf)
+        if clearance is not None:
+            self.passable &= clearance >= agent.radius
+            self.navigable &= clearance >= clearance_reach(agent)
+            self._spare = np.where(self.passable, clearance - agent.radius, -np.inf)
         self.islands, self.num_islands = ndimage.label(self.navigable, structure=np.ones((3, 3), bool))
         sizes = np.bincount(self.islands.ravel(), minlength=self.num_islands + 1)
         sizes[0] = 0
@@ -144,12 +151,8 @@ class NavGrid:
         # nearest navigable cell of every cell, for snapping
         _, nearest = ndimage.distance_transform_edt(~self.navigable, return_indices=True)
         self._nearest = nearest
-        self._node_of = np.full(self.navigable.shape, -1, np.int64)
-        cells = np.argwhere(self.navigable)
-        self._cells = cells
-        self._node_of[cells[:, 0], cells[:, 1]] = np.arange(len(cells))
-        self._graph = self._build_graph()
-        self._fields: OrderedDict[tuple[int, ...], tuple[np.ndarray, np.ndarray, np.ndarray]] = OrderedDict()
+        self._walk = _CellGraph(self.navigable, self.cell, self.islands)
+        self._route_graph: _CellGraph | None = None
         self._targets: OrderedDict[tuple[bytes, tuple[int, ...], int], dict[int, np.ndarray]] = OrderedDict()
 
     # ----- construction -----------------------------------------------------------------------
@@ -168,8 +171,8 @@ class NavGrid:
         walkable, heights = column_floors(tri, normal, (x0, z0, nx, nz), agent, floor_height)
         walkable &= ~crossed_cells(tri, normal, (x0, z0, nx, nz), agent, floor_height, walkable)
         candidates = walkable & (edge_clearance(walkable, cell) > agent.radius)  # the others are not navigable
-        too_close = too_close_cells(tri, (x0, z0, nx, nz), agent, floor_height, candidates)
-        return cls(walkable, heights, (x0, z0), agent, floor_height, too_close=too_close)
+        clearance = centre_clearances(tri, (x0, z0, nx, nz), agent, floor_height, candidates)
+        return cls(walkable, heights, (x0, z0), agent, floor_height, clearance=clearance)
 
     @classmethod
     def from_surface_triangles(
@@ -197,31 +200,20 @@ class NavGrid:
         x0, z0, nx, nz = grid_frame(bounds, cell)
         tri = np.asarray(triangles, np.float64).reshape(-1, 3, 3)
         walkable, heights = surface_floors(tri, (x0, z0, nx, nz), cell, floor_height, level_band)
-        too_close = None
+        clearance = None
         if obstacles is not None:
             candidates = walkable & (edge_clearance(walkable, cell) > erosion)
-            too_close = too_close_cells(obstacles, (x0, z0, nx, nz), agent, floor_height, candidates)
-        return cls(walkable, heights, (x0, z0), agent, floor_height, erosion, too_close)
+            clearance = centre_clearances(obstacles, (x0, z0, nx, nz), agent, floor_height, candidates)
+        return cls(walkable, heights, (x0, z0), agent, floor_height, erosion, clearance)
 
-    def _build_graph(self) -> csr_matrix:
-        """The 16-neighbour cell graph: the 8 neighbours and the 8 knight moves, each edge joining
-        two navigable cells whose straight segment passes only navigable cells (:func:`_passed_cells`),
-        weighted by its length in metres."""
-        nav, node = self.navigable, self._node_of
-        rows, cols, weights = [], [], []
-        nz, nx = nav.shape
-        for dz, dx in ((0, 1), (1, 0), (1, 1), (1, -1), (1, 2), (2, 1), (1, -2), (2, -1)):
-            lo, hi = max(0, -dx), nx - max(0, dx)
-            both = nav[0 : nz - dz, lo:hi] & nav[dz:nz, lo + dx : hi + dx]
-            for pz, px in _passed_cells(dz, dx):
-                both &= nav[pz : nz - dz + pz, lo + px : hi + px]
-            iz, ix = np.nonzero(both)
-            rows.append(node[iz, ix + lo])
-            cols.append(node[iz + dz, ix + lo + dx])
-            weights.append(np.full(len(iz), self.cell * math.hypot(dz, dx)))
-        n = len(self._cells)
-        r, c, w = np.concatenate(rows), np.concatenate(cols), np.concatenate(weights)
-        return csr_matrix((np.concatenate([w, w]), (np.concatenate([r, c]), np.concatenate([c, r]))), shape=(n, n))
+    @property
+    def _route(self) -> _CellGraph:
+        """The graph geodesics search: the passable cells (built on first use; the walking graph
+        when every passable cell is navigable)."""
+        if self._route_graph is None:
+            extra = bool((self.passable & ~self.navigable).any())
+            self._route_graph = _CellGraph(self.passable, self.cell) if extra else self._walk
+        return self._route_graph
 
     # ----- cells and points -------------------------------------------------------------------
     def cell_of(self, position: Sequence[float]) -> tuple[int, int]:
@@ -328,32 +320,32 @@ class NavGrid:
         """Shortest path from ``start`` to the nearest of ``goals`` (``(K, 3)`` or one ``(3,)``)."""
         goals = np.atleast_2d(np.asarray(goals, float))
         empty = np.zeros((0, 3))
-        s = self.snap(start)
+        s = self._snap_passable(start)
         if s is None:
             return GeodesicResult(math.inf, empty, "start_off_navmesh")
-        snapped = [(i, self.snap(g)) for i, g in enumerate(goals)]
+        snapped = [(i, self._snap_passable(g)) for i, g in enumerate(goals)]
         snapped = [(i, g) for i, g in snapped if g is not None]
         if not snapped:
             return GeodesicResult(math.inf, empty, "goal_off_navmesh")
-        island = self.island_of(s)
-        snapped = [(i, g) for i, g in snapped if self.island_of(g) == island]
+        route = self._route
+        island = route.islands[self.cell_of(s)]
+        snapped = [(i, g) for i, g in snapped if route.islands[self.cell_of(g)] == island]
         if not snapped:
             return GeodesicResult(math.inf, empty, "unreachable")
         goal_nodes = {}
         for i, g in snapped:
-            goal_nodes.setdefault(int(self._node_of[self.cell_of(g)]), (i, g))
-        dist, pred, sources = self._field(tuple(sorted(goal_nodes)))
-        node = int(self._node_of[self.cell_of(s)])
+            goal_nodes.setdefault(int(route.node_of[self.cell_of(g)]), (i, g))
+        dist, pred, sources = route.field(tuple(sorted(goal_nodes)))
+        node = int(route.node_of[self.cell_of(s)])
         if not np.isfinite(dist[node]):
             return GeodesicResult(math.inf, empty, "unreachable")
         chain = [node]
         while pred[chain[-1]] >= 0:
             chain.append(int(pred[chain[-1]]))
         goal_index, goal_point = goal_nodes[int(sources[node])]
-        cells = self._cells[chain[1:-1]]
-        inner = self._centres(cells)
+        inner = self._centres(route.cells[chain[1:-1]])
         path = np.concatenate([s[None], inner, np.asarray(goal_point, float)[None]])
-        path = self._tighten(self._string_pull(path))
+        path = self._tighten(self._string_pull(path, route=True), route=True)
         length = float(np.sum(np.hypot(np.diff(path[:, 0]), np.diff(path[:, 2]))))
         return GeodesicResult(length, path, "ok", goal_index)
 
@@ -373,8 +365,9 @@ class NavGrid:
         goal_nodes = self._goal_nodes(goals, self.island_of(s))
         if not goal_nodes:
             return None
-        dist, pred, sources = self._field(tuple(sorted(goal_nodes)))
-        node = int(self._node_of[self.cell_of(s)])
+        walk = self._walk
+        dist, pred, sources = walk.field(tuple(sorted(goal_nodes)))
+        node = int(walk.node_of[self.cell_of(s)])
         if not np.isfinite(dist[node]):
             return None
         goal_point = goal_nodes[int(sources[node])]
@@ -382,8 +375,7 @@ class NavGrid:
         limit = int(lookahead / self.cell * 1.5)
         while pred[chain[-1]] >= 0 and len(chain) <= limit:
             chain.append(int(pred[chain[-1]]))
-        cells = self._cells[chain[1:]]
-        points = self._centres(cells).reshape(-1, 3)
+        points = self._centres(walk.cells[chain[1:]]).reshape(-1, 3)
         if pred[chain[-1]] < 0:  # the chain reached the goal cell: aim at the goal point itself
             points = (
                 np.concatenate([points[:-1], np.asarray(goal_point, float)[None]]) if len(points) else goal_point[None]
@@ -407,7 +399,7 @@ class NavGrid:
         for g in goals:
             snapped = self.snap(g)
             if snapped is not None and self.island_of(snapped) == island:
-                goal_nodes.setdefault(int(self._node_of[self.cell_of(snapped)]), snapped)
+                goal_nodes.setdefault(int(self._walk.node_of[self.cell_of(snapped)]), snapped)
         self._targets[key] = goal_nodes
         if len(self._targets) > 16:
             self._targets.popitem(last=False)
@@ -417,34 +409,32 @@ class NavGrid:
         """Metres along the shortest navigable path, ``inf`` if there is none."""
         return self.geodesic(start, goal).distance
 
-    def _field(self, goal_nodes: tuple[int, ...]):
-        if goal_nodes in self._fields:
-            self._fields.move_to_end(goal_nodes)
-            return self._fields[goal_nodes]
-        dist, pred, sources = dijkstra(
-            self._graph, directed=False, indices=list(goal_nodes), min_only=True, return_predecessors=True
-        )
-        self._fields[goal_nodes] = (dist, pred, sources)
-        if len(self._fields) > 64:
-            self._fields.popitem(last=False)
-        return dist, pred, sources
+    def _snap_passable(self, position: Sequence[float]) -> np.ndarray | None:
+        """``position`` on its surface when its cell is passable, else :meth:`snap`'s point."""
+        if self._inside(position) and self.passable[self.cell_of(position)]:
+            return np.array([position[0], float(self.heights[self.cell_of(position)]), position[2]], float)
+        return self.snap(position)
 
-    def _string_pull(self, path: np.ndarray) -> np.ndarray:
-        """Drop path points that the previous kept point sees directly (greedy funnel)."""
+    def _string_pull(self, path: np.ndarray, route: bool) -> np.ndarray:
+        """Drop path points that the previous kept point sees directly (greedy funnel; ``route``:
+        over the passable cells, see :meth:`_visible`)."""
         if len(path) <= 2:
             return path
         out = [path[0]]
         i = 0
         while i < len(path) - 1:
-            k = max(1, self.visible_prefix(path[i], path[i + 1 :]))
+            visible = self._visible(path[i], path[i + 1 :], route=route)
+            k = max(1, int(np.argmin(visible)) if not visible.all() else len(visible))
             i += k
             out.append(path[i])
         return np.array(out)
 
-    def _tighten(self, path: np.ndarray, reach: int = 4, passes: int = 3) -> np.ndarray:
-        """Move each inner corner of a string-pulled ``path`` ``(K, 3)`` to the navigable cell
-        centre within ``reach`` cells that shortens the two legs through it most while both stay
-        in straight view, sampled every eighth of a cell (pulls corners taut against obstacles)."""
+    def _tighten(self, path: np.ndarray, route: bool, reach: int = 4, passes: int = 3) -> np.ndarray:
+        """Move each inner corner of a string-pulled ``path`` ``(K, 3)`` to the navigable (``route``:
+        passable) cell centre within ``reach`` cells that shortens the two legs through it most
+        while both stay in straight view (:meth:`_visible`), sampled every eighth of a cell (pulls
+        corners taut against obstacles)."""
+        mask = self.passable if route else self.navigable
         if len(path) <= 2:
             return path
         path = path.copy()
@@ -455,24 +445,29 @@ class NavGrid:
                 cells = offsets + (row, col)
                 inside = (cells >= 0).all(axis=1) & (cells < self.navigable.shape).all(axis=1)
                 cells = cells[inside]
-                cells = cells[self.navigable[cells[:, 0], cells[:, 1]]]
+                cells = cells[mask[cells[:, 0], cells[:, 1]]]
                 points = self._centres(cells)
                 legs = np.hypot(points[:, 0] - path[i - 1, 0], points[:, 2] - path[i - 1, 2])
                 legs += np.hypot(points[:, 0] - path[i + 1, 0], points[:, 2] - path[i + 1, 2])
-                seen = self._visible(path[i - 1], points, 0.125) & self._visible(path[i + 1], points, 0.125)
+                seen = self._visible(path[i - 1], points, 0.125, route) & self._visible(
+                    path[i + 1], points, 0.125, route
+                )
                 now = math.hypot(*(path[i] - path[i - 1])[[0, 2]]) + math.hypot(*(path[i] - path[i + 1])[[0, 2]])
                 if seen.any() and legs[seen].min() < now - 1e-9:
                     path[i] = points[seen][np.argmin(legs[seen])]
         return path
 
     def visible_prefix(self, anchor: np.ndarray, points: np.ndarray) -> int:
-        """How many of ``points`` ``(P, 3)``, in order, are seen from ``anchor`` over free cells."""
+        """How many of ``points`` ``(P, 3)``, in order, are seen from ``anchor`` over navigable cells."""
         visible = self._visible(anchor, points)
         return int(np.argmin(visible)) if not visible.all() else len(points)
 
-    def _visible(self, anchor: np.ndarray, points: np.ndarray, step: float = 0.5) -> np.ndarray:
-        """``(P,) bool``: which of ``points`` ``(P, 3)`` are seen from ``anchor`` over free cells,
-        the segments sampled every ``step`` cells (or more densely)."""
+    def _visible(self, anchor: np.ndarray, points: np.ndarray, step: float = 0.5, route: bool = False) -> np.ndarray:
+        """``(P,) bool``: which of ``points`` ``(P, 3)`` are seen from ``anchor``, the segments
+        sampled every ``step`` cells (or more densely): every sample on a navigable cell, or with
+        ``route`` also samples on passable cells that keep the radius by the centre clearances: a
+        sample ``p`` in cell ``c`` keeps at least the clearance of ``c`` less ``|p - c|``, and the
+        points within half the sample spacing of it that much less."""
         dx, dz = points[:, 0] - anchor[0], points[:, 2] - anchor[2]
         longest = float(np.sqrt(dx * dx + dz * dz).max())
         samples = max(2, int(math.ceil(longest / (self.cell * step))) + 1)
@@ -483,7 +478,66 @@ class NavGrid:
         cols = np.clip(np.floor(xs / self.cell).astype(np.int64), 0, nx - 1)
         rows = np.clip(np.floor(zs / self.cell).astype(np.int64), 0, nz - 1)
         inside = (xs >= 0) & (zs >= 0) & (xs < nx * self.cell) & (zs < nz * self.cell)
-        return (self.navigable[rows, cols] & inside).all(axis=1)
+        if not route:
+            return (self.navigable[rows, cols] & inside).all(axis=1)
+        spacing = longest / (samples - 1)
+        off = np.hypot(xs - (cols + 0.5) * self.cell, zs - (rows + 0.5) * self.cell)
+        keeps = self.navigable[rows, cols] | (self._spare[rows, cols] >= off + spacing / 2)
+        return (keeps & inside).all(axis=1)
+
+
+class _CellGraph:
+    """Shortest-path fields over the 16-neighbour graph of one ``(nz, nx) bool`` cell ``mask``.
+
+    Attributes:
+        mask: the cells.
+        islands: ``(nz, nx) int`` 8-connected island label of each cell (0: not in ``mask``).
+        cells: ``(N, 2)`` (row, col) of the graph's nodes; ``node_of`` ``(nz, nx)`` the inverse (-1: none).
+        graph: :func:`_cell_graph`.
+    """
+
+    def __init__(self, mask: np.ndarray, cell: float, islands: np.ndarray | None = None) -> None:
+        self.mask = mask
+        self.islands = ndimage.label(mask, structure=np.ones((3, 3), bool))[0] if islands is None else islands
+        self.cells = np.argwhere(mask)
+        self.node_of = np.full(mask.shape, -1, np.int64)
+        self.node_of[self.cells[:, 0], self.cells[:, 1]] = np.arange(len(self.cells))
+        self.graph = _cell_graph(mask, self.node_of, cell)
+        self._fields: OrderedDict[tuple[int, ...], tuple[np.ndarray, np.ndarray, np.ndarray]] = OrderedDict()
+
+    def field(self, goal_nodes: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(N,)`` distance (metres) to the nearest of ``goal_nodes``, predecessor towards it and
+        which goal node it is (kept for the last 64 goal sets)."""
+        if goal_nodes in self._fields:
+            self._fields.move_to_end(goal_nodes)
+            return self._fields[goal_nodes]
+        dist, pred, sources = dijkstra(
+            self.graph, directed=False, indices=list(goal_nodes), min_only=True, return_predecessors=True
+        )
+        self._fields[goal_nodes] = (dist, pred, sources)
+        if len(self._fields) > 64:
+            self._fields.popitem(last=False)
+        return dist, pred, sources
+
+
+def _cell_graph(mask: np.ndarray, node_of: np.ndarray, cell: float) -> csr_matrix:
+    """The 16-neighbour graph of ``mask``'s cells (nodes ``node_of``): the 8 neighbours and the 8
+    knight moves, each edge joining two cells whose straight segment passes only cells of ``mask``
+    (:func:`_passed_cells`), weighted by its length in metres (``cell`` metres a cell)."""
+    rows, cols, weights = [], [], []
+    nz, nx = mask.shape
+    for dz, dx in ((0, 1), (1, 0), (1, 1), (1, -1), (1, 2), (2, 1), (1, -2), (2, -1)):
+        lo, hi = max(0, -dx), nx - max(0, dx)
+        both = mask[0 : nz - dz, lo:hi] & mask[dz:nz, lo + dx : hi + dx]
+        for pz, px in _passed_cells(dz, dx):
+            both &= mask[pz : nz - dz + pz, lo + px : hi + px]
+        iz, ix = np.nonzero(both)
+        rows.append(node_of[iz, ix + lo])
+        cols.append(node_of[iz + dz, ix + lo + dx])
+        weights.append(np.full(len(iz), cell * math.hypot(dz, dx)))
+    n = int(mask.sum())
+    r, c, w = np.concatenate(rows), np.concatenate(cols), np.concatenate(weights)
+    return csr_matrix((np.concatenate([w, w]), (np.concatenate([r, c]), np.concatenate([c, r]))), shape=(n, n))
 
 
 def _passed_cells(dz: int, dx: int) -> list[tuple[int, int]]:

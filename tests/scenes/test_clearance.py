@@ -44,7 +44,7 @@ def test_geodesics_are_within_2_5_percent_of_an_independent_shortest_path(house)
     rows, cols = np.mgrid[0:nz, 0:nx]
     centres = np.stack([nav.origin[0] + (cols + 0.5) * cell, np.zeros_like(cols), nav.origin[1] + (rows + 0.5) * cell])
     gap = clearances(centres.reshape(3, -1).T, scene_body_samples(house)).reshape(nz, nx)
-    free = gap >= clearance_reach(house.agent)  # the same rule, from the sampled faces
+    free = gap >= house.agent.radius  # the points that keep the radius, from the sampled faces
     rng = np.random.default_rng(0)
     cells = np.argwhere(nav.islands == nav.largest_island)
     checked = 0

@@ -2,7 +2,8 @@
 
 The reference shares no code with the navigation grid: a raster (3 cm) of the points that keep the
 agent's radius from the mesh faces sampled every 10 mm (:mod:`clearance_check`), searched with its
-32-move Dijkstra. ``python tests/support/geodesic_survey.py [SEED ...]`` prints, per default house
+32-move Dijkstra, each pair's ends joined to the free raster cells around them by straight
+segments (so the raster's cells do not move the ends). ``python tests/support/geodesic_survey.py [SEED ...]`` prints, per default house
 (6-9 rooms, ``hm3d_v2`` clutter), the smallest and largest ratio memgym / reference over 30 random
 pairs of navigable cells at least 1 m apart, and the worst pair.
 """
@@ -14,7 +15,9 @@ import math
 import sys
 
 import numpy as np
-from clearance_check import clearances, move_graph, move_graph_distances, scene_body_samples
+from clearance_check import clearances, move_graph, scene_body_samples
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import dijkstra
 
 from memgym.datasets.dialogmem.defaults import default_house
 from memgym.scenes.mesh_scene import MeshScene
@@ -50,11 +53,29 @@ def compare(scene: MeshScene, pairs: list[tuple[np.ndarray, np.ndarray]]) -> np.
     gap = clearances(centres.reshape(-1, 3), scene_body_samples(scene, spacing=0.01)).reshape(nz, nx)
     free = gap >= scene.agent.radius
 
-    def raster_cell(point: np.ndarray) -> tuple[int, int]:
-        return int((point[2] - bounds[0, 2]) // cell), int((point[0] - bounds[0, 0]) // cell)
+    def links(point: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Free raster cells (flat index) in the 3x3 block around ``point`` and their distance from it (m)."""
+        row, col = int((point[2] - bounds[0, 2]) // cell), int((point[0] - bounds[0, 0]) // cell)
+        block = [(r, c) for r in range(row - 1, row + 2) for c in range(col - 1, col + 2)]
+        block = [(r, c) for r, c in block if 0 <= r < nz and 0 <= c < nx and free[r, c]]
+        index = np.array([r * nx + c for r, c in block], np.int64)
+        return index, np.array([math.dist(centres[r, c][[0, 2]], point[[0, 2]]) for r, c in block])
 
-    reference = move_graph_distances(move_graph(free, cell), free.shape, [raster_cell(a) for a, _ in pairs])
-    return np.array([(scene.navgrid.geodesic_distance(a, b), d[raster_cell(b)]) for (a, b), d in zip(pairs, reference)])
+    graph, n = move_graph(free, cell), nz * nx
+    starts = [links(a) for a, _ in pairs]  # one extra node per pair start, joined to its cells
+    extra_rows = np.concatenate([np.full(len(i), n + k) for k, (i, _) in enumerate(starts)])
+    extra = coo_matrix(
+        (np.concatenate([w for _, w in starts]), (extra_rows, np.concatenate([i for i, _ in starts]))),
+        shape=(n + len(pairs),) * 2,
+    )
+    graph = graph.tocoo()
+    full = (extra + coo_matrix((graph.data, (graph.row, graph.col)), shape=extra.shape)).tocsr()
+    distance = dijkstra(full, indices=list(range(n, n + len(pairs))))
+    reference = []
+    for k, (_, b) in enumerate(pairs):
+        index, weight = links(b)
+        reference.append(float((distance[k, index] + weight).min()) if len(index) else math.inf)
+    return np.array([(scene.navgrid.geodesic_distance(a, b), r) for (a, b), r in zip(pairs, reference)])
 
 
 def main(seeds: list[int]) -> None:
