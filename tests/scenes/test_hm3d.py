@@ -161,14 +161,15 @@ def test_navmesh_file_drives_navigation(house, stem, tmp_path):
     gx, gz = _cell_centres(mesh_nav)
     near_border = (gx > x0 - 0.3) & (gx < x1 + 0.3) & (gz > z0 - 0.3) & (gz < z1 + 0.3)
     near_border &= ~((gx > x0 + 0.3) & (gx < x1 - 0.3) & (gz > z0 + 0.3) & (gz < z1 - 0.3))
-    cells = mesh_nav.navigable & ~near_border
+    cells = mesh_nav.passable & ~near_border  # a navmesh eroded by the radius at cell centres, as Recast's
     write_grid_navmesh(
         f"{copy}.navmesh", cells, mesh_nav.heights, mesh_nav.origin, mesh_nav.cell, walkable_radius=house.agent.radius
     )
 
     scene = HM3DScene.load(copy)  # navigation="auto" picks the navmesh up
     assert scene.navmesh is not None and scene.navmesh_path == tmp_path / "scene" / "X.navmesh"
-    np.testing.assert_array_equal(scene.navgrid.navigable, cells)
+    np.testing.assert_array_equal(scene.navgrid.passable, cells)
+    np.testing.assert_array_equal(scene.navgrid.navigable, mesh_nav.navigable & ~near_border)
     inside, outside, elsewhere = (_point_in(mesh_nav, r.bounds) for r in (room, others[-1], others[-2]))
     assert mesh_nav.geodesic(inside, outside).status == "ok"
     assert scene.geodesic(inside, outside).status == "unreachable"
