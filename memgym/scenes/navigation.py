@@ -17,26 +17,31 @@ cast would (which one a ray tracer reports differs between CPUs); every face cou
   thinner than a cell, down to a single quad, separate the cells on their two sides.
 
 Walkable cells closer than ``radius`` to a non-walkable cell or to the grid's edge are removed
-(the cylinder must fit), and so are cells whose centre lies closer than ``radius`` plus half a
-cell diagonal to a face in the agent's body, measured exactly (:mod:`memgym.scenes.clearance`):
-every point of a navigable cell, not only its centre, keeps the full radius from every obstacle.
-The rest is split into 8-connected islands. Alternatively
+(the cylinder must fit). Of the rest, the distance from each cell centre to the faces in the
+agent's body is measured exactly (:mod:`memgym.scenes.clearance`): a cell whose centre keeps
+``radius`` plus half a cell diagonal is *navigable* (every point of it keeps the full radius:
+poses, snapping, islands, the follower's steps), one whose centre keeps the radius is *passable*
+(geodesics may pass it, as a navmesh eroded by the radius at its cells would; Recast and
+habitat-sim do that). Each set is split into 8-connected islands. Alternatively
 (:meth:`NavGrid.from_surface_triangles`) the walkable cells are the cells whose centres a given
 walkable surface covers near the floor level, e.g. the polygons of a habitat-sim navmesh
 (``memgym.scenes.navmesh_file``), already eroded by its agent radius.
 
-Geodesic distance is found by Dijkstra on the 16-neighbour cell graph (the 8 neighbours and the
-8 knight moves, no corner cutting: an 8-connected graph's octile metric is up to 8% off the
-Euclidean one, enough to choose the longer way round an obstacle; 16 neighbours keep it within
-3%) and the resulting cell path is shortened by string pulling (line-of-sight on the grid), so open
-space gives straight-line distances rather than grid ones, and each of its corners is then pulled
-taut (moved to the navigable cell centre within 4 cells that shortens its two legs most). Cells
-are 2.5 cm (``AgentSpec.cell_size``): the radius kept at every point of a cell costs each side of
-a passage half a cell diagonal, so a 5 cm grid closed passages up to ~0.46 m wide that the 0.34 m
-agent fits through (up to +24.6% on a default house); geodesics are within 3% of an independent
-shortest path on a 3 cm raster of the same clearance except where the only way passes a gap
-narrower than ~0.38 m (tests/scenes/test_clearance.py, docs/embodied.md). Points are snapped to the
-nearest navigable cell within ``snap_distance`` metres horizontally, like Habitat's
+Geodesic distance is found by Dijkstra on the 16-neighbour graph of the passable cells (the 8
+neighbours and the 8 knight moves, no corner cutting: an 8-connected graph's octile metric is up
+to 8% off the Euclidean one, enough to choose the longer way round an obstacle; 16 neighbours
+keep it within 3%) and the resulting cell path is shortened by string pulling, so open space gives
+straight-line distances rather than grid ones, and each of its corners is then pulled taut (moved
+to the passable cell centre within 4 cells that shortens its two legs most). A pulled segment
+stays on navigable cells or keeps the radius by the centre clearances (a point ``p`` of cell
+``c`` keeps at least the clearance of ``c`` less ``|p - c|``), so the path keeps the radius
+wherever it leaves the navigable cells. Cells are 2.5 cm (``AgentSpec.cell_size``). Geodesics are
+within 3% of an independent shortest path on a 3 cm raster of the points that keep the radius
+on DialogMem's 12 default houses (tests/scenes/test_clearance.py, docs/embodied.md); passages
+whose band of such points is narrower than a cell (gaps 0.34-0.37 m wide) are open or closed
+depending on where the cell centres fall. The follower (:meth:`NavGrid.next_waypoint`) walks the
+navigable cells only. Points are snapped to the nearest navigable cell (a geodesic's ends on
+passable cells stay where they are) within ``snap_distance`` metres horizontally, like Habitat's
 ``snap_point``; a point farther away is reported ``off_navmesh`` and the distance is ``inf``,
 as is a goal on another island (``unreachable``). Vertical position is ignored: one grid covers
 one floor level.
