@@ -2,7 +2,7 @@ import math
 
 import numpy as np
 import pytest
-from clearance_check import clearances, scene_body_samples
+from clearance_check import body_samples, clearances
 
 from memgym.scenes.clearance import clearance_reach
 from memgym.scenes.locomotion import ActionSpec, AgentState, GreedyFollower, apply_action
@@ -38,8 +38,32 @@ def test_geodesic_goes_around_a_wall():
     assert result.distance == pytest.approx(reference, rel=0.03)
     # every point of the path keeps the radius from the faces (sampled independently) and it passes the gap
     points = np.concatenate([np.linspace(a, b, 200) for a, b in zip(result.path[:-1], result.path[1:])])
-    assert clearances(points, scene_body_samples(scene, spacing=0.005)).min() >= r - 1e-3
+    assert _face_clearance(scene, points) >= r - 1e-3
     assert result.path[:, 2].max() > 3.0
+
+
+def test_geodesic_passes_a_gap_the_agent_fits_through_but_no_navigable_cell_does():
+    """A 0.43 m gap (0.215 m clearance at its middle row of cell centres) in a wall: the 0.4 m agent
+    fits, so the geodesic goes straight through over the passable cells, keeping the radius; no
+    navigable cell (every point keeping the radius) lies in it, so poses stay on either side."""
+    walls = [((4.0, 1.25, 0.905), (0.1, 2.5, 1.81)), ((4.0, 1.25, 3.12), (0.1, 2.5, 1.76))]  # gap z 1.81-2.24
+    scene = box_room(8.0, 4.0, inner_walls=walls, agent=AGENT)
+    nav = scene.navgrid
+    start, goal = np.array([2.0, 0.0, 2.025]), np.array([6.0, 0.0, 2.025])
+    assert nav.num_islands == 2 and nav.island_of(start) != nav.island_of(goal)
+    assert nav.passable[nav.cell_of((4.0, 0.0, 2.025))] and not nav.navigable[nav.cell_of((4.0, 0.0, 2.025))]
+    result = nav.geodesic(start, goal)
+    assert result.status == "ok" and result.distance == pytest.approx(4.0, abs=1e-6)
+    points = np.concatenate([np.linspace(a, b, 400) for a, b in zip(result.path[:-1], result.path[1:])])
+    assert _face_clearance(scene, points) >= AGENT.radius - 1e-3
+
+
+def _face_clearance(scene: MeshScene, points: np.ndarray) -> float:
+    """Least distance (m) from ``points`` ``(K, 3)`` to the scene's faces in the agent's body,
+    sampled every 1 cm (tests/support/clearance_check.py; not cached: box rooms share one id)."""
+    agent, floor = scene.agent, scene.floor_height
+    band = (floor + agent.max_climb + 1e-3, floor + agent.height)
+    return float(clearances(points, body_samples(scene.vertices[scene.triangles], *band, spacing=0.01)).min())
 
 
 def test_disconnected_points_are_unreachable_with_status():
