@@ -299,7 +299,8 @@ ENV_KWARGS = {
 
 
 def _gym_id(name: str) -> str:
-    return next(i for i, target in GYM_ENVS.items() if target == ENVS.locate(name)[0])
+    """The Gymnasium id of the env registered as ``name`` (GYM_ENVS maps ids to it or to its class)."""
+    return next(i for i, target in GYM_ENVS.items() if target in (name, ENVS.locate(name)[0]))
 
 
 @pytest.mark.slow  # two whole episodes of each env
