@@ -37,6 +37,8 @@ class AMemOpsHarness(Harness):
         self._features: dict[str, np.ndarray] = {}
 
     def takes(self, cls: type[Memory]) -> bool:
+        if "audio" not in cls.reads:  # decided without importing the core memories (torch)
+            return False
         from memgym.memory.recurrent.core_memory import CoreMemory
 
         return issubclass(cls, CoreMemory)

@@ -73,6 +73,8 @@ class VoxMemHarness(Harness):
         self._askers: dict[str, str] | None = None
 
     def takes(self, cls: type[Memory]) -> bool:
+        if "audio" not in cls.reads:  # decided without importing VoxMem's evaluation
+            return False
         from memgym.memory.voxmem.base import VoxMemMemory
         from memgym.pipelines.voxmem.evaluation import GIVES
 
