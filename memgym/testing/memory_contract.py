@@ -7,13 +7,15 @@ through that benchmark's registered env and agent, as the evaluation plays it. I
 1. **register**: subclass :class:`~memgym.core.protocols.Memory` and read only words of
    :data:`~memgym.core.protocols.READS` (an instance no more than its class);
 2. **build from options**: ``from_options(options)`` of the evaluation's options returns an
-   instance of the class;
+   instance of the class, and so do the options as its run store records them
+   (``stored_options(options)``, of the same type: the run folder's hash is taken of them);
 3. **refuse bad options clearly**: given options it cannot read, ``from_options`` either builds
    anyway (a memory that takes none) or raises a :class:`~memgym.core.errors.MemgymError`, the
    one-line ``memgym: error:`` the CLI prints (not an ``AttributeError`` from deep inside);
 4. **form and answer**: observe every formation observation of an episode of the env, answer
    each use item through the agent without error, hand the agent evidence it reads
-   (:meth:`Harness.evidence_problem`), and show JSON-ready :meth:`~Memory.contents`;
+   (:meth:`Harness.evidence_problem`), and show JSON-ready :meth:`~Memory.contents` (and
+   :meth:`~Memory.snapshots` None or a sequence);
 5. **be deterministic**: two memories built from the same options play the same episode into the
    same evidence, actions and scores;
 6. **isolate episodes**: a memory that played one episode, then (``reset`` by the loop) another,
@@ -92,11 +94,18 @@ class MemoryChecks:
         self._expect(not unknown, f"reads {sorted(unknown)}, which are not words of memgym.core.protocols.READS")
 
     def check_builds(self) -> None:
-        """2: ``from_options`` of the evaluation's options builds an instance reading no more than its class."""
+        """2: ``from_options`` of the evaluation's options, and of their stored form, builds an
+        instance reading no more than its class."""
         memory = self.build()
         self._expect(isinstance(memory, self.cls), f"from_options returned {type(memory).__name__}")
         extra = set(memory.reads) - set(self.cls.reads)
         self._expect(not extra, f"an instance reads {sorted(extra)}, more than its class's reads")
+        stored = self.cls.stored_options(self.options)
+        self._expect(
+            type(stored) is type(self.options),
+            f"stored_options returned {type(stored).__name__}, not the {type(self.options).__name__} it was given",
+        )
+        self._expect(isinstance(self.cls.from_options(stored), self.cls), "from_options(stored_options(...)) failed")
 
     def check_bad_options(self) -> None:
         """3: options it cannot read build anyway or raise one MemgymError."""
@@ -123,6 +132,11 @@ class MemoryChecks:
             json.dumps(play.contents)
         except (TypeError, ValueError) as exc:
             self._fail(f"contents() after formation is not JSON-ready: {exc}")
+        snapshots = self._memory_of("first").snapshots()
+        self._expect(
+            snapshots is None or isinstance(snapshots, list | tuple),
+            f"snapshots() returned {type(snapshots).__name__}, not None or a sequence",
+        )
 
     def check_deterministic(self) -> None:
         """5: two memories from the same options play the same episode alike."""
