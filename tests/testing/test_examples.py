@@ -125,6 +125,25 @@ def test_the_example_memory_runs_in_memgym_eval_dialogmem(examples, dialogmem_sm
     assert "| keyword_dialogue |" in (run / "comparison.md").read_text()
 
 
+@pytest.mark.slow  # evaluates a small DialogMem dataset (generated once per session)
+def test_the_example_scorer_scores_memgym_eval_dialogmem(examples, dialogmem_small, tmp_path):
+    import json
+
+    from memgym.core.errors import ConfigError
+    from memgym.pipelines.dialogmem.evaluation import evaluate
+
+    overrides = (f"dataset={dialogmem_small}", "qa_scorer=reference_words", "camera.width=32", "camera.height=24")
+    try:
+        run = evaluate(JobArgs(overrides=overrides, runs_dir=tmp_path, progress=False))
+    except ConfigError as exc:  # before issue 41 item 1, qa_scorer took token_f1 or llm_match only
+        if "qa_scorer" not in str(exc):
+            raise
+        pytest.skip(f"this memgym's qa_scorer takes no registered scorer: {exc}")
+    rows = [json.loads(line) for line in (run / "dialogue" / "results.jsonl").read_text().splitlines()]
+    qa = [row for row in rows if row["task"] == "qa"]
+    assert qa and all(0.0 <= row["reference_words"] <= 1.0 and not row.get("error") for row in qa)
+
+
 @pytest.mark.slow  # plays a DialogMem episode
 def test_the_example_scorer_scores_the_envs_questions(examples):
     """``memgym/DialogMem-v0`` scores its questions with the scorer its config names
