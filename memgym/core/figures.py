@@ -12,7 +12,9 @@ objects.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 PALETTE = (
@@ -23,6 +25,30 @@ PALETTE = (
 """20 colours told apart on screen and in print: matplotlib's tab10, then darker and lighter tones."""
 MARKERS = ("o", "s", "D", "^", "v", "P", "X", "*", "p", "h")
 HATCHES = ("", "//", "..", "xx", "\\\\", "oo")
+
+
+def save_figure(fig: Any, path: Path, *, dpi: int, tight: bool = False) -> Path:
+    """Write ``fig`` to ``path`` (its folder made as needed) at ``dpi`` dots per inch and close it
+    (a pyplot figure; a bare ``Figure`` holds nothing global); returns ``path``.
+
+    Args:
+        tight: crop to what is drawn (``bbox_inches="tight"``), which keeps a legend placed
+            outside the axes (:func:`legend_outside`).
+
+    >>> import tempfile
+    >>> from matplotlib.figure import Figure
+    >>> fig = Figure(figsize=(2, 1))
+    >>> _ = fig.add_subplot().plot([0, 1], [1, 0])
+    >>> out = save_figure(fig, Path(tempfile.mkdtemp()) / "plots" / "line.png", dpi=50)
+    >>> out.read_bytes()[:4] == b"\\x89PNG"
+    True
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=dpi, bbox_inches="tight" if tight else None)
+    pyplot = sys.modules.get("matplotlib.pyplot")  # loaded by whoever made a pyplot figure
+    if pyplot is not None:
+        pyplot.close(fig)
+    return path
 
 
 def system_styles(names: Sequence[str]) -> dict[str, dict[str, str]]:

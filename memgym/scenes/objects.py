@@ -99,8 +99,3 @@ class Region(Record):
     region_id: int
     name: str
     bounds: tuple[float, float, float, float]
-
-    def contains(self, x: float, z: float) -> bool:
-        """Whether the floor point ``(x, z)`` lies inside the bounds."""
-        x0, z0, x1, z1 = self.bounds
-        return x0 <= x <= x1 and z0 <= z <= z1

@@ -43,7 +43,6 @@ FLOOR_COLORS = {
 }
 WALL_COLORS = ((0.93, 0.9, 0.82), (0.85, 0.9, 0.93), (0.9, 0.86, 0.8), (0.88, 0.92, 0.85), (0.95, 0.95, 0.95))
 CEILING_COLOR = (0.97, 0.97, 0.97)
-STRUCTURE_CATEGORIES = ("floor", "wall", "ceiling")
 
 
 @dataclasses.dataclass(frozen=True)

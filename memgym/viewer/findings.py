@@ -12,6 +12,7 @@ leads to the items behind it.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,10 +25,16 @@ FIELDS = ("id", "benchmark", "claim", "paper", "ours", "effect_pp", "low", "high
 
 
 class FindingsSite(Site):
-    """A findings folder (module docstring)."""
+    """A findings folder (module docstring).
 
-    def __init__(self, target: Target) -> None:
+    Args:
+        open_run: opens the page of a linked run's folder (:func:`memgym.viewer.sites.open_site`,
+            passed in by it, so this module does not import the module that imports it).
+    """
+
+    def __init__(self, target: Target, open_run: Callable[[Path], Site]) -> None:
         super().__init__(target)
+        self._open_run = open_run
         path = target.path / "findings.json"
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
@@ -100,11 +107,9 @@ class FindingsSite(Site):
         if not 0 <= index < len(self.pages):
             raise KeyError(f"no run {index}")
         if index not in self._children:
-            from memgym.viewer.sites import open_site
-
             if not self.pages[index].exists():
                 raise MemgymError(f"run folder {self.pages[index]} of these findings no longer exists")
-            self._children[index] = open_site(self.pages[index])
+            self._children[index] = self._open_run(self.pages[index])
         return self._children[index]
 
     def children(self) -> list[int]:

@@ -26,7 +26,7 @@ def open_site(path: str | Path, dataset: str | Path | None = None) -> Site:
     if target.benchmark == "findings":
         from memgym.viewer.findings import FindingsSite
 
-        return FindingsSite(target)
+        return FindingsSite(target, open_site)
     if target.benchmark == "dialogmem":
         from memgym.viewer.dialogmem import DialogMemSite
 

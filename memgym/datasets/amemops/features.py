@@ -23,7 +23,6 @@ from memgym.datasets.amemops.records import AMemOpsStream
 from memgym.sensors.log_mel import N_MELS, log_mel
 
 N_FEATURES = 2 * N_MELS + 3
-QUERY_FLAG, GAIN_FLAG, PAN_FLAG = 2 * N_MELS, 2 * N_MELS + 1, 2 * N_MELS + 2
 
 
 def query_flags(stream: AMemOpsStream) -> np.ndarray:

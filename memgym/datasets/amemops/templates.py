@@ -45,7 +45,6 @@ EARLIER_ONSET = LATEST_END - TARGET_FRAMES - 4 * FRAME_RATE  # 376: 4 s before t
 QUERY_FRAMES = 12
 N_DISTRACTORS = 16
 LOW_LOAD = (0, 5, 10, 15)  # distractors 1, 6, 11, 16
-DELAYS_S = (20, 120)
 MAX_DISTRACTOR_FRAMES = 28
 Operation = Literal["no_update", "updated", "retained"]
 Earlier = Literal["target", "omitted", "distractor"]

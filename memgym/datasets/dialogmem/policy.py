@@ -28,7 +28,6 @@ from memgym.core.records import Record, record
 from memgym.datasets.dialogmem.content import MemoryItem, ObservationLog
 
 TurnType = Literal["navigation", "commentary", "recall", "post_arrival"]
-TURN_TYPES: tuple[str, ...] = ("navigation", "commentary", "recall", "post_arrival")
 ALLOWED_CONTENT: dict[str, tuple[str, ...]] = {
     "navigation": ("perceptual",),
     "commentary": ("social", "perceptual", "episodic"),
@@ -46,7 +45,7 @@ class TurnSpec(Record):
         turn_id: index in the dialogue.
         step: formation step (waypoint index) at which it is spoken.
         speaker: resident name.
-        turn_type: one of :data:`TURN_TYPES`.
+        turn_type: one of :data:`TurnType`.
         visible: object ids visible at ``step``.
         referenced: object ids the turn refers to.
         content: the single object-level item it expresses (None for none).

@@ -137,8 +137,20 @@ class VisualMemory(Memory, abc.ABC):
 
     @classmethod
     def from_options(cls, options: Any) -> VisualMemory:
-        """Built from a DialogMem eval config (:meth:`option_kwargs`)."""
-        return cls(**cls.option_kwargs(options))
+        """Built from a DialogMem eval config (:meth:`option_kwargs`).
+
+        Raises:
+            ConfigError: ``options`` lacks a field it reads (not a DialogMem eval config).
+        """
+        try:
+            kwargs = cls.option_kwargs(options)
+        except AttributeError as exc:
+            name = getattr(cls, "registered_name", cls.__name__)
+            raise ConfigError(
+                f"memory '{name}' builds from a DialogMem eval config (its visual, camera and link options), "
+                f"got {type(options).__name__}: {exc}"
+            ) from None
+        return cls(**kwargs)
 
     @classmethod
     def stored_options(cls, options: Any) -> Any:

@@ -25,6 +25,7 @@ from typing import Any, Literal
 import numpy as np
 import torch
 
+from memgym.core.errors import ConfigError
 from memgym.core.protocols import Memory
 from memgym.core.registry import register_memory
 from memgym.memory.recurrent.mixers import CORES, LayerState
@@ -108,9 +109,17 @@ class CoreMemory(Memory):
 
     @classmethod
     def from_options(cls, options: CoreMemoryOptions) -> CoreMemory:
-        """The memory of an evaluation: ``options.model`` run in ``options.form``."""
+        """The memory of an evaluation: ``options.model`` run in ``options.form``.
+
+        Raises:
+            ConfigError: ``options`` is not a :class:`CoreMemoryOptions`, or its model has another core.
+        """
+        if not isinstance(options, CoreMemoryOptions):
+            raise ConfigError(
+                f"memory '{cls.core}' builds from CoreMemoryOptions (a model and its form), got {type(options).__name__}"
+            )
         if options.model.config.core != cls.core:
-            raise ValueError(f"{cls.__name__} runs '{cls.core}' models, got a '{options.model.config.core}' model")
+            raise ConfigError(f"{cls.__name__} runs '{cls.core}' models, got a '{options.model.config.core}' model")
         return cls(options.model, form=options.form)
 
     def reset(self) -> None:

@@ -84,8 +84,9 @@ class VoxMemMemory(Memory):
         }
 
     def state_dict(self) -> dict[str, Any]:
-        return {"turns": list(self.turns)}
+        """The turns kept, and those of the session still open (formed at the next :meth:`retrieve`)."""
+        return {"turns": list(self.turns), "open_session": list(self._session)}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         self.turns = list(state["turns"])
-        self._session = []
+        self._session = list(state.get("open_session", ()))

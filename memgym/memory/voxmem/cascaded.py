@@ -26,7 +26,7 @@ from memgym.memory.voxmem.acoustic_tags import cue_tags, speaker_labels
 from memgym.memory.voxmem.base import VoxMemMemory
 from memgym.memory.voxmem.cache import Transcriber, TurnCache, identity_of
 from memgym.memory.voxmem.history import VoxMemQuery, VoxMemTurn, query_of, text_history_messages
-from memgym.memory.voxmem.options import VoxMemOptions
+from memgym.memory.voxmem.options import VoxMemOptions, voxmem_options
 from memgym.memory.voxmem.retrieval import rank_sessions
 from memgym.memory.voxmem.sound_tagger import SoundTagger
 from memgym.memory.voxmem.transcript import transcripts
@@ -66,6 +66,7 @@ class CascadedMemory(VoxMemMemory):
     @classmethod
     def from_options(cls, options: VoxMemOptions) -> CascadedMemory:
         """Takes the recogniser, sound tagger, turn cache and ``top_sessions`` of ``options``."""
+        options = voxmem_options(options, cls)
         return cls(options.asr(), options.sound_tagger(), options.cache, options.top_sessions)
 
     def _measure(self, turn_key: str, audio) -> dict:

@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from memgym.core.errors import MemgymError
+from memgym.core.errors import ConfigError, MemgymError
 from memgym.memory.voxmem.cache import Transcriber, TurnCache
 
 
@@ -54,3 +54,18 @@ class VoxMemOptions:
             if key not in self._built:
                 self._built[key] = make()
             return self._built[key]
+
+
+def voxmem_options(options: Any, memory: type) -> VoxMemOptions:
+    """``options`` when it is a :class:`VoxMemOptions`, for building ``memory`` (a memory class).
+
+    Raises:
+        ConfigError: anything else, naming the memory and what it builds from.
+    """
+    if not isinstance(options, VoxMemOptions):
+        name = getattr(memory, "registered_name", memory.__name__)
+        raise ConfigError(
+            f"memory '{name}' builds from VoxMemOptions (top_sessions, a recogniser, a sound tagger), "
+            f"got {type(options).__name__}"
+        )
+    return options

@@ -26,7 +26,7 @@ from memgym.datasets.speech.cues import CUE_WORDS
 from memgym.memory.voxmem.base import VoxMemMemory
 from memgym.memory.voxmem.cascaded import TAG_NOTE, CascadedMemory
 from memgym.memory.voxmem.history import VoxMemTurn, audio_history_messages, query_of, text_history_messages
-from memgym.memory.voxmem.options import VoxMemOptions
+from memgym.memory.voxmem.options import VoxMemOptions, voxmem_options
 from memgym.memory.voxmem.retrieval import rank_sessions
 
 
@@ -110,7 +110,7 @@ class OracleTagsMemory(_EpisodeProbe):
     @classmethod
     def from_options(cls, options: VoxMemOptions) -> OracleTagsMemory:
         """Takes ``options.top_sessions``."""
-        return cls(options.top_sessions)
+        return cls(voxmem_options(options, cls).top_sessions)
 
     def retrieve(self, query: Any) -> list[Message]:
         episode = self._bound()

@@ -13,7 +13,7 @@ from memgym.core.registry import register_memory
 from memgym.memory.voxmem.base import VoxMemMemory
 from memgym.memory.voxmem.cache import Transcriber, TurnCache, identity_of
 from memgym.memory.voxmem.history import SAMPLE_RATE, VoxMemTurn, query_of, text_history_messages
-from memgym.memory.voxmem.options import VoxMemOptions
+from memgym.memory.voxmem.options import VoxMemOptions, voxmem_options
 
 
 def transcripts(turns: list[VoxMemTurn], asr: Transcriber, cache: TurnCache) -> dict[str, str]:
@@ -47,6 +47,7 @@ class TranscriptMemory(VoxMemMemory):
     @classmethod
     def from_options(cls, options: VoxMemOptions) -> TranscriptMemory:
         """Takes the recogniser and the shared turn cache of ``options``."""
+        options = voxmem_options(options, cls)
         return cls(options.asr(), options.cache)
 
     def form(self, turns: list[VoxMemTurn]) -> None:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from memgym.core.benchmark import Benchmark, JobArgs
 from memgym.core.config import load_config
+from memgym.core.figures import save_figure
 from memgym.core.outputs import prepare_output_file
 from memgym.core.registry import MEMORIES, register_benchmark
 from memgym.core.seeding import config_hash
@@ -105,6 +106,4 @@ def save_spectrogram(stream: AMemOpsStream, library: SourceLibrary, out: Path) -
     from memgym.datasets.amemops.plots import spectrogram_figure
 
     features = stream_features(stream, StreamRenderer(library).render(stream))
-    out.parent.mkdir(parents=True, exist_ok=True)
-    spectrogram_figure(stream, features).savefig(out, dpi=110)
-    return out
+    return save_figure(spectrogram_figure(stream, features), out, dpi=110)

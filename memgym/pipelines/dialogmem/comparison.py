@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from memgym.core.figures import legend_outside, system_styles
+from memgym.core.figures import legend_outside, save_figure, system_styles
 from memgym.core.results import to_csv, to_markdown
 from memgym.core.statistics import bootstrap_mean
 
@@ -171,9 +171,7 @@ def plot_comparison(table: Sequence[dict[str, Any]], path: Path) -> Path:
         axis.set_ylim(0, 105)
     fig.tight_layout()
     legend_outside(fig, list(axes), title="memory")
-    fig.savefig(path, dpi=100, bbox_inches="tight")
-    plt.close(fig)
-    return path
+    return save_figure(fig, path, dpi=100, tight=True)
 
 
 def perception_rows(

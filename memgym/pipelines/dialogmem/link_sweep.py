@@ -48,7 +48,7 @@ from memgym.backends.throughput import record_counts, take_throughput
 from memgym.core.benchmark import JobArgs
 from memgym.core.config import load_config
 from memgym.core.errors import ConfigError
-from memgym.core.figures import label_line_ends, legend_outside, system_styles
+from memgym.core.figures import label_line_ends, legend_outside, save_figure, system_styles
 from memgym.core.outputs import write_text_atomic
 from memgym.core.results import RunStore, run_name, to_csv, to_markdown
 from memgym.core.seeding import config_hash
@@ -444,6 +444,4 @@ def plot_link_quality(
         axis.set_title(title)
     fig.tight_layout()
     legend_outside(fig, list(axes))
-    fig.savefig(path, dpi=100, bbox_inches="tight")
-    plt.close(fig)
-    return path
+    return save_figure(fig, path, dpi=100, tight=True)

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from memgym.core.figures import save_figure
 from memgym.core.outputs import write_text_atomic
 from memgym.core.results import to_csv, to_markdown
 from memgym.pipelines.findings.claims import CLAIMS, Claim, Measured, Tables
@@ -153,10 +154,7 @@ def plot(rows: Sequence[dict[str, Any]], path: Path) -> Path | None:
     handles.append(plt.Line2D([], [], marker="x", linestyle="", color="black", label="paper"))
     fig.legend(handles=handles, fontsize=8, loc="center left", bbox_to_anchor=(1.0, 0.5), frameon=False)
     fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110, bbox_inches="tight")
-    plt.close(fig)
-    return path
+    return save_figure(fig, path, dpi=110, tight=True)
 
 
 def default_out(paths: Sequence[str | Path]) -> Path:

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from memgym.core.figures import legend_outside, system_styles
+from memgym.core.figures import legend_outside, save_figure, system_styles
 from memgym.core.statistics import Interval, bootstrap_mean, percentile_interval
 from memgym.tasks.amemops.tables import (
     QUERY_TYPES,
@@ -143,10 +143,7 @@ def plot_bins(intervals: dict[tuple[str, Any], list[Interval | None]], labels: S
     ax.set_ylim(0, 100)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path, dpi=120)
 
 
 def pitch_difference_report(
@@ -290,10 +287,7 @@ def _plot_differences(series: dict[str, list[Interval | None]], labels: Sequence
     ax.set_ylabel("difference (pp)")
     fig.tight_layout()
     legend_outside(fig, ax, fontsize=7)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120, bbox_inches="tight")
-    plt.close(fig)
-    return path
+    return save_figure(fig, path, dpi=120, tight=True)
 
 
 def _familiarity_cells(

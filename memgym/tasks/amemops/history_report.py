@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from memgym.core.figures import save_figure
 from memgym.core.results import RunStore
 from memgym.tasks.amemops.history import (
     LOADS,
@@ -197,10 +198,7 @@ def plot_history(report: HistoryReport, path: Path, *, model_order: Sequence[str
     axes[0, 0].set_ylabel("accuracy (%)")
     fig.legend(*axes[0, 0].get_legend_handles_labels(), fontsize=7, loc="lower center", ncols=min(4, len(series)))
     fig.tight_layout(rect=(0, 0.06, 1, 1))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path, dpi=120)
 
 
 def write_history_report(

@@ -44,6 +44,7 @@ from typing import Any
 
 import numpy as np
 
+from memgym.core.figures import save_figure
 from memgym.core.statistics import Interval, percentile_interval
 from memgym.datasets.amemops.records import AMemOpsStream, StreamEvent
 
@@ -301,7 +302,4 @@ def plot_losses(table: dict[tuple[str, Any, str, str], LossCell], path: Path) ->
     ax.legend(fontsize=7, loc="best")
     ax.grid(alpha=0.3)
     fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path, dpi=120)

@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from memgym.core.figures import legend_outside, system_styles
+from memgym.core.figures import legend_outside, save_figure, system_styles
 from memgym.core.statistics import Interval, percentile_interval
 
 QUERY_TYPES: tuple[str, ...] = ("initial", "post_update", "interference", "absent", "retained")
@@ -158,10 +158,7 @@ def plot_accuracy(table: Sequence[dict[str, Any]], path: Path, *, query_types: S
     ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
     legend_outside(fig, ax, title="model @ checkpoint", fontsize=7)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120, bbox_inches="tight")
-    plt.close(fig)
-    return path
+    return save_figure(fig, path, dpi=120, tight=True)
 
 
 def _stream_scores(rows: Iterable[dict[str, Any]], streams: Sequence[str]) -> np.ndarray:

@@ -56,7 +56,7 @@ from typing import Any
 
 import numpy as np
 
-from memgym.core.figures import legend_outside, system_styles
+from memgym.core.figures import legend_outside, save_figure, system_styles
 from memgym.core.statistics import bootstrap_difference
 from memgym.datasets.speech.cues import CUE_WORDS
 from memgym.datasets.voxmem.oracle import sound_label
@@ -172,7 +172,8 @@ def plot_semantic_gap(table: Sequence[dict[str, Any]], path: Path) -> Path | Non
         axis.set_title(f"{memory} / {model}", fontsize=9)
     fig.tight_layout()
     legend_outside(fig, list(axes[0]), title="budget", fontsize=7)
-    return _save(fig, plt, path)
+    fig.tight_layout()
+    return save_figure(fig, path, dpi=100, tight=True)
 
 
 # ----- error taxonomy ----------------------------------------------------------------------------------------
@@ -341,7 +342,8 @@ def plot_taxonomy(table: Sequence[dict[str, Any]], path: Path) -> Path | None:
     if flawless:
         names = ", ".join(f"{memory} / {model}" for model, memory in flawless)
         fig.text(0.01, -0.02, f"no errors: {names}", fontsize=8, va="top")
-    return _save(fig, plt, path)
+    fig.tight_layout()
+    return save_figure(fig, path, dpi=100, tight=True)
 
 
 def _pyplot():
@@ -351,11 +353,3 @@ def _pyplot():
     import matplotlib.pyplot as plt
 
     return plt
-
-
-def _save(fig, plt, path: Path) -> Path:
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=100, bbox_inches="tight")
-    plt.close(fig)
-    return path

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from memgym.core.figures import label_line_ends, legend_outside, system_styles
+from memgym.core.figures import label_line_ends, legend_outside, save_figure, system_styles
 from memgym.core.results import to_markdown
 from memgym.core.statistics import bootstrap_mean
 from memgym.datasets.voxmem.taxonomy import CELLS, EVIDENCE_TYPES, OPERATIONS
@@ -163,10 +163,7 @@ def plot_accuracy_vs_budget(rows: Sequence[dict[str, Any]], path: Path) -> Path 
         axis.set_ylabel("accuracy (%)")
     fig.tight_layout()
     legend_outside(fig, axes, title="evidence")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=100, bbox_inches="tight")
-    plt.close(fig)
-    return path
+    return save_figure(fig, path, dpi=100, tight=True)
 
 
 def results_markdown(rows: Sequence[dict[str, Any]], rng: np.random.Generator, n_resamples: int = 2000) -> str:
