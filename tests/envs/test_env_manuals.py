@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from module_examples import failed_examples
 
+from memgym.core.registry import ENVS
 from memgym.envs.registration import GYM_ENVS
 
 ENV_MODULES = sorted(
@@ -19,7 +20,7 @@ ENV_MODULES = sorted(
     for path in (Path(__file__).resolve().parents[2] / "memgym" / "envs").glob("*.py")
     if path.stem != "__init__"
 )
-MANUAL_CLASSES = sorted({*GYM_ENVS.values(), "memgym.envs.two_phase:TwoPhaseEnv"})
+MANUAL_CLASSES = sorted({*(ENVS.locate(name)[0] for name in GYM_ENVS.values()), "memgym.envs.two_phase:TwoPhaseEnv"})
 PENDING: dict[str, str] = {}
 """Env classes whose class docstring has no example yet -> why; the entry goes when it has one."""
 

@@ -19,6 +19,8 @@ from memgym.core.chat import AudioPart
 from memgym.core.episode import Dataset
 from memgym.core.errors import ConfigError
 from memgym.core.protocols import Reasoner
+from memgym.core.scoring import ScorerContext
+from memgym.tasks.voxmem.scoring import VoxMemScorer
 
 
 class KnowsTheAnswers(Reasoner):
@@ -119,6 +121,7 @@ def test_env_path_equals_the_direct_path_item_by_item(vox_dataset, truth_asr, tm
     rows = {r["key"]: r for r in map(json.loads, (folder / "results.jsonl").read_text().splitlines())}
     config = voxmem_eval.VoxMemEvalConfig(dataset=str(vox_dataset))
     runner = voxmem_eval.ItemRunner(config, vox_dataset, None, None)
+    scorer = VoxMemScorer.from_context(ScorerContext(dataset_dir=str(vox_dataset.resolve())))
     replies = []
     for episode in Dataset.load(vox_dataset / "manifest.jsonl"):
         item = episode.items[0]
@@ -133,7 +136,7 @@ def test_env_path_equals_the_direct_path_item_by_item(vox_dataset, truth_asr, tm
             question = VoxMemQuery(item.prompt, read_turn_audio(vox_dataset / episode.question_audio))
             reply = StructuredReasoner().generate(memory.retrieve(question), max_new_tokens=32)
             row = rows[f"structured|{name}|{episode.episode_id}"]
-            assert (row["reply"], row["correct"]) == (reply, runner.scorer.score(item, reply)["correct"])
+            assert (row["reply"], row["correct"]) == (reply, scorer.score(item, reply)["correct"])
             replies.append(reply)
     assert len(set(replies)) > 5  # the replies depend on what each memory holds
 
