@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from fake_openai import FakeEndpoint
+from runtime_scorers import TaggedVoxMem, registered
 
 import memgym.pipelines.voxmem.evaluation as voxmem_eval
 from memgym.backends.errors import OverContextError
@@ -94,6 +95,15 @@ def test_eval_rows_tables_and_resume(vox_dataset, patched, tmp_path):
     again = [json.loads(line) for line in (folder / "results.jsonl").read_text().splitlines()]
     assert len(again) == len(rows) and {r["key"] for r in again} == {r["key"] for r in rows}
     assert patched.calls == calls  # the lost rows were audio-model rows; the text model was not asked again
+
+
+def test_scorer_takes_a_scorer_registered_at_runtime(vox_dataset, patched, tmp_path):
+    """The env scores each reply with it (the row is its score, not a second scoring)."""
+    with registered("test_tagged_voxmem", TaggedVoxMem):
+        folder = _run(vox_dataset, tmp_path, "memory=oracle_tags", "scorer=test_tagged_voxmem")
+    rows = [json.loads(line) for line in (folder / "results.jsonl").read_text().splitlines()]
+    assert len(rows) == 5 and all(r["reply_chars"] == len(r["reply"]) for r in rows)
+    assert sum(r["correct"] for r in rows) >= 3  # the verdict keys of VoxMemScorer are kept
 
 
 def test_one_memory_is_the_same_run_as_a_list_of_one(vox_dataset, patched, tmp_path):
