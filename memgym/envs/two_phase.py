@@ -157,6 +157,7 @@ class TwoPhaseEnv(gymnasium.Env, abc.ABC):
         self._scorer_specs: dict[str, str | Scorer | ScorerFactory] = {**(task_scorers or {}), **(scorers or {})}
         self._scorers: dict[tuple[str, ScorerContext], Scorer] = {}
         self._context = ScorerContext()
+        self._episode_scorers: dict[str, Scorer] = {}  # task -> scorer of the current context
         self.episode: Episode | None = None
         self.phase: Phase = "formation"
         self.step_index = 0
@@ -198,14 +199,16 @@ class TwoPhaseEnv(gymnasium.Env, abc.ABC):
         Raises:
             MemgymError: the env has no scorer for ``task``.
         """
+        scorer = self._episode_scorers.get(task)
+        if scorer is not None:
+            return scorer
         spec = self._scorer_specs.get(task)
         if spec is None:
             raise MemgymError(f"no scorer for task '{task}'; set task_scorers.{task}=<a scorer of memgym list scorers>")
-        if isinstance(spec, Scorer):
-            return spec
         key = (task, self._context)
         if key not in self._scorers:
             self._scorers[key] = build_scorer(spec, task, key[1], f"task_scorers.{task}")
+        self._episode_scorers[task] = self._scorers[key]
         return self._scorers[key]
 
     def _reward(self, score: dict[str, Any]) -> float:
@@ -237,7 +240,9 @@ class TwoPhaseEnv(gymnasium.Env, abc.ABC):
         self.item_index = 0
         self.step_index = 0
         self._formation_steps = int(self._begin(episode))
-        self._context = self.scorer_context()
+        context = self.scorer_context()
+        if context != self._context:
+            self._context, self._episode_scorers = context, {}
         if self._formation_steps > 0:
             self.phase = "formation"
             observation = self._formation_observation(0)
