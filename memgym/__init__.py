@@ -11,6 +11,6 @@ from memgym.plugin_table import declare_builtins
 
 __version__ = "0.1.0"
 
-register_gym_envs()
 declare_builtins()  # registered names -> "module:attr"; each module is imported on first use
+register_gym_envs()  # the gymnasium ids of the env registry's envs
 install_fork_guard()  # forked workers (async vector envs) stay usable after torch ran here

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
 from memgym.core.chat import Message
 from memgym.core.episode import TaskItem
+
+if TYPE_CHECKING:
+    from memgym.core.scoring import ScorerContext
 
 READS: dict[str, str] = {
     "frames": "formation frames: rgb (H, W, 3) uint8, depth (H, W) metres, pose",
@@ -29,6 +32,7 @@ READS: dict[str, str] = {
 that reads something its benchmark does not give."""
 
 M = TypeVar("M", bound="Memory")
+S = TypeVar("S", bound="Scorer")
 
 
 class Memory(abc.ABC):
@@ -134,9 +138,27 @@ class Reasoner(abc.ABC):
 
 
 class Scorer(abc.ABC):
-    """Scores one prediction against one task item."""
+    """Scores one prediction against one task item.
+
+    Attributes:
+        tasks: the tasks (:attr:`TaskItem.task <memgym.core.episode.TaskItem>`) whose answers it
+            scores, with the metrics their result rows read: an env or evaluation takes a scorer
+            for a task only when the task is among them (``qa``: text answers of DialogMem;
+            ``spoken_qa``: VoxMem's verdict keys; ``attribute_query``: AMemOps' class keys). Empty:
+            any task.
+        judged: it needs a judge model (:attr:`ScorerContext.judge
+            <memgym.core.scoring.ScorerContext>`); evaluations build their judge for it.
+    """
 
     name: str = "scorer"
+    tasks: frozenset[str] = frozenset()
+    judged: bool = False
+
+    @classmethod
+    def from_context(cls: type[S], context: ScorerContext) -> S:
+        """Build for the episodes an env plays (``context``: their dataset folder, the evaluation's
+        judge; each scorer reads what it takes). Default: ``cls()``."""
+        return cls()
 
     @abc.abstractmethod
     def score(self, item: TaskItem, prediction: Any) -> dict[str, Any]:

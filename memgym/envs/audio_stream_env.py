@@ -15,7 +15,9 @@ from gymnasium import spaces
 from memgym.core.config import as_config
 from memgym.core.episode import Episode, TaskItem
 from memgym.core.errors import MemgymError
+from memgym.core.protocols import Scorer
 from memgym.core.registry import register_env
+from memgym.core.scoring import ScorerFactory
 from memgym.datasets.amemops.audio import StreamRenderer
 from memgym.datasets.amemops.config import StreamConfig
 from memgym.datasets.amemops.features import N_FEATURES, stream_features
@@ -25,10 +27,11 @@ from memgym.datasets.amemops.symbolic import symbolic_input_dim, symbolic_stream
 from memgym.datasets.sources.factory import LibraryConfig, open_library
 from memgym.datasets.sources.library import SourceLibrary
 from memgym.envs.two_phase import TwoPhaseEnv
-from memgym.tasks.amemops.scoring import score_query
 
 MAX_FRAME = 10**7
 FEATURE_LOW, FEATURE_HIGH = -24.0, 40.0
+TASK_SCORERS = {"attribute_query": "attribute_query"}
+"""The default ``task_scorers``: queries are scored by the registered ``attribute_query`` scorer."""
 """Bounds of the features box: log-mel >= log(1e-10) ~ -23.03; far above any 0 dB stream."""
 
 
@@ -72,7 +75,8 @@ class AudioStreamEnv(TwoPhaseEnv):
     requested head is scored.
 
     ## Rewards
-    0 in formation; in use 1.0 if the requested head's class is right, else 0.0.
+    0 in formation; in use the ``reward`` of the query's scorer: by default the registered
+    ``attribute_query`` scorer, 1.0 if the requested head's class is right, else 0.0.
 
     ## Episode end
     ``terminated`` after the last query is answered; never truncated by the env
@@ -81,8 +85,8 @@ class AudioStreamEnv(TwoPhaseEnv):
 
     ## Info
     ``phase`` (``"formation"`` / ``"use"``), ``step`` (index within the phase), ``episode_id``;
-    in use ``item_id`` and ``task`` of the query asked; after an answer ``score``:
-    :func:`~memgym.tasks.amemops.scoring.score_query`'s ``reward``, ``correct``, ``predicted``,
+    in use ``item_id`` and ``task`` of the query asked; after an answer ``score``: the scorer's
+    metrics; ``attribute_query`` gives :func:`~memgym.tasks.amemops.scoring.score_query`'s ``reward``, ``correct``, ``predicted``,
     ``answer``, ``previous_value`` (the answer was the superseded value of an updated attribute)
     and the query's ``type``, ``operation``, ``attribute``, ``delay_s``, ``load``, ``earlier``.
     ``env.unwrapped.scores`` lists every answered query's score with its ``item_id``.
@@ -95,7 +99,10 @@ class AudioStreamEnv(TwoPhaseEnv):
     (``"rgb_array"``), ``indexed_streams`` (``True``: ``reset(seed=i)`` plays stream ``i`` of run
     seed ``seed``, the stream ``memgym train amemops`` draws at index ``i`` with
     ``data.stream_seed=seed``; a reset without a seed still draws one from the env's RNG),
-    ``inputs`` (``"audio"`` or ``"symbolic"``).
+    ``inputs`` (``"audio"`` or ``"symbolic"``), ``task_scorers`` (task -> registered scorer name,
+    over ``{"attribute_query": "attribute_query"}``; any scorer of ``attribute_query`` items,
+    ``memgym list scorers``), ``scorers`` (task -> a :class:`~memgym.core.protocols.Scorer` or a
+    factory ``(ScorerContext) -> Scorer``, used instead of the named one).
     ``reset(options={"episode": stream})`` plays a given :class:`AMemOpsStream` (e.g. a
     matched-history stream) whose library fingerprint must match the env's library;
     ``options={"features": array}`` hands in its ``(frames, D)`` inputs when already computed
@@ -148,8 +155,11 @@ class AudioStreamEnv(TwoPhaseEnv):
         render_mode: str | None = None,
         indexed_streams: bool = False,
         inputs: Literal["audio", "symbolic"] = "audio",
+        task_scorers: Mapping[str, str] | None = None,
+        scorers: Mapping[str, Scorer | ScorerFactory] | None = None,
     ) -> None:
-        super().__init__(render_mode=render_mode)
+        task_scorers = {**TASK_SCORERS, **(task_scorers or {})}
+        super().__init__(render_mode=render_mode, task_scorers=task_scorers, scorers=scorers)
         self.config = as_config(StreamConfig, config, where="AudioStreamEnv config")
         if inputs not in ("audio", "symbolic"):
             raise MemgymError(f"inputs must be 'audio' or 'symbolic', got '{inputs}'")
@@ -259,9 +269,6 @@ class AudioStreamEnv(TwoPhaseEnv):
     def _use_observation(self, item: TaskItem, index: int) -> dict[str, Any]:
         onset, last = item.annotations["onset_frame"], item.annotations["end_frame"]
         return self._block(onset, last + 1)
-
-    def _score(self, item: TaskItem, action: Any) -> dict[str, Any]:
-        return score_query(item, action)
 
     # ----- rendering --------------------------------------------------------------------------
     def render(self) -> np.ndarray | None:

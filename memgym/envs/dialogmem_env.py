@@ -14,6 +14,7 @@ from memgym.backends.errors import ReasonerError
 from memgym.core.episode import Episode, TaskItem
 from memgym.core.protocols import Scorer
 from memgym.core.registry import register_env
+from memgym.core.scoring import ScorerFactory
 from memgym.datasets.dialogmem.defaults import default_construction, default_house
 from memgym.datasets.dialogmem.episode import ConstructionConfig, build_episode
 from memgym.datasets.traversal import generate_traversal, max_traversal_frames
@@ -83,9 +84,10 @@ class DialogMemEnv(EmbodiedEnv):
       ``execute_navigation=True`` a greedy path follower also rolls out from the Phase 1 end pose
       to the predicted position: execution success (the rollout ends within the same radius of
       the same location) and SPL.
-    * ``qa`` -- the ``text`` answer scored by the scorer given for ``qa`` at construction
-      (``LLMMatchScorer`` with a judge: reward LLM-match / 100) or, by name, ``task_scorers.qa``
-      (default ``token_f1``). A scorer failure (a judge that times out or replies with no
+    * ``qa`` -- the ``text`` answer scored by the registered scorer ``task_scorers.qa`` names
+      (default ``token_f1``; any scorer of ``qa`` items, ``memgym list scorers``) or the one given
+      for ``qa`` at construction (a scorer or a factory of one: ``memgym eval dialogmem``
+      passes ``llm_match`` with its judge, reward LLM-match / 100). A scorer failure (a judge that times out or replies with no
       rating) does not stop the episode: ``info["score"]`` is then ``{"error": message,
       "reward": 0.0}``.
 
@@ -112,7 +114,9 @@ class DialogMemEnv(EmbodiedEnv):
     ``config``: a :class:`DialogMemEnvConfig`, a mapping of its keys or a YAML file
     (``house_seed``, ``house``, ``traversal``, ``camera``, ``semantic``, ``construction``,
     ``execute_navigation``, ``task_scorers``, ...); ``render_mode``: ``"rgb_array"`` (a top-down
-    map); ``scorers``: task -> :class:`~memgym.core.protocols.Scorer` instances.
+    map); ``scorers``: task -> a :class:`~memgym.core.protocols.Scorer` or a factory
+    ``(ScorerContext) -> Scorer`` (:func:`memgym.core.scoring.judged_scorer`), used instead of the
+    ``task_scorers`` name.
 
     Example (a tiny generated episode; a real one streams a few hundred 256x256 frames)::
 
@@ -150,7 +154,7 @@ class DialogMemEnv(EmbodiedEnv):
         self,
         config: DialogMemEnvConfig | Mapping[str, Any] | str | Path | None = None,
         render_mode: str | None = None,
-        scorers: dict[str, Scorer] | None = None,
+        scorers: Mapping[str, Scorer | ScorerFactory] | None = None,
     ) -> None:
         super().__init__(config, render_mode=render_mode, scorers=scorers)
         self._utterances: dict[int, str] = {}

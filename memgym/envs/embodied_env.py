@@ -26,8 +26,9 @@ metres); every other task reads ``text``.
 ## Rewards
 0 in formation. In use: navigation — geodesic success (1 when the predicted position is within
 ``success_distance`` metres, geodesically on the navigation grid, of the target object's location,
-both snapped onto the grid: :func:`~memgym.tasks.dialogmem.geodesic.geodesic_success`); other tasks — the ``reward`` of the scorer registered for the task
-(``task_scorers``, default ``{"qa": "exact_match"}``).
+both snapped onto the grid: :func:`~memgym.tasks.dialogmem.geodesic.geodesic_success`); other tasks — the ``reward`` of the task's scorer: the registered
+scorer ``task_scorers`` names for it (default ``{"qa": "exact_match"}``; any scorer of the task,
+``memgym list scorers``) or one given as ``scorers`` (:class:`~memgym.envs.two_phase.TwoPhaseEnv`).
 
 ## Starting state / episode end / info
 See :class:`~memgym.envs.two_phase.TwoPhaseEnv`. ``reset(options={"episode": EmbodiedEpisode})``
@@ -57,7 +58,7 @@ from memgym.core.config import as_config
 from memgym.core.episode import Episode, TaskItem
 from memgym.core.errors import MemgymError
 from memgym.core.protocols import Scorer
-from memgym.core.registry import SCORERS
+from memgym.core.scoring import ScorerFactory
 from memgym.core.seeding import ADDED_FIELD, NOT_HASHED
 from memgym.datasets.embodied import EmbodiedEpisode, build_embodied_episode
 from memgym.datasets.traversal import TraversalConfig
@@ -125,14 +126,13 @@ class EmbodiedEnv(TwoPhaseEnv):
         self,
         config: EmbodiedEnvConfig | Mapping[str, Any] | str | Path | None = None,
         render_mode: str | None = None,
-        scorers: dict[str, Scorer] | None = None,
+        scorers: Mapping[str, Scorer | ScorerFactory] | None = None,
     ) -> None:
-        super().__init__(render_mode=render_mode)
         config = as_config(self.config_class, config, where=f"{type(self).__name__} config")
+        super().__init__(render_mode=render_mode, task_scorers=config.task_scorers, scorers=scorers)
         self.config = config
         self.camera = RGBDCamera(config.camera)
         self.pose_sensor = PoseSensor()
-        self._scorers = dict(scorers or {})
         text = spaces.Text(config.max_text_length, min_length=0, charset=TEXT_CHARSET)
         camera_space = self.camera.observation_space.spaces
         fields: dict[str, spaces.Space] = {"rgb": camera_space["rgb"], "depth": camera_space["depth"]}
@@ -172,9 +172,8 @@ class EmbodiedEnv(TwoPhaseEnv):
             position = action.get("position") if isinstance(action, dict) else action
             score = geodesic_success(self.scene, position, target, self.config.success_distance)
             return {**score, "reward": score["success"]}
-        scorer = self._scorer(item.task)
         text = action.get("text", "") if isinstance(action, dict) else str(action)
-        return scorer.score(item, text)
+        return self.scorer(item.task).score(item, text)
 
     # ----- TwoPhaseEnv hooks -------------------------------------------------------------------
     def _build_episode(self, rng: np.random.Generator, options: dict[str, Any]) -> Episode:
@@ -290,13 +289,3 @@ class EmbodiedEnv(TwoPhaseEnv):
             cache = shared_frame_cache(self.config.frame_cache)
             self._batch = (start, cache.render(self.camera, self.scene, positions, yaws))
         return {key: images[frame_index - start].copy() for key, images in self._batch[1].items()}
-
-    def _scorer(self, task: str) -> Scorer:
-        if task not in self._scorers:
-            name = self.config.task_scorers.get(task)
-            if name is None:
-                raise MemgymError(
-                    f"no scorer for task '{task}'; set task_scorers.{task}=<scorer> (registered: {', '.join(SCORERS.names())})"
-                )
-            self._scorers[task] = SCORERS.get(name)()
-        return self._scorers[task]

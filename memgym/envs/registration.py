@@ -1,7 +1,8 @@
 """Gymnasium ids of memgym's environments, registered on ``import memgym``.
 
-Entry points are ``"module:Class"`` strings, so registering imports none of the heavy env
-modules; ``gymnasium.make("memgym/AMemOps-v0")`` imports the one it needs. Each env class's
+Each id names an env of the env registry (:data:`memgym.core.registry.ENVS`, ``memgym list
+envs``), whose ``"module:Class"`` is the id's entry point, so registering imports none of the
+heavy env modules; ``gymnasium.make("memgym/AMemOps-v0")`` imports the one it needs. Each env class's
 docstring is its manual (spaces, phases, rewards, a ``gymnasium.make`` example); the shared
 two-phase shape is :class:`memgym.envs.two_phase.TwoPhaseEnv`. ``memgym list`` prints the ids.
 
@@ -28,12 +29,14 @@ from __future__ import annotations
 
 import gymnasium
 
+from memgym.core.registry import ENVS
+
 GYM_ENVS: dict[str, str] = {
-    "memgym/DialogMem-v0": "memgym.envs.dialogmem_env:DialogMemEnv",
-    "memgym/VoxMem-v0": "memgym.envs.voxmem_env:VoxMemEnv",
-    "memgym/AMemOps-v0": "memgym.envs.audio_stream_env:AudioStreamEnv",
+    "memgym/DialogMem-v0": "dialogmem",
+    "memgym/VoxMem-v0": "voxmem",
+    "memgym/AMemOps-v0": "amemops",
 }
-"""Gymnasium id -> ``module:Class`` entry point."""
+"""Gymnasium id -> its env's name in :data:`~memgym.core.registry.ENVS`."""
 MAX_EPISODE_STEPS: dict[str, int] = {
     "memgym/DialogMem-v0": 36_285,  # 33,009 traversal frames + 4 items x 819 house objects
     "memgym/VoxMem-v0": 4_097,  # a 4,096-token history of >= 1 token per turn, then 1 question
@@ -44,7 +47,9 @@ defaults; ``tests/envs/test_episode_bounds.py`` recomputes them)."""
 
 
 def register_gym_envs() -> None:
-    """Register every id in :data:`GYM_ENVS` with Gymnasium (idempotent)."""
-    for env_id, entry_point in GYM_ENVS.items():
+    """Register every id in :data:`GYM_ENVS` with Gymnasium (idempotent), its entry point the
+    ``"module:Class"`` the env registry locates for its name (declared by :mod:`memgym.plugin_table`)."""
+    for env_id, name in GYM_ENVS.items():
         if env_id not in gymnasium.registry:
+            entry_point = ENVS.locate(name)[0]
             gymnasium.register(id=env_id, entry_point=entry_point, max_episode_steps=MAX_EPISODE_STEPS[env_id])

@@ -20,6 +20,16 @@ indices). During formation any element of the action space is accepted and ignor
 0 during formation. In use, the reward of a step is the task score of the answer given
 (:meth:`_reward` of the scorer's metrics, e.g. correctness 0/1 or LLM-match / 100).
 
+## Scorers
+Each item is scored by the scorer of its task: the registered name its configuration gives
+(``task_scorers``: task -> a name of ``memgym list scorers`` whose
+:attr:`~memgym.core.protocols.Scorer.tasks` include the task), built on first use with
+:meth:`~memgym.core.protocols.Scorer.from_context` from :meth:`TwoPhaseEnv.scorer_context`, or
+what the constructor's ``scorers`` give for a task: a :class:`~memgym.core.protocols.Scorer`, or
+a factory called with that context (an evaluation's judge-backed scorer,
+:func:`memgym.core.scoring.judged_scorer`). Evaluations read the scores from ``info["score"]``;
+nothing scores an answer twice.
+
 ## Starting state
 ``reset(seed=..., options={"episode": Episode})`` plays the given episode; without one the env
 builds an episode from its own generator (deterministic under ``seed``).
@@ -45,13 +55,16 @@ evaluations do this).
 from __future__ import annotations
 
 import abc
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
 import gymnasium
 import numpy as np
 
 from memgym.core.episode import Episode, TaskItem
+from memgym.core.errors import MemgymError
+from memgym.core.protocols import Scorer
+from memgym.core.scoring import ScorerContext, ScorerFactory, build_scorer, scorer_class
 
 Phase = Literal["formation", "use"]
 
@@ -62,16 +75,21 @@ class TwoPhaseEnv(gymnasium.Env, abc.ABC):
 
     The benchmark envs (``memgym/DialogMem-v0``, ``memgym/VoxMem-v0``, ``memgym/AMemOps-v0``,
     registered in :mod:`memgym.envs.registration`) are subclasses. A subclass sets
-    ``observation_space`` and ``action_space`` and implements five hooks: :meth:`_build_episode`
+    ``observation_space`` and ``action_space`` and implements four hooks: :meth:`_build_episode`
     (an episode when ``reset`` is given none), :meth:`_begin` (prepare an episode; return its
-    number of formation steps), :meth:`_formation_observation`, :meth:`_use_observation` and
-    :meth:`_score` (the metrics of one answer; :meth:`_reward` reads ``"reward"`` from them).
+    number of formation steps), :meth:`_formation_observation` and :meth:`_use_observation`.
+    :meth:`_score` (the metrics of one answer; :meth:`_reward` reads ``"reward"`` from them) scores
+    the action with the item's task scorer (:meth:`scorer`); a subclass overrides it to turn its
+    actions into the scorer's prediction or to score a task by its own means.
 
     Args:
         render_mode: ``None`` or ``"rgb_array"`` (envs that draw frames).
+        task_scorers: task -> registered scorer name (the subclass's configuration).
+        scorers: task -> a :class:`~memgym.core.protocols.Scorer` or a factory
+            ``(ScorerContext) -> Scorer``, used instead of the named one.
 
     Example: formation shows three digits, use asks for one of them (the question is its
-    position, 1-3); the agent's memory is the list ``seen``:
+    position, 1-3; scored by the env itself); the agent's memory is the list ``seen``:
 
     >>> import gymnasium
     >>> from gymnasium import spaces
@@ -121,10 +139,25 @@ class TwoPhaseEnv(gymnasium.Env, abc.ABC):
 
     metadata: dict[str, Any] = {"render_modes": ["rgb_array"], "render_fps": 4}
 
-    def __init__(self, render_mode: str | None = None) -> None:
+    def __init__(
+        self,
+        render_mode: str | None = None,
+        *,
+        task_scorers: Mapping[str, str] | None = None,
+        scorers: Mapping[str, Scorer | ScorerFactory] | None = None,
+    ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
         self.render_mode = render_mode
+        for task, name in (task_scorers or {}).items():
+            scorer_class(name, task, f"task_scorers.{task}")
+        for task, given in (scorers or {}).items():
+            if isinstance(given, Scorer):
+                build_scorer(given, task, ScorerContext(), f"scorers[{task!r}]")
+        self._scorer_specs: dict[str, str | Scorer | ScorerFactory] = {**(task_scorers or {}), **(scorers or {})}
+        self._scorers: dict[tuple[str, ScorerContext], Scorer] = {}
+        self._context = ScorerContext()
+        self._episode_scorers: dict[str, Scorer] = {}  # task -> scorer of the current context
         self.episode: Episode | None = None
         self.phase: Phase = "formation"
         self.step_index = 0
@@ -149,9 +182,34 @@ class TwoPhaseEnv(gymnasium.Env, abc.ABC):
     def _use_observation(self, item: TaskItem, index: int) -> dict[str, Any]:
         """Observation presenting task item ``item`` (the ``index``-th)."""
 
-    @abc.abstractmethod
     def _score(self, item: TaskItem, action: Any) -> dict[str, Any]:
-        """Score the answer ``action`` to ``item``; returns metric -> value."""
+        """Score the answer ``action`` to ``item``; returns metric -> value. Default: the item's
+        task scorer (:meth:`scorer`) on ``action``."""
+        return self.scorer(item.task).score(item, action)
+
+    def scorer_context(self) -> ScorerContext:
+        """What the scorers of the current episode are built from (a subclass adds its dataset
+        folder), asked once per episode after :meth:`_begin`. Default: an empty context."""
+        return ScorerContext()
+
+    def scorer(self, task: str) -> Scorer:
+        """The scorer of ``task`` items for the current episode, built on first use (module
+        docstring, "Scorers"); one per task and :meth:`scorer_context`.
+
+        Raises:
+            MemgymError: the env has no scorer for ``task``.
+        """
+        scorer = self._episode_scorers.get(task)
+        if scorer is not None:
+            return scorer
+        spec = self._scorer_specs.get(task)
+        if spec is None:
+            raise MemgymError(f"no scorer for task '{task}'; set task_scorers.{task}=<a scorer of memgym list scorers>")
+        key = (task, self._context)
+        if key not in self._scorers:
+            self._scorers[key] = build_scorer(spec, task, key[1], f"task_scorers.{task}")
+        self._episode_scorers[task] = self._scorers[key]
+        return self._scorers[key]
 
     def _reward(self, score: dict[str, Any]) -> float:
         """Reward from a score dict; defaults to ``score["reward"]``."""
@@ -182,6 +240,9 @@ class TwoPhaseEnv(gymnasium.Env, abc.ABC):
         self.item_index = 0
         self.step_index = 0
         self._formation_steps = int(self._begin(episode))
+        context = self.scorer_context()
+        if context != self._context:
+            self._context, self._episode_scorers = context, {}
         if self._formation_steps > 0:
             self.phase = "formation"
             observation = self._formation_observation(0)

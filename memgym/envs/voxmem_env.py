@@ -9,7 +9,6 @@ import dataclasses
 import string
 from collections import OrderedDict
 from collections.abc import Mapping
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -20,11 +19,13 @@ from memgym.core.config import as_config, build_config, check_ranges, config_to_
 from memgym.core.episode import Dataset, TaskItem
 from memgym.core.errors import MemgymError
 from memgym.core.paths import require_folder
+from memgym.core.protocols import Scorer
 from memgym.core.registry import register_env
+from memgym.core.scoring import ScorerContext, ScorerFactory
+from memgym.core.seeding import ADDED_FIELD
 from memgym.datasets.voxmem.audio_files import SAMPLE_RATE, read_turn_audio
 from memgym.datasets.voxmem.records import VoxMemEpisode
 from memgym.envs.two_phase import TwoPhaseEnv
-from memgym.tasks.voxmem.scoring import VoxMemScorer, load_answer_context
 
 CHARSET = string.printable
 AUDIO_FRAME = 160
@@ -66,6 +67,10 @@ class VoxMemEnvConfig:
     )
     max_audio_s: float = dataclasses.field(default=30.0, metadata={"help": "longest turn, seconds", "min": 0.1})
     max_text: int = dataclasses.field(default=2048, metadata={"help": "longest text observation/action", "min": 1})
+    task_scorers: dict[str, str] = dataclasses.field(
+        default_factory=lambda: {"spoken_qa": "voxmem"},
+        metadata={"help": "task -> registered scorer name (memgym list scorers)", **ADDED_FIELD},
+    )
 
     def __post_init__(self) -> None:
         check_ranges(self)
@@ -110,7 +115,10 @@ class VoxMemEnv(TwoPhaseEnv):
     ``Text(max_text)``: the answer. Ignored during formation.
 
     ## Rewards
-    0 in formation; in use, the :class:`~memgym.tasks.voxmem.scoring.VoxMemScorer` verdict: 1.0
+    0 in formation; in use, the ``reward`` of the scorer ``task_scorers.spoken_qa`` names (any
+    registered scorer of ``spoken_qa`` items, built for the episode's dataset folder) or of the
+    one given as ``scorers["spoken_qa"]`` (``memgym eval voxmem`` passes it its judge). The
+    default, ``voxmem``, gives the :class:`~memgym.tasks.voxmem.scoring.VoxMemScorer` verdict: 1.0
     when the reply asserts the gold answer (read by answer kind: numbers and number words, "you" /
     "someone else", spans up to spacing, articles and hyphens, full sequences in order) without
     refusing; for answer-refusal items 1.0 only when the reply refuses (a hedge followed by an
@@ -138,8 +146,11 @@ class VoxMemEnv(TwoPhaseEnv):
     may also be given as keywords (``gymnasium.make("memgym/VoxMem-v0", dataset=...)``), applied
     over ``config``. ``dataset``: a VoxMem dataset folder; ``budget``: keep only its episodes of
     this budget (tokens); ``max_audio_s``: longest turn (30 s; longer ones are cut);
-    ``max_text``: longest text observation and action (characters). ``render_mode="rgb_array"``:
-    :meth:`render` draws the current audio's spectrogram.
+    ``max_text``: longest text observation and action (characters); ``task_scorers``: task ->
+    registered scorer (``{"spoken_qa": "voxmem"}``). ``scorers``: task -> a
+    :class:`~memgym.core.protocols.Scorer` or a factory ``(ScorerContext) -> Scorer``, used instead
+    of the named one. ``render_mode="rgb_array"``: :meth:`render` draws the current audio's
+    spectrogram.
 
     ## Example
     A one-item dataset at a 3K-token budget (built in a few seconds; no recogniser gate):
@@ -179,14 +190,14 @@ class VoxMemEnv(TwoPhaseEnv):
         config: VoxMemEnvConfig | Mapping[str, Any] | str | Path | None = None,
         *,
         render_mode: str | None = None,
+        scorers: Mapping[str, Scorer | ScorerFactory] | None = None,
         **values: Any,
     ) -> None:
-        super().__init__(render_mode=render_mode)
-        self.config = as_config(VoxMemEnvConfig, config, where="VoxMemEnv config")
+        config = as_config(VoxMemEnvConfig, config, where="VoxMemEnv config")
         if values:
-            self.config = build_config(
-                VoxMemEnvConfig, {**config_to_dict(self.config), **values}, where="VoxMemEnv config"
-            )
+            config = build_config(VoxMemEnvConfig, {**config_to_dict(config), **values}, where="VoxMemEnv config")
+        super().__init__(render_mode=render_mode, task_scorers=config.task_scorers, scorers=scorers)
+        self.config = config
         dataset, budget, max_text = self.config.dataset, self.config.budget, self.config.max_text
         self.dataset_dir = Path(dataset) if dataset is not None else None
         self.budget = budget
@@ -238,7 +249,7 @@ class VoxMemEnv(TwoPhaseEnv):
             raise TypeError(f"VoxMemEnv plays VoxMemEpisode records, got {type(episode).__name__}")
         root = episode.annotations.get("dataset_dir") or (str(self.dataset_dir) if self.dataset_dir else "")
         self._root = Path(root)
-        self._item_scorer = _scorer(str(self._root.resolve()) if root else "")
+        self._dataset = str(self._root.resolve()) if root else ""
         self._turns = [(si, ti, turn) for si, s in enumerate(episode.sessions) for ti, turn in enumerate(s.turns)]
         return len(self._turns)
 
@@ -257,7 +268,11 @@ class VoxMemEnv(TwoPhaseEnv):
         return self._observation(audio, item.prompt, 2, len(self.episode.sessions), False, "")
 
     def _score(self, item: TaskItem, action: Any) -> dict[str, Any]:
-        return self._item_scorer.score(item, str(action))
+        return self.scorer(item.task).score(item, str(action))
+
+    def scorer_context(self) -> ScorerContext:
+        """The episode's dataset folder ('' for a generated one without)."""
+        return ScorerContext(dataset_dir=self._dataset)
 
     # ----- helpers -----------------------------------------------------------------------------------
     def _load(self, relative: str) -> np.ndarray:
@@ -291,12 +306,6 @@ class VoxMemEnv(TwoPhaseEnv):
             spec = (255 * spec / max(spec.max(), 1e-9)).astype(np.uint8)
             image[...] = spec[..., None]
         return image
-
-
-@lru_cache(maxsize=8)
-def _scorer(dataset_dir: str) -> VoxMemScorer:
-    """The scorer reading replies against a dataset's plans and sound classes (cached per folder)."""
-    return VoxMemScorer(*load_answer_context(dataset_dir)) if dataset_dir else VoxMemScorer()
 
 
 GENERATION_SEEDS = 4  # seeds tried (seed, seed + 1000, ...) before a generated reset gives up

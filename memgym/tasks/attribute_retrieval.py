@@ -20,6 +20,7 @@ class AttributeQueryScorer(Scorer):
     """
 
     name = "attribute_query"
+    tasks = frozenset({"attribute_query"})
 
     def score(self, item: TaskItem, prediction: Any) -> dict[str, Any]:
         return score_query(item, prediction)

@@ -27,9 +27,10 @@ from typing import Any
 from memgym.backends.errors import ReasonerError
 from memgym.core.chat import Message
 from memgym.core.episode import TaskItem
-from memgym.core.errors import RecordError
+from memgym.core.errors import ConfigError, RecordError
 from memgym.core.protocols import Reasoner, Scorer
 from memgym.core.registry import register_scorer
+from memgym.core.scoring import ScorerContext
 from memgym.core.textfiles import complete_jsonl_lines
 
 JUDGE_PROMPT = """You grade answers given by a home robot that explored a house and talked with the \
@@ -129,6 +130,20 @@ class LLMMatchScorer(Scorer):
     """
 
     name = "llm_match"
+    tasks = frozenset({"qa"})
+    judged = True
+
+    @classmethod
+    def from_context(cls, context: ScorerContext) -> LLMMatchScorer:
+        """Rated by ``context.judge``.
+
+        Raises:
+            ConfigError: no judge is configured.
+        """
+        judge = context.judge
+        if judge is None:
+            raise ConfigError("the llm_match scorer needs a judge model (an evaluation's judge.* settings)")
+        return cls(judge.reasoner, judge.identity, judge.cache, judge.max_new_tokens)
 
     def __init__(self, judge: Reasoner, judge_id: str, cache: JudgeCache | None = None, max_new_tokens: int = 8):
         self.judge = judge

@@ -39,6 +39,7 @@ class ExactMatchScorer(Scorer):
     """1.0 when the normalised prediction equals any normalised reference answer."""
 
     name = "exact_match"
+    tasks = frozenset({"qa"})
 
     def score(self, item: TaskItem, prediction: Any) -> dict[str, Any]:
         hit = any(normalize_answer(prediction) == normalize_answer(r) for r in _references(item))
@@ -50,6 +51,7 @@ class TokenF1Scorer(Scorer):
     """Best token F1 of the prediction against the reference answers (0..1)."""
 
     name = "token_f1"
+    tasks = frozenset({"qa"})
 
     def score(self, item: TaskItem, prediction: Any) -> dict[str, Any]:
         best = max(token_f1(str(prediction), r) for r in _references(item))

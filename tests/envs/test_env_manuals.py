@@ -10,9 +10,10 @@ import importlib
 
 import pytest
 
+from memgym.core.registry import ENVS
 from memgym.envs.registration import GYM_ENVS
 
-MANUAL_CLASSES = sorted({*GYM_ENVS.values(), "memgym.envs.two_phase:TwoPhaseEnv"})
+MANUAL_CLASSES = sorted({*(ENVS.locate(name)[0] for name in GYM_ENVS.values()), "memgym.envs.two_phase:TwoPhaseEnv"})
 PENDING: dict[str, str] = {}
 """Env classes whose class docstring has no example yet -> why; the entry goes when it has one."""
 

@@ -22,6 +22,7 @@ from memgym.core.config import load_config
 from memgym.core.figures import save_figure
 from memgym.core.outputs import prepare_output_file
 from memgym.core.registry import MEMORIES, register_benchmark
+from memgym.core.scoring import task_scorer_names
 from memgym.core.seeding import config_hash
 from memgym.datasets.amemops.audio import StreamRenderer
 from memgym.datasets.amemops.features import stream_features
@@ -49,12 +50,16 @@ class AMemOpsBenchmark(Benchmark):
         return {"": AMemOpsEvalConfig, "intervention=true": AMemOpsInterventionConfig}
 
     def accepted_names(self, job: str) -> dict[str, list[str]]:
-        """Train and eval take memory cores (``model=``, ``models=[...]``), registered as memories."""
+        """Train and eval take memory cores (``model=``, ``models=[...]``), registered as memories;
+        eval also the scorers of ``attribute_query`` items (``scorer=``)."""
         if job not in ("train", "eval"):
             return {}
         from memgym.memory.recurrent.mixers import CORES
 
-        return {"memory cores (model=, models=)": [name for name in MEMORIES.names() if name in CORES]}
+        names = {"memory cores (model=, models=)": [name for name in MEMORIES.names() if name in CORES]}
+        if job == "eval":
+            names["scorers (scorer=)"] = task_scorer_names("attribute_query")
+        return names
 
     def load_set_config(self, args: JobArgs) -> StreamSetConfig:
         """The :class:`StreamSetConfig` from the job's YAML file and overrides."""

@@ -139,6 +139,9 @@ class AMemOpsEvalConfig:
     form: Literal["chunked", "step"] = dataclasses.field(
         default="chunked", metadata={"help": "chunked form, or step form through the registered Memory (slower)"}
     )
+    scorer: str = setting(
+        "attribute_query", "registered scorer of attribute_query items (memgym list scorers)", added=True
+    )
     name: str = dataclasses.field(default="", metadata={"help": "eval run folder name (default: config hash)"})
     executor: Literal["local", "ray"] = executor_field()
     ray_address: str = ray_address_field()

@@ -30,6 +30,7 @@ from memgym.core.errors import ConfigError, RecordError
 from memgym.core.executors import run_ordered
 from memgym.core.registry import MEMORIES
 from memgym.core.results import RunStore, run_name
+from memgym.core.scoring import scorer_class
 from memgym.core.seeding import config_hash
 from memgym.datasets.amemops.records import AMemOpsStream
 from memgym.datasets.sources.library import SourceLibrary
@@ -52,9 +53,10 @@ from memgym.tasks.amemops.breakdowns import (
 from memgym.tasks.amemops.scoring import stream_rows
 
 
-def stream_env(data: DataConfig, library: SourceLibrary) -> gymnasium.Env:
+def stream_env(data: DataConfig, library: SourceLibrary, scorer: str = "attribute_query") -> gymnasium.Env:
     """The registered ``memgym/AMemOps-v0`` playing ``data``'s streams (audio or symbolic inputs,
-    ``data.block_frames`` frames per formation step) from ``library``."""
+    ``data.block_frames`` frames per formation step) from ``library``, its queries scored by the
+    registered scorer ``scorer``."""
     import memgym.envs  # noqa: F401  (registers the memgym/ env ids)
 
     return gymnasium.make(
@@ -63,6 +65,7 @@ def stream_env(data: DataConfig, library: SourceLibrary) -> gymnasium.Env:
         library=library,
         inputs=data.inputs,
         block_frames=data.block_frames,
+        task_scorers={"attribute_query": scorer},
         max_episode_steps=-1,  # streams of any configuration are played whole (no TimeLimit)
     )
 
@@ -140,7 +143,7 @@ class CheckpointScorer:
         config = self.config
         if tag != self.tag:
             self.tensors, _ = eval_streams(data, config.stream_set, config.streams)
-            self.env = stream_env(data, self.tensors.library)
+            self.env = stream_env(data, self.tensors.library, config.scorer)
             self.tag, self.path = tag, None
         if path != self.path:
             self.agent = eval_agent(load_eval_model(path, self.tensors, config.device), config.form)
@@ -153,7 +156,9 @@ class CheckpointScorer:
 
 
 def evaluate_models(config: AMemOpsEvalConfig, runs_dir: Path, *, progress: bool = True) -> Path:
-    """Score every (model, seed, checkpoint) on the held-out streams; write tables and a plot."""
+    """Score every (model, seed, checkpoint) on the held-out streams (each query by the registered
+    scorer ``config.scorer``, through the env); write tables and a plot."""
+    scorer_class(config.scorer, "attribute_query", "scorer")
     if config.threads > 0:
         torch.set_num_threads(config.threads)
     if config.stream_set:

@@ -24,6 +24,7 @@ from memgym.core.episode import Dataset
 from memgym.core.errors import MemgymError
 from memgym.core.outputs import prepare_output_file
 from memgym.core.registry import REASONERS, register_benchmark
+from memgym.core.scoring import task_scorer_names
 from memgym.core.seeding import config_hash, episode_rng
 from memgym.datasets.embodied import EmbodiedEpisode
 from memgym.datasets.traversal import Traversal, TraversalConfig, generate_traversal
@@ -68,11 +69,15 @@ class DialogMemBenchmark(Benchmark):
 
     def accepted_names(self, job: str) -> dict[str, list[str]]:
         """Eval takes the memories that read only what DialogMem gives (no audio; the plugin table's
-        reads column) and reasoners (``reasoner.backend=``, ``judge.backend=``)."""
+        reads column), reasoners (``reasoner.backend=``, ``judge.backend=``) and the scorers of
+        ``qa`` items (``qa_scorer=``)."""
         if job != "eval":
             return {}
-        memories = embodied_memory_names()
-        return {"memories (memory=, memories=[...])": memories, "reasoners (reasoner.backend=)": REASONERS.names()}
+        return {
+            "memories (memory=, memories=[...])": embodied_memory_names(),
+            "reasoners (reasoner.backend=)": REASONERS.names(),
+            "scorers (qa_scorer=)": task_scorer_names("qa"),
+        }
 
     def generate(self, args: JobArgs) -> Path:
         """Build the DialogMem dataset (:func:`memgym.pipelines.dialogmem.generation.generate`)."""

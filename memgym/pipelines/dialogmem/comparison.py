@@ -45,8 +45,14 @@ SLICES = {"navigation": ("content_type", "updated"), "qa": ("content_type", "ver
 
 
 def qa_metric(rows: Sequence[dict[str, Any]]) -> str:
-    """``llm_match`` when any QA row holds an LLM-match score, else ``token_f1``."""
-    return "llm_match" if any(r.get("llm_match") is not None for r in rows if r.get("task") == "qa") else "token_f1"
+    """``llm_match`` when any QA row holds an LLM-match score, else ``token_f1`` when any holds
+    token F1 (or none holds a score), else ``reward``: the 0-1 score of another registered scorer
+    (``qa_scorer=exact_match``)."""
+    qa = [r for r in rows if r.get("task") == "qa"]
+    for metric in ("llm_match", "token_f1"):
+        if any(r.get(metric) is not None for r in qa):
+            return metric
+    return "reward" if any(r.get("reward") is not None for r in qa) else "token_f1"
 
 
 def _percent(metric: str, value: Any) -> float:

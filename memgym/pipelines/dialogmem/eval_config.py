@@ -13,6 +13,7 @@ from memgym.backends.config import ReasonerConfig
 from memgym.core.errors import ConfigError
 from memgym.core.executors import executor_field, ray_address_field, worker_gpus_field, workers_field
 from memgym.core.registry import MEMORIES
+from memgym.core.scoring import scorer_class
 from memgym.core.seeding import ADDED_FIELD, NOT_HASHED
 from memgym.memory import memories_reading, memory_reads
 from memgym.memory.embodied.perception_errors import PerceptionNoise
@@ -105,8 +106,12 @@ class DialogMemEvalConfig:
         },
     )
     reasoner: ReasonerConfig = field(default_factory=ReasonerConfig, metadata={"help": "the reasoner reading evidence"})
-    qa_scorer: Literal["token_f1", "llm_match"] = field(
-        default="token_f1", metadata={"help": "llm_match needs judge.*; token_f1 is the offline fallback"}
+    qa_scorer: str = field(
+        default="token_f1",
+        metadata={
+            "help": "registered scorer of qa items (memgym list scorers): token_f1 (offline), exact_match, "
+            "llm_match (needs judge.*), or a plugin's"
+        },
     )
     judge: ReasonerConfig = field(
         default_factory=lambda: ReasonerConfig(backend="hf", max_new_tokens=4),
@@ -165,6 +170,9 @@ class DialogMemEvalConfig:
     ray_address: str = ray_address_field()
     workers: int = workers_field()
     worker_gpus: float = worker_gpus_field()
+
+    def __post_init__(self) -> None:
+        scorer_class(self.qa_scorer, "qa", "qa_scorer")
 
     def memory_names(self) -> list[str]:
         """The memories to evaluate: ``memories``, or ``[memory]`` when it is empty."""

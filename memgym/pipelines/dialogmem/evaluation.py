@@ -66,11 +66,12 @@ from memgym.core.protocols import Memory
 from memgym.core.records import from_json
 from memgym.core.registry import MEMORIES
 from memgym.core.results import RunStore, aggregate, run_name, to_markdown
+from memgym.core.scoring import Judge, ScorerFactory, judged_scorer, scorer_class
 from memgym.core.seeding import config_hash
 from memgym.core.textfiles import text_lines
 from memgym.datasets.dialogmem.episode import DialogMemEpisode
 from memgym.memory.embodied.ground_truth import LinkCounts
-from memgym.pipelines.dialogmem.comparison import write_comparison
+from memgym.pipelines.dialogmem.comparison import qa_metric, write_comparison
 from memgym.pipelines.dialogmem.eval_config import DialogMemEvalConfig, embodied_memory, store_config
 from memgym.pipelines.dialogmem.memory_measures import (
     MAP_FILE,
@@ -170,29 +171,38 @@ def build_memory(config: DialogMemEvalConfig) -> Memory:
     return MEMORIES.get(config.memory).from_options(config)
 
 
-def qa_scorers(config: DialogMemEvalConfig, cache: Path | JudgeCache | None) -> dict[str, Any]:
-    """``{"qa": LLM-match scorer}`` for ``qa_scorer=llm_match`` (judge ratings cached in ``cache``,
-    a file or an open cache several players share; None: in memory), else ``{}`` (the env's token F1)."""
-    from memgym.tasks.llm_match import LLMMatchScorer
+def qa_judge(config: DialogMemEvalConfig, cache: Path | JudgeCache | None) -> Judge | None:
+    """The judge of ``config.qa_scorer`` when it needs one (``llm_match``: ``judge.*``, ratings
+    cached in ``cache``, a file or an open cache several players share; None: in memory), else None.
 
-    if config.qa_scorer != "llm_match":
-        return {}
+    Raises:
+        ConfigError: the scorer needs a judge and ``judge.backend`` is the offline reader.
+    """
+    if not scorer_class(config.qa_scorer, "qa", "qa_scorer").judged:
+        return None
     if config.judge.backend == "structured":
-        raise ConfigError("qa_scorer=llm_match needs judge.backend=hf or openai with judge.model set")
-    judge = build_reasoner(config.judge)
+        raise ConfigError(f"qa_scorer={config.qa_scorer} needs judge.backend=hf or openai with judge.model set")
     cache = JudgeCache(cache) if isinstance(cache, Path) else cache
-    return {"qa": LLMMatchScorer(judge, config.judge.identity(), cache, config.judge.max_new_tokens)}
+    return Judge(build_reasoner(config.judge), config.judge.identity(), cache, config.judge.max_new_tokens)
+
+
+def qa_scorers(config: DialogMemEvalConfig, judge: Judge | None) -> dict[str, ScorerFactory]:
+    """What the env is given besides its ``task_scorers``: ``config.qa_scorer`` built with
+    ``judge`` (:func:`qa_judge`), or nothing when it needs none."""
+    return {} if judge is None else {"qa": judged_scorer(config.qa_scorer, judge)}
 
 
 def episodes_at_once(config: DialogMemEvalConfig) -> int:
-    """Episodes played at once: the models' :func:`concurrent_items` (the judge counts with
-    ``qa_scorer=llm_match``); 1 unless they are all HTTP clients."""
-    models = (config.reasoner, config.judge) if config.qa_scorer == "llm_match" else (config.reasoner,)
+    """Episodes played at once: the models' :func:`concurrent_items` (the judge counts when
+    ``qa_scorer`` needs one); 1 unless they are all HTTP clients."""
+    judged = scorer_class(config.qa_scorer, "qa", "qa_scorer").judged
+    models = (config.reasoner, config.judge) if judged else (config.reasoner,)
     return concurrent_items(*models)
 
 
 def build_env(config: DialogMemEvalConfig, memory: Memory, scorers: dict[str, Any]) -> gymnasium.Env:
-    """``memgym/DialogMem-v0`` evaluating ``memory`` (semantic frames when its ``reads`` name them)."""
+    """``memgym/DialogMem-v0`` evaluating ``memory`` (semantic frames when its ``reads`` name them),
+    its QA items scored by ``config.qa_scorer`` (built from ``scorers`` when they give one)."""
     import gymnasium
 
     from memgym.envs.dialogmem_env import DialogMemEnvConfig
@@ -202,6 +212,7 @@ def build_env(config: DialogMemEvalConfig, memory: Memory, scorers: dict[str, An
         execute_navigation=config.execute_navigation,
         semantic="semantic" in memory.reads,
         frame_cache=config.frame_cache,
+        task_scorers={"qa": config.qa_scorer},
     )
     # stored episodes are played whole: no TimeLimit (the registered one bounds generated episodes)
     return gymnasium.make("memgym/DialogMem-v0", config=env_config, scorers=scorers, max_episode_steps=-1)
@@ -270,12 +281,12 @@ class EpisodePlayer:
         from memgym.agents.reasoner_agent import ReasonerAgent
 
         memory = build_memory(config)
-        scorers = qa_scorers(config, judge_cache)
+        judge = qa_judge(config, judge_cache)
         reasoner = build_reasoner(config.reasoner)
         self.save_memory = config.save_memory
-        self.env = build_env(config, memory, scorers)
+        self.env = build_env(config, memory, qa_scorers(config, judge))
         self.agent = ReasonerAgent(memory, reasoner, config.reasoner.max_new_tokens, config.answer_tokens)
-        self.models = {"reasoner": reasoner, "judge": getattr(scorers.get("qa"), "judge", None)}
+        self.models = {"reasoner": reasoner, "judge": None if judge is None else judge.reasoner}
 
     def __call__(self, job: tuple[DialogMemEpisode, frozenset[str]]) -> EpisodeResults:
         from memgym.agents.agent import run_episode
@@ -368,6 +379,9 @@ def write_tables(store: RunStore) -> Path:
     ]
     qa = [r for r in percent if r["task"] == "qa"]
     qa_metrics = [m for m in ("llm_match", "token_f1") if m in present]
+    if not qa_metrics and qa_metric(qa) == "reward":  # another registered scorer's 0-1 score
+        qa_metrics = ["reward"]
+        qa = [{**r, "reward": None if r.get("reward") is None else 100.0 * r["reward"]} for r in qa]
     if qa and qa_metrics:
         parts += ["## QA by verbalised / updated\n", to_markdown(aggregate(qa, ["verbalised", "updated"], qa_metrics))]
     if counts.turns:

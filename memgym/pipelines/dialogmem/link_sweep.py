@@ -64,6 +64,7 @@ from memgym.pipelines.dialogmem.evaluation import (
     item_key,
     item_rows,
     load_episodes,
+    qa_judge,
     qa_scorers,
     write_tables,
 )
@@ -238,10 +239,10 @@ class SharedFormation:
         from memgym.backends.config import build_reasoner
 
         reasoner = build_reasoner(config.reasoner)
-        scorers = qa_scorers(config, judge_cache)
-        self.models = {"reasoner": reasoner, "judge": getattr(scorers.get("qa"), "judge", None)}
+        judge = qa_judge(config, judge_cache)
+        self.models = {"reasoner": reasoner, "judge": None if judge is None else judge.reasoner}
         base = build_memory(dataclasses.replace(config, memory="3dmem"))
-        self.env = build_env(config, base, scorers)
+        self.env = build_env(config, base, qa_scorers(config, judge))
         self.former = ReasonerAgent(base, reasoner)
         budgets = (config.reasoner.max_new_tokens, config.answer_tokens)
         self.agents = {v.name: ReasonerAgent(build_memory(v.config(config)), reasoner, *budgets) for v in variants}

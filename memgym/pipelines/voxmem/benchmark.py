@@ -20,6 +20,7 @@ from memgym.core.config import load_config
 from memgym.core.errors import ConfigError
 from memgym.core.outputs import make_writable_folder
 from memgym.core.registry import REASONERS, register_benchmark
+from memgym.core.scoring import task_scorer_names
 from memgym.datasets.voxmem.build import VoxMemBuilder
 from memgym.datasets.voxmem.config import VoxMemConfig
 from memgym.pipelines.voxmem.presets import apply_preset
@@ -46,8 +47,8 @@ class VoxMemBenchmark(Benchmark):
         return {}
 
     def accepted_names(self, job: str) -> dict[str, list[str]]:
-        """Eval takes the VoxMem memories and reasoners (``models=[...]`` specs name one);
-        generate takes reasoners for writing and QC (``reasoner=``, ``qc_reasoner=``)."""
+        """Eval takes the VoxMem memories, reasoners (``models=[...]`` specs name one) and the
+        scorers of ``spoken_qa`` items (``scorer=``); generate takes reasoners for writing and QC (``reasoner=``, ``qc_reasoner=``)."""
         if job == "generate":
             return {"reasoners (reasoner=, qc_reasoner=)": REASONERS.names()}
         if job != "eval":
@@ -57,6 +58,7 @@ class VoxMemBenchmark(Benchmark):
         return {
             "memories (memory= or memories=[...])": voxmem_memory_names(),
             "reasoners (models=[...])": REASONERS.names(),
+            "scorers (scorer=)": task_scorer_names("spoken_qa"),
         }
 
     def generate(self, args: JobArgs) -> Path:

@@ -10,8 +10,10 @@ For every (model, memory, budget) and every item at that budget the item is play
 observations turn by turn (user audio from the dataset's FLAC files, assistant text, session
 index and time), receives the question observation (its text and its audio in the asker's
 voice), and the model's reply to the chat the memory returns is the env's answer.
-``memory=NAME`` is the same as ``memories=[NAME]``. A :class:`~memgym.tasks.voxmem.scoring.VoxMemScorer`
-scores the reply (optionally with a judge model). One row per item is appended to
+``memory=NAME`` is the same as ``memories=[NAME]``. The env scores the reply with the registered
+scorer ``scorer=`` names (any scorer of ``spoken_qa`` items; default ``voxmem``, the
+:class:`~memgym.tasks.voxmem.scoring.VoxMemScorer` verdict), given the ``judge=`` model when one
+is set, and the row holds its ``info["score"]``. One row per item is appended to
 ``results.jsonl`` as it finishes (the model's raw reply included, and what the memory saw:
 ``formed_sessions``, ``handed_sessions``, ``handed_turns``), so an interrupted run resumes
 where it stopped. A model failure is that item's ``error``; a history that does not fit the
@@ -62,6 +64,7 @@ from memgym.core.paths import require_folder
 from memgym.core.records import read_jsonl
 from memgym.core.registry import MEMORIES
 from memgym.core.results import RunStore, run_name, to_csv, to_markdown
+from memgym.core.scoring import Judge, judged_scorer, scorer_class
 from memgym.core.seeding import ADDED_FIELD, NOT_HASHED, config_hash
 from memgym.datasets.voxmem import load_dataset
 from memgym.datasets.voxmem.config import parse_budget
@@ -88,7 +91,7 @@ from memgym.tasks.voxmem.analyses import (
     taxonomy_percent,
     taxonomy_table,
 )
-from memgym.tasks.voxmem.scoring import VoxMemJudge, VoxMemScorer, load_answer_context
+from memgym.tasks.voxmem.scoring import load_answer_context
 from memgym.tasks.voxmem.tables import evidence_position, plot_accuracy_vs_budget, results_markdown
 
 DEFAULT_MEMORIES = ("cascaded", "transcript", "oracle_tags")
@@ -123,6 +126,10 @@ class VoxMemEvalConfig:
     top_sessions: int = field(default=6, metadata={"help": "sessions the cascade hands the LM (0 = all)"})
     max_new_tokens: int = field(default=32, metadata={"help": "longest reply in tokens"})
     judge: str = field(default="", metadata={"help": "judge model spec (empty = rule-based scoring only)"})
+    scorer: str = field(
+        default="voxmem",
+        metadata={"help": "registered scorer of spoken_qa items (memgym list scorers)", **ADDED_FIELD},
+    )
     max_items: int = field(default=0, metadata={"help": "evaluate only the first N items (0 = all)"})
     seed: int = field(default=0, metadata={"help": "bootstrap seed"})
     bootstrap: int = field(default=2000, metadata={"help": "bootstrap resamples", **NOT_HASHED})
@@ -149,6 +156,7 @@ class VoxMemEvalConfig:
             object.__setattr__(self, "memory", "")
         if len(set(self.memories)) != len(self.memories):
             raise ConfigError(f"memories lists a memory twice: {list(self.memories)}")
+        scorer_class(self.scorer, "spoken_qa", "scorer")
 
 
 def voxmem_memory(name: str) -> type[VoxMemMemory]:
@@ -302,17 +310,15 @@ class ItemRunner:
         options: VoxMemOptions | None = None,
         judge_cache: JudgeCache | None = None,
     ) -> None:
-        queries, sounds = load_answer_context(dataset_dir)
         judge = None
         if config.judge:
-            judge = VoxMemJudge(build_model(config.judge, device=config.device), f"{config.judge}:seed=0:t=0",
-                                judge_cache)  # fmt: skip
+            judge = Judge(build_model(config.judge, device=config.device), f"{config.judge}:seed=0:t=0", judge_cache)
         self.config = config
-        self.scorer = VoxMemScorer(queries, sounds, judge)
         self.askers = _askers(dataset_dir)
-        self.env = VoxMemEnv(dataset=str(dataset_dir))
+        scorers = {"spoken_qa": judged_scorer(config.scorer, judge)} if judge is not None else None
+        self.env = VoxMemEnv(dataset=str(dataset_dir), task_scorers={"spoken_qa": config.scorer}, scorers=scorers)
         self.options = options if options is not None else memory_options(config, dataset_dir, None)
-        self.judge = f"judge {config.judge}", getattr(judge, "judge", None)
+        self.judge = f"judge {config.judge}", None if judge is None else judge.reasoner
         self.spec, self.model = "", None
 
     def __call__(self, job: tuple[str, str, VoxMemEpisode]) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
@@ -324,13 +330,14 @@ class ItemRunner:
             warm_transcripts(self.env, episode, self.options.asr(), self.options.cache)
         memory = voxmem_memory(memory_name).from_options(self.options)
         agent = VoxMemAgent(memory, self.model, self.config.max_new_tokens)
-        row = run_item(episode, agent, self.env, self.scorer, self.askers.get(episode.items[0].item_id, ""))
+        row = run_item(episode, agent, self.env, self.askers.get(episode.items[0].item_id, ""))
         return {"model": spec, "memory": memory_name, **row}, take_throughput(dict([(spec, self.model), self.judge]))
 
 
-def run_item(episode: VoxMemEpisode, agent: VoxMemAgent, env, scorer: VoxMemScorer, asker: str) -> dict[str, Any]:
+def run_item(episode: VoxMemEpisode, agent: VoxMemAgent, env: VoxMemEnv, asker: str) -> dict[str, Any]:
     """Play one item through ``env`` with ``agent`` (its memory forms over the env's formation
-    observations, its model answers the question observation); the result row (module docstring)."""
+    observations, its model answers the question observation, the env scores the reply); the
+    result row (module docstring) with the env's score."""
     item = episode.items[0]
     notes = item.annotations
     ids = set(notes.get("evidence_sessions", ()))
@@ -348,8 +355,8 @@ def run_item(episode: VoxMemEpisode, agent: VoxMemAgent, env, scorer: VoxMemScor
     }
     start = time.perf_counter()
     try:
-        reply, _ = play_voxmem_item(env, agent, episode, asker)
-        row.update({"status": "ok", "reply": reply, **scorer.score(item, reply)})
+        reply, score = play_voxmem_item(env, agent, episode, asker)
+        row.update({"status": "ok", "reply": reply, **score})
     except OverContextError as exc:
         row.update({"status": "over_context", "reply": None, "correct": 0.0, "over_context": str(exc)})
     except (ReasonerError, MemgymError) as exc:

@@ -1,5 +1,6 @@
-"""Scoring AMemOps query answers: one answer (used by the env and by the ``attribute_query``
-scorer), and the result rows of a played stream (``memgym eval amemops``).
+"""Scoring AMemOps query answers: one answer (the metrics of the ``attribute_query`` scorer, with
+which ``memgym/AMemOps-v0`` scores by default), and the result rows of a played stream from the
+env's scores (``memgym eval amemops``).
 
 A prediction may be the class of the asked head (``int``), a ``(gain, pan)`` pair / array, or a
 mapping ``{"gain": g, "pan": p}``; only the asked head counts. Classes: ``0..N-1`` attribute

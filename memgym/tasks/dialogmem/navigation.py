@@ -26,8 +26,10 @@ from typing import Any
 import numpy as np
 
 from memgym.core.episode import TaskItem
+from memgym.core.errors import ConfigError
 from memgym.core.protocols import Scene, Scorer
 from memgym.core.registry import register_scorer
+from memgym.core.scoring import ScorerContext
 
 SUCCESS_DISTANCE_M = 1.0
 """Success radius in metres (geodesic)."""
@@ -84,6 +86,13 @@ class NavigationScorer(Scorer):
     """
 
     name = "navigation"
+    tasks = frozenset({"navigation"})
+
+    @classmethod
+    def from_context(cls, context: ScorerContext) -> NavigationScorer:
+        """Refused: it needs the episode's scene and start pose, which the DialogMem env gives it
+        per episode (navigation items are scored by the env's geometry, not by ``task_scorers``)."""
+        raise ConfigError("the navigation scorer is built by the DialogMem env per episode (it needs the scene)")
 
     def __init__(
         self, scene: Scene, start_position: Sequence[float] | None = None, radius_m: float = SUCCESS_DISTANCE_M

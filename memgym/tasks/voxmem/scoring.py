@@ -27,6 +27,7 @@ replaces the rule-based ``correct`` and ``refused``; the rule-based ones stay in
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import re
@@ -40,6 +41,7 @@ from memgym.core.errors import RecordError
 from memgym.core.protocols import Reasoner, Scorer
 from memgym.core.records import read_jsonl
 from memgym.core.registry import register_scorer
+from memgym.core.scoring import ScorerContext
 from memgym.datasets.speech.cues import CUE_WORDS
 from memgym.datasets.voxmem.oracle import sound_label
 from memgym.datasets.voxmem.records import Plan, Query
@@ -228,6 +230,16 @@ class VoxMemScorer(Scorer):
     """
 
     name = "voxmem"
+    tasks = frozenset({"spoken_qa"})
+
+    @classmethod
+    def from_context(cls, context: ScorerContext) -> VoxMemScorer:
+        """Reading replies against the plans and sound classes of ``context.dataset_dir``
+        (:func:`load_answer_context`, cached per folder), judged by ``context.judge`` when set."""
+        judge = context.judge
+        if judge is not None:
+            judge = VoxMemJudge(judge.reasoner, judge.identity, judge.cache, judge.max_new_tokens)
+        return cls(*_answer_context(context.dataset_dir), judge=judge)
 
     def __init__(
         self,
@@ -258,6 +270,13 @@ class VoxMemScorer(Scorer):
             row["false_refusal"] = refused and not spec.refusal
         row["reward"] = row["correct"]
         return row
+
+
+@functools.lru_cache(maxsize=8)
+def _answer_context(dataset_dir: str) -> tuple[dict[str, Query], tuple[str, ...]]:
+    """:func:`load_answer_context` of ``dataset_dir`` (empty for ''), cached per folder: an eval
+    builds an env, so a scorer, per runner."""
+    return load_answer_context(dataset_dir) if dataset_dir else ({}, ())
 
 
 def load_answer_context(dataset_dir: str | Path) -> tuple[dict[str, Query], tuple[str, ...]]:

@@ -7,6 +7,7 @@ import re
 
 import pytest
 import torch
+from runtime_scorers import Inverted, registered
 
 from memgym.core.benchmark import JobArgs
 from memgym.core.errors import ConfigError, RecordError
@@ -55,6 +56,23 @@ def test_train_then_eval_writes_tables(tmp_path, capsys):
     assert [row["system"] for row in main.rows] == ["mamba2 @ 2", "mamba2 @ 3"] and any(
         c.startswith("correct query_type=") for c in main.rows[0]
     )
+
+
+def test_eval_scorer_takes_a_scorer_registered_at_runtime(tmp_path):
+    """The same predictions, each query's correctness decided by the chosen scorer."""
+    train(tmp_path, "model=gdn", "steps=2")
+    common = ("models=[gdn]", "seeds=[0]", "checkpoints=[2]", "streams=2", *STREAM, "data.stream.split=eval")
+    queries = {}
+    with registered("test_inverted", Inverted):
+        for scorer in ("attribute_query", "test_inverted"):
+            out = eval_job(JobArgs(overrides=(*common, f"scorer={scorer}"), runs_dir=tmp_path, progress=False))
+            queries[scorer] = [
+                q for r in map(json.loads, (out / "results.jsonl").read_text().splitlines()) for q in r["queries"]
+            ]
+    default, inverted = queries["attribute_query"], queries["test_inverted"]
+    assert len(default) == len(inverted) >= 6
+    assert [q["prediction"] for q in default] == [q["prediction"] for q in inverted]
+    assert [q["correct"] for q in inverted] == [1 - q["correct"] for q in default]
 
 
 def test_sixteen_value_symbolic_controls_train_and_evaluate(tmp_path):

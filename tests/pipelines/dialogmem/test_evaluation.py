@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from fake_openai import FakeEndpoint
+from runtime_scorers import AnswerLength, registered
 from small_houses import SMALL_HOUSES
 
 from memgym.core.benchmark import JobArgs
@@ -251,6 +252,18 @@ def judge_server():
     endpoint = FakeEndpoint(respond=lambda prompt: "maybe" if "Question: What" in prompt else "4")
     yield endpoint.base_url, endpoint.prompts
     endpoint.close()
+
+
+def test_qa_scorer_takes_a_scorer_registered_at_runtime(dataset, tmp_path):
+    """The env scores every QA answer once with it; the rows hold its metrics."""
+    AnswerLength.calls = 0
+    with registered("test_answer_length", AnswerLength):
+        run = run_eval(dataset, tmp_path, "qa_scorer=test_answer_length")
+    qa = [r for r in rows(run) if r["task"] == "qa"]
+    assert qa and AnswerLength.calls == len(qa)
+    assert all(r["answer_chars"] == len(r["prediction"]) and "token_f1" not in r for r in qa)
+    assert all("answer_chars" not in r for r in rows(run) if r["task"] == "navigation")
+    assert "## QA by verbalised / updated" in (run / "dialogue" / "results.md").read_text()
 
 
 def test_llm_match_judge_scores_caches_and_records_unparseable_replies(dataset, tmp_path, judge_server):

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from fake_openai import FakeEndpoint
+from runtime_scorers import TaggedVoxMem, registered
 
 import memgym.pipelines.voxmem.evaluation as voxmem_eval
 from memgym.backends.errors import OverContextError
@@ -19,6 +20,8 @@ from memgym.core.chat import AudioPart
 from memgym.core.episode import Dataset
 from memgym.core.errors import ConfigError
 from memgym.core.protocols import Reasoner
+from memgym.core.scoring import ScorerContext
+from memgym.tasks.voxmem.scoring import VoxMemScorer
 
 
 class KnowsTheAnswers(Reasoner):
@@ -94,6 +97,15 @@ def test_eval_rows_tables_and_resume(vox_dataset, patched, tmp_path):
     assert patched.calls == calls  # the lost rows were audio-model rows; the text model was not asked again
 
 
+def test_scorer_takes_a_scorer_registered_at_runtime(vox_dataset, patched, tmp_path):
+    """The env scores each reply with it (the row is its score, not a second scoring)."""
+    with registered("test_tagged_voxmem", TaggedVoxMem):
+        folder = _run(vox_dataset, tmp_path, "memory=oracle_tags", "scorer=test_tagged_voxmem")
+    rows = [json.loads(line) for line in (folder / "results.jsonl").read_text().splitlines()]
+    assert len(rows) == 5 and all(r["reply_chars"] == len(r["reply"]) for r in rows)
+    assert sum(r["correct"] for r in rows) >= 3  # the verdict keys of VoxMemScorer are kept
+
+
 def test_one_memory_is_the_same_run_as_a_list_of_one(vox_dataset, patched, tmp_path):
     folder = _run(vox_dataset, tmp_path, "memory=oracle_tags")
     rows = [json.loads(line) for line in (folder / "results.jsonl").read_text().splitlines()]
@@ -119,6 +131,7 @@ def test_env_path_equals_the_direct_path_item_by_item(vox_dataset, truth_asr, tm
     rows = {r["key"]: r for r in map(json.loads, (folder / "results.jsonl").read_text().splitlines())}
     config = voxmem_eval.VoxMemEvalConfig(dataset=str(vox_dataset))
     runner = voxmem_eval.ItemRunner(config, vox_dataset, None, None)
+    scorer = VoxMemScorer.from_context(ScorerContext(dataset_dir=str(vox_dataset.resolve())))
     replies = []
     for episode in Dataset.load(vox_dataset / "manifest.jsonl"):
         item = episode.items[0]
@@ -133,7 +146,7 @@ def test_env_path_equals_the_direct_path_item_by_item(vox_dataset, truth_asr, tm
             question = VoxMemQuery(item.prompt, read_turn_audio(vox_dataset / episode.question_audio))
             reply = StructuredReasoner().generate(memory.retrieve(question), max_new_tokens=32)
             row = rows[f"structured|{name}|{episode.episode_id}"]
-            assert (row["reply"], row["correct"]) == (reply, runner.scorer.score(item, reply)["correct"])
+            assert (row["reply"], row["correct"]) == (reply, scorer.score(item, reply)["correct"])
             replies.append(reply)
     assert len(set(replies)) > 5  # the replies depend on what each memory holds
 
