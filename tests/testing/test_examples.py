@@ -129,16 +129,10 @@ def test_the_example_memory_runs_in_memgym_eval_dialogmem(examples, dialogmem_sm
 def test_the_example_scorer_scores_memgym_eval_dialogmem(examples, dialogmem_small, tmp_path):
     import json
 
-    from memgym.core.errors import ConfigError
     from memgym.pipelines.dialogmem.evaluation import evaluate
 
     overrides = (f"dataset={dialogmem_small}", "qa_scorer=reference_words", "camera.width=32", "camera.height=24")
-    try:
-        run = evaluate(JobArgs(overrides=overrides, runs_dir=tmp_path, progress=False))
-    except ConfigError as exc:  # before issue 41 item 1, qa_scorer took token_f1 or llm_match only
-        if "qa_scorer" not in str(exc):
-            raise
-        pytest.skip(f"this memgym's qa_scorer takes no registered scorer: {exc}")
+    run = evaluate(JobArgs(overrides=overrides, runs_dir=tmp_path, progress=False))
     rows = [json.loads(line) for line in (run / "dialogue" / "results.jsonl").read_text().splitlines()]
     qa = [row for row in rows if row["task"] == "qa"]
     assert qa and all(0.0 <= row["reference_words"] <= 1.0 and not row.get("error") for row in qa)
