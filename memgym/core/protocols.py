@@ -1,4 +1,5 @@
-"""The abstract contracts the benchmarks plug into: Memory, Reasoner, Scorer, Scene.
+"""The abstract contracts the benchmarks plug into: Memory, Reasoner, Scorer, Scene (and the
+:class:`ScorerContext` a scorer is built from, with its :class:`Judge`).
 
 They are abstract base classes (not structural protocols) so that registries can assert a
 registered class really implements the contract, and so torch memories can subclass both
@@ -8,16 +9,14 @@ registered class really implements the contract, and so torch memories can subcl
 from __future__ import annotations
 
 import abc
+import dataclasses
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
 from memgym.core.chat import Message
 from memgym.core.episode import TaskItem
-
-if TYPE_CHECKING:
-    from memgym.core.scoring import ScorerContext
 
 READS: dict[str, str] = {
     "frames": "formation frames: rgb (H, W, 3) uint8, depth (H, W) metres, pose",
@@ -137,6 +136,39 @@ class Reasoner(abc.ABC):
         return replies
 
 
+@dataclasses.dataclass(frozen=True)
+class Judge:
+    """A pinned judge model and what its ratings are cached under.
+
+    Attributes:
+        reasoner: the judge (called at temperature 0 by every memgym backend).
+        identity: names the model, seed and temperature; part of every cache key.
+        cache: the evaluation's crash-safe rating cache (a
+            :class:`~memgym.tasks.llm_match.JudgeCache`; None: memory only).
+        max_new_tokens: the judge's reply budget, tokens.
+    """
+
+    reasoner: Reasoner
+    identity: str
+    cache: Any = None
+    max_new_tokens: int = 8
+
+
+@dataclasses.dataclass(frozen=True)
+class ScorerContext:
+    """What a scorer is built from (:meth:`~memgym.core.protocols.Scorer.from_context`); each
+    scorer reads the fields it takes.
+
+    Attributes:
+        dataset_dir: the dataset folder of the episodes scored ('' when the env generated them):
+            VoxMem's scorer reads its plans and sound classes there.
+        judge: the evaluation's judge (None: none configured; a scorer that needs one refuses).
+    """
+
+    dataset_dir: str = ""
+    judge: Judge | None = None
+
+
 class Scorer(abc.ABC):
     """Scores one prediction against one task item.
 
@@ -147,7 +179,7 @@ class Scorer(abc.ABC):
             ``spoken_qa``: VoxMem's verdict keys; ``attribute_query``: AMemOps' class keys). Empty:
             any task.
         judged: it needs a judge model (:attr:`ScorerContext.judge
-            <memgym.core.scoring.ScorerContext>`); evaluations build their judge for it.
+            <memgym.core.protocols.ScorerContext>`); evaluations build their judge for it.
     """
 
     name: str = "scorer"

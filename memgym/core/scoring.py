@@ -26,48 +26,11 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
 
 from memgym.core.errors import ConfigError, PluginImportError
+from memgym.core.protocols import Judge, Scorer, ScorerContext
 from memgym.core.registry import SCORERS
 from memgym.core.suggest import did_you_mean
-
-if TYPE_CHECKING:
-    from memgym.core.protocols import Reasoner, Scorer
-
-
-@dataclasses.dataclass(frozen=True)
-class Judge:
-    """A pinned judge model and what its ratings are cached under.
-
-    Attributes:
-        reasoner: the judge (called at temperature 0 by every memgym backend).
-        identity: names the model, seed and temperature; part of every cache key.
-        cache: the evaluation's crash-safe rating cache (a
-            :class:`~memgym.tasks.llm_match.JudgeCache`; None: memory only).
-        max_new_tokens: the judge's reply budget, tokens.
-    """
-
-    reasoner: Reasoner
-    identity: str
-    cache: Any = None
-    max_new_tokens: int = 8
-
-
-@dataclasses.dataclass(frozen=True)
-class ScorerContext:
-    """What a scorer is built from (:meth:`~memgym.core.protocols.Scorer.from_context`); each
-    scorer reads the fields it takes.
-
-    Attributes:
-        dataset_dir: the dataset folder of the episodes scored ('' when the env generated them):
-            VoxMem's scorer reads its plans and sound classes there.
-        judge: the evaluation's judge (None: none configured; a scorer that needs one refuses).
-    """
-
-    dataset_dir: str = ""
-    judge: Judge | None = None
-
 
 ScorerFactory = Callable[[ScorerContext], "Scorer"]
 """Builds a scorer from an env's :class:`ScorerContext` (e.g. :func:`judged_scorer`)."""
@@ -124,8 +87,6 @@ def build_scorer(spec: str | Scorer | ScorerFactory, task: str, context: ScorerC
         ConfigError: an unknown name, or a scorer of other tasks.
         TypeError: ``spec`` (or what a factory returned) is not a scorer.
     """
-    from memgym.core.protocols import Scorer
-
     scorer = scorer_class(spec, task, where).from_context(context) if isinstance(spec, str) else spec
     if not isinstance(scorer, Scorer):
         scorer = scorer(context) if callable(scorer) else scorer

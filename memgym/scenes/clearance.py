@@ -15,14 +15,11 @@ full radius. A centre that keeps only the radius may still be passed through on 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 import numpy as np
 
+from memgym.scenes.agent_spec import AgentSpec
 from memgym.scenes.nav_raster import COINCIDENT, RASTER_CHUNK, chunks, index_range, pairs
-
-if TYPE_CHECKING:
-    from memgym.scenes.navigation import AgentSpec
 
 
 def clearance_reach(agent: AgentSpec) -> float:

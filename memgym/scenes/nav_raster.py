@@ -19,13 +19,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import ndimage
 
-if TYPE_CHECKING:
-    from memgym.scenes.navigation import AgentSpec
+from memgym.scenes.agent_spec import AgentSpec
 
 
 def edge_clearance(walkable: np.ndarray, cell: float) -> np.ndarray:

@@ -60,6 +60,7 @@ from scipy import ndimage
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import dijkstra
 
+from memgym.scenes.agent_spec import AgentSpec
 from memgym.scenes.clearance import centre_clearances, clearance_reach
 from memgym.scenes.nav_raster import column_floors, crossed_cells, edge_clearance, grid_frame, surface_floors
 
@@ -67,28 +68,6 @@ GeodesicStatus = Literal["ok", "start_off_navmesh", "goal_off_navmesh", "unreach
 LEVEL_BAND = 0.5
 """How far (metres) a navmesh surface may lie above or below the floor level and still count as
 that floor: habitat-sim's ``isNavigable`` default ``maxYDelta`` (Recast heights are voxelised)."""
-
-
-@dataclasses.dataclass(frozen=True)
-class AgentSpec:
-    """The agent body used for navigability.
-
-    Attributes:
-        radius: cylinder radius, metres.
-        height: cylinder height, metres.
-        max_climb: largest step the agent climbs, metres.
-        max_slope: steepest walkable surface, degrees.
-        cell_size: grid resolution, metres.
-        snap_distance: how far (metres, horizontal) a query point may be from the navigable
-            floor and still be snapped onto it.
-    """
-
-    radius: float = 0.17
-    height: float = 1.41
-    max_climb: float = 0.2
-    max_slope: float = 30.0
-    cell_size: float = 0.025
-    snap_distance: float = 1.5
 
 
 @dataclasses.dataclass(frozen=True)

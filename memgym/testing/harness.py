@@ -12,80 +12,11 @@ benchmark of a plugin package adds its own with :func:`add_harness`.
 
 from __future__ import annotations
 
-import abc
-import functools
-import tempfile
-from typing import Any
-
-import gymnasium
-
-from memgym.agents.agent import Agent
-from memgym.core.episode import Episode
 from memgym.core.protocols import Memory
+from memgym.testing import harness_amemops, harness_dialogmem, harness_voxmem  # noqa: F401 (they add theirs)
+from memgym.testing.harness_base import HARNESSES, Harness, add_harness, built_harness
 
-
-class Harness(abc.ABC):
-    """A benchmark as the memory contract plays it (module docstring). Built once per process
-    (:func:`harness_for`); its env and episodes are made on first use and then kept."""
-
-    benchmark: str = "benchmark"
-
-    def __init__(self) -> None:
-        self._folder: tempfile.TemporaryDirectory | None = None
-
-    @property
-    def folder(self) -> str:
-        """A scratch folder of this harness (datasets it builds), removed when the process ends."""
-        if self._folder is None:
-            self._folder = tempfile.TemporaryDirectory(prefix=f"memgym-contract-{self.benchmark}-")
-        return self._folder.name
-
-    @abc.abstractmethod
-    def takes(self, cls: type[Memory]) -> bool:
-        """Whether an evaluation of this benchmark takes memories of class ``cls``."""
-
-    @abc.abstractmethod
-    def options(self, name: str) -> Any:
-        """The options an evaluation builds the memory registered as ``name`` from."""
-
-    @abc.abstractmethod
-    def env(self, memory: Memory) -> gymnasium.Env:
-        """The benchmark's registered env, made as its evaluation makes it for ``memory``."""
-
-    @abc.abstractmethod
-    def episodes(self) -> tuple[Episode, Episode]:
-        """Two different small episodes of the env (the same two on every call)."""
-
-    @abc.abstractmethod
-    def agent(self, memory: Memory) -> Agent:
-        """The agent an evaluation answers the use phase with, holding ``memory``."""
-
-    def reset_options(self, episode: Episode) -> dict[str, Any] | None:
-        """Extra ``reset`` options an evaluation plays ``episode`` with (default: none)."""
-        return None
-
-    def after_formation(self, agent: Agent) -> None:  # noqa: B027 (an optional hook)
-        """What an evaluation does with the formed memory before the use phase (default: nothing)."""
-
-    def context(self, episode: Episode) -> dict[str, Any]:
-        """What an evaluation binds with ``episode`` (``bind_episode``'s ``context``; default: none)."""
-        return {}
-
-    @abc.abstractmethod
-    def evidence_problem(self, evidence: Any, memory: Memory) -> str | None:
-        """What is wrong with ``evidence`` (one ``retrieve`` reply of ``memory``) for the agent
-        that reads it, or None when the agent can use it."""
-
-
-_HARNESSES: dict[str, type[Harness]] = {}
-
-
-def add_harness(cls: type[Harness]) -> type[Harness]:
-    """Add a benchmark's harness (a class decorator); :func:`harness_for` asks those of plugin
-    benchmarks first (the last added first), so one may take memories a built-in one also takes."""
-    _HARNESSES[cls.benchmark] = cls
-    _harness.cache_clear()
-    return cls
+__all__ = ["BUILTIN", "Harness", "add_harness", "harness_for", "harness_names"]
 
 
 BUILTIN = ("amemops", "voxmem", "dialogmem")
@@ -95,9 +26,7 @@ BUILTIN = ("amemops", "voxmem", "dialogmem")
 def harness_names() -> list[str]:
     """The benchmarks with a harness, in the order :func:`harness_for` asks them: plugin
     benchmarks' (the last added first), then :data:`BUILTIN`."""
-    from memgym.testing import harness_amemops, harness_dialogmem, harness_voxmem  # noqa: F401 (they add theirs)
-
-    return [name for name in reversed(_HARNESSES) if name not in BUILTIN] + list(BUILTIN)
+    return [name for name in reversed(HARNESSES) if name not in BUILTIN] + list(BUILTIN)
 
 
 def harness_for(cls: type[Memory]) -> Harness:
@@ -107,7 +36,7 @@ def harness_for(cls: type[Memory]) -> Harness:
         AssertionError: no harness takes it (a memory no benchmark can evaluate).
     """
     for benchmark in harness_names():
-        harness = _harness(benchmark)
+        harness = built_harness(benchmark)
         if harness.takes(cls):
             return harness
     raise AssertionError(
@@ -115,8 +44,3 @@ def harness_for(cls: type[Memory]) -> Harness:
         f"a VoxMem memory subclasses memgym.memory.voxmem.base.VoxMemMemory, an AMemOps one "
         f"memgym.memory.recurrent.core_memory.CoreMemory, and a DialogMem one reads no audio"
     )
-
-
-@functools.cache
-def _harness(benchmark: str) -> Harness:
-    return _HARNESSES[benchmark]()

@@ -16,7 +16,7 @@ import numpy as np
 from memgym.agents.agent import Agent
 from memgym.core.episode import Episode
 from memgym.core.protocols import Memory
-from memgym.testing.harness import Harness, add_harness
+from memgym.testing.harness_base import Harness, add_harness
 
 SMALL_MODEL: dict[str, int] = {"width": 16, "layers": 1, "heads": 2, "head_dim": 8, "mlp_hidden": 32, "chunk_size": 16}
 """Architecture of the contract's models (:class:`~memgym.memory.recurrent.model.ModelConfig` fields)."""

@@ -17,7 +17,7 @@ import numpy as np
 from memgym.agents.agent import Agent
 from memgym.core.episode import Episode
 from memgym.core.protocols import Memory
-from memgym.testing.harness import Harness, add_harness
+from memgym.testing.harness_base import Harness, add_harness
 
 CAMERA = ("camera.width=32", "camera.height=24")
 """The formation camera of the contract's episodes (the eval config's and the env's)."""

@@ -24,7 +24,7 @@ from memgym.agents.agent import Agent
 from memgym.core.chat import AudioPart, Message, TextPart
 from memgym.core.episode import Dataset, Episode
 from memgym.core.protocols import Memory, Reasoner
-from memgym.testing.harness import Harness, add_harness
+from memgym.testing.harness_base import Harness, add_harness
 
 
 class DigestRecogniser:

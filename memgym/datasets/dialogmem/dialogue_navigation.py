@@ -26,7 +26,7 @@ import numpy as np
 
 from memgym.backends.structured import words
 from memgym.datasets.dialogmem.content import MemoryItem
-from memgym.datasets.dialogmem.task_specs import Draft, TaskSpec, matches
+from memgym.datasets.dialogmem.drafts import Draft, TaskSpec, matches
 from memgym.datasets.dialogmem.validation import format_violations, leakage_violations
 
 INSTRUCTIONS = ("Take me to {ref}.", "Go to {ref}.", "Head over to {ref}.", "Find {ref}.", "Navigate to {ref}.")

@@ -24,7 +24,6 @@ is the gold answer; earlier versions are superseded). Filters, in order, each co
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -35,6 +34,8 @@ import numpy as np
 from memgym.backends.structured import words
 from memgym.core.episode import TaskItem
 from memgym.datasets.dialogmem.content import CONTENT_TYPES, MemoryItem, latest
+from memgym.datasets.dialogmem.dialogue_navigation import rewrite_navigation
+from memgym.datasets.dialogmem.drafts import Draft, TaskSpec, matches
 from memgym.datasets.dialogmem.validation import format_violations, leakage_violations
 
 QUESTION_TEMPLATES: dict[str, str] = {
@@ -55,28 +56,6 @@ QUESTION_TEMPLATES: dict[str, str] = {
 INSTRUCTION_TEMPLATES = ("Go to {ref}.", "Take me to {ref}.", "Navigate to {ref}.", "Find {ref}.")
 FILTERS = ("same_type", "not_unique", "ambiguous_group", "reveals_answer", "invalid_text", "duplicate")
 _STOP = frozenset(["a", "an", "the", "of", "to", "in", "on", "it", "its", "is", "was", "for", "and", "that", "you"])
-
-
-@dataclasses.dataclass(frozen=True)
-class TaskSpec:
-    """A task fixed before text: target, identification cues, answer evidence (QA only)."""
-
-    task: str
-    target: str
-    category: str
-    cues: tuple[MemoryItem, ...]
-    answer: MemoryItem | None = None
-    names_category: bool = True
-    """False: a navigation item naming its target only by what residents said (no category word)."""
-
-    @property
-    def identification_types(self) -> tuple[str, ...]:
-        """Sorted distinct content types of the cues."""
-        return tuple(sorted({c.type for c in self.cues}))
-
-    def signature(self) -> tuple[str, tuple[tuple[str, str], ...]]:
-        """(category, sorted (key, value) cues): the retrieval cue the item relies on."""
-        return self.category, tuple(sorted((c.key, c.value) for c in self.cues))
 
 
 def available_content(items: Sequence[MemoryItem], observed: set[str]) -> dict[str, dict[str, MemoryItem]]:
@@ -153,11 +132,6 @@ def is_same_type(spec: TaskSpec) -> bool:
     return spec.answer is not None and spec.identification_types == (spec.answer.type,)
 
 
-def matches(cues: Sequence[MemoryItem], keys: Mapping[str, MemoryItem]) -> bool:
-    """Whether an object's available content agrees with every cue."""
-    return all(c.key in keys and keys[c.key].value == c.value for c in cues)
-
-
 def is_unique(spec: TaskSpec, content: Mapping[str, Mapping[str, MemoryItem]]) -> bool:
     """No other observed object of the category matches all the spec's cues."""
     for object_id, keys in content.items():
@@ -200,15 +174,6 @@ def reveals_answer(prompt: str, answer: str) -> bool:
     """All content words of ``answer`` already appear in ``prompt``."""
     answer_words = [w for w in words(answer) if w not in _STOP]
     return bool(answer_words) and set(answer_words) <= set(words(prompt))
-
-
-@dataclasses.dataclass(frozen=True)
-class Draft:
-    """An item that passed the filters, before its dialogue annotations: spec, prompt, gold answer."""
-
-    spec: TaskSpec
-    prompt: str
-    answer: Any
 
 
 def draft_items(
@@ -264,8 +229,6 @@ def draft_items(
         prompts.add(prompt)
         drafts.append(Draft(spec, prompt, answer))
     if dialogue_navigation_share > 0:
-        from memgym.datasets.dialogmem.dialogue_navigation import rewrite_navigation
-
         drafts = rewrite_navigation(rng, drafts, content, goals, dialogue_navigation_share)
     return drafts, dropped
 
