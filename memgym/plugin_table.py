@@ -62,6 +62,17 @@ evaluation picks the memories it can feed without importing them."""
 MEMORY_READS: dict[str, frozenset[str]] = {name: frozenset(reads.split()) for name, (_, reads) in MEMORY_TABLE.items()}
 """Memory name -> what it reads (the second column of :data:`MEMORY_TABLE`)."""
 
+BASES: dict[str, str] = {
+    "env": "gymnasium:Env",
+    "memory": "memgym.core.protocols:Memory",
+    "scorer": "memgym.core.protocols:Scorer",
+    "scene": "memgym.core.protocols:Scene",
+    "reasoner": "memgym.core.protocols:Reasoner",
+    "benchmark": "memgym.core.benchmark:Benchmark",
+    "linker": "memgym.memory.embodied.linking:Linker",
+}
+"""Registry kind -> ``"module:attr"`` of the class everything registered under it subclasses."""
+
 BUILTINS: dict[str, dict[str, str]] = {
     "env": {
         "amemops": "memgym.envs.audio_stream_env:AudioStreamEnv",
@@ -139,6 +150,7 @@ BUILTIN_RECORD_KINDS: dict[str, str] = {
 def declare_builtins() -> None:
     """Declare every table entry with its registry (idempotent; imports no plugin module)."""
     for registry in ALL_REGISTRIES:
+        registry.declare_base(BASES[registry.kind])
         for name, target in BUILTINS[registry.kind].items():
             registry.declare(name, target)
     RECORD_KINDS.update(BUILTIN_RECORD_KINDS)

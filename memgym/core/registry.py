@@ -55,25 +55,43 @@ class Registry(Generic[T]):
     Args:
         kind: what is registered (``"memory"``), used in messages.
         base: the class every registered class must subclass, or its ``"module:attr"``
-            (resolved on first use, so that importing the registry stays cheap).
+            (resolved on first use, so that importing the registry stays cheap); memgym's own
+            registries are given theirs by :mod:`memgym.plugin_table` (:meth:`declare_base`).
         group: the Python entry point group third-party packages add names through.
     """
 
-    def __init__(self, kind: str, base: type | str, group: str | None = None) -> None:
+    def __init__(self, kind: str, base: type | str | None = None, group: str | None = None) -> None:
         self.kind = kind
         self.group = group
         self._base = base
+        self._base_target: str | None = None
         self._entries: dict[str, type[T]] = {}
         self._declared: dict[str, str] = {}
         self._plugins: tuple[tuple[str, ...], dict[str, tuple[str, str]]] | None = None
 
     @property
     def base(self) -> type:
-        """The class every registered class must subclass."""
+        """The class every registered class must subclass.
+
+        Raises:
+            RegistryError: none was given or declared.
+        """
+        if self._base is None:
+            raise RegistryError(f"the {self.kind} registry has no base class declared (memgym.plugin_table.BASES)")
         if isinstance(self._base, str):
             module, attr = split_target(self._base, f"base of the {self.kind} registry")
             self._base = getattr(importlib.import_module(module), attr)
         return self._base
+
+    def declare_base(self, target: str) -> None:
+        """Declare the base class every registered class must subclass by its ``"module:attr"``
+        (imported on first use); the same one again is a no-op."""
+        split_target(target, f"base of the {self.kind} registry")
+        if self._base_target not in (None, target):
+            raise RegistryError(f"the {self.kind} registry's base is already declared as '{self._base_target}'")
+        self._base_target = target
+        if self._base is None:
+            self._base = target
 
     def declare(self, name: str, target: str) -> None:
         """Declare that ``name`` lives at ``target`` (``"module:attr"``), imported on first use."""
@@ -204,13 +222,13 @@ ENTRY_POINT_GROUPS: dict[str, str] = {
 }
 """Registry kind -> the Python entry point group third-party packages use to add names."""
 
-ENVS: Registry = Registry("env", "gymnasium:Env", ENTRY_POINT_GROUPS["env"])
-MEMORIES: Registry = Registry("memory", "memgym.core.protocols:Memory", ENTRY_POINT_GROUPS["memory"])
-SCORERS: Registry = Registry("scorer", "memgym.core.protocols:Scorer", ENTRY_POINT_GROUPS["scorer"])
-SCENES: Registry = Registry("scene", "memgym.core.protocols:Scene", ENTRY_POINT_GROUPS["scene"])
-REASONERS: Registry = Registry("reasoner", "memgym.core.protocols:Reasoner", ENTRY_POINT_GROUPS["reasoner"])
-BENCHMARKS: Registry = Registry("benchmark", "memgym.core.benchmark:Benchmark", ENTRY_POINT_GROUPS["benchmark"])
-LINKERS: Registry = Registry("linker", "memgym.memory.embodied.linking:Linker", ENTRY_POINT_GROUPS["linker"])
+ENVS: Registry = Registry("env", group=ENTRY_POINT_GROUPS["env"])
+MEMORIES: Registry = Registry("memory", group=ENTRY_POINT_GROUPS["memory"])
+SCORERS: Registry = Registry("scorer", group=ENTRY_POINT_GROUPS["scorer"])
+SCENES: Registry = Registry("scene", group=ENTRY_POINT_GROUPS["scene"])
+REASONERS: Registry = Registry("reasoner", group=ENTRY_POINT_GROUPS["reasoner"])
+BENCHMARKS: Registry = Registry("benchmark", group=ENTRY_POINT_GROUPS["benchmark"])
+LINKERS: Registry = Registry("linker", group=ENTRY_POINT_GROUPS["linker"])
 register_env = ENVS.register
 register_memory = MEMORIES.register
 register_scorer = SCORERS.register

@@ -14,8 +14,8 @@ from memgym.core.errors import PluginImportError, RegistryError
 from memgym.core.loading import OPTIONAL_PACKAGES
 from memgym.core.protocols import Memory, Scorer
 from memgym.core.records import record_class
-from memgym.core.registry import ALL_REGISTRIES, MEMORIES, SCORERS, Registry
-from memgym.plugin_table import BUILTIN_RECORD_KINDS, BUILTINS, MEMORY_READS
+from memgym.core.registry import ALL_REGISTRIES, LINKERS, MEMORIES, SCORERS, Registry
+from memgym.plugin_table import BASES, BUILTIN_RECORD_KINDS, BUILTINS, MEMORY_READS
 
 
 class Base:
@@ -39,6 +39,25 @@ def test_register_wrong_type_is_a_type_error():
     registry: Registry = Registry("widget", Base)
     with pytest.raises(TypeError, match="expects a subclass of Base"):
         registry.register("x")(int)
+
+
+def test_a_base_declared_by_target_is_imported_on_first_use_and_kept():
+    registry: Registry = Registry("widget")
+    with pytest.raises(RegistryError, match="the widget registry has no base class declared"):
+        registry.register("x")(Base)
+    registry.declare_base(f"{__name__}:Base")
+    registry.declare_base(f"{__name__}:Base")
+    registry.register("a")(type("A", (Base,), {}))
+    assert registry.base is Base
+    with pytest.raises(RegistryError, match="already declared as"):
+        registry.declare_base("memgym.core.protocols:Memory")
+
+
+def test_the_plugin_table_gives_every_registry_its_base_and_the_registry_names_no_module_of_a_kind():
+    assert {registry.kind: registry._base_target for registry in ALL_REGISTRIES} == BASES
+    source = Path(importlib.import_module("memgym.core.registry").__file__).read_text(encoding="utf-8")
+    assert not re.search(r"memgym\.(memory|tasks|envs|backends|pipelines|scenes)\.", source)
+    assert LINKERS.base.__name__ == "Linker" and LINKERS.base.__module__ == "memgym.memory.embodied.linking"
 
 
 def test_two_classes_under_one_name_are_refused():
