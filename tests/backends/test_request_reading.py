@@ -6,11 +6,12 @@ from __future__ import annotations
 import pytest
 from reasoner_cases import HELD_OUT, PHRASINGS, UNSEEN, accuracy, cases, cue_combinations, dialogue_cases, episode_cases
 
-from memgym.backends.dialogue_reading import fold_chains, read_statements, transcript
 from memgym.backends.request_reading import asked_key, find_mentions, head_category, tokens
-from memgym.backends.structured import UNKNOWN, Fact, StructuredReasoner, format_fact
+from memgym.backends.structured import Fact, format_fact
 from memgym.core.chat import Message
 from memgym.core.task_line import request_line
+from memgym.pipelines.dialogmem.reasoner.dialogue_reading import fold_chains, read_statements, transcript
+from memgym.pipelines.structured_reasoner import UNKNOWN, StructuredReasoner
 
 
 def ask(request: str, facts: list[Fact], dialogue: str = "", task: str = "qa") -> str:

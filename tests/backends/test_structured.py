@@ -4,16 +4,10 @@ from __future__ import annotations
 
 from memgym.backends.request_reading import asked_key as read_asked_key
 from memgym.backends.request_reading import tokens
-from memgym.backends.structured import (
-    UNKNOWN,
-    Fact,
-    StructuredReasoner,
-    extractive_answer,
-    format_fact,
-    parse_facts,
-)
+from memgym.backends.structured import Fact, format_fact, parse_facts
 from memgym.core.chat import Message
 from memgym.core.task_line import request_line
+from memgym.pipelines.structured_reasoner import UNKNOWN, StructuredReasoner, extractive_answer
 
 FACTS = [
     Fact("m1", "mug", "perceptual", "color", "red", 0),

@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from memgym.backends.structured import StructuredReasoner
-from memgym.backends.voxmem_lines import parse_history, parse_tag_line, tag_line
-from memgym.backends.voxmem_reader import REFUSAL, magnitude, parse_question, stated_value
 from memgym.core.chat import Message
 from memgym.datasets.voxmem.plans import plan_item
 from memgym.datasets.voxmem.taxonomy import BUILDABLE_CELLS, SUBTYPES
+from memgym.memory.voxmem.history_lines import parse_history, parse_tag_line, tag_line
+from memgym.pipelines.structured_reasoner import StructuredReasoner
+from memgym.pipelines.voxmem.reader import REFUSAL, magnitude, parse_question, stated_value
 
 SOUNDS = ["rain", "dog", "clock_alarm", "siren", "train", "wind"]
 

@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 from dialogmem_fixtures import LOG
 
-from memgym.backends.dialogue_reading import read_statements
 from memgym.datasets.dialogmem.content import MemoryItem
 from memgym.datasets.dialogmem.grammar import FACT_SENTENCES
 from memgym.datasets.dialogmem.policy import TurnSpec
 from memgym.datasets.dialogmem.realise import TemplateRealiser
 from memgym.datasets.dialogmem.residents import STYLES, Resident
 from memgym.datasets.dialogmem.validation import text_violations
+from memgym.pipelines.dialogmem.reasoner.dialogue_reading import read_statements
 
 VALUES = {
     "color": "dark brown",

@@ -11,14 +11,15 @@ import functools
 import pytest
 from small_houses import SMALL_HOUSES
 
-from memgym.backends.dialogue_reading import read_statements
-from memgym.backends.structured import StructuredReasoner, parse_facts
+from memgym.backends.structured import parse_facts
 from memgym.core.chat import Message
 from memgym.core.config import load_config
 from memgym.core.task_line import request_line
 from memgym.datasets.dialogmem.content import latest
 from memgym.memory.embodied.oracle import OracleProbe
 from memgym.pipelines.dialogmem.generation import DialogMemGenerateConfig, EpisodeBuilder, scene_specs
+from memgym.pipelines.dialogmem.reasoner.dialogue_reading import read_statements
+from memgym.pipelines.structured_reasoner import StructuredReasoner
 
 SEEDS = range(5)
 

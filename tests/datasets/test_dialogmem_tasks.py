@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from dialogmem_fixtures import OBJECTS, TRAVERSAL
 
-from memgym.backends.structured import StructuredReasoner, format_fact
+from memgym.backends.structured import format_fact
 from memgym.core.chat import Message
 from memgym.core.task_line import request_line
 from memgym.datasets.dialogmem.content import MemoryItem
@@ -24,6 +24,7 @@ from memgym.datasets.dialogmem.task_specs import (
     referring_expression,
     reveals_answer,
 )
+from memgym.pipelines.structured_reasoner import StructuredReasoner
 
 
 def item(object_id, key, value, type_="perceptual", category="mug", **kw):

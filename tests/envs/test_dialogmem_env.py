@@ -9,10 +9,10 @@ from gymnasium.utils.env_checker import check_env
 from memgym.agents.agent import run_episode
 from memgym.agents.reasoner_agent import ReasonerAgent
 from memgym.backends.errors import ReasonerError
-from memgym.backends.structured import StructuredReasoner
 from memgym.core.protocols import Scorer
 from memgym.envs.dialogmem_env import DialogMemEnv
 from memgym.memory.embodied.dialogue import DialogueMemory
+from memgym.pipelines.structured_reasoner import StructuredReasoner
 
 SMALL = {
     "house_seed": 2,

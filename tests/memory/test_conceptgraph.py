@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 
 from memgym.agents.reasoner_agent import ReasonerAgent
-from memgym.backends.structured import StructuredReasoner
 from memgym.core.errors import ConfigError, MemgymError
 from memgym.core.registry import MEMORIES
 from memgym.memory.embodied.conceptgraph import ConceptGraphMemory
 from memgym.memory.embodied.snapshots import SnapshotMemory
+from memgym.pipelines.structured_reasoner import StructuredReasoner
 from tests.support.box_scene import TABLE_LABELS, TABLE_MEMORY_OPTIONS, TABLE_SCENE, table_memory
 
 OPTIONS = TABLE_MEMORY_OPTIONS

@@ -5,10 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 from memgym.agents.reasoner_agent import ReasonerAgent
-from memgym.backends.structured import StructuredReasoner, parse_facts
+from memgym.backends.structured import parse_facts
 from memgym.core.chat import ImagePart, to_hf_messages, to_openai_messages
 from memgym.core.protocols import Memory, Reasoner
 from memgym.memory.embodied.evidence import Entry, VisualEvidence
+from memgym.pipelines.structured_reasoner import StructuredReasoner
 
 IMAGE = np.zeros((4, 5, 3), np.uint8)
 EVIDENCE = VisualEvidence(

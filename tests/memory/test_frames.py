@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from memgym.agents.reasoner_agent import ReasonerAgent
-from memgym.backends.structured import StructuredReasoner
 from memgym.core.errors import ConfigError
 from memgym.core.registry import MEMORIES
 from memgym.memory.embodied.frames import FramesMemory
+from memgym.pipelines.structured_reasoner import StructuredReasoner
 
 
 def observation(index: int, semantic_id: int = 0) -> dict:

@@ -7,7 +7,6 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from memgym.backends.structured import StructuredReasoner
 from memgym.core.errors import ConfigError, MemgymError
 from memgym.memory.embodied.controlled_linker import ControlledLinker
 from memgym.memory.embodied.covisibility import Snapshot
@@ -19,6 +18,7 @@ from memgym.memory.embodied.ground_truth import (
     snapshot_contents,
 )
 from memgym.memory.embodied.linking import ClipLinker, LinkInputs, VLMLinker, build_linker, link_messages
+from memgym.pipelines.structured_reasoner import StructuredReasoner
 from tests.support.tiny_hf_models import build_tiny_clip
 
 # Five annotated objects o0..o4, one instance each (i0..i4), four snapshots.

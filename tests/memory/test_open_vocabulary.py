@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from memgym.backends.structured import StructuredReasoner
 from memgym.core.errors import ConfigError, MemgymError
 from memgym.core.registry import MEMORIES
 from memgym.memory.embodied.open_vocabulary import ZeroShotDetector, depth_mask, non_maximum_suppression
+from memgym.pipelines.structured_reasoner import StructuredReasoner
 from tests.support.tiny_hf_models import build_tiny_owlv2
 
 

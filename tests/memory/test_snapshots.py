@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from memgym.agents.reasoner_agent import ReasonerAgent
-from memgym.backends.structured import StructuredReasoner
 from memgym.core.errors import ConfigError
 from memgym.memory.embodied.linking import Linker
 from memgym.memory.embodied.snapshots import SnapshotMemory
+from memgym.pipelines.structured_reasoner import StructuredReasoner
 from tests.support.box_scene import TABLE_SCENE, table_memory
 
 

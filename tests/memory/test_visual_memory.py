@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from memgym.agents.reasoner_agent import ReasonerAgent
-from memgym.backends.structured import StructuredReasoner
 from memgym.core.errors import ConfigError
 from memgym.core.registry import MEMORIES
 from memgym.envs.dialogmem_env import DialogMemEnv
+from memgym.pipelines.structured_reasoner import StructuredReasoner
 from memgym.scenes.spec import load_scene
 from tests.support.box_scene import TABLE_MEMORY_OPTIONS, table_memory
 

@@ -235,9 +235,9 @@ def episode_cases(episode, style) -> list[tuple[str, str, str]]:
 def accuracy(found: list[tuple[str, str, str]]) -> float:
     """Percent of cases the structured reasoner answers exactly (told each case's task, as the
     env tells it: an expected ``OBJECT <id>`` is a navigation item)."""
-    from memgym.backends.structured import StructuredReasoner
     from memgym.core.chat import Message
     from memgym.core.task_line import request_line
+    from memgym.pipelines.structured_reasoner import StructuredReasoner
 
     reasoner = StructuredReasoner()
     right = 0

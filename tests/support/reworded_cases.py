@@ -18,10 +18,11 @@ import json
 from functools import cache
 from pathlib import Path
 
-from memgym.backends.structured import Fact, StructuredReasoner, format_fact
+from memgym.backends.structured import Fact, format_fact
 from memgym.core.chat import Message
 from memgym.core.task_line import request_line
 from memgym.core.words import normalize_answer
+from memgym.pipelines.structured_reasoner import StructuredReasoner
 
 REWORDED = Path(__file__).parent / "data" / "dialogmem_reworded.json"
 WORDINGS = ("template", "tune", "heldout")

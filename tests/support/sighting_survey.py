@@ -19,13 +19,13 @@ from small_houses import SMALL_HOUSES
 
 from memgym.agents.agent import form_episode
 from memgym.agents.reasoner_agent import ReasonerAgent
-from memgym.backends.structured import StructuredReasoner
 from memgym.core.benchmark import JobArgs
 from memgym.core.config import load_config
 from memgym.memory.embodied.ground_truth import SceneTruth, match_instances
 from memgym.pipelines.dialogmem.eval_config import DialogMemEvalConfig
 from memgym.pipelines.dialogmem.evaluation import build_env, build_memory, load_episodes
 from memgym.pipelines.dialogmem.generation import generate
+from memgym.pipelines.structured_reasoner import StructuredReasoner
 
 CAMERA = ("camera.width=64", "camera.height=48")
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from memgym.backends.voxmem_lines import tag_line
 from memgym.core.chat import Message
 from memgym.core.registry import register_memory
 from memgym.datasets.speech.turn_features import measure_turn
@@ -26,6 +25,7 @@ from memgym.memory.voxmem.acoustic_tags import cue_tags, speaker_labels
 from memgym.memory.voxmem.base import VoxMemMemory
 from memgym.memory.voxmem.cache import Transcriber, TurnCache, identity_of
 from memgym.memory.voxmem.history import VoxMemQuery, VoxMemTurn, query_of, text_history_messages
+from memgym.memory.voxmem.history_lines import tag_line
 from memgym.memory.voxmem.options import VoxMemOptions, voxmem_options
 from memgym.memory.voxmem.retrieval import rank_sessions
 from memgym.memory.voxmem.sound_tagger import SoundTagger

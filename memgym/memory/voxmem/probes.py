@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from memgym.backends.voxmem_lines import tag_line
 from memgym.core.chat import Message
 from memgym.core.errors import MemgymError
 from memgym.core.registry import register_memory
@@ -26,6 +25,7 @@ from memgym.datasets.speech.cues import CUE_WORDS
 from memgym.memory.voxmem.base import VoxMemMemory
 from memgym.memory.voxmem.cascaded import TAG_NOTE, CascadedMemory
 from memgym.memory.voxmem.history import VoxMemTurn, audio_history_messages, query_of, text_history_messages
+from memgym.memory.voxmem.history_lines import tag_line
 from memgym.memory.voxmem.options import VoxMemOptions, voxmem_options
 from memgym.memory.voxmem.retrieval import rank_sessions
 

@@ -50,7 +50,7 @@ def build_model(spec: str, *, device: str = "cpu") -> Reasoner:
     """
     kind, _, rest = spec.partition(":")
     if spec == "structured":
-        from memgym.backends.structured import StructuredReasoner
+        from memgym.pipelines.structured_reasoner import StructuredReasoner
 
         return StructuredReasoner()
     if spec == "smollm2":

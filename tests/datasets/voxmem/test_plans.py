@@ -120,7 +120,7 @@ def test_semantics_counting_asks_for_given_values_beside_a_mention_without_one()
 
 def test_counting_questions_take_an_before_a_vowel():
     """'was an oven time ... given?' (not 'a oven time'); the structured reader still reads it."""
-    from memgym.backends.voxmem_reader import parse_question
+    from memgym.pipelines.voxmem.reader import parse_question
 
     asked = {}
     for seed in range(200):

@@ -14,12 +14,12 @@ import pytest
 
 from memgym.agents.agent import form_episode
 from memgym.agents.reasoner_agent import ReasonerAgent
-from memgym.backends.structured import StructuredReasoner
 from memgym.core.config import load_config
 from memgym.core.episode import Dataset
 from memgym.core.registry import MEMORIES
 from memgym.pipelines.dialogmem.eval_config import DialogMemEvalConfig, store_config
 from memgym.pipelines.dialogmem.evaluation import build_env, build_memory
+from memgym.pipelines.structured_reasoner import StructuredReasoner
 
 CAMERA = ("camera.width=64", "camera.height=48")
 RELATIONS = ("on", "near")

@@ -495,7 +495,8 @@ def test_the_structured_reasoner_sees_no_ground_truth_through_a_memory(dataset, 
     id, and fact lines only of the keys a visual memory observes or links."""
     import re
 
-    from memgym.backends.structured import StructuredReasoner, parse_facts
+    from memgym.backends.structured import parse_facts
+    from memgym.pipelines.structured_reasoner import StructuredReasoner
 
     prompts: list[str] = []
     generate_reply = StructuredReasoner.generate

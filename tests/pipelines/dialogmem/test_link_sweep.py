@@ -12,7 +12,6 @@ import pytest
 
 from memgym.agents.agent import form_episode, run_episode
 from memgym.agents.reasoner_agent import ReasonerAgent
-from memgym.backends.structured import StructuredReasoner
 from memgym.backends.throughput import Throughput
 from memgym.core.benchmark import JobArgs
 from memgym.core.config import load_config
@@ -23,6 +22,7 @@ from memgym.pipelines.dialogmem.eval_config import DialogMemEvalConfig
 from memgym.pipelines.dialogmem.evaluation import build_env, build_memory, item_rows
 from memgym.pipelines.dialogmem.link_sweep import stratified_subset, sweep, sweep_levels
 from memgym.pipelines.dialogmem.memory_measures import LinkLog, Localisation
+from memgym.pipelines.structured_reasoner import StructuredReasoner
 from tests.pipelines.dialogmem.test_evaluation import EVAL
 
 

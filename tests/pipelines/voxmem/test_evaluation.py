@@ -120,7 +120,7 @@ def test_env_path_equals_the_direct_path_item_by_item(vox_dataset, truth_asr, tm
     """The eval plays items through memgym/VoxMem-v0; feeding each memory the dataset's turns
     directly (no env) gives the offline reader the same chat, so the same reply and verdict, for
     every item."""
-    from memgym.backends.structured import StructuredReasoner
+    from memgym.pipelines.structured_reasoner import StructuredReasoner
 
     monkeypatch.setattr(voxmem_eval, "build_model", lambda spec, device="cpu": StructuredReasoner())
     monkeypatch.setattr(voxmem_eval, "build_asr", lambda config, device="cpu": truth_asr)
@@ -174,7 +174,7 @@ def test_history_batches_hear_each_item_in_one_call_with_the_same_replies(
     """asr.batch_scope=history: every user turn of an item's history reaches the recogniser in one
     call before the item is played (the memories then find them cached); per session otherwise.
     The words, so the rows, are the same."""
-    from memgym.backends.structured import StructuredReasoner
+    from memgym.pipelines.structured_reasoner import StructuredReasoner
 
     monkeypatch.setattr(voxmem_eval, "build_model", lambda spec, device="cpu": StructuredReasoner())
     runs = {}

@@ -1,5 +1,5 @@
 """Reading what residents say an object looks like and how it was come across: one sentence ->
-a perceptual or episodic :class:`~memgym.backends.dialogue_reading.Statement`.
+a perceptual or episodic :class:`~memgym.pipelines.dialogmem.reasoner.dialogue_reading.Statement`.
 
 The reading goes by what the words mean, not by sentence frames: a relation word with its
 argument, or a value word of a closed class, decides the key. A question asserts only what its

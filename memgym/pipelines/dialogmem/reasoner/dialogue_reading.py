@@ -5,7 +5,7 @@ entry) into :class:`Statement` s, without the dataset's templates: each sentence
 known category (or follows one in the same utterance: ``it``) is read for the four social
 relations below, and a sentence stating none of them for what the object looks like or how it was
 come across (colour, material, size, room, what it is on or near, how often, in which order and on
-the way to what it was seen: :mod:`~memgym.backends.observation_reading`). The social relations:
+the way to what it was seen: :mod:`~memgym.pipelines.dialogmem.reasoner.observation_reading`). The social relations:
 
 * **alias** -- a naming verb (``call``, ``named``, ``nickname``, ``known as``, ``goes by``, ``refer
   to ... as``); the value follows ``as`` / ``nickname`` / ``by`` / the named object (``we call the
@@ -32,8 +32,8 @@ import dataclasses
 import re
 from collections.abc import Iterable, Sequence
 
-from memgym.backends.observation_reading import observation
 from memgym.backends.request_reading import find_spans, tokens
+from memgym.pipelines.dialogmem.reasoner.observation_reading import observation
 
 SPEAKER_LINE = re.compile(r"^([A-Z][A-Za-z'\-]*(?: [A-Z][A-Za-z'\-]*){0,2}): (\S.*)$")
 """A transcript line: ``"Speaker: utterance"`` (a capitalised name of one to three words)."""
@@ -174,7 +174,7 @@ def _statement(sentence: str, category: str, names: set[str]) -> Statement | Non
 
 def _observed(sentence: str, category: str, vocabulary: Sequence[str]) -> Statement | None:
     """The perceptual or episodic statement of a sentence that states no social fact
-    (:func:`~memgym.backends.observation_reading.observation`), or None."""
+    (:func:`~memgym.pipelines.dialogmem.reasoner.observation_reading.observation`), or None."""
     found = observation(sentence, category, vocabulary)
     return Statement(category, *found) if found else None
 

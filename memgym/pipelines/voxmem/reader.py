@@ -1,4 +1,4 @@
-"""Rule-based reading of a written spoken history (:mod:`~memgym.backends.voxmem_lines`).
+"""Rule-based reading of a written spoken history (:mod:`~memgym.memory.voxmem.history_lines`).
 
 The offline ``structured`` reasoner hands a VoxMem-style history here: session blocks of
 (possibly tagged) user lines, then a question. The reader
@@ -28,7 +28,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from difflib import SequenceMatcher
 
-from memgym.backends.voxmem_lines import NO_SOUND, HeardSession
+from memgym.memory.voxmem.history_lines import NO_SOUND, HeardSession
 
 REFUSAL = "I cannot tell from our conversations."
 YOU, OTHER = "you", "someone else"

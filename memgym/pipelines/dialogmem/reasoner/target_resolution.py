@@ -4,7 +4,7 @@ Input: ``objects`` (object id -> key -> value words, the latest fact of each key
 (object id -> category), ``linked`` (object id -> dialogue lines linked to it) and ``heard`` (the
 transcript's ``(speaker, utterance)`` lines). Linked lines become facts of their object
 (keys it does not already hold); transcript lines become facts about a *category*
-(:mod:`~memgym.backends.dialogue_reading`). The request is read with
+(:mod:`~memgym.pipelines.dialogmem.reasoner.dialogue_reading`). The request is read with
 :mod:`~memgym.backends.request_reading`; :func:`resolve` returns the target object (or None) and
 the asked key, :func:`reply` the reasoner's answer.
 """
@@ -15,8 +15,6 @@ import dataclasses
 import functools
 from collections.abc import Iterable, Mapping, Sequence
 
-from memgym.backends.dialogue_reading import Statement, fold_chains, read_statements
-from memgym.backends.key_similarity import KEY_DESCRIPTIONS, closest_key
 from memgym.backends.request_reading import (
     FILLERS,
     LEXICON,
@@ -32,6 +30,8 @@ from memgym.backends.request_reading import (
     value_tokens,
 )
 from memgym.backends.word_forms import canonical_request
+from memgym.pipelines.dialogmem.reasoner.dialogue_reading import Statement, fold_chains, read_statements
+from memgym.pipelines.dialogmem.reasoner.key_similarity import KEY_DESCRIPTIONS, closest_key
 
 UNKNOWN = "unknown"
 NOT_VALUES = frozenset(["detected"])
@@ -150,7 +150,7 @@ def question_key(
     targets hold whose values the request does not already name (a question never states its
     answer), then among any keys; when none names a key, the key whose description is nearest in
     meaning to the question's words outside its cues and category
-    (:func:`~memgym.backends.key_similarity.closest_key`; None without the encoder), held by the
+    (:func:`~memgym.pipelines.dialogmem.reasoner.key_similarity.closest_key`; None without the encoder), held by the
     target or not (a key it lacks is answered ``unknown``, not replaced by one it holds)."""
     offered = choice_key(words, mentions)
     if offered is not None:
