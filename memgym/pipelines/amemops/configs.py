@@ -7,6 +7,7 @@ from typing import Literal
 
 from memgym.core.errors import ConfigError
 from memgym.core.executors import executor_field, ray_address_field, worker_gpus_field, workers_field
+from memgym.core.field_checks import check_fields, checked, each, members, requires
 from memgym.core.seeding import ADDED_FIELD, NOT_HASHED, setting
 from memgym.datasets.amemops.config import RECORDING_CONTROLS, StreamConfig
 from memgym.memory.recurrent.mixers import CORES
@@ -106,11 +107,50 @@ def model_core(name: str) -> str:
     return name.split("@", 1)[0]
 
 
+def _bootstraps(config: AMemOpsEvalConfig) -> bool:
+    """Whether the eval resamples (contrasts and interactions report bootstrap intervals)."""
+    return config.bootstrap_resamples > 0
+
+
+def _recording_pair_problem(name: str, contrast: str, config: AMemOpsEvalConfig) -> str | None:
+    """What is wrong with one ``recording_contrasts`` entry (two different recording controls 'A:B')."""
+    pair = contrast.split(":")
+    if len(pair) != 2 or pair[0] == pair[1] or any(p not in RECORDING_CONTROLS for p in pair):
+        return (
+            f"{name}: '{contrast}' must be 'A:B' with two different recording controls "
+            f"from {', '.join(RECORDING_CONTROLS)}"
+        )
+    return None
+
+
+def _familiarity_problem(name: str, cores: tuple[str, ...], config: AMemOpsEvalConfig) -> str | None:
+    """``familiarity`` is empty or two memory cores, [reference,baseline]."""
+    if cores and (len(cores) != 2 or any(c not in CORES for c in cores)):
+        return f"familiarity must be [reference,baseline] memory cores, got {list(cores)}"
+    return None
+
+
+def _contrast_problem(name: str, contrast: str, config: AMemOpsEvalConfig) -> str | None:
+    """What is wrong with one model contrast 'A:B' (its syntax, or a side naming no evaluated model)."""
+    try:
+        plus, minus = parse_contrast(contrast)
+    except ValueError as exc:
+        return f"{name}: {exc}"
+    missing = [m for m in (*plus, *minus) if m not in config.models]
+    return f"{name}: '{contrast}' names '{missing[0]}', which is not in models" if missing else None
+
+
 @dataclasses.dataclass(frozen=True)
 class AMemOpsEvalConfig:
     """``memgym eval amemops ...``."""
 
-    models: tuple[str, ...] = dataclasses.field(default=PAPER_MODELS, metadata={"help": "trained cores to evaluate"})
+    models: tuple[str, ...] = dataclasses.field(
+        default=PAPER_MODELS,
+        metadata={
+            "help": "trained cores to evaluate",
+            **checked(members(CORES, "is not a memory core or <core>@<variant>; cores: {choices}", key=model_core)),
+        },
+    )
     memories: tuple[str, ...] = setting(
         (), "the same as models=[...], the key every eval takes (the trained cores are the memories)", added=True
     )
@@ -155,6 +195,7 @@ class AMemOpsEvalConfig:
         metadata={
             "help": "matched histories: reference model, then the baselines of the primary contrasts",
             **NOT_HASHED,
+            **checked(members(CORES, "is not a memory core; choose from {choices}")),
         },
     )
     exclude: tuple[str, ...] = dataclasses.field(
@@ -165,6 +206,7 @@ class AMemOpsEvalConfig:
             "recordings of the same audio)",
             **NOT_HASHED,
             **ADDED_FIELD,
+            **checked(members(EXCLUSION_TEXT)),
         },
     )
     recording_contrasts: tuple[str, ...] = dataclasses.field(
@@ -173,6 +215,15 @@ class AMemOpsEvalConfig:
             "help": "paired differences between recording controls, 'A:B' = A minus B (e.g. [fixed:original,"
             "cycle2:cycle4]); each control named is evaluated on the same streams",
             **ADDED_FIELD,
+            **checked(
+                each(_recording_pair_problem),
+                requires(_bootstraps, "recording_contrasts report bootstrap intervals: set bootstrap_resamples > 0"),
+                requires(
+                    lambda c: not c.stream_set,
+                    "recording_contrasts regenerate streams under each control; a stream_set holds its own "
+                    "recordings conditions (see history_contrasts.md)",
+                ),
+            ),
         },
     )
     eval_sets: tuple[int, ...] = dataclasses.field(
@@ -181,6 +232,12 @@ class AMemOpsEvalConfig:
             "help": "instrument sets (data.stream.library.instrument_set) to evaluate on, each on its own "
             "streams; the main tables use the first",
             **ADDED_FIELD,
+            **checked(
+                requires(
+                    lambda c: not (c.recording_contrasts or c.stream_set),
+                    "eval_sets cannot be combined with recording_contrasts or stream_set",
+                )
+            ),
         },
     )
     familiarity: tuple[str, ...] = dataclasses.field(
@@ -190,6 +247,13 @@ class AMemOpsEvalConfig:
             "<core>@<training set> evaluated on eval_sets",
             **NOT_HASHED,
             **ADDED_FIELD,
+            **checked(
+                _familiarity_problem,
+                requires(
+                    lambda c: len(c.eval_sets) >= 2 and _bootstraps(c),
+                    "familiarity needs eval_sets with two or more instrument sets and bootstrap_resamples > 0",
+                ),
+            ),
         },
     )
     contrasts: tuple[str, ...] = dataclasses.field(
@@ -199,6 +263,10 @@ class AMemOpsEvalConfig:
             "gdn2:attention+attention_rope averages over RoPE settings), written to contrasts.md with CIs",
             **NOT_HASHED,
             **ADDED_FIELD,
+            **checked(
+                each(_contrast_problem),
+                requires(_bootstraps, "contrasts report bootstrap intervals: set bootstrap_resamples > 0"),
+            ),
         },
     )
     breakdowns: tuple[str, ...] = dataclasses.field(
@@ -207,6 +275,7 @@ class AMemOpsEvalConfig:
             "help": f"extra tables with CIs and plots: {', '.join(BREAKDOWNS)}",
             **NOT_HASHED,
             **ADDED_FIELD,
+            **checked(members(BREAKDOWNS)),
         },
     )
     update_interactions: tuple[str, ...] = dataclasses.field(
@@ -216,6 +285,10 @@ class AMemOpsEvalConfig:
             "update-specific interaction (their difference), with per-operation accuracy, in update_interaction.md",
             **NOT_HASHED,
             **ADDED_FIELD,
+            **checked(
+                each(_contrast_problem),
+                requires(_bootstraps, "contrasts report bootstrap intervals: set bootstrap_resamples > 0"),
+            ),
         },
     )
     train: bool = dataclasses.field(
@@ -242,54 +315,7 @@ class AMemOpsEvalConfig:
 
     def __post_init__(self) -> None:
         self._fold_memory_keys()
-        unknown = [m for m in self.models if model_core(m) not in CORES]
-        if unknown:
-            raise ConfigError(
-                f"models: '{unknown[0]}' is not a memory core or <core>@<variant>; cores: {', '.join(CORES)}"
-            )
-        unknown = [m for m in self.history_contrasts if m not in CORES]
-        if unknown:
-            raise ConfigError(f"history_contrasts: '{unknown[0]}' is not a memory core; choose from {', '.join(CORES)}")
-        unknown = [b for b in self.breakdowns if b not in BREAKDOWNS]
-        if unknown:
-            raise ConfigError(f"breakdowns: '{unknown[0]}' is unknown; choose from {', '.join(BREAKDOWNS)}")
-        for contrast in self.recording_contrasts:
-            pair = contrast.split(":")
-            if len(pair) != 2 or pair[0] == pair[1] or any(p not in RECORDING_CONTROLS for p in pair):
-                raise ConfigError(
-                    f"recording_contrasts: '{contrast}' must be 'A:B' with two different recording controls "
-                    f"from {', '.join(RECORDING_CONTROLS)}"
-                )
-        if self.eval_sets and (self.recording_contrasts or self.stream_set):
-            raise ConfigError("eval_sets cannot be combined with recording_contrasts or stream_set")
-        if self.familiarity and (len(self.familiarity) != 2 or any(c not in CORES for c in self.familiarity)):
-            raise ConfigError(f"familiarity must be [reference,baseline] memory cores, got {list(self.familiarity)}")
-        if self.familiarity and (len(self.eval_sets) < 2 or self.bootstrap_resamples <= 0):
-            raise ConfigError(
-                "familiarity needs eval_sets with two or more instrument sets and bootstrap_resamples > 0"
-            )
-        if self.recording_contrasts and self.bootstrap_resamples <= 0:
-            raise ConfigError("recording_contrasts report bootstrap intervals: set bootstrap_resamples > 0")
-        if self.recording_contrasts and self.stream_set:
-            raise ConfigError(
-                "recording_contrasts regenerate streams under each control; a stream_set holds its own "
-                "recordings conditions (see history_contrasts.md)"
-            )
-        for key, contrast in [("contrasts", c) for c in self.contrasts] + [
-            ("update_interactions", c) for c in self.update_interactions
-        ]:
-            try:
-                plus, minus = parse_contrast(contrast)
-            except ValueError as exc:
-                raise ConfigError(f"{key}: {exc}") from None
-            missing = [m for m in (*plus, *minus) if m not in self.models]
-            if missing:
-                raise ConfigError(f"{key}: '{contrast}' names '{missing[0]}', which is not in models")
-        if (self.contrasts or self.update_interactions) and self.bootstrap_resamples <= 0:
-            raise ConfigError("contrasts report bootstrap intervals: set bootstrap_resamples > 0")
-        unknown = [e for e in self.exclude if e not in EXCLUSION_TEXT]
-        if unknown:
-            raise ConfigError(f"exclude: '{unknown[0]}' is unknown; choose from {', '.join(EXCLUSION_TEXT)}")
+        check_fields(self)
 
     def contrast_pairs(self) -> list[tuple[str, str]]:
         """``recording_contrasts`` as ``(A, B)`` pairs (A minus B)."""

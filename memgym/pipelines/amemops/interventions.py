@@ -44,6 +44,7 @@ from memgym.core.benchmark import JobArgs
 from memgym.core.config import load_config, parse_override
 from memgym.core.episode import TaskItem
 from memgym.core.errors import ConfigError, MemgymError, RecordError
+from memgym.core.field_checks import check_fields, checked, members
 from memgym.core.results import RunStore
 from memgym.core.seeding import NOT_HASHED
 from memgym.core.textfiles import read_text
@@ -76,13 +77,38 @@ class InterventionError(MemgymError):
     """An edit could not be built as specified (e.g. a control that cannot be norm-matched)."""
 
 
+def _sizes_problem(name: str, rank: int, config: AMemOpsInterventionConfig) -> str | None:
+    """The subspace rank, random controls and bootstrap resamples in range (one message for the three)."""
+    if rank < 1 or config.random_subspaces < 0 or config.bootstrap_resamples < 1:
+        return "rank and bootstrap_resamples must be >= 1 and random_subspaces >= 0"
+    return None
+
+
 @dataclasses.dataclass(frozen=True)
 class AMemOpsInterventionConfig:
     """``memgym eval amemops intervention=true ...``."""
 
-    intervention: bool = dataclasses.field(default=True, metadata={"help": "run the state-intervention job"})
+    intervention: bool = dataclasses.field(
+        default=True,
+        metadata={
+            "help": "run the state-intervention job",
+            **checked(
+                lambda name, on, config: None if on else "intervention must be true for the state-intervention job"
+            ),
+        },
+    )
     models: tuple[str, ...] = dataclasses.field(
-        default=RECURRENT_MODELS, metadata={"help": "trained recurrent cores to edit"}
+        default=RECURRENT_MODELS,
+        metadata={
+            "help": "trained recurrent cores to edit",
+            **checked(
+                members(
+                    DELTA_VARIANTS,
+                    "has no recurrent state S to edit (attention keeps a key/value cache); "
+                    "state interventions need one of {choices}",
+                )
+            ),
+        },
     )
     seeds: tuple[int, ...] = dataclasses.field(default=(0, 1, 2), metadata={"help": "training seeds"})
     checkpoints: tuple[int, ...] = dataclasses.field(default=(12000, 24000), metadata={"help": "checkpoint steps"})
@@ -95,7 +121,9 @@ class AMemOpsInterventionConfig:
     train_dir: str = dataclasses.field(
         default="", metadata={"help": "folder of train runs (default RUNS/amemops_train)"}
     )
-    rank: int = dataclasses.field(default=SUBSPACE_RANK, metadata={"help": "key subspace rank per head"})
+    rank: int = dataclasses.field(
+        default=SUBSPACE_RANK, metadata={"help": "key subspace rank per head", **checked(_sizes_problem)}
+    )
     random_subspaces: int = dataclasses.field(default=3, metadata={"help": "random-subspace control edits"})
     subspace_seed: int = dataclasses.field(default=0, metadata={"help": "seed of the random subspaces"})
     device: str = dataclasses.field(default="cpu", metadata={"help": "torch device", **NOT_HASHED})
@@ -104,16 +132,7 @@ class AMemOpsInterventionConfig:
     bootstrap_resamples: int = dataclasses.field(default=10_000, metadata={"help": "bootstrap resamples", **NOT_HASHED})
 
     def __post_init__(self) -> None:
-        if not self.intervention:
-            raise ConfigError("intervention must be true for the state-intervention job")
-        bad = [m for m in self.models if m not in DELTA_VARIANTS]
-        if bad:
-            raise ConfigError(
-                f"models: '{bad[0]}' has no recurrent state S to edit (attention keeps a key/value cache); "
-                f"state interventions need one of {', '.join(DELTA_VARIANTS)}"
-            )
-        if self.rank < 1 or self.random_subspaces < 0 or self.bootstrap_resamples < 1:
-            raise ConfigError("rank and bootstrap_resamples must be >= 1 and random_subspaces >= 0")
+        check_fields(self)
 
     def edit_names(self, plan: EditPlan) -> list[str]:
         """Edits scored for ``plan``: ``none``, ``target``, ``random0..``, ``overlap`` (if a candidate exists)."""
