@@ -11,7 +11,7 @@ TEST_WORKERS ?= 2
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.memgym-installed
 
-.PHONY: setup run test test-fast lint bench clean
+.PHONY: setup run test test-fast lint complexity bench clean
 
 setup: $(STAMP)
 
@@ -37,6 +37,10 @@ test-fast: setup
 lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+
+complexity: setup  # mean cyclomatic complexity, then every function above 20 (radon)
+	$(BIN)/radon cc -a -s memgym | tail -1
+	$(BIN)/radon cc -s -n D memgym
 
 bench: setup
 	$(BIN)/python -m speed

@@ -265,22 +265,23 @@ def loose_mentions(
     blocked |= set(range(*outside)) if outside else set()
     taken_values = {v for _, _, v in taken}
     stems = [None if i in blocked else stem(w) for i, w in enumerate(words)]
-    found = []
-    for value in sorted(values):
-        if value in taken_values or not values[value] <= LOOSE_KEYS:
-            continue
-        content = [stem(w) for w in value_tokens(value) if w not in STOP_WORDS]
-        if not content:
-            continue
-        at = [i for i, s in enumerate(stems) if s in content]
-        matched = {stems[i] for i in at}
-        if content[-1] not in matched or 2 * len(matched) < len(set(content)):
-            continue
-        last = max(i for i in at if stems[i] == content[-1])
-        window = [i for i in at if last - i <= len(value_tokens(value)) + LOOSE_REACH]
-        if 2 * len({stems[i] for i in window}) >= len(set(content)):
-            found.append((min(window), last + 1, value))
-    return found
+    loose = [v for v in sorted(values) if v not in taken_values and values[v] <= LOOSE_KEYS]
+    return [span for value in loose if (span := _loose_span(stems, value)) is not None]
+
+
+def _loose_span(stems: list[str | None], value: str) -> tuple[int, int, str] | None:
+    """``(start, end, value)`` where the request's word ``stems`` (None: blocked) word ``value``
+    loosely (:func:`loose_mentions`), or None."""
+    content = [stem(w) for w in value_tokens(value) if w not in STOP_WORDS]
+    if not content:
+        return None
+    at = [i for i, s in enumerate(stems) if s in content]
+    matched = {stems[i] for i in at}
+    if content[-1] not in matched or 2 * len(matched) < len(set(content)):
+        return None
+    last = max(i for i in at if stems[i] == content[-1])
+    window = [i for i in at if last - i <= len(value_tokens(value)) + LOOSE_REACH]
+    return (min(window), last + 1, value) if 2 * len({stems[i] for i in window}) >= len(set(content)) else None
 
 
 KEY_NOUNS: dict[str, frozenset[str]] = {

@@ -160,9 +160,7 @@ def _table(source: Path, job: str, kind: RunKind, rows: list[dict[str, Any]], by
             f"{source}: a '{job}' run with no result rows; memgym report tabulates the results of "
             f"evaluation runs ({', '.join(RUN_KINDS)})"
         )
-    chosen = metrics or [m for m in kind.metrics if any(r.get(m) is not None for r in rows)]
-    if not chosen and rows:
-        chosen = _numeric_columns(rows)
+    chosen = metrics or _kind_metrics(rows, kind)
     check_report_columns(rows, by, chosen, where)
     groups = (["system"] if kind.system is not None else []) + by
     pivots = _pivot_values(rows, kind.pivot) if kind.pivot else []
@@ -172,33 +170,58 @@ def _table(source: Path, job: str, kind: RunKind, rows: list[dict[str, Any]], by
         grouped.setdefault(tuple(row.get(g) for g in groups), []).append(row)
     table, long = [], []
     for values, members in grouped.items():
-        out = {g: str(v) for g, v in zip(groups, values)}
-        for metric, pivot in columns:
-            scale, digits = (100.0, 1) if kind.percent and metric in kind.metrics else (1.0, 3)
-            numbers = [
-                float(r[metric]) * scale
-                for r in members
-                if r.get(metric) is not None and not r.get("error") and (pivot is None or r.get(kind.pivot) == pivot)
-            ]
-            numbers = [x for x in numbers if math.isfinite(x)]
-            label = metric if pivot is None else f"{metric} {kind.pivot}={pivot}"
-            if not numbers:
-                out[label] = "-"
-                continue
-            interval = bootstrap_mean(numbers, rng=np.random.default_rng(0), n_resamples=RESAMPLES)
-            out[label] = f"{interval.format(digits)} ({len(numbers)})"
-            long.append(
-                {
-                    **dict(zip(groups, values)),
-                    "metric": label,
-                    "mean": interval.estimate,
-                    "low": interval.low,
-                    "high": interval.high,
-                    "n": len(numbers),
-                }
-            )
+        out, cells = _group_cells(dict(zip(groups, values)), members, columns, kind)
         table.append(out)
+        long += cells
     return Table(source, job, table, long)
+
+
+def _kind_metrics(rows: Sequence[dict[str, Any]], kind: RunKind) -> list[str]:
+    """The metrics tabulated when none are asked: the kind's that some row holds, else the numeric
+    columns of the rows."""
+    listed = [m for m in kind.metrics if any(r.get(m) is not None for r in rows)]
+    return listed or (_numeric_columns(rows) if rows else [])
+
+
+def _group_cells(
+    keys: dict[str, Any], members: Sequence[dict[str, Any]], columns: Sequence[tuple[str, Any]], kind: RunKind
+) -> tuple[dict[str, str], list[dict[str, Any]]]:
+    """One table row (the group's ``keys``, then ``mean [low, high] (n)`` or ``-`` per column) and
+    its long-form rows (one per column with numbers), from the group's result rows ``members``."""
+    out = {g: str(v) for g, v in keys.items()}
+    long = []
+    for metric, pivot in columns:
+        label = metric if pivot is None else f"{metric} {kind.pivot}={pivot}"
+        numbers = _cell_numbers(members, metric, pivot, kind)
+        if not numbers:
+            out[label] = "-"
+            continue
+        interval = bootstrap_mean(numbers, rng=np.random.default_rng(0), n_resamples=RESAMPLES)
+        digits = 1 if kind.percent and metric in kind.metrics else 3
+        out[label] = f"{interval.format(digits)} ({len(numbers)})"
+        long.append(
+            {
+                **keys,
+                "metric": label,
+                "mean": interval.estimate,
+                "low": interval.low,
+                "high": interval.high,
+                "n": len(numbers),
+            }
+        )
+    return out, long
+
+
+def _cell_numbers(members: Sequence[dict[str, Any]], metric: str, pivot: Any, kind: RunKind) -> list[float]:
+    """The finite values of ``metric`` in the rows of one table cell (error rows aside; only those
+    of ``pivot`` when the kind pivots), in percent for a percent kind's own metrics."""
+    scale = 100.0 if kind.percent and metric in kind.metrics else 1.0
+    numbers = [
+        float(r[metric]) * scale
+        for r in members
+        if r.get(metric) is not None and not r.get("error") and (pivot is None or r.get(kind.pivot) == pivot)
+    ]
+    return [x for x in numbers if math.isfinite(x)]
 
 
 def _pivot_values(rows: Sequence[dict[str, Any]], column: str) -> list[Any]:

@@ -251,34 +251,46 @@ def item_failures(
     plan: Plan, histories: dict[int, Sequence[Session]], token_counts: dict[int, int], sound_classes: Sequence[str]
 ) -> list[str]:
     """Names of the item-level checks an item fails across its budgets."""
-    failed: list[str] = []
     labels = [sound_label(s) for s in sound_classes]
     budgets = sorted(histories)
-    for budget in budgets:
-        sessions = histories[budget]
-        facts = [s.fact for s in sessions if s.fact is not None]
-        if answer_query(plan.query, facts) != plan.answer:
-            failed.append(f"unique_answer@{budget}")
-        if plan.audio_native:
-            candidates = transcript_candidates(plan.query, facts)
-            if not (candidates - {plan.answer}):
-                failed.append(f"transcript_only@{budget}")
-        if any(leaks(t.text, labels) for s in sessions if s.role != "filler" for t in s.turns):
-            failed.append(f"transcript_only@{budget}")
-        subjects = [x.lower() for x in plan.query.subjects]
-        if any(x in t.text.lower() for s in sessions if s.role == "filler" for t in s.turns for x in subjects):
-            failed.append(f"filler_clean@{budget}")
-        if token_counts[budget] > budget:
-            failed.append(f"budget@{budget}")
-    for short, long in zip(budgets, budgets[1:]):
-        ids_long = [s.session_id for s in histories[long]]
-        positions = {sid: i for i, sid in enumerate(ids_long)}
-        ids_short = [s.session_id for s in histories[short]]
-        if any(sid not in positions for sid in ids_short) or [positions[s] for s in ids_short] != sorted(
-            positions[s] for s in ids_short
-        ):
-            failed.append(f"nesting@{short}<{long}")
+    failed = [
+        f"{check}@{budget}"
+        for budget in budgets
+        for check in _budget_failures(plan, histories[budget], token_counts[budget] > budget, labels)
+    ]
+    failed += [
+        f"nesting@{short}<{long}" for short, long in zip(budgets, budgets[1:]) if not _nested(histories, short, long)
+    ]
     return sorted(set(failed))
+
+
+def _budget_failures(plan: Plan, sessions: Sequence[Session], over_budget: bool, labels: Sequence[str]) -> list[str]:
+    """The checks an item's history at one budget fails (``unique_answer``, ``transcript_only``,
+    ``filler_clean``, ``budget``); ``labels`` are the sound labels a transcript must not leak."""
+    failed = []
+    facts = [s.fact for s in sessions if s.fact is not None]
+    if answer_query(plan.query, facts) != plan.answer:
+        failed.append("unique_answer")
+    if plan.audio_native and not (transcript_candidates(plan.query, facts) - {plan.answer}):
+        failed.append("transcript_only")
+    if any(leaks(t.text, labels) for s in sessions if s.role != "filler" for t in s.turns):
+        failed.append("transcript_only")
+    subjects = [x.lower() for x in plan.query.subjects]
+    if any(x in t.text.lower() for s in sessions if s.role == "filler" for t in s.turns for x in subjects):
+        failed.append("filler_clean")
+    if over_budget:
+        failed.append("budget")
+    return failed
+
+
+def _nested(histories: dict[int, Sequence[Session]], short: int, long: int) -> bool:
+    """Whether the history at budget ``short`` is the one at ``long`` with sessions left out (every
+    session of it there, in the same order)."""
+    positions = {s.session_id: i for i, s in enumerate(histories[long])}
+    ids_short = [s.session_id for s in histories[short]]
+    return all(sid in positions for sid in ids_short) and [positions[s] for s in ids_short] == sorted(
+        positions[s] for s in ids_short
+    )
 
 
 TRANSCRIPT_SYSTEM = (

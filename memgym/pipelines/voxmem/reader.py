@@ -192,10 +192,7 @@ def heard_fact(session: HeardSession, subject: str, slot: str) -> HeardFact | No
     the fish tank does not name the puppy training.
     """
     users = session.users
-    said, written = " ".join(u.words for u in users), " ".join(session.assistant)
-    own = " ".join(w for w in _words(subject) if w not in _words(slot))
-    partly = bool(own) and coverage(own, said, written) >= _needed(own) and bool(slot) and coverage(slot, said) >= 0.5
-    if not users or (coverage(subject, said, written) < _needed(subject) and not partly):
+    if not users or not _names_subject(session, subject, slot):
         return None
     stated = [(line, value) for line in users for value in [stated_value(line.words)] if value is not None]
     # the last line stating an amount, time or day; else the last line stating anything
@@ -212,6 +209,15 @@ def heard_fact(session: HeardSession, subject: str, slot: str) -> HeardFact | No
         cue=_majority([u.cue for u in users], anchor.cue),
         sound=_majority([u.sound for u in users], anchor.sound),
     )
+
+
+def _names_subject(session: HeardSession, subject: str, slot: str) -> bool:
+    """Whether the session names ``subject`` (see :func:`heard_fact`): its content words, or its
+    own words beside half of the ``slot``'s."""
+    said, written = " ".join(u.words for u in session.users), " ".join(session.assistant)
+    own = " ".join(w for w in _words(subject) if w not in _words(slot))
+    partly = bool(own) and coverage(own, said, written) >= _needed(own) and bool(slot) and coverage(slot, said) >= 0.5
+    return partly or coverage(subject, said, written) >= _needed(subject)
 
 
 # ----- comparing values --------------------------------------------------------------------------------
@@ -237,6 +243,17 @@ def magnitude(value: str) -> float | None:
     for day, name in enumerate(_DAYS):
         if name in tokens:
             return float(day)
+    total, numbers = _spoken_numbers(tokens)
+    if total == 0 and not numbers:
+        return 1.0 if "every" in tokens else None
+    if total == 0 and len(numbers) >= 2 and numbers[0] <= 12 and numbers[1] >= 10:
+        return numbers[0] + sum(numbers[1:]) / 60.0  # a clock time: "seven forty five"
+    return _in_units(total + sum(numbers), tokens)
+
+
+def _spoken_numbers(tokens: list[str]) -> tuple[float, list[float]]:
+    """``(sum of the scaled runs, the numbers after the last scale)`` of ``tokens``: digits,
+    number and ordinal words ("a"/"an" only first), "hundred"/"thousand" scaling what came before."""
     numbers: list[float] = []
     total = 0.0
     for k, token in enumerate(tokens):
@@ -247,11 +264,12 @@ def magnitude(value: str) -> float | None:
         elif token in _SCALES and numbers:
             total += sum(numbers) * _SCALES[token]
             numbers = []
-    if total == 0 and not numbers:
-        return 1.0 if "every" in tokens else None
-    if total == 0 and len(numbers) >= 2 and numbers[0] <= 12 and numbers[1] >= 10:
-        return numbers[0] + sum(numbers[1:]) / 60.0  # a clock time: "seven forty five"
-    number = total + sum(numbers)
+    return total, numbers
+
+
+def _in_units(number: float, tokens: list[str]) -> float:
+    """``number`` in the units values are compared in: afternoon and evening hours past 12,
+    durations in minutes, "a week" intervals in days."""
     if "afternoon" in tokens or "evening" in tokens:
         number += 12
     if "hour" in tokens or "hours" in tokens:
@@ -350,24 +368,50 @@ def _answer_counting(q: Question, hits: list[HeardFact]) -> str:
 
 def _answer_pair(q: Question, per_subject: list[list[HeardFact]]) -> str:
     """MSR matching and comparing, from the premise facts of each subject the question names."""
-    f, subjects, hits = q.fields, q.subjects(), per_subject[0]
     if q.evidence == "sound" and q.subtype == "comparing":
-        options = [f["o0"], f["o1"]]
-        return _argmax(options, [sum(_same(x.sound, o) for x in hits) for o in options]) if hits else REFUSAL
+        return _compare_sounds(q, per_subject[0])
     if any(not facts for facts in per_subject):
         return REFUSAL
     if q.subtype == "matching":
-        key = (lambda x: x.voice or "asker") if q.evidence == "speaker" else (lambda x: _state(q.evidence, x))
-        first, second = (_pick([key(x) for x in facts]) for facts in per_subject)
-        return "yes" if _same(first, second) else "no"
-    if q.evidence == "speaker":
-        mine = [sum(x.asker for x in facts) for facts in per_subject]
-        return _argmax(subjects, mine) if any(mine) else REFUSAL
-    if q.evidence == "paralinguistic":
-        speed = {"slow": 0, "fast": 2}
-        return _argmax(subjects, [speed.get(_pick([x.cue for x in facts]), 1) for facts in per_subject])
+        return _match(q, per_subject)
+    return _COMPARISONS.get(q.evidence, _compare_values)(q, per_subject)
+
+
+def _compare_sounds(q: Question, hits: list[HeardFact]) -> str:
+    """Which of the two offered sounds the facts heard name more often."""
+    options = [q.fields["o0"], q.fields["o1"]]
+    return _argmax(options, [sum(_same(x.sound, o) for x in hits) for o in options]) if hits else REFUSAL
+
+
+def _match(q: Question, per_subject: list[list[HeardFact]]) -> str:
+    """``yes`` when the two subjects share the attribute the question asks about (the voice, or
+    the state of its evidence), else ``no``."""
+    key = (lambda x: x.voice or "asker") if q.evidence == "speaker" else (lambda x: _state(q.evidence, x))
+    first, second = (_pick([key(x) for x in facts]) for facts in per_subject)
+    return "yes" if _same(first, second) else "no"
+
+
+def _compare_speakers(q: Question, per_subject: list[list[HeardFact]]) -> str:
+    """The subject the person asking now said more about (refusal when neither)."""
+    mine = [sum(x.asker for x in facts) for facts in per_subject]
+    return _argmax(q.subjects(), mine) if any(mine) else REFUSAL
+
+
+def _compare_speeds(q: Question, per_subject: list[list[HeardFact]]) -> str:
+    """The subject said faster (slow < neither < fast)."""
+    speed = {"slow": 0, "fast": 2}
+    return _argmax(q.subjects(), [speed.get(_pick([x.cue for x in facts]), 1) for facts in per_subject])
+
+
+def _compare_values(q: Question, per_subject: list[list[HeardFact]]) -> str:
+    """The subject with the larger stated magnitude (the smaller when the question asks for the
+    lower, shorter, earlier or more frequent one); refusal when one is unknown or they are equal."""
     sizes = [magnitude(_pick([x.value for x in facts])) for facts in per_subject]
     if any(size is None for size in sizes) or sizes[0] == sizes[1]:
         return REFUSAL
-    sign = -1.0 if f.get("higher") in ("lower", "shorter", "earlier", "more frequent") else 1.0
-    return _argmax(subjects, [sign * size for size in sizes])
+    sign = -1.0 if q.fields.get("higher") in ("lower", "shorter", "earlier", "more frequent") else 1.0
+    return _argmax(q.subjects(), [sign * size for size in sizes])
+
+
+_COMPARISONS = {"speaker": _compare_speakers, "paralinguistic": _compare_speeds}
+"""Evidence -> how two subjects are compared on it (stated values otherwise)."""

@@ -35,6 +35,8 @@ import re
 from collections.abc import Sequence
 from typing import Literal
 
+from memgym.tasks.voxmem.number_words import number_run
+
 AnswerKind = Literal["number", "yes_no", "speaker", "span", "choice", "sequence", "speaker_sequence"]
 KINDS: tuple[str, ...] = ("number", "yes_no", "speaker", "span", "choice", "sequence", "speaker_sequence")
 ReplyClass = Literal["answer", "refusal", "empty"]
@@ -45,19 +47,6 @@ SEQUENCE_SEPARATOR = ", then "
 """How the dataset writes a full-sequence gold answer (``"a, then b, then c"``)."""
 
 # ----- numbers ---------------------------------------------------------------------------------------
-_UNITS = {
-    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
-    "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
-}  # fmt: skip
-_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
-_SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
-_ORDINALS = {
-    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
-    "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13, "fourteenth": 14,
-    "fifteenth": 15, "sixteenth": 16, "seventeenth": 17, "eighteenth": 18, "nineteenth": 19, "twentieth": 20,
-    "thirtieth": 30,
-}  # fmt: skip
 _ORDINAL_DIGITS = re.compile(r"^(\d+)(st|nd|rd|th)$")
 _COUNT_WORDS = {"once": 1, "twice": 2, "thrice": 3, "never": 0, "none": 0}
 """Words that answer a "how many" question without a number."""
@@ -228,56 +217,6 @@ def _stem(token: str) -> str:
     return token[:-1] if len(token) > 3 and token.endswith("s") and not token.endswith("ss") else token
 
 
-def _number_run(tokens: list[str], start: int) -> tuple[str, int] | None:
-    """A number spelled out from ``tokens[start]``: ``(digits or 22nd form, tokens used)``."""
-    total, current, used, seen, ordinal = 0, 0, 0, False, False
-    last = ""
-    i = start
-    while i < len(tokens):
-        word = tokens[i]
-        if word in _UNITS and last not in ("unit", "teen"):
-            current += _UNITS[word]
-            last = "teen" if _UNITS[word] >= 10 else "unit"
-        elif word in _TENS and last in ("", "scale"):
-            current += _TENS[word]
-            last = "tens"
-        elif word in _ORDINALS and last in ("", "scale", "tens") and (seen or word not in ("second",)):
-            current += _ORDINALS[word]
-            ordinal, seen, used = True, True, i - start + 1
-            break
-        elif word in _SCALES and seen and last != "scale":
-            scale = _SCALES[word]
-            if scale == 100:
-                current = max(current, 1) * 100
-            else:
-                total += max(current, 1) * scale
-                current = 0
-            last = "scale"
-        elif (
-            word == "and"
-            and last == "scale"
-            and i + 1 < len(tokens)
-            and (tokens[i + 1] in _UNITS or tokens[i + 1] in _TENS)
-        ):
-            i += 1
-            continue
-        else:
-            break
-        seen = True
-        i += 1
-        used = i - start
-    if not seen:
-        return None
-    value = total + current
-    return (f"{value}{_ordinal_suffix(value)}" if ordinal else str(value)), used
-
-
-def _ordinal_suffix(value: int) -> str:
-    if 10 <= value % 100 <= 20:
-        return "th"
-    return {1: "st", 2: "nd", 3: "rd"}.get(value % 10, "th")
-
-
 def normalize_tokens(text: str) -> list[str]:
     """The comparison tokens of ``text`` (see the module docstring)."""
     raw = re.sub(r"[^a-z0-9\s]", " ", _plain(text)).split()
@@ -292,7 +231,7 @@ def normalize_tokens(text: str) -> list[str]:
         if word in _ARTICLES:
             i += 1
             continue
-        run = _number_run(raw, i)
+        run = number_run(raw, i)
         if run is not None and not (word == "second" and run[1] == 1):
             out.append(run[0])
             i += run[1]
@@ -421,39 +360,63 @@ def asserted_answer(reply: str, kind: AnswerKind, labels: Sequence[str] = ()) ->
     """
     if kind not in KINDS:
         raise ValueError(f"unknown answer kind '{kind}'; expected one of {KINDS}")
-    parts = clauses(reply)
-    bare_no = [p for p in parts if normalize_tokens(p) == ["no"]]
-    kept = [normalize_tokens(p) for p in parts if not refuses(p)]
-    if bare_no and len(kept) < len(parts) and all(t == ["no"] for t in kept):
-        return None  # "No, I don't have that information": a refusal, not a "no"
+    kept = _answering_clauses(reply)
+    if kept is None:
+        return None
     if kind in ("sequence", "speaker_sequence"):
-        tokens = [t for clause in kept for t in clause]
-        if kind == "speaker_sequence":
-            found = speaker_mentions(tokens)
-        else:
-            found = [label for _, _, label in mentions(tokens, candidates_for(labels))]
-        return SEQUENCE_SEPARATOR.join(found) if found else None
+        return _asserted_sequence(kept, kind, labels)
     options = candidates_for(labels)
     if kind == "span":  # one span over the whole reply; "Monday, or maybe Tuesday" names none
         named = {label for tokens in kept for label in _affirmed(tokens, options)}
         return named.pop() if len(named) == 1 else None
+    if kind in _CLAUSE_READERS:
+        return next((value for tokens in kept if (value := _CLAUSE_READERS[kind](tokens)) is not None), None)
+    return _first_choice(kept, options)
+
+
+def _answering_clauses(reply: str) -> list[list[str]] | None:
+    """The normalised tokens of each clause of ``reply`` that does not refuse; None when the reply
+    is a refusal led by a bare "no" ("No, I don't have that information": not a "no")."""
+    parts = clauses(reply)
+    kept = [normalize_tokens(p) for p in parts if not refuses(p)]
+    bare_no = any(normalize_tokens(p) == ["no"] for p in parts)
+    if bare_no and len(kept) < len(parts) and all(t == ["no"] for t in kept):
+        return None
+    return kept
+
+
+def _asserted_sequence(kept: list[list[str]], kind: AnswerKind, labels: Sequence[str]) -> str | None:
+    """The ``sequence`` (labels named, in order) or ``speaker_sequence`` answer of the clauses
+    ``kept``, joined by :data:`SEQUENCE_SEPARATOR`; None when they name none."""
+    tokens = [t for clause in kept for t in clause]
+    if kind == "speaker_sequence":
+        found = speaker_mentions(tokens)
+    else:
+        found = [label for _, _, label in mentions(tokens, candidates_for(labels))]
+    return SEQUENCE_SEPARATOR.join(found) if found else None
+
+
+def _one_speaker(tokens: list[str]) -> str | None:
+    """The one speaker a clause names, or None (none or several)."""
+    named = set(speaker_mentions(tokens))
+    return named.pop() if len(named) == 1 else None
+
+
+def _first_choice(kept: list[list[str]], options: list[Candidate]) -> str | None:
+    """A ``choice`` answer: the label of the first clause naming exactly one of ``options``; else
+    the first label any clause names (None when none does)."""
     first_any = None
     for tokens in kept:
-        if kind == "number":
-            value = _number(tokens)
-        elif kind == "yes_no":
-            value = _polarity(tokens)
-        elif kind == "speaker":
-            named = set(speaker_mentions(tokens))
-            value = named.pop() if len(named) == 1 else None
-        else:
-            named_labels = list(dict.fromkeys(label for _, _, label in mentions(tokens, options)))
-            if named_labels and first_any is None:
-                first_any = named_labels[0]
-            value = named_labels[0] if len(named_labels) == 1 else None
-        if value is not None:
-            return value
+        named_labels = list(dict.fromkeys(label for _, _, label in mentions(tokens, options)))
+        if len(named_labels) == 1:
+            return named_labels[0]
+        if named_labels and first_any is None:
+            first_any = named_labels[0]
     return first_any
+
+
+_CLAUSE_READERS = {"number": _number, "yes_no": _polarity, "speaker": _one_speaker}
+"""Kind -> the reader of one clause's answer (the first clause with one answers)."""
 
 
 def has_content(clause: str, question: str = "") -> bool:

@@ -232,13 +232,24 @@ def _names(sentence: str, known: set[str]) -> list[tuple[int, str]]:
 def _split_owner(sentence: str, people: list[tuple[int, str]]) -> tuple[str, str]:
     """(new owner, previous owner or "")."""
     words = [w.lower() for w in _RAW_WORD.findall(sentence)]
-    old = [name for i, name in people if i > 0 and words[i - 1] in _PREVIOUS_BEFORE or _before_anymore(words, i)]
+    old = [name for i, name in people if _marked_previous(words, i)]
     old += [name for i, name in people if i > 1 and words[i - 1] == "t" and words[i - 2] in _DENIED]
     if not old and len(people) > 1 and TRANSFER.intersection(words):
-        after_to = [name for i, name in people if i > 0 and words[i - 1] == "to"]
-        old = [name for _, name in people if name not in after_to][:1] if after_to else []
+        old = _given_away_by(words, people)
     new = [name for _, name in people if name not in old]
     return (new[0] if new else ""), (old[0] if old else "")
+
+
+def _marked_previous(words: list[str], i: int) -> bool:
+    """Whether the name at word ``i`` is marked as a previous owner: after a word of
+    :data:`_PREVIOUS_BEFORE`, or before "anymore"."""
+    return (i > 0 and words[i - 1] in _PREVIOUS_BEFORE) or _before_anymore(words, i)
+
+
+def _given_away_by(words: list[str], people: list[tuple[int, str]]) -> list[str]:
+    """In a transfer between people, the first one not named after "to" (none when no one is)."""
+    after_to = [name for i, name in people if i > 0 and words[i - 1] == "to"]
+    return [name for _, name in people if name not in after_to][:1] if after_to else []
 
 
 def _before_anymore(words: list[str], i: int) -> bool:

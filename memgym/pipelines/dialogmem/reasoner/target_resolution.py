@@ -109,6 +109,20 @@ def resolve(
     utterances = [u for _, u in heard]
     vocabulary = set(labels.values()) or request_phrases(tokens(request), utterances)
     statements = heard_facts(tuple(utterances), frozenset(vocabulary), frozenset(s for s, _ in heard))
+    values = _request_values(objects, statements)
+    known = frozenset(w for phrase in [*values, *vocabulary] for w in value_tokens(phrase))
+    words = canonical_request(request, known, LEXICON)
+    category, span, mentions = _category_and_mentions(words, values, vocabulary, statements)
+    if not labels and category is not None:
+        key = None if instruction else asked_key(words, mentions, [span])
+        category = first_said_about(words, vocabulary, statements, key) or category
+    key, target = _key_and_target(objects, labels, category, mentions, words, span, instruction=instruction)
+    return Resolution(category, target, key, tuple(statements), instruction)
+
+
+def _request_values(objects: Mapping[str, Mapping[str, str]], statements: Sequence[Statement]) -> dict[str, set[str]]:
+    """Each value a request may mention -> the keys it is a value of, in the entries (keys that
+    hold values, :data:`NOT_VALUES` aside) and in the ``statements`` heard."""
     values: dict[str, set[str]] = {}
     for keys in objects.values():
         for key, value in keys.items():
@@ -116,22 +130,42 @@ def resolve(
                 values.setdefault(value, set()).add(key)
     for statement in statements:
         values.setdefault(statement.value, set()).add(statement.key)
-    known = frozenset(w for phrase in [*values, *vocabulary] for w in value_tokens(phrase))
-    words = canonical_request(request, known, LEXICON)
+    return values
+
+
+def _category_and_mentions(
+    words: list[str], values: Mapping[str, set[str]], vocabulary: set[str], statements: Sequence[Statement]
+) -> tuple[str | None, tuple[int, int], list[Mention]]:
+    """The category the request names (its head; when it names none, the one category the
+    dialogue said a mentioned value about), the span naming it and the value mentions outside
+    that span that are cues (an ordinal attached to its noun, a count after a seeing word)."""
     mentions = find_mentions(words, values)
     head = head_category(words, vocabulary)
     if head is None:
         said_about = {s.category for m in mentions for s in statements if tokens(s.value) == tokens(m.value)}
-        category, span = (said_about.pop(), (0, 0)) if len(said_about) == 1 else (None, (0, 0))
+        category, span = (said_about.pop() if len(said_about) == 1 else None), (0, 0)
     else:
         category, span = head
         mentions = find_mentions(words, values, outside=span)
     mentions = [m for m in mentions if m.keys != {"order"} or _ordinal_attached(words, m, mentions, category)]
     # a count (``once``) counts sightings only after a seeing word (``you saw it once``, not ``was once``)
     mentions = [m for m in mentions if m.keys != {"times_seen"} or _after_seeing(words, m)]
-    if not labels and category is not None:
-        key = None if instruction else asked_key(words, mentions, [span])
-        category = first_said_about(words, vocabulary, statements, key) or category
+    return category, span, mentions
+
+
+def _key_and_target(
+    objects: Mapping[str, Mapping[str, str]],
+    labels: Mapping[str, str],
+    category: str | None,
+    mentions: list[Mention],
+    words: list[str],
+    span: tuple[int, int],
+    *,
+    instruction: bool,
+) -> tuple[str | None, str | None]:
+    """``(asked key, target)``: the key a question asks for (None for an instruction) and the one
+    object the cues select (:func:`select`; a mention of the asked key's own value is no cue), or
+    the first of several that agree on the answer; None when they tie."""
     winners = select(objects, labels, category, mentions, words)
     key = None if instruction else question_key(words, mentions, span, [objects[o] for o in winners])
     if key is not None:  # a mention of the asked key's own value is no cue (``how large``)
@@ -139,7 +173,7 @@ def resolve(
     target = winners[0] if len(winners) == 1 else None
     if key is not None and len(winners) > 1 and len({objects[o].get(key) for o in winners}) == 1:
         target = winners[0]  # the candidates left agree on the answer
-    return Resolution(category, target, key, tuple(statements), instruction)
+    return key, target
 
 
 def question_key(
@@ -230,20 +264,28 @@ def select(
     lighthouse``), every object is a candidate and only those explaining at least one mention can
     win."""
     content = {w for w in words if w not in STOP_WORDS} - set(value_tokens(category or ""))
-    scores: dict[str, tuple[int, int, int]] = {}
-    for object_id, keys in objects.items():
-        if category is not None and labels[object_id] != category:
-            continue
-        explained = [
-            m for m in mentions if any(k in keys and value_tokens(keys[k]) == value_tokens(m.value) for k in m.keys)
-        ]
-        exact = sum(1 for m in explained if tuple(words[m.start : m.end]) == value_tokens(m.value))
-        said = {w for k, v in keys.items() if k.startswith("said") for w in tokens(v)}
-        scores[object_id] = (len(explained), exact, len(content & said))
+    scores = {
+        object_id: _score(keys, mentions, words, content)
+        for object_id, keys in objects.items()
+        if category is None or labels[object_id] == category
+    }
     if not scores or (category is None and max(scores.values()) <= (0, 0, 0)):
         return []
     best = max(scores.values())
     return sorted(o for o, s in scores.items() if s == best)
+
+
+def _score(
+    keys: Mapping[str, str], mentions: Sequence[Mention], words: list[str], content: set[str]
+) -> tuple[int, int, int]:
+    """How well an object with facts ``keys`` fits the request: (mentions its facts explain, of
+    those the ones worded as the value itself, request ``content`` words its linked lines say)."""
+    explained = [
+        m for m in mentions if any(k in keys and value_tokens(keys[k]) == value_tokens(m.value) for k in m.keys)
+    ]
+    exact = sum(1 for m in explained if tuple(words[m.start : m.end]) == value_tokens(m.value))
+    said = {w for k, v in keys.items() if k.startswith("said") for w in tokens(v)}
+    return len(explained), exact, len(content & said)
 
 
 def reply(resolution: Resolution, objects: Mapping[str, Mapping[str, str]]) -> str:
