@@ -33,20 +33,37 @@ def dataset_statistics(episodes: Iterable[DialogMemEpisode]) -> dict[str, list[d
         turns.update(t.spec.turn_type for t in episode.dialogue)
         filters.update(episode.annotations.get("filtered_items", {}))
         filters["dropped_turns"] += episode.annotations.get("dropped_turns", 0)
-    item_rows = []
-    for (task, content_type), group in sorted(items.items()):
-        row: dict[str, Any] = {"task": task, "content_type": content_type, "n": len(group)}
-        if task == "qa":
-            row["verbalised_%"] = 100.0 * sum(a["verbalised"] for a in group) / len(group)
-            row["updated_%"] = 100.0 * sum(a["updated"] for a in group) / len(group)
-        else:
-            row["verbalised_%"] = None
-            row["updated_%"] = None
-        item_rows.append(row)
+    item_rows = [_item_row(task, content_type, group) for (task, content_type), group in sorted(items.items())]
+    summary = _summary(episodes, items, turns)
+    return {
+        "summary": [summary],
+        "items": item_rows,
+        "turns": [{"turn_type": k, "n": v} for k, v in sorted(turns.items())],
+        "filters": [{"reason": k, "n": v} for k, v in sorted(filters.items())],
+    }
+
+
+def _item_row(task: str, content_type: str, group: list[dict[str, Any]]) -> dict[str, Any]:
+    """The ``items`` row of one task and content type (``group``: its items' annotations); the
+    verbalised and updated shares are of QA items only."""
+    qa = task == "qa"
+    return {
+        "task": task,
+        "content_type": content_type,
+        "n": len(group),
+        "verbalised_%": 100.0 * sum(a["verbalised"] for a in group) / len(group) if qa else None,
+        "updated_%": 100.0 * sum(a["updated"] for a in group) / len(group) if qa else None,
+    }
+
+
+def _summary(
+    episodes: list[DialogMemEpisode], items: dict[tuple[str, str], list[dict[str, Any]]], turns: Counter
+) -> dict[str, Any]:
+    """The ``summary`` row: counts, the QA verbalised share and the navigation shortcuts."""
     qa = [a for (task, _), rows in items.items() if task == "qa" for a in rows]
     shortcuts = [category_shortcuts(e) for e in episodes]
     navigation = [row for rows in shortcuts for row in rows["items"]]
-    summary = {
+    return {
         "episodes": len(episodes),
         "navigation_items": sum(len(r) for (t, _), r in items.items() if t == "navigation"),
         "qa_items": len(qa),
@@ -59,12 +76,6 @@ def dataset_statistics(episodes: Iterable[DialogMemEpisode]) -> dict[str, list[d
         "navigation_dialogue_only_%": _percent(
             [not i.annotations.get("names_category", True) for e in episodes for i in e.items if i.task == "navigation"]
         ),
-    }
-    return {
-        "summary": [summary],
-        "items": item_rows,
-        "turns": [{"turn_type": k, "n": v} for k, v in sorted(turns.items())],
-        "filters": [{"reason": k, "n": v} for k, v in sorted(filters.items())],
     }
 
 

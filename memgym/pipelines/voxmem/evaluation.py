@@ -45,6 +45,7 @@ import dataclasses
 import functools
 import itertools
 import time
+from collections.abc import Callable
 from dataclasses import field
 from pathlib import Path
 from typing import Any, Literal
@@ -230,6 +231,39 @@ def evaluate(args: JobArgs) -> Path:
         hint="build one with 'memgym generate voxmem'",
         error=ConfigError,
     )
+    episodes = _eval_episodes(config, dataset_dir)
+    name = config.name or run_name(
+        args.runs_dir, "eval-voxmem", [",".join(config.memories), ",".join(config.models)], config_hash(config)
+    )
+    store = RunStore.open(args.runs_dir, "eval-voxmem", config, name=name, seeds=(config.seed,))
+    done = store.done_keys()
+    work = [
+        (f"{spec}|{memory_name}|{episode.episode_id}", (spec, memory_name, episode))
+        for spec in config.models
+        for memory_name in config.memories
+        if hears(spec, memory_name)
+        for episode in episodes
+        if f"{spec}|{memory_name}|{episode.episode_id}" not in done
+    ]
+    runner = _item_runner(config, dataset_dir, store)
+    played = itertools.chain.from_iterable(  # work is model by model: each model's items at its own pace
+        run_ordered(config, runner, list(group), threads=items_at_once(config, spec))
+        for spec, group in itertools.groupby(work, key=lambda pair: pair[1][0])
+    )
+    for key, (row, throughput) in tqdm(played, total=len(work), desc="items", disable=not args.progress):
+        store.append(key, row)
+        record_counts(store, throughput)
+    write_outputs(store, config, episodes)
+    return store.folder
+
+
+def _eval_episodes(config: VoxMemEvalConfig, dataset_dir: Path) -> list[VoxMemEpisode]:
+    """The dataset's episodes the run plays, smaller budgets first (a stopped run has whole
+    budgets): those of ``budgets`` when given, the first ``max_items`` items' when set.
+
+    Raises:
+        ConfigError: no manifest, an unknown memory, or a budget the dataset lacks.
+    """
     manifest = dataset_dir / "manifest.jsonl"
     if not manifest.is_file():
         raise ConfigError(f"dataset {dataset_dir} has no manifest.jsonl; build one with 'memgym generate voxmem'")
@@ -248,19 +282,11 @@ def evaluate(args: JobArgs) -> Path:
     if config.max_items:
         keep = list(dict.fromkeys(e.items[0].item_id for e in episodes))[: config.max_items]
         episodes = [e for e in episodes if e.items[0].item_id in keep]
-    name = config.name or run_name(
-        args.runs_dir, "eval-voxmem", [",".join(config.memories), ",".join(config.models)], config_hash(config)
-    )
-    store = RunStore.open(args.runs_dir, "eval-voxmem", config, name=name, seeds=(config.seed,))
-    done = store.done_keys()
-    work = [
-        (f"{spec}|{memory_name}|{episode.episode_id}", (spec, memory_name, episode))
-        for spec in config.models
-        for memory_name in config.memories
-        if hears(spec, memory_name)
-        for episode in episodes
-        if f"{spec}|{memory_name}|{episode.episode_id}" not in done
-    ]
+    return episodes
+
+
+def _item_runner(config: VoxMemEvalConfig, dataset_dir: Path, store: RunStore) -> Callable[..., ItemRunner]:
+    """What builds an :class:`ItemRunner` per thread or worker for the run in ``store``."""
     # Ray workers do not write the run folder: their turn and judge caches live in memory only;
     # here every runner (one per thread) shares this process's
     runner = functools.partial(ItemRunner, config, dataset_dir)
@@ -269,15 +295,7 @@ def evaluate(args: JobArgs) -> Path:
         runner = functools.partial(
             runner, memory_options(config, dataset_dir, turn_cache), JudgeCache(store.folder / "judge_cache.jsonl")
         )
-    played = itertools.chain.from_iterable(  # work is model by model: each model's items at its own pace
-        run_ordered(config, runner, list(group), threads=items_at_once(config, spec))
-        for spec, group in itertools.groupby(work, key=lambda pair: pair[1][0])
-    )
-    for key, (row, throughput) in tqdm(played, total=len(work), desc="items", disable=not args.progress):
-        store.append(key, row)
-        record_counts(store, throughput)
-    write_outputs(store, config, episodes)
-    return store.folder
+    return runner
 
 
 def items_at_once(config: VoxMemEvalConfig, spec: str) -> int:

@@ -306,32 +306,44 @@ def primary_contrasts(
     contrasts: list[Contrast] = []
     notes: list[str] = []
     for checkpoint, baseline in itertools.product(checkpoints, baselines):
-        mine = [c for c in original if c.model == reference and c.checkpoint == checkpoint]
-        delays = sorted({c.delay_s for c in mine})
-        loads = [load for load in LOADS if any(c.load == load for c in mine)]
-        pair = f"{reference} vs {baseline} @ {checkpoint}"
-        needed = [w for d in delays for load in loads for w in _advantage(reference, baseline, checkpoint, d, load, 1)]
-        lacking = [c for c in needed if c not in present]
-        if lacking:
-            c = lacking[0]
-            notes.append(f"{pair} skipped: no rows for {c.model} {c.operation} at {c.delay_s:g} s, {c.load} load")
-            continue
-        labels = {"table": "primary", "model": reference, "baseline": baseline, "checkpoint": checkpoint}
-        if len(delays) == 2:
-            weights: dict[Cell, float] = {}
-            for load, (delay, sign) in itertools.product(loads, zip(delays, (-1.0, 1.0))):
-                weights.update(_advantage(reference, baseline, checkpoint, delay, load, sign / len(loads)))
-            effect = f"delay {delays[1]:g} s - {delays[0]:g} s"
-            contrasts.append(Contrast({**labels, "effect": effect}, weights))
-        else:
-            notes.append(f"{pair}: the delay effect needs two delays, got {[f'{d:g}' for d in delays]}")
-        if loads == list(LOADS):
-            weights = {}
-            for delay, (load, sign) in itertools.product(delays, zip(LOADS, (-1.0, 1.0))):
-                weights.update(_advantage(reference, baseline, checkpoint, delay, load, sign / len(delays)))
-            contrasts.append(Contrast({**labels, "effect": "load high - low"}, weights))
-        else:
-            notes.append(f"{pair}: the load effect needs low and high load, got {loads}")
+        found, said = _pair_contrasts(original, present, reference, baseline, checkpoint)
+        contrasts += found
+        notes += said
+    return contrasts, notes
+
+
+def _pair_contrasts(
+    original: Sequence[Cell], present: set[Cell], reference: str, baseline: str, checkpoint: Any
+) -> tuple[list[Contrast], list[str]]:
+    """The delay and load effects on ``reference``'s advantage over ``baseline`` at one checkpoint,
+    and notes on the effects skipped (all of them when a cell they need has no rows)."""
+    mine = [c for c in original if c.model == reference and c.checkpoint == checkpoint]
+    delays = sorted({c.delay_s for c in mine})
+    loads = [load for load in LOADS if any(c.load == load for c in mine)]
+    pair = f"{reference} vs {baseline} @ {checkpoint}"
+    needed = [w for d in delays for load in loads for w in _advantage(reference, baseline, checkpoint, d, load, 1)]
+    lacking = [c for c in needed if c not in present]
+    if lacking:
+        c = lacking[0]
+        return [], [f"{pair} skipped: no rows for {c.model} {c.operation} at {c.delay_s:g} s, {c.load} load"]
+    labels = {"table": "primary", "model": reference, "baseline": baseline, "checkpoint": checkpoint}
+    contrasts: list[Contrast] = []
+    notes: list[str] = []
+    if len(delays) == 2:
+        weights: dict[Cell, float] = {}
+        for load, (delay, sign) in itertools.product(loads, zip(delays, (-1.0, 1.0))):
+            weights.update(_advantage(reference, baseline, checkpoint, delay, load, sign / len(loads)))
+        effect = f"delay {delays[1]:g} s - {delays[0]:g} s"
+        contrasts.append(Contrast({**labels, "effect": effect}, weights))
+    else:
+        notes.append(f"{pair}: the delay effect needs two delays, got {[f'{d:g}' for d in delays]}")
+    if loads == list(LOADS):
+        weights = {}
+        for delay, (load, sign) in itertools.product(delays, zip(LOADS, (-1.0, 1.0))):
+            weights.update(_advantage(reference, baseline, checkpoint, delay, load, sign / len(delays)))
+        contrasts.append(Contrast({**labels, "effect": "load high - low"}, weights))
+    else:
+        notes.append(f"{pair}: the load effect needs low and high load, got {loads}")
     return contrasts, notes
 
 
