@@ -30,7 +30,9 @@ redrawn (their words are the source's); its next attempt takes another source.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +41,7 @@ from memgym.core.config import dump_config
 from memgym.core.episode import TaskItem
 from memgym.core.errors import ConfigError
 from memgym.core.outcome import note_dropped
+from memgym.core.protocols import Reasoner
 from memgym.core.records import write_jsonl
 from memgym.core.seeding import episode_rng
 from memgym.datasets.sources.factory import open_library
@@ -392,24 +395,10 @@ class VoxMemBuilder:
         Besides the checks it records which item every AR item derives from (``ar_sources``) and
         the sessions of each role per budget, summed over items (``sessions_per_budget``).
         """
-        counts = qc.reuse_counts(
-            {
-                p.plan_id: {s.session_id for s in e.sessions}
-                for p in plans
-                for e in episodes
-                if e.items[0].item_id == p.plan_id
-            }
-        )
+        counts = _session_reuse(plans, episodes)
         turns = {t.audio: t.duration_s for e in episodes for s in e.sessions for t in s.turns if t.role == "user"}
-        per_cell: dict[str, int] = {}
-        for p in plans:
-            per_cell[p.cell] = per_cell.get(p.cell, 0) + 1
-        roles: dict[int, dict[str, int]] = {
-            budget: {"evidence": 0, "haystack": 0, "filler": 0} for budget in self.budgets
-        }
-        for e in episodes:
-            for s in e.sessions:
-                roles[e.budget][s.role] += 1
+        per_cell = dict(collections.Counter(p.cell for p in plans))
+        roles = _sessions_per_budget(episodes, self.budgets)
         report = {
             "items_planned": self.config.items,
             "items_kept": len(plans),
@@ -434,16 +423,38 @@ class VoxMemBuilder:
             report["model_qc"] = qc_model_report(self.model_qc.log, self.config.qc_model)
         report["separability"] = self.separability(episodes)
         if self.qc_reasoner is not None:
-            smallest = [e for e in episodes if e.budget == self.budgets[0] and e.items[0].annotations["audio_native"]]
-            solved = [e.items[0].item_id for e in smallest if qc.transcript_llm_solves(self.qc_reasoner, e)]
-            chance = sum(0.5 if e.items[0].answer in ("yes", "no") else 0.0 for e in smallest)
-            report["transcript_llm"] = {
-                "asked": len(smallest),
-                "solved": len(solved),
-                "items": solved,
-                "chance": chance,
-            }
+            report["transcript_llm"] = _transcript_llm(self.qc_reasoner, episodes, self.budgets[0])
         return qc.write_report(self.out, report)
+
+
+def _session_reuse(plans: list[Plan], episodes: list[VoxMemEpisode]) -> collections.Counter:
+    """Session id -> number of items whose history holds it (:func:`qc.reuse_counts`)."""
+    return qc.reuse_counts(
+        {
+            p.plan_id: {s.session_id for s in e.sessions}
+            for p in plans
+            for e in episodes
+            if e.items[0].item_id == p.plan_id
+        }
+    )
+
+
+def _sessions_per_budget(episodes: list[VoxMemEpisode], budgets: Sequence[int]) -> dict[int, dict[str, int]]:
+    """Budget -> sessions of each role (evidence, haystack, filler), summed over the items."""
+    roles = {budget: {"evidence": 0, "haystack": 0, "filler": 0} for budget in budgets}
+    for e in episodes:
+        for s in e.sessions:
+            roles[e.budget][s.role] += 1
+    return roles
+
+
+def _transcript_llm(reasoner: Reasoner, episodes: list[VoxMemEpisode], budget: int) -> dict[str, Any]:
+    """Which audio-native items of the smallest ``budget`` a text-only reasoner solves from the
+    transcript, and the count chance would give (a half for yes/no items)."""
+    smallest = [e for e in episodes if e.budget == budget and e.items[0].annotations["audio_native"]]
+    solved = [e.items[0].item_id for e in smallest if qc.transcript_llm_solves(reasoner, e)]
+    chance = sum(0.5 if e.items[0].answer in ("yes", "no") else 0.0 for e in smallest)
+    return {"asked": len(smallest), "solved": len(solved), "items": solved, "chance": chance}
 
 
 def _cell_counts() -> dict[str, int]:

@@ -84,23 +84,29 @@ def comparison_rows(
             for group in groups:
                 for metric in metrics[task]:
                     for memory, rows in rows_by_memory.items():
-                        values = [
-                            _percent(metric, r[metric])
-                            for r in rows
-                            if r.get("task") == task
-                            and r.get(metric) is not None
-                            and (column == "overall" or str(r.get(column)) == group)
-                        ]
                         cell = {"memory": memory, "task": task, "slice": column, "group": group, "metric": metric}
-                        cell["n"] = len(values)
-                        if values:
-                            rng = labelled_rng(seed, memory, task, column, group, metric)
-                            interval = bootstrap_mean(values, rng=rng, n_resamples=n_resamples)
-                            cell.update(mean=interval.estimate, low=interval.low, high=interval.high)
-                        else:
-                            cell.update(mean=None, low=None, high=None)
-                        table.append(cell)
+                        values = [_percent(metric, r[metric]) for r in rows if _in_cell(r, task, metric, column, group)]
+                        table.append(_with_interval(cell, values, seed, n_resamples))
     return table
+
+
+def _in_cell(row: dict[str, Any], task: str, metric: str, column: str, group: str) -> bool:
+    """Whether result ``row`` scores ``metric`` on a ``task`` item of ``group`` in ``column``."""
+    in_group = column == "overall" or str(row.get(column)) == group
+    return row.get("task") == task and row.get(metric) is not None and in_group
+
+
+def _with_interval(cell: dict[str, Any], values: list[float], seed: int, n_resamples: int) -> dict[str, Any]:
+    """``cell`` with ``n`` and the bootstrap mean and interval of ``values`` (None without values),
+    drawn from the cell's own labelled stream."""
+    cell["n"] = len(values)
+    if values:
+        rng = labelled_rng(seed, cell["memory"], cell["task"], cell["slice"], cell["group"], cell["metric"])
+        interval = bootstrap_mean(values, rng=rng, n_resamples=n_resamples)
+        cell.update(mean=interval.estimate, low=interval.low, high=interval.high)
+    else:
+        cell.update(mean=None, low=None, high=None)
+    return cell
 
 
 def comparison_markdown(table: Sequence[dict[str, Any]], errors: Mapping[str, int]) -> str:
@@ -128,6 +134,15 @@ def comparison_markdown(table: Sequence[dict[str, Any]], errors: Mapping[str, in
     return "\n".join(parts)
 
 
+def _bar_heights(mine: dict[Any, dict[str, Any]], ticks: Sequence[Any]) -> tuple[list[float], list[float], list[float]]:
+    """``(means, error below, error above)`` of one memory's bars at ``ticks`` from its cells
+    ``mine`` (tick -> cell; a missing cell or mean is 0, a missing bound no error)."""
+    means = [mine[t]["mean"] or 0.0 if t in mine else 0.0 for t in ticks]
+    lows = [m - (mine[t]["low"] if t in mine and mine[t]["low"] is not None else m) for t, m in zip(ticks, means)]
+    highs = [(mine[t]["high"] if t in mine and mine[t]["high"] is not None else m) - m for t, m in zip(ticks, means)]
+    return means, lows, highs
+
+
 def plot_comparison(table: Sequence[dict[str, Any]], path: Path) -> Path:
     """Grouped bars per memory with interval error bars: navigation metrics (left), QA overall and
     per content type (right). Writes a PNG."""
@@ -147,14 +162,7 @@ def plot_comparison(table: Sequence[dict[str, Any]], path: Path) -> Path:
     for axis, (task, cells, label) in zip(axes, panels):
         ticks = list(dict.fromkeys(c[label] for c in cells))
         for offset, memory in enumerate(memories):
-            mine = {c[label]: c for c in cells if c["memory"] == memory}
-            means = [mine[t]["mean"] or 0.0 if t in mine else 0.0 for t in ticks]
-            lows = [
-                m - (mine[t]["low"] if t in mine and mine[t]["low"] is not None else m) for t, m in zip(ticks, means)
-            ]
-            highs = [
-                (mine[t]["high"] if t in mine and mine[t]["high"] is not None else m) - m for t, m in zip(ticks, means)
-            ]
+            means, lows, highs = _bar_heights({c[label]: c for c in cells if c["memory"] == memory}, ticks)
             positions = np.arange(len(ticks)) + offset * width
             style = styles[memory]
             axis.bar(

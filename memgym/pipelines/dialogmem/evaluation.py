@@ -365,10 +365,7 @@ def write_tables(store: RunStore) -> Path:
     """``results.md``: metrics by task and content type, and QA by verbalised / updated."""
     rows = [r for r in store.rows() if "task" in r]
     present = [m for m in METRICS if any(r.get(m) is not None for r in rows)]
-    percent = [
-        {**r, **{m: 100.0 * r[m] if m != "llm_match" and r.get(m) is not None else r.get(m) for m in present}}
-        for r in rows
-    ]
+    percent = [_in_percent(r, present) for r in rows]
     errors = sum(1 for r in store.rows() if r.get("error"))
     counts = LinkLog(store.folder / "links.json").total()
     parts = [
@@ -377,13 +374,7 @@ def write_tables(store: RunStore) -> Path:
         "## by content type\n",
         to_markdown(aggregate(percent, ["task", "content_type"], present)),
     ]
-    qa = [r for r in percent if r["task"] == "qa"]
-    qa_metrics = [m for m in ("llm_match", "token_f1") if m in present]
-    if not qa_metrics and qa_metric(qa) == "reward":  # another registered scorer's 0-1 score
-        qa_metrics = ["reward"]
-        qa = [{**r, "reward": None if r.get("reward") is None else 100.0 * r["reward"]} for r in qa]
-    if qa and qa_metrics:
-        parts += ["## QA by verbalised / updated\n", to_markdown(aggregate(qa, ["verbalised", "updated"], qa_metrics))]
+    parts += _qa_breakdown([r for r in percent if r["task"] == "qa"], present)
     if counts.turns:
         parts.append(
             f"\nLink quality: {counts.quality or 0.0:.1f}% ({counts.correct} of {counts.linkable} linkable turns "
@@ -391,3 +382,23 @@ def write_tables(store: RunStore) -> Path:
         )
     parts.append(f"\n{errors} item(s) with errors (see results.jsonl, column 'error'). Scores are percentages.\n")
     return store.write_text("results.md", "\n".join(parts))
+
+
+def _in_percent(row: dict[str, Any], metrics: Sequence[str]) -> dict[str, Any]:
+    """``row`` with its ``metrics`` as percentages (``llm_match`` is one already)."""
+    return {
+        **row,
+        **{m: 100.0 * row[m] if m != "llm_match" and row.get(m) is not None else row.get(m) for m in metrics},
+    }
+
+
+def _qa_breakdown(qa: list[dict[str, Any]], present: Sequence[str]) -> list[str]:
+    """The ``QA by verbalised / updated`` section of the QA rows ``qa`` (none without QA rows or
+    a QA metric); another registered scorer's 0-1 ``reward`` is shown in percent."""
+    qa_metrics = [m for m in ("llm_match", "token_f1") if m in present]
+    if not qa_metrics and qa_metric(qa) == "reward":  # another registered scorer's 0-1 score
+        qa_metrics = ["reward"]
+        qa = [{**r, "reward": None if r.get("reward") is None else 100.0 * r["reward"]} for r in qa]
+    if not (qa and qa_metrics):
+        return []
+    return ["## QA by verbalised / updated\n", to_markdown(aggregate(qa, ["verbalised", "updated"], qa_metrics))]

@@ -318,9 +318,7 @@ def plot_taxonomy(table: Sequence[dict[str, Any]], path: Path) -> Path | None:
         return None
     shares = taxonomy_percent(table)
     present = [c for c in ERRORS if any(r[c] for r in shares)]
-    panels = list(dict.fromkeys((r["model"], r["memory"]) for r in shares))
-    flawless = [p for p in panels if not any(r[c] for r in shares if (r["model"], r["memory"]) == p for c in present)]
-    panels = [p for p in panels if p not in flawless]
+    panels, flawless = _error_panels(shares, present)
     if not panels:
         return None
     plt = _pyplot()
@@ -328,14 +326,7 @@ def plot_taxonomy(table: Sequence[dict[str, Any]], path: Path) -> Path | None:
     fig, axes = plt.subplots(1, len(panels), figsize=(4.4 * len(panels), 3.8), squeeze=False)
     for axis, (model, memory) in zip(axes[0], panels):
         mine = [r for r in shares if r["model"] == model and r["memory"] == memory]
-        bottom = np.zeros(len(mine))
-        for category in present:
-            values = np.array([r[category] for r in mine])
-            axis.bar(range(len(mine)), values, 0.7, bottom=bottom, color=styles[category]["color"], label=category)
-            bottom += values
-        axis.set_xticks(range(len(mine)), [f"{r['evidence']}\n(n={r['n']})" for r in mine], fontsize=7)
-        axis.set_ylim(0, 100)
-        axis.set_ylabel("share of items (%)")
+        _stack_errors(axis, mine, present, styles)
         axis.set_title(f"errors: {memory} / {model}", fontsize=9)
     fig.tight_layout()
     legend_outside(fig, axes[0][0] if len(panels) == 1 else list(axes[0]), title="error", fontsize=8)
@@ -344,6 +335,27 @@ def plot_taxonomy(table: Sequence[dict[str, Any]], path: Path) -> Path | None:
         fig.text(0.01, -0.02, f"no errors: {names}", fontsize=8, va="top")
     fig.tight_layout()
     return save_figure(fig, path, dpi=100, tight=True)
+
+
+def _error_panels(
+    shares: Sequence[dict[str, Any]], categories: Sequence[str]
+) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """``(panels, flawless)``: the (model, memory) pairs with errors in ``categories``, and those without."""
+    pairs = list(dict.fromkeys((r["model"], r["memory"]) for r in shares))
+    erring = {(r["model"], r["memory"]) for r in shares if any(r[c] for c in categories)}
+    return [p for p in pairs if p in erring], [p for p in pairs if p not in erring]
+
+
+def _stack_errors(axis: Any, rows: Sequence[dict[str, Any]], categories: Sequence[str], styles: dict) -> None:
+    """One panel's stacked bars: per evidence row, the share (%) of items in each error category."""
+    bottom = np.zeros(len(rows))
+    for category in categories:
+        values = np.array([r[category] for r in rows])
+        axis.bar(range(len(rows)), values, 0.7, bottom=bottom, color=styles[category]["color"], label=category)
+        bottom += values
+    axis.set_xticks(range(len(rows)), [f"{r['evidence']}\n(n={r['n']})" for r in rows], fontsize=7)
+    axis.set_ylim(0, 100)
+    axis.set_ylabel("share of items (%)")
 
 
 def _pyplot():
