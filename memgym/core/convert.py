@@ -151,8 +151,7 @@ def _walk(cls: type, loc: tuple[Any, ...]) -> tuple[str, type | None, Any]:
             hint = field_hints(hint).get(part, Any)
         elif origin in (tuple, list) and isinstance(part, int):
             path += f"[{part}]"
-            fixed = origin is tuple and not (len(args) == 2 and args[1] is Ellipsis)
-            hint = (args[part] if part < len(args) else Any) if fixed else (args[0] if args else Any)
+            hint = _element_hint(origin, args, part)
         elif origin is dict:
             path = f"{path}.{part}" if path else str(part)
             hint = args[1] if len(args) == 2 else Any
@@ -163,6 +162,14 @@ def _walk(cls: type, loc: tuple[Any, ...]) -> tuple[str, type | None, Any]:
             path = f"{path}.{part}" if path else str(part)
             hint = Any
     return path, parent, hint
+
+
+def _element_hint(origin: type, args: tuple[Any, ...], index: int) -> Any:
+    """The hint of entry ``index`` of a ``tuple[A, B]`` (its own), a ``tuple[A, ...]`` or a
+    ``list[A]`` (``A``); ``Any`` where the hint does not say."""
+    if origin is tuple and not (len(args) == 2 and args[1] is Ellipsis):
+        return args[index] if index < len(args) else Any
+    return args[0] if args else Any
 
 
 @functools.cache

@@ -70,35 +70,44 @@ class ItemLayout:
         schedule = self.schedule()
         sources: dict[int, int] = {}
         for index, (evidence, operation, subtype) in enumerate(schedule):
-            if operation != "AR":
-                continue
-            wanted = subtype.removeprefix("from_")
-            free = [
-                j for j, (e, op, _) in enumerate(schedule) if e == evidence and op != "AR" and j not in sources.values()
-            ]
-            free.sort(key=lambda j: (schedule[j][1] != wanted, OPERATIONS.index(schedule[j][1]), j))
-            pick = next((j for j in free if self._refusable(j, schedule[j])), None)
-            for j in free if pick is None else ():
-                sub = next((t for t in SUBTYPES[schedule[j][1]] if self._refusable(j, (*schedule[j][:2], t))), None)
-                if sub is not None:
-                    schedule[j], pick = (*schedule[j][:2], sub), j
-                    break
-            if pick is None:
-                usable = [
-                    f"{evidence}/{op} ({sub})"
-                    for (e, op) in BUILDABLE_CELLS
-                    if e == evidence and op != "AR"
-                    for sub in SUBTYPES[op]
-                    if self._refusable(index, (e, op, sub))
-                ]
-                raise ConfigError(
-                    f"cells/items: AR item {index} ({evidence}/AR) has no {evidence} item left to derive from (an AR "
-                    f"item reuses the history of its own item of the same evidence type); {evidence} AR items can "
-                    f"derive from {', '.join(usable)}: add such cells or more items"
-                )
-            sources[index] = pick
+            if operation == "AR":
+                wanted = subtype.removeprefix("from_")
+                sources[index] = self._source_of(index, evidence, wanted, schedule, set(sources.values()))
         self._layout = (schedule, sources)
         return self._layout
+
+    def _source_of(
+        self, index: int, evidence: str, wanted: str, schedule: list[tuple[str, str, str]], used: set[int]
+    ) -> int:
+        """The source item of AR item ``index`` (see :meth:`layout`): the first unused item of
+        ``evidence`` (of operation ``wanted`` first) that can be refused, else the first whose
+        subtype can be switched to one that can (``schedule`` is updated).
+
+        Raises:
+            ConfigError: none can.
+        """
+        free = [j for j, (e, op, _) in enumerate(schedule) if e == evidence and op != "AR" and j not in used]
+        free.sort(key=lambda j: (schedule[j][1] != wanted, OPERATIONS.index(schedule[j][1]), j))
+        pick = next((j for j in free if self._refusable(j, schedule[j])), None)
+        for j in free if pick is None else ():
+            sub = next((t for t in SUBTYPES[schedule[j][1]] if self._refusable(j, (*schedule[j][:2], t))), None)
+            if sub is not None:
+                schedule[j], pick = (*schedule[j][:2], sub), j
+                break
+        if pick is None:
+            usable = [
+                f"{evidence}/{op} ({sub})"
+                for (e, op) in BUILDABLE_CELLS
+                if e == evidence and op != "AR"
+                for sub in SUBTYPES[op]
+                if self._refusable(index, (e, op, sub))
+            ]
+            raise ConfigError(
+                f"cells/items: AR item {index} ({evidence}/AR) has no {evidence} item left to derive from (an AR "
+                f"item reuses the history of its own item of the same evidence type); {evidence} AR items can "
+                f"derive from {', '.join(usable)}: add such cells or more items"
+            )
+        return pick
 
     def may_be_refused(self, plan: Plan) -> bool:
         """Whether an AR item may be derived from ``plan``, so its history keeps that item's refusal too.

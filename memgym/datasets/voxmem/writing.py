@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import abc
 import re
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -157,11 +158,7 @@ class LLMWriter(DialogueWriter):
         user = _lines(self.reasoner.generate([Message.text("user", user_prompt)]))
         assistant = _lines(self.reasoner.generate([Message.text("user", assistant_prompt)]))
         template_user, template_assistant, _ = self.fallback.write(fact, n_user, rng)
-        user_ok = len(user) >= n_user and not any(leaks(t, self.sound_labels) for t in user)
-        if user_ok and fact.value:
-            user_ok = sum(fact.value.lower() in t.lower() for t in user[:n_user]) == 1
-        if user_ok and not fact.value:
-            user_ok = not any(v.lower() in " ".join(user).lower() for v in family.values)
+        user_ok = self._user_lines_ok(user, fact, family.values, n_user)
         assistant_ok = len(assistant) >= n_user and not any(
             leaks(t, self.sound_labels) or any(v.lower() in t.lower() for v in family.values) for t in assistant
         )
@@ -171,6 +168,16 @@ class LLMWriter(DialogueWriter):
             assistant[:n_user] if assistant_ok else template_assistant,
             name,
         )
+
+    def _user_lines_ok(self, user: list[str], fact: SessionFact, values: Sequence[str], n_user: int) -> bool:
+        """Whether the reasoner's user lines can be kept: enough of them, no sound named, and the
+        fact's value stated in exactly one of the first ``n_user`` (or, for an undecided slot, none
+        of the family's ``values`` anywhere)."""
+        if len(user) < n_user or any(leaks(t, self.sound_labels) for t in user):
+            return False
+        if fact.value:
+            return sum(fact.value.lower() in t.lower() for t in user[:n_user]) == 1
+        return not any(v.lower() in " ".join(user).lower() for v in values)
 
 
 def paraphrase_question(reasoner: Reasoner, question: str, keep: list[str]) -> tuple[str, bool]:

@@ -395,6 +395,19 @@ def main_table(
     return table
 
 
+def _controlled_points(
+    variants: Sequence[Variant], summary: Mapping[str, dict[str, Any]], links: Mapping[str, Any], task: str, mode: str
+) -> list[tuple[float, float]]:
+    """``(link quality, score on task)`` of the controlled variants of ``mode`` that have both,
+    by link quality."""
+    points = [
+        (links[v.name].quality, summary[v.name][task])
+        for v in variants
+        if v.kind == "controlled" and v.mode == mode and summary[v.name][task] is not None
+    ]
+    return sorted(p for p in points if p[0] is not None)
+
+
 def plot_link_quality(
     path: Path,
     variants: Sequence[Variant],
@@ -418,12 +431,7 @@ def plot_link_quality(
         axis.set_ylim(0, 105)
         ends = []  # direct labels of the lines, pushed apart where they would overlap
         for mode, name in zip(("missing", "wrong"), curves):
-            points = [
-                (links[v.name].quality, summary[v.name][task])
-                for v in variants
-                if v.kind == "controlled" and v.mode == mode and summary[v.name][task] is not None
-            ]
-            points = sorted(p for p in points if p[0] is not None)
+            points = _controlled_points(variants, summary, links, task, mode)
             if points:
                 style = styles[name]
                 axis.plot(*zip(*points), marker=style["marker"], color=style["color"], label=name)

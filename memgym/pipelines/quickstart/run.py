@@ -111,6 +111,21 @@ def _plugin_sections(names: Sequence[str], report_dir: Path, args: JobArgs) -> t
     return sections, failed
 
 
+def _benchmarks_to_run(registered: list[str]) -> tuple[list[Section], list[str]]:
+    """The built-in sections of the ``registered`` benchmarks, and the plugin benchmarks that
+    implement a quickstart.
+
+    Raises:
+        MemgymError: there are none.
+    """
+    sections = [s for s in SECTIONS if s.benchmark in registered]
+    builtin = {s.benchmark for s in SECTIONS}
+    plugins = [n for n in registered if n not in builtin and "quickstart" in BENCHMARKS.get(n).implemented_jobs()]
+    if not sections and not plugins:
+        raise MemgymError("no registered benchmark implements a quickstart yet")
+    return sections, plugins
+
+
 def run_quickstart(args: JobArgs) -> Path:
     """Run the quickstart (module docstring); return the path of the written report.
 
@@ -121,12 +136,7 @@ def run_quickstart(args: JobArgs) -> Path:
     workers = _workers(config)
     report_dir = Path(args.runs_dir) / "quickstart"
     report_dir.mkdir(parents=True, exist_ok=True)
-    registered = BENCHMARKS.names()
-    sections = [s for s in SECTIONS if s.benchmark in registered]
-    builtin = {s.benchmark for s in SECTIONS}
-    plugins = [n for n in registered if n not in builtin and "quickstart" in BENCHMARKS.get(n).implemented_jobs()]
-    if not sections and not plugins:
-        raise MemgymError("no registered benchmark implements a quickstart yet")
+    sections, plugins = _benchmarks_to_run(BENCHMARKS.names())
     started = time.perf_counter()
     print(f"memgym quickstart into {report_dir} ({workers} worker{'s' * (workers > 1)}); it shows:", flush=True)
     for section in sections:

@@ -8,6 +8,7 @@ import gzip
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 from memgym.core.errors import MemgymError
 from memgym.core.paths import require_file
@@ -74,41 +75,47 @@ def read_goals(path: Path, *, required: bool) -> list[SceneObject]:
     objects, seen = [], set()
     for key, entries in goals.items():
         for n, entry in enumerate(entries):
-            where = f"{path}: goals[{key!r}][{n}]"
-            try:
-                object_id = str(entry["object_id"])
-                category = str(entry.get("object_category") or key.rsplit("_", 1)[-1])
-                position = tuple(float(c) for c in entry["position"])
-                sid = entry.get("semantic_id")
-                if sid is None:
-                    match = _TRAILING_INT.search(object_id)
-                    if match is None:
-                        raise KeyError("semantic_id (or an object_id ending in the instance id)")
-                    sid = int(match.group(1))
-                views = tuple(
-                    ViewPoint(
-                        position=tuple(float(c) for c in vp["agent_state"]["position"]),
-                        rotation=tuple(float(c) for c in vp["agent_state"]["rotation"]),
-                    )
-                    for vp in entry.get("view_points", [])
-                )
-            except (KeyError, TypeError, ValueError) as exc:
-                raise MemgymError(f"{where}: missing or malformed field {exc}") from None
-            if len(position) != 3:
-                raise MemgymError(f"{where}: position must have 3 numbers")
-            if object_id in seen:
-                continue
-            seen.add(object_id)
-            objects.append(
-                SceneObject(
-                    object_id=object_id,
-                    semantic_id=int(sid),
-                    category=category,
-                    position=position,
-                    size=(0.0, 0.0, 0.0),
-                    view_points=views,
-                    lang_desc=str(entry.get("lang_desc") or ""),
-                    attributes={k: str(v) for k, v in (entry.get("attributes") or {}).items()},
-                )
-            )
+            goal = _goal_object(entry, key, f"{path}: goals[{key!r}][{n}]")
+            if goal.object_id not in seen:
+                seen.add(goal.object_id)
+                objects.append(goal)
     return objects
+
+
+def _goal_object(entry: Any, key: str, where: str) -> SceneObject:
+    """The :class:`SceneObject` of one goals entry (its category from ``key`` when it names none).
+
+    Raises:
+        MemgymError: a missing or malformed field, named with ``where``.
+    """
+    try:
+        object_id = str(entry["object_id"])
+        category = str(entry.get("object_category") or key.rsplit("_", 1)[-1])
+        position = tuple(float(c) for c in entry["position"])
+        sid = entry.get("semantic_id")
+        if sid is None:
+            match = _TRAILING_INT.search(object_id)
+            if match is None:
+                raise KeyError("semantic_id (or an object_id ending in the instance id)")
+            sid = int(match.group(1))
+        views = tuple(
+            ViewPoint(
+                position=tuple(float(c) for c in vp["agent_state"]["position"]),
+                rotation=tuple(float(c) for c in vp["agent_state"]["rotation"]),
+            )
+            for vp in entry.get("view_points", [])
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise MemgymError(f"{where}: missing or malformed field {exc}") from None
+    if len(position) != 3:
+        raise MemgymError(f"{where}: position must have 3 numbers")
+    return SceneObject(
+        object_id=object_id,
+        semantic_id=int(sid),
+        category=category,
+        position=position,
+        size=(0.0, 0.0, 0.0),
+        view_points=views,
+        lang_desc=str(entry.get("lang_desc") or ""),
+        attributes={k: str(v) for k, v in (entry.get("attributes") or {}).items()},
+    )
