@@ -9,7 +9,9 @@ element of a tuple or list) and converted by :func:`memgym.core.convert.convert`
 mode: type hints, ``Literal`` choices, tuples from lists, nested dataclasses, no unknown keys);
 the first bad key raises :class:`~memgym.core.errors.ConfigError` naming the file and the dotted
 key with the allowed keys, values or range. :func:`as_config` accepts a config in any of the
-forms a ``gymnasium.make(id, config=...)`` takes.
+forms a ``gymnasium.make(id, config=...)`` takes. Checks beyond a range (choices, relations
+between keys) are declared on the fields too and run by one loop
+(:mod:`memgym.core.field_checks`).
 """
 
 from __future__ import annotations

@@ -93,6 +93,36 @@ def generate_floor_plan(
     extra_door_prob: float = 0.3,
 ) -> FloorPlan:
     """Cut a ``width x depth`` house into ``num_rooms`` rooms (fewer if rooms would get too small)."""
+    rects, walls = _split_house(rng, num_rooms, width, depth, min_room)
+    rooms = [Room(i, *r) for i, r in enumerate(rects)]
+    rooms = _label_rooms(rng, rooms)
+    pairs, shared = _door_pairs(rng, rooms, min_door_span, extra_door_prob)
+    doorways = []
+    for a, b in sorted(tuple(sorted(p)) for p in pairs):
+        axis, coord, s0, s1 = shared[(a, b)]
+        margin = door_width / 2 + 0.25
+        centre = float(rng.uniform(s0 + margin, s1 - margin)) if s1 - s0 > 2 * margin else (s0 + s1) / 2
+        gap = (centre - door_width / 2, centre + door_width / 2)
+        wall = next(
+            (
+                w
+                for w in walls
+                if w.axis == axis and abs(w.coord - coord) < 1e-6 and w.start <= gap[0] and gap[1] <= w.end
+            ),
+            None,
+        )
+        if wall is not None:
+            wall.gaps.append(gap)
+        x, z = (coord, centre) if axis == "x" else (centre, coord)
+        doorways.append(Doorway(a, b, x, z, door_width, axis))
+    return FloorPlan(width, depth, rooms, walls, doorways)
+
+
+def _split_house(
+    rng: np.random.Generator, num_rooms: int, width: float, depth: float, min_room: float
+) -> tuple[list[tuple[float, float, float, float]], list[Wall]]:
+    """The room rectangles (the largest cut first, until ``num_rooms`` or no room can be cut
+    without one side under ``min_room``) and the walls: the outer four, then one per cut."""
     rects = [(0.0, 0.0, width, depth)]
     walls = [
         Wall("z", 0.0, 0.0, width),
@@ -111,9 +141,15 @@ def generate_floor_plan(
         first, second, wall = cut
         rects[i : i + 1] = [first, second]
         walls.append(wall)
-    rooms = [Room(i, *r) for i, r in enumerate(rects)]
-    rooms = _label_rooms(rng, rooms)
+    return rects, walls
 
+
+def _door_pairs(
+    rng: np.random.Generator, rooms: list[Room], min_door_span: float, extra_door_prob: float
+) -> tuple[set[tuple[int, int]], dict[tuple[int, int], tuple[str, float, float, float]]]:
+    """The room pairs that get a door (a random spanning tree of the rooms sharing at least
+    ``min_door_span`` of wall, plus each other such pair with ``extra_door_prob``) and the span
+    each such pair shares."""
     graph = nx.Graph()
     graph.add_nodes_from(range(len(rooms)))
     shared: dict[tuple[int, int], tuple[str, float, float, float]] = {}
@@ -128,19 +164,7 @@ def generate_floor_plan(
     for edge in graph.edges():
         if edge not in pairs and (edge[1], edge[0]) not in pairs and rng.uniform() < extra_door_prob:
             pairs.add(edge)
-    doorways = []
-    for a, b in sorted(tuple(sorted(p)) for p in pairs):
-        axis, coord, s0, s1 = shared[(a, b)]
-        margin = door_width / 2 + 0.25
-        centre = float(rng.uniform(s0 + margin, s1 - margin)) if s1 - s0 > 2 * margin else (s0 + s1) / 2
-        gap = (centre - door_width / 2, centre + door_width / 2)
-        for wall in walls:
-            if wall.axis == axis and abs(wall.coord - coord) < 1e-6 and wall.start <= gap[0] and gap[1] <= wall.end:
-                wall.gaps.append(gap)
-                break
-        x, z = (coord, centre) if axis == "x" else (centre, coord)
-        doorways.append(Doorway(a, b, x, z, door_width, axis))
-    return FloorPlan(width, depth, rooms, walls, doorways)
+    return pairs, shared
 
 
 def _area(rect) -> float:

@@ -231,43 +231,54 @@ def max_house_objects(config: HouseConfig) -> int:
 
 
 def _furnish(rng, plan: FloorPlan, config: HouseConfig) -> list[Placed]:
+    """Furniture per room (each kind of its room type with its probability), small objects on
+    the surfaces placed so far, then clutter; every draw in this fixed order."""
     t = config.wall_thickness
     placed: list[Placed] = []
     for room in plan.rooms:
-        inner = _inner(room, t)
-        blocked = [door_zone(d) for d in plan.doorways if room.index in (d.a, d.b)]
-        for name, prob in ROOM_FURNITURE[room.kind]:
-            if rng.uniform() >= prob:
-                continue
-            category = CATEGORY_BY_NAME[name]
-            for _ in range(15):
-                item = try_place(rng, category, room, inner, blocked, placed)
-                if item is not None:
-                    placed.append(item)
-                    if name in COMPANIONS:
-                        companions(rng, item, inner, blocked, placed)
-                    break
-    floor_items = list(range(len(placed)))
-    for index in floor_items:
+        _furnish_room(
+            rng, room, _inner(room, t), [door_zone(d) for d in plan.doorways if room.index in (d.a, d.b)], placed
+        )
+    for index in range(len(placed)):
         support = placed[index]
-        if not support.category.surface or rng.uniform() >= config.small_object_prob:
-            continue
-        options = [c for c in CATEGORY_BY_NAME.values() if support.category.name in c.supports]
-        for _ in range(int(rng.integers(1, 3))):
-            if not options:
-                break
-            category = options[int(rng.integers(len(options)))]
-            for _ in range(8):
-                item = try_on(rng, category, index, placed)
-                if item is not None:
-                    placed.append(item)
-                    break
+        if support.category.surface and rng.uniform() < config.small_object_prob:
+            _put_on(rng, index, placed)
     stats = load_clutter(config.clutter)
     if stats is not None:  # after every furnishing draw: the same seed keeps its furniture
         for room in plan.rooms:
             blocked = [door_zone(d) for d in plan.doorways if room.index in (d.a, d.b)]
             add_clutter(rng, stats, room, _inner(room, t), blocked, placed)
     return placed
+
+
+def _furnish_room(rng, room: Room, inner, blocked: list, placed: list[Placed]) -> None:
+    """Each furniture kind of ``room``'s type, drawn with its probability and placed (15 tries;
+    with its companions), appended to ``placed``."""
+    for name, prob in ROOM_FURNITURE[room.kind]:
+        if rng.uniform() >= prob:
+            continue
+        category = CATEGORY_BY_NAME[name]
+        for _ in range(15):
+            item = try_place(rng, category, room, inner, blocked, placed)
+            if item is not None:
+                placed.append(item)
+                if name in COMPANIONS:
+                    companions(rng, item, inner, blocked, placed)
+                break
+
+
+def _put_on(rng, index: int, placed: list[Placed]) -> None:
+    """One or two small objects that may stand on ``placed[index]`` (8 tries each), appended."""
+    options = [c for c in CATEGORY_BY_NAME.values() if placed[index].category.name in c.supports]
+    for _ in range(int(rng.integers(1, 3))):
+        if not options:
+            break
+        category = options[int(rng.integers(len(options)))]
+        for _ in range(8):
+            item = try_on(rng, category, index, placed)
+            if item is not None:
+                placed.append(item)
+                break
 
 
 # ----- view points and annotations ----------------------------------------------------------------

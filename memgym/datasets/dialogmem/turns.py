@@ -123,13 +123,7 @@ class _TurnPlanner:
         options = self.perceptual.get(goal, [])
         if options:
             self.emit(segment.start, "navigation", goal, options[int(rng.integers(len(options)))], goal)
-        inner = [
-            step
-            for step in range(segment.start + 1, segment.end)
-            if any(next_item(o, step) is not None for o in log.visible[step])
-        ]
-        count = max(1, (segment.end - segment.start) // max(1, config.commentary_every))
-        slots = sorted(rng.permutation(inner)[:count].tolist()) if inner else []
+        slots = self._commentary_slots(segment, config)
         recall_slot = None
         if segment.end - segment.start > 1 and rng.uniform() < config.recall_probability:
             recall_slot = int(rng.integers(segment.start + 1, segment.end))
@@ -139,14 +133,30 @@ class _TurnPlanner:
                 target = visible[int(rng.integers(len(visible)))]
                 self.emit(step, "commentary", target, next_item(target, step))
         if recall_slot is not None:
-            now = set(log.visible[recall_slot])
-            earlier = [o for o, s in first.items() if s < recall_slot and o not in now and next_item(o, recall_slot)]
-            if earlier:
-                changes = [o for o in earlier if (i := next_item(o, recall_slot, True)) is not None and i.version > 0]
-                pool = sorted(changes or earlier)
-                target = pool[int(rng.integers(len(pool)))]
-                self.emit(recall_slot, "recall", target, next_item(target, recall_slot, True))
+            self._recall(recall_slot, first)
         if goal in log.visible[segment.end]:
             item = next_item(goal, segment.end)
             if item is not None and segment.end > segment.start:
                 self.emit(segment.end, "post_arrival", goal, item, goal)
+
+    def _commentary_slots(self, segment: Segment, config: TurnPlanConfig) -> list[int]:
+        """The steps inside ``segment`` that get a commentary turn: about one per
+        ``config.commentary_every`` steps, drawn among those where something sayable is visible."""
+        inner = [
+            step
+            for step in range(segment.start + 1, segment.end)
+            if any(self.next_item(o, step) is not None for o in self.log.visible[step])
+        ]
+        count = max(1, (segment.end - segment.start) // max(1, config.commentary_every))
+        return sorted(self.rng.permutation(inner)[:count].tolist()) if inner else []
+
+    def _recall(self, step: int, first: dict[str, int]) -> None:
+        """A recall turn at ``step`` about an object seen earlier and not visible now (one whose
+        content changed preferred), drawn at random; none when there is no such object."""
+        now = set(self.log.visible[step])
+        earlier = [o for o, s in first.items() if s < step and o not in now and self.next_item(o, step)]
+        if earlier:
+            changes = [o for o in earlier if (i := self.next_item(o, step, True)) is not None and i.version > 0]
+            pool = sorted(changes or earlier)
+            target = pool[int(self.rng.integers(len(pool)))]
+            self.emit(step, "recall", target, self.next_item(target, step, True))

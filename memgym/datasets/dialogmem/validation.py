@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -166,35 +167,65 @@ def realise_dialogue(
     dropped: list[Dropped] = []
     versions: dict[tuple[str, str], tuple[int, int]] = {}
     for spec in sorted(specs, key=lambda s: (s.step, s.turn_id)):
-        reasons = policy_violations(spec) + visibility_violations(spec, log) + episodic_violations(spec, log)
-        item = spec.content
-        if item is not None and item.type == "social" and item.version > 0:
-            prior = versions.get((item.object_id, item.key))
-            if prior is None or prior[0] != item.version - 1 or prior[1] >= spec.step:
-                reasons.append(f"{item.operation} without its earlier version stated first")
-        if spec.speaker not in by_name:
-            reasons.append(f"unknown speaker {spec.speaker!r}")
+        reasons = _spec_violations(spec, log, versions, by_name)
         if reasons:
             dropped.append(Dropped(spec, tuple(reasons)))
             continue
         said = [t for t in history if t.spec.step <= spec.step] + kept
         context = [f"{t.spec.speaker}: {t.text}" for t in said]
-        problems: list[str] = []
-        for attempt in range(max_attempts):
-            wording = {} if seed is None else {"rng": np.random.default_rng([seed, spec.turn_id, attempt])}
-            text = realiser.realise(spec, by_name[spec.speaker], context, attempt, **wording)
-            problems = text_violations(text, spec)
-            if not problems and auditor is not None and not auditor.passes(text, spec):
-                problems = ["grounding audit failed"]
-            if not problems:
-                kept.append(DialogueTurn(spec=spec, text=text, attempts=attempt + 1))
-                if item is not None and item.type == "social":
-                    versions[(item.object_id, item.key)] = (item.version, spec.step)
-                break
-        else:
+        turn, problems = _realise_turn(spec, by_name[spec.speaker], context, realiser, auditor, max_attempts, seed)
+        if turn is None:
             dropped.append(Dropped(spec, tuple(f"after {max_attempts} attempts: {p}" for p in problems)))
+            continue
+        kept.append(turn)
+        item = spec.content
+        if item is not None and item.type == "social":
+            versions[(item.object_id, item.key)] = (item.version, spec.step)
     kept = [dataclasses.replace(t, spec=dataclasses.replace(t.spec, turn_id=i)) for i, t in enumerate(kept)]
     return kept, dropped
+
+
+def _spec_violations(
+    spec: TurnSpec,
+    log: ObservationLog,
+    versions: dict[tuple[str, str], tuple[int, int]],
+    by_name: Mapping[str, Resident],
+) -> list[str]:
+    """Why ``spec`` cannot be said (none: it can): the policy, visibility and episodic rules, a
+    later version of a social chain whose earlier version was not kept (``versions``: (object,
+    key) -> (version, step) of the latest kept statement), an unknown speaker."""
+    reasons = policy_violations(spec) + visibility_violations(spec, log) + episodic_violations(spec, log)
+    item = spec.content
+    if item is not None and item.type == "social" and item.version > 0:
+        prior = versions.get((item.object_id, item.key))
+        if prior is None or prior[0] != item.version - 1 or prior[1] >= spec.step:
+            reasons.append(f"{item.operation} without its earlier version stated first")
+    if spec.speaker not in by_name:
+        reasons.append(f"unknown speaker {spec.speaker!r}")
+    return reasons
+
+
+def _realise_turn(
+    spec: TurnSpec,
+    speaker: Resident,
+    context: list[str],
+    realiser: Any,
+    auditor: GroundingAuditor | None,
+    max_attempts: int,
+    seed: int | None,
+) -> tuple[DialogueTurn | None, list[str]]:
+    """``(turn, [])`` for the first of ``max_attempts`` wordings of ``spec`` that breaks no text
+    rule and passes the ``auditor``; ``(None, the last attempt's problems)`` when none does."""
+    problems: list[str] = []
+    for attempt in range(max_attempts):
+        wording = {} if seed is None else {"rng": np.random.default_rng([seed, spec.turn_id, attempt])}
+        text = realiser.realise(spec, speaker, context, attempt, **wording)
+        problems = text_violations(text, spec)
+        if not problems and auditor is not None and not auditor.passes(text, spec):
+            problems = ["grounding audit failed"]
+        if not problems:
+            return DialogueTurn(spec=spec, text=text, attempts=attempt + 1), []
+    return None, problems
 
 
 def stated_items(items: Sequence[MemoryItem], turns: Sequence[DialogueTurn]) -> list[MemoryItem]:

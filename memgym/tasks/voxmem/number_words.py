@@ -43,19 +43,9 @@ def number_run(tokens: list[str], start: int) -> tuple[str, int] | None:
             ordinal, seen, used = True, True, i - start + 1
             break
         elif word in _SCALES and seen and last != "scale":
-            scale = _SCALES[word]
-            if scale == 100:
-                current = max(current, 1) * 100
-            else:
-                total += max(current, 1) * scale
-                current = 0
+            total, current = _scaled(total, current, _SCALES[word])
             last = "scale"
-        elif (
-            word == "and"
-            and last == "scale"
-            and i + 1 < len(tokens)
-            and (tokens[i + 1] in _UNITS or tokens[i + 1] in _TENS)
-        ):
+        elif last == "scale" and _joining_and(tokens, i):
             i += 1
             continue
         else:
@@ -67,6 +57,19 @@ def number_run(tokens: list[str], start: int) -> tuple[str, int] | None:
         return None
     value = total + current
     return (f"{value}{_ordinal_suffix(value)}" if ordinal else str(value)), used
+
+
+def _scaled(total: int, current: int, scale: int) -> tuple[int, int]:
+    """``(total, current)`` after a scale word: "hundred" multiplies the group being read, a
+    larger scale closes it into the total."""
+    if scale == 100:
+        return total, max(current, 1) * 100
+    return total + max(current, 1) * scale, 0
+
+
+def _joining_and(tokens: list[str], i: int) -> bool:
+    """Whether ``tokens[i]`` is an "and" joining a scale to the units or tens after it."""
+    return tokens[i] == "and" and i + 1 < len(tokens) and (tokens[i + 1] in _UNITS or tokens[i + 1] in _TENS)
 
 
 def _ordinal_suffix(value: int) -> str:
