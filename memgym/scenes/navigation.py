@@ -57,10 +57,9 @@ from typing import Literal
 
 import numpy as np
 from scipy import ndimage
-from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import dijkstra
 
 from memgym.scenes.agent_spec import AgentSpec
+from memgym.scenes.cell_graph import CellGraph
 from memgym.scenes.clearance import centre_clearances, clearance_reach
 from memgym.scenes.nav_raster import column_floors, crossed_cells, edge_clearance, grid_frame, surface_floors
 
@@ -135,8 +134,8 @@ class NavGrid:
         # nearest navigable cell of every cell, for snapping
         _, nearest = ndimage.distance_transform_edt(~self.navigable, return_indices=True)
         self._nearest = nearest
-        self._walk = _CellGraph(self.navigable, self.cell, self.islands)
-        self._route_graph: _CellGraph | None = None
+        self._walk = CellGraph(self.navigable, self.cell, self.islands)
+        self._route_graph: CellGraph | None = None
         self._targets: OrderedDict[tuple[bytes, tuple[int, ...], int], dict[int, np.ndarray]] = OrderedDict()
 
     # ----- construction -----------------------------------------------------------------------
@@ -191,12 +190,12 @@ class NavGrid:
         return cls(walkable, heights, (x0, z0), agent, floor_height, erosion, clearance)
 
     @property
-    def _route(self) -> _CellGraph:
+    def _route(self) -> CellGraph:
         """The graph geodesics search: the passable cells (built on first use; the walking graph
         when every passable cell is navigable)."""
         if self._route_graph is None:
             extra = bool((self.passable & ~self.navigable).any())
-            self._route_graph = _CellGraph(self.passable, self.cell) if extra else self._walk
+            self._route_graph = CellGraph(self.passable, self.cell) if extra else self._walk
         return self._route_graph
 
     # ----- cells and points -------------------------------------------------------------------
@@ -468,71 +467,3 @@ class NavGrid:
         off = np.hypot(xs - (cols + 0.5) * self.cell, zs - (rows + 0.5) * self.cell)
         keeps = self.navigable[rows, cols] | (self._spare[rows, cols] >= off + spacing / 2)
         return (keeps & inside).all(axis=1)
-
-
-class _CellGraph:
-    """Shortest-path fields over the 16-neighbour graph of one ``(nz, nx) bool`` cell ``mask``.
-
-    Attributes:
-        mask: the cells.
-        islands: ``(nz, nx) int`` 8-connected island label of each cell (0: not in ``mask``).
-        cells: ``(N, 2)`` (row, col) of the graph's nodes; ``node_of`` ``(nz, nx)`` the inverse (-1: none).
-        graph: :func:`_cell_graph`.
-    """
-
-    def __init__(self, mask: np.ndarray, cell: float, islands: np.ndarray | None = None) -> None:
-        self.mask = mask
-        self.islands = ndimage.label(mask, structure=np.ones((3, 3), bool))[0] if islands is None else islands
-        self.cells = np.argwhere(mask)
-        self.node_of = np.full(mask.shape, -1, np.int64)
-        self.node_of[self.cells[:, 0], self.cells[:, 1]] = np.arange(len(self.cells))
-        self.graph = _cell_graph(mask, self.node_of, cell)
-        self._fields: OrderedDict[tuple[int, ...], tuple[np.ndarray, np.ndarray, np.ndarray]] = OrderedDict()
-
-    def field(self, goal_nodes: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(N,)`` distance (metres) to the nearest of ``goal_nodes``, predecessor towards it and
-        which goal node it is (kept for the last 64 goal sets)."""
-        if goal_nodes in self._fields:
-            self._fields.move_to_end(goal_nodes)
-            return self._fields[goal_nodes]
-        dist, pred, sources = dijkstra(
-            self.graph, directed=False, indices=list(goal_nodes), min_only=True, return_predecessors=True
-        )
-        self._fields[goal_nodes] = (dist, pred, sources)
-        if len(self._fields) > 64:
-            self._fields.popitem(last=False)
-        return dist, pred, sources
-
-
-def _cell_graph(mask: np.ndarray, node_of: np.ndarray, cell: float) -> csr_matrix:
-    """The 16-neighbour graph of ``mask``'s cells (nodes ``node_of``): the 8 neighbours and the 8
-    knight moves, each edge joining two cells whose straight segment passes only cells of ``mask``
-    (:func:`_passed_cells`), weighted by its length in metres (``cell`` metres a cell)."""
-    rows, cols, weights = [], [], []
-    nz, nx = mask.shape
-    for dz, dx in ((0, 1), (1, 0), (1, 1), (1, -1), (1, 2), (2, 1), (1, -2), (2, -1)):
-        lo, hi = max(0, -dx), nx - max(0, dx)
-        both = mask[0 : nz - dz, lo:hi] & mask[dz:nz, lo + dx : hi + dx]
-        for pz, px in _passed_cells(dz, dx):
-            both &= mask[pz : nz - dz + pz, lo + px : hi + px]
-        iz, ix = np.nonzero(both)
-        rows.append(node_of[iz, ix + lo])
-        cols.append(node_of[iz + dz, ix + lo + dx])
-        weights.append(np.full(len(iz), cell * math.hypot(dz, dx)))
-    n = int(mask.sum())
-    r, c, w = np.concatenate(rows), np.concatenate(cols), np.concatenate(weights)
-    return csr_matrix((np.concatenate([w, w]), (np.concatenate([r, c]), np.concatenate([c, r]))), shape=(n, n))
-
-
-def _passed_cells(dz: int, dx: int) -> list[tuple[int, int]]:
-    """Offsets (row, col) of the cells between the ends of a move ``(dz, dx)`` of the cell graph
-    (``dz >= 0``) that its straight segment passes: both cells beside a diagonal step (no corner
-    cutting), the two cells a knight move crosses, none for a straight step."""
-    sz, sx = int(np.sign(dz)), int(np.sign(dx))
-    if abs(dz) == 1 and abs(dx) == 1:
-        return [(0, dx), (dz, 0)]
-    if abs(dx) == 2:
-        return [(0, sx), (sz, sx)]
-    if abs(dz) == 2:
-        return [(sz, 0), (sz, sx)]
-    return []
