@@ -117,10 +117,15 @@ def _hashed_value(value: Any, defaults: Any = None) -> Any:
     return value
 
 
+def hashed_dict(config: Any) -> Any:
+    """``config`` as plain data the way it enters hashes: :func:`result_identity`, then nested
+    dicts and lists with the :data:`ADDED_FIELD` fields at their defaults left out."""
+    return _hashed_value(result_identity(config))
+
+
 def config_hash(config: Any, length: int = 16) -> str:
-    """Hex SHA-256 prefix of :func:`canonical_json` of :func:`result_identity` of ``config``
-    (:data:`ADDED_FIELD` fields left out at their defaults)."""
-    return hashlib.sha256(canonical_json(_hashed_value(result_identity(config))).encode()).hexdigest()[:length]
+    """Hex SHA-256 prefix of :func:`canonical_json` of :func:`hashed_dict` of ``config``."""
+    return hashlib.sha256(canonical_json(hashed_dict(config)).encode()).hexdigest()[:length]
 
 
 def episode_seed_sequence(config_digest: str, seed: int, index: int) -> np.random.SeedSequence:

@@ -15,9 +15,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Literal
 
-from memgym.core.config import config_to_dict
 from memgym.core.errors import ConfigError
-from memgym.core.seeding import result_identity
+from memgym.core.seeding import ADDED_FIELD, hashed_dict
 from memgym.datasets.sources.factory import LibraryConfig
 
 SAMPLE_RATE = 16_000
@@ -72,6 +71,14 @@ class StreamConfig:
     offset_seconds: tuple[float, float] = dataclasses.field(
         default=(2.0, 60.0), metadata={"help": "log-uniform range of onset offsets between related events (s)"}
     )
+    query_offset_seconds: tuple[float, ...] = dataclasses.field(
+        default=(),
+        metadata={
+            "help": "log-uniform range of the onset offset from a chain's last event to its query (s); "
+            "empty: offset_seconds",
+            **ADDED_FIELD,
+        },
+    )
     rms: float = dataclasses.field(default=0.05, metadata={"help": "recording RMS before excerpting"})
     fade_ms: float = dataclasses.field(default=10.0, metadata={"help": "linear fade in/out of every excerpt (ms)"})
     query_gain_db: float = dataclasses.field(default=-3.0, metadata={"help": "query gain (centre pan)"})
@@ -115,6 +122,19 @@ class StreamConfig:
             raise ConfigError(
                 f"offset_seconds min {low} s is shorter than the longest excerpt ({hi} frames): related events would overlap"
             )
+        if self.query_offset_seconds:
+            if (
+                len(self.query_offset_seconds) != 2
+                or not 0 < self.query_offset_seconds[0] <= self.query_offset_seconds[1]
+            ):
+                raise ConfigError(
+                    f"query_offset_seconds must be empty or (min, max) with 0 < min <= max, got {self.query_offset_seconds}"
+                )
+            if self.query_offset_seconds[0] * FRAME_RATE < hi:
+                raise ConfigError(
+                    f"query_offset_seconds min {self.query_offset_seconds[0]} s is shorter than the longest excerpt "
+                    f"({hi} frames): a query would overlap the event before it"
+                )
         needed = self.min_frames_needed()
         if needed > self.frames:
             raise ConfigError(
@@ -124,9 +144,10 @@ class StreamConfig:
 
     def key(self) -> dict:
         """The config as a plain dict for hashes (stream seeds, caches). ``attribute_values`` is left
-        out at its audio default, so streams and caches of earlier versions keep their keys; settings that
-        cannot change a stream (``library.cache_dir``) enter at their defaults."""
-        data = config_to_dict(result_identity(self))
+        out at its audio default and settings added later (:data:`~memgym.core.seeding.ADDED_FIELD`) at
+        theirs, so streams and caches of earlier versions keep their keys; settings that cannot change a
+        stream (``library.cache_dir``) enter at their defaults."""
+        data = hashed_dict(self)
         if self.attribute_values == PHYSICAL_VALUES:
             del data["attribute_values"]
         return data
@@ -143,6 +164,11 @@ class StreamConfig:
                 f"{PHYSICAL_VALUES} values (the physical gains {GAINS_DB} dB and pans); "
                 "other value counts are for the symbolic controls only"
             )
+
+    def query_offsets(self) -> tuple[float, float]:
+        """Log-uniform range (s) of the offset from a chain's last event to its query."""
+        low, high = self.query_offset_seconds or self.offset_seconds
+        return low, high
 
     def min_frames_needed(self) -> int:
         """Frames the proposals would occupy with the shortest excerpts (placement lower bound)."""

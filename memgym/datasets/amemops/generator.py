@@ -26,8 +26,8 @@ grid without overlap:
 * absent: only a query, about a source that never occurs in the stream (answer: none).
 
 Onset offsets between consecutive events of a chain are log-uniform in ``offset_seconds``
-(2-60 s); a chain's start is uniform over the positions where it fits. A proposal that does not
-fit after ``placement_attempts`` tries is dropped and counted in ``annotations["dropped"]``.
+(2-60 s), the last one (to the query) in ``query_offset_seconds`` when given; a chain's start is
+uniform over the positions where it fits. A proposal that does not fit after ``placement_attempts`` tries is dropped and counted in ``annotations["dropped"]``.
 Then ``distractors`` (one count drawn per stream) other sources appear once each at free
 positions, drawn from the queried sources' similar or dissimilar pools when
 ``distractor_similarity`` asks (``mixed``: one policy drawn per stream). Excerpts last ``excerpt_frames`` (18-32) frames, queries ``query_frames`` (12) at -3 dB
@@ -309,9 +309,10 @@ class StreamGenerator:
 
     def _place_chain(self, rng: Generator, occupancy: _Occupancy, lengths: list[int]) -> list[int] | None:
         cfg = self.config
-        low, high = (math.log(s * FRAME_RATE) for s in cfg.offset_seconds)
+        ranges = [cfg.offset_seconds] * (len(lengths) - 2) + [cfg.query_offsets()] * (len(lengths) > 1)
+        log_ranges = [(math.log(low * FRAME_RATE), math.log(high * FRAME_RATE)) for low, high in ranges]
         for _ in range(cfg.placement_attempts):
-            offsets = [int(round(math.exp(rng.uniform(low, high)))) for _ in lengths[1:]]
+            offsets = [int(round(math.exp(rng.uniform(low, high)))) for low, high in log_ranges]
             span = sum(offsets) + lengths[-1]
             if span > cfg.frames:
                 continue

@@ -6,8 +6,11 @@ import dataclasses
 from typing import Literal
 
 from memgym.core.errors import ConfigError
-from memgym.core.seeding import NOT_HASHED
+from memgym.core.seeding import ADDED_FIELD, NOT_HASHED
 from memgym.datasets.sources.library import SourceLibrary
+
+TONE_IDENTITIES = 60
+"""Identities of the tones library unless ``library.identities`` says otherwise."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -30,6 +33,18 @@ class LibraryConfig:
     cache_dir: str = dataclasses.field(
         default="", metadata={"help": "optional folder caching synthesised clips/notes", **NOT_HASHED}
     )
+    identities: int = dataclasses.field(
+        default=TONE_IDENTITIES,
+        metadata={
+            "help": "tones: number of identities (a symbolic vocabulary wider than the memory's key channels)",
+            "min": 1,
+            **ADDED_FIELD,
+        },
+    )
+
+    def __post_init__(self) -> None:
+        if self.identities != TONE_IDENTITIES and self.kind != "tones":
+            raise ConfigError(f"library.identities sets the tones library's size; library.kind is {self.kind}")
 
 
 def open_library(config: LibraryConfig | str) -> SourceLibrary:
@@ -49,7 +64,7 @@ def open_library(config: LibraryConfig | str) -> SourceLibrary:
     if config.kind == "tones":
         from memgym.datasets.sources.tones import ToneLibrary
 
-        return ToneLibrary()
+        return ToneLibrary(identities=config.identities)
     if not config.root:
         raise ConfigError(f"library.kind={config.kind} needs library.root=<local folder>")
     if config.kind == "esc50":

@@ -14,6 +14,13 @@ of 32, 400 steps of 16 fresh streams; evaluated on 192 held-out streams with the
 paper's symbolic layout (one layer, one head of 64) at width 64, 200 steps of 16 fresh streams;
 GDN2, KDA and no-erase, seeds 0-2, evaluated on 96 held-out streams.
 
+``cpu-update-control``: a symbolic control that isolates updates: 256 one-hot identities (more
+than the 64 key channels, so keys cannot be axis-aligned and no-erase cannot erase one source by
+decaying its channels), short events, updates 0.8-1.6 s after the value they supersede and queries
+2.5-5 s after their source's last event (so recency barely separates a new value from the old one
+in an additive memory); ``cpu-tiny``'s model and optimiser, 400 steps; KDA and no-erase, seeds
+0-4, evaluated on 192 held-out streams with the update-specific interaction.
+
 ``cpu-audio``: the same short streams as stereo log-mel audio of the embedded synthetic
 environmental library (``synthetic_env``, 4 gain and 4 pan values), the Table 1 layout (two
 layers) at width 64 with two heads of 32, 150 steps of 8 streams drawn from a fixed pool of 512
@@ -99,6 +106,36 @@ CPU_TINY_TRAIN = (
 """``cpu-tiny`` training: the slow learning test's settings."""
 
 
+UPDATE_CONTROL_STEPS = 400
+UPDATE_CONTROL_MODELS = ("kda", "no_erase")
+UPDATE_CONTROL_SEEDS = (0, 1, 2, 3, 4)
+UPDATE_CONTROL_STREAM = (
+    "data.inputs=symbolic",
+    "data.stream.attribute_values=16",
+    "data.stream.library.kind=tones",
+    "data.stream.library.identities=256",
+    "data.stream.frames=384",
+    "data.stream.n_initial=3",
+    "data.stream.n_update=6",
+    "data.stream.n_interference=0",
+    "data.stream.n_absent=1",
+    "data.stream.distractors=[1]",
+    "data.stream.excerpt_frames=[6,10]",
+    "data.stream.offset_seconds=[0.8,1.6]",
+    "data.stream.query_offset_seconds=[2.5,5]",
+)
+"""``cpu-update-control`` streams: 256 one-hot identities (more than the 64 key channels), events of
+6-10 frames, an update 0.8-1.6 s after the event it supersedes and every query 2.5-5 s after its
+source's last event (docs/amemops_models.md, "An update-isolating control")."""
+UPDATE_CONTROL_TRAIN = (
+    *UPDATE_CONTROL_STREAM,
+    *(o for o in CPU_TINY_TRAIN if not o.startswith(("data.", "steps=", "checkpoint_steps="))),
+    f"steps={UPDATE_CONTROL_STEPS}",
+    f"checkpoint_steps=[{UPDATE_CONTROL_STEPS // 2},{UPDATE_CONTROL_STEPS}]",
+)
+"""``cpu-update-control`` training: ``cpu-tiny``'s model and optimiser on the streams above."""
+
+
 def _erasing_contrasts(preset: str, erasing_cores: tuple[str, ...] = ("gdn2", "kda", "gdn")) -> str:
     """``[gdn2@P:no_erase@P,kda@P:no_erase@P,gdn@P:no_erase@P,gdn2@P+kda@P+gdn@P:no_erase@P]``."""
     erasing = [f"{m}@{preset}" for m in erasing_cores]
@@ -132,6 +169,20 @@ PRESETS: dict[str, dict[str, tuple[str, ...]]] = {
             "threads=1",
             f"contrasts={_erasing_contrasts('cpu-tiny', ('gdn2', 'kda'))}",
             f"update_interactions={_erasing_contrasts('cpu-tiny', ('gdn2', 'kda'))}",
+        ),
+    },
+    "cpu-update-control": {
+        "train": UPDATE_CONTROL_TRAIN,
+        "eval": (
+            *UPDATE_CONTROL_STREAM,
+            "data.stream.split=eval",
+            f"models=[{','.join(f'{m}@cpu-update-control' for m in UPDATE_CONTROL_MODELS)}]",
+            f"seeds=[{','.join(map(str, UPDATE_CONTROL_SEEDS))}]",
+            f"checkpoints=[{UPDATE_CONTROL_STEPS}]",
+            "streams=192",
+            "threads=1",
+            "contrasts=[kda@cpu-update-control:no_erase@cpu-update-control]",
+            "update_interactions=[kda@cpu-update-control:no_erase@cpu-update-control]",
         ),
     },
     "cpu-audio": {

@@ -281,3 +281,49 @@ def test_joint_update_queries_ask_both_attributes_in_one_query_event(tones, gene
     assert seen_ops == {"updated", "retained"}
     with pytest.raises(ConfigError, match="update_queries=joint .* n_update must be even"):
         StreamConfig(update_queries="joint", n_update=3)
+
+
+def test_query_offsets_have_their_own_range(tones):
+    """``query_offset_seconds`` draws the last offset of a chain (to its query); the others keep
+    ``offset_seconds``, and leaving it empty keeps every earlier stream key."""
+    assert "query_offset_seconds" not in StreamConfig().key()
+    config = StreamConfig(
+        frames=512,
+        n_initial=3,
+        n_update=6,
+        n_interference=0,
+        n_absent=1,
+        distractors=(1,),
+        excerpt_frames=(6, 10),
+        offset_seconds=(0.8, 2.0),
+        query_offset_seconds=(8.0, 14.0),
+    )
+    assert config.key()["query_offset_seconds"] == [8.0, 14.0]
+    generator = StreamGenerator(config, tones)
+    gaps, delays = [], []
+    for index in range(8):
+        stream = generator.generate(seed=0, index=index)
+        chains: dict[str, list] = {}
+        for event in stream.events:
+            if event.group and not event.group.startswith("absent"):
+                chains.setdefault(event.group, []).append(event)
+        for events in chains.values():
+            events.sort(key=lambda e: e.onset_frame)
+            assert events[-1].role == "query"
+            onsets = [e.onset_frame for e in events]
+            gaps += np.diff(onsets[:-1]).tolist()
+            delays.append(onsets[-1] - onsets[-2])
+    assert gaps and min(gaps) >= 20 and max(gaps) <= 50  # 0.8-2 s at 25 Hz
+    assert len(delays) > 8 * 6 and min(delays) >= 200 and max(delays) <= 350  # 8-14 s
+    for bad, message in (((8.0,), "must be empty or"), ((0.2, 1.0), "shorter than the longest excerpt")):
+        with pytest.raises(ConfigError, match=message):
+            dataclasses.replace(config, query_offset_seconds=bad)
+
+
+def test_tones_library_size_is_a_setting():
+    from memgym.datasets.sources.factory import LibraryConfig, open_library
+
+    assert len(open_library(LibraryConfig(kind="tones", identities=256)).identities("eval")) == 256
+    assert "identities" not in StreamConfig().key()["library"]  # earlier stream keys are unchanged
+    with pytest.raises(ConfigError, match="library.identities sets the tones library's size"):
+        LibraryConfig(kind="synthetic_env", identities=256)

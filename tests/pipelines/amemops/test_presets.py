@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 import yaml
 
@@ -76,7 +78,8 @@ def test_bad_presets_seeds_and_checkpoints_of_another_core_are_one_line_errors(t
     status, err = _cli(capsys, "train", *runs, "amemops", "preset=gpu-huge")
     assert (
         status == 2
-        and err == "memgym: error: preset='gpu-huge' is unknown; choose from cpu-small, cpu-tiny, cpu-audio\n"
+        and err
+        == "memgym: error: preset='gpu-huge' is unknown; choose from cpu-small, cpu-tiny, cpu-update-control, cpu-audio\n"
     )
     status, err = _cli(capsys, "train", *runs, "amemops", "preset=cpu-audio", "seed=-1")
     assert (
@@ -169,3 +172,34 @@ def test_memory_and_memories_name_the_models_as_in_every_eval():
     for twice in (("memory=gdn2", "models=[kda]"), ("memory=gdn2", "memories=[kda]")):
         with pytest.raises(ConfigError, match="name the cores to evaluate once"):
             loaded(*twice, "contrasts=[]")
+
+
+def test_update_control_streams_have_the_structure_that_isolates_updates():
+    """``cpu-update-control``: more identities than key channels, updates close to the value they
+    supersede, queries later than that; train and eval read the same streams (docs/amemops_models.md)."""
+    from memgym.datasets.amemops.generator import StreamGenerator
+    from memgym.datasets.sources.factory import open_library
+    from memgym.pipelines.amemops.configs import AMemOpsTrainConfig
+
+    train = load_config(AMemOpsTrainConfig, overrides=apply_preset(("preset=cpu-update-control",), "train")[0])
+    evaluation = load_config(AMemOpsEvalConfig, overrides=apply_preset(("preset=cpu-update-control",), "eval")[0])
+    stream = train.data.stream
+    assert evaluation.data.stream == dataclasses.replace(stream, split="eval")
+    assert evaluation.update_interactions == ("kda@cpu-update-control:no_erase@cpu-update-control",)
+    assert len(evaluation.seeds) >= 5 and evaluation.checkpoints == (train.steps,)
+    library = open_library(stream.library)
+    assert train.data.inputs == "symbolic" and len(library.identities()) > train.arch.heads * train.arch.head_dim
+    generator = StreamGenerator(stream, library)
+    gaps, delays, updated = [], [], 0
+    for index in range(16):
+        s = generator.generate(seed=0, index=index)
+        for item in s.items:
+            if item.annotations["operation"] != "updated":
+                continue
+            updated += 1
+            events = sorted((e for e in s.events if e.group == item.annotations["group"]), key=lambda e: e.onset_frame)
+            gaps.append(events[-2].onset_frame - events[-3].onset_frame)
+            delays.append(events[-1].onset_frame - events[-2].onset_frame)
+    assert updated >= 16  # about two updated queries a stream
+    assert min(gaps) >= 20 and max(gaps) <= 40  # update 0.8-1.6 s after the value it supersedes
+    assert min(delays) >= 62 and max(delays) <= 125  # query 2.5-5 s after the update
