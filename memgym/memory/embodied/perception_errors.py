@@ -46,6 +46,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
+from scipy import special
 
 from memgym.core.config import check_ranges
 from memgym.core.errors import ConfigError
@@ -92,9 +93,26 @@ class PerceptionNoise:
     occlusion_miss: float = _rate("extra miss chance of a fully occluded outline (x occluded outline share)", 0.5)
     confusion: float = _rate("chance a detection gets another label of its similar-category group", 0.1)
     boundary_px: int = dataclasses.field(
-        default=1, metadata={"help": "masks eroded/dilated by up to this many pixels", "min": 0, "max": 16}
+        default=1, metadata={"help": "masks eroded/dilated by at most this many pixels", "min": 0, "max": 16}
+    )
+    boundary_cells: float = _rate(
+        "masks eroded/dilated by up to this many cells of a 28x28 mask over the object's box (Mask R-CNN)", 1.0, 28.0
+    )
+    box_shift: float = _rate(
+        "box localisation error: standard deviation of a mask's offset, share of its box side", 0.08
     )
     boundary_flip: float = _rate("share of the pixels along a mask's outline flipped in or out", 0.2)
+    persist_object: float = _rate(
+        "share of an object's detector-error variance that is its own for the episode (the rest: its view)", 0.9
+    )
+    persist_frames: float = dataclasses.field(
+        default=30.0,
+        metadata={
+            "help": "frames over which an object's detector errors persist (1: redrawn every frame)",
+            "min": 1.0,
+            "max": 1e6,
+        },
+    )
     split: float = _rate("chance a mask is cut in two instances (over-segmentation)", 0.05)
     merge: float = _rate("chance two touching masks of one category come out as one (under-segmentation)", 0.05)
     depth_scale: float = _rate("multiplier of the Kinect axial depth noise model (0: exact depth)", 1.0, 10.0)
@@ -126,12 +144,83 @@ def episode_key(episode_id: str) -> int:
 
 STREAMS = {"detector": 1, "depth": 2, "pose": 3}
 
+LATENT_STREAMS = {
+    "miss": 1,
+    "merge": 2,
+    "split": 3,
+    "boundary": 4,
+    "confusion": 5,
+    "confused_as": 6,
+    "occlusion": 7,
+    "box_rows": 8,
+    "box_cols": 9,
+}
+"""The detector's error processes whose state persists over frames (:func:`latent_uniforms`)."""
+
 
 def frame_rng(seed: int, episode: int, frame: int, stream: str) -> np.random.Generator:
     """Generator of one error process (``stream``) in one frame of one episode (``default_rng`` of
     the five 32-bit words, built from them as an array: the same generator at half the cost)."""
     words = np.array([int(seed) & 0xFFFFFFFF, episode & 0xFFFFFFFF, episode >> 32, frame, STREAMS[stream]], np.uint32)
     return np.random.Generator(np.random.PCG64(np.random.SeedSequence(words)))
+
+
+_MIX = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB))
+
+
+def _hash(words: np.ndarray) -> np.ndarray:
+    """``(K,)`` uint64 hashes of the rows of ``words`` ``(K, n)`` (uint64): SplitMix64's finaliser
+    applied word by word, so that every word changes every bit of the result."""
+    h = np.zeros(len(words), np.uint64)
+    for column in words.T:
+        h = h ^ column
+        h = h + _MIX[0]
+        h = (h ^ (h >> np.uint64(30))) * _MIX[1]
+        h = (h ^ (h >> np.uint64(27))) * _MIX[2]
+        h = h ^ (h >> np.uint64(31))
+    return h
+
+
+def _uniform(words: np.ndarray) -> np.ndarray:
+    """``(K,)`` uniforms in ``(0, 1)`` (53 bits) hashed from the rows of ``words`` ``(K, n)``."""
+    return ((_hash(words) >> np.uint64(11)).astype(np.float64) + 0.5) * 2.0**-53
+
+
+def latent_uniforms(
+    seed: int, episode: int, keys: np.ndarray, frame: int, persist: float, shared: float, stream: str
+) -> np.ndarray:
+    """``(K,)`` uniforms of the error state of ``keys`` ``(K,)`` (instance ids, >= 0) in frame
+    ``frame`` of one episode, for one error process ``stream``.
+
+    Each key's state is a standard normal value ``sqrt(shared) a + sqrt(1 - shared) b(frame)``
+    mapped to ``(0, 1)`` by the normal CDF: ``a`` is the key's own for the whole episode (how hard
+    the object is for the detector), ``b`` a view term interpolated linearly between standard
+    normal knots ``persist`` frames apart (normalised to unit variance, the knots at a phase of the
+    key's own; ``persist <= 1``: a fresh value in every frame). So every frame's value is uniform
+    (an event ``u < p`` has chance ``p`` in each frame), neighbouring frames get nearly the same
+    value (an error lasts a share of ``persist`` frames, and with a large ``shared`` recurs on the
+    object's later views), and the value is a function of ``(seed, episode, key, frame, stream)``
+    alone, whatever frames were drawn before."""
+    keys = np.asarray(keys, np.int64).astype(np.uint64)
+    n = len(keys)
+    base = np.array([int(seed) & (2**64 - 1), int(episode) & (2**64 - 1), LATENT_STREAMS[stream]], np.uint64)
+    head = np.column_stack([np.broadcast_to(base, (n, 3)), keys])
+
+    def normal(knot: np.ndarray, kind: int) -> np.ndarray:
+        return special.ndtri(_uniform(np.column_stack([head, knot, np.full(n, kind, np.uint64)])))
+
+    if persist <= 1:
+        view = normal(np.full(n, frame, np.uint64), 1)
+    else:
+        position = frame / persist + _uniform(np.column_stack([head, np.zeros((n, 1), np.uint64)]))
+        knot = np.floor(position)
+        weight = position - knot
+        knot = knot.astype(np.int64).astype(np.uint64)
+        view = ((1.0 - weight) * normal(knot, 1) + weight * normal(knot + np.uint64(1), 1)) / np.sqrt(
+            (1.0 - weight) ** 2 + weight**2
+        )
+    own = normal(np.zeros(n, np.uint64), 2)
+    return special.ndtr(np.sqrt(shared) * own + np.sqrt(1.0 - shared) * view)
 
 
 @functools.cache
