@@ -22,14 +22,16 @@ odometry drift). Defaults come from published evaluations where one exists (docs
   better (ORB-SLAM, Mur-Artal, Montiel & Tardos, T-RO 2015: "typical localization accuracy from
   0.2% to 1% of the trajectory dimension"), which is not modelled.
 
-Occlusion misses, label confusion, boundary error and over-/under-segmentation have no
-per-detection rate in the sources found; their defaults are stated as choices in the docs.
+Occlusion misses, label confusion, boundary error, box localisation error, over-/under-
+segmentation and how long a detector error persists have no per-detection rate in the sources
+found; their defaults are stated as choices in the docs.
 
 Depth noise is drawn for the pixels a memory back-projects (in their fixed pixel order), not for
 the whole image: the same values for the same frame, at a quarter of the cost with the default
-2-pixel grid. Every random draw comes from :func:`frame_rng`, a generator seeded by ``(seed, episode, frame,
-stream)``: results are identical across runs and do not depend on the order in which episodes
-are evaluated.
+2-pixel grid. Per-frame draws come from :func:`frame_rng`, a generator seeded by ``(seed, episode,
+frame, stream)``; the detector's error states that persist over frames come from
+:func:`latent_uniforms`, a hash of ``(seed, episode, instance, frame, process)``. Both make results
+identical across runs and independent of the order in which episodes and frames are evaluated.
 
 :class:`SensorErrors` turns a true formation frame into the one a memory perceives: depth with
 noise, and the pose the agent's odometry reports (true pose composed with the accumulated drift;

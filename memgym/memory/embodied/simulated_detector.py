@@ -2,24 +2,45 @@
 
 Starting from the ``gt`` detector's masks (every labelled instance of >= ``min_pixels`` pixels),
 each frame goes through, in this order, with the rates of
-:class:`~memgym.memory.embodied.perception_errors.PerceptionNoise` and draws from
-:func:`~memgym.memory.embodied.perception_errors.frame_rng` (``frame_index`` and ``episode_key``
-of the frame, set by :class:`~memgym.memory.embodied.perception_errors.SensorErrors`):
+:class:`~memgym.memory.embodied.perception_errors.PerceptionNoise`:
 
-1. **misses** -- an instance is detected with chance ``recall(area) * (1 - occlusion_miss *
-   occluded)``: ``recall`` by COCO size band of its pixel area, ``occluded`` the share of its
-   outline pixels that border a nearer surface (depth smaller by more than 5 cm) or the image edge
-   (measured on every second row and column);
+1. **misses** -- an instance is detected when it passes two tests: its miss state is below
+   ``recall(area)`` (by COCO size band of its pixel area) and its occlusion tolerance is at least
+   ``occlusion_miss * occluded`` (``occluded`` the share of its outline pixels that border a
+   nearer surface, depth smaller by more than 5 cm, or the image edge; measured on every second
+   row and column); so it is detected with chance ``recall(area) * (1 - occlusion_miss *
+   occluded)`` in each frame, as when both were drawn anew per frame;
 2. **under-segmentation** -- two detected masks of one category that touch come out as one mask
-   with chance ``merge``;
+   when their pair's state is below ``merge``;
 3. **over-segmentation** -- a mask of >= 2 ``min_pixels`` pixels is cut in two along its principal
-   axis with chance ``split``;
-4. **boundary error** -- each mask is eroded or dilated by a radius drawn from
-   ``-boundary_px..boundary_px``, then each pixel along its outline (inner and outer ring) is
-   flipped with chance ``boundary_flip``;
-5. **label confusion** -- with chance ``confusion`` a detection's label becomes another member of
-   its similar-category group (:data:`~memgym.memory.embodied.perception_errors.SIMILAR_CATEGORIES`);
-   a category outside every group keeps its label.
+   axis when its state is below ``split``;
+4. **mask error** -- Mask R-CNN predicts a 28x28 mask over each detected box, so its boundary
+   error is a share of the box, not of the image: each mask is eroded or dilated by its state's
+   share of ``-boundary_cells..boundary_cells`` cells (a cell is 1/28 of the box's geometric mean
+   side), rounded to pixels and kept within ``boundary_px`` (under half a pixel for an object
+   less than 14 px across: its mask stays); each pixel along its outline (inner and outer ring) is
+   flipped with chance ``boundary_flip`` times a cell's size in pixels (at most 1), drawn per
+   frame; then the mask is moved by the box's localisation error, a normal share ``box_shift`` of
+   the box's height and width (pixels moved out of the frame are lost);
+5. **label confusion** -- when its state is below ``confusion`` a detection's label becomes
+   another member of its similar-category group
+   (:data:`~memgym.memory.embodied.perception_errors.SIMILAR_CATEGORIES`), the one its state
+   picks; a category outside every group keeps its label.
+
+**Errors persist over frames.** Every "state" above is a uniform value of the instance (or pair) in
+the frame from :func:`~memgym.memory.embodied.perception_errors.latent_uniforms`: a share
+``persist_object`` of it is the object's own for the episode (a detector that finds an object hard
+finds it hard from its other views too) and the rest a view term that drifts over
+``persist_frames`` frames (occlusion and viewing angle change over several frames, not every
+frame). A miss therefore lasts several frames and tends to recur on the object's later looks,
+while each frame's chance is the rate itself: the per-frame marginal rates are those of
+independent draws. The state is a function of ``(seed, episode_key, instance id, frame_index,
+process)`` alone, so frame caches, resumed runs and threads see the same detections whatever
+frames were processed before. Only the outline flips come from the frame's generator
+(:func:`~memgym.memory.embodied.perception_errors.frame_rng`). A visual memory counts an
+object's sightings from the frames its masks cover >= 5% of the view
+(:mod:`memgym.sensors.sightings`): misses drawn anew in each frame broke one long look into
+several sightings, and a 1 px boundary error moved small objects across the threshold.
 
 Masks left with fewer than ``min_pixels`` pixels are dropped. The score is the detection chance.
 """
