@@ -235,6 +235,9 @@ def test_draws_are_deterministic_and_independent_of_order():
 def test_rates_out_of_range_name_the_key(tmp_path):
     with pytest.raises(ConfigError, match="confusion"):
         PerceptionNoise(confusion=1.5)
+    for key, value in (("persist_frames", 0.5), ("persist_object", 1.5), ("box_shift", -0.1), ("boundary_cells", 29)):
+        with pytest.raises(ConfigError, match=key):
+            PerceptionNoise(**{key: value})
     with pytest.raises(ConfigError, match="small_area.*large_area"):
         PerceptionNoise(small_area=0.5, large_area=0.1)
     with pytest.raises(ConfigError, match="noise.*recall_small|recall_small"):
@@ -246,9 +249,10 @@ def test_rates_out_of_range_name_the_key(tmp_path):
 def test_cli_rejects_a_rate_out_of_range(tmp_path, capsys):
     from memgym.cli import main
 
-    assert main(["eval", "dialogmem", "visual.noise.split=2", f"dataset={tmp_path / 'none.jsonl'}"]) == 2
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith("memgym: error:") and "visual.noise.split" in err[0]
+    for key in ("split=2", "persist_frames=0"):
+        assert main(["eval", "dialogmem", f"visual.noise.{key}", f"dataset={tmp_path / 'none.jsonl'}"]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith("memgym: error:") and key.split("=")[0] in err[0]
 
 
 def test_state_round_trip_continues_the_drift(box_views):
