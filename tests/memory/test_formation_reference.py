@@ -158,8 +158,8 @@ def reference_detect(self, frame):
 
     def draw(key, stream):
         return latent_uniforms(
-            noise.seed, episode, np.array([key]), index, noise.persist_frames, noise.persist_object, stream
-        )[0]
+            noise.seed, episode, np.array([key]), index, noise.persist_frames, noise.persist_object, (stream,)
+        )[0, 0]
 
     depth = np.asarray(frame["depth"])
     shares = reference_occluded_shares(semantic[::2, ::2], depth[::2, ::2])

@@ -159,11 +159,13 @@ def test_misses_last_several_frames_at_the_set_rate_whatever_the_frame_order():
 
 def test_latent_uniforms_are_uniform_and_a_function_of_the_frame():
     keys = np.arange(400)
-    values = np.array([latent_uniforms(3, 11, keys, f, 30.0, 0.9, "miss") for f in range(0, 300, 7)])
+    values = np.array([latent_uniforms(3, 11, keys, f, 30.0, 0.9, ("miss",))[0] for f in range(0, 300, 7)])
     assert abs(values.mean() - 0.5) < 0.03 and abs((values < 0.3).mean() - 0.3) < 0.03
-    assert np.array_equal(latent_uniforms(3, 11, keys[[5, 9]], 42, 30.0, 0.9, "miss"), values[6, [5, 9]])
-    assert not np.array_equal(latent_uniforms(3, 12, keys, 42, 30.0, 0.9, "miss"), values[6])
-    step = np.abs(np.diff(np.array([latent_uniforms(3, 11, keys, f, 30.0, 0.0, "miss") for f in range(40)]), axis=0))
+    assert np.array_equal(latent_uniforms(3, 11, keys[[5, 9]], 42, 30.0, 0.9, ("miss", "split"))[0], values[6, [5, 9]])
+    assert not np.array_equal(latent_uniforms(3, 12, keys, 42, 30.0, 0.9, ("miss",))[0], values[6])
+    step = np.abs(
+        np.diff(np.array([latent_uniforms(3, 11, keys, f, 30.0, 0.0, ("miss",))[0] for f in range(40)]), axis=0)
+    )
     assert step.mean() < 0.1  # neighbouring frames nearly agree
 
 

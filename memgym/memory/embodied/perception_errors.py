@@ -44,7 +44,7 @@ import dataclasses
 import functools
 import hashlib
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -189,10 +189,10 @@ def _uniform(words: np.ndarray) -> np.ndarray:
 
 
 def latent_uniforms(
-    seed: int, episode: int, keys: np.ndarray, frame: int, persist: float, shared: float, stream: str
+    seed: int, episode: int, keys: np.ndarray, frame: int, persist: float, shared: float, streams: Sequence[str]
 ) -> np.ndarray:
-    """``(K,)`` uniforms of the error state of ``keys`` ``(K,)`` (instance ids, >= 0) in frame
-    ``frame`` of one episode, for one error process ``stream``.
+    """``(S, K)`` uniforms of the error state of ``keys`` ``(K,)`` (instance ids, >= 0) in frame
+    ``frame`` of one episode, for each error process of ``streams`` ``(S,)`` (all in one pass).
 
     Each key's state is a standard normal value ``sqrt(shared) a + sqrt(1 - shared) b(frame)``
     mapped to ``(0, 1)`` by the normal CDF: ``a`` is the key's own for the whole episode (how hard
@@ -203,26 +203,30 @@ def latent_uniforms(
     value (an error lasts a share of ``persist`` frames, and with a large ``shared`` recurs on the
     object's later views), and the value is a function of ``(seed, episode, key, frame, stream)``
     alone, whatever frames were drawn before."""
+    codes = np.array([LATENT_STREAMS[stream] for stream in streams], np.uint64)
     keys = np.asarray(keys, np.int64).astype(np.uint64)
-    n = len(keys)
-    base = np.array([int(seed) & (2**64 - 1), int(episode) & (2**64 - 1), LATENT_STREAMS[stream]], np.uint64)
-    head = np.column_stack([np.broadcast_to(base, (n, 3)), keys])
+    shape = (len(codes), len(keys))
+    n = shape[0] * shape[1]
+    head = np.empty((n, 4), np.uint64)
+    head[:, 0], head[:, 1] = int(seed) & (2**64 - 1), int(episode) & (2**64 - 1)
+    head[:, 2], head[:, 3] = np.repeat(codes, shape[1]), np.tile(keys, shape[0])
 
-    def normal(knot: np.ndarray, kind: int) -> np.ndarray:
-        return special.ndtri(_uniform(np.column_stack([head, knot, np.full(n, kind, np.uint64)])))
+    def normals(*knots: np.ndarray) -> list[np.ndarray]:
+        """Standard normals of each ``(n,)`` knot index (view terms) and of the key itself (last)."""
+        rows = [np.column_stack([head, knot, np.ones(n, np.uint64)]) for knot in knots]
+        rows.append(np.column_stack([head, np.zeros(n, np.uint64), np.full(n, 2, np.uint64)]))
+        return np.split(special.ndtri(_uniform(np.concatenate(rows))), len(rows))
 
     if persist <= 1:
-        view = normal(np.full(n, frame, np.uint64), 1)
+        view, own = normals(np.full(n, frame, np.uint64))
     else:
         position = frame / persist + _uniform(np.column_stack([head, np.zeros((n, 1), np.uint64)]))
         knot = np.floor(position)
         weight = position - knot
         knot = knot.astype(np.int64).astype(np.uint64)
-        view = ((1.0 - weight) * normal(knot, 1) + weight * normal(knot + np.uint64(1), 1)) / np.sqrt(
-            (1.0 - weight) ** 2 + weight**2
-        )
-    own = normal(np.zeros(n, np.uint64), 2)
-    return special.ndtr(np.sqrt(shared) * own + np.sqrt(1.0 - shared) * view)
+        before, after, own = normals(knot, knot + np.uint64(1))
+        view = ((1.0 - weight) * before + weight * after) / np.sqrt((1.0 - weight) ** 2 + weight**2)
+    return special.ndtr(np.sqrt(shared) * own + np.sqrt(1.0 - shared) * view).reshape(shape)
 
 
 @functools.cache

@@ -48,8 +48,7 @@ Masks left with fewer than ``min_pixels`` pixels are dropped. The score is the d
 from __future__ import annotations
 
 import dataclasses
-import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -100,9 +99,30 @@ Found = tuple[Patch, str, float, int]
 """A detected mask, its label, its detection chance and the key of its error state (the instance
 id; a merged mask keeps its first instance's)."""
 
-Draw = Callable[..., np.ndarray]
-"""``draw(keys, stream=...)``: :func:`~memgym.memory.embodied.perception_errors.latent_uniforms` of
-one frame."""
+OBJECT_STREAMS = ("miss", "occlusion", "split", "boundary", "box_rows", "box_cols", "confusion", "confused_as")
+"""The error states of each instance, drawn for all of a frame's instances at once."""
+
+
+class FrameStates:
+    """The error states of one frame (:func:`~memgym.memory.embodied.perception_errors.latent_uniforms`):
+    ``states(keys, stream=...)`` ``(K,)`` for ``keys`` ``(K,)``; those of the frame's instances
+    ``ids`` ``(N,)`` for :data:`OBJECT_STREAMS` are computed once, others (pairs) when asked."""
+
+    def __init__(self, noise: PerceptionNoise, episode: int, frame: int, ids: np.ndarray) -> None:
+        self.args = (noise.seed, episode, frame, noise.persist_frames, noise.persist_object)
+        self.column = {int(i): k for k, i in enumerate(ids)}
+        self.table = self.draw(np.asarray(ids), OBJECT_STREAMS)
+
+    def draw(self, keys: np.ndarray, streams: tuple[str, ...]) -> np.ndarray:
+        seed, episode, frame, persist, shared = self.args
+        return latent_uniforms(seed, episode, keys, frame, persist, shared, streams)
+
+    def __call__(self, keys: np.ndarray, stream: str) -> np.ndarray:
+        if stream not in OBJECT_STREAMS:
+            return self.draw(keys, (stream,))[0]
+        columns = np.array([self.column[int(k)] for k in keys], np.int64)
+        return self.table[OBJECT_STREAMS.index(stream), columns]
+
 
 MASK_CELLS = 28
 """Side of Mask R-CNN's mask, in cells over the detected box."""
@@ -135,14 +155,7 @@ class SimulatedDetector(GroundTruthDetector):
         if not len(ids):
             return []
         episode, index = int(frame.get("episode_key", 0)), int(frame.get("frame_index", 0))
-        draw = functools.partial(
-            latent_uniforms,
-            self.noise.seed,
-            episode,
-            frame=index,
-            persist=self.noise.persist_frames,
-            shared=self.noise.persist_object,
-        )
+        draw = FrameStates(self.noise, episode, index, ids)
         occluded = outline_shares(lines, hidden, ids)
         found = self.misses(semantic, ids, counts[ids], boxes[ids], occluded, draw)
         found = self.splits(self.merges(found, draw), draw)
@@ -171,7 +184,7 @@ class SimulatedDetector(GroundTruthDetector):
         counts: np.ndarray,
         boxes: np.ndarray,
         occluded: np.ndarray,
-        draw: Draw,
+        draw: FrameStates,
     ) -> list[Found]:
         """The instances detected (step 1): ``ids`` ``(K,)``, their pixel ``counts`` ``(K,)`` and
         ``boxes`` ``(K, 4)`` in ``semantic``, ``occluded`` ``(K,)``: the occluded share of each one's
@@ -186,7 +199,7 @@ class SimulatedDetector(GroundTruthDetector):
             if k
         ]
 
-    def merges(self, found: list[Found], draw: Draw) -> list[Found]:
+    def merges(self, found: list[Found], draw: FrameStates) -> list[Found]:
         """Touching same-category masks joined with chance ``merge`` (step 2; the state of the pair)."""
         slots: list[Found | None] = list(found)
         for i in range(len(slots)):
@@ -199,7 +212,7 @@ class SimulatedDetector(GroundTruthDetector):
                     slots[i], slots[j] = (union(first[0], second[0]), *first[1:]), None
         return [f for f in slots if f is not None]
 
-    def splits(self, found: list[Found], draw: Draw) -> list[Found]:
+    def splits(self, found: list[Found], draw: FrameStates) -> list[Found]:
         """Masks cut in two along their principal axis with chance ``split`` (step 3)."""
         cut = draw(np.array([f[3] for f in found], np.int64), stream="split") < self.noise.split
         out = []
@@ -211,7 +224,7 @@ class SimulatedDetector(GroundTruthDetector):
                 out.append((patch, *rest))
         return out
 
-    def confused(self, found: list[Found], draw: Draw) -> list[str]:
+    def confused(self, found: list[Found], draw: FrameStates) -> list[str]:
         """The label of each of ``found``: its own, or with chance ``confusion`` a similar
         category's (step 5)."""
         keys = np.array([f[3] for f in found], np.int64)
@@ -223,7 +236,7 @@ class SimulatedDetector(GroundTruthDetector):
             labels.append(others[int(u * len(others))] if w and others else label)
         return labels
 
-    def box_offsets(self, found: list[Found], draw: Draw) -> np.ndarray:
+    def box_offsets(self, found: list[Found], draw: FrameStates) -> np.ndarray:
         """``(K, 2)`` pixel offset (rows, columns) of each of ``found``'s mask: the box's
         localisation error, a normal share ``box_shift`` (standard deviation) of the box's height
         and width, rounded to pixels (step 4)."""
@@ -234,7 +247,7 @@ class SimulatedDetector(GroundTruthDetector):
         normal = special.ndtri(np.stack([draw(keys, stream="box_rows"), draw(keys, stream="box_cols")], axis=1))
         return np.rint(normal * self.noise.box_shift * sides).astype(np.int64)
 
-    def boundary_errors(self, found: list[Found], draw: Draw) -> tuple[np.ndarray, np.ndarray]:
+    def boundary_errors(self, found: list[Found], draw: FrameStates) -> tuple[np.ndarray, np.ndarray]:
         """``(K,)`` erosion (< 0) / dilation radius in pixels and ``(K,)`` outline flip chance of
         each of ``found`` (step 4): a shift of up to ``boundary_cells`` mask cells (1/28 of the
         box's geometric mean side) rounded to pixels and kept within ``boundary_px``; the flip
