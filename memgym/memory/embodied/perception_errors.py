@@ -22,16 +22,14 @@ odometry drift). Defaults come from published evaluations where one exists (docs
   better (ORB-SLAM, Mur-Artal, Montiel & Tardos, T-RO 2015: "typical localization accuracy from
   0.2% to 1% of the trajectory dimension"), which is not modelled.
 
-Occlusion misses, label confusion, boundary error, box localisation error, over-/under-
-segmentation and how long a detector error persists have no per-detection rate in the sources
-found; their defaults are stated as choices in the docs.
+Occlusion misses, label confusion, boundary error and over-/under-segmentation have no
+per-detection rate in the sources found; their defaults are stated as choices in the docs.
 
 Depth noise is drawn for the pixels a memory back-projects (in their fixed pixel order), not for
 the whole image: the same values for the same frame, at a quarter of the cost with the default
-2-pixel grid. Per-frame draws come from :func:`frame_rng`, a generator seeded by ``(seed, episode,
-frame, stream)``; the detector's error states that persist over frames come from
-:func:`latent_uniforms`, a hash of ``(seed, episode, instance, frame, process)``. Both make results
-identical across runs and independent of the order in which episodes and frames are evaluated.
+2-pixel grid. Every random draw comes from :func:`frame_rng`, a generator seeded by ``(seed, episode, frame,
+stream)``: results are identical across runs and do not depend on the order in which episodes
+are evaluated.
 
 :class:`SensorErrors` turns a true formation frame into the one a memory perceives: depth with
 noise, and the pose the agent's odometry reports (true pose composed with the accumulated drift;
@@ -44,11 +42,10 @@ import dataclasses
 import functools
 import hashlib
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-from scipy import special
 
 from memgym.core.config import check_ranges
 from memgym.core.errors import ConfigError
@@ -95,26 +92,9 @@ class PerceptionNoise:
     occlusion_miss: float = _rate("extra miss chance of a fully occluded outline (x occluded outline share)", 0.5)
     confusion: float = _rate("chance a detection gets another label of its similar-category group", 0.1)
     boundary_px: int = dataclasses.field(
-        default=1, metadata={"help": "masks eroded/dilated by at most this many pixels", "min": 0, "max": 16}
-    )
-    boundary_cells: float = _rate(
-        "masks eroded/dilated by up to this many cells of a 28x28 mask over the object's box (Mask R-CNN)", 1.0, 28.0
-    )
-    box_shift: float = _rate(
-        "box localisation error: standard deviation of a mask's offset, share of its box side", 0.08
+        default=1, metadata={"help": "masks eroded/dilated by up to this many pixels", "min": 0, "max": 16}
     )
     boundary_flip: float = _rate("share of the pixels along a mask's outline flipped in or out", 0.2)
-    persist_object: float = _rate(
-        "share of an object's detector-error variance that is its own for the episode (the rest: its view)", 0.9
-    )
-    persist_frames: float = dataclasses.field(
-        default=30.0,
-        metadata={
-            "help": "frames over which an object's detector errors persist (1: redrawn every frame)",
-            "min": 1.0,
-            "max": 1e6,
-        },
-    )
     split: float = _rate("chance a mask is cut in two instances (over-segmentation)", 0.05)
     merge: float = _rate("chance two touching masks of one category come out as one (under-segmentation)", 0.05)
     depth_scale: float = _rate("multiplier of the Kinect axial depth noise model (0: exact depth)", 1.0, 10.0)
@@ -146,87 +126,12 @@ def episode_key(episode_id: str) -> int:
 
 STREAMS = {"detector": 1, "depth": 2, "pose": 3}
 
-LATENT_STREAMS = {
-    "miss": 1,
-    "merge": 2,
-    "split": 3,
-    "boundary": 4,
-    "confusion": 5,
-    "confused_as": 6,
-    "occlusion": 7,
-    "box_rows": 8,
-    "box_cols": 9,
-}
-"""The detector's error processes whose state persists over frames (:func:`latent_uniforms`)."""
-
 
 def frame_rng(seed: int, episode: int, frame: int, stream: str) -> np.random.Generator:
     """Generator of one error process (``stream``) in one frame of one episode (``default_rng`` of
     the five 32-bit words, built from them as an array: the same generator at half the cost)."""
     words = np.array([int(seed) & 0xFFFFFFFF, episode & 0xFFFFFFFF, episode >> 32, frame, STREAMS[stream]], np.uint32)
     return np.random.Generator(np.random.PCG64(np.random.SeedSequence(words)))
-
-
-_MIX = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB))
-
-
-def _hash(words: np.ndarray) -> np.ndarray:
-    """``(K,)`` uint64 hashes of the rows of ``words`` ``(K, n)`` (uint64): SplitMix64's finaliser
-    applied word by word, so that every word changes every bit of the result."""
-    h = np.zeros(len(words), np.uint64)
-    for column in words.T:
-        h = h ^ column
-        h = h + _MIX[0]
-        h = (h ^ (h >> np.uint64(30))) * _MIX[1]
-        h = (h ^ (h >> np.uint64(27))) * _MIX[2]
-        h = h ^ (h >> np.uint64(31))
-    return h
-
-
-def _uniform(words: np.ndarray) -> np.ndarray:
-    """``(K,)`` uniforms in ``(0, 1)`` (53 bits) hashed from the rows of ``words`` ``(K, n)``."""
-    return ((_hash(words) >> np.uint64(11)).astype(np.float64) + 0.5) * 2.0**-53
-
-
-def latent_uniforms(
-    seed: int, episode: int, keys: np.ndarray, frame: int, persist: float, shared: float, streams: Sequence[str]
-) -> np.ndarray:
-    """``(S, K)`` uniforms of the error state of ``keys`` ``(K,)`` (instance ids, >= 0) in frame
-    ``frame`` of one episode, for each error process of ``streams`` ``(S,)`` (all in one pass).
-
-    Each key's state is a standard normal value ``sqrt(shared) a + sqrt(1 - shared) b(frame)``
-    mapped to ``(0, 1)`` by the normal CDF: ``a`` is the key's own for the whole episode (how hard
-    the object is for the detector), ``b`` a view term interpolated linearly between standard
-    normal knots ``persist`` frames apart (normalised to unit variance, the knots at a phase of the
-    key's own; ``persist <= 1``: a fresh value in every frame). So every frame's value is uniform
-    (an event ``u < p`` has chance ``p`` in each frame), neighbouring frames get nearly the same
-    value (an error lasts a share of ``persist`` frames, and with a large ``shared`` recurs on the
-    object's later views), and the value is a function of ``(seed, episode, key, frame, stream)``
-    alone, whatever frames were drawn before."""
-    codes = np.array([LATENT_STREAMS[stream] for stream in streams], np.uint64)
-    keys = np.asarray(keys, np.int64).astype(np.uint64)
-    shape = (len(codes), len(keys))
-    n = shape[0] * shape[1]
-    head = np.empty((n, 4), np.uint64)
-    head[:, 0], head[:, 1] = int(seed) & (2**64 - 1), int(episode) & (2**64 - 1)
-    head[:, 2], head[:, 3] = np.repeat(codes, shape[1]), np.tile(keys, shape[0])
-
-    def normals(*knots: np.ndarray) -> list[np.ndarray]:
-        """Standard normals of each ``(n,)`` knot index (view terms) and of the key itself (last)."""
-        rows = [np.column_stack([head, knot, np.ones(n, np.uint64)]) for knot in knots]
-        rows.append(np.column_stack([head, np.zeros(n, np.uint64), np.full(n, 2, np.uint64)]))
-        return np.split(special.ndtri(_uniform(np.concatenate(rows))), len(rows))
-
-    if persist <= 1:
-        view, own = normals(np.full(n, frame, np.uint64))
-    else:
-        position = frame / persist + _uniform(np.column_stack([head, np.zeros((n, 1), np.uint64)]))
-        knot = np.floor(position)
-        weight = position - knot
-        knot = knot.astype(np.int64).astype(np.uint64)
-        before, after, own = normals(knot, knot + np.uint64(1))
-        view = ((1.0 - weight) * before + weight * after) / np.sqrt((1.0 - weight) ** 2 + weight**2)
-    return special.ndtr(np.sqrt(shared) * own + np.sqrt(1.0 - shared) * view).reshape(shape)
 
 
 @functools.cache

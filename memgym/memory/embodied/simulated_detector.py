@@ -2,45 +2,24 @@
 
 Starting from the ``gt`` detector's masks (every labelled instance of >= ``min_pixels`` pixels),
 each frame goes through, in this order, with the rates of
-:class:`~memgym.memory.embodied.perception_errors.PerceptionNoise`:
+:class:`~memgym.memory.embodied.perception_errors.PerceptionNoise` and draws from
+:func:`~memgym.memory.embodied.perception_errors.frame_rng` (``frame_index`` and ``episode_key``
+of the frame, set by :class:`~memgym.memory.embodied.perception_errors.SensorErrors`):
 
-1. **misses** -- an instance is detected when it passes two tests: its miss state is below
-   ``recall(area)`` (by COCO size band of its pixel area) and its occlusion tolerance is at least
-   ``occlusion_miss * occluded`` (``occluded`` the share of its outline pixels that border a
-   nearer surface, depth smaller by more than 5 cm, or the image edge; measured on every second
-   row and column); so it is detected with chance ``recall(area) * (1 - occlusion_miss *
-   occluded)`` in each frame, as when both were drawn anew per frame;
+1. **misses** -- an instance is detected with chance ``recall(area) * (1 - occlusion_miss *
+   occluded)``: ``recall`` by COCO size band of its pixel area, ``occluded`` the share of its
+   outline pixels that border a nearer surface (depth smaller by more than 5 cm) or the image edge
+   (measured on every second row and column);
 2. **under-segmentation** -- two detected masks of one category that touch come out as one mask
-   when their pair's state is below ``merge``;
+   with chance ``merge``;
 3. **over-segmentation** -- a mask of >= 2 ``min_pixels`` pixels is cut in two along its principal
-   axis when its state is below ``split``;
-4. **mask error** -- Mask R-CNN predicts a 28x28 mask over each detected box, so its boundary
-   error is a share of the box, not of the image: each mask is eroded or dilated by its state's
-   share of ``-boundary_cells..boundary_cells`` cells (a cell is 1/28 of the box's geometric mean
-   side), rounded to pixels and kept within ``boundary_px`` (under half a pixel for an object
-   less than 14 px across: its mask stays); each pixel along its outline (inner and outer ring) is
-   flipped with chance ``boundary_flip`` times a cell's size in pixels (at most 1), drawn per
-   frame; then the mask is moved by the box's localisation error, a normal share ``box_shift`` of
-   the box's height and width (pixels moved out of the frame are lost);
-5. **label confusion** -- when its state is below ``confusion`` a detection's label becomes
-   another member of its similar-category group
-   (:data:`~memgym.memory.embodied.perception_errors.SIMILAR_CATEGORIES`), the one its state
-   picks; a category outside every group keeps its label.
-
-**Errors persist over frames.** Every "state" above is a uniform value of the instance (or pair) in
-the frame from :func:`~memgym.memory.embodied.perception_errors.latent_uniforms`: a share
-``persist_object`` of it is the object's own for the episode (a detector that finds an object hard
-finds it hard from its other views too) and the rest a view term that drifts over
-``persist_frames`` frames (occlusion and viewing angle change over several frames, not every
-frame). A miss therefore lasts several frames and tends to recur on the object's later looks,
-while each frame's chance is the rate itself: the per-frame marginal rates are those of
-independent draws. The state is a function of ``(seed, episode_key, instance id, frame_index,
-process)`` alone, so frame caches, resumed runs and threads see the same detections whatever
-frames were processed before. Only the outline flips come from the frame's generator
-(:func:`~memgym.memory.embodied.perception_errors.frame_rng`). A visual memory counts an
-object's sightings from the frames its masks cover >= 5% of the view
-(:mod:`memgym.sensors.sightings`): misses drawn anew in each frame broke one long look into
-several sightings, and a 1 px boundary error moved small objects across the threshold.
+   axis with chance ``split``;
+4. **boundary error** -- each mask is eroded or dilated by a radius drawn from
+   ``-boundary_px..boundary_px``, then each pixel along its outline (inner and outer ring) is
+   flipped with chance ``boundary_flip``;
+5. **label confusion** -- with chance ``confusion`` a detection's label becomes another member of
+   its similar-category group (:data:`~memgym.memory.embodied.perception_errors.SIMILAR_CATEGORIES`);
+   a category outside every group keeps its label.
 
 Masks left with fewer than ``min_pixels`` pixels are dropped. The score is the detection chance.
 """
@@ -52,10 +31,9 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-from scipy import special
 
 from memgym.memory.embodied.detections import Detection, GroundTruthDetector, crop_of, mask_box
-from memgym.memory.embodied.perception_errors import PerceptionNoise, frame_rng, latent_uniforms, similar_labels
+from memgym.memory.embodied.perception_errors import PerceptionNoise, frame_rng, similar_labels
 from memgym.memory.embodied.pixel_kernels import (
     flip_outline,
     grow,
@@ -95,37 +73,8 @@ class Patch:
         return out
 
 
-Found = tuple[Patch, str, float, int]
-"""A detected mask, its label, its detection chance and the key of its error state (the instance
-id; a merged mask keeps its first instance's)."""
-
-OBJECT_STREAMS = ("miss", "occlusion", "split", "boundary", "box_rows", "box_cols", "confusion", "confused_as")
-"""The error states of each instance, drawn for all of a frame's instances at once."""
-
-
-class FrameStates:
-    """The error states of one frame (:func:`~memgym.memory.embodied.perception_errors.latent_uniforms`):
-    ``states(keys, stream=...)`` ``(K,)`` for ``keys`` ``(K,)``; those of the frame's instances
-    ``ids`` ``(N,)`` for :data:`OBJECT_STREAMS` are computed once, others (pairs) when asked."""
-
-    def __init__(self, noise: PerceptionNoise, episode: int, frame: int, ids: np.ndarray) -> None:
-        self.args = (noise.seed, episode, frame, noise.persist_frames, noise.persist_object)
-        self.column = {int(i): k for k, i in enumerate(ids)}
-        self.table = self.draw(np.asarray(ids), OBJECT_STREAMS)
-
-    def draw(self, keys: np.ndarray, streams: tuple[str, ...]) -> np.ndarray:
-        seed, episode, frame, persist, shared = self.args
-        return latent_uniforms(seed, episode, keys, frame, persist, shared, streams)
-
-    def __call__(self, keys: np.ndarray, stream: str) -> np.ndarray:
-        if stream not in OBJECT_STREAMS:
-            return self.draw(keys, (stream,))[0]
-        columns = np.array([self.column[int(k)] for k in keys], np.int64)
-        return self.table[OBJECT_STREAMS.index(stream), columns]
-
-
-MASK_CELLS = 28
-"""Side of Mask R-CNN's mask, in cells over the detected box."""
+Found = tuple[Patch, str, float]
+"""A detected mask, its label and its detection chance."""
 
 NEARER = 0.05
 """Metres by which a neighbouring surface must be nearer for an outline pixel to count as occluded."""
@@ -154,20 +103,17 @@ class SimulatedDetector(GroundTruthDetector):
         ids = known[counts[known] >= self.min_pixels]
         if not len(ids):
             return []
-        episode, index = int(frame.get("episode_key", 0)), int(frame.get("frame_index", 0))
-        draw = FrameStates(self.noise, episode, index, ids)
+        rng = frame_rng(self.noise.seed, int(frame.get("episode_key", 0)), int(frame.get("frame_index", 0)), "detector")
         occluded = outline_shares(lines, hidden, ids)
-        found = self.misses(semantic, ids, counts[ids], boxes[ids], occluded, draw)
-        found = self.splits(self.merges(found, draw), draw)
-        labels = self.confused(found, draw)
-        shifts, flips = self.boundary_errors(found, draw)
-        rng = frame_rng(self.noise.seed, episode, index, "detector")
+        found = self.misses(semantic, ids, counts[ids], boxes[ids], occluded, rng)
+        found = self.splits(self.merges(found, rng), rng)
         rgb = np.asarray(frame["rgb"])
         detections = []
-        offsets = self.box_offsets(found, draw)
-        for (patch, _, chance, _), label, shift, flip, (dr, dc) in zip(found, labels, shifts, flips, offsets):
-            region, (r0, c0) = boundary_region(patch, semantic.shape, int(shift), float(flip), rng)
-            region, (r0, c0) = inside(region, (r0 + int(dr), c0 + int(dc)), semantic.shape)
+        for patch, label, chance in found:
+            region, (r0, c0) = boundary_region(
+                patch, semantic.shape, self.noise.boundary_px, self.noise.boundary_flip, rng
+            )
+            label = self.confused(label, rng)
             count, rr0, cc0, rr1, cc1 = mask_extent(region)
             if count < max(self.min_pixels, 1):
                 continue
@@ -184,82 +130,49 @@ class SimulatedDetector(GroundTruthDetector):
         counts: np.ndarray,
         boxes: np.ndarray,
         occluded: np.ndarray,
-        draw: FrameStates,
+        rng: np.random.Generator,
     ) -> list[Found]:
-        """The instances detected (step 1): ``ids`` ``(K,)``, their pixel ``counts`` ``(K,)`` and
-        ``boxes`` ``(K, 4)`` in ``semantic``, ``occluded`` ``(K,)``: the occluded share of each one's
-        outline."""
-        recall = self.noise.recall(counts / semantic.size)
-        hidden = self.noise.occlusion_miss * occluded
-        chance = recall * (1.0 - hidden)
-        kept = (draw(ids, stream="miss") < recall) & (draw(ids, stream="occlusion") >= hidden)
+        """``(patch, label, detection chance)`` of the instances detected (step 1): ``ids`` ``(K,)``,
+        their pixel ``counts`` ``(K,)`` and ``boxes`` ``(K, 4)`` in ``semantic``, ``occluded``
+        ``(K,)``: the occluded share of each one's outline."""
+        chance = self.noise.recall(counts / semantic.size) * (1.0 - self.noise.occlusion_miss * occluded)
+        kept = rng.random(len(ids)) < chance
         return [
-            (instance_patch(semantic, int(i), box), self.labels[int(i)], float(c), int(i))
+            (instance_patch(semantic, int(i), box), self.labels[int(i)], float(c))
             for i, box, c, k in zip(ids, boxes, chance, kept)
             if k
         ]
 
-    def merges(self, found: list[Found], draw: FrameStates) -> list[Found]:
-        """Touching same-category masks joined with chance ``merge`` (step 2; the state of the pair)."""
+    def merges(self, found: list[Found], rng: np.random.Generator) -> list[Found]:
+        """Touching same-category masks joined with chance ``merge`` (step 2)."""
         slots: list[Found | None] = list(found)
         for i in range(len(slots)):
             for j in range(i + 1, len(slots)):
                 first, second = slots[i], slots[j]
                 if first is None or second is None or first[1] != second[1] or not patches_touch(first[0], second[0]):
                     continue
-                pair = np.array([min(first[3], second[3]) << 32 | max(first[3], second[3])])
-                if draw(pair, stream="merge")[0] < self.noise.merge:
-                    slots[i], slots[j] = (union(first[0], second[0]), *first[1:]), None
+                if rng.random() < self.noise.merge:
+                    slots[i], slots[j] = (union(first[0], second[0]), first[1], first[2]), None
         return [f for f in slots if f is not None]
 
-    def splits(self, found: list[Found], draw: FrameStates) -> list[Found]:
+    def splits(self, found: list[Found], rng: np.random.Generator) -> list[Found]:
         """Masks cut in two along their principal axis with chance ``split`` (step 3)."""
-        cut = draw(np.array([f[3] for f in found], np.int64), stream="split") < self.noise.split
         out = []
-        for (patch, *rest), c in zip(found, cut):
-            if c and np.count_nonzero(patch.mask) >= 2 * self.min_pixels:
+        for patch, label, chance in found:
+            if rng.random() < self.noise.split and np.count_nonzero(patch.mask) >= 2 * self.min_pixels:
                 halves = split_mask(patch.mask, (patch.row, patch.col))
-                out += [(Patch(half, patch.row, patch.col), *rest) for half in halves]
+                out += [(Patch(half, patch.row, patch.col), label, chance) for half in halves]
             else:
-                out.append((patch, *rest))
+                out.append((patch, label, chance))
         return out
 
-    def confused(self, found: list[Found], draw: FrameStates) -> list[str]:
-        """The label of each of ``found``: its own, or with chance ``confusion`` a similar
-        category's (step 5)."""
-        keys = np.array([f[3] for f in found], np.int64)
-        wrong = draw(keys, stream="confusion") < self.noise.confusion
-        which = draw(keys, stream="confused_as")
-        labels = []
-        for (_, label, _, _), w, u in zip(found, wrong, which):
-            others = similar_labels(label)
-            labels.append(others[int(u * len(others))] if w and others else label)
-        return labels
-
-    def box_offsets(self, found: list[Found], draw: FrameStates) -> np.ndarray:
-        """``(K, 2)`` pixel offset (rows, columns) of each of ``found``'s mask: the box's
-        localisation error, a normal share ``box_shift`` (standard deviation) of the box's height
-        and width, rounded to pixels (step 4)."""
-        if not found:
-            return np.zeros((0, 2), np.int64)
-        keys = np.array([f[3] for f in found], np.int64)
-        sides = np.array([[b[2] - b[0], b[3] - b[1]] for b in (f[0].box() for f in found)], float)
-        normal = special.ndtri(np.stack([draw(keys, stream="box_rows"), draw(keys, stream="box_cols")], axis=1))
-        return np.rint(normal * self.noise.box_shift * sides).astype(np.int64)
-
-    def boundary_errors(self, found: list[Found], draw: FrameStates) -> tuple[np.ndarray, np.ndarray]:
-        """``(K,)`` erosion (< 0) / dilation radius in pixels and ``(K,)`` outline flip chance of
-        each of ``found`` (step 4): a shift of up to ``boundary_cells`` mask cells (1/28 of the
-        box's geometric mean side) rounded to pixels and kept within ``boundary_px``; the flip
-        chance ``boundary_flip`` times a cell's size in pixels (at most 1)."""
-        if not found:
-            return np.zeros(0, np.int64), np.zeros(0)
-        sides = np.array([[b[2] - b[0], b[3] - b[1]] for b in (f[0].box() for f in found)], float)
-        cell = np.sqrt(sides.prod(axis=1)) / MASK_CELLS
-        state = draw(np.array([f[3] for f in found], np.int64), stream="boundary")
-        shift = np.rint((2.0 * state - 1.0) * self.noise.boundary_cells * cell)
-        limit = self.noise.boundary_px
-        return np.clip(shift, -limit, limit).astype(np.int64), self.noise.boundary_flip * np.minimum(cell, 1.0)
+    def confused(self, label: str, rng: np.random.Generator) -> str:
+        """``label``, or with chance ``confusion`` a similar category's (step 5)."""
+        draw = rng.random()
+        others = similar_labels(label)
+        if not others or draw >= self.noise.confusion:
+            return label
+        return others[int(rng.integers(len(others)))]
 
 
 def instance_patch(semantic: np.ndarray, instance: int, box: np.ndarray) -> Patch:
@@ -338,23 +251,15 @@ def split_mask(mask: np.ndarray, offset: tuple[int, int] = (0, 0)) -> tuple[np.n
     return first, second
 
 
-def inside(region: np.ndarray, corner: tuple[int, int], shape: tuple[int, int]) -> tuple[np.ndarray, tuple[int, int]]:
-    """The part of the window ``region`` at top-left ``corner`` ``(row, col)`` that lies inside a
-    frame of ``shape`` ``(H, W)`` (possibly empty), and its top-left."""
-    r0, c0 = corner
-    top, left = max(r0, 0), max(c0, 0)
-    bottom, right = max(min(r0 + region.shape[0], shape[0]), top), max(min(c0 + region.shape[1], shape[1]), left)
-    return region[top - r0 : bottom - r0, left - c0 : right - c0], (top, left)
-
-
 def boundary_region(
-    patch: Patch, shape: tuple[int, int], shift: int, flip: float, rng: np.random.Generator
+    patch: Patch, shape: tuple[int, int], radius: int, flip: float, rng: np.random.Generator
 ) -> tuple[np.ndarray, tuple[int, int]]:
-    """``patch``'s mask (of a frame of ``shape`` ``(H, W)``) dilated (``shift > 0``) or eroded by
-    ``|shift|`` pixels and its outline pixels (inner and outer ring) flipped with chance ``flip``
+    """``patch``'s mask (of a frame of ``shape`` ``(H, W)``) eroded/dilated by a radius drawn from
+    ``-radius..radius`` and its outline pixels (inner and outer ring) flipped with chance ``flip``
     (step 4 of the module docstring; 4-neighbour structuring element), as the window of the frame
     that holds every changed pixel (the mask's box grown by ``|shift| + 2``, clipped to the frame)
     and the window's top-left ``(row, col)`` (the result is empty outside it)."""
+    shift = int(rng.integers(-radius, radius + 1)) if radius else 0
     region, r0, c0 = padded_shifted(patch.mask, patch.row, patch.col, shape[0], shape[1], shift)
     if flip > 0 and region.any():
         region = flip_outline(region, rng.random(region.shape), flip)
