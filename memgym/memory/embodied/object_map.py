@@ -165,7 +165,7 @@ class Instance:
         return seen_frames(self.frames)
 
     def sightings(self) -> int:
-        """Separate sightings: runs of consecutive frames in which it was seen (:meth:`seen_frames`)."""
+        """Separate sightings (:func:`memgym.sensors.sightings.count_sightings` of :meth:`seen_frames`)."""
         return count_sightings(self.seen_frames())
 
     def state(self) -> dict[str, Any]:
