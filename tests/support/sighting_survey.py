@@ -7,11 +7,13 @@ camera at the annotation's visibility resolution, 64x48), forms ``conceptgraph``
 (further eval overrides, e.g. ``visual.noise.boundary_px=0``, after the seeds) and prints, per
 house and in total, the objects fused into exactly one instance and how many of them have the
 annotation's ``times_seen`` and ``order``, and (``times_seen at max_gap=0``) how many would have
-it if sightings were maximal runs of consecutive frames (the definition before issue 37).
+it if sightings were maximal runs of consecutive frames (the definition before issue 37); last,
+the annotation's ``times_seen`` over all observed objects of the houses under both definitions.
 """
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import sys
 import tempfile
@@ -29,7 +31,7 @@ from memgym.memory.embodied.ground_truth import SceneTruth, match_instances
 from memgym.pipelines.dialogmem.eval_config import DialogMemEvalConfig
 from memgym.pipelines.dialogmem.evaluation import build_env, build_memory, load_episodes
 from memgym.pipelines.dialogmem.generation import generate
-from memgym.sensors.sightings import count_sightings
+from memgym.sensors.sightings import MAX_SIGHTING_GAP, count_sightings
 
 CAMERA = ("camera.width=64", "camera.height=48")
 
@@ -42,12 +44,14 @@ class HouseSightings:
         single: objects fused into exactly one instance (holding no other object's views).
         times_seen / order: how many of them the memory's fact equals the annotation's for.
         frames: per such object, the frames the annotation and the memory see it in.
+        observed: the frames the annotation sees each observed object in.
     """
 
     single: int
     times_seen: int
     order: int
     frames: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]
+    observed: tuple[tuple[int, ...], ...]
 
     def kept(self, max_gap: int) -> int:
         """How many objects would keep the annotation's ``times_seen`` word (none above five) if
@@ -87,14 +91,17 @@ def survey(perception: str, seed: int, overrides: tuple[str, ...] = ()) -> House
         seen += own.get("times_seen") == truth.get((observation.object_id, "times_seen"))
         order += own.get("order") == truth.get((observation.object_id, "order"))
         frames.append((tuple(observation.frames), tuple(instances[matched[0]].seen_frames())))
-    return HouseSightings(single, seen, order, tuple(frames))
+    observed = tuple(tuple(o.frames) for o in episode.traversal.observations)
+    return HouseSightings(single, seen, order, tuple(frames), observed)
 
 
 def main(argv: list[str]) -> None:
     perception, seeds, overrides = argv[0], [int(s) for s in argv[1].split(",")], tuple(argv[2:])
     total = [0, 0, 0, 0]
+    observed: list[tuple[int, ...]] = []
     for seed in seeds:
         house = survey(perception, seed, overrides)
+        observed += house.observed
         counts = (house.single, house.times_seen, house.order, house.kept(0))
         print(
             f"house {seed} {perception}: single-instance {counts[0]}, times_seen {counts[1]}, order {counts[2]}"
@@ -106,6 +113,10 @@ def main(argv: list[str]) -> None:
         f" (times_seen at max_gap=0: {total[3]})",
         flush=True,
     )
+    for gap in (0, MAX_SIGHTING_GAP):
+        counts = collections.Counter(min(count_sightings(f, gap), 6) for f in observed)
+        shares = ", ".join(f"{'>5' if n > 5 else n}: {counts[n]}" for n in sorted(counts))
+        print(f"annotation times_seen of {len(observed)} observed objects, max_gap={gap}: {shares}")
 
 
 if __name__ == "__main__":
