@@ -11,7 +11,11 @@ DialogMem's episodic content, :mod:`memgym.datasets.traversal`,
   frames) counts looks: frames in which it is seen belong to one sighting while each is at most
   :data:`MAX_SIGHTING_GAP` unseen frames after the previous one, so a glance away or a frame where
   its coverage dips under 5% does not start a new sighting; ``times_seen`` is the number of
-  sightings;
+  sightings. The gap is part of the data: a DialogMem dataset records the one its annotation
+  counted with in each episode's annotations (:data:`SIGHTING_GAP_KEY`, from
+  ``construction.max_sighting_gap``), and a memory bound to the episode counts with it
+  (:func:`recorded_sighting_gap`; an episode built before the gap was recorded counts maximal runs
+  of consecutive frames, ``max_gap=0``, as its annotation did);
 * its **order** is its rank among the objects of its category by the frame of its first sighting
   (0 = first): the number of objects of the category first seen strictly earlier. Objects first
   seen in the same frame as another object of their category have no order (neither "the first
@@ -25,7 +29,9 @@ the other side of the threshold for objects near it.
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Mapping
-from typing import TypeVar
+from typing import Any, TypeVar
+
+from memgym.core.errors import RecordError
 
 MIN_SIGHTING_COVERAGE = 0.05
 """Smallest fraction of a view an object's mask must cover for the object to be seen in it."""
@@ -36,7 +42,11 @@ action (0.25 m forward or a 30 degree turn by default), so 6 frames is 1.5 m of 
 turn: it bridges coverage hovering around the threshold and a detector's missed frames (the
 annotation's gaps inside a look are mostly 1-2 frames), while a look-around's return to the
 object after a full turn (gaps of 8-9 frames) and a later pass stay separate sightings.
-Measured choice: docs/dialogmem.md, "Sightings under the default simulated perception"."""
+Measured choice: docs/dialogmem.md, "Sightings under the default simulated perception". The default
+of ``construction.max_sighting_gap``; a memory bound to no episode counts with it."""
+
+SIGHTING_GAP_KEY = "max_sighting_gap"
+"""Episode annotation: the ``max_gap`` the episode's ``times_seen`` annotation counted sightings with."""
 
 K = TypeVar("K", bound=Hashable)
 
@@ -57,6 +67,22 @@ def count_sightings(frames: Iterable[int], max_gap: int = MAX_SIGHTING_GAP) -> i
     maximal runs of consecutive frames)."""
     ordered = sorted(set(frames))
     return sum(1 for k, f in enumerate(ordered) if k == 0 or f - ordered[k - 1] > max_gap + 1)
+
+
+def recorded_sighting_gap(episode: Any) -> int:
+    """The ``max_gap`` ``episode``'s annotation counted sightings with: its annotations'
+    :data:`SIGHTING_GAP_KEY`, or 0 (maximal runs of consecutive frames) for an episode without one,
+    built before the gap was recorded.
+
+    Raises:
+        RecordError: the recorded value is not an integer >= 0.
+    """
+    annotations = getattr(episode, "annotations", None) or {}
+    gap = annotations.get(SIGHTING_GAP_KEY, 0)
+    if isinstance(gap, bool) or not isinstance(gap, int) or gap < 0:
+        where = getattr(episode, "episode_id", "?")
+        raise RecordError(f"episode {where}: annotation '{SIGHTING_GAP_KEY}' must be an integer >= 0, got {gap!r}")
+    return gap
 
 
 def sighting_ranks(first: Mapping[K, int], groups: Mapping[K, str]) -> dict[K, int]:

@@ -166,10 +166,13 @@ def episode_digest(config: DialogMemGenerateConfig) -> str:
     """The config hash episode generators derive from: ``house.clutter`` and
     ``construction.unique_cues`` left out (as at their defaults), so the draws do not depend on them
     and ``house.clutter=none construction.unique_cues=false`` draws what datasets built before they
-    existed drew."""
+    existed drew; ``construction.max_sighting_gap`` left out too (it changes which ``times_seen``
+    words the annotation writes, not the traversals or draws: ``construction.max_sighting_gap=0``
+    draws what datasets built before it existed drew, under the earlier hash's draws)."""
     house = dataclasses.replace(config.house, clutter=DEFAULT_CLUTTER)
     construction = dataclasses.replace(config.construction, unique_cues=True)
-    return config_hash(dataclasses.replace(config, house=house, construction=construction))
+    changed = dataclasses.replace(config, house=house, construction=construction)
+    return config_hash(changed, leave_out=("construction.max_sighting_gap",))
 
 
 def _shortcut_line(summary: dict[str, Any]) -> str:
