@@ -94,6 +94,12 @@ def test_generate_resumes_from_its_partial_file(dataset, tmp_path, capsys):
     partial.write_text(json.dumps({"config_hash": digest}) + "\n" + first[0] + "\n")
     with pytest.raises(MemgymError, match="written by another config"):
         generate(JobArgs(overrides=(*SMALL, "scenes=2"), out=out, progress=False))
+    # nor is one of a build before construction.max_sighting_gap (its annotation counted runs of frames)
+    config = load_config(DialogMemGenerateConfig, overrides=(*SMALL, "scenes=2"))
+    earlier = {**header, "config_hash": config_hash(config, leave_out=("construction.max_sighting_gap",))}
+    partial.write_text(json.dumps(earlier) + "\n" + first[0] + "\n")
+    with pytest.raises(MemgymError, match="written by another config"):
+        generate(JobArgs(overrides=(*SMALL, "scenes=2"), out=out, progress=False))
     partial.write_text(json.dumps(header) + "\n" + first[0] + "\n" + first[1][:50])  # 2nd cut
     with pytest.raises(KeyboardInterrupt), _interrupt_after_traversals(1):
         generate(JobArgs(overrides=(*SMALL, "scenes=2"), out=out, progress=False))  # stops again mid-episode
