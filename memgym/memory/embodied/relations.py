@@ -15,9 +15,10 @@ and ``near`` (the category of the closest such neighbour of another category), `
 (separate sightings) and ``order`` (rank among instances of the same label by first sighting),
 counted as the dataset annotation counts them (:mod:`memgym.sensors.sightings`: frames where the
 instance covers >= 5% of the view, with the sighting gap the episode's annotation recorded; no
-order for instances first seen together with another of their label). ``neighbours`` limits the instances an ``on`` / ``near`` fact may name: 3D-Mem's
-reasoner sees an object's relations only in its snapshot's image
-(:meth:`memgym.memory.embodied.snapshots.SnapshotMemory.facts`), ConceptGraphs' reads its 3D graph.
+order for instances first seen together with another of their label). ``neighbours`` limits the
+instances an ``on`` / ``near`` fact may name: 3D-Mem's reasoner sees an object's relations only in
+its snapshot's image (:meth:`memgym.memory.embodied.snapshots.SnapshotMemory.facts`),
+ConceptGraphs' reads its 3D graph.
 """
 
 from __future__ import annotations
