@@ -12,7 +12,6 @@ import functools
 import hashlib
 import json
 import typing
-from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -118,19 +117,15 @@ def _hashed_value(value: Any, defaults: Any = None) -> Any:
     return value
 
 
-def config_hash(config: Any, length: int = 16, *, leave_out: Iterable[str] = ()) -> str:
-    """Hex SHA-256 prefix of :func:`canonical_json` of :func:`result_identity` of ``config``
-    (:data:`ADDED_FIELD` fields left out at their defaults), with the dotted keys ``leave_out``
-    (``"construction.max_sighting_gap"``) left out whatever their value, as if the config had no
-    such field (a hash of what a setting does not change, e.g. random draws)."""
-    value = _hashed_value(result_identity(config))
-    for key in leave_out:
-        *parents, name = key.split(".")
-        node = value
-        for part in parents:
-            node = node[part]
-        del node[name]
-    return hashlib.sha256(canonical_json(value).encode()).hexdigest()[:length]
+def hashed_dict(config: Any) -> Any:
+    """``config`` as plain data the way it enters hashes: :func:`result_identity`, then nested
+    dicts and lists with the :data:`ADDED_FIELD` fields at their defaults left out."""
+    return _hashed_value(result_identity(config))
+
+
+def config_hash(config: Any, length: int = 16) -> str:
+    """Hex SHA-256 prefix of :func:`canonical_json` of :func:`hashed_dict` of ``config``."""
+    return hashlib.sha256(canonical_json(hashed_dict(config)).encode()).hexdigest()[:length]
 
 
 def episode_seed_sequence(config_digest: str, seed: int, index: int) -> np.random.SeedSequence:

@@ -30,7 +30,7 @@ from memgym.core.outputs import prepare_output_file, write_text_atomic
 from memgym.core.paths import require_folder
 from memgym.core.records import from_json, write_jsonl
 from memgym.core.results import to_markdown
-from memgym.core.seeding import config_hash, episode_rng
+from memgym.core.seeding import config_hash, episode_rng, hashed_dict
 from memgym.core.textfiles import complete_jsonl_lines
 from memgym.datasets.dialogmem.defaults import DEFAULT_CLUTTER, DEFAULT_ROOMS, default_construction, default_house
 from memgym.datasets.dialogmem.episode import ConstructionConfig, DialogMemEpisode, build_episode
@@ -171,8 +171,9 @@ def episode_digest(config: DialogMemGenerateConfig) -> str:
     draws what datasets built before it existed drew, under the earlier hash's draws)."""
     house = dataclasses.replace(config.house, clutter=DEFAULT_CLUTTER)
     construction = dataclasses.replace(config.construction, unique_cues=True)
-    changed = dataclasses.replace(config, house=house, construction=construction)
-    return config_hash(changed, leave_out=("construction.max_sighting_gap",))
+    data = hashed_dict(dataclasses.replace(config, house=house, construction=construction))
+    del data["construction"]["max_sighting_gap"]
+    return config_hash(data)
 
 
 def _shortcut_line(summary: dict[str, Any]) -> str:
