@@ -8,6 +8,8 @@ from dialogmem_fixtures import CATEGORIES, LOG, OBJECTS
 from memgym.datasets.dialogmem.content import (
     ALIASES,
     MemoryItem,
+    ObservationLog,
+    Segment,
     episodic_content,
     latest,
     perceptual_content,
@@ -38,10 +40,17 @@ def test_perceptual_content_from_annotations_and_relations():
 
 def test_episodic_content_counts_separate_sightings_order_and_segments():
     table = as_table(episodic_content(LOG, CATEGORIES))
-    assert table[("mug_2", "times_seen")] == "twice"  # steps 1-3 and 6-7
-    assert table[("mug_3", "times_seen")] == "twice"  # steps 2-3 and 7
-    assert table[("lamp_5", "times_seen")] == "twice"  # steps 9-10 and 13-14
-    assert table[("bed_8", "times_seen")] == "three times"  # steps 17, 19 and 22-23
+    # gaps of up to 6 unseen steps stay inside one sighting (memgym.sensors.sightings)
+    assert table[("mug_2", "times_seen")] == "once"  # steps 1-3 and 6-7
+    assert table[("lamp_5", "times_seen")] == "once"  # steps 9-10 and 13-14
+    assert table[("bed_8", "times_seen")] == "once"  # steps 17, 19 and 22-23
+    steps = {0: ("mug_2",), 1: ("mug_2",), 8: ("mug_2", "lamp_5"), 16: ("mug_2",), 17: ("lamp_5",), 30: ("lamp_5",)}
+    log = ObservationLog(
+        visible=tuple(steps.get(s, ()) for s in range(31)), segments=(Segment(goal="table_1", start=0, end=30),)
+    )
+    separate = as_table(episodic_content(log, CATEGORIES))
+    # mug: 0-1 and 8 (6 unseen steps) are one sighting, 16 (7 unseen) another; lamp: 8, 17, 30
+    assert separate[("mug_2", "times_seen")] == "twice" and separate[("lamp_5", "times_seen")] == "three times"
     assert table[("mug_2", "order")] == "first" and table[("mug_3", "order")] == "second"
     assert table[("lamp_5", "segment")] == "sofa"
     assert ("sofa_4", "segment") not in table  # the goal itself is not "seen on the way to" itself

@@ -12,17 +12,20 @@ from memgym.datasets.amemops.stream_set import StreamSetConfig
 from memgym.datasets.voxmem.config import VoxMemConfig
 from memgym.pipelines.amemops.configs import AMemOpsEvalConfig, AMemOpsTrainConfig
 from memgym.pipelines.dialogmem.eval_config import DialogMemEvalConfig
-from memgym.pipelines.dialogmem.generation import DialogMemGenerateConfig
+from memgym.pipelines.dialogmem.generation import DialogMemGenerateConfig, episode_digest
 from memgym.pipelines.voxmem.evaluation import VoxMemEvalConfig
 
 PINNED = [
     (StreamSetConfig, None, (), "58ba77246f583388"),
     (AMemOpsTrainConfig, None, (), "a8631b0253a526d0"),
     # issue 37 (construction.verbalised_share, construction.dialogue_navigation_share, the grammar
-    # realiser) changed every generated DialogMem dataset: d3699f81ac4a1b46 before
-    (DialogMemGenerateConfig, None, (), "52ff0e4b4dc911aa"),
-    # the 4-7-room default (4f6ba5a008486d4a before issue 37; its datasets are no longer rebuilt)
-    (DialogMemGenerateConfig, None, ("house.min_rooms=4", "house.max_rooms=7"), "2148f68798869f63"),
+    # realiser) changed every generated DialogMem dataset: d3699f81ac4a1b46 before; then
+    # construction.max_sighting_gap (issue 37 item 4, times_seen words) 52ff0e4b4dc911aa -> 7f79fc5ee7038db8,
+    # its episodes still drawn from 52ff0e4b4dc911aa (test_episode_draws_leave_the_sighting_gap_out)
+    (DialogMemGenerateConfig, None, (), "7f79fc5ee7038db8"),
+    (DialogMemGenerateConfig, None, ("construction.max_sighting_gap=0",), "c6d242d72d46275b"),
+    # the 4-7-room default (4f6ba5a008486d4a before issue 37, 2148f68798869f63 before max_sighting_gap)
+    (DialogMemGenerateConfig, None, ("house.min_rooms=4", "house.max_rooms=7"), "a8d737332ddde796"),
     (DialogMemEvalConfig, None, (), "baf0848c987aa2ee"),
     # refusal_scope=every_subtype and max_revisions=8 by default since issue 38 (was 3627af73b1e8a7e9); the
     # default build draws the items that refusal_scope=every_subtype drew before (draw_digest 1b6178d6bcbafd89)
@@ -39,7 +42,8 @@ PINNED = [
         ("model=kda", "arch.width=512", "data.stream.offset_seconds=[2,60]", "data.block_frames=24", "steps=100"),
         "8987ac51754af247",
     ),
-    (DialogMemGenerateConfig, None, ("scenes=2", "house.min_rooms=3", "house.max_rooms=7"), "6c5cf9aceed9e7c9"),
+    # 6c5cf9aceed9e7c9 before construction.max_sighting_gap
+    (DialogMemGenerateConfig, None, ("scenes=2", "house.min_rooms=3", "house.max_rooms=7"), "a87e98bc3a06269b"),
     (
         DialogMemEvalConfig,
         None,
@@ -60,3 +64,17 @@ PINNED = [
 def test_config_hashes_are_unchanged(cls, yaml_file, overrides, digest):
     path = CONFIG_DIR / yaml_file if yaml_file else None
     assert config_hash(load_config(cls, path=path, overrides=overrides)) == digest
+
+
+@pytest.mark.parametrize(
+    ("overrides", "digest"),
+    [
+        ((), "52ff0e4b4dc911aa"),
+        (("construction.max_sighting_gap=0",), "52ff0e4b4dc911aa"),
+        (("construction.max_sighting_gap=3", "house.min_rooms=4", "house.max_rooms=7"), "2148f68798869f63"),
+    ],
+)
+def test_episode_draws_leave_the_sighting_gap_out(overrides, digest):
+    """The sighting gap changes which times_seen words a dataset holds, not its draws: episodes are
+    drawn from the hash the config had before the field existed, whatever the gap."""
+    assert episode_digest(load_config(DialogMemGenerateConfig, overrides=overrides)) == digest

@@ -29,7 +29,7 @@ import numpy as np
 from memgym.backends.structured import Fact
 from memgym.core.records import Record, record
 from memgym.datasets.dialogmem.residents import Resident
-from memgym.sensors.sightings import count_sightings, sighting_ranks
+from memgym.sensors.sightings import MAX_SIGHTING_GAP, count_sightings, sighting_ranks
 
 ContentType = Literal["perceptual", "episodic", "social"]
 CONTENT_TYPES: tuple[str, ...] = ("perceptual", "episodic", "social")
@@ -145,14 +145,14 @@ class ObservationLog(Record):
                 first.setdefault(object_id, step)
         return first
 
-    def sightings(self) -> dict[str, int]:
+    def sightings(self, max_gap: int = MAX_SIGHTING_GAP) -> dict[str, int]:
         """object id -> number of separate sightings (:func:`memgym.sensors.sightings.count_sightings`
-        of the steps it is visible in)."""
+        of the steps it is visible in, with at most ``max_gap`` unseen steps inside one)."""
         steps: dict[str, list[int]] = {}
         for step, ids in enumerate(self.visible):
             for object_id in ids:
                 steps.setdefault(object_id, []).append(step)
-        return {object_id: count_sightings(s) for object_id, s in steps.items()}
+        return {object_id: count_sightings(s, max_gap) for object_id, s in steps.items()}
 
     def segment_at(self, step: int) -> Segment | None:
         """The segment containing ``step``."""
@@ -236,10 +236,13 @@ def parse_description(text: str, category: str) -> dict[str, str]:
     return found
 
 
-def episodic_content(log: ObservationLog, categories: Mapping[str, str]) -> list[MemoryItem]:
-    """Episodic items of every observed object (see the module docstring)."""
+def episodic_content(
+    log: ObservationLog, categories: Mapping[str, str], max_gap: int = MAX_SIGHTING_GAP
+) -> list[MemoryItem]:
+    """Episodic items of every observed object (see the module docstring); ``times_seen`` counts
+    sightings with at most ``max_gap`` unseen steps inside one (``construction.max_sighting_gap``)."""
     first = log.first_seen()
-    sightings = log.sightings()
+    sightings = log.sightings(max_gap)
     ranks = sighting_ranks(first, categories)
     items = []
     for object_id in sorted(first, key=lambda o: (first[o], o)):

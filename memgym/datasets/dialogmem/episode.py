@@ -17,7 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from memgym.core.errors import RecordError
+from memgym.core.config import check_ranges
+from memgym.core.errors import ConfigError, RecordError
 from memgym.core.records import record
 from memgym.core.seeding import ADDED_FIELD
 from memgym.datasets.dialogmem.content import (
@@ -36,6 +37,7 @@ from memgym.datasets.dialogmem.validation import DialogueTurn, GroundingAuditor,
 from memgym.datasets.embodied import EmbodiedEpisode
 from memgym.datasets.traversal import Traversal
 from memgym.scenes.objects import SceneObject
+from memgym.sensors.sightings import MAX_SIGHTING_GAP, SIGHTING_GAP_KEY, recorded_sighting_gap
 
 
 @record("dialogmem.episode")
@@ -57,8 +59,10 @@ class DialogMemEpisode(EmbodiedEpisode):
     memory: tuple[MemoryItem, ...] = ()
 
     def check(self) -> None:
-        """Raise :class:`RecordError` on dangling ids, unknown speakers or steps off the traversal."""
+        """Raise :class:`RecordError` on dangling ids, unknown speakers, steps off the traversal or
+        a recorded sighting gap that is not an integer >= 0."""
         where = f"episode {self.episode_id}"
+        recorded_sighting_gap(self)
         frames = len(self.traversal.frames)
         known = {m.object_id for m in self.memory}
         speakers = {r.name for r in self.residents}
@@ -134,6 +138,20 @@ class ConstructionConfig:
             "max": 1.0,
         },
     )
+    max_sighting_gap: int = dataclasses.field(
+        default=MAX_SIGHTING_GAP,
+        metadata={
+            "help": "most unseen formation steps inside one sighting of an object when the annotation counts "
+            "times_seen (0: maximal runs of consecutive steps, as datasets built before it); recorded in each "
+            "episode's annotations, where the visual memories read it",
+            "min": 0,
+        },
+    )
+
+    def __post_init__(self) -> None:
+        if isinstance(self.max_sighting_gap, bool) or not isinstance(self.max_sighting_gap, int):
+            raise ConfigError(f"construction: max_sighting_gap must be an integer >= 0, got {self.max_sighting_gap!r}")
+        check_ranges(self)
 
 
 def _memory_items(
@@ -151,7 +169,7 @@ def _memory_items(
     items: list[MemoryItem] = []
     for obj in objects:
         items += perceptual_content(obj, categories)
-    items += episodic_content(log, categories)
+    items += episodic_content(log, categories, config.max_sighting_gap)
     taken: dict[str, set[str]] = {}
     for obj in sorted(objects, key=lambda o: o.object_id):
         if obj.object_id in observed:
@@ -269,6 +287,7 @@ def build_episode(
     task_list = task_items(drafts, _stated_turns(turns), episode_id=episode_id)
     realiser_name = getattr(realiser, "name", type(realiser).__name__)
     annotations = {**_traversal_annotations(traversal), "realiser": realiser_name, "statement_turns": len(statements)}
+    annotations[SIGHTING_GAP_KEY] = config.max_sighting_gap  # the times_seen definition, for the memories
     annotations |= _construction_counts(len(specs) + len(statements), dropped_turns, filtered)
     return DialogMemEpisode(
         episode_id=episode_id,

@@ -36,7 +36,7 @@ from memgym.memory.embodied.association_kernels import (
 )
 from memgym.memory.embodied.backproject import remove_outliers, voxel_downsample, voxel_keys
 from memgym.memory.embodied.perception import ObjectView
-from memgym.sensors.sightings import count_sightings, seen_frames
+from memgym.sensors.sightings import MAX_SIGHTING_GAP, count_sightings, seen_frames
 
 MERGE_AT = 64
 """Added keys a :class:`KeySet` holds apart beyond a quarter of its size before merging them in."""
@@ -164,9 +164,10 @@ class Instance:
         at least 5% of the frame), ascending."""
         return seen_frames(self.frames)
 
-    def sightings(self) -> int:
-        """Separate sightings: runs of consecutive frames in which it was seen (:meth:`seen_frames`)."""
-        return count_sightings(self.seen_frames())
+    def sightings(self, max_gap: int = MAX_SIGHTING_GAP) -> int:
+        """Separate sightings (:func:`memgym.sensors.sightings.count_sightings` of :meth:`seen_frames`,
+        at most ``max_gap`` unseen frames inside one)."""
+        return count_sightings(self.seen_frames(), max_gap)
 
     def state(self) -> dict[str, Any]:
         """Plain-data form (see :meth:`from_state`)."""

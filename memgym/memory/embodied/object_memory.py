@@ -85,7 +85,7 @@ class ObjectMemory(VisualMemory):
 
     def facts(self) -> dict[str, dict[str, str]]:
         """Instance id -> observable facts (the seam a metadata probe replaces)."""
-        return observable_facts(self.objects.instances, self.graph)
+        return observable_facts(self.objects.instances, self.graph, max_gap=self.sighting_gap)
 
     def location_of(self, instance: Instance) -> tuple[float, float, float]:
         """The navigation destination of ``instance``'s entry: its estimated 3D location, metres

@@ -14,10 +14,11 @@ and ``near`` (the category of the closest such neighbour of another category), `
 :mod:`~memgym.memory.embodied.appearance`), ``times_seen``
 (separate sightings) and ``order`` (rank among instances of the same label by first sighting),
 counted as the dataset annotation counts them (:mod:`memgym.sensors.sightings`: frames where the
-instance covers >= 5% of the view; no order for instances first seen together with another of
-their label). ``neighbours`` limits the instances an ``on`` / ``near`` fact may name: 3D-Mem's
-reasoner sees an object's relations only in its snapshot's image
-(:meth:`memgym.memory.embodied.snapshots.SnapshotMemory.facts`), ConceptGraphs' reads its 3D graph.
+instance covers >= 5% of the view, with the sighting gap the episode's annotation recorded; no
+order for instances first seen together with another of their label). ``neighbours`` limits the
+instances an ``on`` / ``near`` fact may name: 3D-Mem's reasoner sees an object's relations only in
+its snapshot's image (:meth:`memgym.memory.embodied.snapshots.SnapshotMemory.facts`),
+ConceptGraphs' reads its 3D graph.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ import numpy as np
 from memgym.datasets.dialogmem.content import COUNTS, ORDINALS
 from memgym.memory.embodied.appearance import colour_name, room_names
 from memgym.memory.embodied.object_map import Instance
-from memgym.sensors.sightings import sighting_ranks
+from memgym.sensors.sightings import MAX_SIGHTING_GAP, sighting_ranks
 
 
 def relation_graph(instances: Sequence[Instance], near_gap: float = 0.5, support_gap: float = 0.1) -> nx.DiGraph:
@@ -65,13 +66,18 @@ def relation_graph(instances: Sequence[Instance], near_gap: float = 0.5, support
 
 
 def observable_facts(
-    instances: Sequence[Instance], graph: nx.DiGraph, neighbours: Mapping[str, Collection[str]] | None = None
+    instances: Sequence[Instance],
+    graph: nx.DiGraph,
+    neighbours: Mapping[str, Collection[str]] | None = None,
+    max_gap: int = MAX_SIGHTING_GAP,
 ) -> dict[str, dict[str, str]]:
     """Instance id -> fact key -> value words (see the module docstring).
 
     Args:
         neighbours: instance id -> the instance ids its ``on`` / ``near`` facts may name (an id
             not in it: none); None: any neighbour in ``graph``.
+        max_gap: most unseen frames inside one sighting (``times_seen``; the bound episode's,
+            :func:`memgym.sensors.sightings.recorded_sighting_gap`).
     """
     labels = {i.id: i.label for i in instances}
     first = {i.id: frames[0] for i in instances if (frames := i.seen_frames())}
@@ -94,7 +100,7 @@ def observable_facts(
             )
             if targets:
                 own[kind] = targets[0][1]
-        count = instance.sightings()
+        count = instance.sightings(max_gap)
         if count in COUNTS:
             own["times_seen"] = COUNTS[count]
         rank = ranks.get(instance.id, len(ORDINALS))

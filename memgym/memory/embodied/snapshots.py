@@ -143,7 +143,7 @@ class SnapshotMemory(ObjectMemory):
         if self.snapshot_relations == "graph":
             return super().facts()
         shown = {o: self.frame_objects[s.frame].keys() for s in self.snapshots() for o in s.objects}
-        return observable_facts(self.objects.instances, self.graph, shown)
+        return observable_facts(self.objects.instances, self.graph, shown, self.sighting_gap)
 
     def retrieve(self, query: Any) -> VisualEvidence:
         categories = self.categories(query)

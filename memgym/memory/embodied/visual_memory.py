@@ -14,8 +14,10 @@ eval config. Two bindings come from outside the stream (the memory protocol's ho
 * :meth:`bind_episode` -- gives the ``gt`` detector the instance id -> category table of the
   episode's scene (the simulator's semantic annotation, what a perfect detector outputs: a label
   per mask; no positions, no ids are passed on), or an open-vocabulary detector with no
-  configured vocabulary the scene's category names as its queries. The evaluation loop calls it
-  before formation.
+  configured vocabulary the scene's category names as its queries, and the memory the sighting gap
+  the episode's ``times_seen`` annotation counted with (:func:`~memgym.sensors.sightings.recorded_sighting_gap`:
+  0 for an episode built before datasets recorded it; unbound:
+  :data:`~memgym.sensors.sightings.MAX_SIGHTING_GAP`). The evaluation loop calls it before formation.
 * :meth:`bind_reasoner` -- the reasoner whose category predictions drive retrieval
   (:class:`~memgym.agents.reasoner_agent.ReasonerAgent` binds its own before each retrieval).
   It is not part of :meth:`state_dict` and is dropped when pickling.
@@ -39,6 +41,7 @@ from memgym.memory.embodied.encoders import build_encoder
 from memgym.memory.embodied.perception import Perception
 from memgym.memory.embodied.perception_errors import PerceptionNoise, SensorErrors, episode_key
 from memgym.memory.embodied.simulated_detector import SimulatedDetector
+from memgym.sensors.sightings import MAX_SIGHTING_GAP, recorded_sighting_gap
 
 PERCEPTION = ("simulated", "exact")
 """How a visual memory perceives: ``simulated`` (the default: the detector's output and the sensor
@@ -131,6 +134,7 @@ class VisualMemory(Memory, abc.ABC):
             else Perception(self.detector, self.camera, self.encoder, stride=stride, voxel=voxel, sensor=self.sensor)
         )
         self.reasoner: Reasoner | None = None
+        self.sighting_gap = MAX_SIGHTING_GAP  # the bound episode's (bind_episode)
         if not isinstance(self.detector, GroundTruthDetector):  # only the gt detector reads semantic images
             self.reads = type(self).reads - {"semantic"}
         self.reset()
@@ -182,7 +186,9 @@ class VisualMemory(Memory, abc.ABC):
     def bind_episode(self, episode: Any, **context: Any) -> None:
         """Give a ``gt`` detector the category table of ``episode``'s scene, and an open-vocabulary
         detector without a configured vocabulary the scene's category names (module docstring); simulated
-        perception draws its errors for this episode."""
+        perception draws its errors for this episode; sightings are counted with the gap the
+        episode's annotation used."""
+        self.sighting_gap = recorded_sighting_gap(episode)
         if self.sensor is not None:
             self.sensor.episode = episode_key(str(getattr(episode, "episode_id", "")))
         gt = isinstance(self.detector, GroundTruthDetector)
@@ -249,6 +255,7 @@ class VisualMemory(Memory, abc.ABC):
             "frame_count": self.frame_count,
             "turns": [list(t) for t in self.turns],
             "labels": dict(labels),
+            "sighting_gap": self.sighting_gap,
             "store": self._store_state(),
             **({"sensor": self.sensor.state()} if self.sensor is not None else {}),
         }
@@ -262,6 +269,7 @@ class VisualMemory(Memory, abc.ABC):
         self.turns = [(int(f), str(line)) for f, line in state["turns"]]
         if isinstance(self.detector, GroundTruthDetector) and state["labels"]:
             self.detector.set_labels(state["labels"])
+        self.sighting_gap = int(state.get("sighting_gap", self.sighting_gap))
         self._load_store(state["store"])
         if self.sensor is not None and "sensor" in state:
             self.sensor.load(state["sensor"])

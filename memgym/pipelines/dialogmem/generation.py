@@ -30,7 +30,7 @@ from memgym.core.outputs import prepare_output_file, write_text_atomic
 from memgym.core.paths import require_folder
 from memgym.core.records import from_json, write_jsonl
 from memgym.core.results import to_markdown
-from memgym.core.seeding import config_hash, episode_rng
+from memgym.core.seeding import config_hash, episode_rng, hashed_dict
 from memgym.core.textfiles import complete_jsonl_lines
 from memgym.datasets.dialogmem.defaults import DEFAULT_CLUTTER, DEFAULT_ROOMS, default_construction, default_house
 from memgym.datasets.dialogmem.episode import ConstructionConfig, DialogMemEpisode, build_episode
@@ -166,10 +166,14 @@ def episode_digest(config: DialogMemGenerateConfig) -> str:
     """The config hash episode generators derive from: ``house.clutter`` and
     ``construction.unique_cues`` left out (as at their defaults), so the draws do not depend on them
     and ``house.clutter=none construction.unique_cues=false`` draws what datasets built before they
-    existed drew."""
+    existed drew; ``construction.max_sighting_gap`` left out too (it changes which ``times_seen``
+    words the annotation writes, not the traversals or draws: ``construction.max_sighting_gap=0``
+    draws what datasets built before it existed drew, under the earlier hash's draws)."""
     house = dataclasses.replace(config.house, clutter=DEFAULT_CLUTTER)
     construction = dataclasses.replace(config.construction, unique_cues=True)
-    return config_hash(dataclasses.replace(config, house=house, construction=construction))
+    data = hashed_dict(dataclasses.replace(config, house=house, construction=construction))
+    del data["construction"]["max_sighting_gap"]
+    return config_hash(data)
 
 
 def _shortcut_line(summary: dict[str, Any]) -> str:

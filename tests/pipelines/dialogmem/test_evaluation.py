@@ -20,7 +20,7 @@ from memgym.core.config import load_config
 from memgym.core.episode import Dataset
 from memgym.core.errors import ConfigError, MemgymError, RegistryError
 from memgym.core.outcome import watch_job
-from memgym.core.seeding import config_hash
+from memgym.core.seeding import config_hash, hashed_dict
 from memgym.datasets.dialogmem.statistics import dataset_statistics
 from memgym.datasets.dialogmem.task_specs import available_content, matches
 from memgym.pipelines.dialogmem.eval_config import DialogMemEvalConfig
@@ -93,6 +93,13 @@ def test_generate_resumes_from_its_partial_file(dataset, tmp_path, capsys):
     header = {"config_hash": digest, "house_clutter": "hm3d_v2"}
     # a partial file of a build before clutter existed has the same hash but holds other houses
     partial.write_text(json.dumps({"config_hash": digest}) + "\n" + first[0] + "\n")
+    with pytest.raises(MemgymError, match="written by another config"):
+        generate(JobArgs(overrides=(*SMALL, "scenes=2"), out=out, progress=False))
+    # nor is one of a build before construction.max_sighting_gap (its annotation counted runs of frames)
+    earlier_config = hashed_dict(load_config(DialogMemGenerateConfig, overrides=(*SMALL, "scenes=2")))
+    del earlier_config["construction"]["max_sighting_gap"]
+    earlier = {**header, "config_hash": config_hash(earlier_config)}
+    partial.write_text(json.dumps(earlier) + "\n" + first[0] + "\n")
     with pytest.raises(MemgymError, match="written by another config"):
         generate(JobArgs(overrides=(*SMALL, "scenes=2"), out=out, progress=False))
     partial.write_text(json.dumps(header) + "\n" + first[0] + "\n" + first[1][:50])  # 2nd cut
