@@ -21,7 +21,17 @@ from memgym.pipelines.voxmem.audio_lm.encoding import audio_tokens, mel_features
 from memgym.pipelines.voxmem.audio_lm.model import AudioLM  # noqa: E402
 from memgym.pipelines.voxmem.audio_lm.train import train  # noqa: E402
 
-TINY = dict(align_clips=2, align_batch=2, steps=2, batch_size=2, heldout_per_task=1, checkpoint_every=1, lr=3e-3)
+TINY = dict(
+    clip_pool=4,
+    align_clips=2,
+    align_batch=2,
+    steps=2,
+    transcript_steps=1,
+    batch_size=2,
+    heldout_per_task=1,
+    checkpoint_every=1,
+    lr=3e-3,
+)
 
 
 @pytest.fixture(scope="module")
@@ -102,7 +112,7 @@ def test_shapes_prompt_and_loss_going_down(tiny_build):
     # 6 steps over 3 seeds) and, in stage 1, through its tied output matrix alone
     for loss_of, margin in (
         (lambda: lm.loss(batch), 0.05),
-        (lambda: lm.align_loss([(prefixes[1], "fast words")]), 0.5),
+        (lambda: lm.align_loss([(prefixes[1], "fast words")], lm.text_tokens(["fast words"])), 0.5),
     ):
         optimizer = torch.optim.AdamW(lm.trainable(), lr=3e-3)
         losses = []
@@ -134,7 +144,8 @@ def test_train_resume_save_and_load(tiny_build, tiny_trained):
     card = (folder / "README.md").read_text()
     assert "| said |" in card and "espeak-02" in card and "with silence" in card and " M trained)" in card
     heldout = json.loads((out / "heldout.json").read_text())
-    assert set(heldout) == {"said", "speaker", "cue", "sound", "noise"} and heldout["speaker"]["chance"] == 0.5
+    assert set(heldout) == {"transcript", "said", "speaker", "cue", "sound", "noise"}
+    assert heldout["speaker"]["chance"] == 0.5 and len(heldout["transcript"]["loss"]["values"]["silence"]) == 1
 
     # the folder is a transformers Qwen2-Audio checkpoint: loaded, it computes what training saved
     loaded = transformers.Qwen2AudioForConditionalGeneration.from_pretrained(folder)
