@@ -60,6 +60,7 @@ LONGEST_FIRST = (
     "tests/pipelines/amemops/test_learning.py",
     "tests/pipelines/amemops/test_learning_paths.py",
     "tests/pipelines/amemops/test_interventions_learning.py",
+    "tests/pipelines/voxmem/test_audio_lm.py",  # a 2-minute SmolLM2 training run
 )
 
 

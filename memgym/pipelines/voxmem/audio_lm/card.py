@@ -31,6 +31,7 @@ def write_card(
     config: Any,
     losses: dict[str, list[float]],
     scores: dict[str, Any],
+    transcript: dict[str, Any],
     train_voices: list[str],
     heldout_voices: list[str],
     task_weights: dict[str, float],
@@ -38,12 +39,13 @@ def write_card(
     parameters: dict[str, int],
 ) -> Path:
     """Write the card: parts, data, steps, losses and held-out scores (``parameters``: counts of
-    ``encoder``, ``projector``, ``language_model`` and ``trained``)."""
+    ``encoder``, ``projector``, ``language_model`` and ``trained``; ``transcript``: the held-out
+    transcript measure of :func:`~memgym.pipelines.voxmem.audio_lm.heard.transcript_heard`)."""
     text = (
         _model_section(config, parameters)
         + _data_section(config, losses, train_voices, heldout_voices, task_weights)
         + _losses_section(losses, cpu_s)
-        + _scores_section(scores)
+        + _scores_section(scores, transcript)
     )
     path.write_text(text)
     return path
@@ -95,10 +97,11 @@ VoxMem's evaluation histories.
 
 * training voices ({len(train_voices)}): {", ".join(train_voices)}; sound recordings of the library's `train` split
 * held-out voices ({len(heldout_voices)}): {", ".join(heldout_voices)}; sound recordings of the `eval` split
-* stage 1 (alignment, CTC of the words over the audio tokens through the LM's tied output matrix):
-  {len(losses["align"])} steps x {config.align_batch} clips
+* {config.clip_pool} distinct training clips, each rendered and encoded once; every example asks about them
+* stage 1 (alignment, CTC of the words over the audio tokens through the LM's tied output matrix,
+  restricted to the statements' word pieces): {len(losses["align"])} steps x {config.align_batch} clips
 * stage 2 (instruction, loss on answer tokens through the frozen LM): {len(losses["instruct"])} steps x
-  {config.batch_size} examples; task mix {task_weights}
+  {config.batch_size} examples; transcripts only for the first {config.transcript_steps}, then the task mix {task_weights}
 
 """
 
@@ -115,14 +118,31 @@ counted): {", ".join(f"{k} {v:.0f}" for k, v in cpu_s.items())}.
 """
 
 
-def _scores_section(scores: dict[str, Any]) -> str:
-    """The ``## Held-out scores`` section: one table row per task, then what each task asks."""
+def _transcript_line(transcript: dict[str, Any]) -> str:
+    """The held-out transcript measure in one sentence."""
+
+    def nats(interval: dict[str, float]) -> str:
+        return f"{interval['estimate']:.2f} [{interval['low']:.2f}, {interval['high']:.2f}]"
+
+    loss, accuracy = transcript["loss"], transcript["accuracy"]
+    return (
+        f"Held-out statements written down ({transcript['n']} clips, teacher-forced): loss per word piece "
+        f"{nats(loss['audio'])} nats with the clip, {nats(loss['silence'])} with silence (silence - audio "
+        f"{nats(loss['difference'])}); word pieces predicted top-1 {_cell(accuracy['audio'])} % with the clip, "
+        f"{_cell(accuracy['silence'])} % with silence (difference {_cell(accuracy['difference'])})."
+    )
+
+
+def _scores_section(scores: dict[str, Any], transcript: dict[str, Any]) -> str:
+    """The ``## Held-out scores`` section: the transcript measure, one table row per task, then what each task asks."""
     rows = "\n".join(
         f"| {task} | {r['n']} | {100 * r['chance']:.1f} | {100 * r['majority']:.1f} | "
         f"{_cell(r['audio'])} | {_cell(r['silence'])} | {_cell(r['difference'])} |"
         for task, r in scores.items()
     )
     return f"""## Held-out scores
+{_transcript_line(transcript)}
+
 Candidate answers ranked by log-probability; *silence* is the same model given silence of the
 same lengths instead of the clips. Accuracy in %, 95 % bootstrap intervals (difference paired).
 

@@ -18,15 +18,25 @@ class AudioLMTrainConfig:
 
     out: str = dataclasses.field(default="runs/voxmem_audio_lm", metadata={"help": "output folder (resumes)"})
     seed: int = dataclasses.field(default=0, metadata={"help": "seed of the projector and of every example"})
+    clip_pool: int = dataclasses.field(
+        default=600,
+        metadata={"help": "distinct training clips (each rendered and encoded once; examples ask about them)"},
+    )
     align_clips: int = dataclasses.field(
-        default=1200, metadata={"help": "stage 1: clips of CTC transcript alignment (0 skips it)"}
+        default=2400, metadata={"help": "stage 1: clips of CTC transcript alignment, drawn from the pool (0 skips it)"}
     )
     align_batch: int = dataclasses.field(default=8, metadata={"help": "stage 1: clips per optimiser step"})
     steps: int = dataclasses.field(default=120, metadata={"help": "stage 2: optimiser steps through the LM"})
+    transcript_steps: int = dataclasses.field(
+        default=40, metadata={"help": "stage 2: first steps on transcript continuation only (then the task mix)"}
+    )
     batch_size: int = dataclasses.field(default=4, metadata={"help": "stage 2: examples per step"})
-    lr: float = dataclasses.field(default=1e-3, metadata={"help": "AdamW learning rate (both stages)"})
+    lr: float = dataclasses.field(default=3e-3, metadata={"help": "AdamW learning rate (both stages)"})
     train_layers: int = dataclasses.field(
-        default=2, metadata={"help": "top Whisper encoder layers that learn (0-4); the LM stays frozen"}
+        default=0,
+        metadata={
+            "help": "top Whisper encoder layers that learn (0-4; 0: only the projector and final norm); LM frozen"
+        },
     )
     tasks: tuple[str, ...] = dataclasses.field(
         default=TASKS,
@@ -50,6 +60,10 @@ class AudioLMTrainConfig:
         unknown = sorted(set(self.tasks) - set(TASKS))
         if unknown or not self.tasks:
             raise ConfigError(f"tasks: {unknown or 'none given'}; expected some of {list(TASKS)}")
+        if self.clip_pool < 4:
+            raise ConfigError(f"clip_pool must be >= 4 (pairs of voices for speaker questions), got {self.clip_pool}")
+        if not 0 <= self.transcript_steps <= self.steps:
+            raise ConfigError(f"transcript_steps must be in [0, steps={self.steps}], got {self.transcript_steps}")
         if self.align_clips < 0:
             raise ConfigError(f"align_clips must be >= 0, got {self.align_clips}")
         if not 0.0 <= self.sound_rate <= 1.0:

@@ -16,7 +16,8 @@ task            clips  question                                          answer 
 ``speaker``     2      did the same person speak in both recordings?     yes / no
 ==============  =====  ================================================  =============================
 
-Training and held-out examples come from disjoint voices (``heldout_voices``), different seeds and
+Training examples ask about the clips of a fixed pool (:func:`pool_example`; each clip is rendered
+and encoded once), held-out ones about fresh clips (:func:`make_example`). They come from disjoint voices (``heldout_voices``), different seeds and
 different sound recordings (the library's ``train`` / ``eval`` splits); VoxMem's own histories are
 never used.
 """
@@ -87,37 +88,54 @@ def draw_clip(
 def make_example(
     task: str, voices: list[Voice], sound_classes: tuple[str, ...], sound_rate: float, rng: np.random.Generator
 ) -> Example:
-    """One example of ``task`` (module docstring)."""
+    """One example of ``task`` (module docstring) on freshly drawn clips."""
     clip = draw_clip(voices, sound_classes, sound_rate, rng)
+    if task != "speaker":
+        return ask(task, (clip,), sound_classes)
+    same = bool(rng.random() < 0.5)
+    others = [v.voice_id for v in voices if v.voice_id != clip.voice]
+    voice = clip.voice if same else others[int(rng.integers(len(others)))]
+    return ask(task, (clip, draw_clip(voices, sound_classes, sound_rate, rng, voice=voice)), sound_classes)
+
+
+def ask(task: str, clips: tuple[Clip, ...], sound_classes: tuple[str, ...]) -> Example:
+    """The question of ``task`` about ``clips`` (two for ``speaker``, else one), its answer and candidates."""
+    clip = clips[0]
     if task == "transcript":
-        return Example(task, (clip,), "Write down exactly what was said.", clip.text, ())
+        return Example(task, clips, "Write down exactly what was said.", clip.text, ())
     if task == "said":
         family = FAMILY_BY_NAME[clip.family]
         question = f"What {family.slot} was given for {clip.subject}?"
-        return Example(task, (clip,), question, clip.value, tuple(family.values))
+        return Example(task, clips, question, clip.value, tuple(family.values))
     if task == "cue":
         return Example(
-            task, (clip,), "How did the speaker sound?", CUE_WORDS[clip.cue], tuple(CUE_WORDS[c] for c in CUES)
+            task, clips, "How did the speaker sound?", CUE_WORDS[clip.cue], tuple(CUE_WORDS[c] for c in CUES)
         )
     if task == "sound":
+        question = "What could be heard in the background?"
         return Example(
-            task,
-            (clip,),
-            "What could be heard in the background?",
-            sound_name(clip.sound),
-            (NOTHING, *(sound_name(s) for s in sound_classes)),
+            task, clips, question, sound_name(clip.sound), (NOTHING, *(sound_name(s) for s in sound_classes))
         )
     if task == "noise":
         question = "Was anything audible in the background besides the voice? Answer yes or no."
-        return Example(task, (clip,), question, "yes" if clip.sound else "no", ("yes", "no"))
+        return Example(task, clips, question, "yes" if clip.sound else "no", ("yes", "no"))
     if task == "speaker":
-        same = bool(rng.random() < 0.5)
-        others = [v.voice_id for v in voices if v.voice_id != clip.voice]
-        voice = clip.voice if same else others[int(rng.integers(len(others)))]
-        second = draw_clip(voices, sound_classes, sound_rate, rng, voice=voice)
         question = "Did the same person speak in both recordings? Answer yes or no."
-        return Example(task, (clip, second), question, "yes" if same else "no", ("yes", "no"))
+        return Example(task, clips, question, "yes" if clips[0].voice == clips[1].voice else "no", ("yes", "no"))
     raise ValueError(f"unknown task '{task}'")
+
+
+def pool_example(task: str, pool: list[Clip], sound_classes: tuple[str, ...], rng: np.random.Generator) -> Example:
+    """One example of ``task`` on clips of a fixed training ``pool`` (so their encoder outputs can be
+    cached): a uniform clip, and for ``speaker`` a second one of the same voice or, equally often, another."""
+    first = int(rng.integers(len(pool)))
+    if task != "speaker":
+        return ask(task, (pool[first],), sound_classes)
+    same = bool(rng.random() < 0.5)
+    partners = [i for i, c in enumerate(pool) if i != first and (c.voice == pool[first].voice) == same]
+    if not partners:
+        raise ValueError("clip_pool: too small for speaker pairs (a voice with a single clip)")
+    return ask(task, (pool[first], pool[partners[int(rng.integers(len(partners)))]]), sound_classes)
 
 
 def example_rng(seed: int, stream: str, index: int) -> np.random.Generator:

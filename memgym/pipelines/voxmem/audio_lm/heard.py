@@ -7,6 +7,10 @@ lengths (the *no-audio baseline*: the same model, prompt and number of audio tok
 Accuracy is the share of examples whose top candidate is the answer; chance is the mean of
 ``1 / len(candidates)`` and *majority* the share of the most frequent answer (e.g. "nothing" for
 sound questions, where half the clips have no sound). Intervals: 95 % percentile bootstrap over examples (the difference paired).
+
+Transcripts (:func:`transcript_heard`) are measured teacher-forced: the mean cross-entropy of the
+held-out statement's tokens and the share of them predicted top-1, with the clip and with silence;
+a model that hears has a lower loss with the clip (the difference silence - audio is > 0).
 """
 
 from __future__ import annotations
@@ -55,6 +59,32 @@ def evaluate_heard(
                 flush=True,
             )
     return results
+
+
+def transcript_heard(lm: Any, speech: Any, n: int, seed: int) -> dict[str, Any]:
+    """``n`` held-out statements written down teacher-forced after the clip and after silence:
+    ``loss`` (nats per token; ``difference`` = silence - audio) and ``accuracy`` (top-1 per token;
+    audio - silence), each ``{"audio", "silence", "difference"}`` intervals, and the per-clip values."""
+    fits: dict[str, list[tuple[float, float]]] = {"audio": [], "silence": []}
+    for i in range(n):
+        example = make_example(
+            "transcript", speech.voices, speech.sound_classes, 0.5, example_rng(seed, "heldout/transcript", i)
+        )
+        audio = speech.audio(example.clips[0])
+        for key, wave in (("audio", audio), ("silence", np.zeros_like(audio))):
+            fits[key].append(lm.answer_fit([lm.prefix(wave)], example.question, example.answer))
+    result: dict[str, Any] = {"n": n}
+    for m, name in enumerate(("loss", "accuracy")):
+        audio, silence = ([f[m] for f in fits[key]] for key in ("audio", "silence"))
+        better, worse = (silence, audio) if name == "loss" else (audio, silence)
+        rng = np.random.default_rng(seed + 7919 * (m + 1))
+        result[name] = {
+            "audio": _interval(bootstrap_mean(audio, rng=rng)),
+            "silence": _interval(bootstrap_mean(silence, rng=rng)),
+            "difference": _interval(bootstrap_difference(better, worse, rng=rng, paired=True)),
+            "values": {"audio": audio, "silence": silence},
+        }
+    return result
 
 
 def _interval(interval: Any) -> dict[str, float]:

@@ -133,31 +133,55 @@ class AudioLM:
         logits = self.model.lm_head(hidden[:, :-1][keep])
         return torch.nn.functional.cross_entropy(logits, shifted[keep])
 
-    def align_loss(self, batch: Sequence[tuple[Any, str]]) -> Any:
+    def align_loss(self, batch: Sequence[tuple[Any, str]], vocabulary: Sequence[int]) -> Any:
         """Stage 1 loss: CTC of each clip's words over its projected audio tokens read through the
-        LM's output matrix (blank = the ``<|AUDIO|>`` row), mean over ``(prefix, text)`` clips.
+        LM's output matrix restricted to ``vocabulary`` (token ids; blank = the ``<|AUDIO|>`` row),
+        mean over ``(prefix, text)`` clips.
 
         SmolLM2 ties its output matrix to its input embeddings, so this pulls each audio token
-        towards the embedding of a word piece it carries, before the LM is in the loop.
+        towards the embedding of a word piece it carries, before the LM is in the loop. The
+        statements use a few hundred word pieces; a softmax over those instead of all 49k costs a
+        hundredth (``vocabulary`` must hold every token of the texts).
         """
         import torch
 
+        blank = self.model.config.audio_token_id
+        ids = sorted(set(vocabulary) | {blank})
+        position = {t: i for i, t in enumerate(ids)}
+        rows = self.model.lm_head.weight[torch.tensor(ids)]
         losses = []
         for prefix, text in batch:
             feats = self.audio_embeds(prefix)
-            logp = torch.log_softmax(self.model.lm_head(feats), -1)
-            target = torch.tensor(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+            logp = torch.log_softmax(feats @ rows.T, -1)
+            target = torch.tensor([position[t] for t in self.tokenizer(text, add_special_tokens=False)["input_ids"]])
             losses.append(
                 torch.nn.functional.ctc_loss(
                     logp[:, None],
                     target[None],
                     torch.tensor([feats.shape[0]]),
                     torch.tensor([target.shape[0]]),
-                    blank=self.model.config.audio_token_id,
+                    blank=position[blank],
                     zero_infinity=True,
                 )  # per target token
             )
         return torch.stack(losses).mean()
+
+    def text_tokens(self, texts: Sequence[str]) -> list[int]:
+        """The token ids the ``texts`` use (the vocabulary of :meth:`align_loss`)."""
+        return sorted({t for text in texts for t in self.tokenizer(text, add_special_tokens=False)["input_ids"]})
+
+    def answer_fit(self, prefixes: Sequence[Any], question: str, answer: str) -> tuple[float, float]:
+        """``(mean cross-entropy in nats, top-1 accuracy)`` over the answer's tokens, teacher-forced."""
+        import torch
+
+        with torch.no_grad():
+            prompt, length = self._embed(prefixes, question)
+            ids = torch.tensor(self.answer_ids(answer))
+            embeds = torch.cat([prompt, self.model.get_input_embeddings()(ids)])[None]
+            hidden = self.model.model.language_model(inputs_embeds=embeds).last_hidden_state[0]
+            logits = self.model.lm_head(hidden[length - 1 : -1])
+            loss = torch.nn.functional.cross_entropy(logits, ids)
+        return float(loss), float((logits.argmax(-1) == ids).float().mean())
 
     def score(self, prefixes: Sequence[Any], question: str, candidates: Sequence[str]) -> np.ndarray:
         """Log-probability ``(K,)`` of each candidate answer (its tokens and the end token) after the prompt."""

@@ -3,10 +3,13 @@
 Stages (``config``: :class:`~memgym.pipelines.voxmem.audio_lm.config.AudioLMTrainConfig`):
 
 1. **Alignment** (``align_clips``): CTC of each clip's words over its audio tokens read through the
-   LM's (tied) output matrix; cheap, no pass through the LM.
+   LM's (tied) output matrix restricted to the statements' word pieces; cheap, no pass through the LM.
 2. **Instruction** (``steps`` x ``batch_size``): the LM in the loop, loss on the answer tokens of
-   transcript continuation and of questions about what was said, who said it, how and what was
-   audible (:mod:`memgym.pipelines.voxmem.audio_lm.data`).
+   transcript continuation (alone for the first ``transcript_steps``), then of a mix with questions
+   about what was said, who said it, how and what was audible (:mod:`memgym.pipelines.voxmem.audio_lm.data`).
+
+Every example asks about clips of a fixed pool (``clip_pool``): each is rendered once and its
+frozen encoder part run once (:class:`Pool`), so a step costs the trained part and the LM only.
 
 Every ``checkpoint_every`` optimiser steps the trained weights, the optimiser and the losses go to
 ``OUT/checkpoint.pt``; a re-run with the same config continues from there (examples are drawn from
@@ -27,7 +30,16 @@ from typing import Any
 from memgym.core.errors import ConfigError
 from memgym.core.outputs import make_writable_folder
 from memgym.pipelines.voxmem.audio_lm.config import AudioLMTrainConfig
-from memgym.pipelines.voxmem.audio_lm.data import TASKS, Example, clip_audio, example_rng, make_example, split_voices
+from memgym.pipelines.voxmem.audio_lm.data import (
+    TASKS,
+    Clip,
+    Example,
+    clip_audio,
+    draw_clip,
+    example_rng,
+    pool_example,
+    split_voices,
+)
 from memgym.pipelines.voxmem.audio_lm.model import AudioLM
 
 TASK_WEIGHTS: dict[str, float] = dict(zip(TASKS, (1.0, 2.0, 1.0, 1.0, 1.0, 1.0), strict=True))
@@ -63,6 +75,32 @@ class Speech:
     def audio(self, clip) -> Any:
         """The clip's ``(N,)`` 16 kHz waveform."""
         return clip_audio(self.renderer, self.by_id, clip, self.folder)
+
+
+class Pool:
+    """The training clips (``config.clip_pool`` of them) and their frozen encoder outputs, each computed once.
+
+    Args:
+        lm: the model (its frozen encoder part encodes the clips).
+        speech: the training split's renderer.
+        config: the run's settings (seed, pool size, sound rate).
+    """
+
+    def __init__(self, lm: AudioLM, speech: Speech, config: AudioLMTrainConfig) -> None:
+        self.lm, self.speech = lm, speech
+        voices = [speech.voices[(k // 2) % len(speech.voices)].voice_id for k in range(config.clip_pool)]
+        self.clips = [  # voices in pairs, so every clip has a same-voice partner for speaker questions
+            draw_clip(speech.voices, speech.sound_classes, config.sound_rate, example_rng(config.seed, "pool", k), v)
+            for k, v in enumerate(voices)
+        ]
+        self.vocabulary = lm.text_tokens([c.text for c in self.clips])
+        self._prefixes: dict[Clip, Any] = {}
+
+    def prefix(self, clip: Clip) -> Any:
+        """The clip's frozen encoder output ``(T, d_model)`` (cached)."""
+        if clip not in self._prefixes:
+            self._prefixes[clip] = self.lm.prefix(self.speech.audio(clip))
+        return self._prefixes[clip]
 
 
 def _task(rng, tasks: tuple[str, ...]) -> str:
@@ -118,29 +156,23 @@ def train(
         torch.set_num_threads(config.threads)
     processor, model = (build or parts.build_from_packages)(config.seed)
     lm = AudioLM(processor, model, config.train_layers)
-    speech = Speech(out / "clips" / "train", train_voices, "train", config.snr_db)
+    pool = Pool(lm, Speech(out / "clips" / "train", train_voices, "train", config.snr_db), config)
     if state["trainable"] is not None:
         model.load_state_dict(state["trainable"], strict=False)
     else:
-        _calibrate(lm, speech, config)
+        lm.match_embedding_scale([pool.prefix(c) for c in pool.clips[:8]])
     clock = time.perf_counter()
     for stage, total in (("align", align_steps), ("instruct", config.steps)):
-        _run_stage(lm, speech, config, state, stage, total, out, progress, clock)
+        _run_stage(lm, pool, config, state, stage, total, out, progress, clock)
     model.eval()
     heldout = Speech(out / "clips" / "heldout", heldout_voices, "eval", config.snr_db)
     _evaluate_and_save(lm, heldout, config, state, out, folder, [v.voice_id for v in train_voices], progress)
     return folder
 
 
-def _calibrate(lm: AudioLM, speech: Speech, config: AudioLMTrainConfig) -> None:
-    """Match the audio prefix's embedding scale to the LM's on 8 fixed transcript clips."""
-    calibration = [_transcript_clip(speech, config, "calibration", k) for k in range(8)]
-    lm.match_embedding_scale([lm.prefix(speech.audio(c)) for c in calibration])
-
-
 def _run_stage(
     lm: AudioLM,
-    speech: Speech,
+    pool: Pool,
     config: AudioLMTrainConfig,
     state: dict[str, Any],
     stage: str,
@@ -166,7 +198,7 @@ def _run_stage(
     batch_loss = _align_batch_loss if stage == "align" else _instruct_batch_loss
     cpu = time.process_time()
     while len(losses) < total:
-        loss = batch_loss(lm, speech, config, len(losses))
+        loss = batch_loss(lm, pool, config, len(losses))
         optimizer.zero_grad()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(lm.trainable(), 1.0)
@@ -181,30 +213,22 @@ def _run_stage(
     state["optimizer"] = None
 
 
-def _align_batch_loss(lm: AudioLM, speech: Speech, config: AudioLMTrainConfig, step: int) -> Any:
-    """Stage 1 loss (scalar tensor) of optimiser step ``step``: CTC over ``align_batch`` transcript clips."""
-    clips = [
-        _transcript_clip(speech, config, "align", step * config.align_batch + k) for k in range(config.align_batch)
-    ]
-    return lm.align_loss([(lm.prefix(speech.audio(c)), c.text) for c in clips])
+def _align_batch_loss(lm: AudioLM, pool: Pool, config: AudioLMTrainConfig, step: int) -> Any:
+    """Stage 1 loss (scalar tensor) of optimiser step ``step``: CTC over ``align_batch`` clips of the pool."""
+    picks = example_rng(config.seed, "align", step).integers(len(pool.clips), size=config.align_batch)
+    clips = [pool.clips[int(k)] for k in picks]
+    return lm.align_loss([(pool.prefix(c), c.text) for c in clips], pool.vocabulary)
 
 
-def _transcript_clip(speech: Speech, config: AudioLMTrainConfig, stream: str, index: int) -> Any:
-    """The clip of transcript example ``index`` of ``stream`` (drawn from its own seed)."""
-    return make_example(
-        "transcript", speech.voices, speech.sound_classes, config.sound_rate, example_rng(config.seed, stream, index)
-    ).clips[0]
-
-
-def _instruct_batch_loss(lm: AudioLM, speech: Speech, config: AudioLMTrainConfig, step: int) -> Any:
-    """Stage 2 loss (scalar tensor) of optimiser step ``step``: answer tokens of ``batch_size`` examples."""
-    examples = []
+def _instruct_batch_loss(lm: AudioLM, pool: Pool, config: AudioLMTrainConfig, step: int) -> Any:
+    """Stage 2 loss (scalar tensor) of optimiser step ``step``: answer tokens of ``batch_size`` examples
+    (transcripts only during the first ``transcript_steps``)."""
+    examples: list[Example] = []
     for k in range(config.batch_size):
         rng = example_rng(config.seed, "instruct", step * config.batch_size + k)
-        examples.append(
-            make_example(_task(rng, config.tasks), speech.voices, speech.sound_classes, config.sound_rate, rng)
-        )
-    return lm.loss([_inputs(lm, speech, e) for e in examples])
+        task = "transcript" if step < config.transcript_steps else _task(rng, config.tasks)
+        examples.append(pool_example(task, pool.clips, pool.speech.sound_classes, rng))
+    return lm.loss([([pool.prefix(c) for c in e.clips], e.question, e.answer) for e in examples])
 
 
 def _save_checkpoint(out: Path, state: dict[str, Any], lm: AudioLM, optimizer: Any) -> None:
@@ -240,20 +264,22 @@ def _evaluate_and_save(
     """Score the trained model on the held-out voices, then write ``folder`` (model, processor,
     card), ``OUT/heldout.json`` and ``OUT/losses.json``."""
     from memgym.pipelines.voxmem.audio_lm.card import write_card
-    from memgym.pipelines.voxmem.audio_lm.heard import evaluate_heard
+    from memgym.pipelines.voxmem.audio_lm.heard import evaluate_heard, transcript_heard
 
     cpu = time.process_time()
+    transcript = transcript_heard(lm, heldout, config.heldout_per_task, config.seed)
     scores = evaluate_heard(lm, heldout, config.heldout_per_task, config.seed, tasks=config.tasks, progress=progress)
     state["cpu_s"]["heldout"] = time.process_time() - cpu
     lm.model.save_pretrained(folder)
     lm.processor.save_pretrained(folder)
-    (out / "heldout.json").write_text(json.dumps(scores, indent=1) + "\n")
+    (out / "heldout.json").write_text(json.dumps({"transcript": transcript, **scores}, indent=1) + "\n")
     (out / "losses.json").write_text(json.dumps(state["losses"]) + "\n")
     write_card(
         folder / "README.md",
         config,
         state["losses"],
         scores,
+        transcript,
         train_voices,
         [v.voice_id for v in heldout.voices],
         {t: w for t, w in TASK_WEIGHTS.items() if t in config.tasks},
@@ -273,10 +299,6 @@ def _parameter_counts(lm: AudioLM) -> dict[str, int]:
         "language_model": count(inner.language_model) + lm.model.lm_head.weight.numel(),
         "trained": sum(p.numel() for p in lm.trainable()),
     }
-
-
-def _inputs(lm: AudioLM, speech: Speech, example: Example) -> tuple[list[Any], str, str]:
-    return [lm.prefix(speech.audio(c)) for c in example.clips], example.question, example.answer
 
 
 def _load_checkpoint(path: Path, record: dict[str, Any]) -> dict[str, Any]:
