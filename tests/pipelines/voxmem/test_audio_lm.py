@@ -207,6 +207,7 @@ def test_a_brief_run_hears_held_out_statements(tmp_path):
         tasks=("transcript",),
         heldout_per_task=10,
         checkpoint_every=10,
+        threads=1,  # as measured; the suite's other process has the other core
     )
     folder = train(config, progress=False)
     loss = json.loads((folder.parent / "heldout.json").read_text())["transcript"]["loss"]
