@@ -111,6 +111,8 @@ SESSIONS = [
         ("Which had the higher price limit: the sofa or the winter coat?", "the sofa"),
         ("Was the price limit for the sofa the same as the price limit for the winter coat?", "no"),
         ("What price limit did I tell you for the running shoes?", REFUSAL),
+        ("What price limit was given for the winter coat?", "sixty dollars"),  # semantics IE
+        ("What price limit was settled for the winter coat?", "sixty dollars"),
         ("When I sounded slow telling you about the sofa, what price limit did I give?", REFUSAL),
     ],
 )  # fmt: skip

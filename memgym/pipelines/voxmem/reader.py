@@ -335,6 +335,7 @@ def _answer_ie(q: Question, hits: list[HeardFact]) -> str:
             return _pick(["yes" if x.asker else "no" for x in hits])
         return _pick([_state(q.evidence, x) for x in hits])
     keep: Callable[[HeardFact], bool] = {
+        "semantics": lambda x: True,  # the one session stating a value for the subject
         "speaker": lambda x: x.asker,
         "paralinguistic": lambda x: _same(x.cue, f.get("cue", "")),
         "sound": lambda x: _same(x.sound, f.get("sound", "")),
