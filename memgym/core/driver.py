@@ -68,14 +68,15 @@ def select_memories(
     ('gdn2',)
     """
     given = [key for key, value in (("memory", memory), ("memories", memories)) if value]
-    if synonym is not None and given and tuple(synonym[1]) != tuple(synonym[2]):
-        raise ConfigError(f"name the memories to evaluate once: {synonym[0]}=[...], memories=[...] or memory=NAME")
+    if synonym is not None and (len(given) == 2 or (given and tuple(synonym[1]) != tuple(synonym[2]))):
+        raise ConfigError(f"name what to evaluate once: {synonym[0]}=[...], memories=[...] or memory=NAME")
     if len(given) == 2:
         raise ConfigError(BOTH)
     fallback = tuple(synonym[1]) if synonym is not None else tuple(default)
     names = (memory,) if memory else tuple(memories) or fallback
     if len(set(names)) != len(names):
-        raise ConfigError(f"memories lists a memory twice: {list(names)}")
+        key = synonym[0] if synonym is not None and not given else "memories"
+        raise ConfigError(f"{key} lists a memory twice: {list(names)}")
     for name in names if check is not None else ():
         check(name)
     return names

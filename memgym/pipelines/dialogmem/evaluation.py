@@ -49,7 +49,6 @@ from typing import Any
 
 import gymnasium
 import numpy as np
-from tqdm import tqdm
 
 from memgym.agents.agent import ItemAnswer
 from memgym.backends.config import build_reasoner, concurrent_items
@@ -58,9 +57,9 @@ from memgym.backends.throughput import record_counts, take_throughput
 from memgym.core.benchmark import JobArgs
 from memgym.core.config import load_config
 from memgym.core.dataset_kinds import require_dataset
+from memgym.core.driver import Evaluation, drive
 from memgym.core.episode import TaskItem
 from memgym.core.errors import ConfigError, RecordError
-from memgym.core.executors import run_ordered
 from memgym.core.paths import require_file
 from memgym.core.protocols import Memory
 from memgym.core.records import from_json
@@ -227,36 +226,59 @@ def evaluate_memory(
     only: set[str] | None = None,
 ) -> None:
     """Play every pending item of ``episodes`` (those whose :func:`item_key` is in ``only``, when
-    given) with ``config.memory`` into ``store`` (on ``config.executor``, one episode per task,
-    :func:`episodes_at_once` at once); write its tables. The tokens and seconds of the reasoner's and judge's replies go to the run's
-    ``environment.json`` after each episode."""
+    given) with ``config.memory`` into ``store`` (:class:`DialogMemEvaluation` through
+    :func:`~memgym.core.driver.drive`); write its tables. ``errors`` are rows of unusable episodes,
+    recorded once."""
     for key, row in errors:
         if key not in store.recorded_keys() and (only is None or key in only):
             store.append(key, row)
-    done = store.done_keys()
-    work = []
-    for episode in episodes:
-        chosen = [i for i in episode.items if only is None or item_key(episode, i) in only]
-        pending = frozenset(i.item_id for i in chosen if item_key(episode, i) not in done)
-        if pending:
-            work.append((episode.episode_id, (episode, pending)))
-    # Ray workers do not write the run folder: their judge ratings are cached in memory only;
-    # here the players (threads) share one cache
-    cache = JudgeCache(store.folder / "judge_cache.jsonl") if config.executor == "local" else None
-    links = LinkLog(store.folder / "links.json")
-    setup = functools.partial(EpisodePlayer, config, cache)
-    played = run_ordered(config, setup, work, threads=episodes_at_once(config))
-    for episode_id, results in tqdm(played, total=len(work), desc=f"episodes ({config.memory})", disable=not progress):
-        store.append_many(results.rows)
-        record_counts(store, results.throughput)
-        if results.links is not None:
-            links.save(episode_id, results.links)
-        if results.map is not None:
-            EpisodeTable(store.folder / MAP_FILE).save(episode_id, results.map)
-        if results.memory is not None:
+    drive(DialogMemEvaluation(config, store.folder, episodes, only), store, progress=progress)
+
+
+class DialogMemEvaluation(Evaluation):
+    """One memory's DialogMem run for :func:`~memgym.core.driver.drive`: one task per episode with
+    pending items (on ``config.executor``, :func:`episodes_at_once` at once), played by an
+    :class:`EpisodePlayer`; its rows, and its memory's ``links.json`` / ``map.json`` records, the
+    saved contents (``save_memory``) and the models' tokens and seconds (``environment.json``)."""
+
+    def __init__(
+        self, config: DialogMemEvalConfig, folder: Path, episodes: list[DialogMemEpisode], only: set[str] | None
+    ) -> None:
+        super().__init__(config)
+        self.folder, self.episodes, self.only = folder, episodes, only
+        self.desc = f"episodes ({config.memory})"
+
+    def work(self, done: set[str]) -> list[tuple[str, Any]]:
+        work = []
+        for episode in self.episodes:
+            chosen = [i for i in episode.items if self.only is None or item_key(episode, i) in self.only]
+            pending = frozenset(i.item_id for i in chosen if item_key(episode, i) not in done)
+            if pending:
+                work.append((episode.episode_id, (episode, pending)))
+        return work
+
+    def setup(self) -> functools.partial:
+        # Ray workers do not write the run folder: their judge ratings are cached in memory only;
+        # here the players (threads) share one cache
+        cache = JudgeCache(self.folder / "judge_cache.jsonl") if self.config.executor == "local" else None
+        return functools.partial(EpisodePlayer, self.config, cache)
+
+    def groups(self, work: list[tuple[str, Any]]) -> list[tuple[list[tuple[str, Any]], int]]:
+        return [(work, episodes_at_once(self.config))]
+
+    def record(self, store: RunStore, key: str, result: EpisodeResults) -> None:
+        store.append_many(result.rows)
+        record_counts(store, result.throughput)
+        if result.links is not None:
+            LinkLog(store.folder / "links.json").save(key, result.links)
+        if result.map is not None:
+            EpisodeTable(store.folder / MAP_FILE).save(key, result.map)
+        if result.memory is not None:
             with (store.folder / "memory.jsonl").open("a", encoding="utf-8") as handle:
-                handle.write(json.dumps(results.memory) + "\n")
-    write_tables(store)
+                handle.write(json.dumps(result.memory) + "\n")
+
+    def write_tables(self, store: RunStore) -> Path:
+        return write_tables(store)
 
 
 class EpisodeResults:
