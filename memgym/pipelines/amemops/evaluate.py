@@ -22,7 +22,7 @@ import torch
 
 from memgym.agents.agent import run_episode
 from memgym.agents.amemops_agent import MemoryAnswerAgent
-from memgym.core.benchmark import JobArgs
+from memgym.core.benchmark import JobArgs, benchmark_info
 from memgym.core.config import load_config
 from memgym.core.dataset_kinds import require_dataset
 from memgym.core.driver import Evaluation, drive
@@ -59,7 +59,7 @@ def stream_env(data: DataConfig, library: SourceLibrary, scorer: str = "attribut
     import memgym.envs  # noqa: F401  (registers the memgym/ env ids)
 
     return gymnasium.make(
-        "memgym/AMemOps-v0",
+        benchmark_info("amemops").env_id,  # memgym/AMemOps-v0
         config=data.stream,
         library=library,
         inputs=data.inputs,

@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from memgym.core.benchmark import Benchmark, JobArgs
+from memgym.core.benchmark import Benchmark, JobArgs, benchmark_info
 from memgym.core.config import load_config
 from memgym.core.episode import Dataset
 from memgym.core.errors import MemgymError
@@ -58,6 +58,7 @@ class DialogMemBenchmark(Benchmark):
 
     name = "dialogmem"
     description = "embodied traversals (RGB-D + pose) with dialogue; navigation and QA from memory"
+    info = benchmark_info("dialogmem")
 
     def job_configs(self, job: str) -> dict[str, type]:
         configs = {

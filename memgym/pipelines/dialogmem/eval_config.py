@@ -10,6 +10,7 @@ from dataclasses import field
 from typing import Literal
 
 from memgym.backends.config import ReasonerConfig
+from memgym.core.benchmark import benchmark_info
 from memgym.core.driver import select_memories
 from memgym.core.errors import ConfigError
 from memgym.core.executors import executor_field, ray_address_field, worker_gpus_field, workers_field
@@ -185,8 +186,9 @@ class DialogMemEvalConfig:
 
 DEFAULT_MEMORIES = ("dialogue",)
 """What ``memgym eval dialogmem`` evaluates given neither ``memory=`` nor ``memories=``."""
-DIALOGMEM_READS = frozenset({"frames", "semantic", "dialogue", "reasoner", "linker", "truth"})
-"""What a DialogMem evaluation gives a memory (:data:`memgym.core.protocols.READS`): no audio."""
+DIALOGMEM_READS = benchmark_info("dialogmem").gives
+"""What a DialogMem evaluation gives a memory (:data:`memgym.core.protocols.READS`; its registered
+:attr:`~memgym.core.benchmark.BenchmarkInfo.gives`): no audio."""
 
 
 def embodied_memory(name: str) -> None:

@@ -18,7 +18,7 @@ the memory names>``, :func:`~memgym.core.results.run_name`)::
     <memory>/           one RunStore per memory: results.jsonl, results.md (tables by task and
                         content type), config.yaml (with memory=<memory>), judge_cache.jsonl,
                         links.json (snapshot memories: link counts per episode, :class:`LinkLog`),
-                        map.json (object memories: instance merges/splits per episode, :func:`measure_map`),
+                        map.json (object memories: instance merges/splits per episode, their ``map`` measure),
                         memory.jsonl (``save_memory=true``: what the memory held after each
                         episode's formation, :meth:`~memgym.core.protocols.Memory.contents`)
     comparison.md       every memory side by side, with bootstrap intervals
@@ -54,7 +54,7 @@ from memgym.agents.agent import ItemAnswer
 from memgym.backends.config import build_reasoner, concurrent_items
 from memgym.backends.errors import ReasonerError
 from memgym.backends.throughput import record_counts, take_throughput
-from memgym.core.benchmark import JobArgs
+from memgym.core.benchmark import JobArgs, benchmark_info
 from memgym.core.config import load_config
 from memgym.core.dataset_kinds import require_dataset
 from memgym.core.driver import Evaluation, drive
@@ -72,14 +72,7 @@ from memgym.datasets.dialogmem.episode import DialogMemEpisode
 from memgym.memory.embodied.ground_truth import LinkCounts
 from memgym.pipelines.dialogmem.comparison import qa_metric, write_comparison
 from memgym.pipelines.dialogmem.eval_config import DialogMemEvalConfig, embodied_memory, store_config
-from memgym.pipelines.dialogmem.memory_measures import (
-    MAP_FILE,
-    EpisodeTable,
-    LinkLog,
-    Localisation,
-    measure_links,
-    measure_map,
-)
+from memgym.pipelines.dialogmem.memory_measures import MAP_FILE, EpisodeTable, LinkLog, Localisation
 from memgym.tasks.llm_match import JudgeCache
 
 
@@ -214,7 +207,8 @@ def build_env(config: DialogMemEvalConfig, memory: Memory, scorers: dict[str, An
         task_scorers={"qa": config.qa_scorer},
     )
     # stored episodes are played whole: no TimeLimit (the registered one bounds generated episodes)
-    return gymnasium.make("memgym/DialogMem-v0", config=env_config, scorers=scorers, max_episode_steps=-1)
+    env_id = benchmark_info("dialogmem").env_id  # memgym/DialogMem-v0
+    return gymnasium.make(env_id, config=env_config, scorers=scorers, max_episode_steps=-1)
 
 
 def evaluate_memory(
@@ -317,9 +311,10 @@ class EpisodePlayer:
         results = EpisodeResults()
 
         def formed(agent: Any) -> None:  # measures of the formed memory, before the use phase
-            results.map = measure_map(episode, agent.memory)
-            results.links = formed_links(episode, agent)
+            agent.memory.bind_reasoner(agent.reasoner)  # linkers may consult it
+            measured.update(agent.memory.measures(episode))
 
+        measured: dict[str, Any] = {}
         played = run_episode(
             self.env,
             self.agent,
@@ -328,7 +323,9 @@ class EpisodePlayer:
             answer_errors=(ReasonerError,),
             after_formation=formed,
         )
-        results.rows = item_rows(episode, played.answers, Localisation(episode, self.agent.memory))
+        results.map, results.links = measured.get("map"), measured.get("links")
+        located = Localisation(episode, measured.get("entry_objects", {}))
+        results.rows = item_rows(episode, played.answers, located)
         if self.save_memory:  # after use: snapshot memories are linked by then
             results.memory = {"episode_id": episode.episode_id, **self.agent.memory.contents()}
         results.throughput = take_throughput(self.models)
@@ -336,10 +333,10 @@ class EpisodePlayer:
 
 
 def formed_links(episode: DialogMemEpisode, agent: Any) -> LinkCounts | None:
-    """Bind the agent's reasoner to its formed memory (linkers may consult it) and measure the
-    memory's links from ``episode``'s annotations; None for a memory without snapshots."""
+    """Bind the agent's reasoner to its formed memory (linkers may consult it) and take the memory's
+    ``links`` measure (:meth:`~memgym.core.protocols.Memory.measures`); None for a memory without snapshots."""
     agent.memory.bind_reasoner(agent.reasoner)
-    return None if agent.memory.snapshots() is None else measure_links(episode, agent.memory)
+    return agent.memory.measures(episode).get("links")
 
 
 def item_rows(

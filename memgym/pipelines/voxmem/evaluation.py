@@ -55,7 +55,7 @@ import numpy as np
 from memgym.agents.voxmem_agent import VoxMemAgent, play_voxmem_item
 from memgym.backends.errors import OverContextError, ReasonerError
 from memgym.backends.throughput import record_counts, take_throughput
-from memgym.core.benchmark import JobArgs
+from memgym.core.benchmark import JobArgs, benchmark_info
 from memgym.core.config import load_config
 from memgym.core.dataset_kinds import require_dataset
 from memgym.core.driver import Evaluation, drive, select_memories
@@ -96,9 +96,10 @@ from memgym.tasks.voxmem.scoring import load_answer_context
 from memgym.tasks.voxmem.tables import evidence_position, plot_accuracy_vs_budget, results_markdown
 
 DEFAULT_MEMORIES = ("cascaded", "transcript", "oracle_tags")
-GIVES = frozenset({"audio", "dialogue", "truth"})
-"""What a VoxMem evaluation gives its memories (words of their ``reads``): the user turns' audio,
-the dialogue (assistant text, session times) and, to ground-truth probes, the episode."""
+GIVES = benchmark_info("voxmem").gives
+"""What a VoxMem evaluation gives its memories (words of their ``reads``; its registered
+:attr:`~memgym.core.benchmark.BenchmarkInfo.gives`): the user turns' audio, the dialogue (assistant
+text, session times) and, to ground-truth probes, the episode."""
 TAGGER_SENTENCES = (
     "The weather has been lovely this week and we went for a long walk.",
     "Could you remind me to call the bank tomorrow morning?",
