@@ -88,7 +88,7 @@ class DialogMemBenchmark(Benchmark):
         """Evaluate and compare memories with a reasoner (:func:`memgym.pipelines.dialogmem.evaluation.evaluate`),
         or with ``sweep=link_quality`` run the linking diagnosis (:func:`memgym.pipelines.dialogmem.link_sweep.run_sweep`)."""
         config = load_config(DialogMemEvalConfig, path=args.config_path, overrides=args.overrides)
-        return link_sweep.run_sweep(config, args) if config.sweep else evaluation.evaluate(args)
+        return link_sweep.run_sweep(config, args) if config.sweep else evaluation.evaluate(args, config)
 
     def render(self, args: JobArgs) -> Path:
         config = load_config(RenderConfig, path=args.config_path, overrides=args.overrides)

@@ -116,15 +116,17 @@ def item_key(episode: DialogMemEpisode, item: TaskItem) -> str:
     return f"{episode.episode_id}|{item.item_id}"
 
 
-def evaluate(args: JobArgs) -> Path:
+def evaluate(args: JobArgs, config: DialogMemEvalConfig | None = None) -> Path:
     """Evaluate each memory with the reasoner on a dataset and compare them (module docstring);
-    returns the run folder (``RUNS/eval-dialogmem/NAME``).
+    returns the run folder (``RUNS/eval-dialogmem/NAME``). ``config``: the job's, when the caller
+    loaded it already (None: loaded from ``args``).
 
     Raises:
         ConfigError: ``sweep`` is set (the sweep is :func:`memgym.pipelines.dialogmem.link_sweep.sweep`;
             ``memgym eval dialogmem`` picks it).
     """
-    config = load_config(DialogMemEvalConfig, path=args.config_path, overrides=args.overrides)
+    if config is None:
+        config = load_config(DialogMemEvalConfig, path=args.config_path, overrides=args.overrides)
     if config.sweep:
         raise ConfigError("sweep=link_quality runs through 'memgym eval dialogmem' or link_sweep.sweep(args)")
     names = config.memory_names()

@@ -121,7 +121,7 @@ class VoxMemEvalConfig:
     )
     memories: tuple[str, ...] = field(
         default=(),
-        metadata={"help": f"registered VoxMem memories (memgym list memories; default [{','.join(DEFAULT_MEMORIES)}])"},
+        metadata={"help": "registered VoxMem memories (memgym list memories)"},
     )
     memory: str = field(default="", metadata={"help": "one memory: memory=NAME is memories=[NAME]", **ADDED_FIELD})
     budgets: tuple[str, ...] = field(default=(), metadata={"help": "budgets to evaluate (empty = all in the dataset)"})
