@@ -156,6 +156,7 @@ BENCHMARK_INFO: dict[str, dict] = {
         "dataset_file": True,
         "viewer": "memgym.viewer.dialogmem:DialogMemSite",
         "findings_rows": "memgym.pipelines.findings.runs:dialogmem_rows",
+        "report": "memgym.pipelines.reporting:DIALOGMEM_RUNS",
         "quickstart": "memgym.pipelines.quickstart.dialogmem:SECTION",
     },
     "voxmem": {
@@ -165,6 +166,7 @@ BENCHMARK_INFO: dict[str, dict] = {
         "eval_jobs": ("eval-voxmem",),
         "viewer": "memgym.viewer.voxmem:VoxMemSite",
         "findings_rows": "memgym.pipelines.findings.runs:voxmem_rows",
+        "report": "memgym.pipelines.reporting:VOXMEM_RUNS",
         "quickstart": "memgym.pipelines.quickstart.voxmem:SECTION",
     },
     "amemops": {
@@ -174,6 +176,7 @@ BENCHMARK_INFO: dict[str, dict] = {
         "eval_jobs": ("amemops_eval",),
         "viewer": "memgym.viewer.amemops:AMemOpsSite",
         "findings_rows": "memgym.pipelines.findings.runs:amemops_rows",
+        "report": "memgym.pipelines.reporting:AMEMOPS_RUNS",
         "quickstart": "memgym.pipelines.quickstart.amemops:SECTION",
     },
 }

@@ -76,6 +76,9 @@ class BenchmarkInfo:
             ``--dataset`` override), or empty.
         findings_rows: ``"module:function"`` giving the tidy rows ``memgym findings`` measures its
             claims on (from every run folder read), or empty.
+        report: ``"module:ATTR"`` of the :class:`memgym.pipelines.reporting.RunKind` tabulating its
+            evaluation run folders (``memgym report`` and the table ``memgym eval`` ends with), or
+            empty (their numeric columns).
         quickstart: ``"module:ATTR"`` of its built-in quickstart section
             (:class:`memgym.pipelines.quickstart.section.Section`), or empty (a plugin implements
             :meth:`Benchmark.quickstart` instead).
@@ -89,6 +92,7 @@ class BenchmarkInfo:
     dataset_file: bool = False
     viewer: str = ""
     findings_rows: str = ""
+    report: str = ""
     quickstart: str = ""
 
 
@@ -107,13 +111,17 @@ def benchmark_info(name: str) -> BenchmarkInfo:
     return BENCHMARKS.get(name).info
 
 
-def benchmark_of_job(job: str) -> str | None:
-    """The registered benchmark whose evaluation run folders have ``job`` (memgym's own first), or None."""
+def benchmark_names() -> list[str]:
+    """Registered benchmark names: memgym's own in report order, then the others (sorted)."""
     from memgym.core.registry import BENCHMARKS
     from memgym.plugin_table import BENCHMARK_INFO
 
-    names = [*BENCHMARK_INFO, *(n for n in BENCHMARKS.names() if n not in BENCHMARK_INFO)]
-    return next((name for name in names if job in benchmark_info(name).eval_jobs), None)
+    return [*BENCHMARK_INFO, *(n for n in BENCHMARKS.names() if n not in BENCHMARK_INFO)]
+
+
+def benchmark_of_job(job: str) -> str | None:
+    """The registered benchmark whose evaluation run folders have ``job`` (memgym's own first), or None."""
+    return next((name for name in benchmark_names() if job in benchmark_info(name).eval_jobs), None)
 
 
 class Benchmark:

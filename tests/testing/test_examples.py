@@ -81,7 +81,7 @@ def test_a_memory_or_scorer_is_two_files_and_a_benchmark_five():
     assert files == [*(f"memgym_example_benchmark/{name}" for name in code), "pyproject.toml"]
 
 
-def test_the_example_benchmark_runs_through_the_registry_and_the_driver(examples, tmp_path):
+def test_the_example_benchmark_runs_through_the_registry_and_the_driver(examples, tmp_path, capsys):
     """``memgym generate digits`` / ``memgym eval digits`` dispatch to the plugin by entry point; the
     driver folds ``memory=``, resumes, and ``memgym view`` finds the run's benchmark by its job."""
     import json
@@ -111,6 +111,10 @@ def test_the_example_benchmark_runs_through_the_registry_and_the_driver(examples
     assert (tmp_path / "eval-digits" / "s3" / "results.jsonl").read_text() == before  # resumed: nothing replayed
     assert "| digit_span | 0 |" in (tmp_path / "eval-digits" / "s3" / "results.md").read_text()
     assert main(["eval", "digits", f"dataset={data}", "memory=digit_span", "memories=[digit_span]", *runs]) == 2
+    capsys.readouterr()
+    assert main(["report", str(tmp_path / "eval-digits" / "s3")]) == 0  # the RunKind its info declares
+    report = capsys.readouterr().out  # memory x reward per digits said after the one asked, in percent
+    assert report.startswith("| system | reward from_end=0 |") and "| digit_span | 100.0 [100.0, 100.0] (" in report
     assert benchmark_info("digits").title == "Digits"
     assert detect(tmp_path / "eval-digits" / "s3").benchmark == "digits"
 

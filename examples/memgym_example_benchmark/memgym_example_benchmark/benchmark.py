@@ -31,13 +31,22 @@ from memgym.core.registry import MEMORIES
 from memgym.core.results import RunStore, aggregate, run_name, to_markdown
 from memgym.core.seeding import config_hash, setting
 from memgym.memory import memory_reads
+from memgym.pipelines.reporting import RunKind
 from memgym_example_benchmark.env import ENV_ID, digits_episode
 
 if ENV_ID not in gymnasium.registry:
     gymnasium.register(id=ENV_ID, entry_point="memgym_example_benchmark.env:DigitsEnv")
 
+RUNS = RunKind(system=lambda folder, row: row["memory"], metrics=("reward",), pivot="from_end")
+"""How ``memgym report`` (and the table ``memgym eval digits`` ends with) tabulates a run: memory x
+mean reward per number of digits said after the one asked."""
 INFO = BenchmarkInfo(
-    title="Digits", env_id=ENV_ID, gives=frozenset({"dialogue"}), eval_jobs=("eval-digits",), dataset_file=True
+    title="Digits",
+    env_id=ENV_ID,
+    gives=frozenset({"dialogue"}),
+    eval_jobs=("eval-digits",),
+    dataset_file=True,
+    report="memgym_example_benchmark.benchmark:RUNS",
 )
 JOB = INFO.eval_jobs[0]
 
