@@ -92,6 +92,10 @@ class Evaluation(abc.ABC):
     """
 
     desc = "items"
+    fast_paths: dict[str, str] = {}
+    """The worker's accelerations of the plain loop (one item at a time through the env): name ->
+    the test (``tests/...py::test_name``) showing it gives the plain path's rows item by item
+    (tests/core/test_driver.py checks that each named test exists)."""
 
     def __init__(self, config: Any) -> None:
         self.config = config

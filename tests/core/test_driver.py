@@ -112,3 +112,19 @@ def test_drive_resumes_redoes_errors_keeps_order_and_writes_tables(tmp_path):
     assert again.played == ["c"] and again.tables == 1  # only the errored item is played again
     assert [(r["key"], r["value"]) for r in store.rows()] == [("a", 9409), ("b", 9604), ("d", 10000), ("c", 9801)]
     assert store.rows()[-1]["earlier_errors"] == ["c failed"]
+
+
+def test_every_evaluations_fast_paths_name_a_test_that_exists():
+    from pathlib import Path
+
+    from memgym.pipelines.amemops.evaluate import AMemOpsEvaluation
+    from memgym.pipelines.amemops.interventions import InterventionEvaluation
+    from memgym.pipelines.dialogmem.evaluation import DialogMemEvaluation
+    from memgym.pipelines.voxmem.evaluation import VoxMemEvaluation
+
+    root = Path(__file__).resolve().parents[2]
+    for evaluation in (DialogMemEvaluation, VoxMemEvaluation, AMemOpsEvaluation, InterventionEvaluation):
+        assert evaluation.fast_paths, evaluation.__name__
+        for name, test in evaluation.fast_paths.items():
+            path, function = test.split("::")
+            assert f"def {function}(" in (root / path).read_text(encoding="utf-8"), (evaluation.__name__, name)

@@ -176,6 +176,10 @@ class AMemOpsEvaluation(Evaluation):
     tables, breakdowns, contrasts and familiarity analyses (:func:`write_reports`)."""
 
     desc = "amemops eval"
+    fast_paths = {
+        "stream features computed once, shared by every checkpoint": "tests/pipelines/amemops/test_env_eval.py::"
+        "test_env_loop_rows_equal_the_cached_feature_path_and_the_whole_stream_pass",
+    }
 
     def __init__(self, config: AMemOpsEvalConfig, jobs: list[tuple[str, int, int, Path]], runs_dir: Path) -> None:
         super().__init__(config)

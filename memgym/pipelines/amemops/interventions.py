@@ -333,6 +333,10 @@ class InterventionEvaluation(Evaluation):
     this process); its pending rows appended in one write; then :func:`write_summary`."""
 
     desc = "interventions"
+    fast_paths = {
+        "one formation per stream, the use phase rewound per edit": "tests/pipelines/amemops/test_interventions.py::"
+        "test_env_loop_rows_equal_direct_edits_and_the_unedited_whole_stream_and_are_deterministic",
+    }
 
     def __init__(self, config: AMemOpsInterventionConfig, runs_dir: Path) -> None:
         super().__init__(config)

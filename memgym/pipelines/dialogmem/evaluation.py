@@ -237,6 +237,12 @@ class DialogMemEvaluation(Evaluation):
     :class:`EpisodePlayer`; its rows, and its memory's ``links.json`` / ``map.json`` records, the
     saved contents (``save_memory``) and the models' tokens and seconds (``environment.json``)."""
 
+    fast_paths = {
+        "episodes at once (threads, HTTP models)": "tests/pipelines/dialogmem/test_evaluation.py::"
+        "test_an_http_reasoner_plays_episodes_at_once_with_the_same_results",
+        "rendered frames from the frame cache": "tests/sensors/test_frame_cache.py::test_hits_return_the_rendered_frames",
+    }
+
     def __init__(
         self, config: DialogMemEvalConfig, folder: Path, episodes: list[DialogMemEpisode], only: set[str] | None
     ) -> None:

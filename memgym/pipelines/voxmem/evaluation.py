@@ -242,6 +242,13 @@ class VoxMemEvaluation(Evaluation):
     (model, memory, episode) a model can hear, model by model (each at :func:`items_at_once`);
     a row per item (:func:`run_item`) with its models' throughput."""
 
+    fast_paths = {
+        "items at once (threads, endpoint models)": "tests/pipelines/voxmem/test_evaluation.py::"
+        "test_an_endpoint_model_plays_items_at_once_with_the_same_rows",
+        "a history's turns transcribed in one batch (asr.batch_scope=history)": "tests/pipelines/voxmem/"
+        "test_evaluation.py::test_history_batches_hear_each_item_in_one_call_with_the_same_replies",
+    }
+
     def __init__(self, config: VoxMemEvalConfig, dataset_dir: Path, episodes: list[VoxMemEpisode], store: RunStore):
         super().__init__(config)
         self.dataset_dir, self.episodes, self.folder = dataset_dir, episodes, store.folder
