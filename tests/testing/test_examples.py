@@ -54,8 +54,9 @@ def examples(tmp_path_factory):
     yield site
     del sys.path[: len(folders) + 1]
     for registry in ALL_REGISTRIES:
-        for name in set(registry._entries) - before[registry.kind]:
-            del registry._entries[name]
+        for name in set(registry._entries) - before[registry.kind]:  # the examples' names, not memgym's
+            if registry._entries[name].__module__.startswith("memgym_example_"):  # imported on first use here
+                del registry._entries[name]
     for module in [m for m in sys.modules if m.startswith("memgym_example_")]:
         sys.modules.pop(module, None)
 
