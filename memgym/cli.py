@@ -314,10 +314,10 @@ def cmd_job(job: str, benchmark: str, args: JobArgs) -> int:
 def _print_main_table(folder: Path) -> None:
     """The main table of the eval in ``folder`` and the path of its report (nothing for a folder
     without rows of a known kind, e.g. a run whose every item failed)."""
-    from memgym.pipelines.reporting import RUN_KINDS, main_tables, render_tables, report_file
+    from memgym.pipelines.reporting import main_tables, render_tables, report_file, run_kind
 
     try:
-        tables = [t for t in main_tables(folder) if t.job in RUN_KINDS]
+        tables = [t for t in main_tables(folder) if run_kind(t.job) is not None]
     except MemgymError:
         tables = []
     if tables:

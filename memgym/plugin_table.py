@@ -146,6 +146,44 @@ BUILTIN_RECORD_KINDS: dict[str, str] = {
 }
 """Record kind -> ``"module:attr"`` of its :class:`~memgym.core.records.Record` class."""
 
+BENCHMARK_INFO: dict[str, dict] = {
+    "dialogmem": {
+        "title": "DialogMem",
+        "env_id": "memgym/DialogMem-v0",
+        "gives": frozenset({"frames", "semantic", "dialogue", "reasoner", "linker", "truth"}),
+        "eval_jobs": ("eval-dialogmem",),
+        "stores_per_memory": True,
+        "dataset_file": True,
+        "viewer": "memgym.viewer.dialogmem:DialogMemSite",
+        "findings_rows": "memgym.pipelines.findings.runs:dialogmem_rows",
+        "report": "memgym.pipelines.reporting:DIALOGMEM_RUNS",
+        "quickstart": "memgym.pipelines.quickstart.dialogmem:SECTION",
+    },
+    "voxmem": {
+        "title": "VoxMem",
+        "env_id": "memgym/VoxMem-v0",
+        "gives": frozenset({"audio", "dialogue", "truth"}),
+        "eval_jobs": ("eval-voxmem",),
+        "viewer": "memgym.viewer.voxmem:VoxMemSite",
+        "findings_rows": "memgym.pipelines.findings.runs:voxmem_rows",
+        "report": "memgym.pipelines.reporting:VOXMEM_RUNS",
+        "quickstart": "memgym.pipelines.quickstart.voxmem:SECTION",
+    },
+    "amemops": {
+        "title": "AMemOps",
+        "env_id": "memgym/AMemOps-v0",
+        "gives": frozenset({"audio"}),
+        "eval_jobs": ("amemops_eval",),
+        "viewer": "memgym.viewer.amemops:AMemOpsSite",
+        "findings_rows": "memgym.pipelines.findings.runs:amemops_rows",
+        "report": "memgym.pipelines.reporting:AMEMOPS_RUNS",
+        "quickstart": "memgym.pipelines.quickstart.amemops:SECTION",
+    },
+}
+"""Benchmark name -> the fields of its :class:`~memgym.core.benchmark.BenchmarkInfo` (equal to its
+class's ``info``; tests/core/test_registry.py checks it), in report order, so the viewer, findings
+and the quickstart find memgym's benchmarks without importing them."""
+
 
 def declare_builtins() -> None:
     """Declare every table entry with its registry (idempotent; imports no plugin module)."""

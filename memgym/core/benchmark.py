@@ -56,11 +56,80 @@ class ReportSection:
     plots: tuple[str, ...] = ()
 
 
+@dataclasses.dataclass(frozen=True)
+class BenchmarkInfo:
+    """What a benchmark declares for the tools that find it by name (the viewer, ``memgym
+    findings``, the quickstart and its own evaluation, :mod:`memgym.core.driver`), read without
+    importing it: memgym's own are in :data:`memgym.plugin_table.BENCHMARK_INFO` (their classes'
+    :attr:`Benchmark.info` reads it there), a plugin's is its class's :attr:`Benchmark.info`.
+
+    Attributes:
+        title: its name in reports (``DialogMem``).
+        env_id: the Gymnasium id its evaluation plays (``memgym/DialogMem-v0``).
+        gives: what its envs give a memory (words of :data:`memgym.core.protocols.READS`); an
+            evaluation refuses a memory reading more.
+        eval_jobs: the ``job`` of its evaluation run folders (``manifest.json``; the folder under
+            ``RUNS/``).
+        stores_per_memory: an evaluation run folder holds one run store per memory (DialogMem).
+        dataset_file: its dataset is one JSONL file (else a folder with a ``manifest.jsonl``).
+        viewer: ``"module:Class"`` of its ``memgym view`` site (built with the target and the
+            ``--dataset`` override), or empty.
+        findings_rows: ``"module:function"`` giving the tidy rows ``memgym findings`` measures its
+            claims on (from every run folder read), or empty.
+        report: ``"module:ATTR"`` of the :class:`memgym.pipelines.reporting.RunKind` tabulating its
+            evaluation run folders (``memgym report`` and the table ``memgym eval`` ends with), or
+            empty (their numeric columns).
+        quickstart: ``"module:ATTR"`` of its built-in quickstart section
+            (:class:`memgym.pipelines.quickstart.section.Section`), or empty (a plugin implements
+            :meth:`Benchmark.quickstart` instead).
+    """
+
+    title: str = ""
+    env_id: str = ""
+    gives: frozenset[str] = frozenset()
+    eval_jobs: tuple[str, ...] = ()
+    stores_per_memory: bool = False
+    dataset_file: bool = False
+    viewer: str = ""
+    findings_rows: str = ""
+    report: str = ""
+    quickstart: str = ""
+
+
+def benchmark_info(name: str) -> BenchmarkInfo:
+    """The :class:`BenchmarkInfo` of the registered benchmark ``name`` (memgym's own without
+    importing them; a plugin's from its class).
+
+    Raises:
+        RegistryError: ``name`` is not a registered benchmark.
+    """
+    from memgym.core.registry import BENCHMARKS
+    from memgym.plugin_table import BENCHMARK_INFO
+
+    if name in BENCHMARK_INFO:
+        return BenchmarkInfo(**BENCHMARK_INFO[name])
+    return BENCHMARKS.get(name).info
+
+
+def benchmark_names() -> list[str]:
+    """Registered benchmark names: memgym's own in report order, then the others (sorted)."""
+    from memgym.core.registry import BENCHMARKS
+    from memgym.plugin_table import BENCHMARK_INFO
+
+    return [*BENCHMARK_INFO, *(n for n in BENCHMARKS.names() if n not in BENCHMARK_INFO)]
+
+
+def benchmark_of_job(job: str) -> str | None:
+    """The registered benchmark whose evaluation run folders have ``job`` (memgym's own first), or None."""
+    return next((name for name in benchmark_names() if job in benchmark_info(name).eval_jobs), None)
+
+
 class Benchmark:
-    """Base class: override the jobs a benchmark supports."""
+    """Base class: override the jobs a benchmark supports and declare its :class:`BenchmarkInfo`."""
 
     name: str = "benchmark"
     description: str = ""
+    info: BenchmarkInfo = BenchmarkInfo()
 
     def generate(self, args: JobArgs) -> Path:
         """Build a dataset; returns its folder or file."""

@@ -81,6 +81,14 @@ class Memory(abc.ABC):
         link-quality measure reads. Default: None (the memory keeps none)."""
         return None
 
+    def measures(self, episode: Any) -> dict[str, Any]:
+        """Measures of the formed memory against ``episode``'s annotations, by name: ground truth the
+        memory never reads while it forms or answers (the evaluation asks after formation). DialogMem
+        stores ``map`` (an object memory's instance merges and splits) and ``links`` (a snapshot
+        memory's link counts) per episode, and reads ``entry_objects`` (entry id -> the annotated
+        object most of its views show) for its navigation rows. Default: ``{}`` (none)."""
+        return {}
+
     @abc.abstractmethod
     def reset(self) -> None:
         """Forget everything (start of an episode)."""

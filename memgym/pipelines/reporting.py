@@ -4,7 +4,8 @@
 folder holding one run per memory, a quickstart folder, a whole ``runs/``), groups the runs of one
 evaluation, and tabulates systems x metrics: each cell the mean with its 95% percentile bootstrap
 interval over items (2,000 resamples, seed 0) and the item count, as the eval's own reports show
-them. Each kind of run has sensible defaults (:data:`RUN_KINDS`): DialogMem memories x navigation
+them. Each kind of run has sensible defaults (:func:`run_kind`, the ``report`` its benchmark declares):
+DialogMem memories x navigation
 success, SPL and QA score; VoxMem memory/model x accuracy per budget; AMemOps model @ checkpoint
 (seeds pooled) x accuracy per query type; a run of another job gets its numeric columns. ``--metrics`` and ``--by`` choose others.
 """
@@ -19,7 +20,9 @@ from typing import Any
 
 import numpy as np
 
+from memgym.core.benchmark import benchmark_info, benchmark_names, benchmark_of_job
 from memgym.core.errors import RecordError
+from memgym.core.loading import load_target
 from memgym.core.results import RunStore, read_manifest, to_csv
 from memgym.core.statistics import bootstrap_mean
 from memgym.core.suggest import did_you_mean
@@ -57,24 +60,36 @@ def _queries(row: dict[str, Any]) -> list[dict[str, Any]]:
     return [{**base, **query} for query in row.get("queries", [])]
 
 
-RUN_KINDS: dict[str, RunKind] = {
-    "eval-dialogmem": RunKind(
-        system=lambda folder, row: folder.name,
-        metrics=("geodesic_success", "execution_success", "spl", "token_f1", "llm_match"),
-        unit=lambda folder: folder.parent,
-    ),
-    "eval-voxmem": RunKind(
-        system=lambda folder, row: f"{row.get('memory')}/{row.get('model')}", metrics=("correct",), pivot="budget"
-    ),
-    "amemops_eval": RunKind(
-        system=lambda folder, row: f"{row.get('model')} @ {row.get('checkpoint')}",
-        metrics=("correct",),
-        pivot="query_type",
-        expand=_queries,
-    ),
-}
-"""Manifest job -> how its runs are tabulated."""
+DIALOGMEM_RUNS = RunKind(
+    system=lambda folder, row: folder.name,
+    metrics=("geodesic_success", "execution_success", "spl", "token_f1", "llm_match"),
+    unit=lambda folder: folder.parent,
+)
+VOXMEM_RUNS = RunKind(
+    system=lambda folder, row: f"{row.get('memory')}/{row.get('model')}", metrics=("correct",), pivot="budget"
+)
+AMEMOPS_RUNS = RunKind(
+    system=lambda folder, row: f"{row.get('model')} @ {row.get('checkpoint')}",
+    metrics=("correct",),
+    pivot="query_type",
+    expand=_queries,
+)
 OTHER = RunKind(system=None, metrics=(), percent=False)
+
+
+def run_kind(job: str) -> RunKind | None:
+    """How the run folders of manifest job ``job`` are tabulated: the :class:`RunKind` at the
+    ``report`` target of the benchmark whose ``eval_jobs`` hold it
+    (:class:`~memgym.core.benchmark.BenchmarkInfo`); None for other jobs (training runs)."""
+    benchmark = benchmark_of_job(job)
+    target = benchmark_info(benchmark).report if benchmark is not None else ""
+    return load_target(target, f"report of benchmark '{benchmark}'") if target else None
+
+
+def reported_jobs() -> list[str]:
+    """The eval jobs of the registered benchmarks that declare a ``report``."""
+    infos = [benchmark_info(name) for name in benchmark_names()]
+    return [job for info in infos if info.report for job in info.eval_jobs]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -133,15 +148,16 @@ def main_tables(path: str | Path, by: Sequence[str] = (), metrics: Sequence[str]
     """
     folders = find_run_folders(path)
     jobs = {folder: str(read_manifest(folder / "manifest.json").get("job")) for folder in folders}
-    if any(job in RUN_KINDS for job in jobs.values()):
-        folders = [f for f in folders if jobs[f] in RUN_KINDS]
+    kinds = {job: run_kind(job) for job in set(jobs.values())}
+    if any(kinds.values()):
+        folders = [f for f in folders if kinds[jobs[f]] is not None]
     units: dict[tuple[Path, str], list[Path]] = {}
     for folder in folders:
-        kind = RUN_KINDS.get(jobs[folder], OTHER)
+        kind = kinds[jobs[folder]] or OTHER
         units.setdefault((kind.unit(folder), jobs[folder]), []).append(folder)
     tables = []
     for (unit, job), members in units.items():
-        kind = RUN_KINDS.get(job, OTHER)
+        kind = kinds[job] or OTHER
         rows = []
         for folder in members:
             for row in read_results(folder):
@@ -155,10 +171,10 @@ def main_tables(path: str | Path, by: Sequence[str] = (), metrics: Sequence[str]
 
 def _table(source: Path, job: str, kind: RunKind, rows: list[dict[str, Any]], by: list[str], metrics: list[str]):
     where = source / "results.jsonl" if (source / "results.jsonl").exists() else source
-    if not rows and job not in RUN_KINDS:
+    if not rows and run_kind(job) is None:
         raise RecordError(
             f"{source}: a '{job}' run with no result rows; memgym report tabulates the results of "
-            f"evaluation runs ({', '.join(RUN_KINDS)})"
+            f"evaluation runs ({', '.join(reported_jobs())})"
         )
     chosen = metrics or _kind_metrics(rows, kind)
     check_report_columns(rows, by, chosen, where)

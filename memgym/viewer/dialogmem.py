@@ -36,7 +36,7 @@ from memgym.scenes.spec import load_scene
 from memgym.scenes.topdown import topdown_map
 from memgym.sensors.camera import CameraConfig, RGBDCamera
 from memgym.viewer import media
-from memgym.viewer.detect import Target, dialogmem_memory_folders
+from memgym.viewer.detect import Target, memory_store_folders
 from memgym.viewer.site import Site, finite, resolve_dataset, run_config, run_rows, split_media_name
 
 PIXELS_PER_METER = 40.0
@@ -62,7 +62,7 @@ class DialogMemSite(Site):
         if target.kind == "run":
             from memgym.pipelines.dialogmem.eval_config import DialogMemEvalConfig
 
-            folders = dialogmem_memory_folders(target.path)
+            folders = [folder for folder, _ in memory_store_folders(target.path)]
             if not folders:
                 raise MemgymError(f"{target.path}: no memory folders with results (expected NAME/<memory>/)")
             path = resolve_dataset(run_config(folders[0], DialogMemEvalConfig).dataset, target.path, dataset)

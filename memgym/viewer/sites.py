@@ -1,10 +1,13 @@
-"""Open the :class:`~memgym.viewer.site.Site` for a path (benchmark modules are imported on use)."""
+"""Open the :class:`~memgym.viewer.site.Site` for a path: the viewer its benchmark declares
+(:attr:`~memgym.core.benchmark.BenchmarkInfo.viewer`), imported on use."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from memgym.core.benchmark import benchmark_info
 from memgym.core.errors import MemgymError
+from memgym.core.loading import load_target
 from memgym.viewer.detect import detect
 from memgym.viewer.site import Site
 
@@ -27,14 +30,7 @@ def open_site(path: str | Path, dataset: str | Path | None = None) -> Site:
         from memgym.viewer.findings import FindingsSite
 
         return FindingsSite(target, open_site)
-    if target.benchmark == "dialogmem":
-        from memgym.viewer.dialogmem import DialogMemSite
-
-        return DialogMemSite(target, override)
-    if target.benchmark == "voxmem":
-        from memgym.viewer.voxmem import VoxMemSite
-
-        return VoxMemSite(target, override)
-    from memgym.viewer.amemops import AMemOpsSite
-
-    return AMemOpsSite(target, override)
+    viewer = benchmark_info(target.benchmark).viewer  # the benchmark's site, found through the registry
+    if not viewer:
+        raise MemgymError(f"{path}: benchmark '{target.benchmark}' declares no viewer")
+    return load_target(viewer, f"viewer of benchmark '{target.benchmark}'")(target, override)

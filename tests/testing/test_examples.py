@@ -20,7 +20,7 @@ import pytest
 from memgym.agents.agent import run_episode
 from memgym.core.benchmark import JobArgs
 from memgym.core.episode import TaskItem
-from memgym.core.registry import ALL_REGISTRIES, MEMORIES, SCORERS
+from memgym.core.registry import ALL_REGISTRIES, BENCHMARKS, MEMORIES, SCORERS
 from memgym.testing import MemoryContract, ScorerCase, ScorerContract, check_memory, check_scorer, harness_for
 from memgym.testing.harness_dialogmem import ENV_CONFIG
 
@@ -42,9 +42,11 @@ def install(example: Path, site: Path) -> None:
 
 @pytest.fixture(scope="module")
 def examples(tmp_path_factory):
-    """Both examples installed for this module; their names are forgotten afterwards."""
+    """The examples installed for this module; their names are forgotten afterwards."""
     site = tmp_path_factory.mktemp("site")
-    folders = [EXAMPLES / "memgym_example_memory", EXAMPLES / "memgym_example_scorer"]
+    folders = [
+        EXAMPLES / name for name in ("memgym_example_memory", "memgym_example_scorer", "memgym_example_benchmark")
+    ]
     for folder in folders:
         install(folder, site)
     before = {registry.kind: set(registry._entries) for registry in ALL_REGISTRIES}
@@ -52,9 +54,10 @@ def examples(tmp_path_factory):
     yield site
     del sys.path[: len(folders) + 1]
     for registry in ALL_REGISTRIES:
-        for name in set(registry._entries) - before[registry.kind]:
-            del registry._entries[name]
-    for module in ("memgym_example_memory", "memgym_example_scorer"):
+        for name in set(registry._entries) - before[registry.kind]:  # the examples' names, not memgym's
+            if registry._entries[name].__module__.startswith("memgym_example_"):  # imported on first use here
+                del registry._entries[name]
+    for module in [m for m in sys.modules if m.startswith("memgym_example_")]:
         sys.modules.pop(module, None)
 
 
@@ -67,12 +70,54 @@ def test_the_examples_are_found_by_entry_point_without_importing_them(examples):
     assert "memgym_example_memory" not in sys.modules and "memgym_example_scorer" not in sys.modules
 
 
-def test_each_example_is_two_files():
-    for folder in EXAMPLES.iterdir():
-        assert sorted(p.name for p in folder.iterdir() if p.name != "__pycache__") == [
-            f"{folder.name}.py",
-            "pyproject.toml",
-        ]
+def test_a_memory_or_scorer_is_two_files_and_a_benchmark_five():
+    for name in ("memgym_example_memory", "memgym_example_scorer"):
+        folder = EXAMPLES / name
+        assert sorted(p.name for p in folder.iterdir() if p.name != "__pycache__") == [f"{name}.py", "pyproject.toml"]
+    package = EXAMPLES / "memgym_example_benchmark"
+    files = sorted(
+        str(p.relative_to(package)) for p in package.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+    )
+    code = ["__init__.py", "benchmark.py", "env.py", "memory.py"]
+    assert files == [*(f"memgym_example_benchmark/{name}" for name in code), "pyproject.toml"]
+
+
+def test_the_example_benchmark_runs_through_the_registry_and_the_driver(examples, tmp_path, capsys):
+    """``memgym generate digits`` / ``memgym eval digits`` dispatch to the plugin by entry point; the
+    driver folds ``memory=``, resumes, and ``memgym view`` finds the run's benchmark by its job."""
+    import json
+
+    from memgym.cli import main
+    from memgym.core.benchmark import benchmark_info
+    from memgym.viewer.detect import detect
+
+    assert BENCHMARKS.locate("digits")[1] == "memgym-example-benchmark"
+    data = tmp_path / "digits.jsonl"
+    assert main(["generate", "digits", "episodes=6", "length=8", "questions=4", "--out", str(data)]) == 0
+    runs = ["--runs-dir", str(tmp_path)]
+    for span in (8, 3):
+        assert (
+            main(["eval", "digits", f"dataset={data}", "memory=digit_span", f"span={span}", f"name=s{span}", *runs])
+            == 0
+        )
+    full, short = (
+        [json.loads(line) for line in (tmp_path / "eval-digits" / f"s{s}" / "results.jsonl").open()] for s in (8, 3)
+    )
+    assert len(full) == len(short) == 24 and all(row["exact_match"] == 1.0 for row in full)
+    recent = [row["reward"] for row in short if row["from_end"] < 3]
+    older = [row["reward"] for row in short if row["from_end"] >= 3]
+    assert recent and older and min(recent) == 1.0 and max(older) == 0.0  # a span of 3 forgets the rest
+    before = (tmp_path / "eval-digits" / "s3" / "results.jsonl").read_text()
+    assert main(["eval", "digits", f"dataset={data}", "memories=[digit_span]", "span=3", "name=s3", *runs]) == 0
+    assert (tmp_path / "eval-digits" / "s3" / "results.jsonl").read_text() == before  # resumed: nothing replayed
+    assert "| digit_span | 0 |" in (tmp_path / "eval-digits" / "s3" / "results.md").read_text()
+    assert main(["eval", "digits", f"dataset={data}", "memory=digit_span", "memories=[digit_span]", *runs]) == 2
+    capsys.readouterr()
+    assert main(["report", str(tmp_path / "eval-digits" / "s3")]) == 0  # the RunKind its info declares
+    report = capsys.readouterr().out  # memory x reward per digits said after the one asked, in percent
+    assert report.startswith("| system | reward from_end=0 |") and "| digit_span | 100.0 [100.0, 100.0] (" in report
+    assert benchmark_info("digits").title == "Digits"
+    assert detect(tmp_path / "eval-digits" / "s3").benchmark == "digits"
 
 
 ITEM = TaskItem(item_id="q0", task="qa", prompt="Which mug is Amelia's?", answer="the red mug")

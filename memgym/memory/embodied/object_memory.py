@@ -17,6 +17,7 @@ import networkx as nx
 
 from memgym.core.errors import ConfigError
 from memgym.memory.embodied.category_retrieval import predict_categories
+from memgym.memory.embodied.ground_truth import SceneTruth, main_object, map_errors
 from memgym.memory.embodied.object_map import Instance, ObjectMap
 from memgym.memory.embodied.relations import observable_facts, relation_graph
 from memgym.memory.embodied.visual_memory import VisualMemory, pose_of
@@ -56,7 +57,7 @@ class ObjectMemory(VisualMemory):
     def _reset_store(self) -> None:
         self.objects = ObjectMap(self.options["voxel"], self.threshold)
         self.frame_objects: dict[int, dict[str, float]] = {}
-        self.provenance: dict[str, collections.Counter] = {}  # for map_errors only; not in the state
+        self.provenance: dict[str, collections.Counter] = {}  # for measures only; not in the state
         self._graph: nx.DiGraph | None = None
 
     def _observe_frame(self, observation: Any, index: int) -> None:
@@ -106,6 +107,25 @@ class ObjectMemory(VisualMemory):
             for i in self.objects.instances
         ]
         return {**super().contents(), "objects": objects}
+
+    def measures(self, episode: Any) -> dict[str, Any]:
+        """``map`` (:meth:`map_errors`) and ``entry_objects`` (:meth:`entry_objects`) against
+        ``episode``'s :class:`~memgym.memory.embodied.ground_truth.SceneTruth`."""
+        return self.measures_against(episode, SceneTruth.of(episode))
+
+    def measures_against(self, episode: Any, truth: SceneTruth) -> dict[str, Any]:
+        """:meth:`measures` given ``episode``'s scene truth (read once)."""
+        return {"map": self.map_errors(truth), "entry_objects": self.entry_objects(truth)}
+
+    def map_errors(self, truth: SceneTruth) -> dict[str, int] | None:
+        """Merges and splits of the map (:func:`~memgym.memory.embodied.ground_truth.map_errors`);
+        None without the annotated ids under the detector's masks (no provenance)."""
+        return map_errors(truth, self.objects.instances, self.provenance) if self.provenance else None
+
+    def entry_objects(self, truth: SceneTruth) -> dict[str, str | None]:
+        """Entry (instance) id -> the annotated object seen in most of its views (None: no annotated
+        object), for every entry with provenance."""
+        return {entry: main_object(truth, self.provenance, entry) for entry in self.provenance}
 
     def _store_state(self) -> dict[str, Any]:
         return {

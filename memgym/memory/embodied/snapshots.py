@@ -40,6 +40,14 @@ from memgym.core.errors import ConfigError
 from memgym.core.registry import LINKERS, register_memory
 from memgym.memory.embodied.covisibility import Snapshot, covisibility_clusters
 from memgym.memory.embodied.evidence import Entry, VisualEvidence
+from memgym.memory.embodied.ground_truth import (
+    LinkCounts,
+    SceneTruth,
+    link_counts,
+    match_instances,
+    snapshot_contents,
+    turn_references,
+)
 from memgym.memory.embodied.linking import Linker, LinkInputs, build_linker
 from memgym.memory.embodied.object_memory import ObjectMemory
 from memgym.memory.embodied.relations import observable_facts
@@ -129,6 +137,18 @@ class SnapshotMemory(ObjectMemory):
             for s in self.snapshots()
         ]
         return {**super().contents(), "snapshots": snapshots}
+
+    def measures_against(self, episode: Any, truth: SceneTruth) -> dict[str, Any]:
+        """The object memory's measures and ``links`` (:meth:`link_counts`)."""
+        return {**super().measures_against(episode, truth), "links": self.link_counts(episode, truth)}
+
+    def link_counts(self, episode: Any, truth: SceneTruth) -> LinkCounts:
+        """Link counts of the snapshots (:func:`~memgym.memory.embodied.ground_truth.link_counts`):
+        the turns referring to an annotated object some snapshot contains, and those linked to one."""
+        snapshots = self.snapshots()
+        references = turn_references(episode, self.turns)
+        contents = snapshot_contents(snapshots, match_instances(truth, self.objects.instances))
+        return link_counts(references, {s.id: s.turns for s in snapshots}, contents)
 
     def category_dialogue(self) -> list[str]:
         """The transcript (``+dialogue``), or the lines linked to any snapshot (a linker's variants)."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memgym.core.benchmark import Benchmark, JobArgs
+from memgym.core.benchmark import Benchmark, JobArgs, benchmark_info
 from memgym.core.config import load_config
 from memgym.core.figures import save_figure
 from memgym.core.outputs import prepare_output_file
@@ -38,6 +38,7 @@ class AMemOpsBenchmark(Benchmark):
 
     name = "amemops"
     description = "AMemOps audio streams: memory updates of source gain/pan"
+    info = benchmark_info("amemops")
 
     def job_configs(self, job: str) -> dict[str, type]:
         if job in ("generate", "render"):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Literal
 
+from memgym.core.driver import select_memories
 from memgym.core.errors import ConfigError
 from memgym.core.executors import executor_field, ray_address_field, worker_gpus_field, workers_field
 from memgym.core.field_checks import check_fields, checked, each, members, requires
@@ -303,13 +304,10 @@ class AMemOpsEvalConfig:
 
     def _fold_memory_keys(self) -> None:
         """``memory=X`` and ``memories=[...]`` name the models, as in the other evals: folded into
-        ``models`` (the same config, hash and run folder as ``models=[...]``)."""
-        given = [key for key in ("memory", "memories") if getattr(self, key)]
-        if not given:
-            return
-        if len(given) == 2 or self.models != PAPER_MODELS:
-            raise ConfigError("name the cores to evaluate once: models=[...], memories=[...] or memory=NAME")
-        object.__setattr__(self, "models", (self.memory,) if self.memory else tuple(self.memories))
+        ``models`` (:func:`~memgym.core.driver.select_memories`; the same config, hash and run folder
+        as ``models=[...]``)."""
+        models = select_memories(self.memory, self.memories, (), synonym=("models", self.models, PAPER_MODELS))
+        object.__setattr__(self, "models", models)
         object.__setattr__(self, "memory", "")
         object.__setattr__(self, "memories", ())
 

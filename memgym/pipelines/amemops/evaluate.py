@@ -19,15 +19,14 @@ from typing import Any, Literal
 import gymnasium
 import numpy as np
 import torch
-from tqdm import tqdm
 
 from memgym.agents.agent import run_episode
 from memgym.agents.amemops_agent import MemoryAnswerAgent
-from memgym.core.benchmark import JobArgs
+from memgym.core.benchmark import JobArgs, benchmark_info
 from memgym.core.config import load_config
 from memgym.core.dataset_kinds import require_dataset
+from memgym.core.driver import Evaluation, drive
 from memgym.core.errors import ConfigError, RecordError
-from memgym.core.executors import run_ordered
 from memgym.core.registry import MEMORIES
 from memgym.core.results import RunStore, run_name
 from memgym.core.scoring import scorer_class
@@ -60,7 +59,7 @@ def stream_env(data: DataConfig, library: SourceLibrary, scorer: str = "attribut
     import memgym.envs  # noqa: F401  (registers the memgym/ env ids)
 
     return gymnasium.make(
-        "memgym/AMemOps-v0",
+        benchmark_info("amemops").env_id,  # memgym/AMemOps-v0
         config=data.stream,
         library=library,
         inputs=data.inputs,
@@ -168,21 +167,48 @@ def evaluate_models(config: AMemOpsEvalConfig, runs_dir: Path, *, progress: bool
         check_checkpoint_core(path, model_name)
     name = config.name or run_name(runs_dir, EVAL_JOB, [",".join(config.models)], config_hash(config))
     store = RunStore.open(runs_dir, EVAL_JOB, config, name=name, seeds=list(config.seeds))
-    done = store.done_keys()
-    work = []
-    for tag, data in config.evaluations():
-        _, n_streams = eval_streams(data, config.stream_set, config.streams)
-        for model_name, seed, step, path in jobs:
-            for index in range(n_streams):
-                key = f"{model_name}|{seed}|{step}|{tag}{index}"
-                if key not in done:
-                    work.append((key, (model_name, seed, step, path, tag, data, index)))
-    scored = run_ordered(config, functools.partial(CheckpointScorer, config), work)
-    for key, row in tqdm(scored, total=len(work), desc="amemops eval", disable=not progress):
-        store.append(key, row)
+    return drive(AMemOpsEvaluation(config, jobs, runs_dir), store, progress=progress).folder
+
+
+class AMemOpsEvaluation(Evaluation):
+    """The AMemOps run of :func:`evaluate_models` for :func:`~memgym.core.driver.drive`: one row per
+    (model, seed, checkpoint, evaluation, stream), scored by a :class:`CheckpointScorer`; then the
+    tables, breakdowns, contrasts and familiarity analyses (:func:`write_reports`)."""
+
+    desc = "amemops eval"
+    fast_paths = {
+        "stream features computed once, shared by every checkpoint": "tests/pipelines/amemops/test_env_eval.py::"
+        "test_env_loop_rows_equal_the_cached_feature_path_and_the_whole_stream_pass",
+    }
+
+    def __init__(self, config: AMemOpsEvalConfig, jobs: list[tuple[str, int, int, Path]], runs_dir: Path) -> None:
+        super().__init__(config)
+        self.jobs, self.runs_dir = jobs, runs_dir
+
+    def work(self, done: set[str]) -> list[tuple[str, Any]]:
+        config, work = self.config, []
+        for tag, data in config.evaluations():
+            _, n_streams = eval_streams(data, config.stream_set, config.streams)
+            for model_name, seed, step, path in self.jobs:
+                for index in range(n_streams):
+                    key = f"{model_name}|{seed}|{step}|{tag}{index}"
+                    if key not in done:
+                        work.append((key, (model_name, seed, step, path, tag, data, index)))
+        return work
+
+    def setup(self) -> functools.partial:
+        return functools.partial(CheckpointScorer, self.config)
+
+    def write_tables(self, store: RunStore) -> None:
+        write_reports(store, self.config, self.runs_dir)
+
+
+def write_reports(store: RunStore, config: AMemOpsEvalConfig, runs_dir: Path) -> None:
+    """Table 2 / 3 style tables and the plot of the first evaluation's rows (all rows of a saved
+    set), with the requested breakdowns and exclusions; then the recording contrasts and the
+    training-familiarity analysis over every row."""
     evaluations = config.evaluations()
     every = query_rows(store.rows())
-    # the main tables, breakdowns and exclusions: the first evaluation (all rows of a saved set)
     data = evaluations[0][1]
     rows = [
         r
@@ -204,7 +230,6 @@ def evaluate_models(config: AMemOpsEvalConfig, runs_dir: Path, *, progress: bool
         )
     if config.familiarity:
         write_familiarity(store.folder, every, config, runs_dir)
-    return store.folder
 
 
 def eval_job(args: JobArgs) -> Path:

@@ -29,6 +29,7 @@ state ``S`` and are refused.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 from pathlib import Path
 from typing import Any
@@ -42,11 +43,12 @@ from memgym.agents.agent import answer_items, form_episode
 from memgym.agents.amemops_agent import MemoryAnswerAgent
 from memgym.core.benchmark import JobArgs
 from memgym.core.config import load_config, parse_override
+from memgym.core.driver import Evaluation, drive, select_memories
 from memgym.core.episode import TaskItem
 from memgym.core.errors import ConfigError, MemgymError, RecordError
 from memgym.core.field_checks import check_fields, checked, members
 from memgym.core.results import RunStore
-from memgym.core.seeding import NOT_HASHED
+from memgym.core.seeding import NOT_HASHED, setting
 from memgym.core.textfiles import read_text
 from memgym.datasets.amemops.config import StreamConfig
 from memgym.datasets.amemops.records import AMemOpsStream
@@ -110,6 +112,8 @@ class AMemOpsInterventionConfig:
             ),
         },
     )
+    memories: tuple[str, ...] = setting((), "the same as models=[...] (the trained cores are the memories)", added=True)
+    memory: str = setting("", "one trained core: memory=NAME is models=[NAME]", added=True)
     seeds: tuple[int, ...] = dataclasses.field(default=(0, 1, 2), metadata={"help": "training seeds"})
     checkpoints: tuple[int, ...] = dataclasses.field(default=(12000, 24000), metadata={"help": "checkpoint steps"})
     streams: int = dataclasses.field(default=48, metadata={"help": "held-out streams"})
@@ -132,6 +136,11 @@ class AMemOpsInterventionConfig:
     bootstrap_resamples: int = dataclasses.field(default=10_000, metadata={"help": "bootstrap resamples", **NOT_HASHED})
 
     def __post_init__(self) -> None:
+        # memory=X and memories=[...] name the models, as in every eval (the same hash as models=[...])
+        models = select_memories(self.memory, self.memories, (), synonym=("models", self.models, RECURRENT_MODELS))
+        object.__setattr__(self, "models", models)
+        object.__setattr__(self, "memory", "")
+        object.__setattr__(self, "memories", ())
         check_fields(self)
 
     def edit_names(self, plan: EditPlan) -> list[str]:
@@ -292,44 +301,93 @@ def score_edits(
 
 def run_interventions(config: AMemOpsInterventionConfig, runs_dir: Path, *, progress: bool = True) -> Path:
     """Score every edit of every (checkpoint, stream, target); write ``table.md`` and ``interventions.png``."""
-    from tqdm import tqdm
-
     if config.threads > 0:
         torch.set_num_threads(config.threads)
     store = RunStore.open(runs_dir, JOB, config, name=config.name or None, seeds=list(config.seeds))
-    tensors, n_streams = eval_streams(config.data, config.stream_set, config.streams)
-    streams = [tensors.stream(i) for i in range(n_streams)]
-    plans = [edit_plans(s, rank=config.rank) for s in streams]
-    env = stream_env(config.data, tensors.library)
-    done = store.done_keys()
-    for model_name, seed, step, path in checkpoint_jobs(config, runs_dir):
-        model = None
-        prefix = f"{model_name}|{seed}|{step}"
-        for index in tqdm(range(n_streams), desc=f"edit {prefix}", disable=not progress, leave=False):
-            stream = streams[index]
-            keys = [
-                f"{prefix}|{index}|{p.target.identity}|{e}|{q}"
-                for p in plans[index]
-                for q in p.roles()
-                for e in config.edit_names(p)
-            ]
-            if all(k in done for k in keys):
-                continue
-            if model is None:
-                model = load_eval_model(path, tensors, config.device)
-                if model.config.core not in DELTA_VARIANTS:
-                    raise RecordError(f"{path}: core '{model.config.core}' has no recurrent state to edit")
-            base = {"model": model_name, "seed": seed, "checkpoint": step, "stream": stream.episode_id}
-            features = tensors.arrays(index)[0]
-            rows = [base | r for r in score_edits(env, model, stream, features, plans[index], config)]
-            pending = []
-            for row in rows:
-                key = f"{prefix}|{index}|{row['target']}|{row['edit']}|{row['query']}"
-                if key not in done:
-                    pending.append((key, row))
-            store.append_many(pending)
-    write_summary(store, config)
-    return store.folder
+    return drive(InterventionEvaluation(config, runs_dir), store, progress=progress).folder
+
+
+class EditStreams:
+    """The held-out streams of an intervention run, their edit plans and the env playing them."""
+
+    def __init__(self, config: AMemOpsInterventionConfig) -> None:
+        self.tensors, n_streams = eval_streams(config.data, config.stream_set, config.streams)
+        self.streams = [self.tensors.stream(i) for i in range(n_streams)]
+        self.plans = [edit_plans(s, rank=config.rank) for s in self.streams]
+        self.env = stream_env(config.data, self.tensors.library)
+
+    def keys(self, prefix: str, index: int, config: AMemOpsInterventionConfig) -> list[str]:
+        """Result keys of every (target, edit, eligible query) of stream ``index``."""
+        plans = self.plans[index]
+        return [
+            f"{prefix}|{index}|{p.target.identity}|{e}|{q}"
+            for p in plans
+            for q in p.roles()
+            for e in config.edit_names(p)
+        ]
+
+
+class InterventionEvaluation(Evaluation):
+    """The intervention run of :func:`run_interventions` for :func:`~memgym.core.driver.drive`: one
+    task per (checkpoint, stream) with a pending row, played by an :class:`EditScorer` (here, in
+    this process); its pending rows appended in one write; then :func:`write_summary`."""
+
+    desc = "interventions"
+    fast_paths = {
+        "one formation per stream, the use phase rewound per edit": "tests/pipelines/amemops/test_interventions.py::"
+        "test_env_loop_rows_equal_direct_edits_and_the_unedited_whole_stream_and_are_deterministic",
+    }
+
+    def __init__(self, config: AMemOpsInterventionConfig, runs_dir: Path) -> None:
+        super().__init__(config)
+        self.runs_dir, self.done, self.streams = runs_dir, set(), EditStreams(config)
+
+    def work(self, done: set[str]) -> list[tuple[str, Any]]:
+        self.done = done
+        work = []
+        for model_name, seed, step, path in checkpoint_jobs(self.config, self.runs_dir):
+            prefix = f"{model_name}|{seed}|{step}"
+            for index in range(len(self.streams.streams)):
+                if not all(k in done for k in self.streams.keys(prefix, index, self.config)):
+                    work.append((f"{prefix}|{index}", (model_name, seed, step, path, index)))
+        return work
+
+    def setup(self) -> functools.partial:
+        return functools.partial(EditScorer, self.config, self.streams)
+
+    def record(self, store: RunStore, key: str, result: list[dict[str, Any]]) -> None:
+        pending = []
+        for row in result:
+            row_key = f"{key}|{row['target']}|{row['edit']}|{row['query']}"
+            if row_key not in self.done:
+                pending.append((row_key, row))
+        store.append_many(pending)
+
+    def write_tables(self, store: RunStore) -> None:
+        write_summary(store, self.config)
+
+
+class EditScorer:
+    """``(model, seed, step, checkpoint path, stream index)`` -> the rows of :func:`score_edits` with
+    the model, seed, checkpoint and stream; keeps the model of the last checkpoint loaded."""
+
+    def __init__(self, config: AMemOpsInterventionConfig, streams: EditStreams) -> None:
+        self.config, self.streams = config, streams
+        self.path: Path | None = None
+
+    def __call__(self, job: tuple[str, int, int, Path, int]) -> list[dict[str, Any]]:
+        model_name, seed, step, path, index = job
+        tensors = self.streams.tensors
+        if path != self.path:
+            self.model = load_eval_model(path, tensors, self.config.device)
+            if self.model.config.core not in DELTA_VARIANTS:
+                raise RecordError(f"{path}: core '{self.model.config.core}' has no recurrent state to edit")
+            self.path = path
+        stream = self.streams.streams[index]
+        base = {"model": model_name, "seed": seed, "checkpoint": step, "stream": stream.episode_id}
+        features = tensors.arrays(index)[0]
+        rows = score_edits(self.streams.env, self.model, stream, features, self.streams.plans[index], self.config)
+        return [base | r for r in rows]
 
 
 def write_summary(store: RunStore, config: AMemOpsInterventionConfig) -> str:

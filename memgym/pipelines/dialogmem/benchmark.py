@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from memgym.core.benchmark import Benchmark, JobArgs
+from memgym.core.benchmark import Benchmark, JobArgs, benchmark_info
 from memgym.core.config import load_config
 from memgym.core.episode import Dataset
 from memgym.core.errors import MemgymError
@@ -58,6 +58,7 @@ class DialogMemBenchmark(Benchmark):
 
     name = "dialogmem"
     description = "embodied traversals (RGB-D + pose) with dialogue; navigation and QA from memory"
+    info = benchmark_info("dialogmem")
 
     def job_configs(self, job: str) -> dict[str, type]:
         configs = {
@@ -87,7 +88,7 @@ class DialogMemBenchmark(Benchmark):
         """Evaluate and compare memories with a reasoner (:func:`memgym.pipelines.dialogmem.evaluation.evaluate`),
         or with ``sweep=link_quality`` run the linking diagnosis (:func:`memgym.pipelines.dialogmem.link_sweep.run_sweep`)."""
         config = load_config(DialogMemEvalConfig, path=args.config_path, overrides=args.overrides)
-        return link_sweep.run_sweep(config, args) if config.sweep else evaluation.evaluate(args)
+        return link_sweep.run_sweep(config, args) if config.sweep else evaluation.evaluate(args, config)
 
     def render(self, args: JobArgs) -> Path:
         config = load_config(RenderConfig, path=args.config_path, overrides=args.overrides)

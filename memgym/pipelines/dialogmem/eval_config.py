@@ -10,6 +10,8 @@ from dataclasses import field
 from typing import Literal
 
 from memgym.backends.config import ReasonerConfig
+from memgym.core.benchmark import benchmark_info
+from memgym.core.driver import select_memories
 from memgym.core.errors import ConfigError
 from memgym.core.executors import executor_field, ray_address_field, worker_gpus_field, workers_field
 from memgym.core.registry import MEMORIES
@@ -97,11 +99,13 @@ class DialogMemEvalConfig:
     """``memgym eval dialogmem`` settings."""
 
     dataset: str = field(default="data/dialogmem/episodes.jsonl", metadata={"help": "episodes JSONL"})
-    memory: str = field(default="dialogue", metadata={"help": "registered memory (one; see memories)"})
+    memory: str = field(
+        default="", metadata={"help": "one registered memory: memory=NAME is memories=[NAME] (neither: dialogue)"}
+    )
     memories: tuple[str, ...] = field(
         default=(),
         metadata={
-            "help": "registered memories compared on the same items, e.g. [dialogue,oracle] (default: [memory])",
+            "help": "registered memories compared on the same items, e.g. [dialogue,oracle] (default: [dialogue])",
             **NOT_HASHED,
         },
     )
@@ -175,19 +179,16 @@ class DialogMemEvalConfig:
         scorer_class(self.qa_scorer, "qa", "qa_scorer")
 
     def memory_names(self) -> list[str]:
-        """The memories to evaluate: ``memories``, or ``[memory]`` when it is empty."""
-        names = list(self.memories) or [self.memory]
-        if self.memories and self.memory != "dialogue":
-            raise ConfigError("give the memories to compare as memories=[...] or one as memory=..., not both")
-        if len(set(names)) != len(names):
-            raise ConfigError(f"memories lists a memory twice: {names}")
-        for name in names:
-            embodied_memory(name)
-        return names
+        """The memories to evaluate (:func:`~memgym.core.driver.select_memories`): ``[memory]``, else
+        ``memories``, else ``[dialogue]``; each must read only what DialogMem gives."""
+        return list(select_memories(self.memory, self.memories, DEFAULT_MEMORIES, check=embodied_memory))
 
 
-DIALOGMEM_READS = frozenset({"frames", "semantic", "dialogue", "reasoner", "linker", "truth"})
-"""What a DialogMem evaluation gives a memory (:data:`memgym.core.protocols.READS`): no audio."""
+DEFAULT_MEMORIES = ("dialogue",)
+"""What ``memgym eval dialogmem`` evaluates given neither ``memory=`` nor ``memories=``."""
+DIALOGMEM_READS = benchmark_info("dialogmem").gives
+"""What a DialogMem evaluation gives a memory (:data:`memgym.core.protocols.READS`; its registered
+:attr:`~memgym.core.benchmark.BenchmarkInfo.gives`): no audio."""
 
 
 def embodied_memory(name: str) -> None:

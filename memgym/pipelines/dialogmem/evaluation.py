@@ -18,7 +18,7 @@ the memory names>``, :func:`~memgym.core.results.run_name`)::
     <memory>/           one RunStore per memory: results.jsonl, results.md (tables by task and
                         content type), config.yaml (with memory=<memory>), judge_cache.jsonl,
                         links.json (snapshot memories: link counts per episode, :class:`LinkLog`),
-                        map.json (object memories: instance merges/splits per episode, :func:`measure_map`),
+                        map.json (object memories: instance merges/splits per episode, their ``map`` measure),
                         memory.jsonl (``save_memory=true``: what the memory held after each
                         episode's formation, :meth:`~memgym.core.protocols.Memory.contents`)
     comparison.md       every memory side by side, with bootstrap intervals
@@ -49,18 +49,17 @@ from typing import Any
 
 import gymnasium
 import numpy as np
-from tqdm import tqdm
 
 from memgym.agents.agent import ItemAnswer
 from memgym.backends.config import build_reasoner, concurrent_items
 from memgym.backends.errors import ReasonerError
 from memgym.backends.throughput import record_counts, take_throughput
-from memgym.core.benchmark import JobArgs
+from memgym.core.benchmark import JobArgs, benchmark_info
 from memgym.core.config import load_config
 from memgym.core.dataset_kinds import require_dataset
+from memgym.core.driver import Evaluation, drive
 from memgym.core.episode import TaskItem
 from memgym.core.errors import ConfigError, RecordError
-from memgym.core.executors import run_ordered
 from memgym.core.paths import require_file
 from memgym.core.protocols import Memory
 from memgym.core.records import from_json
@@ -73,14 +72,7 @@ from memgym.datasets.dialogmem.episode import DialogMemEpisode
 from memgym.memory.embodied.ground_truth import LinkCounts
 from memgym.pipelines.dialogmem.comparison import qa_metric, write_comparison
 from memgym.pipelines.dialogmem.eval_config import DialogMemEvalConfig, embodied_memory, store_config
-from memgym.pipelines.dialogmem.memory_measures import (
-    MAP_FILE,
-    EpisodeTable,
-    LinkLog,
-    Localisation,
-    measure_links,
-    measure_map,
-)
+from memgym.pipelines.dialogmem.memory_measures import MAP_FILE, EpisodeTable, LinkLog, Localisation
 from memgym.tasks.llm_match import JudgeCache
 
 
@@ -124,15 +116,17 @@ def item_key(episode: DialogMemEpisode, item: TaskItem) -> str:
     return f"{episode.episode_id}|{item.item_id}"
 
 
-def evaluate(args: JobArgs) -> Path:
+def evaluate(args: JobArgs, config: DialogMemEvalConfig | None = None) -> Path:
     """Evaluate each memory with the reasoner on a dataset and compare them (module docstring);
-    returns the run folder (``RUNS/eval-dialogmem/NAME``).
+    returns the run folder (``RUNS/eval-dialogmem/NAME``). ``config``: the job's, when the caller
+    loaded it already (None: loaded from ``args``).
 
     Raises:
         ConfigError: ``sweep`` is set (the sweep is :func:`memgym.pipelines.dialogmem.link_sweep.sweep`;
             ``memgym eval dialogmem`` picks it).
     """
-    config = load_config(DialogMemEvalConfig, path=args.config_path, overrides=args.overrides)
+    if config is None:
+        config = load_config(DialogMemEvalConfig, path=args.config_path, overrides=args.overrides)
     if config.sweep:
         raise ConfigError("sweep=link_quality runs through 'memgym eval dialogmem' or link_sweep.sweep(args)")
     names = config.memory_names()
@@ -215,7 +209,8 @@ def build_env(config: DialogMemEvalConfig, memory: Memory, scorers: dict[str, An
         task_scorers={"qa": config.qa_scorer},
     )
     # stored episodes are played whole: no TimeLimit (the registered one bounds generated episodes)
-    return gymnasium.make("memgym/DialogMem-v0", config=env_config, scorers=scorers, max_episode_steps=-1)
+    env_id = benchmark_info("dialogmem").env_id  # memgym/DialogMem-v0
+    return gymnasium.make(env_id, config=env_config, scorers=scorers, max_episode_steps=-1)
 
 
 def evaluate_memory(
@@ -227,36 +222,65 @@ def evaluate_memory(
     only: set[str] | None = None,
 ) -> None:
     """Play every pending item of ``episodes`` (those whose :func:`item_key` is in ``only``, when
-    given) with ``config.memory`` into ``store`` (on ``config.executor``, one episode per task,
-    :func:`episodes_at_once` at once); write its tables. The tokens and seconds of the reasoner's and judge's replies go to the run's
-    ``environment.json`` after each episode."""
+    given) with ``config.memory`` into ``store`` (:class:`DialogMemEvaluation` through
+    :func:`~memgym.core.driver.drive`); write its tables. ``errors`` are rows of unusable episodes,
+    recorded once."""
     for key, row in errors:
         if key not in store.recorded_keys() and (only is None or key in only):
             store.append(key, row)
-    done = store.done_keys()
-    work = []
-    for episode in episodes:
-        chosen = [i for i in episode.items if only is None or item_key(episode, i) in only]
-        pending = frozenset(i.item_id for i in chosen if item_key(episode, i) not in done)
-        if pending:
-            work.append((episode.episode_id, (episode, pending)))
-    # Ray workers do not write the run folder: their judge ratings are cached in memory only;
-    # here the players (threads) share one cache
-    cache = JudgeCache(store.folder / "judge_cache.jsonl") if config.executor == "local" else None
-    links = LinkLog(store.folder / "links.json")
-    setup = functools.partial(EpisodePlayer, config, cache)
-    played = run_ordered(config, setup, work, threads=episodes_at_once(config))
-    for episode_id, results in tqdm(played, total=len(work), desc=f"episodes ({config.memory})", disable=not progress):
-        store.append_many(results.rows)
-        record_counts(store, results.throughput)
-        if results.links is not None:
-            links.save(episode_id, results.links)
-        if results.map is not None:
-            EpisodeTable(store.folder / MAP_FILE).save(episode_id, results.map)
-        if results.memory is not None:
+    drive(DialogMemEvaluation(config, store.folder, episodes, only), store, progress=progress)
+
+
+class DialogMemEvaluation(Evaluation):
+    """One memory's DialogMem run for :func:`~memgym.core.driver.drive`: one task per episode with
+    pending items (on ``config.executor``, :func:`episodes_at_once` at once), played by an
+    :class:`EpisodePlayer`; its rows, and its memory's ``links.json`` / ``map.json`` records, the
+    saved contents (``save_memory``) and the models' tokens and seconds (``environment.json``)."""
+
+    fast_paths = {
+        "episodes at once (threads, HTTP models)": "tests/pipelines/dialogmem/test_evaluation.py::"
+        "test_an_http_reasoner_plays_episodes_at_once_with_the_same_results",
+        "rendered frames from the frame cache": "tests/sensors/test_frame_cache.py::test_hits_return_the_rendered_frames",
+    }
+
+    def __init__(
+        self, config: DialogMemEvalConfig, folder: Path, episodes: list[DialogMemEpisode], only: set[str] | None
+    ) -> None:
+        super().__init__(config)
+        self.folder, self.episodes, self.only = folder, episodes, only
+        self.desc = f"episodes ({config.memory})"
+
+    def work(self, done: set[str]) -> list[tuple[str, Any]]:
+        work = []
+        for episode in self.episodes:
+            chosen = [i for i in episode.items if self.only is None or item_key(episode, i) in self.only]
+            pending = frozenset(i.item_id for i in chosen if item_key(episode, i) not in done)
+            if pending:
+                work.append((episode.episode_id, (episode, pending)))
+        return work
+
+    def setup(self) -> functools.partial:
+        # Ray workers do not write the run folder: their judge ratings are cached in memory only;
+        # here the players (threads) share one cache
+        cache = JudgeCache(self.folder / "judge_cache.jsonl") if self.config.executor == "local" else None
+        return functools.partial(EpisodePlayer, self.config, cache)
+
+    def groups(self, work: list[tuple[str, Any]]) -> list[tuple[list[tuple[str, Any]], int]]:
+        return [(work, episodes_at_once(self.config))]
+
+    def record(self, store: RunStore, key: str, result: EpisodeResults) -> None:
+        store.append_many(result.rows)
+        record_counts(store, result.throughput)
+        if result.links is not None:
+            LinkLog(store.folder / "links.json").save(key, result.links)
+        if result.map is not None:
+            EpisodeTable(store.folder / MAP_FILE).save(key, result.map)
+        if result.memory is not None:
             with (store.folder / "memory.jsonl").open("a", encoding="utf-8") as handle:
-                handle.write(json.dumps(results.memory) + "\n")
-    write_tables(store)
+                handle.write(json.dumps(result.memory) + "\n")
+
+    def write_tables(self, store: RunStore) -> Path:
+        return write_tables(store)
 
 
 class EpisodeResults:
@@ -295,9 +319,10 @@ class EpisodePlayer:
         results = EpisodeResults()
 
         def formed(agent: Any) -> None:  # measures of the formed memory, before the use phase
-            results.map = measure_map(episode, agent.memory)
-            results.links = formed_links(episode, agent)
+            agent.memory.bind_reasoner(agent.reasoner)  # linkers may consult it
+            measured.update(agent.memory.measures(episode))
 
+        measured: dict[str, Any] = {}
         played = run_episode(
             self.env,
             self.agent,
@@ -306,7 +331,9 @@ class EpisodePlayer:
             answer_errors=(ReasonerError,),
             after_formation=formed,
         )
-        results.rows = item_rows(episode, played.answers, Localisation(episode, self.agent.memory))
+        results.map, results.links = measured.get("map"), measured.get("links")
+        located = Localisation(episode, measured.get("entry_objects", {}))
+        results.rows = item_rows(episode, played.answers, located)
         if self.save_memory:  # after use: snapshot memories are linked by then
             results.memory = {"episode_id": episode.episode_id, **self.agent.memory.contents()}
         results.throughput = take_throughput(self.models)
@@ -314,10 +341,10 @@ class EpisodePlayer:
 
 
 def formed_links(episode: DialogMemEpisode, agent: Any) -> LinkCounts | None:
-    """Bind the agent's reasoner to its formed memory (linkers may consult it) and measure the
-    memory's links from ``episode``'s annotations; None for a memory without snapshots."""
+    """Bind the agent's reasoner to its formed memory (linkers may consult it) and take the memory's
+    ``links`` measure (:meth:`~memgym.core.protocols.Memory.measures`); None for a memory without snapshots."""
     agent.memory.bind_reasoner(agent.reasoner)
-    return None if agent.memory.snapshots() is None else measure_links(episode, agent.memory)
+    return agent.memory.measures(episode).get("links")
 
 
 def item_rows(

@@ -54,6 +54,7 @@ from memgym.core.results import RunStore, run_name, to_csv, to_markdown
 from memgym.core.seeding import config_hash
 from memgym.core.statistics import bootstrap_difference, mcnemar_exact
 from memgym.datasets.dialogmem.episode import DialogMemEpisode
+from memgym.memory.embodied.ground_truth import SceneTruth
 from memgym.pipelines.dialogmem.comparison import labelled_rng, qa_metric, write_comparison
 from memgym.pipelines.dialogmem.eval_config import DialogMemEvalConfig, embodied_memory, store_config
 from memgym.pipelines.dialogmem.evaluation import (
@@ -261,6 +262,9 @@ class SharedFormation:
         options = {"score_items": set().union(*pending.values())}
         form_episode(self.env, self.former, episode=episode, options=options)
         state = self.former.memory.state_dict()
+        # the formation's provenance (kept out of memory states): the variants hold its instances
+        truth = SceneTruth.of(episode)
+        located = Localisation(episode, self.former.memory.entry_objects(truth), truth)
         for name, agent in self.agents.items():
             if not pending[name]:
                 continue
@@ -272,8 +276,7 @@ class SharedFormation:
             store = stores[name]
             if links is not None:
                 LinkLog(store.folder / "links.json").save(episode.episode_id, links)
-            # the formation's provenance (kept out of memory states): the variant holds its instances
-            store.append_many(item_rows(episode, answers, Localisation(episode, self.former.memory)))
+            store.append_many(item_rows(episode, answers, located))
             record_counts(store, take_throughput(self.models))  # the shared formation's replies count with the first
         return True
 

@@ -1,13 +1,14 @@
-"""Measures of a formed DialogMem memory taken outside it, from the episode's annotations
-(:mod:`memgym.memory.embodied.ground_truth`): where a navigation answer lands
-(:class:`Localisation`), the link counts of a snapshot memory (:class:`LinkLog`, ``links.json``)
-and the instance merges and splits of an object memory's map (``map.json``).
+"""Where DialogMem keeps the measures of its formed memories (each memory takes its own,
+:meth:`~memgym.core.protocols.Memory.measures`, from the episode's annotations): where a navigation
+answer lands (:class:`Localisation`), the link counts of a snapshot memory (:class:`LinkLog`,
+``links.json``) and the instance merges and splits of an object memory's map (``map.json``).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ import numpy as np
 from memgym.core.episode import TaskItem
 from memgym.core.outputs import write_text_atomic
 from memgym.datasets.dialogmem.episode import DialogMemEpisode
-from memgym.memory.embodied.ground_truth import LinkCounts
+from memgym.memory.embodied.ground_truth import LinkCounts, SceneTruth
 
 
 class Localisation:
@@ -24,18 +25,22 @@ class Localisation:
     answered position to the target's annotated centre; absent when the answer localises nothing)
     and, for a memory of fused instances, ``picked_target`` (whether the entry it picked shows the
     target in most of its views: the location error of those items is the error of the memory's
-    3D estimate, not of its choice)."""
+    3D estimate, not of its choice).
 
-    def __init__(self, episode: DialogMemEpisode, memory: Any) -> None:
-        from memgym.memory.embodied.ground_truth import SceneTruth
+    Args:
+        entry_objects: the memory's ``entry_objects`` measure (:meth:`~memgym.core.protocols.Memory.measures`:
+            entry id -> the annotated object most of its views show); empty for other memories.
+        truth: ``episode``'s scene truth when already read (None: read here).
+    """
 
-        self.truth = SceneTruth.of(episode)
-        self.provenance = getattr(memory, "provenance", None)
+    def __init__(
+        self, episode: DialogMemEpisode, entry_objects: Mapping[str, str | None], truth: SceneTruth | None = None
+    ) -> None:
+        self.truth = SceneTruth.of(episode) if truth is None else truth
+        self.entry_objects = entry_objects
 
     def of(self, item: TaskItem, action: dict[str, Any]) -> dict[str, Any]:
         """The columns of ``item``'s row for the answer ``action``."""
-        from memgym.memory.embodied.ground_truth import main_object
-
         target = item.answer.get("object_id")
         position = np.asarray(action["position"], float)
         if target not in self.truth.positions or not np.all(np.isfinite(position)):
@@ -43,10 +48,9 @@ class Localisation:
         out: dict[str, Any] = {
             "location_error": round(float(np.linalg.norm(position - self.truth.positions[target])), 4)
         }
-        if self.provenance:
-            entry = str(action.get("text", "")).strip().removeprefix("OBJECT").strip()
-            if entry in self.provenance:
-                out["picked_target"] = main_object(self.truth, self.provenance, entry) == target
+        entry = str(action.get("text", "")).strip().removeprefix("OBJECT").strip()
+        if entry in self.entry_objects:
+            out["picked_target"] = self.entry_objects[entry] == target
         return out
 
 
@@ -68,14 +72,8 @@ class EpisodeTable:
 
 
 class LinkLog(EpisodeTable):
-    """Per-episode link counts of a snapshot memory (``links.json`` in its store), measured outside
-    the memory from the episode's annotations (:mod:`memgym.memory.embodied.ground_truth`)."""
-
-    def record(self, episode: DialogMemEpisode, memory: Any) -> LinkCounts:
-        """Measure ``memory``'s links after ``episode``'s formation and store them."""
-        counts = measure_links(episode, memory)
-        self.save(episode.episode_id, counts)
-        return counts
+    """Per-episode link counts of a snapshot memory (``links.json`` in its store: its ``links``
+    measure, :meth:`~memgym.memory.embodied.snapshots.SnapshotMemory.link_counts`)."""
 
     def total(self, episodes: set[str] | None = None) -> LinkCounts:
         """Counts summed over the recorded episodes (those in ``episodes`` when given)."""
@@ -85,30 +83,3 @@ class LinkLog(EpisodeTable):
 
 MAP_FILE = "map.json"
 """Per-episode instance merges and splits of an object memory's map, in its store."""
-
-
-def measure_map(episode: DialogMemEpisode, memory: Any) -> dict[str, int] | None:
-    """Merges and splits of an object ``memory``'s map after ``episode``'s formation
-    (:func:`~memgym.memory.embodied.ground_truth.map_errors`); None for other memories or without
-    the annotated ids under its masks."""
-    from memgym.memory.embodied.ground_truth import SceneTruth, map_errors
-
-    if not getattr(memory, "provenance", None):
-        return None
-    return map_errors(SceneTruth.of(episode), memory.objects.instances, memory.provenance)
-
-
-def measure_links(episode: DialogMemEpisode, memory: Any) -> LinkCounts:
-    """Link counts of a snapshot ``memory`` after ``episode``'s formation."""
-    from memgym.memory.embodied.ground_truth import (
-        SceneTruth,
-        link_counts,
-        match_instances,
-        snapshot_contents,
-        turn_references,
-    )
-
-    snapshots = memory.snapshots()
-    references = turn_references(episode, memory.turns)
-    contents = snapshot_contents(snapshots, match_instances(SceneTruth.of(episode), memory.objects.instances))
-    return link_counts(references, {s.id: s.turns for s in snapshots}, contents)

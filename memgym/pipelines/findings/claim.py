@@ -18,22 +18,37 @@ from typing import Any
 
 import numpy as np
 
+from memgym.core.benchmark import benchmark_info
+from memgym.core.loading import load_target
+from memgym.core.registry import BENCHMARKS
 from memgym.pipelines.findings import measures as m
-from memgym.pipelines.findings.runs import RunFolder, amemops_rows, dialogmem_rows, voxmem_rows
+from memgym.pipelines.findings.runs import RunFolder
 from memgym.pipelines.findings.verdicts import ClaimKind, Effect
 
 
 @dataclasses.dataclass(frozen=True)
 class Tables:
-    """Tidy rows of every run read (:mod:`.runs`), per benchmark."""
+    """Tidy rows of every run read (:mod:`.runs`), per benchmark: ``tables.dialogmem`` is
+    ``tables.rows["dialogmem"]``."""
 
-    dialogmem: list[dict[str, Any]]
-    voxmem: list[dict[str, Any]]
-    amemops: list[dict[str, Any]]
+    rows: dict[str, list[dict[str, Any]]]
+
+    def __getattr__(self, name: str) -> list[dict[str, Any]]:
+        rows = self.__dict__.get("rows", {})
+        if name not in rows:
+            raise AttributeError(f"no tidy rows of benchmark '{name}' (its findings_rows); have {sorted(rows)}")
+        return rows[name]
 
     @classmethod
     def of(cls, runs: Sequence[RunFolder]) -> Tables:
-        return cls(dialogmem_rows(runs), voxmem_rows(runs), amemops_rows(runs))
+        """The rows of every registered benchmark that declares ``findings_rows``
+        (:class:`~memgym.core.benchmark.BenchmarkInfo`), from ``runs``."""
+        rows = {}
+        for name in BENCHMARKS.names():
+            target = benchmark_info(name).findings_rows
+            if target:
+                rows[name] = load_target(target, f"findings rows of benchmark '{name}'")(runs)
+        return cls(rows)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -11,11 +11,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from memgym.core.benchmark import benchmark_info, benchmark_of_job
+from memgym.core.errors import RegistryError
 from memgym.core.figures import save_figure
 from memgym.core.outputs import write_text_atomic
 from memgym.core.results import to_csv, to_markdown
 from memgym.pipelines.findings.claims import CLAIMS, Claim, Measured, Tables
-from memgym.pipelines.findings.runs import BENCHMARK_OF_JOB, RunFolder, find_runs
+from memgym.pipelines.findings.runs import RunFolder, find_runs
 from memgym.pipelines.findings.verdicts import decide
 
 COLUMNS = (
@@ -164,11 +166,26 @@ def default_out(paths: Sequence[str | Path]) -> Path:
     base = Path(os.path.commonpath([Path(p).resolve() for p in paths]))
     while (
         (base / "manifest.json").is_file()
-        or base.name in (*BENCHMARK_OF_JOB, "sweep")
-        or base.parent.name == "eval-dialogmem"
+        or base.name == "sweep"
+        or benchmark_of_job(base.name) is not None
+        or _holds_memory_stores(base.parent.name)
     ):
         base = base.parent
     return base / "findings"
+
+
+def _holds_memory_stores(job: str) -> bool:
+    """Whether ``job`` is the evaluation job of a benchmark whose run folders hold one store per memory."""
+    benchmark = benchmark_of_job(job)
+    return benchmark is not None and benchmark_info(benchmark).stores_per_memory
+
+
+def _title(benchmark: str) -> str:
+    """A benchmark's name in reports (its ``title``; the name when it is not registered)."""
+    try:
+        return benchmark_info(benchmark).title or benchmark
+    except RegistryError:
+        return benchmark
 
 
 def relative_run(path: str | Path, out: Path) -> str:
@@ -180,14 +197,11 @@ def relative_run(path: str | Path, out: Path) -> str:
         return str(Path(path).resolve())
 
 
-BENCHMARK_NAMES = {"dialogmem": "DialogMem", "voxmem": "VoxMem", "amemops": "AMemOps"}
-
-
 def _readable(row: dict[str, Any], width: int = 70) -> str:
     """A claim's axis label: its benchmark and sentence, wrapped to ``width`` characters (two lines at most)."""
     import textwrap
 
-    text = f"{BENCHMARK_NAMES.get(row['benchmark'], row['benchmark'])}: {row['claim']}"
+    text = f"{_title(row['benchmark'])}: {row['claim']}"
     return "\n".join(textwrap.wrap(text, width, max_lines=2, placeholder=" …"))
 
 

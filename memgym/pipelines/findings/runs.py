@@ -28,10 +28,9 @@ from typing import Any
 
 import yaml
 
+from memgym.core.benchmark import benchmark_of_job
 from memgym.core.errors import RecordError
 from memgym.core.results import RunStore, read_manifest
-
-BENCHMARK_OF_JOB = {"eval-dialogmem": "dialogmem", "eval-voxmem": "voxmem", "amemops_eval": "amemops"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -69,7 +68,7 @@ def find_runs(paths: Sequence[str | Path]) -> list[RunFolder]:
 
 def _read_run(folder: Path) -> RunFolder | None:
     manifest = read_manifest(folder / "manifest.json")
-    benchmark = BENCHMARK_OF_JOB.get(str(manifest.get("job")))
+    benchmark = benchmark_of_job(str(manifest.get("job")))  # through the registry's eval_jobs
     if benchmark is None:
         return None
     config_path = folder / "config.yaml"

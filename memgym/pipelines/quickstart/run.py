@@ -11,17 +11,23 @@ import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
-from memgym.core.benchmark import JobArgs, ReportSection
+from memgym.core.benchmark import JobArgs, ReportSection, benchmark_info
 from memgym.core.config import load_config
 from memgym.core.errors import MemgymError
+from memgym.core.loading import load_target
 from memgym.core.registry import BENCHMARKS
-from memgym.pipelines.quickstart import amemops, dialogmem, voxmem
 from memgym.pipelines.quickstart.jobs import Done, Job, run_jobs
 from memgym.pipelines.quickstart.report import findings_section, findings_summary, render_report
 from memgym.pipelines.quickstart.section import Section
+from memgym.plugin_table import BENCHMARK_INFO
 
-SECTIONS: tuple[Section, ...] = (dialogmem.SECTION, voxmem.SECTION, amemops.SECTION)
-"""The built-in sections, in report order (a benchmark that is not registered is left out)."""
+SECTIONS: tuple[Section, ...] = tuple(
+    load_target(info.quickstart, f"quickstart section of benchmark '{name}'")
+    for name, info in ((name, benchmark_info(name)) for name in BENCHMARK_INFO)
+    if info.quickstart
+)
+"""The built-in sections memgym's benchmarks declare (:attr:`~memgym.core.benchmark.BenchmarkInfo.quickstart`),
+in report order (a benchmark that is not registered is left out)."""
 START_ORDER = ("voxmem generate", "amemops train", "dialogmem", "voxmem eval", "amemops eval")
 """Jobs start in this order of name prefixes when workers are free. Measured CPU seconds (2 cores
 under load, docs/quickstart.md): VoxMem generate 61-87 + eval 52-55, the three AMemOps trainings

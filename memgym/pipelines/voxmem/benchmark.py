@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memgym.core.benchmark import Benchmark, JobArgs
+from memgym.core.benchmark import Benchmark, JobArgs, benchmark_info
 from memgym.core.config import load_config
 from memgym.core.errors import ConfigError
 from memgym.core.outputs import make_writable_folder
@@ -32,6 +32,7 @@ class VoxMemBenchmark(Benchmark):
 
     name = "voxmem"
     description = "spoken multi-session memory histories (15 cells, 8K-64K token budgets)"
+    info = benchmark_info("voxmem")
 
     def job_configs(self, job: str) -> dict[str, type]:
         if job == "generate":

@@ -51,16 +51,16 @@ from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
-from tqdm import tqdm
 
 from memgym.agents.voxmem_agent import VoxMemAgent, play_voxmem_item
 from memgym.backends.errors import OverContextError, ReasonerError
 from memgym.backends.throughput import record_counts, take_throughput
-from memgym.core.benchmark import JobArgs
+from memgym.core.benchmark import JobArgs, benchmark_info
 from memgym.core.config import load_config
 from memgym.core.dataset_kinds import require_dataset
+from memgym.core.driver import Evaluation, drive, select_memories
 from memgym.core.errors import ConfigError, MemgymError
-from memgym.core.executors import executor_field, ray_address_field, run_ordered, worker_gpus_field, workers_field
+from memgym.core.executors import executor_field, ray_address_field, worker_gpus_field, workers_field
 from memgym.core.paths import require_folder
 from memgym.core.records import read_jsonl
 from memgym.core.registry import MEMORIES
@@ -96,9 +96,10 @@ from memgym.tasks.voxmem.scoring import load_answer_context
 from memgym.tasks.voxmem.tables import evidence_position, plot_accuracy_vs_budget, results_markdown
 
 DEFAULT_MEMORIES = ("cascaded", "transcript", "oracle_tags")
-GIVES = frozenset({"audio", "dialogue", "truth"})
-"""What a VoxMem evaluation gives its memories (words of their ``reads``): the user turns' audio,
-the dialogue (assistant text, session times) and, to ground-truth probes, the episode."""
+GIVES = benchmark_info("voxmem").gives
+"""What a VoxMem evaluation gives its memories (words of their ``reads``; its registered
+:attr:`~memgym.core.benchmark.BenchmarkInfo.gives`): the user turns' audio, the dialogue (assistant
+text, session times) and, to ground-truth probes, the episode."""
 TAGGER_SENTENCES = (
     "The weather has been lovely this week and we went for a long walk.",
     "Could you remind me to call the bank tomorrow morning?",
@@ -119,7 +120,8 @@ class VoxMemEvalConfig:
         default=("structured",), metadata={"help": "model specs (structured, smollm2, hf:, hf_audio:, openai:)"}
     )
     memories: tuple[str, ...] = field(
-        default=DEFAULT_MEMORIES, metadata={"help": "registered VoxMem memories (memgym list memories)"}
+        default=(),
+        metadata={"help": "registered VoxMem memories (memgym list memories)"},
     )
     memory: str = field(default="", metadata={"help": "one memory: memory=NAME is memories=[NAME]", **ADDED_FIELD})
     budgets: tuple[str, ...] = field(default=(), metadata={"help": "budgets to evaluate (empty = all in the dataset)"})
@@ -150,13 +152,9 @@ class VoxMemEvalConfig:
     worker_gpus: float = worker_gpus_field()
 
     def __post_init__(self) -> None:
-        if self.memory:  # memory=NAME is memories=[NAME]: the same config, hash and run folder
-            if self.memories != DEFAULT_MEMORIES:
-                raise ConfigError("give the memories to compare as memories=[...] or one as memory=..., not both")
-            object.__setattr__(self, "memories", (self.memory,))
-            object.__setattr__(self, "memory", "")
-        if len(set(self.memories)) != len(self.memories):
-            raise ConfigError(f"memories lists a memory twice: {list(self.memories)}")
+        # memory=NAME is memories=[NAME], neither the default list: the same config, hash and run folder
+        object.__setattr__(self, "memories", select_memories(self.memory, self.memories, DEFAULT_MEMORIES))
+        object.__setattr__(self, "memory", "")
         scorer_class(self.scorer, "spoken_qa", "scorer")
 
 
@@ -236,25 +234,53 @@ def evaluate(args: JobArgs) -> Path:
         args.runs_dir, "eval-voxmem", [",".join(config.memories), ",".join(config.models)], config_hash(config)
     )
     store = RunStore.open(args.runs_dir, "eval-voxmem", config, name=name, seeds=(config.seed,))
-    done = store.done_keys()
-    work = [
-        (f"{spec}|{memory_name}|{episode.episode_id}", (spec, memory_name, episode))
-        for spec in config.models
-        for memory_name in config.memories
-        if hears(spec, memory_name)
-        for episode in episodes
-        if f"{spec}|{memory_name}|{episode.episode_id}" not in done
-    ]
-    runner = _item_runner(config, dataset_dir, store)
-    played = itertools.chain.from_iterable(  # work is model by model: each model's items at its own pace
-        run_ordered(config, runner, list(group), threads=items_at_once(config, spec))
-        for spec, group in itertools.groupby(work, key=lambda pair: pair[1][0])
-    )
-    for key, (row, throughput) in tqdm(played, total=len(work), desc="items", disable=not args.progress):
+    return drive(VoxMemEvaluation(config, dataset_dir, episodes, store), store, progress=args.progress).folder
+
+
+class VoxMemEvaluation(Evaluation):
+    """The VoxMem run of :func:`evaluate` for :func:`~memgym.core.driver.drive`: one item per
+    (model, memory, episode) a model can hear, model by model (each at :func:`items_at_once`);
+    a row per item (:func:`run_item`) with its models' throughput."""
+
+    fast_paths = {
+        "items at once (threads, endpoint models)": "tests/pipelines/voxmem/test_evaluation.py::"
+        "test_an_endpoint_model_plays_items_at_once_with_the_same_rows",
+        "a history's turns transcribed in one batch (asr.batch_scope=history)": "tests/pipelines/voxmem/"
+        "test_evaluation.py::test_history_batches_hear_each_item_in_one_call_with_the_same_replies",
+    }
+
+    def __init__(self, config: VoxMemEvalConfig, dataset_dir: Path, episodes: list[VoxMemEpisode], store: RunStore):
+        super().__init__(config)
+        self.dataset_dir, self.episodes, self.folder = dataset_dir, episodes, store.folder
+
+    def work(self, done: set[str]) -> list[tuple[str, Any]]:
+        config = self.config
+        return [
+            (f"{spec}|{memory_name}|{episode.episode_id}", (spec, memory_name, episode))
+            for spec in config.models
+            for memory_name in config.memories
+            if hears(spec, memory_name)
+            for episode in self.episodes
+            if f"{spec}|{memory_name}|{episode.episode_id}" not in done
+        ]
+
+    def setup(self) -> Callable[..., ItemRunner]:
+        return _item_runner(self.config, self.dataset_dir, self.folder)
+
+    def groups(self, work: list[tuple[str, Any]]) -> list[tuple[list[tuple[str, Any]], int]]:
+        """Model by model: each model's items at its own pace."""
+        return [
+            (list(group), items_at_once(self.config, spec))
+            for spec, group in itertools.groupby(work, key=lambda pair: pair[1][0])
+        ]
+
+    def record(self, store: RunStore, key: str, result: Any) -> None:
+        row, throughput = result
         store.append(key, row)
         record_counts(store, throughput)
-    write_outputs(store, config, episodes)
-    return store.folder
+
+    def write_tables(self, store: RunStore) -> Path:
+        return write_outputs(store, self.config, self.episodes)
 
 
 def _eval_episodes(config: VoxMemEvalConfig, dataset_dir: Path) -> list[VoxMemEpisode]:
@@ -285,15 +311,15 @@ def _eval_episodes(config: VoxMemEvalConfig, dataset_dir: Path) -> list[VoxMemEp
     return episodes
 
 
-def _item_runner(config: VoxMemEvalConfig, dataset_dir: Path, store: RunStore) -> Callable[..., ItemRunner]:
-    """What builds an :class:`ItemRunner` per thread or worker for the run in ``store``."""
+def _item_runner(config: VoxMemEvalConfig, dataset_dir: Path, folder: Path) -> Callable[..., ItemRunner]:
+    """What builds an :class:`ItemRunner` per thread or worker for the run in ``folder``."""
     # Ray workers do not write the run folder: their turn and judge caches live in memory only;
     # here every runner (one per thread) shares this process's
     runner = functools.partial(ItemRunner, config, dataset_dir)
     if config.executor == "local":
-        turn_cache = Path(config.turn_cache) if config.turn_cache else store.folder / "turn_cache.jsonl"
+        turn_cache = Path(config.turn_cache) if config.turn_cache else folder / "turn_cache.jsonl"
         runner = functools.partial(
-            runner, memory_options(config, dataset_dir, turn_cache), JudgeCache(store.folder / "judge_cache.jsonl")
+            runner, memory_options(config, dataset_dir, turn_cache), JudgeCache(folder / "judge_cache.jsonl")
         )
     return runner
 

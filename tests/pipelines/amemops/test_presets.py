@@ -170,7 +170,7 @@ def test_memory_and_memories_name_the_models_as_in_every_eval():
     preset = loaded("preset=cpu-tiny", "memory=gdn2@cpu-tiny", "contrasts=[]", "update_interactions=[]")
     assert preset.models == ("gdn2@cpu-tiny",)
     for twice in (("memory=gdn2", "models=[kda]"), ("memory=gdn2", "memories=[kda]")):
-        with pytest.raises(ConfigError, match="name the cores to evaluate once"):
+        with pytest.raises(ConfigError, match="to evaluate once: models="):
             loaded(*twice, "contrasts=[]")
 
 

@@ -64,7 +64,8 @@ def play(dataset: Path, tmp_path: Path, memory_name: str, reasoner) -> tuple[lis
     memory = build_memory(config)
     env = build_env(config, memory, {})
     played = run_episode(env, ReasonerAgent(memory, reasoner), episode=episode)
-    rows = [row for _, row in item_rows(episode, played.answers, Localisation(episode, memory))]
+    located = Localisation(episode, memory.measures(episode).get("entry_objects", {}))
+    rows = [row for _, row in item_rows(episode, played.answers, located)]
     return [r for r in rows if r["task"] == "navigation"], set(memory.entries_of_objects()[1])
 
 

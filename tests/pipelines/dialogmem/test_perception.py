@@ -12,7 +12,7 @@ from memgym.pipelines.dialogmem.evaluation import build_memory
 
 
 def test_visual_stores_hash_the_resolved_perception_and_others_keep_theirs():
-    default = load_config(DialogMemEvalConfig)
+    default = load_config(DialogMemEvalConfig, overrides=("memory=dialogue",))
     assert store_config(default) is default and config_hash(default) == "baf0848c987aa2ee"  # memory=dialogue
     cg = dataclasses.replace(default, memory="conceptgraph")
     simulated = store_config(cg)
