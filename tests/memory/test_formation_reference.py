@@ -18,7 +18,8 @@ from memgym.memory.embodied import backproject as backprojection
 from memgym.memory.embodied import detections, object_map, perception, simulated_detector
 from memgym.memory.embodied.backproject import backproject, valid_depth, voxel_keys
 from memgym.memory.embodied.object_map import KeySet, ObjectMap
-from memgym.memory.embodied.perception_errors import PerceptionNoise, frame_rng
+from memgym.memory.embodied.perception_errors import PerceptionNoise, detection_states, frame_rng
+from memgym.scenes.spec import load_scene
 from tests.memory.test_visual_memory import SMALL
 
 EPISODE = {**SMALL, "traversal": {"min_goals": 2, "max_goals": 2}, "camera": {"width": 96, "height": 96}}
@@ -101,20 +102,23 @@ def reference_lift(self, found, depth, position, rotation, index=0):
     return reference_voxel_centroids(points, owner.reshape(-1)[pixels], self.voxel, len(found))
 
 
-def reference_occluded_shares(semantic, depth):
-    """The 4 neighbours of each pixel from a padded image: the image edge is another, nearer id."""
+def reference_occluded_shares(semantic, depth, occluders):
+    """The 4 neighbours of each pixel from a padded image: the image edge is another, nearer id
+    that occludes; another id occludes when it is in ``occluders`` and nearer."""
     ids = np.pad(np.asarray(semantic, np.int64), 1, constant_values=-1)
     near = np.pad(np.asarray(depth, np.float32), 1, constant_values=-np.inf)
     centre_ids, centre_depth = ids[1:-1, 1:-1], near[1:-1, 1:-1]
     outline = np.zeros(centre_ids.shape, bool)
     occluded = np.zeros(centre_ids.shape, bool)
     for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
-        other = ids[1 + dr : ids.shape[0] - 1 + dr, 1 + dc : ids.shape[1] - 1 + dc] != centre_ids
+        neighbour = ids[1 + dr : ids.shape[0] - 1 + dr, 1 + dc : ids.shape[1] - 1 + dc]
+        other = neighbour != centre_ids
         nearer = near[1 + dr : near.shape[0] - 1 + dr, 1 + dc : near.shape[1] - 1 + dc] < centre_depth - np.float32(
             simulated_detector.NEARER
         )
+        can_occlude = np.isin(neighbour, [-1, *occluders])
         outline |= other
-        occluded |= other & nearer
+        occluded |= other & nearer & can_occlude
     return {
         int(i): float(occluded[centre_ids == i].sum() / outline[centre_ids == i].sum())
         for i in np.unique(centre_ids[outline])
@@ -152,12 +156,13 @@ def reference_detect(self, frame):
     if not len(ids):
         return []
     noise = self.noise
-    rng = frame_rng(noise.seed, int(frame.get("episode_key", 0)), int(frame.get("frame_index", 0)), "detector")
+    episode, index = int(frame.get("episode_key", 0)), int(frame.get("frame_index", 0))
+    rng = frame_rng(noise.seed, episode, index, "detector")
     depth = np.asarray(frame["depth"])
-    shares = reference_occluded_shares(semantic[::2, ::2], depth[::2, ::2])
+    shares = reference_occluded_shares(semantic[::2, ::2], depth[::2, ::2], list(self.labels))
     occluded = np.array([shares.get(int(i), 0.0) for i in ids])
     chance = noise.recall(counts / semantic.size) * (1.0 - noise.occlusion_miss * occluded)
-    kept = rng.random(len(ids)) < chance
+    kept = detection_states(noise.seed, episode, ids, index, noise.miss_frames) < chance
     found = [[semantic == i, self.labels[int(i)], float(c)] for i, c, k in zip(ids, chance, kept) if k]
     for i in range(len(found)):
         for j in range(i + 1, len(found)):
@@ -174,15 +179,18 @@ def reference_detect(self, frame):
             pieces.append((mask, label, score))
     out = []
     for mask, label, score in pieces:
-        shift = int(rng.integers(-noise.boundary_px, noise.boundary_px + 1)) if noise.boundary_px else 0
-        pad = abs(shift) + 2
         r0, c0, r1, c1 = reference_mask_box(mask)
+        cell = np.sqrt((r1 - r0) * (c1 - c0)) / 28  # a cell of a 28x28 mask over the box
+        radius = min(noise.boundary_px, int(np.floor(noise.boundary_cells * cell + 0.5)))
+        flip = noise.boundary_flip * min(cell, 1.0)
+        shift = int(rng.integers(-radius, radius + 1)) if radius else 0
+        pad = abs(shift) + 2
         r0, c0, r1, c1 = max(r0 - pad, 0), max(c0 - pad, 0), r1 + pad, c1 + pad  # where the flips are drawn
         for _ in range(abs(shift)):
             mask = reference_grow(mask) if shift > 0 else reference_shrink(mask)
-        if noise.boundary_flip > 0 and mask.any():
+        if flip > 0 and mask.any():
             flips = np.zeros_like(mask)
-            flips[r0:r1, c0:c1] = rng.random(flips[r0:r1, c0:c1].shape) < noise.boundary_flip
+            flips[r0:r1, c0:c1] = rng.random(flips[r0:r1, c0:c1].shape) < flip
             ring = reference_grow(mask) & ~reference_shrink(mask)
             mask = mask ^ (ring & flips)
         label = self.confused(label, rng)
@@ -254,12 +262,14 @@ def test_optimised_formation_equals_the_reference(formation, monkeypatch, name, 
 
 
 def test_reference_occlusion_matches_on_the_episode(formation):
-    _, observations = formation
+    episode, observations = formation
     for observation in observations[::7]:
         semantic, depth = observation["semantic"][::2, ::2], observation["depth"][::2, ::2]
-        reference = reference_occluded_shares(semantic, depth)
-        assert simulated_detector.occluded_shares(semantic, depth) == reference
-        assert simulated_detector.occluded_shares(observation["semantic"], observation["depth"], step=2) == reference
+        objects = [o.semantic_id for o in load_scene(episode.traversal.scene).objects]
+        reference = reference_occluded_shares(semantic, depth, objects)
+        assert simulated_detector.occluded_shares(semantic, depth, objects) == reference
+        full = (observation["semantic"], observation["depth"])
+        assert simulated_detector.occluded_shares(*full, objects, step=2) == reference
 
 
 def random_views(rng, count, embeddings):
@@ -324,7 +334,14 @@ def random_frame(rng, index, size=48):
 
 def test_simulated_detector_equals_the_reference_with_every_error_process_frequent():
     labels = {i: ("chair", "sofa", "table")[i % 3] for i in range(1, 10)}
-    rates = {"merge": 0.6, "split": 0.5, "boundary_px": 2, "boundary_flip": 0.4, "confusion": 0.3}
+    rates = {
+        "merge": 0.6,
+        "split": 0.5,
+        "boundary_px": 2,
+        "boundary_cells": 3.0,
+        "boundary_flip": 0.4,
+        "confusion": 0.3,
+    }
     detector = simulated_detector.SimulatedDetector(PerceptionNoise(**rates), labels, min_pixels=4)
     rng = np.random.default_rng(5)
     changed = {"merges": 0, "splits": 0}

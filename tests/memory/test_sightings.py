@@ -118,14 +118,15 @@ def test_memory_sightings_equal_the_annotation(formed):
 
 
 @pytest.mark.slow
-def test_bridged_gaps_keep_sightings_under_default_perception():
-    """With the default simulated detector (misses drawn per frame), sightings that bridge up to
-    :data:`MAX_SIGHTING_GAP` unseen frames keep the annotation's ``times_seen`` for more
-    single-instance objects than runs of consecutive frames do. Houses 7 and 11 (docs/dialogmem.md,
-    "Sightings under the default simulated perception"): 17 / 19 against 8 / 19; over houses 5-21,
-    81 / 123 (66%) against 54 / 123, per house 25-100%."""
-    houses = [survey("simulated", seed) for seed in (7, 11)]
+def test_default_perception_keeps_sightings():
+    """With the default simulated detector (time-correlated misses at the recall of clearly visible
+    objects), the memory's ``times_seen`` equals the annotation's for at least 80% of the
+    single-instance objects, and sightings that bridge up to :data:`MAX_SIGHTING_GAP` unseen
+    frames keep it far more often than runs of consecutive frames would. Houses 14 and 18, held
+    out of the detector's tuning (docs/dialogmem.md, "Sightings under the default simulated
+    perception"): 14 / 15 against 4 / 15; over houses 5-21, 123 / 143 (86%) against 82 / 143."""
+    houses = [survey("simulated", seed) for seed in (14, 18)]
     single = sum(h.single for h in houses)
     bridged, runs = (sum(h.kept(gap) for h in houses) / single for gap in (MAX_SIGHTING_GAP, 0))
     assert sum(h.times_seen for h in houses) == sum(h.kept(MAX_SIGHTING_GAP) for h in houses)  # the facts use it
-    assert single >= 12 and bridged >= 0.6 and bridged - runs >= 0.25, (single, bridged, runs)
+    assert single >= 12 and bridged >= 0.8 and bridged - runs >= 0.4, (single, bridged, runs)

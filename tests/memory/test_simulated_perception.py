@@ -15,6 +15,7 @@ from memgym.memory.embodied.perception_errors import (
     PerceptionNoise,
     SensorErrors,
     depth_sigma,
+    detection_states,
     frame_rng,
     similar_labels,
 )
@@ -66,7 +67,7 @@ def test_miss_rate_follows_the_size_bands():
     # 64x64 frame: small < 0.33% (13.5 px), large > 3% (123 px)
     for side, expected in ((3, 0.2), (8, 0.5), (20, 0.9)):
         semantic = square(64, 64, 20, 20, side)
-        rate = np.mean([len(sim.detect(frame(semantic, i))) for i in range(250)])
+        rate = np.mean([len(sim.detect(frame(semantic, 3, episode=i))) for i in range(250)])
         assert abs(rate - expected) < 0.08, (side, rate)
 
 
@@ -75,13 +76,16 @@ def test_occluded_outline_share_and_occlusion_misses():
     semantic = square(40, 40, 10, 10, 10, 1)
     semantic = square(40, 40, 10, 20, 6, 2, into=semantic)  # touches object 1's right side
     depth[10:16, 20:26] = 1.0  # nearer: object 2 occludes one of object 1's four sides
-    shares = occluded_shares(semantic, depth)
+    shares = occluded_shares(semantic, depth, {1, 2})
     assert shares[1] == pytest.approx(6 / 36)  # 6 of the 36 outline pixels touch the nearer object
     assert shares[2] == 0.0
+    assert occluded_shares(semantic, depth, {1})[1] == 0.0  # a nearer surface that is no object: background
     square(40, 40, 0, 0, 5, 3, into=semantic)  # at the image corner: truncated on two sides
-    assert occluded_shares(semantic, depth)[3] == pytest.approx(0.5, abs=0.1)
+    assert occluded_shares(semantic, depth, {1, 2, 3})[3] == pytest.approx(0.5, abs=0.1)
     sim = detector({1: "chair", 2: "lamp"}, occlusion_miss=1.0)
-    seen = np.mean([[d.label for d in sim.detect(frame(semantic, i, depth))].count("chair") for i in range(300)])
+    seen = np.mean(
+        [[d.label for d in sim.detect(frame(semantic, 0, depth, episode=i))].count("chair") for i in range(300)]
+    )
     assert abs(seen - (1 - shares[1])) < 0.08
 
 
@@ -97,11 +101,12 @@ def test_confusion_stays_inside_the_similar_group():
 
 def test_boundary_error_erodes_dilates_and_jitters_the_outline_only():
     semantic = square(40, 40, 10, 10, 12)
-    areas = {int(detector({1: "box"}, boundary_px=1).detect(frame(semantic, i))[0].mask.sum()) for i in range(60)}
+    coarse = {"boundary_px": 1, "boundary_cells": 28.0}  # a cell as wide as the box: the radius is boundary_px
+    areas = {int(detector({1: "box"}, **coarse).detect(frame(semantic, i))[0].mask.sum()) for i in range(60)}
     assert areas == {100, 144, 14 * 14 - 4}  # eroded, exact, dilated (cross element: no corners)
     exact = semantic == 1
     for i in range(30):
-        mask = detector({1: "box"}, boundary_flip=0.5).detect(frame(semantic, i))[0].mask
+        mask = detector({1: "box"}, boundary_flip=0.5, boundary_cells=28.0).detect(frame(semantic, i))[0].mask
         changed = mask ^ exact
         assert changed.any()
         inner = np.zeros_like(exact)
@@ -109,6 +114,54 @@ def test_boundary_error_erodes_dilates_and_jitters_the_outline_only():
         outer = np.zeros_like(exact)
         outer[9:23, 9:23] = True
         assert not (changed & inner).any() and not (changed & ~outer).any()
+
+
+def test_boundary_error_scales_with_the_mask_cell():
+    # a 12 px box: a 28x28 mask's cell is 0.43 px, so one cell rounds to no erosion or dilation,
+    # and the outline flips scale down with the cell
+    semantic = square(40, 40, 10, 10, 12)
+    areas = {int(detector({1: "box"}, boundary_px=1).detect(frame(semantic, i))[0].mask.sum()) for i in range(60)}
+    assert areas == {144}
+    big = square(128, 128, 20, 20, 42)  # a 42 px box: 1.5 px cells, rounded to 2, capped at boundary_px
+    areas = {int(detector({1: "box"}, boundary_px=1).detect(frame(big, i))[0].mask.sum()) for i in range(60)}
+    assert areas == {40 * 40, 42 * 42, 44 * 44 - 4}
+    flipped = [
+        (detector({1: "box"}, boundary_flip=0.5).detect(frame(semantic, i))[0].mask ^ (semantic == 1)).sum()
+        for i in range(60)
+    ]
+    outline = 4 * 12 + 4 * 14  # inner and outer ring
+    assert abs(np.mean(flipped) / outline - 0.5 * 12 / 28) < 0.05
+
+
+def test_detection_states_are_uniform_and_last_several_frames():
+    keys = np.arange(400)
+    for frames in (0.0, 4.0):
+        states = np.array([detection_states(3, 11, keys, t, frames) for t in range(60)])  # (frames, keys)
+        assert abs(states.mean() - 0.5) < 0.02 and abs((states < 0.3).mean() - 0.3) < 0.02
+        lag1 = np.corrcoef(states[:-1].ravel(), states[1:].ravel())[0, 1]
+        runs = miss_runs(states < 0.8)  # detected with chance 0.8 in every frame
+        if frames == 0:
+            assert abs(lag1) < 0.03 and abs(np.mean(runs) - 1 / 0.8) < 0.1
+        else:  # normal-score correlation exp(-1/4) = 0.78; a miss lasts about twice as long
+            assert 0.6 < lag1 < 0.85 and np.mean(runs) > 2.0
+    first = detection_states(3, 11, keys, 17, 4.0)
+    assert np.array_equal(first, detection_states(3, 11, keys, 17, 4.0))  # a function of the frame alone
+    assert not np.array_equal(first, detection_states(3, 12, keys, 17, 4.0))
+    assert np.array_equal(detection_states(3, 11, keys[5:9], 17, 4.0), first[5:9])
+
+
+def miss_runs(detected: np.ndarray) -> list[int]:
+    """Lengths of the runs of misses in ``detected`` ``(frames, keys)`` (each key's column)."""
+    runs = []
+    for column in detected.T:
+        length = 0
+        for hit in column:
+            if not hit:
+                length += 1
+            elif length:
+                runs.append(length)
+                length = 0
+    return runs
 
 
 def test_split_and_merge_change_the_instance_count():

@@ -5,9 +5,14 @@
 odometry drift). Defaults come from published evaluations where one exists (docs/dialogmem.md,
 "Simulated perception", lists the sources and numbers):
 
-* detection recall by object size: COCO AR_small / AR_medium / AR_large of Faster R-CNN R-50-FPN
-  (Detectron benchmark, COCO 2017 val: 0.314 / 0.539 / 0.636), with COCO's size bands (32^2 and
-  96^2 pixels of a 640x480 image) written as fractions of the frame;
+* detection recall by object size: the recall at IoU 0.5 of a Faster R-CNN R-50-FPN class
+  detector per COCO size band, 0.47 / 0.81 / 0.95: its AR_small / AR_medium / AR_large over IoU
+  0.5-0.95 (Detectron benchmark, COCO 2017 val: 0.314 / 0.539 / 0.636) times 1.5, the ratio of
+  recall at IoU 0.5 to AR over IoU 0.5-0.95 in a COCO evaluation log of a detector of that class
+  (AP 35.6: AR 0.686 vs 0.458, all sizes; one third-party log, so a stated estimate). A detection
+  counts for a memory once it overlaps its object; the mask's own error is the separate boundary
+  process, so AR's stricter overlaps would count localisation twice. COCO's size bands (32^2 and
+  96^2 pixels of a 640x480 image) are written as fractions of the frame;
 * depth noise: the axial Kinect noise model of Nguyen, Izadi & Lovell ("Modeling Kinect Sensor
   Noise for Improved 3D Reconstruction and Tracking", 3DIMPVT 2012), ``sigma(z) = 0.0012 +
   0.0019 (z - 0.4)^2`` m, their model for surfaces at 10-60 degrees to the optical axis (the extra
@@ -22,14 +27,16 @@ odometry drift). Defaults come from published evaluations where one exists (docs
   better (ORB-SLAM, Mur-Artal, Montiel & Tardos, T-RO 2015: "typical localization accuracy from
   0.2% to 1% of the trajectory dimension"), which is not modelled.
 
-Occlusion misses, label confusion, boundary error and over-/under-segmentation have no
-per-detection rate in the sources found; their defaults are stated as choices in the docs.
+Occlusion misses, how long a miss lasts, label confusion, boundary error and
+over-/under-segmentation have no per-detection rate in the sources found; their defaults are
+stated as choices in the docs.
 
 Depth noise is drawn for the pixels a memory back-projects (in their fixed pixel order), not for
 the whole image: the same values for the same frame, at a quarter of the cost with the default
 2-pixel grid. Every random draw comes from :func:`frame_rng`, a generator seeded by ``(seed, episode, frame,
-stream)``: results are identical across runs and do not depend on the order in which episodes
-are evaluated.
+stream)``, or, for whether an object is detected, from :func:`detection_states`, a hash of ``(seed,
+episode, object, frame)``: results are identical across runs and do not depend on the order in
+which episodes are evaluated.
 
 :class:`SensorErrors` turns a true formation frame into the one a memory perceives: depth with
 noise, and the pose the agent's odometry reports (true pose composed with the accumulated drift;
@@ -46,6 +53,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
+from scipy import special
 
 from memgym.core.config import check_ranges
 from memgym.core.errors import ConfigError
@@ -84,17 +92,28 @@ class PerceptionNoise:
     """Rates of simulated perception (module docstring; all probabilities in [0, 1])."""
 
     seed: int = dataclasses.field(default=0, metadata={"help": "seed of the error draws (with episode and frame)"})
-    recall_small: float = _rate("chance a small object (area < small_area) is detected in a frame", 0.314)
-    recall_medium: float = _rate("chance a medium object is detected in a frame", 0.539)
-    recall_large: float = _rate("chance a large object (area > large_area) is detected in a frame", 0.636)
+    recall_small: float = _rate("chance a small object (area < small_area) is detected in a frame", 0.47)
+    recall_medium: float = _rate("chance a medium object is detected in a frame", 0.81)
+    recall_large: float = _rate("chance a large object (area > large_area) is detected in a frame", 0.95)
     small_area: float = _rate("frame fraction below which an object is small (COCO 32^2 px of 640x480)", 0.0033)
     large_area: float = _rate("frame fraction above which an object is large (COCO 96^2 px of 640x480)", 0.03)
-    occlusion_miss: float = _rate("extra miss chance of a fully occluded outline (x occluded outline share)", 0.5)
+    occlusion_miss: float = _rate("extra miss chance of a fully occluded outline (x occluded outline share)", 0.3)
+    miss_frames: float = _rate(
+        "frames a miss lasts: correlation length of each object's detection state (0: drawn anew per frame)",
+        3.0,
+        1000.0,
+    )
     confusion: float = _rate("chance a detection gets another label of its similar-category group", 0.1)
     boundary_px: int = dataclasses.field(
         default=1, metadata={"help": "masks eroded/dilated by up to this many pixels", "min": 0, "max": 16}
     )
     boundary_flip: float = _rate("share of the pixels along a mask's outline flipped in or out", 0.2)
+    boundary_cells: float = _rate(
+        "mask outline error in cells of a 28x28 mask over the box (Mask R-CNN's), rounded to pixels, "
+        "at most boundary_px; outline flips scale with a cell's size in pixels (at most 1)",
+        1.0,
+        28.0,
+    )
     split: float = _rate("chance a mask is cut in two instances (over-segmentation)", 0.05)
     merge: float = _rate("chance two touching masks of one category come out as one (under-segmentation)", 0.05)
     depth_scale: float = _rate("multiplier of the Kinect axial depth noise model (0: exact depth)", 1.0, 10.0)
@@ -125,6 +144,45 @@ def episode_key(episode_id: str) -> int:
 
 
 STREAMS = {"detector": 1, "depth": 2, "pose": 3}
+
+_MIX = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB))
+
+
+def _hash_uniform(words: np.ndarray) -> np.ndarray:
+    """``(N,)`` uniforms in ``(0, 1)`` (53 bits) hashed from the rows of ``words`` ``(N, n)`` (uint64):
+    SplitMix64's finaliser applied word by word, so that every word changes every bit of the result."""
+    h = np.zeros(len(words), np.uint64)
+    for column in words.T:
+        h = (h ^ column) + _MIX[0]
+        h = (h ^ (h >> np.uint64(30))) * _MIX[1]
+        h = (h ^ (h >> np.uint64(27))) * _MIX[2]
+        h = h ^ (h >> np.uint64(31))
+    return ((h >> np.uint64(11)).astype(np.float64) + 0.5) * 2.0**-53
+
+
+def detection_states(seed: int, episode: int, keys: np.ndarray, frame: int, frames: float) -> np.ndarray:
+    """``(K,)`` detection states in ``(0, 1)`` of objects ``keys`` ``(K,)`` (instance ids >= 0) in
+    frame ``frame`` of one episode: an object is detected when its state is below its detection
+    chance, so each frame's chance is the rate whatever the state's past.
+
+    The state is a stationary Gaussian process over frames mapped to ``(0, 1)`` by the normal
+    CDF: ``z(t) = sum_k w_k e(t - k)``, ``w_k`` proportional to ``exp(-k / frames)`` over ``k <
+    3 frames + 1`` and normalised to unit variance, ``e`` standard normals hashed from ``(seed,
+    episode, key, frame)``. Neighbouring frames' states correlate by about ``exp(-1 / frames)``,
+    so a miss (or a detection) lasts about ``frames`` frames, as the occlusion and viewing angle
+    behind it do; ``frames <= 0``: an independent state per frame. A function of ``(seed,
+    episode, key, frame)`` alone, whatever frames were processed before."""
+    keys = np.asarray(keys, np.int64).astype(np.uint64)
+    lags = np.arange(int(3 * frames) + 1 if frames > 0 else 1)
+    weights = np.exp(-lags / frames) if frames > 0 else np.ones(1)
+    weights /= np.sqrt(np.sum(weights**2))
+    words = np.empty((len(keys), len(lags), 4), np.uint64)
+    words[..., 0] = int(seed) & (2**64 - 1)
+    words[..., 1] = int(episode) & (2**64 - 1)
+    words[..., 2] = keys[:, None]
+    words[..., 3] = (int(frame) - lags).astype(np.int64).astype(np.uint64)[None, :]
+    normals = special.ndtri(_hash_uniform(words.reshape(-1, 4))).reshape(len(keys), len(lags))
+    return special.ndtr(normals @ weights)
 
 
 def frame_rng(seed: int, episode: int, frame: int, stream: str) -> np.random.Generator:

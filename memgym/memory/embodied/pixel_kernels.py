@@ -32,12 +32,13 @@ def label_boxes(labels: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
 
 @numba.njit(cache=True, nogil=True)
 def label_stats(
-    labels: np.ndarray, depth: np.ndarray, size: int, step: int, nearer: np.float32
+    labels: np.ndarray, depth: np.ndarray, size: int, step: int, nearer: np.float32, occluders: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """:func:`label_boxes` of the ids ``1..size-1`` and, in the same pass over the image, per id
     ``0..size-1`` of the image ``labels[::step, ::step]``: its outline pixels (on the image edge, or
     with a 4-neighbour of another id) and, of those, the occluded ones (on the image edge, or with
-    a 4-neighbour of another id whose depth is below the pixel's depth minus ``nearer``).
+    a 4-neighbour of another id that may occlude, ``occluders[id]``, whose depth is below the
+    pixel's depth minus ``nearer``).
 
     Args:
         labels: ``(H, W)`` integer ids.
@@ -45,6 +46,7 @@ def label_stats(
         size: one more than the largest id counted.
         step: the pixel step of the image whose outlines are measured.
         nearer: metres by which a neighbour must be nearer to count as in front (float32 arithmetic).
+        occluders: ``(size,) bool``, the ids whose surfaces can occlude (ids outside it cannot).
 
     Returns:
         ``(size,)`` counts, ``(size, 4)`` boxes, ``(size,)`` outline counts and occluded counts.
@@ -55,7 +57,7 @@ def label_stats(
     for r in range(labels.shape[0]):
         _count_row(labels, r, counts, boxes)
         if r % step == 0:
-            _outline_row(labels, depth, r, step, nearer, lines, hidden)
+            _outline_row(labels, depth, r, step, nearer, occluders, lines, hidden)
     return counts, boxes, lines, hidden
 
 
@@ -96,12 +98,14 @@ def _outline_row(
     row: int,
     step: int,
     nearer: np.float32,
+    occluders: np.ndarray,
     lines: np.ndarray,
     hidden: np.ndarray,
 ) -> None:
     """Add the outline and occluded pixels of row ``row`` of the image ``labels[::step, ::step]``
     (a full-image row index, a multiple of ``step``) to ``lines`` and ``hidden`` (ids
-    ``0..len(lines)-1``; others are skipped)."""
+    ``0..len(lines)-1``; others are skipped); a neighbour occludes when it is nearer and
+    ``occluders[neighbour]`` (an id in ``0..len(occluders)-1``)."""
     last_row, last_col = (labels.shape[0] - 1) // step * step, (labels.shape[1] - 1) // step * step
     size = lines.shape[0]
     for col in range(0, labels.shape[1], step):
@@ -119,12 +123,17 @@ def _outline_row(
         lines[i] += 1
         near = depth[row, col] - nearer
         if (
-            (up != i and depth[row - step, col] < near)
-            or (down != i and depth[row + step, col] < near)
-            or (left != i and depth[row, col - step] < near)
-            or (right != i and depth[row, col + step] < near)
+            (up != i and _occludes(occluders, up) and depth[row - step, col] < near)
+            or (down != i and _occludes(occluders, down) and depth[row + step, col] < near)
+            or (left != i and _occludes(occluders, left) and depth[row, col - step] < near)
+            or (right != i and _occludes(occluders, right) and depth[row, col + step] < near)
         ):
             hidden[i] += 1
+
+
+@numba.njit(cache=True, nogil=True)
+def _occludes(occluders: np.ndarray, i: int) -> bool:
+    return 0 <= i < occluders.shape[0] and occluders[i]
 
 
 @numba.njit(cache=True, nogil=True)

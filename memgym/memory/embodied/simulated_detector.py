@@ -8,15 +8,23 @@ of the frame, set by :class:`~memgym.memory.embodied.perception_errors.SensorErr
 
 1. **misses** -- an instance is detected with chance ``recall(area) * (1 - occlusion_miss *
    occluded)``: ``recall`` by COCO size band of its pixel area, ``occluded`` the share of its
-   outline pixels that border a nearer surface (depth smaller by more than 5 cm) or the image edge
-   (measured on every second row and column);
+   outline pixels that border a labelled object nearer than it (depth smaller by more than 5 cm;
+   walls, floors and ceilings are background, not occluders) or the image edge (measured on every
+   second row and column). The draw is the object's detection state
+   (:func:`~memgym.memory.embodied.perception_errors.detection_states`), a Gaussian process over
+   frames that correlates over ``miss_frames`` frames: the chance is the same in every frame, but
+   a miss lasts several frames, as the occlusion and viewing angle behind it do, instead of
+   flickering frame by frame;
 2. **under-segmentation** -- two detected masks of one category that touch come out as one mask
    with chance ``merge``;
 3. **over-segmentation** -- a mask of >= 2 ``min_pixels`` pixels is cut in two along its principal
    axis with chance ``split``;
-4. **boundary error** -- each mask is eroded or dilated by a radius drawn from
-   ``-boundary_px..boundary_px``, then each pixel along its outline (inner and outer ring) is
-   flipped with chance ``boundary_flip``;
+4. **boundary error** -- each mask is eroded or dilated by a radius drawn from ``-r..r``, then each
+   pixel along its outline (inner and outer ring) is flipped with chance ``f``: ``r`` is
+   ``boundary_cells`` cells of a 28x28 mask over the mask's box (a cell: the box's geometric mean
+   side / 28, as Mask R-CNN predicts a 28x28 mask per box) rounded to pixels and at most
+   ``boundary_px``, ``f`` is ``boundary_flip`` times a cell's size in pixels (at most
+   ``boundary_flip``), so a small object's outline is not off by a whole pixel all round;
 5. **label confusion** -- with chance ``confusion`` a detection's label becomes another member of
    its similar-category group (:data:`~memgym.memory.embodied.perception_errors.SIMILAR_CATEGORIES`);
    a category outside every group keeps its label.
@@ -27,13 +35,13 @@ Masks left with fewer than ``min_pixels`` pixels are dropped. The score is the d
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
 
 from memgym.memory.embodied.detections import Detection, GroundTruthDetector, crop_of, mask_box
-from memgym.memory.embodied.perception_errors import PerceptionNoise, frame_rng, similar_labels
+from memgym.memory.embodied.perception_errors import PerceptionNoise, detection_states, frame_rng, similar_labels
 from memgym.memory.embodied.pixel_kernels import (
     flip_outline,
     grow,
@@ -79,6 +87,9 @@ Found = tuple[Patch, str, float]
 NEARER = 0.05
 """Metres by which a neighbouring surface must be nearer for an outline pixel to count as occluded."""
 
+MASK_CELLS = 28
+"""Side of the mask a detector predicts per box, in cells (Mask R-CNN's 28x28): its outline is off by about a cell."""
+
 
 class SimulatedDetector(GroundTruthDetector):
     """The ``gt`` detector's masks with the error processes of the module docstring.
@@ -97,22 +108,24 @@ class SimulatedDetector(GroundTruthDetector):
 
     def detect(self, frame: Mapping[str, Any]) -> list[Detection]:
         semantic, known = self.semantic_and_ids(frame)
+        size = int(known.max(initial=0)) + 1
         counts, boxes, lines, hidden = label_stats(
-            semantic, _float32(frame["depth"]), int(known.max(initial=0)) + 1, 2, np.float32(NEARER)
+            semantic, _float32(frame["depth"]), size, 2, np.float32(NEARER), self.occluders(size)
         )
         ids = known[counts[known] >= self.min_pixels]
         if not len(ids):
             return []
-        rng = frame_rng(self.noise.seed, int(frame.get("episode_key", 0)), int(frame.get("frame_index", 0)), "detector")
+        episode, index = int(frame.get("episode_key", 0)), int(frame.get("frame_index", 0))
+        rng = frame_rng(self.noise.seed, episode, index, "detector")
         occluded = outline_shares(lines, hidden, ids)
-        found = self.misses(semantic, ids, counts[ids], boxes[ids], occluded, rng)
+        states = detection_states(self.noise.seed, episode, ids, index, self.noise.miss_frames)
+        found = self.misses(semantic, ids, counts[ids], boxes[ids], occluded, states)
         found = self.splits(self.merges(found, rng), rng)
         rgb = np.asarray(frame["rgb"])
         detections = []
         for patch, label, chance in found:
-            region, (r0, c0) = boundary_region(
-                patch, semantic.shape, self.noise.boundary_px, self.noise.boundary_flip, rng
-            )
+            radius, flip = self.boundary_error(patch)
+            region, (r0, c0) = boundary_region(patch, semantic.shape, radius, flip, rng)
             label = self.confused(label, rng)
             count, rr0, cc0, rr1, cc1 = mask_extent(region)
             if count < max(self.min_pixels, 1):
@@ -123,6 +136,14 @@ class SimulatedDetector(GroundTruthDetector):
             detections.append(Detection(mask, label, chance, box, crop_of(rgb, box)))
         return detections
 
+    def occluders(self, size: int) -> np.ndarray:
+        """``(size,) bool``: the ids ``0..size-1`` whose surfaces occlude an object, the labelled
+        objects' (walls, floors and ceilings are the background an object is seen against; the
+        floor just in front of a standing object is nearer than the object's base)."""
+        occluders = np.zeros(size, bool)
+        occluders[self._ids[self._ids < size]] = True
+        return occluders
+
     def misses(
         self,
         semantic: np.ndarray,
@@ -130,18 +151,29 @@ class SimulatedDetector(GroundTruthDetector):
         counts: np.ndarray,
         boxes: np.ndarray,
         occluded: np.ndarray,
-        rng: np.random.Generator,
+        states: np.ndarray,
     ) -> list[Found]:
         """``(patch, label, detection chance)`` of the instances detected (step 1): ``ids`` ``(K,)``,
         their pixel ``counts`` ``(K,)`` and ``boxes`` ``(K, 4)`` in ``semantic``, ``occluded``
-        ``(K,)``: the occluded share of each one's outline."""
+        ``(K,)``: the occluded share of each one's outline, ``states`` ``(K,)``: their detection
+        states (:func:`~memgym.memory.embodied.perception_errors.detection_states`)."""
         chance = self.noise.recall(counts / semantic.size) * (1.0 - self.noise.occlusion_miss * occluded)
-        kept = rng.random(len(ids)) < chance
+        kept = states < chance
         return [
             (instance_patch(semantic, int(i), box), self.labels[int(i)], float(c))
             for i, box, c, k in zip(ids, boxes, chance, kept)
             if k
         ]
+
+    def boundary_error(self, patch: Patch) -> tuple[int, float]:
+        """The largest erosion/dilation radius (pixels) and the outline flip chance of ``patch``'s
+        mask (step 4): ``boundary_cells`` cells of a :data:`MASK_CELLS` x :data:`MASK_CELLS` mask over
+        its box (a cell: the box's geometric mean side / :data:`MASK_CELLS`), rounded to pixels and at
+        most ``boundary_px``; ``boundary_flip`` times a cell's size in pixels, at most ``boundary_flip``."""
+        r0, c0, r1, c1 = patch.box()
+        cell = float(np.sqrt((r1 - r0) * (c1 - c0))) / MASK_CELLS
+        radius = min(self.noise.boundary_px, int(np.floor(self.noise.boundary_cells * cell + 0.5)))
+        return radius, self.noise.boundary_flip * min(cell, 1.0)
 
     def merges(self, found: list[Found], rng: np.random.Generator) -> list[Found]:
         """Touching same-category masks joined with chance ``merge`` (step 2)."""
@@ -200,14 +232,19 @@ def patches_touch(a: Patch, b: Patch) -> bool:
     return bool((grow(a.within(box)) & b.within(box)).any())
 
 
-def occluded_shares(semantic: np.ndarray, depth: np.ndarray, step: int = 1) -> dict[int, float]:
+def occluded_shares(
+    semantic: np.ndarray, depth: np.ndarray, occluders: Iterable[int], step: int = 1
+) -> dict[int, float]:
     """Instance id -> share of its outline pixels (pixels on the image edge or with a 4-neighbour of
-    another id) that touch the image edge or a pixel more than :data:`NEARER` m nearer (a surface
-    in front of it), measured on ``semantic[::step, ::step]`` (ids >= 0) and its ``depth`` (what
-    step 1 of the module docstring reads, at ``step=2``)."""
+    another id) that touch the image edge or a pixel of an id in ``occluders`` more than
+    :data:`NEARER` m nearer (an object in front of it), measured on ``semantic[::step, ::step]``
+    (ids >= 0) and its ``depth`` (what step 1 of the module docstring reads, at ``step=2`` with
+    the labelled objects as ``occluders``)."""
     semantic = np.asarray(semantic)
     size = int(semantic.max(initial=0)) + 1
-    _, _, lines, hidden = label_stats(semantic, _float32(depth), size, int(step), np.float32(NEARER))
+    mask = np.zeros(size, bool)
+    mask[[i for i in occluders if 0 <= i < size]] = True
+    _, _, lines, hidden = label_stats(semantic, _float32(depth), size, int(step), np.float32(NEARER), mask)
     present = np.flatnonzero(lines)
     return dict(zip(present.tolist(), outline_shares(lines, hidden, present).tolist()))
 
