@@ -13,6 +13,15 @@ if worker := os.environ.get("PYTEST_XDIST_WORKER"):
     os.environ.setdefault("NUMBA_CACHE_DIR", os.path.join(tempfile.gettempdir(), f"memgym-numba-{worker}"))
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _sb3_logs_in_pytest_tmp(tmp_path_factory):
+    """Stable-Baselines3's ``learn()`` makes a ``<tempdir>/SB3-<date-time>`` folder unless
+    ``SB3_LOGDIR`` names one: its logs (none at ``verbose=0``) go to pytest's temp folder instead."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SB3_LOGDIR", str(tmp_path_factory.mktemp("sb3_logs")))
+        yield
+
+
 @pytest.fixture(scope="session")
 def vox_dataset(tmp_path_factory):
     """A tiny VoxMem dataset (5 items at 4K), built once per session."""
