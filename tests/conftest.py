@@ -13,6 +13,15 @@ if worker := os.environ.get("PYTEST_XDIST_WORKER"):
     os.environ.setdefault("NUMBA_CACHE_DIR", os.path.join(tempfile.gettempdir(), f"memgym-numba-{worker}"))
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _sb3_logs_in_pytest_tmp(tmp_path_factory):
+    """Stable-Baselines3's ``learn()`` makes a ``<tempdir>/SB3-<date-time>`` folder unless
+    ``SB3_LOGDIR`` names one: its logs (none at ``verbose=0``) go to pytest's temp folder instead."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SB3_LOGDIR", str(tmp_path_factory.mktemp("sb3_logs")))
+        yield
+
+
 @pytest.fixture(scope="session")
 def vox_dataset(tmp_path_factory):
     """A tiny VoxMem dataset (5 items at 4K), built once per session."""
@@ -54,13 +63,25 @@ def ray_cluster():
         ray.shutdown()
 
 
-# Test files that run for minutes (pooled training runs), started first so that pytest-xdist's
-# --dist loadfile keeps both workers busy to the end instead of leaving one of them at the tail.
+# Test files by decreasing run time ('make test' on 2 idle cores, --durations), started first: each
+# pytest-xdist worker (--dist loadfile) holds its running file and one more, so the last files
+# handed out must be short for both workers to finish together. Files not listed (each under about
+# 15 s) follow in collection order.
 LONGEST_FIRST = (
-    "tests/pipelines/amemops/test_learning.py",
-    "tests/pipelines/amemops/test_learning_paths.py",
-    "tests/pipelines/amemops/test_interventions_learning.py",
-    "tests/pipelines/voxmem/test_audio_lm.py",  # a 2-minute SmolLM2 training run
+    "tests/pipelines/amemops/test_learning_paths.py",  # ~240 s: 6 training processes, 2 at a time
+    "tests/pipelines/amemops/test_learning.py",  # ~200 s: the same
+    "tests/pipelines/voxmem/test_audio_lm.py",  # ~180 s: a SmolLM2 training run, one thread
+    "tests/pipelines/test_ray_executor.py",  # ~55 s
+    "tests/pipelines/amemops/test_interventions_learning.py",  # ~45 s
+    "tests/backends/test_smollm2.py",  # ~40 s, most of it loading the GGUF model
+    "tests/pipelines/dialogmem/test_evaluation.py",
+    "tests/pipelines/dialogmem/test_link_sweep.py",
+    "tests/datasets/voxmem/test_gate.py",
+    "tests/agents/test_sb3_loop.py",
+    "tests/testing/test_contracts.py",
+    "tests/wrappers/test_sb3_training.py",
+    "tests/memory/test_visual_memory.py",
+    "tests/datasets/voxmem/test_determinism.py",
 )
 
 

@@ -2,7 +2,9 @@
 through :func:`memgym.wrappers.sb3_ready`.
 
 Envs are made through ``gymnasium.make`` (so the spec and render modes are checked too) with small
-settings where the defaults would build a large episode.
+settings where the defaults would build a large episode: VoxMem plays the suite's tiny spoken
+dataset (``vox_dataset``) rather than generating a history on every reset with a new seed
+(``tests/envs/test_voxmem_env.py`` covers that path).
 """
 
 import ast
@@ -32,15 +34,16 @@ SMALL_KWARGS = {
 }
 
 
-SLOW_ENVS = {"memgym/VoxMem-v0"}
-"""Ids whose check (every reset generates a spoken history) is left to 'make test'."""
+def small_kwargs(env_id: str, request: pytest.FixtureRequest) -> dict:
+    """:data:`SMALL_KWARGS` of ``env_id``; VoxMem's names the session's tiny spoken dataset."""
+    if env_id == "memgym/VoxMem-v0":
+        return {"dataset": str(request.getfixturevalue("vox_dataset"))}
+    return SMALL_KWARGS.get(env_id, {})
 
 
-@pytest.mark.parametrize(
-    "env_id", [pytest.param(i, marks=pytest.mark.slow) if i in SLOW_ENVS else i for i in sorted(GYM_ENVS)]
-)
-def test_registered_env_passes_check_env(env_id):
-    env = gymnasium.make(env_id, render_mode="rgb_array", **SMALL_KWARGS.get(env_id, {}))
+@pytest.mark.parametrize("env_id", sorted(GYM_ENVS))
+def test_registered_env_passes_check_env(env_id, request):
+    env = gymnasium.make(env_id, render_mode="rgb_array", **small_kwargs(env_id, request))
     check_env(env.unwrapped, skip_render_check=False)
     env.close()
 
@@ -50,11 +53,11 @@ SB3_OBSERVATION_SPACES = (spaces.Box, spaces.Discrete, spaces.MultiDiscrete, spa
 
 
 @pytest.mark.parametrize("env_id", sorted(GYM_ENVS))
-def test_registered_env_passes_sb3_check_env_through_the_wrappers(env_id):
+def test_registered_env_passes_sb3_check_env_through_the_wrappers(env_id, request):
     """memgym.wrappers.sb3_ready: Text keys as token ids, VoxMem's audio as features, Text answers
     as choices, DialogMem's Dict answer as one Box; no key or action SB3 does not support."""
     sb3_checker = pytest.importorskip("stable_baselines3.common.env_checker")
-    env = sb3_ready(gymnasium.make(env_id, **SMALL_KWARGS.get(env_id, {})), answers=["", "I don't know."])
+    env = sb3_ready(gymnasium.make(env_id, **small_kwargs(env_id, request)), answers=["", "I don't know."])
     fields = env.observation_space.spaces
     assert all(isinstance(space, SB3_OBSERVATION_SPACES) for space in fields.values()), fields
     # SB3 policies flatten each key from dimension 1 on: a 0-d Box crashes them on reset
