@@ -196,7 +196,8 @@ def hears(spec: str, memory_name: str) -> bool:
 
 
 def train_sound_tagger(dataset_dir: Path):
-    """The cascade's sound tagger for a dataset: its library, sound classes and SNR (``config.yaml``)."""
+    """The cascade's sound tagger for a dataset: its library, sound classes, SNR and the silence before
+    each turn's speech (``config.yaml``; datasets built before that key have none)."""
     import yaml
 
     from memgym.backends.tts.espeak import EspeakBackend
@@ -208,7 +209,11 @@ def train_sound_tagger(dataset_dir: Path):
     library_fields = {f.name for f in dataclasses.fields(LibraryConfig)}
     library = LibraryConfig(**{k: v for k, v in (data.get("library") or {}).items() if k in library_fields})
     tts, bank = EspeakBackend(), espeak_voice_bank()
-    speech = [tts.synthesize(text, bank[(5 * i) % len(bank)]) for i, text in enumerate(TAGGER_SENTENCES * 4)]
+    lead = np.zeros(int(round(float(data.get("lead_silence_s", 0.0)) * tts.sample_rate)), dtype=np.float32)
+    speech = [
+        np.concatenate([lead, tts.synthesize(text, bank[(5 * i) % len(bank)])])
+        for i, text in enumerate(TAGGER_SENTENCES * 4)
+    ]
     classes = data.get("sound_classes") or []
     return SoundTagger(open_library(library), classes, speech, snr_db=float(data.get("snr_db", 10.0)))
 
