@@ -54,7 +54,7 @@ def word_error_rate(args: argparse.Namespace, turns: dict) -> None:
     asr = FasterWhisperBackend(args.model, beam_size=args.beam)
     errors = words = 0
     per_voice: dict[str, list[int]] = {}
-    start, audio_s = time.perf_counter(), 0.0
+    start, cpu, audio_s = time.perf_counter(), time.process_time(), 0.0
     for audio_path, (turn, voice) in turns.items():
         if args.condition != "all" and turn_condition(turn) != args.condition:
             continue
@@ -65,10 +65,11 @@ def word_error_rate(args: argparse.Namespace, turns: dict) -> None:
         per_voice.setdefault(voice, [0, 0])
         per_voice[voice][0] += wrong
         per_voice[voice][1] += total
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     print(f"== voxmem_heard {args.dataset} ({asr.identity()}) ==")
     print(
-        f"{args.condition} turns: WER {errors / max(words, 1):.1%} over {words} words ({audio_s / seconds:.1f} audio s/s)"
+        f"{args.condition} turns: WER {errors / max(words, 1):.1%} over {words} words "
+        f"({audio_s / seconds:.1f} audio s per wall s, {audio_s / cpu:.1f} per CPU s)"
     )
     print("per voice: " + ", ".join(f"{v} {e / max(w, 1):.0%}" for v, (e, w) in sorted(per_voice.items())))
 
