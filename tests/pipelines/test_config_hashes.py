@@ -30,8 +30,9 @@ PINNED = [
     # "dialogue" until issue 41 item 2, when memory= and memories= were folded once)
     (DialogMemEvalConfig, None, ("memory=dialogue",), "baf0848c987aa2ee"),
     # refusal_scope=every_subtype and max_revisions=8 by default since issue 38 (was 3627af73b1e8a7e9); the
-    # default build draws the items that refusal_scope=every_subtype drew before (draw_digest 1b6178d6bcbafd89)
-    (VoxMemConfig, None, (), "4c153e2fd40ee5f9"),
+    # default build draws the items that refusal_scope=every_subtype drew before (draw_digest 1b6178d6bcbafd89);
+    # lead_silence_s=0.5 by default since issue 38 item 4 (was 4c153e2fd40ee5f9; draws unchanged, see test below)
+    (VoxMemConfig, None, (), "d4360e3aa03761ea"),
     (VoxMemEvalConfig, None, (), "78e847ad68aa3f97"),
     (StreamSetConfig, "amemops_streams.yaml", (), "58ba77246f583388"),
     (StreamSetConfig, "amemops_history.yaml", (), "439c9a89826288a3"),
@@ -52,7 +53,7 @@ PINNED = [
         ("memory=dialogue", "camera.width=64", "reasoner.backend=structured"),  # memories= is not hashed
         "3be2c3b9c58a3a10",
     ),
-    (VoxMemConfig, None, ("items=5", "budgets=[8k]", "max_revisions=6", "seed=3"), "230a4f637b3b707b"),  # issue 38
+    (VoxMemConfig, None, ("items=5", "budgets=[8k]", "max_revisions=6", "seed=3"), "fb9867e423d437ea"),  # issue 38
     (
         StreamSetConfig,
         None,
@@ -80,3 +81,12 @@ def test_episode_draws_leave_the_sighting_gap_out(overrides, digest):
     """The sighting gap changes which times_seen words a dataset holds, not its draws: episodes are
     drawn from the hash the config had before the field existed, whatever the gap."""
     assert episode_digest(load_config(DialogMemGenerateConfig, overrides=overrides)) == digest
+
+
+@pytest.mark.parametrize("lead", ["0", "0.5", "1"])
+def test_voxmem_draws_leave_the_lead_silence_out(lead):
+    """The silence before each turn changes how turns sound, not which items are drawn: the default
+    build draws what it drew before ``lead_silence_s`` existed."""
+    from memgym.datasets.voxmem.config import draw_digest
+
+    assert draw_digest(load_config(VoxMemConfig, overrides=(f"lead_silence_s={lead}",))) == "1b6178d6bcbafd89"

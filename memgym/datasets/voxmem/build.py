@@ -145,7 +145,14 @@ class VoxMemBuilder:
         missing = [s for s in config.sound_classes if s not in known]
         if missing:
             raise ConfigError(f"sound_classes {missing} are not in the '{config.library.kind}' sound library")
-        return TurnRenderer(self.out, self.backend, library_clip_source(library), library.fingerprint(), config.snr_db)
+        return TurnRenderer(
+            self.out,
+            self.backend,
+            library_clip_source(library),
+            library.fingerprint(),
+            config.snr_db,
+            config.lead_silence_s,
+        )
 
     def _writer(self, config: VoxMemConfig, reasoner) -> DialogueWriter:
         """The template writer, or for ``writer=llm`` the LLM writer over ``reasoner`` (else

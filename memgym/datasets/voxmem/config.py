@@ -4,6 +4,7 @@ budget parsing."""
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 from typing import Literal
 
 from memgym.backends.asr import ASRConfig
@@ -11,10 +12,11 @@ from memgym.backends.tts import TTSConfig
 from memgym.backends.tts.base import Voice
 from memgym.core.errors import ConfigError
 from memgym.core.executors import executor_field
-from memgym.core.seeding import ADDED_FIELD, config_hash, setting
+from memgym.core.seeding import ADDED_FIELD, canonical_json, hashed_dict, setting
 from memgym.datasets.sources.factory import LibraryConfig
 from memgym.datasets.speech.vctk import VCTKCorpus
 from memgym.datasets.speech.voices import espeak_voice_bank, named_voice_bank
+from memgym.datasets.voxmem.render import LEAD_SILENCE_S
 
 DEFAULT_SOUND_CLASSES: tuple[str, ...] = (
     "airplane", "car_horn", "chainsaw", "chirping_birds", "church_bells", "clock_alarm", "clock_tick",
@@ -55,6 +57,12 @@ class VoxMemConfig:
     )
     snr_db: float = dataclasses.field(
         default=15.0, metadata={"help": "speech-to-sound SNR in dB on the speech's active region (see docs/voxmem.md)"}
+    )
+    lead_silence_s: float = setting(
+        LEAD_SILENCE_S,
+        "silence before the speech of every user turn, in seconds (the recogniser mis-hears speech that starts at "
+        "once; 0 = as rendered before issue 38)",
+        min=0.0,
     )
     users: int = dataclasses.field(default=3, metadata={"help": "users per history (distinct voices)", "min": 1})
     writer: Literal["template", "llm"] = dataclasses.field(
@@ -140,9 +148,12 @@ def draw_digest(config: VoxMemConfig) -> str:
     settings that decide no draw fixed (``out``; ``length_control``, ``refusal_scope`` and
     ``max_revisions`` at the values the first builds were drawn with), so builds that differ only
     in those draw the same items (a redraw's seed depends on its attempt number, not on how many
-    redraws are allowed)."""
+    redraws are allowed). ``lead_silence_s`` (issue 38) changes how turns sound, not what is drawn, so it is
+    left out: a build draws the items it drew before that key existed."""
     fixed = dataclasses.replace(config, out="", length_control="none", refusal_scope="every_subtype", max_revisions=2)
-    return config_hash(fixed)
+    fields = hashed_dict(fixed)
+    fields.pop("lead_silence_s")
+    return hashlib.sha256(canonical_json(fields).encode()).hexdigest()[:16]
 
 
 def parse_budget(text: str) -> int:

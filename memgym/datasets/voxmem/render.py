@@ -9,6 +9,10 @@ already has, and identical turns in different items share one file. Each rendere
     audio/ab/<key>.plain.flac  the paired rendition: same words and voice, cue and sound removed
     audio/ab/<key>.json        duration, achieved SNR, cue feature delta, clipped fraction (for QC)
 
+Every turn starts with :data:`LEAD_SILENCE_S` of silence before its speech (the sound, if any, is
+mixed over it too): Whisper mis-hears the first words of a clip whose speech starts at once, and
+eSpeak leaves 0-0.1 s (measured in docs/voxmem.md#intelligibility).
+
 Audio is 16 kHz mono 16-bit FLAC. Turns longer than :data:`MAX_USER_TURN_S` are shortened by
 dropping trailing words until they fit (the stored words are the spoken ones).
 """
@@ -31,9 +35,12 @@ from memgym.datasets.voxmem.records import Turn
 
 MAX_USER_TURN_S = 30.0
 """Longest allowed user turn in seconds."""
-RENDERING = 2
+LEAD_SILENCE_S = 0.5
+"""Default silence (seconds) before the speech of every rendered turn."""
+RENDERING = 3
 """Version of how a turn becomes audio (cue styles, mixing, engine seeding); part of every cache key,
-so files rendered by earlier code are never reused. 2: fast cue at x1.35, eSpeak noise re-seeded."""
+so files rendered by earlier code are never reused. 2: fast cue at x1.35, eSpeak noise re-seeded;
+3: silence before the speech (its length is part of the key)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -58,16 +65,26 @@ class TurnRenderer:
         sounds: sound-clip source (``(class, rng) -> (N,) float32`` at ``backend.sample_rate``).
         sound_fingerprint: identity of the sound library (part of cache keys).
         snr_db: SNR of environmental sound under speech, measured on the speech's active region.
+        lead_s: silence before the speech of every turn (seconds).
     """
 
     def __init__(
-        self, root: Path, backend: TTSBackend, sounds: SoundClipSource | None, sound_fingerprint: str, snr_db: float
+        self,
+        root: Path,
+        backend: TTSBackend,
+        sounds: SoundClipSource | None,
+        sound_fingerprint: str,
+        snr_db: float,
+        lead_s: float = LEAD_SILENCE_S,
     ) -> None:
         self.root = Path(root)
         self.backend = backend
         self.sounds = sounds
         self.sound_fingerprint = sound_fingerprint
         self.snr_db = float(snr_db)
+        if lead_s < 0:
+            raise MemgymError(f"lead silence must be >= 0 seconds, got {lead_s}")
+        self.lead_s = float(lead_s)
         self.synthesized_s = 0.0
         self.reused = 0
         self.rendered = 0
@@ -84,6 +101,7 @@ class TurnRenderer:
             "sound": sound,
             "snr": self.snr_db if sound else None,
             "library": self.sound_fingerprint if sound else None,
+            "lead_s": self.lead_s,
         }
         return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:32]
 
@@ -124,18 +142,20 @@ class TurnRenderer:
         rng = np.random.default_rng(int(key[:16], 16))
         rate = self.backend.sample_rate
         pair = render_cue_pair(self.backend, voice, text, cue, rng)
-        heard, snr = pair.cued, None
+        lead = np.zeros(int(round(self.lead_s * rate)), dtype=np.float32)
+        cued, plain = np.concatenate([lead, pair.cued]), np.concatenate([lead, pair.plain])
+        heard, snr = cued, None
         if sound:
             if self.sounds is None:
                 raise MemgymError(f"turn needs environmental sound '{sound}' but no sound library is configured")
-            mix = mix_at_snr(pair.cued, self.sounds(sound, rng), rate, self.snr_db, rng)
+            mix = mix_at_snr(cued, self.sounds(sound, rng), rate, self.snr_db, rng)
             heard, snr = mix.mixture, mix.snr_db
-        delta = cue_feature_delta(cue, pair.cued, pair.plain, rate)["delta"] if cue != "neutral" else None
+        delta = cue_feature_delta(cue, cued, plain, rate)["delta"] if cue != "neutral" else None
         folder.mkdir(parents=True, exist_ok=True)
         soundfile.write(str(folder / f"{key}.flac"), heard, rate, subtype="PCM_16")
         plain_rel = ""
         if cue != "neutral" or sound:
-            soundfile.write(str(folder / f"{key}.plain.flac"), pair.plain, rate, subtype="PCM_16")
+            soundfile.write(str(folder / f"{key}.plain.flac"), plain, rate, subtype="PCM_16")
             plain_rel = f"{rel}.plain.flac"
         duration = len(heard) / rate
         clipped = clipped_fraction(heard)

@@ -50,6 +50,8 @@ class SoundTagger:
         speech: clean ``(N,) float32`` 16 kHz speech samples to mix the recordings under.
         snr_db: speech-to-sound SNR of the training mixtures (the dataset's).
         split: library split to train on.
+        mixes: training mixtures per recording, each under the next speech sample (another voice and
+            sentence, another excerpt of the recording).
     """
 
     def __init__(
@@ -60,12 +62,16 @@ class SoundTagger:
         *,
         snr_db: float = 10.0,
         split: str = "eval",
+        mixes: int = 1,
     ) -> None:
         if not speech:
             raise MemgymError("SoundTagger needs clean speech samples to build its training mixtures")
         self.classes = list(classes)
+        if mixes < 1:
+            raise MemgymError(f"SoundTagger needs at least one mixture per recording, got {mixes}")
         self.fingerprint = (
             f"lda{SHRINKAGE:g}+level:{library.fingerprint()}:{split}:{snr_db:g}:{len(speech)}:{','.join(self.classes)}"
+            + (f":x{mixes}" if mixes > 1 else "")
         )
         rng = np.random.default_rng(0)
         features, labels, relative = [], [], []
@@ -80,12 +86,14 @@ class SoundTagger:
             if not ids:
                 raise MemgymError(f"sound library {library.name} has no '{split}' recordings of '{name}'")
             for recording in ids:
-                mix = mix_at_snr(speech[k % len(speech)], library.load(recording), SAMPLE_RATE, snr_db, rng)
-                shape, level = background_of(mix.mixture)
-                features.append(shape)
-                labels.append(name)
-                relative.append(level - loudness_of(mix.mixture))
-                k += 1
+                clip = library.load(recording)
+                for _ in range(mixes):
+                    mix = mix_at_snr(speech[k % len(speech)], clip, SAMPLE_RATE, snr_db, rng)
+                    shape, level = background_of(mix.mixture)
+                    features.append(shape)
+                    labels.append(name)
+                    relative.append(level - loudness_of(mix.mixture))
+                    k += 1
         clean_top = max(relative[: len(speech)])
         mixed_bottom = min(relative[len(speech) :])
         self.none_below = max((clean_top + mixed_bottom) / 2.0, mixed_bottom - LEVEL_MARGIN_DB)

@@ -36,6 +36,7 @@ def small_build(tmp_path_factory):
         filler_cue_rate=0.5,
         filler_sound_rate=0.5,
         asr=ASRConfig(kind="none"),  # no intelligibility gate: it may drop items (test_gate.py tests it)
+        lead_silence_s=0.0,  # 4K histories are tight: 0.5 s more per turn leaves no room for a level's haystacks
     )
     AlwaysYes.prompts.clear()
     folder = VoxMemBuilder(config, qc_reasoner=AlwaysYes()).build()

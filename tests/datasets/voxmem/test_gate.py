@@ -14,7 +14,9 @@ from memgym.datasets.voxmem import qc
 from memgym.datasets.voxmem.build import VoxMemBuilder
 from memgym.datasets.voxmem.config import VoxMemConfig
 
-CONFIG = dict(items=2, cells=("paralinguistic/IE", "sound/IE"), budgets=("4k",), asr=ASRConfig(kind="none"))
+CONFIG = dict(  # 4K histories are tight: without lead silence every failed draw is the gate's
+    items=2, cells=("paralinguistic/IE", "sound/IE"), budgets=("4k",), asr=ASRConfig(kind="none"), lead_silence_s=0.0
+)
 
 
 class Deaf(ASRBackend):

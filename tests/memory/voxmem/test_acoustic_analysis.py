@@ -70,3 +70,19 @@ def test_the_speech_level_decides_whether_there_is_a_sound():
         clip = library.load(library.recording_ids(name, "train")[0])
         mixture = mix_at_snr(heard, clip, SAMPLE_RATE, 10.0, rng).mixture
         assert tagger.tag(*background_of(mixture), loudness_of(mixture)) == name
+
+
+def test_more_mixtures_per_recording_name_the_sound_and_change_the_identity():
+    from memgym.core.errors import MemgymError
+
+    library = ToneLibrary(identities=4)
+    classes = library.identities()
+    speech = [voiced(2.0, f0, seed=i, gaps=2) for i, f0 in enumerate((110, 140, 180, 220))]
+    once, thrice = (SoundTagger(library, classes, speech, snr_db=10.0, mixes=m) for m in (1, 3))
+    assert once.identity() != thrice.identity()
+    heard, rng = voiced(2.0, 125.0, seed=9, gaps=2), np.random.default_rng(1)
+    for name in classes:
+        mixture = mix_at_snr(heard, library.load(library.recording_ids(name, "train")[0]), SAMPLE_RATE, 10.0, rng)
+        assert thrice.tag(*background_of(mixture.mixture)) == name
+    with pytest.raises(MemgymError, match="at least one mixture"):
+        SoundTagger(library, classes, speech, mixes=0)

@@ -7,7 +7,7 @@ import dataclasses
 from memgym.core.errors import ConfigError
 from memgym.pipelines.voxmem.audio_lm.data import TASKS
 
-DEFAULT_HELDOUT_VOICES: tuple[str, ...] = ("espeak-02", "espeak-07", "espeak-13", "espeak-17")
+DEFAULT_HELDOUT_VOICES: tuple[str, ...] = ("espeak-02", "espeak-07", "espeak-25", "espeak-27")
 """One voice of each broad kind (British RP male, Caribbean, British RP female, Lancastrian), never
 heard in training."""
 
