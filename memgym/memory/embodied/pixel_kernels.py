@@ -122,13 +122,17 @@ def _outline_row(
             continue
         lines[i] += 1
         near = depth[row, col] - nearer
-        if (
-            (up != i and _occludes(occluders, up) and depth[row - step, col] < near)
-            or (down != i and _occludes(occluders, down) and depth[row + step, col] < near)
-            or (left != i and _occludes(occluders, left) and depth[row, col - step] < near)
-            or (right != i and _occludes(occluders, right) and depth[row, col + step] < near)
-        ):
-            hidden[i] += 1
+        for r, c in ((row - step, col), (row + step, col), (row, col - step), (row, col + step)):
+            if _hides(labels, depth, occluders, i, r, c, near):
+                hidden[i] += 1
+                break
+
+
+@numba.njit(cache=True, nogil=True)
+def _hides(labels: np.ndarray, depth: np.ndarray, occluders: np.ndarray, i: int, r: int, c: int, near: float) -> bool:
+    """Whether pixel ``(r, c)`` holds another id that occludes and lies nearer than ``near`` (m)."""
+    j = labels[r, c]
+    return j != i and _occludes(occluders, j) and depth[r, c] < near
 
 
 @numba.njit(cache=True, nogil=True)
