@@ -1,7 +1,7 @@
 """The AMemOps learning check of the slow learning tests, run as a user would run it.
 
 ``preset=cpu-tiny`` models (the symbolic control, docs/amemops_models.md, "The slow learning
-test"; or another preset's, at ``steps``) are trained with ``memgym train amemops`` and scored with ``memgym eval amemops``, each in
+test") are trained with ``memgym train amemops`` and scored with ``memgym eval amemops``, each in
 its own single-threaded process whose environment can select a CPU arithmetic path
 (``MKL_CBWR=COMPATIBLE``, ``ATEN_CPU_CAPABILITY=default``, ...: read at process start, so they
 need fresh processes). The check's effects are per-seed accuracies, pooled over seeds by the tests.
@@ -46,13 +46,10 @@ def train_and_score(
     seeds: Sequence[int] = SEEDS,
     env: Mapping[str, str] | None = None,
     parallel: int = 2,
-    preset: str = PRESET,
-    steps: int = CPU_TINY_STEPS,
-    streams: int = 96,
 ) -> dict[tuple[str, int], dict[str, list[dict]]]:
-    """Train every ``cores`` x ``seeds`` model of ``preset`` for ``steps`` steps (``parallel``
-    processes at a time) and score them on ``streams`` of the preset's held-out streams, every
-    process with ``env`` added to this one's environment and one thread.
+    """Train every ``cores`` x ``seeds`` model of ``preset=cpu-tiny`` (``parallel`` processes at a
+    time) and score them on the preset's 96 held-out streams, every process with ``env`` added to
+    this one's environment and one thread.
 
     Returns:
         ``(core, seed) -> query type -> the eval's query rows`` (``initial``, ``post_update``, ...;
@@ -60,17 +57,7 @@ def train_and_score(
     """
     environment = {**os.environ, "OMP_NUM_THREADS": "1", **(env or {})}
     commands = [
-        _memgym(
-            "train",
-            "amemops",
-            f"preset={preset}",
-            f"model={core}",
-            f"seed={seed}",
-            f"steps={steps}",
-            f"checkpoint_steps=[{steps}]",
-            "--runs-dir",
-            str(runs),
-        )
+        _memgym("train", "amemops", f"preset={PRESET}", f"model={core}", f"seed={seed}", "--runs-dir", str(runs))
         for seed in seeds
         for core in cores
     ]
@@ -82,15 +69,13 @@ def train_and_score(
                 for c in batch
             ]
         )
-    models = ",".join(f"{core}@{preset}" for core in cores)
+    models = ",".join(f"{core}@{PRESET}" for core in cores)
     evaluate = _memgym(
         "eval",
         "amemops",
-        f"preset={preset}",
+        f"preset={PRESET}",
         f"models=[{models}]",
         f"seeds=[{','.join(map(str, seeds))}]",
-        f"checkpoints=[{steps}]",
-        f"streams={streams}",
         "contrasts=[]",
         "update_interactions=[]",
         "bootstrap_resamples=0",
@@ -112,7 +97,7 @@ def train_and_score(
         lambda: collections.defaultdict(list)
     )
     for row in query_rows(RunStore(runs / "amemops_eval" / EVAL_RUN, "").rows()):
-        assert row["checkpoint"] == steps
+        assert row["checkpoint"] == CPU_TINY_STEPS
         scores[(row["model"].split("@")[0], int(row["seed"]))][row["query_type"]].append(row)
     return {key: dict(value) for key, value in scores.items()}
 
