@@ -16,9 +16,10 @@ GDN2, KDA and no-erase, seeds 0-2, evaluated on 96 held-out streams.
 
 ``cpu-update-control``: a symbolic control that isolates updates: 256 one-hot identities (more
 than the 64 key channels, so keys cannot be axis-aligned and no-erase cannot erase one source by
-decaying its channels), short events, updates 0.8-1.6 s after the value they supersede and queries
-2.5-5 s after their source's last event (so recency barely separates a new value from the old one
-in an additive memory); ``cpu-tiny``'s model and optimiser, 400 steps; KDA and no-erase, seeds
+decaying its channels), an update 0.4-0.6 s after the value it supersedes and every query 2.5-5 s
+after its source's last event (an additive memory's only cue to which value is newer is how much
+the older one has decayed in 10-15 frames, under a decay mild enough to keep a value 62-125
+frames), no distractors; ``cpu-tiny``'s model and optimiser, 600 steps; KDA and no-erase, seeds
 0-4, evaluated on 192 held-out streams with the update-specific interaction.
 
 ``cpu-audio``: the same short streams as stereo log-mel audio of the embedded synthetic
@@ -106,7 +107,7 @@ CPU_TINY_TRAIN = (
 """``cpu-tiny`` training: the slow learning test's settings."""
 
 
-UPDATE_CONTROL_STEPS = 400
+UPDATE_CONTROL_STEPS = 600
 UPDATE_CONTROL_MODELS = ("kda", "no_erase")
 UPDATE_CONTROL_SEEDS = (0, 1, 2, 3, 4)
 UPDATE_CONTROL_STREAM = (
@@ -119,19 +120,19 @@ UPDATE_CONTROL_STREAM = (
     "data.stream.n_update=6",
     "data.stream.n_interference=0",
     "data.stream.n_absent=1",
-    "data.stream.distractors=[1]",
+    "data.stream.distractors=[0]",
     "data.stream.excerpt_frames=[6,10]",
-    "data.stream.offset_seconds=[0.8,1.6]",
+    "data.stream.offset_seconds=[0.4,0.6]",
     "data.stream.query_offset_seconds=[2.5,5]",
 )
 """``cpu-update-control`` streams: 256 one-hot identities (more than the 64 key channels), events of
-6-10 frames, an update 0.8-1.6 s after the event it supersedes and every query 2.5-5 s after its
-source's last event (docs/amemops_models.md, "An update-isolating control")."""
+6-10 frames, an update 0.4-0.6 s after the event it supersedes, every query 2.5-5 s after its
+source's last event, no distractors (docs/amemops_models.md, "An update-isolating control")."""
 UPDATE_CONTROL_TRAIN = (
     *UPDATE_CONTROL_STREAM,
     *(o for o in CPU_TINY_TRAIN if not o.startswith(("data.", "steps=", "checkpoint_steps="))),
     f"steps={UPDATE_CONTROL_STEPS}",
-    f"checkpoint_steps=[{UPDATE_CONTROL_STEPS // 2},{UPDATE_CONTROL_STEPS}]",
+    f"checkpoint_steps=[{UPDATE_CONTROL_STEPS // 3},{2 * UPDATE_CONTROL_STEPS // 3},{UPDATE_CONTROL_STEPS}]",
 )
 """``cpu-update-control`` training: ``cpu-tiny``'s model and optimiser on the streams above."""
 

@@ -201,5 +201,6 @@ def test_update_control_streams_have_the_structure_that_isolates_updates():
             gaps.append(events[-2].onset_frame - events[-3].onset_frame)
             delays.append(events[-1].onset_frame - events[-2].onset_frame)
     assert updated >= 16  # about two updated queries a stream
-    assert min(gaps) >= 20 and max(gaps) <= 40  # update 0.8-1.6 s after the value it supersedes
-    assert min(delays) >= 62 and max(delays) <= 125  # query 2.5-5 s after the update
+    assert min(gaps) >= 10 and max(gaps) <= 15  # update 0.4-0.6 s after the value it supersedes
+    assert min(delays) >= 62 and max(delays) <= 125  # query 2.5-5 s after the update: 4-12 times the gap
+    assert stream.distractors == (0,)
