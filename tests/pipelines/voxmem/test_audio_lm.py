@@ -108,7 +108,12 @@ def test_shapes_prompt_and_loss_going_down(tiny_build):
         full = model(**encoded).logits[0, -1]
         lm_out = model.model.language_model(inputs_embeds=lm._embed([prefixes[0]], "Who?")[0][None])
         assert torch.allclose(model.lm_head(lm_out.last_hidden_state[0, -1]), full, atol=1e-4)
-    batch = [([prefixes[0]], "How did the speaker sound?", "slow"), (prefixes, "Same person?", "no")]
+    said = ("Write down exactly what was said.", "fast words")
+    batch = [([prefixes[0]], [("How did the speaker sound?", "slow"), said]), (prefixes, [("Same person?", "no")])]
+    # questions branching from one cached prompt score as if each were asked alone
+    with torch.no_grad():
+        alone = [lm.loss([([prefixes[0]], [qa])]) for qa in batch[0][1]] + [lm.loss(batch[1:])]
+        assert torch.allclose(lm.loss(batch), torch.stack(alone).mean(), atol=1e-5)
     frozen = model.model.language_model.layers[0].mlp.up_proj.weight.clone()
     # through the frozen LM (a random 2-layer one reads nearly uniform: measured drops 0.13-0.19 in
     # 6 steps over 3 seeds) and, in stage 1, through its tied output matrix alone
@@ -128,6 +133,29 @@ def test_shapes_prompt_and_loss_going_down(tiny_build):
     assert torch.equal(frozen, model.model.language_model.layers[0].mlp.up_proj.weight)  # the LM stays frozen
     scores = lm.score([prefixes[0]], "How?", ["slow", "fast", "calm and neutral"])
     assert scores.shape == (3,) and np.all(scores < 0)
+
+
+def test_lm_adapters_learn_and_merge_into_the_checkpoint_layout(tiny_build):
+    """Rank-2 adapters on the LM's attention learn (the LM's own weights do not), and merged they
+    give the plain layout computing the same numbers."""
+    processor, model = tiny_build(0)
+    lm = AudioLM(processor, model, train_layers=0, lm_rank=2, seed=0)
+    prefix = lm.prefix(_speech(1.5, 2))
+    batch = [([prefix], [("How did the speaker sound?", "slow")])]
+    optimizer = torch.optim.AdamW(lm.trainable(), lr=1e-2)
+    for _ in range(3):
+        loss = lm.loss(batch)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    attention = model.model.language_model.layers[0].self_attn
+    assert float(attention.q_proj.up.abs().sum()) > 0 and not attention.q_proj.base.weight.requires_grad
+    with torch.no_grad():
+        before = lm.score([prefix], "How?", ["slow", "fast"])
+    names = set(model.state_dict())
+    lm.merge_adapters()
+    assert type(attention.q_proj) is torch.nn.Linear and len(set(model.state_dict())) < len(names)
+    assert np.allclose(lm.score([prefix], "How?", ["slow", "fast"]), before, atol=1e-4)
 
 
 @pytest.fixture(scope="module")
@@ -153,8 +181,17 @@ def test_train_resume_save_and_load(tiny_build, tiny_trained):
     loaded = transformers.Qwen2AudioForConditionalGeneration.from_pretrained(folder)
     processor = transformers.AutoProcessor.from_pretrained(folder)
     state = torch.load(out / "checkpoint.pt", weights_only=False)["trainable"]
+    weights = loaded.state_dict()
     for name, value in state.items():
-        assert torch.equal(loaded.state_dict()[name], value), name
+        if name.endswith((".down", ".up")):  # an adapter: merged into its projection
+            continue
+        assert torch.equal(weights[name], value), name
+    untrained = tiny_build(config.seed)[1].state_dict()
+    for name in (n for n in state if n.endswith(".up")):
+        base = name.removesuffix(".up") + ".weight"
+        merged = untrained[base] + state[name] @ state[name.removesuffix(".up") + ".down"]
+        assert torch.allclose(weights[base], merged, atol=1e-6), base
+    assert config.lm_rank and any(n.endswith(".up") for n in state)
     assert type(processor).__name__ == "Qwen2AudioProcessor" and loaded.config.model_type == "qwen2_audio"
 
     # resumed with the same settings: nothing retrained; other settings: refused
