@@ -39,7 +39,7 @@ class AudioLMTrainConfig:
         },
     )
     lm_rank: int = dataclasses.field(
-        default=8,
+        default=0,
         metadata={"help": "rank of trained adapters on the LM's attention projections (0: the LM wholly frozen)"},
     )
     tasks: tuple[str, ...] = dataclasses.field(
