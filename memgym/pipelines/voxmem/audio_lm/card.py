@@ -18,6 +18,15 @@ def _curve(losses: list[float], points: int = 6) -> str:
     return " -> ".join(f"{chunk.mean():.3f}" for chunk in chunks)
 
 
+def _adapters(rank: int) -> str:
+    if not rank:
+        return ""
+    return (
+        f", and rank-{rank} adapters on the language model's attention projections (query, key, value,"
+        " output), merged into those weights in the saved checkpoint"
+    )
+
+
 def _millions(count: int) -> str:
     return f"{count / 1e6:.1f} M"
 
@@ -34,7 +43,6 @@ def write_card(
     transcript: dict[str, Any],
     train_voices: list[str],
     heldout_voices: list[str],
-    task_weights: dict[str, float],
     cpu_s: dict[str, float],
     parameters: dict[str, int],
 ) -> Path:
@@ -43,7 +51,7 @@ def write_card(
     transcript measure of :func:`~memgym.pipelines.voxmem.audio_lm.heard.transcript_heard`)."""
     text = (
         _model_section(config, parameters)
-        + _data_section(config, losses, train_voices, heldout_voices, task_weights)
+        + _data_section(config, losses, train_voices, heldout_voices)
         + _losses_section(losses, cpu_s)
         + _scores_section(scores, transcript)
     )
@@ -72,7 +80,7 @@ parameters (encoder {_millions(parameters["encoder"])}, projector {_millions(par
   Loads with `transformers.Qwen2AudioForConditionalGeneration.from_pretrained(folder)` and
   `AutoProcessor.from_pretrained(folder)`; in memgym as `hf_audio:<folder>`.
 * **Trained**: the projector, the top {config.train_layers} encoder layers and the encoder's final
-  layer norm. Frozen: the other encoder layers and the whole language model.
+  layer norm{_adapters(config.lm_rank)}. Frozen: the other encoder layers and the language model's own weights.
 * **Prompt**: ChatML; system prompt "{SYSTEM_PROMPT}" unless the chat brings its own; each audio
   part renders as `Audio k: <|audio_bos|><|AUDIO|>...<|audio_eos|>`.
 * **Limits**: each clip at most 30 s (the encoder window; longer ones are refused, not cut); the
@@ -86,7 +94,6 @@ def _data_section(
     losses: dict[str, list[float]],
     train_voices: list[str],
     heldout_voices: list[str],
-    task_weights: dict[str, float],
 ) -> str:
     """The ``## Data`` section: speech source, voices per split and each stage's steps."""
     return f"""## Data
@@ -100,8 +107,10 @@ VoxMem's evaluation histories.
 * {config.clip_pool} distinct training clips, each rendered and encoded once; every example asks about them
 * stage 1 (alignment, CTC of the words over the audio tokens through the LM's tied output matrix,
   restricted to the statements' word pieces): {len(losses["align"])} steps x {config.align_batch} clips
-* stage 2 (instruction, loss on answer tokens through the frozen LM): {len(losses["instruct"])} steps x
-  {config.batch_size} examples; transcripts only for the first {config.transcript_steps}, then the task mix {task_weights}
+* stage 2 (instruction, loss on answer tokens through the LM): {len(losses["instruct"])} steps x
+  {config.batch_size} clips or clip pairs; transcripts only for the first {config.transcript_steps} steps, then every
+  question of {", ".join(t for t in config.tasks if t != "speaker")} about each clip, and in {100 * config.speaker_share:.0f} % of
+  the groups a speaker question about a pair of clips instead
 
 """
 

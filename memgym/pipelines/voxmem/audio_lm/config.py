@@ -38,9 +38,17 @@ class AudioLMTrainConfig:
             "help": "top Whisper encoder layers that learn (0-4; 0: only the projector and final norm); LM frozen"
         },
     )
+    lm_rank: int = dataclasses.field(
+        default=0,
+        metadata={"help": "rank of trained adapters on the LM's attention projections (0: the LM wholly frozen)"},
+    )
     tasks: tuple[str, ...] = dataclasses.field(
         default=TASKS,
         metadata={"help": "stage 2 tasks (transcript, said, cue, sound, noise, speaker); scored ones are evaluated"},
+    )
+    speaker_share: float = dataclasses.field(
+        default=0.3,
+        metadata={"help": "stage 2: share of example groups that ask the speaker question about a clip pair"},
     )
     heldout_voices: tuple[str, ...] = dataclasses.field(
         default=DEFAULT_HELDOUT_VOICES, metadata={"help": "voices only the held-out evaluation hears"}
@@ -66,6 +74,10 @@ class AudioLMTrainConfig:
             raise ConfigError(f"transcript_steps must be in [0, steps={self.steps}], got {self.transcript_steps}")
         if self.align_clips < 0:
             raise ConfigError(f"align_clips must be >= 0, got {self.align_clips}")
+        if self.lm_rank < 0:
+            raise ConfigError(f"lm_rank must be >= 0, got {self.lm_rank}")
+        if not 0.0 <= self.speaker_share <= 1.0:
+            raise ConfigError(f"speaker_share must be in [0, 1], got {self.speaker_share}")
         if not 0.0 <= self.sound_rate <= 1.0:
             raise ConfigError(f"sound_rate must be in [0, 1], got {self.sound_rate}")
         if self.lr <= 0:

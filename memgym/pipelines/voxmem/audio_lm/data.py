@@ -16,8 +16,8 @@ task            clips  question                                          answer 
 ``speaker``     2      did the same person speak in both recordings?     yes / no
 ==============  =====  ================================================  =============================
 
-Training examples ask about the clips of a fixed pool (:func:`pool_example`; each clip is rendered
-and encoded once), held-out ones about fresh clips (:func:`make_example`). They come from disjoint voices (``heldout_voices``), different seeds and
+Training examples ask about the clips of a fixed pool (:func:`pool_group`: every question about a
+clip at once; each clip is rendered and encoded once), held-out ones about fresh clips (:func:`make_example`). They come from disjoint voices (``heldout_voices``), different seeds and
 different sound recordings (the library's ``train`` / ``eval`` splits); VoxMem's own histories are
 never used.
 """
@@ -125,17 +125,26 @@ def ask(task: str, clips: tuple[Clip, ...], sound_classes: tuple[str, ...]) -> E
     raise ValueError(f"unknown task '{task}'")
 
 
-def pool_example(task: str, pool: list[Clip], sound_classes: tuple[str, ...], rng: np.random.Generator) -> Example:
-    """One example of ``task`` on clips of a fixed training ``pool`` (so their encoder outputs can be
-    cached): a uniform clip, and for ``speaker`` a second one of the same voice or, equally often, another."""
+def pool_group(
+    tasks: tuple[str, ...],
+    pool: list[Clip],
+    sound_classes: tuple[str, ...],
+    speaker_share: float,
+    rng: np.random.Generator,
+) -> tuple[Example, ...]:
+    """Examples on clips of a fixed training ``pool`` (so their encoder outputs can be cached), all
+    about the same clips: with probability ``speaker_share`` (when ``speaker`` is among ``tasks``) a
+    ``speaker`` question about a uniform clip and a second one of the same voice or, equally often,
+    another; else every other task of ``tasks`` about one uniform clip."""
     first = int(rng.integers(len(pool)))
-    if task != "speaker":
-        return ask(task, (pool[first],), sound_classes)
+    singles = [t for t in tasks if t != "speaker"]
+    if singles and not ("speaker" in tasks and rng.random() < speaker_share):
+        return tuple(ask(task, (pool[first],), sound_classes) for task in singles)
     same = bool(rng.random() < 0.5)
     partners = [i for i, c in enumerate(pool) if i != first and (c.voice == pool[first].voice) == same]
     if not partners:
         raise ValueError("clip_pool: too small for speaker pairs (a voice with a single clip)")
-    return ask(task, (pool[first], pool[partners[int(rng.integers(len(partners)))]]), sound_classes)
+    return (ask("speaker", (pool[first], pool[partners[int(rng.integers(len(partners)))]]), sound_classes),)
 
 
 def example_rng(seed: int, stream: str, index: int) -> np.random.Generator:

@@ -26,9 +26,12 @@ class AudioLM:
         processor: its ``Qwen2AudioProcessor``.
         model: the model.
         train_layers: encoder layers (from the top) that learn.
+        lm_rank: rank of the adapters on the LM's attention projections (0: none, the LM frozen as is;
+            :mod:`~memgym.pipelines.voxmem.audio_lm.adapters`).
+        seed: draws the adapters' initial down-projections.
     """
 
-    def __init__(self, processor: Any, model: Any, train_layers: int) -> None:
+    def __init__(self, processor: Any, model: Any, train_layers: int, lm_rank: int = 0, seed: int = 0) -> None:
         encoder = model.model.audio_tower
         n_layers = len(encoder.layers)
         if not 0 <= train_layers <= n_layers:
@@ -42,6 +45,16 @@ class AudioLM:
         model.requires_grad_(False)
         for module in (*encoder.layers[self.start :], encoder.layer_norm, model.model.multi_modal_projector):
             module.requires_grad_(True)
+        if lm_rank:
+            from memgym.pipelines.voxmem.audio_lm.adapters import attach_adapters
+
+            attach_adapters(model.model.language_model, lm_rank, seed)
+
+    def merge_adapters(self) -> None:
+        """Fold the LM's adapters (if any) into its weights: the model has the plain checkpoint layout again."""
+        from memgym.pipelines.voxmem.audio_lm.adapters import merge_adapters
+
+        merge_adapters(self.model.model.language_model)
 
     def trainable(self) -> list[Any]:
         """The parameters that learn."""
@@ -98,40 +111,62 @@ class AudioLM:
 
     def _embed(self, prefixes: Sequence[Any], question: str) -> tuple[Any, int]:
         """``((L, hidden) prompt embeddings, L)`` with the audio features in place of the audio tokens."""
+        feats = [self.audio_embeds(p) for p in prefixes]
+        ids = self.prompt_ids([f.shape[0] for f in feats], question)
+        return self._embed_ids(ids, feats), len(ids)
+
+    def _embed_ids(self, ids: Sequence[int], feats: Sequence[Any]) -> Any:
+        """``(len(ids), hidden)`` embeddings of ``ids`` with ``feats`` (concatenated) in place of the audio tokens."""
         import torch
 
-        feats = [self.audio_embeds(p) for p in prefixes]
-        ids = torch.tensor(self.prompt_ids([f.shape[0] for f in feats], question))
+        ids = torch.tensor(list(ids))
         embeds = self.model.get_input_embeddings()(ids)
         mask = ids == self.model.config.audio_token_id
-        embeds = embeds.masked_scatter(mask[:, None], torch.cat(feats).to(embeds.dtype))
-        return embeds, int(ids.shape[0])
+        return embeds.masked_scatter(mask[:, None], torch.cat(list(feats)).to(embeds.dtype))
 
     def answer_ids(self, answer: str) -> list[int]:
         """The answer's tokens and the turn's end token."""
         return [*self.tokenizer(answer, add_special_tokens=False)["input_ids"], self.end_id]
 
-    def loss(self, batch: Sequence[tuple[Sequence[Any], str, str]]) -> Any:
-        """Mean cross-entropy over the answer tokens of ``(prefixes, question, answer)`` examples."""
+    def loss(self, groups: Sequence[tuple[Sequence[Any], Sequence[tuple[str, str]]]]) -> Any:
+        """Mean over every branch of its mean answer-token cross-entropy.
+
+        A group is ``(prefixes, [(question, answer), ...])``: clips and the questions asked about
+        them. The prompt part its questions share (system prompt and the audio) runs through the LM
+        once; each question and its answer continue from a copy of that cache, so asking k
+        questions about a clip costs about one prompt and k short continuations.
+        """
         import torch
 
-        rows, targets = [], []
-        for prefixes, question, answer in batch:
-            prompt, length = self._embed(prefixes, question)
-            answer_ids = torch.tensor(self.answer_ids(answer))
-            rows.append(torch.cat([prompt, self.model.get_input_embeddings()(answer_ids)]))
-            targets.append(torch.cat([torch.full((length,), IGNORE), answer_ids]))
-        width = max(r.shape[0] for r in rows)
-        embeds = torch.zeros(len(rows), width, rows[0].shape[1])
-        labels = torch.full((len(rows), width), IGNORE)
-        attention = torch.zeros(len(rows), width, dtype=torch.long)
-        for i, (row, target) in enumerate(zip(rows, targets)):
-            embeds[i, : row.shape[0]], labels[i, : row.shape[0]], attention[i, : row.shape[0]] = row, target, 1
-        hidden = self.model.model.language_model(inputs_embeds=embeds, attention_mask=attention).last_hidden_state
-        shifted = labels[:, 1:]
-        keep = shifted != IGNORE
-        logits = self.model.lm_head(hidden[:, :-1][keep])
-        return torch.nn.functional.cross_entropy(logits, shifted[keep])
+        lm = self.model.model.language_model
+        per_branch = []
+        for prefixes, branches in groups:
+            feats = [self.audio_embeds(p) for p in prefixes]
+            prompts = [self.prompt_ids([f.shape[0] for f in feats], q) for q, _ in branches]
+            shared = _shared_length(prompts)
+            out = lm(inputs_embeds=self._embed_ids(prompts[0][:shared], feats)[None], use_cache=True)
+            cache = out.past_key_values
+            cache.batch_repeat_interleave(len(branches))
+            rows = [(p[shared:], self.answer_ids(a)) for p, (_, a) in zip(prompts, branches)]
+            width = max(len(q) + len(a) for q, a in rows)
+            ids = torch.full((len(rows), width), self.end_id)
+            labels = torch.full((len(rows), width), IGNORE)
+            attention = torch.zeros(len(rows), shared + width, dtype=torch.long)
+            attention[:, :shared] = 1
+            for i, (question, answer) in enumerate(rows):
+                ids[i, : len(question) + len(answer)] = torch.tensor(question + answer)
+                labels[i, len(question) : len(question) + len(answer)] = torch.tensor(answer)
+                attention[i, shared : shared + len(question) + len(answer)] = 1
+            hidden = lm(input_ids=ids, past_key_values=cache, attention_mask=attention).last_hidden_state
+            shifted = labels[:, 1:]
+            keep = shifted != IGNORE
+            tokens = torch.nn.functional.cross_entropy(
+                self.model.lm_head(hidden[:, :-1][keep]), shifted[keep], reduction="none"
+            )
+            branch = torch.arange(len(rows))[:, None].expand_as(shifted)[keep]
+            sums = torch.zeros(len(rows)).index_add(0, branch, tokens)
+            per_branch.append(sums / keep.sum(1))
+        return torch.cat(per_branch).mean()
 
     def align_loss(self, batch: Sequence[tuple[Any, str]], vocabulary: Sequence[int]) -> Any:
         """Stage 1 loss: CTC of each clip's words over its projected audio tokens read through the
@@ -208,3 +243,13 @@ class AudioLM:
             total += sum(float(logp[i, j - 1, s[j]]) for j in range(1, len(s)))
             scores[i] = total
         return scores
+
+
+def _shared_length(prompts: Sequence[Sequence[int]]) -> int:
+    """Tokens at the start of every prompt that all share, leaving each at least one token of its own
+    (which predicts the answer's first token)."""
+    shortest = min(len(p) for p in prompts)
+    shared = 0
+    while shared < shortest - 1 and all(p[shared] == prompts[0][shared] for p in prompts):
+        shared += 1
+    return shared

@@ -31,19 +31,15 @@ from memgym.core.errors import ConfigError
 from memgym.core.outputs import make_writable_folder
 from memgym.pipelines.voxmem.audio_lm.config import AudioLMTrainConfig
 from memgym.pipelines.voxmem.audio_lm.data import (
-    TASKS,
     Clip,
-    Example,
     clip_audio,
     draw_clip,
     example_rng,
-    pool_example,
+    pool_group,
     split_voices,
 )
 from memgym.pipelines.voxmem.audio_lm.model import AudioLM
 
-TASK_WEIGHTS: dict[str, float] = dict(zip(TASKS, (1.0, 2.0, 1.0, 1.0, 1.0, 1.0), strict=True))
-"""Stage 2 task mix (relative; ``config.tasks`` picks which)."""
 CHECKPOINT = "checkpoint.pt"
 
 
@@ -103,13 +99,6 @@ class Pool:
         return self._prefixes[clip]
 
 
-def _task(rng, tasks: tuple[str, ...]) -> str:
-    names = [t for t in TASK_WEIGHTS if t in tasks]
-    weights = [TASK_WEIGHTS[n] for n in names]
-    total = sum(weights)
-    return str(rng.choice(names, p=[w / total for w in weights]))
-
-
 def _config_record(config: AudioLMTrainConfig) -> dict[str, Any]:
     record = dataclasses.asdict(config)
     for key in ("out", "checkpoint_every", "threads"):
@@ -155,7 +144,7 @@ def train(
     if config.threads:
         torch.set_num_threads(config.threads)
     processor, model = (build or parts.build_from_packages)(config.seed)
-    lm = AudioLM(processor, model, config.train_layers)
+    lm = AudioLM(processor, model, config.train_layers, config.lm_rank, config.seed)
     pool = Pool(lm, Speech(out / "clips" / "train", train_voices, "train", config.snr_db), config)
     if state["trainable"] is not None:
         model.load_state_dict(state["trainable"], strict=False)
@@ -221,14 +210,15 @@ def _align_batch_loss(lm: AudioLM, pool: Pool, config: AudioLMTrainConfig, step:
 
 
 def _instruct_batch_loss(lm: AudioLM, pool: Pool, config: AudioLMTrainConfig, step: int) -> Any:
-    """Stage 2 loss (scalar tensor) of optimiser step ``step``: answer tokens of ``batch_size`` examples
-    (transcripts only during the first ``transcript_steps``)."""
-    examples: list[Example] = []
+    """Stage 2 loss (scalar tensor) of optimiser step ``step``: answer tokens of ``batch_size`` groups
+    of questions about pool clips (:func:`pool_group`; transcripts only during the first ``transcript_steps``)."""
+    groups = []
     for k in range(config.batch_size):
         rng = example_rng(config.seed, "instruct", step * config.batch_size + k)
-        task = "transcript" if step < config.transcript_steps else _task(rng, config.tasks)
-        examples.append(pool_example(task, pool.clips, pool.speech.sound_classes, rng))
-    return lm.loss([([pool.prefix(c) for c in e.clips], e.question, e.answer) for e in examples])
+        tasks = ("transcript",) if step < config.transcript_steps else config.tasks
+        examples = pool_group(tasks, pool.clips, pool.speech.sound_classes, config.speaker_share, rng)
+        groups.append(([pool.prefix(c) for c in examples[0].clips], [(e.question, e.answer) for e in examples]))
+    return lm.loss(groups)
 
 
 def _save_checkpoint(out: Path, state: dict[str, Any], lm: AudioLM, optimizer: Any) -> None:
@@ -266,6 +256,8 @@ def _evaluate_and_save(
     from memgym.pipelines.voxmem.audio_lm.card import write_card
     from memgym.pipelines.voxmem.audio_lm.heard import evaluate_heard, transcript_heard
 
+    parameters = _parameter_counts(lm)
+    lm.merge_adapters()  # the saved layout; the held-out scores are the saved model's
     cpu = time.process_time()
     transcript = transcript_heard(lm, heldout, config.heldout_per_task, config.seed)
     scores = evaluate_heard(lm, heldout, config.heldout_per_task, config.seed, tasks=config.tasks, progress=progress)
@@ -282,9 +274,8 @@ def _evaluate_and_save(
         transcript,
         train_voices,
         [v.voice_id for v in heldout.voices],
-        {t: w for t, w in TASK_WEIGHTS.items() if t in config.tasks},
         state["cpu_s"],
-        _parameter_counts(lm),
+        parameters,
     )
 
 
