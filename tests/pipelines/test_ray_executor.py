@@ -20,6 +20,7 @@ from memgym.core.executors import release_workers
 from memgym.core.seeding import config_hash
 from memgym.datasets.amemops.stream_set import StreamSetConfig
 from memgym.pipelines.amemops.benchmark import AMemOpsBenchmark
+from memgym.pipelines.amemops.interventions import AMemOpsInterventionConfig
 from memgym.pipelines.dialogmem.eval_config import DialogMemEvalConfig
 from memgym.pipelines.dialogmem.evaluation import evaluate
 from memgym.pipelines.dialogmem.generation import DialogMemGenerateConfig, generate
@@ -32,7 +33,14 @@ RAY = ("executor=ray", "workers=2")
 
 
 @pytest.mark.parametrize(
-    "config", [DialogMemGenerateConfig(), DialogMemEvalConfig(), voxmem_eval.VoxMemEvalConfig(), StreamSetConfig()]
+    "config",
+    [
+        DialogMemGenerateConfig(),
+        DialogMemEvalConfig(),
+        voxmem_eval.VoxMemEvalConfig(),
+        StreamSetConfig(),
+        AMemOpsInterventionConfig(),
+    ],
 )
 def test_executor_settings_leave_config_hashes_alone(config):
     ray = dataclasses.replace(config, executor="ray", ray_address="auto", workers=3, worker_gpus=1.0)
@@ -126,6 +134,23 @@ def test_amemops_eval_on_ray_writes_the_local_run_folder(ray_cluster, tmp_path):
 
     def run(name: str, *extra: str) -> Path:
         return eval_job(JobArgs(overrides=(*overrides, f"name={name}", *extra), runs_dir=tmp_path, progress=False))
+
+    local, distributed = run("local"), run("ray", *RAY)
+    for name in ("results.jsonl", "table.md"):
+        assert (distributed / name).read_bytes() == (local / name).read_bytes(), name
+
+
+@slow
+def test_amemops_interventions_on_ray_write_the_local_run_folder(ray_cluster, tmp_path):
+    from memgym.pipelines.amemops.train import train_job
+    from tests.pipelines.amemops.test_interventions import EVAL, STREAM_OVERRIDES, TINY
+
+    tiny = ("model=mamba2", "steps=1", "batch_size=1", "warmup_steps=1", "checkpoint_steps=[1]", "data.pool=1")
+    train_job(JobArgs(overrides=(*tiny, *STREAM_OVERRIDES, *TINY), runs_dir=tmp_path, progress=False))
+
+    def run(name: str, *extra: str) -> Path:
+        overrides = ("intervention=true", "memory=mamba2", f"name={name}", *EVAL, *extra)
+        return AMemOpsBenchmark().eval(JobArgs(overrides=overrides, runs_dir=tmp_path, progress=False))
 
     local, distributed = run("local"), run("ray", *RAY)
     for name in ("results.jsonl", "table.md"):

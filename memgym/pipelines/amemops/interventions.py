@@ -32,7 +32,7 @@ import dataclasses
 import functools
 import hashlib
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import gymnasium
 import numpy as np
@@ -46,6 +46,7 @@ from memgym.core.config import load_config, parse_override
 from memgym.core.driver import Evaluation, drive, select_memories
 from memgym.core.episode import TaskItem
 from memgym.core.errors import ConfigError, MemgymError, RecordError
+from memgym.core.executors import executor_field, ray_address_field, worker_gpus_field, workers_field
 from memgym.core.field_checks import check_fields, checked, members
 from memgym.core.results import RunStore
 from memgym.core.seeding import NOT_HASHED, setting
@@ -134,6 +135,10 @@ class AMemOpsInterventionConfig:
     threads: int = dataclasses.field(default=0, metadata={"help": "torch CPU threads (0: torch default)", **NOT_HASHED})
     name: str = dataclasses.field(default="", metadata={"help": "run folder name (default: config hash)"})
     bootstrap_resamples: int = dataclasses.field(default=10_000, metadata={"help": "bootstrap resamples", **NOT_HASHED})
+    executor: Literal["local", "ray"] = executor_field()
+    ray_address: str = ray_address_field()
+    workers: int = workers_field()
+    worker_gpus: float = worker_gpus_field()
 
     def __post_init__(self) -> None:
         # memory=X and memories=[...] name the models, as in every eval (the same hash as models=[...])
