@@ -55,6 +55,7 @@ from memgym.datasets.voxmem.plans import MIN_USERS
 from memgym.datasets.voxmem.qc_model import ModelQC
 from memgym.datasets.voxmem.qc_model import report_section as qc_model_report
 from memgym.datasets.voxmem.records import Plan, Session, VoxMemEpisode
+from memgym.datasets.voxmem.refusal import derive_refusal
 from memgym.datasets.voxmem.render import TurnRenderer, library_clip_source
 from memgym.datasets.voxmem.separability import derivation_families, separability
 from memgym.datasets.voxmem.sessions import SessionWriter
@@ -352,13 +353,26 @@ class VoxMemBuilder:
         A non-AR item draws plan ``attempt`` and assembles a fresh history from the item's
         sub-seed. An AR item derives from a source in ``asked`` (``ItemLayout.refusal_plan``) and reuses
         the source's built history (``built``: plan id -> (history, core sessions)) with only the
-        edited sessions replaced; ``(None, [], None)`` when no source is left.
+        edited sessions replaced; once no source is left it derives from a stand-in source drawn and
+        assembled from its own sub-seed (``ItemLayout.standin_source``), so an AR item is redrawn
+        like any other; ``(None, [], None)`` when no stand-in can be refused either.
         """
+        rng = episode_rng(self.digest, self.config.seed, 1_000_000 + index + 100_003 * attempt)
         if self.items.layout()[0][index][1] == "AR":
             plan = self.items.refusal_plan(index, attempt, asked, taken)
-            if plan is None:
-                return None, [], None
-            history, source_core = built[plan.source_plan_id]
+            if plan is not None:
+                history, source_core = built[plan.source_plan_id]
+            else:
+                standin = self.items.standin_source(index, attempt)
+                if standin is None:
+                    return None, [], None
+                try:
+                    history, source_core = self.assembler.assemble(standin, pool, rng)
+                except BudgetFillError as exc:
+                    return standin, ["budget_fill"], exc
+                except BudgetTooSmallError as exc:
+                    return standin, ["budget_core"], exc
+                plan = derive_refusal(standin, standin.plan_id, self.config.refusal_scope)
             core = [
                 self.sessions.edited_session(c, s.fact, history.voices, plan.ar_edits[s.key])
                 if s.key in plan.ar_edits
@@ -367,7 +381,6 @@ class VoxMemBuilder:
             ]
         else:
             plan = self.items.plan(index, attempt)
-            rng = episode_rng(self.digest, self.config.seed, 1_000_000 + index + 100_003 * attempt)
             try:
                 history, core = self.assembler.assemble(plan, pool, rng)
             except BudgetFillError as exc:

@@ -123,7 +123,9 @@ class ItemLayout:
             return False
         if edit != "drop_context" or plan.evidence == "semantics":
             return True
-        return int(item_root(plan.plan_id).removeprefix("vox")) in self.layout()[1].values()
+        sources = self.layout()[1]
+        index = int(item_root(plan.plan_id).removeprefix("vox"))
+        return index in sources.values() or index in sources  # a paired source or a stand-in
 
     def _refusable(self, index: int, cell: tuple[str, str, str]) -> bool:
         return refusal_edit(self._draw(index, 0, cell), self.config.refusal_scope) is not None
@@ -168,6 +170,25 @@ class ItemLayout:
             return None
         plan_id = f"vox{index:05d}" + (f"r{attempt}" if attempt else "")
         return derive_refusal(asked[candidates[attempt]], plan_id, scope)
+
+    def standin_source(self, index: int, attempt: int) -> Plan | None:
+        """A fresh source for AR item ``index``'s redraw ``attempt`` once no kept item is left to
+        derive from (:meth:`refusal_plan` is ``None``), so that an AR item whose sources all fail
+        QC is redrawn rather than dropped.
+
+        The stand-in is drawn from the AR item's own sub-seed in the cell of the source
+        :meth:`layout` paired it with (its subtype first, then the cell's other subtypes that can
+        be refused); it is not an item of the dataset, only the history the AR item is edited
+        from, and it carries the AR item's redraw id (``vox<index>r<attempt>``). ``None`` when no
+        subtype of that cell can be refused.
+        """
+        schedule, sources = self.layout()
+        evidence, operation, subtype = schedule[sources[index]]
+        for sub in dict.fromkeys([subtype, *SUBTYPES[operation]]):
+            plan = self._draw(index, attempt, (evidence, operation, sub))
+            if refusal_edit(plan, self.config.refusal_scope) is not None:
+                return self._worded(plan)
+        return None
 
     def _worded(self, plan: Plan) -> Plan:
         """The plan with its question reworded by the LLM writer's reasoner (template writer: unchanged)."""

@@ -69,6 +69,39 @@ def test_unheard_items_are_redrawn_in_their_cell_not_dropped(tmp_path):
     assert report["per_cell"]["sound/IE"]["redraws"] == 0
 
 
+class DeafToEditedAtFirst(qc.IntelligibilityGate):
+    """A gate that fails the first ``misses`` draws holding an AR edit (a refusal's session), then passes."""
+
+    def __init__(self, root, misses):
+        super().__init__(root, Deaf())
+        self.misses = misses
+
+    def failures(self, sessions):
+        edited = [s.session_id for s in sessions if "+" in s.source]
+        if edited and self.misses > 0:
+            self.misses -= 1
+            return {edited[0]: ["intelligible"]}
+        return {}
+
+
+def test_an_ar_item_whose_only_source_fails_is_redrawn_from_a_stand_in_not_dropped(tmp_path):
+    """One sound item, one sound AR item: the refusal derived from the item fails the gate, so the AR
+    item is redrawn from stand-in sources drawn from its own sub-seed until one passes."""
+    config = {**CONFIG, "cells": ("sound/IE", "sound/AR")}
+    builder = VoxMemBuilder(VoxMemConfig(**config, out=str(tmp_path)))
+    builder.gate = DeafToEditedAtFirst(tmp_path, misses=2)
+    builder.build()
+    report = json.loads((tmp_path / "qc_report.json").read_text())
+    assert report["items_kept"] == 2 and report["discarded"] == []
+    ar = report["per_cell"]["sound/AR"]
+    assert (ar["planned"], ar["kept"], ar["dropped"], ar["gate_failed_draws"]) == (1, 1, 0, 2)
+    assert ar["redraws"] >= 2  # a stand-in may also fail another check (4K histories are tight)
+    episodes = list(Dataset.load(tmp_path / "manifest.jsonl"))
+    refusal = next(e.items[0] for e in episodes if e.items[0].annotations["operation"] == "AR")
+    assert refusal.item_id == f"vox00001r{ar['redraws']}" == refusal.annotations["source_item"]
+    assert refusal.annotations["subtype"].startswith("from_") and refusal.answer == episodes[-1].items[0].answer
+
+
 @pytest.mark.slow  # Whisper tiny.en on every evidence turn of two items
 def test_kept_items_have_every_stated_value_heard_and_the_report_breaks_wer_down(tmp_path):
     config = VoxMemConfig(**{**CONFIG, "asr": ASRConfig()}, out=str(tmp_path))
