@@ -217,6 +217,10 @@ class SoundTagger:
             return NONE
         return self._name(row, exclude_none=True)
 
+    def name_sound(self, audio: np.ndarray) -> str:
+        """The sound class of one ``(N,)`` 16 kHz turn, whatever its level (naming only)."""
+        return self._name(self._measure(audio)[0], exclude_none=True)
+
     def tag(self, background: Sequence[float], background_db: float, loudness_db: float | None = None) -> str:
         """The ``shape`` tagger's class name, or ``""`` for no background sound, from a turn's
         :func:`background_of` and, when given, its speech loudness (``measure_turn``'s

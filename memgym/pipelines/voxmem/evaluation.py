@@ -198,33 +198,39 @@ def hears(spec: str, memory_name: str) -> bool:
 
 
 def train_sound_tagger(dataset_dir: Path):
-    """The cascade's sound tagger for a dataset: its library, sound classes, SNR and the silence before
-    each turn's speech (``config.yaml``). Datasets built with that silence (issue 38) get the ``rich``
-    tagger trained on :data:`TAGGER_SPEECH` sentences spoken by every voice of the bank in turn,
-    :data:`TAGGER_MIXES` mixtures per recording; older datasets (no silence) keep the ``shape``
-    tagger they were measured with (4 voices, one mixture)."""
+    """The cascade's sound tagger for a dataset (:func:`sound_tagger_setup`)."""
+    from memgym.memory.voxmem.sound_tagger import SoundTagger
+
+    library, classes, speech, settings = sound_tagger_setup(dataset_dir)
+    return SoundTagger(library, classes, speech, **settings)
+
+
+def sound_tagger_setup(dataset_dir: Path) -> tuple[Any, list[str], list[np.ndarray], dict[str, Any]]:
+    """``(library, classes, speech, keyword settings)`` of a dataset's sound tagger, from its
+    library, sound classes, SNR and the silence before each turn's speech (``config.yaml``).
+    Datasets built with that silence (issue 38) get the ``rich`` tagger trained on
+    :data:`TAGGER_SPEECH` sentences spoken by every voice of the bank in turn, :data:`TAGGER_MIXES`
+    mixtures per recording; older datasets (no silence) keep the ``shape`` tagger they were
+    measured with (4 voices, one mixture)."""
     import yaml
 
     from memgym.backends.tts.espeak import EspeakBackend
     from memgym.datasets.sources.factory import LibraryConfig, open_library
     from memgym.datasets.speech.voices import espeak_voice_bank
-    from memgym.memory.voxmem.sound_tagger import SoundTagger
 
     data = yaml.safe_load((dataset_dir / "config.yaml").read_text(encoding="utf-8")) or {}
     library_fields = {f.name for f in dataclasses.fields(LibraryConfig)}
     library = LibraryConfig(**{k: v for k, v in (data.get("library") or {}).items() if k in library_fields})
     tts, bank = EspeakBackend(), espeak_voice_bank()
     lead = np.zeros(int(round(float(data.get("lead_silence_s", 0.0)) * tts.sample_rate)), dtype=np.float32)
-    classes, snr_db = data.get("sound_classes") or [], float(data.get("snr_db", 10.0))
+    classes, snr_db = list(data.get("sound_classes") or []), float(data.get("snr_db", 10.0))
     if not lead.size:  # datasets built before the lead silence: the tagger they were measured with
         speech = [tts.synthesize(text, bank[(5 * i) % len(bank)]) for i, text in enumerate(TAGGER_SENTENCES * 4)]
-        return SoundTagger(open_library(library), classes, speech, snr_db=snr_db)
+        return open_library(library), classes, speech, {"snr_db": snr_db}
     sentences = [TAGGER_SENTENCES[i % len(TAGGER_SENTENCES)] for i in range(TAGGER_SPEECH)]
     speech = [np.concatenate([lead, tts.synthesize(text, bank[i % len(bank)])]) for i, text in enumerate(sentences)]
-    return SoundTagger(
-        open_library(library), classes, speech, snr_db=snr_db, mixes=TAGGER_MIXES, features="rich",
-        lead_s=lead.size / tts.sample_rate,
-    )  # fmt: skip
+    settings = {"snr_db": snr_db, "mixes": TAGGER_MIXES, "features": "rich", "lead_s": lead.size / tts.sample_rate}
+    return open_library(library), classes, speech, settings
 
 
 def _askers(dataset_dir: Path) -> dict[str, str]:
