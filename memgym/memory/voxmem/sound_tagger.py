@@ -161,6 +161,28 @@ class SoundTagger:
             f"{kind}+level:{library.fingerprint()}:{split}:{snr_db:g}:{len(speech)}:{','.join(self.classes)}"
             + (f":x{mixes}" if mixes > 1 else "")
         )
+        rows, labels, relative = self._training_set(library, speech, snr_db, split, mixes)
+        clean_top = max(relative[: len(speech)])
+        mixed_bottom = min(relative[len(speech) :])
+        self.none_below = max((clean_top + mixed_bottom) / 2.0, mixed_bottom - LEVEL_MARGIN_DB)
+        """Quiet-frame level relative to the speech (dB) below which a turn has no sound."""
+        if features == "rich":  # the level alone decides "no sound": classes only
+            rows, labels = rows[len(speech) :], labels[len(speech) :]
+        x = np.asarray(rows)
+        self.mean, self.scale = x.mean(axis=0), x.std(axis=0) + 1e-6
+        x = (x - self.mean) / self.scale
+        self.labels = sorted(set(labels))
+        y = np.asarray([self.labels.index(label) for label in labels])
+        if features == "rich":
+            self.weights, self.bias = _logistic_regression(x, y, len(self.labels), RICH_C)
+        else:
+            self.weights, self.bias = _discriminant(x, y, len(self.labels))
+
+    def _training_set(
+        self, library: SourceLibrary, speech: Sequence[np.ndarray], snr_db: float, split: str, mixes: int
+    ) -> tuple[list[np.ndarray], list[str], list[float]]:
+        """``(features, labels, quiet level relative to the speech dB)`` of the clean speech (label
+        ``""``) and then of ``mixes`` mixtures per ``split`` recording of each class, in that order."""
         rng = np.random.default_rng(0)
         rows, labels, relative = [], [], []
         for sample in speech:
@@ -182,21 +204,7 @@ class SoundTagger:
                     labels.append(name)
                     relative.append(level - loudness)
                     k += 1
-        clean_top = max(relative[: len(speech)])
-        mixed_bottom = min(relative[len(speech) :])
-        self.none_below = max((clean_top + mixed_bottom) / 2.0, mixed_bottom - LEVEL_MARGIN_DB)
-        """Quiet-frame level relative to the speech (dB) below which a turn has no sound."""
-        if features == "rich":  # the level alone decides "no sound": classes only
-            rows, labels = rows[len(speech) :], labels[len(speech) :]
-        x = np.asarray(rows)
-        self.mean, self.scale = x.mean(axis=0), x.std(axis=0) + 1e-6
-        x = (x - self.mean) / self.scale
-        self.labels = sorted(set(labels))
-        y = np.asarray([self.labels.index(label) for label in labels])
-        if features == "rich":
-            self.weights, self.bias = _logistic_regression(x, y, len(self.labels), RICH_C)
-        else:
-            self.weights, self.bias = _discriminant(x, y, len(self.labels))
+        return rows, labels, relative
 
     def _measure(self, audio: np.ndarray) -> tuple[np.ndarray, float, float]:
         """``(features, quiet-frame level dB, speech loudness dB)`` of one clip."""
