@@ -8,10 +8,11 @@ background sound). It is trained the way the turns were made: clean speech sampl
 recordings of the library's ``eval`` split at the dataset's SNR (the dataset mixes ``train``-split
 recordings, so the tagger hears other recordings of each class), plus the clean speech alone as
 the no-sound class. A turn whose quiet frames lie below :data:`SILENCE_DB` has no sound without
-asking the model. Training is closed-form and deterministic (fixed data order and mixing seeds).
+asking the model. Training is closed-form (``shape``) and deterministic (fixed data order and mixing seeds).
 
 Whether there is a sound at all is decided first, by level, when the turn's speech loudness is
-given (:meth:`SoundTagger.tag`'s ``loudness_db``): a sound mixed under the speech lifts the quiet
+known (always in :meth:`SoundTagger.tag_audio`; in :meth:`SoundTagger.tag` when ``loudness_db``
+is given): a sound mixed under the speech lifts the quiet
 frames to within a few dB of the SNR below the speech, while clean speech's gaps stay far below
 it. The quiet frames' level relative to the speech is measured on the training mixtures and on
 the clean speech, and :attr:`SoundTagger.none_below` is the midpoint between the loudest clean
@@ -25,8 +26,8 @@ Two feature sets (``features``): ``"shape"`` is the background shape above (40 v
 linear discriminant; ``"rich"`` (issue 38, :func:`rich_features`, 324 values) adds the spread of the
 quiet frames, the sound-only lead before the speech (its shape, spread, frame-to-frame change and
 level), the quiet frames' and the lead's level relative to the speech, and per-band percentiles and
-spread over every frame (an intermittent sound -- a horn, a knock, a tick -- is often absent from
-the quietest frames but lifts a band's upper percentiles), named by an L2-regularised multinomial
+spread over every frame (intermittent sounds -- a horn, a knock, a tick -- are the ones the
+quietest frames confuse; each addition's gain in cross-validation is in docs/voxmem_eval.md), named by an L2-regularised multinomial
 logistic regression (:data:`RICH_C`, L-BFGS from zero weights: deterministic) over the sound
 classes only; the clean speech then sets the level threshold alone.
 """
