@@ -19,7 +19,6 @@ import soundfile
 from memgym.backends.asr.faster_whisper import FasterWhisperBackend
 from memgym.core.episode import Dataset
 from memgym.datasets.speech.intelligibility import word_errors
-from memgym.datasets.speech.turn_features import background_of, loudness_of
 from memgym.datasets.voxmem.qc import turn_condition
 
 
@@ -79,18 +78,22 @@ def tagger_rates(folder: Path, turns: dict) -> None:
     often a sound was detected at all and named right."""
     from memgym.pipelines.voxmem.evaluation import train_sound_tagger
 
+    cpu = time.process_time()
     tagger = train_sound_tagger(folder)
+    train_cpu, cpu, audio_s = time.process_time() - cpu, time.process_time(), 0.0
     hit = with_sound = false = without = 0
     per_class: dict[str, list[int]] = {}  # class -> [turns, detected, named]
     for audio_path, (turn, _) in turns.items():
-        audio, _ = soundfile.read(str(folder / audio_path), dtype="float32")
-        tag = tagger.tag(*background_of(audio), loudness_of(audio))
+        audio, rate = soundfile.read(str(folder / audio_path), dtype="float32")
+        tag = tagger.tag_audio(audio)
+        audio_s += len(audio) / rate
         if turn.sound:
             with_sound, hit = with_sound + 1, hit + (tag == turn.sound)
             counts = per_class.setdefault(turn.sound, [0, 0, 0])
             counts[0], counts[1], counts[2] = counts[0] + 1, counts[1] + bool(tag), counts[2] + (tag == turn.sound)
         else:
             without, false = without + 1, false + bool(tag)
+    tag_cpu = time.process_time() - cpu
     detected = sum(c[1] for c in per_class.values())
     print(f"sound detected on {detected}/{with_sound} turns with a sound")
     print(
@@ -99,3 +102,5 @@ def tagger_rates(folder: Path, turns: dict) -> None:
     )
     print(f"sound tagger ({tagger.identity()}): recall {hit}/{with_sound} = {hit / max(with_sound, 1):.1%}, "
           f"false tags {false}/{without} = {false / max(without, 1):.1%}")  # fmt: skip
+    print(f"tagger CPU: training {train_cpu:.1f} s; tagging {tag_cpu:.2f} s for {len(turns)} turns "
+          f"({audio_s:.0f} audio s, reading the files included)")  # fmt: skip

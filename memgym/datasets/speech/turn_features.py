@@ -91,7 +91,11 @@ def background_of(audio: np.ndarray) -> tuple[list[float], float]:
 
 def loudness_of(audio: np.ndarray) -> float:
     """Mean level (dB re full scale) of a turn's active frames: ``measure_turn``'s ``loudness_db``."""
-    _, level = log_mel_frames(audio)
+    return active_loudness(log_mel_frames(audio)[1])
+
+
+def active_loudness(level: np.ndarray) -> float:
+    """Mean of the active frames of ``(F,)`` frame levels (dB): :func:`loudness_of` from frames."""
     active = _active(level)
     return float(level[active].mean()) if active.any() else -120.0
 

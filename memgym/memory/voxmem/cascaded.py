@@ -78,15 +78,14 @@ class CascadedMemory(VoxMemMemory):
         users = [t for t in turns if t.role == "user"]
         transcripts(users, self.asr, self.cache)
         for turn in users:
-            self._sound(turn.key, self._measure(turn.key, turn.audio))
+            self._measure(turn.key, turn.audio)
+            self._sound(turn)
 
-    def _sound(self, turn_key: str, measure: dict) -> str:
+    def _sound(self, turn: VoxMemTurn) -> str:
         if self.sound_tagger is None:
             return ""
-        return self.cache.get_or_compute(
-            identity_of(self.sound_tagger), turn_key,
-            lambda: self.sound_tagger.tag(measure["background"], measure["background_db"], measure["loudness_db"]),
-        )  # fmt: skip
+        tagger = self.sound_tagger
+        return self.cache.get_or_compute(identity_of(tagger), turn.key, lambda: tagger.tag_audio(turn.audio))
 
     def tagged_lines(self, query: VoxMemQuery) -> dict[str, str]:
         """``turn key -> tagged line`` of every user turn."""
@@ -101,7 +100,7 @@ class CascadedMemory(VoxMemMemory):
         labels = speaker_labels(voices) if voices else []
         asker = labels[-1] if query.audio.size and labels else ""
         cues = cue_tags(measures, labels[: len(users)], [words[t.key] for t in users])
-        sounds = [self._sound(t.key, m) for t, m in zip(users, measures)]
+        sounds = [self._sound(t) for t in users]
         return {
             t.key: tag_line(words[t.key], speaker, asker, cue, sound)
             for t, speaker, cue, sound in zip(users, labels, cues, sounds)

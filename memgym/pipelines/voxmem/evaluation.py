@@ -109,8 +109,10 @@ TAGGER_SENTENCES = (
     "Please write down the list so nobody forgets anything.",
 )
 """Clean speech (eSpeak, several voices) under which the sound tagger's training clips are mixed."""
-TAGGER_MIXES = 3
+TAGGER_MIXES = 6
 """Training mixtures per sound recording (each under another speech sample) for datasets with lead silence."""
+TAGGER_SPEECH = 48
+"""Clean speech samples (TAGGER_SENTENCES by every voice of the bank in turn) for datasets with lead silence."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -196,31 +198,39 @@ def hears(spec: str, memory_name: str) -> bool:
 
 
 def train_sound_tagger(dataset_dir: Path):
-    """The cascade's sound tagger for a dataset: its library, sound classes, SNR and the silence before
-    each turn's speech (``config.yaml``). Datasets built with that silence (issue 38) train it on 24
-    sentences spoken by every voice of the bank, :data:`TAGGER_MIXES` mixtures per recording; older
-    datasets (no silence) keep the tagger they were measured with (4 voices, one mixture)."""
+    """The cascade's sound tagger for a dataset (:func:`sound_tagger_setup`)."""
+    from memgym.memory.voxmem.sound_tagger import SoundTagger
+
+    library, classes, speech, settings = sound_tagger_setup(dataset_dir)
+    return SoundTagger(library, classes, speech, **settings)
+
+
+def sound_tagger_setup(dataset_dir: Path) -> tuple[Any, list[str], list[np.ndarray], dict[str, Any]]:
+    """``(library, classes, speech, keyword settings)`` of a dataset's sound tagger, from its
+    library, sound classes, SNR and the silence before each turn's speech (``config.yaml``).
+    Datasets built with that silence (issue 38) get the ``rich`` tagger trained on
+    :data:`TAGGER_SPEECH` sentences spoken by every voice of the bank in turn, :data:`TAGGER_MIXES`
+    mixtures per recording; older datasets (no silence) keep the ``shape`` tagger they were
+    measured with (4 voices, one mixture)."""
     import yaml
 
     from memgym.backends.tts.espeak import EspeakBackend
     from memgym.datasets.sources.factory import LibraryConfig, open_library
     from memgym.datasets.speech.voices import espeak_voice_bank
-    from memgym.memory.voxmem.sound_tagger import SoundTagger
 
     data = yaml.safe_load((dataset_dir / "config.yaml").read_text(encoding="utf-8")) or {}
     library_fields = {f.name for f in dataclasses.fields(LibraryConfig)}
     library = LibraryConfig(**{k: v for k, v in (data.get("library") or {}).items() if k in library_fields})
     tts, bank = EspeakBackend(), espeak_voice_bank()
     lead = np.zeros(int(round(float(data.get("lead_silence_s", 0.0)) * tts.sample_rate)), dtype=np.float32)
-    if lead.size:  # issue 38: every voice of the bank, three mixtures per recording
-        sentences = TAGGER_SENTENCES * 4
-        speech = [np.concatenate([lead, tts.synthesize(sentences[i], bank[i % len(bank)])]) for i in range(24)]
-        mixes = TAGGER_MIXES
-    else:  # datasets built before the lead silence: the tagger they were measured with
+    classes, snr_db = list(data.get("sound_classes") or []), float(data.get("snr_db", 10.0))
+    if not lead.size:  # datasets built before the lead silence: the tagger they were measured with
         speech = [tts.synthesize(text, bank[(5 * i) % len(bank)]) for i, text in enumerate(TAGGER_SENTENCES * 4)]
-        mixes = 1
-    classes = data.get("sound_classes") or []
-    return SoundTagger(open_library(library), classes, speech, snr_db=float(data.get("snr_db", 10.0)), mixes=mixes)
+        return open_library(library), classes, speech, {"snr_db": snr_db}
+    sentences = [TAGGER_SENTENCES[i % len(TAGGER_SENTENCES)] for i in range(TAGGER_SPEECH)]
+    speech = [np.concatenate([lead, tts.synthesize(text, bank[i % len(bank)])]) for i, text in enumerate(sentences)]
+    settings = {"snr_db": snr_db, "mixes": TAGGER_MIXES, "features": "rich", "lead_s": lead.size / tts.sample_rate}
+    return open_library(library), classes, speech, settings
 
 
 def _askers(dataset_dir: Path) -> dict[str, str]:

@@ -70,6 +70,8 @@ def test_the_speech_level_decides_whether_there_is_a_sound():
         clip = library.load(library.recording_ids(name, "train")[0])
         mixture = mix_at_snr(heard, clip, SAMPLE_RATE, 10.0, rng).mixture
         assert tagger.tag(*background_of(mixture), loudness_of(mixture)) == name
+        assert tagger.tag_audio(mixture) == name  # the cascade's entry point reads the same
+    assert tagger.tag_audio(floor) == ""
 
 
 def test_more_mixtures_per_recording_name_the_sound_and_change_the_identity():
@@ -86,3 +88,30 @@ def test_more_mixtures_per_recording_name_the_sound_and_change_the_identity():
         assert thrice.tag(*background_of(mixture.mixture)) == name
     with pytest.raises(MemgymError, match="at least one mixture"):
         SoundTagger(library, classes, speech, mixes=0)
+
+
+def test_the_rich_tagger_names_sounds_after_a_lead_and_is_deterministic():
+    """The ``rich`` tagger (issue 38) trained on speech with a lead silence names every tone mixed under
+    an unseen voice, tags nothing on clean speech or under a faint noise floor, gives the same
+    weights when trained twice, and refuses the shape-only entry point."""
+    from memgym.core.errors import MemgymError
+
+    library = ToneLibrary(identities=4)
+    classes = library.identities()
+    lead = np.zeros(SAMPLE_RATE // 2, np.float32)
+    speech = [np.concatenate([lead, voiced(2.0, f0, seed=i, gaps=2)]) for i, f0 in enumerate((110, 140, 180, 220))]
+    tagger, again = (SoundTagger(library, classes, speech, snr_db=10.0, features="rich", lead_s=0.5) for _ in range(2))
+    np.testing.assert_array_equal(tagger.weights, again.weights)
+    assert tagger.identity() != SoundTagger(library, classes, speech, snr_db=10.0).identity()
+    assert tagger.weights.shape == (324, len(classes))
+    heard = np.concatenate([lead, voiced(2.0, 125.0, seed=9, gaps=2)])
+    rng = np.random.default_rng(1)
+    for name in classes:
+        clip = library.load(library.recording_ids(name, "train")[0])
+        assert tagger.tag_audio(mix_at_snr(heard, clip, SAMPLE_RATE, 10.0, rng).mixture) == name
+    floor = heard + np.random.default_rng(3).normal(0, 10 ** (-50 / 20), heard.size).astype(np.float32)
+    assert tagger.tag_audio(heard) == "" and tagger.tag_audio(floor) == ""
+    with pytest.raises(MemgymError, match="tag_audio"):
+        tagger.tag(*background_of(heard))
+    with pytest.raises(MemgymError, match="'shape' or 'rich'"):
+        SoundTagger(library, classes, speech, features="mfcc")  # type: ignore[arg-type]
