@@ -121,6 +121,7 @@ def test_shapes_prompt_and_loss_going_down(tiny_build):
     for loss_of, margin in (
         (lambda: lm.loss(batch), 0.05),
         (lambda: lm.align_loss([(prefixes[1], "fast words")], lm.text_tokens(["fast words"])), 0.5),
+        (lambda: lm.tag_loss([(prefixes[0], 2), (prefixes[1], 0)], lm.answer_rows(["slow", "fast", "calm"])), 0.3),
     ):
         optimizer = torch.optim.AdamW(lm.trainable(), lr=3e-3)
         losses = []
