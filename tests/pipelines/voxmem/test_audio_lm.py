@@ -117,7 +117,8 @@ def test_shapes_prompt_and_loss_going_down(tiny_build):
         assert torch.allclose(lm.loss(batch), torch.stack(alone).mean(), atol=1e-5)
     frozen = model.model.language_model.layers[0].mlp.up_proj.weight.clone()
     # through the frozen LM (a random 2-layer one reads nearly uniform: measured drops 0.13-0.19 in
-    # 6 steps over 3 seeds) and, in stage 1, through its tied output matrix alone
+    # 6 steps over 3 seeds) and, in stage 1, through its tied output matrix alone (CTC) and by the
+    # clip's mean audio token among answer embeddings (tags: 0.90 -> 0.24 in 6 steps, seed 0)
     for loss_of, margin in (
         (lambda: lm.loss(batch), 0.05),
         (lambda: lm.align_loss([(prefixes[1], "fast words")], lm.text_tokens(["fast words"])), 0.5),
