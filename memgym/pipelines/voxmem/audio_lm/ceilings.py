@@ -12,7 +12,9 @@ Two ceilings, each on the held-out voices and the ``eval`` sound recordings:
   log-probability as in :mod:`~memgym.pipelines.voxmem.audio_lm.heard`; and with nothing (its prior).
 
 Run: ``python -m memgym.pipelines.voxmem.audio_lm.ceilings OUT [n_train] [n_heldout]``; writes
-``OUT/ceilings.json`` (accuracies with 95 % bootstrap intervals).
+``OUT/ceilings.json`` (accuracies with 95 % bootstrap intervals). With a training checkpoint,
+``... ceilings OUT CHECKPOINT [n_heldout]`` measures how well its projector's stage 1 tags name
+the held-out clips' cue and sound (:func:`tag_readout`, ``OUT/tags.json``).
 """
 
 from __future__ import annotations
@@ -136,8 +138,48 @@ def main(out: Path, n_train: int, n_heldout: int) -> dict[str, Any]:
     return result
 
 
+def tag_readout(out: Path, checkpoint: Path, n_heldout: int) -> dict[str, Any]:
+    """Accuracy of a trained projector's stage 1 tags on held-out clips: each clip's cue and sound
+    as the answer whose embedding row has the largest dot product with the clip's mean audio token
+    (what :meth:`AudioLM.tag_loss` trains), the clips :func:`main` draws (seed 0); writes ``OUT/tags.json``."""
+    import torch
+
+    from memgym.datasets.speech.voices import espeak_voice_bank
+    from memgym.pipelines.voxmem.audio_lm import parts
+    from memgym.pipelines.voxmem.audio_lm.config import DEFAULT_HELDOUT_VOICES
+    from memgym.pipelines.voxmem.audio_lm.data import split_voices
+    from memgym.pipelines.voxmem.audio_lm.model import AudioLM
+    from memgym.pipelines.voxmem.audio_lm.train import Speech
+
+    torch.set_num_threads(1)
+    _, voices = split_voices(espeak_voice_bank(), DEFAULT_HELDOUT_VOICES)
+    processor, model = parts.build_from_packages(0)
+    model.load_state_dict(torch.load(checkpoint, weights_only=False)["trainable"], strict=False)
+    lm = AudioLM(processor, model, train_layers=0)
+    speech = Speech(out / "clips" / "heldout", voices, "eval", 15.0)
+    clips = [
+        draw_clip(voices, speech.sound_classes, 0.5, example_rng(0, "ceiling/heldout", k)) for k in range(n_heldout)
+    ]
+    result: dict[str, Any] = {"checkpoint": str(checkpoint)}
+    hits: dict[str, list[float]] = {"cue": [], "sound": []}
+    with torch.no_grad():
+        for clip in clips:
+            pooled = lm.audio_embeds(lm.prefix(speech.audio(clip))).mean(0)
+            for task in hits:
+                example = ask(task, (clip,), speech.sound_classes)
+                guess = int(torch.argmax(lm.answer_rows(example.candidates) @ pooled))
+                hits[task].append(float(example.candidates[guess] == example.answer))
+    for k, (task, values) in enumerate(hits.items()):
+        result[task] = _interval(values, 11 + k)
+    (out / "tags.json").write_text(json.dumps(result, indent=1) + "\n")
+    return result
+
+
 if __name__ == "__main__":
     folder = Path(sys.argv[1])
     folder.mkdir(parents=True, exist_ok=True)
-    args = [int(a) for a in sys.argv[2:4]]
-    print(json.dumps(main(folder, *(args or [320, 120])), indent=1))
+    if len(sys.argv) > 2 and sys.argv[2].endswith(".pt"):  # OUT CHECKPOINT [n_heldout]: the tag readout
+        print(json.dumps(tag_readout(folder, Path(sys.argv[2]), int(sys.argv[3]) if len(sys.argv) > 3 else 120)))
+    else:
+        args = [int(a) for a in sys.argv[2:4]]
+        print(json.dumps(main(folder, *(args or [320, 120])), indent=1))
