@@ -27,6 +27,15 @@ def _adapters(rank: int) -> str:
     )
 
 
+def _tags(config: Any) -> str:
+    if not config.align_tags or not {"cue", "sound"} & set(config.tasks):
+        return ""
+    return (
+        f", plus {config.align_tags:g} x the cross-entropy of each clip's cue and background sound among"
+        " their answers' embeddings from its mean audio token"
+    )
+
+
 def _millions(count: int) -> str:
     return f"{count / 1e6:.1f} M"
 
@@ -106,7 +115,7 @@ VoxMem's evaluation histories.
 * held-out voices ({len(heldout_voices)}): {", ".join(heldout_voices)}; sound recordings of the `eval` split
 * {config.clip_pool} distinct training clips, each rendered and encoded once; every example asks about them
 * stage 1 (alignment, CTC of the words over the audio tokens through the LM's tied output matrix,
-  restricted to the statements' word pieces): {len(losses["align"])} steps x {config.align_batch} clips
+  restricted to the statements' word pieces{_tags(config)}): {len(losses["align"])} steps x {config.align_batch} clips
 * stage 2 (instruction, loss on answer tokens through the LM): {len(losses["instruct"])} steps x
   {config.batch_size} clips or clip pairs; transcripts only for the first {config.transcript_steps} steps, then every
   question of {", ".join(t for t in config.tasks if t != "speaker")} about each clip, and in {100 * config.speaker_share:.0f} % of

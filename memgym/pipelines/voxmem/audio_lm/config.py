@@ -25,6 +25,12 @@ class AudioLMTrainConfig:
     align_clips: int = dataclasses.field(
         default=2400, metadata={"help": "stage 1: clips of CTC transcript alignment, drawn from the pool (0 skips it)"}
     )
+    align_tags: float = dataclasses.field(
+        default=1.0,
+        metadata={
+            "help": "stage 1: weight of the cue and sound tag loss (each clip's mean audio token names them; 0: none)"
+        },
+    )
     align_batch: int = dataclasses.field(default=8, metadata={"help": "stage 1: clips per optimiser step"})
     steps: int = dataclasses.field(default=120, metadata={"help": "stage 2: optimiser steps through the LM"})
     transcript_steps: int = dataclasses.field(
@@ -74,6 +80,8 @@ class AudioLMTrainConfig:
             raise ConfigError(f"transcript_steps must be in [0, steps={self.steps}], got {self.transcript_steps}")
         if self.align_clips < 0:
             raise ConfigError(f"align_clips must be >= 0, got {self.align_clips}")
+        if self.align_tags < 0:
+            raise ConfigError(f"align_tags must be >= 0, got {self.align_tags}")
         if self.lm_rank < 0:
             raise ConfigError(f"lm_rank must be >= 0, got {self.lm_rank}")
         if not 0.0 <= self.speaker_share <= 1.0:

@@ -54,8 +54,8 @@ def evaluate_heard(
         if progress:
             r = results[task]
             print(
-                f"audio_lm: held-out {task}: audio {r['audio']['estimate']:.2f} silence "
-                f"{r['silence']['estimate']:.2f} chance {r['chance']:.2f}",
+                f"audio_lm: held-out {task}: audio {_text(r['audio'])} silence {_text(r['silence'])} "
+                f"difference {_text(r['difference'])} chance {r['chance']:.2f} majority {r['majority']:.2f}",
                 flush=True,
             )
     return results
@@ -85,6 +85,11 @@ def transcript_heard(lm: Any, speech: Any, n: int, seed: int) -> dict[str, Any]:
             "values": {"audio": audio, "silence": silence},
         }
     return result
+
+
+def _text(interval: dict[str, float]) -> str:
+    """``"0.45 [0.30, 0.60]"``."""
+    return f"{interval['estimate']:.2f} [{interval['low']:.2f}, {interval['high']:.2f}]"
 
 
 def _interval(interval: Any) -> dict[str, float]:

@@ -121,6 +121,8 @@ class AudioLM:
 
         ids = torch.tensor(list(ids))
         embeds = self.model.get_input_embeddings()(ids)
+        if not feats:  # a text-only prompt
+            return embeds
         mask = ids == self.model.config.audio_token_id
         return embeds.masked_scatter(mask[:, None], torch.cat(list(feats)).to(embeds.dtype))
 
@@ -200,6 +202,29 @@ class AudioLM:
                 )  # per target token
             )
         return torch.stack(losses).mean()
+
+    def answer_rows(self, answers: Sequence[str]) -> Any:
+        """``(K, hidden)`` rows naming each answer: the mean input embedding of its tokens (frozen)."""
+        import torch
+
+        table = self.model.get_input_embeddings().weight
+        with torch.no_grad():
+            return torch.stack(
+                [table[self.tokenizer(a, add_special_tokens=False)["input_ids"]].mean(0) for a in answers]
+            )
+
+    def tag_loss(self, batch: Sequence[tuple[Any, int]], rows: Any) -> Any:
+        """Stage 1 tag loss: cross-entropy of each clip's answer among ``rows`` (:meth:`answer_rows`)
+        from the dot products of its mean audio embedding, mean over ``(prefix, answer index)`` clips.
+
+        Like :meth:`align_loss` for the words, this pulls every audio token of a clip towards the
+        embedding of the word that names how it sounds (a cue, a background sound), without the LM.
+        """
+        import torch
+
+        pooled = torch.stack([self.audio_embeds(p).mean(0) for p, _ in batch])
+        target = torch.tensor([k for _, k in batch])
+        return torch.nn.functional.cross_entropy(pooled @ rows.T, target)
 
     def text_tokens(self, texts: Sequence[str]) -> list[int]:
         """The token ids the ``texts`` use (the vocabulary of :meth:`align_loss`)."""

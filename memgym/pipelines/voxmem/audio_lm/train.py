@@ -32,6 +32,7 @@ from memgym.core.outputs import make_writable_folder
 from memgym.pipelines.voxmem.audio_lm.config import AudioLMTrainConfig
 from memgym.pipelines.voxmem.audio_lm.data import (
     Clip,
+    ask,
     clip_audio,
     draw_clip,
     example_rng,
@@ -41,6 +42,8 @@ from memgym.pipelines.voxmem.audio_lm.data import (
 from memgym.pipelines.voxmem.audio_lm.model import AudioLM
 
 CHECKPOINT = "checkpoint.pt"
+TAG_TASKS: tuple[str, ...] = ("cue", "sound")
+"""Tasks whose answer stage 1 teaches the projector to name in its audio tokens (``align_tags``)."""
 
 
 class Speech:
@@ -90,6 +93,11 @@ class Pool:
             for k, v in enumerate(voices)
         ]
         self.vocabulary = lm.text_tokens([c.text for c in self.clips])
+        self.tag_rows = {  # stage 1's tag loss: each closed-set answer's embedding row
+            task: lm.answer_rows(ask(task, self.clips[:1], speech.sound_classes).candidates)
+            for task in TAG_TASKS
+            if task in config.tasks
+        }
         self._prefixes: dict[Clip, Any] = {}
 
     def prefix(self, clip: Clip) -> Any:
@@ -203,10 +211,16 @@ def _run_stage(
 
 
 def _align_batch_loss(lm: AudioLM, pool: Pool, config: AudioLMTrainConfig, step: int) -> Any:
-    """Stage 1 loss (scalar tensor) of optimiser step ``step``: CTC over ``align_batch`` clips of the pool."""
+    """Stage 1 loss (scalar tensor) of optimiser step ``step``: CTC over ``align_batch`` clips of the pool,
+    plus ``align_tags`` times the tag loss of each closed-set task about how a clip sounds (:data:`TAG_TASKS`)."""
     picks = example_rng(config.seed, "align", step).integers(len(pool.clips), size=config.align_batch)
     clips = [pool.clips[int(k)] for k in picks]
-    return lm.align_loss([(pool.prefix(c), c.text) for c in clips], pool.vocabulary)
+    loss = lm.align_loss([(pool.prefix(c), c.text) for c in clips], pool.vocabulary)
+    for task, rows in pool.tag_rows.items() if config.align_tags else ():
+        examples = [ask(task, (c,), pool.speech.sound_classes) for c in clips]
+        batch = [(pool.prefix(c), e.candidates.index(e.answer)) for c, e in zip(clips, examples)]
+        loss = loss + config.align_tags * lm.tag_loss(batch, rows)
+    return loss
 
 
 def _instruct_batch_loss(lm: AudioLM, pool: Pool, config: AudioLMTrainConfig, step: int) -> Any:
