@@ -19,7 +19,8 @@ than the 64 key channels, so keys cannot be axis-aligned and no-erase cannot era
 decaying its channels), an update 0.4-0.6 s after the value it supersedes and every query 2.5-5 s
 after its source's last event (an additive memory's only cue to which value is newer is how much
 the older one has decayed in 10-15 frames, under a decay mild enough to keep a value 62-125
-frames), no distractors; ``cpu-tiny``'s model and optimiser, 600 steps; KDA and no-erase, seeds
+frames), no distractors and no absent-source queries (so that no "none" answer competes with a
+source written once); ``cpu-tiny``'s model and optimiser, 600 steps; KDA and no-erase, seeds
 0-4, evaluated on 192 held-out streams with the update-specific interaction.
 
 ``cpu-audio``: the same short streams as stereo log-mel audio of the embedded synthetic
@@ -119,7 +120,7 @@ UPDATE_CONTROL_STREAM = (
     "data.stream.n_initial=3",
     "data.stream.n_update=6",
     "data.stream.n_interference=0",
-    "data.stream.n_absent=1",
+    "data.stream.n_absent=0",
     "data.stream.distractors=[0]",
     "data.stream.excerpt_frames=[6,10]",
     "data.stream.offset_seconds=[0.4,0.6]",
@@ -127,7 +128,8 @@ UPDATE_CONTROL_STREAM = (
 )
 """``cpu-update-control`` streams: 256 one-hot identities (more than the 64 key channels), events of
 6-10 frames, an update 0.4-0.6 s after the event it supersedes, every query 2.5-5 s after its
-source's last event, no distractors (docs/amemops_models.md, "An update-isolating control")."""
+source's last event, no distractors, no absent-source queries (docs/amemops_models.md, "An
+update-isolating control"; setting I2 there is this with one absent query proposal a stream)."""
 UPDATE_CONTROL_TRAIN = (
     *UPDATE_CONTROL_STREAM,
     *(o for o in CPU_TINY_TRAIN if not o.startswith(("data.", "steps=", "checkpoint_steps="))),

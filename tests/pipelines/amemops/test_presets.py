@@ -203,4 +203,4 @@ def test_update_control_streams_have_the_structure_that_isolates_updates():
     assert updated >= 16  # about two updated queries a stream
     assert min(gaps) >= 10 and max(gaps) <= 15  # update 0.4-0.6 s after the value it supersedes
     assert min(delays) >= 62 and max(delays) <= 125  # query 2.5-5 s after the update: 4-12 times the gap
-    assert stream.distractors == (0,)
+    assert stream.distractors == (0,) and stream.n_absent == 0  # no "none" answer competing with a single write
