@@ -185,7 +185,9 @@ def test_update_control_streams_have_the_structure_that_isolates_updates():
     evaluation = load_config(AMemOpsEvalConfig, overrides=apply_preset(("preset=cpu-update-control",), "eval")[0])
     stream = train.data.stream
     assert evaluation.data.stream == dataclasses.replace(stream, split="eval")
-    assert evaluation.update_interactions == ("kda@cpu-update-control:no_erase@cpu-update-control",)
+    assert evaluation.update_interactions == tuple(
+        f"{m}@cpu-update-control:no_erase@cpu-update-control" for m in ("gdn2", "kda")
+    )
     assert len(evaluation.seeds) >= 5 and evaluation.checkpoints == (train.steps,)
     library = open_library(stream.library)
     assert train.data.inputs == "symbolic" and len(library.identities()) > train.arch.heads * train.arch.head_dim
