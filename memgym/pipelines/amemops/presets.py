@@ -19,8 +19,10 @@ than the 64 key channels, so keys cannot be axis-aligned and no-erase cannot era
 decaying its channels), an update 0.4-0.6 s after the value it supersedes and every query 2.5-5 s
 after its source's last event (an additive memory's only cue to which value is newer is how much
 the older one has decayed in 10-15 frames, under a decay mild enough to keep a value 62-125
-frames), no distractors; ``cpu-tiny``'s model and optimiser, 600 steps; KDA and no-erase, seeds
-0-4, evaluated on 192 held-out streams with the update-specific interaction.
+frames), no distractors and no absent-source queries (so that no "none" answer competes with a
+source written once); ``cpu-tiny``'s model and optimiser, 600 steps; GDN2, KDA and no-erase,
+seeds 0-4, evaluated on 192 held-out streams with the update-specific interaction of each erasing
+core against no-erase.
 
 ``cpu-audio``: the same short streams as stereo log-mel audio of the embedded synthetic
 environmental library (``synthetic_env``, 4 gain and 4 pan values), the Table 1 layout (two
@@ -108,7 +110,7 @@ CPU_TINY_TRAIN = (
 
 
 UPDATE_CONTROL_STEPS = 600
-UPDATE_CONTROL_MODELS = ("kda", "no_erase")
+UPDATE_CONTROL_MODELS = ("gdn2", "kda", "no_erase")
 UPDATE_CONTROL_SEEDS = (0, 1, 2, 3, 4)
 UPDATE_CONTROL_STREAM = (
     "data.inputs=symbolic",
@@ -119,7 +121,7 @@ UPDATE_CONTROL_STREAM = (
     "data.stream.n_initial=3",
     "data.stream.n_update=6",
     "data.stream.n_interference=0",
-    "data.stream.n_absent=1",
+    "data.stream.n_absent=0",
     "data.stream.distractors=[0]",
     "data.stream.excerpt_frames=[6,10]",
     "data.stream.offset_seconds=[0.4,0.6]",
@@ -127,7 +129,8 @@ UPDATE_CONTROL_STREAM = (
 )
 """``cpu-update-control`` streams: 256 one-hot identities (more than the 64 key channels), events of
 6-10 frames, an update 0.4-0.6 s after the event it supersedes, every query 2.5-5 s after its
-source's last event, no distractors (docs/amemops_models.md, "An update-isolating control")."""
+source's last event, no distractors, no absent-source queries (docs/amemops_models.md, "An
+update-isolating control"; setting I2 there is this with one absent query proposal a stream)."""
 UPDATE_CONTROL_TRAIN = (
     *UPDATE_CONTROL_STREAM,
     *(o for o in CPU_TINY_TRAIN if not o.startswith(("data.", "steps=", "checkpoint_steps="))),
@@ -135,6 +138,10 @@ UPDATE_CONTROL_TRAIN = (
     f"checkpoint_steps=[{UPDATE_CONTROL_STEPS // 3},{2 * UPDATE_CONTROL_STEPS // 3},{UPDATE_CONTROL_STEPS}]",
 )
 """``cpu-update-control`` training: ``cpu-tiny``'s model and optimiser on the streams above."""
+_UPDATE_CONTROL_PAIRS = (
+    "[gdn2@cpu-update-control:no_erase@cpu-update-control,kda@cpu-update-control:no_erase@cpu-update-control]"
+)
+"""The erasing cores against no-erase, each (contrasts and update-specific interactions)."""
 
 
 def _erasing_contrasts(preset: str, erasing_cores: tuple[str, ...] = ("gdn2", "kda", "gdn")) -> str:
@@ -182,8 +189,8 @@ PRESETS: dict[str, dict[str, tuple[str, ...]]] = {
             f"checkpoints=[{UPDATE_CONTROL_STEPS}]",
             "streams=192",
             "threads=1",
-            "contrasts=[kda@cpu-update-control:no_erase@cpu-update-control]",
-            "update_interactions=[kda@cpu-update-control:no_erase@cpu-update-control]",
+            f"contrasts={_UPDATE_CONTROL_PAIRS}",
+            f"update_interactions={_UPDATE_CONTROL_PAIRS}",
         ),
     },
     "cpu-audio": {

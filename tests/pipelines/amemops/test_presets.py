@@ -185,7 +185,9 @@ def test_update_control_streams_have_the_structure_that_isolates_updates():
     evaluation = load_config(AMemOpsEvalConfig, overrides=apply_preset(("preset=cpu-update-control",), "eval")[0])
     stream = train.data.stream
     assert evaluation.data.stream == dataclasses.replace(stream, split="eval")
-    assert evaluation.update_interactions == ("kda@cpu-update-control:no_erase@cpu-update-control",)
+    assert evaluation.update_interactions == tuple(
+        f"{m}@cpu-update-control:no_erase@cpu-update-control" for m in ("gdn2", "kda")
+    )
     assert len(evaluation.seeds) >= 5 and evaluation.checkpoints == (train.steps,)
     library = open_library(stream.library)
     assert train.data.inputs == "symbolic" and len(library.identities()) > train.arch.heads * train.arch.head_dim
@@ -203,4 +205,4 @@ def test_update_control_streams_have_the_structure_that_isolates_updates():
     assert updated >= 16  # about two updated queries a stream
     assert min(gaps) >= 10 and max(gaps) <= 15  # update 0.4-0.6 s after the value it supersedes
     assert min(delays) >= 62 and max(delays) <= 125  # query 2.5-5 s after the update: 4-12 times the gap
-    assert stream.distractors == (0,)
+    assert stream.distractors == (0,) and stream.n_absent == 0  # no "none" answer competing with a single write
