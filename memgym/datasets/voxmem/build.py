@@ -358,35 +358,30 @@ class VoxMemBuilder:
         like any other; ``(None, [], None)`` when no stand-in can be refused either.
         """
         rng = episode_rng(self.digest, self.config.seed, 1_000_000 + index + 100_003 * attempt)
-        if self.items.layout()[0][index][1] == "AR":
-            plan = self.items.refusal_plan(index, attempt, asked, taken)
-            if plan is not None:
-                history, source_core = built[plan.source_plan_id]
+        try:  # an assembled history that does not fit its budgets fails the draw (``plan``: what was assembled)
+            if self.items.layout()[0][index][1] == "AR":
+                plan = self.items.refusal_plan(index, attempt, asked, taken)
+                if plan is not None:
+                    history, source_core = built[plan.source_plan_id]
+                else:
+                    plan = self.items.standin_source(index, attempt)
+                    if plan is None:
+                        return None, [], None
+                    history, source_core = self.assembler.assemble(plan, pool, rng)
+                    plan = derive_refusal(plan, plan.plan_id, self.config.refusal_scope)
+                core = [
+                    self.sessions.edited_session(c, s.fact, history.voices, plan.ar_edits[s.key])
+                    if s.key in plan.ar_edits
+                    else c
+                    for s, c in zip(plan.sessions, source_core)
+                ]
             else:
-                standin = self.items.standin_source(index, attempt)
-                if standin is None:
-                    return None, [], None
-                try:
-                    history, source_core = self.assembler.assemble(standin, pool, rng)
-                except BudgetFillError as exc:
-                    return standin, ["budget_fill"], exc
-                except BudgetTooSmallError as exc:
-                    return standin, ["budget_core"], exc
-                plan = derive_refusal(standin, standin.plan_id, self.config.refusal_scope)
-            core = [
-                self.sessions.edited_session(c, s.fact, history.voices, plan.ar_edits[s.key])
-                if s.key in plan.ar_edits
-                else c
-                for s, c in zip(plan.sessions, source_core)
-            ]
-        else:
-            plan = self.items.plan(index, attempt)
-            try:
+                plan = self.items.plan(index, attempt)
                 history, core = self.assembler.assemble(plan, pool, rng)
-            except BudgetFillError as exc:
-                return plan, ["budget_fill"], exc
-            except BudgetTooSmallError as exc:
-                return plan, ["budget_core"], exc
+        except BudgetFillError as exc:
+            return plan, ["budget_fill"], exc
+        except BudgetTooSmallError as exc:
+            return plan, ["budget_core"], exc
         item_episodes = self.episodes(plan, history, core)
         return plan, self._failures(plan, item_episodes, attempt), (history, core, item_episodes)
 
