@@ -57,7 +57,7 @@ from memgym.datasets.voxmem.qc_model import report_section as qc_model_report
 from memgym.datasets.voxmem.records import Plan, Session, VoxMemEpisode
 from memgym.datasets.voxmem.refusal import derive_refusal
 from memgym.datasets.voxmem.render import TurnRenderer, library_clip_source
-from memgym.datasets.voxmem.separability import derivation_families, separability
+from memgym.datasets.voxmem.separability import derivation_families, fold_groups, separability
 from memgym.datasets.voxmem.sessions import SessionWriter
 from memgym.datasets.voxmem.taxonomy import BUILDABLE_CELLS, CELLS, cell_name
 from memgym.datasets.voxmem.tokens import TokenCounter
@@ -387,7 +387,9 @@ class VoxMemBuilder:
 
     def separability(self, episodes: list[VoxMemEpisode]) -> dict[str, Any]:
         """The text-only separability check over every evidence and haystack session of the
-        dataset (each once, under the first item holding it), folds grouped by derivation family."""
+        dataset (each once, under the first item holding it), folds grouped by derivation family, or
+        by topic family when a large build chains its items into too few (:func:`fold_groups`;
+        ``"grouping"`` says which)."""
         longest = {e.items[0].item_id: e for e in episodes if e.budget == self.budgets[-1]}
         items = [(i, e.items[0].annotations.get("source_item"), e.sessions) for i, e in sorted(longest.items())]
         families = derivation_families(items)
@@ -397,12 +399,10 @@ class VoxMemBuilder:
                 if s.role in ("evidence", "haystack"):
                     first.setdefault(s.session_id, (s, e.items[0].annotations["evidence"]))
         ordered = [first[k] for k in sorted(first)]
-        return separability(
-            [s for s, _ in ordered],
-            [families[s.session_id] for s, _ in ordered],
-            [t for _, t in ordered],
-            seed=self.config.seed,
-        )
+        sessions = [s for s, _ in ordered]
+        groups, grouping = fold_groups(families, sessions)
+        result = separability(sessions, groups, [t for _, t in ordered], seed=self.config.seed)
+        return {**result, "grouping": grouping}
 
     def write_qc(self, plans: list[Plan], episodes: list[VoxMemEpisode], discarded: list, revised: int) -> Path:
         """Write the QC report next to the manifest.
@@ -410,7 +410,8 @@ class VoxMemBuilder:
         Besides the checks it records which item every AR item derives from (``ar_sources``) and
         the sessions of each role per budget, summed over items (``sessions_per_budget``).
         """
-        counts = _session_reuse(plans, episodes)
+        counts = _session_reuse([p for p in plans if p.operation != "AR"], episodes)
+        with_ar = _session_reuse(plans, episodes)
         turns = {t.audio: t.duration_s for e in episodes for s in e.sessions for t in s.turns if t.role == "user"}
         per_cell = dict(collections.Counter(p.cell for p in plans))
         roles = _sessions_per_budget(episodes, self.budgets)
@@ -425,6 +426,7 @@ class VoxMemBuilder:
             "ar_sources": {p.plan_id: p.source_plan_id for p in plans if p.operation == "AR"},
             "sessions_per_budget": roles,
             "max_session_reuse": max(counts.values(), default=0),
+            "max_session_reuse_with_ar": max(with_ar.values(), default=0),
             "reuse_limit": self.config.max_session_reuse,
             "audio_hours": sum(turns.values()) / 3600.0,
             "user_turns": len(turns),
@@ -443,7 +445,9 @@ class VoxMemBuilder:
 
 
 def _session_reuse(plans: list[Plan], episodes: list[VoxMemEpisode]) -> collections.Counter:
-    """Session id -> number of items whose history holds it (:func:`qc.reuse_counts`)."""
+    """Session id -> number of ``plans``' items whose history holds it (:func:`qc.reuse_counts`).
+    ``max_session_reuse`` bounds the histories drawn: the QC report counts them without AR items,
+    each of which re-speaks its source's history, and gives the count with them beside it."""
     return qc.reuse_counts(
         {
             p.plan_id: {s.session_id for s in e.sessions}

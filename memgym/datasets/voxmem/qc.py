@@ -336,6 +336,10 @@ def write_report(folder: Path, report: dict[str, Any]) -> Path:
     lines += [f"- items kept: {report['items_kept']} of {report['items_planned']} planned"]
     lines += [f"- discarded: {len(report['discarded'])}", f"- revised (redrawn): {report['revised']}"]
     lines += [f"- max session reuse: {report['max_session_reuse']} (limit {report['reuse_limit']})"]
+    if "max_session_reuse_with_ar" in report:
+        lines[-1] += (
+            f"; {report['max_session_reuse_with_ar']} with the AR items, which re-speak their sources' histories"
+        )
     lines += [f"- audio: {report['audio_hours']:.3f} h in {report['user_turns']} user turns"]
     if report.get("separability"):
         lines += _separability_lines(report["separability"])
@@ -370,6 +374,13 @@ def write_report(folder: Path, report: dict[str, Any]) -> Path:
     return path
 
 
+_GROUPINGS = {
+    "derivation": "derivation families",
+    "topic": "topic families (the items' derivations chain into too few)",
+}
+"""How the report names the separability check's fold groups (``fold_groups``)."""
+
+
 def _separability_lines(sep: dict[str, Any]) -> list[str]:
     """Report lines of the separability check: overall, then one row per evidence type, then the top words."""
     if "ci" not in sep:
@@ -384,7 +395,7 @@ def _separability_lines(sep: dict[str, Any]) -> list[str]:
 
     lines = [
         f"- evidence vs haystack, text-only classifier (naive Bayes, {sep['folds']} folds over "
-        f"{sep['families']} derivation families; shuffled: {sep['permutations']} label permutations, 95 % interval):",
+        f"{sep['families']} {_GROUPINGS[sep.get('grouping', 'derivation')]}; shuffled: {sep['permutations']} label permutations, 95 % interval):",
         "",
         "| sessions of | balanced accuracy [95 % CI] | shuffled [95 % interval] | sessions |",
         "| --- | ---: | ---: | ---: |",

@@ -6,6 +6,9 @@ haystacks derive from evidence: a borrowed haystack repeats another item's evide
 a written one varies its own item's evidence (another value or subject), and an AR item re-speaks
 its source's sessions. :func:`derivation_families` joins such items (and items sharing a session
 or a subject) into families, and :func:`separability` keeps each family in one cross-validation fold.
+In a large build those joins chain every item into a handful of families (400 items: one), too
+few to fold; :func:`fold_groups` then groups sessions by their topic family (cooking, travel,
+...), which holds every same-subject variant, re-voiced copy and AR edit of a session.
 
 The classifier is multinomial naive Bayes on word counts (Laplace smoothing), scored by balanced
 accuracy over the out-of-fold predictions. The baseline refits it on ``permutations`` random
@@ -29,6 +32,8 @@ PERMUTATIONS = 200
 """Label permutations of the shuffled baseline."""
 BOOTSTRAP = 1000
 """Family resamples of the accuracy's bootstrap CI."""
+MIN_FAMILIES = 10
+"""Fewest derivation families folded as they are; fewer: :func:`fold_groups` folds topic families."""
 TOP_FEATURES = 8
 """Words listed per class in the report (the classifier's most class-indicative words)."""
 
@@ -86,6 +91,21 @@ def derivation_families(items: Sequence[tuple[str, str | None, Sequence[Session]
             if session.fact is not None:
                 families.join(root, subjects.setdefault((session.fact.family, session.fact.subject), root))
     return {sid: families.find(item) for sid, item in holders.items()}
+
+
+def fold_groups(families: dict[str, str], sessions: Sequence[Session]) -> tuple[list[str], str]:
+    """The cross-validation group of each of ``sessions`` and the grouping's name.
+
+    ``"derivation"``: each session's derivation family (``families``, from
+    :func:`derivation_families`) when there are at least :data:`MIN_FAMILIES` of them;
+    ``"topic"``: otherwise each session's topic family (its fact's ``family``; a session without a
+    fact keeps its derivation family). Same-subject sessions share a topic family, so no session
+    has an opposite-labelled near-copy in another fold either way.
+    """
+    groups = [families[s.session_id] for s in sessions]
+    if len(set(groups)) >= MIN_FAMILIES:
+        return groups, "derivation"
+    return [f"topic:{s.fact.family}" if s.fact is not None else g for s, g in zip(sessions, groups)], "topic"
 
 
 def _word_counts(sessions: Sequence[Session]) -> tuple[np.ndarray, list[str]]:

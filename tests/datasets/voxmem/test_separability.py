@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from memgym.datasets.voxmem.records import Session, SessionFact, Turn
-from memgym.datasets.voxmem.separability import derivation_families, separability
+from memgym.datasets.voxmem.separability import MIN_FAMILIES, derivation_families, fold_groups, separability
 
 COMMON = ["plan", "budget", "week", "call", "fix", "trip", "lamp", "cake"]
 
@@ -101,3 +101,25 @@ def test_separability_is_deterministic_and_checks_lengths():
     )
     with pytest.raises(ValueError, match="families"):
         separability(sessions, groups[:-1])
+
+
+def test_chained_items_fold_by_topic_family_and_the_check_still_runs():
+    """A large build chains every item into one derivation family (shared haystacks, subjects):
+    the check then folds topic families, keeping each subject's twins in one fold."""
+    items, sessions, _ = _twins()
+    topics = [f"topic{(i // 2) % 6}" for i in range(len(items))]  # twins (items 2k, 2k+1) share a topic
+    by_topic = {s.session_id: topics[n] for n, (_, _, ss) in enumerate(items) for s in ss}
+    sessions = [
+        dataclasses.replace(s, fact=SessionFact(family=by_topic[s.session_id], subject="x", value="1", speaker="u0"))
+        for s in sessions
+    ]
+    chained = {s.session_id: "vox00000" for s in sessions}  # one family: nothing to fold
+    assert "ci" not in separability(sessions, list(chained.values()), permutations=10)
+    groups, grouping = fold_groups(chained, sessions)
+    assert grouping == "topic" and len(set(groups)) == 6
+    fair = separability(sessions, groups, permutations=50)
+    assert fair["families"] == 6
+    assert fair["shuffled_interval"][0] <= fair["accuracy"] <= fair["shuffled_interval"][1]
+    families = derivation_families(items)
+    assert len(set(families.values())) >= MIN_FAMILIES
+    assert fold_groups(families, sessions) == ([families[s.session_id] for s in sessions], "derivation")
