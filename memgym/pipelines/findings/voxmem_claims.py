@@ -91,8 +91,8 @@ def vx_length(t: Tables) -> Outcome:
     if effect is None:
         return f"needs the same items at {short} and {long} tokens: {EVAL_VX}"
     every: m.Select = lambda r: True  # noqa: E731
-    ours = f"{system}: {short // 1000}K {mean_text(rows, f'{system}@{short}', every)} -> "
-    ours += f"{long // 1000}K {mean_text(rows, f'{system}@{long}', every)}"
+    ours = f"{system}: {short // 1024}K {mean_text(rows, f'{system}@{short}', every)} -> "
+    ours += f"{long // 1024}K {mean_text(rows, f'{system}@{long}', every)}"
     return Measured(effect, ours, runs_of(t.voxmem, system))
 
 
