@@ -16,11 +16,12 @@ GDN2, KDA and no-erase, seeds 0-2, evaluated on 96 held-out streams.
 
 ``cpu-update-control``: a symbolic control that isolates updates: 256 one-hot identities (more
 than the 64 key channels, so keys cannot be axis-aligned and no-erase cannot erase one source by
-decaying its channels), an update 0.4-0.6 s after the value it supersedes and every query 2.5-5 s
-after its source's last event (an additive memory's only cue to which value is newer is how much
-the older one has decayed in 10-15 frames, under a decay mild enough to keep a value 62-125
-frames), no distractors and no absent-source queries (so that no "none" answer competes with a
-source written once); ``cpu-tiny``'s model and optimiser, 600 steps; GDN2, KDA and no-erase,
+decaying its channels), an update 0.4-0.6 s after the value it supersedes (an additive memory
+holds both values under one key, the older one only slightly more decayed) and every query 1-2 s
+after its source's last event (so that few other sources are written between a single write and
+its query: their cross-talk is what no-erase's wrong initial answers are), no distractors and no
+absent-source queries (so that no "none" answer competes with a source written once);
+``cpu-tiny``'s model and optimiser, 600 steps; GDN2, KDA and no-erase,
 seeds 0-4, evaluated on 192 held-out streams with the update-specific interaction of each erasing
 core against no-erase.
 
@@ -125,12 +126,12 @@ UPDATE_CONTROL_STREAM = (
     "data.stream.distractors=[0]",
     "data.stream.excerpt_frames=[6,10]",
     "data.stream.offset_seconds=[0.4,0.6]",
-    "data.stream.query_offset_seconds=[2.5,5]",
+    "data.stream.query_offset_seconds=[1,2]",
 )
 """``cpu-update-control`` streams: 256 one-hot identities (more than the 64 key channels), events of
-6-10 frames, an update 0.4-0.6 s after the event it supersedes, every query 2.5-5 s after its
+6-10 frames, an update 0.4-0.6 s after the event it supersedes, every query 1-2 s after its
 source's last event, no distractors, no absent-source queries (docs/amemops_models.md, "An
-update-isolating control"; setting I2 there is this with one absent query proposal a stream)."""
+update-isolating control"; setting N there is this with queries 2.5-5 s after the last event)."""
 UPDATE_CONTROL_TRAIN = (
     *UPDATE_CONTROL_STREAM,
     *(o for o in CPU_TINY_TRAIN if not o.startswith(("data.", "steps=", "checkpoint_steps="))),
