@@ -410,8 +410,12 @@ class VoxMemBuilder:
         Besides the checks it records which item every AR item derives from (``ar_sources``) and
         the sessions of each role per budget, summed over items (``sessions_per_budget``).
         """
-        counts = _session_reuse([p for p in plans if p.operation != "AR"], episodes)
-        with_ar = _session_reuse(plans, episodes)
+        # max_session_reuse bounds the histories drawn: counted without AR items (each re-speaks its
+        # source's history), and with them beside it; an item's longest history (its last episode)
+        sessions = {e.items[0].item_id: {s.session_id for s in e.sessions} for e in episodes}
+        refusals = {p.plan_id for p in plans if p.operation == "AR"}
+        counts = qc.reuse_counts({i: ids for i, ids in sessions.items() if i not in refusals})
+        with_ar = qc.reuse_counts(sessions)
         turns = {t.audio: t.duration_s for e in episodes for s in e.sessions for t in s.turns if t.role == "user"}
         per_cell = dict(collections.Counter(p.cell for p in plans))
         roles = _sessions_per_budget(episodes, self.budgets)
@@ -442,20 +446,6 @@ class VoxMemBuilder:
         if self.qc_reasoner is not None:
             report["transcript_llm"] = _transcript_llm(self.qc_reasoner, episodes, self.budgets[0])
         return qc.write_report(self.out, report)
-
-
-def _session_reuse(plans: list[Plan], episodes: list[VoxMemEpisode]) -> collections.Counter:
-    """Session id -> number of ``plans``' items whose history holds it (:func:`qc.reuse_counts`).
-    ``max_session_reuse`` bounds the histories drawn: the QC report counts them without AR items,
-    each of which re-speaks its source's history, and gives the count with them beside it."""
-    return qc.reuse_counts(
-        {
-            p.plan_id: {s.session_id for s in e.sessions}
-            for p in plans
-            for e in episodes
-            if e.items[0].item_id == p.plan_id
-        }
-    )
 
 
 def _sessions_per_budget(episodes: list[VoxMemEpisode], budgets: Sequence[int]) -> dict[int, dict[str, int]]:
