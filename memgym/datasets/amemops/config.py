@@ -79,6 +79,14 @@ class StreamConfig:
             **ADDED_FIELD,
         },
     )
+    max_intervening: int = dataclasses.field(
+        default=-1,
+        metadata={
+            "help": "most other sources' events (not queries) between a query's source's last event and the "
+            "query; placements that would exceed it are retried like overlapping ones; -1: no bound",
+            **ADDED_FIELD,
+        },
+    )
     rms: float = dataclasses.field(default=0.05, metadata={"help": "recording RMS before excerpting"})
     fade_ms: float = dataclasses.field(default=10.0, metadata={"help": "linear fade in/out of every excerpt (ms)"})
     query_gain_db: float = dataclasses.field(default=-3.0, metadata={"help": "query gain (centre pan)"})
@@ -135,6 +143,13 @@ class StreamConfig:
                     f"query_offset_seconds min {self.query_offset_seconds[0]} s is shorter than the longest excerpt "
                     f"({hi} frames): a query would overlap the event before it"
                 )
+        if self.max_intervening < -1:
+            raise ConfigError(f"max_intervening must be -1 (no bound) or >= 0, got {self.max_intervening}")
+        if self.max_intervening == 0 and self.n_interference:
+            raise ConfigError(
+                "max_intervening=0 leaves no room for an interference proposal's partner event "
+                "(another source's event between the target and its query); set n_interference=0"
+            )
         needed = self.min_frames_needed()
         if needed > self.frames:
             raise ConfigError(

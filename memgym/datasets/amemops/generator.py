@@ -27,7 +27,11 @@ grid without overlap:
 
 Onset offsets between consecutive events of a chain are log-uniform in ``offset_seconds``
 (2-60 s), the last one (to the query) in ``query_offset_seconds`` when given; a chain's start is
-uniform over the positions where it fits. A proposal that does not fit after ``placement_attempts`` tries is dropped and counted in ``annotations["dropped"]``.
+uniform over the positions where it fits. With ``max_intervening`` = k >= 0 a position also has to
+keep at most k other sources' events (queries not counted) between every placed query's source's
+last event and that query, the new chain's own queries included: this bounds the cross-talk of
+other writes equally for every query type (an interference partner is one such event). A proposal
+that does not fit after ``placement_attempts`` tries is dropped and counted in ``annotations["dropped"]``.
 Then ``distractors`` (one count drawn per stream) other sources appear once each at free
 positions, drawn from the queried sources' similar or dissimilar pools when
 ``distractor_similarity`` asks (``mixed``: one policy drawn per stream). Excerpts last ``excerpt_frames`` (18-32) frames, queries ``query_frames`` (12) at -3 dB
@@ -70,16 +74,61 @@ def pool_splits(library: SourceLibrary) -> tuple[str, ...]:
 
 
 class _Occupancy:
-    """Which frames are taken."""
+    """Which frames are taken, and (with ``max_intervening >= 0``) how many other sources' events
+    lie between each placed query's source's last event and the query."""
 
-    def __init__(self, frames: int) -> None:
+    def __init__(self, frames: int, max_intervening: int = -1) -> None:
         self.taken = bytearray(frames)  # 1 = taken (bytes: placement tries run ~100 times a stream)
+        self.max_intervening = max_intervening
+        self.writes: list[tuple[int, str]] = []  # (onset frame, identity) of every placed non-query event
+        self.gaps: list[list] = []  # [identity, last event onset, query onset, other sources' events between]
 
     def free(self, onset: int, length: int) -> bool:
         return onset >= 0 and onset + length <= len(self.taken) and 1 not in self.taken[onset : onset + length]
 
     def take(self, onset: int, length: int) -> None:
         self.taken[onset : onset + length] = b"\x01" * length
+
+    def admits(self, onsets: list[int], sources: list[str | None]) -> bool:
+        """Whether placing events at ``onsets`` (``sources``: their identities, None for a query, which
+        asks about the chain's first identity) keeps every query within ``max_intervening``."""
+        if self.max_intervening < 0:
+            return True
+        writes, gaps = self._split(onsets, sources)
+        for identity, after, before, count in self.gaps:
+            if count + _between(writes, identity, after, before) > self.max_intervening:
+                return False
+        everything = self.writes + writes
+        return all(_between(everything, i, a, b) <= self.max_intervening for i, a, b in gaps)
+
+    def record(self, onsets: list[int], sources: list[str | None]) -> None:
+        """Count events placed at ``onsets`` into the gaps they fall in (after :meth:`admits`)."""
+        if self.max_intervening < 0:
+            return
+        writes, gaps = self._split(onsets, sources)
+        for gap in self.gaps:
+            gap[3] += _between(writes, *gap[:3])
+        self.writes += writes
+        self.gaps += [[i, a, b, _between(self.writes, i, a, b)] for i, a, b in gaps]
+
+    @staticmethod
+    def _split(
+        onsets: list[int], sources: list[str | None]
+    ) -> tuple[list[tuple[int, str]], list[tuple[str, int, int]]]:
+        """A chain's non-query events ``(onset, identity)`` and its queries' gaps ``(identity, onset of the
+        identity's last event, query onset)``."""
+        writes = [(o, s) for o, s in zip(onsets, sources) if s is not None]
+        asked = sources[0]
+        last = max((o for o, s in writes if s == asked), default=None)
+        if asked is None or last is None:  # an absent-source query or a distractor: no gap
+            return writes, []
+        return writes, [(asked, last, o) for o, s in zip(onsets, sources) if s is None]
+
+
+def _between(writes: list[tuple[int, str]], identity: str, after: int, before: int) -> int:
+    """Events in ``writes`` of sources other than ``identity`` with onsets strictly between ``after``
+    and ``before``."""
+    return sum(after < onset < before and source != identity for onset, source in writes)
 
 
 class StreamGenerator:
@@ -161,11 +210,13 @@ class StreamGenerator:
         for _ in range(cfg.n_absent):
             proposals.append(self._absent(rng, take_identity()))
 
-        occupancy = _Occupancy(cfg.frames)
+        occupancy = _Occupancy(cfg.frames, cfg.max_intervening)
         placed: list[tuple[dict, list[int]]] = []
         for k in rng.permutation(len(proposals)):
             proposal = proposals[int(k)]
-            onsets = self._place_chain(rng, occupancy, proposal["lengths"])
+            sources = [h[0] for h in proposal["history"]]
+            sources += [None] * (len(proposal["lengths"]) - len(sources))
+            onsets = self._place_chain(rng, occupancy, proposal["lengths"], sources)
             if onsets is None:
                 dropped[proposal["type"]] += len(proposal["queries"])
             else:
@@ -179,7 +230,7 @@ class StreamGenerator:
         anchors = [p["identity"] for p, _ in placed]
         for identity in self._distractor_identities(rng, n_distractors, order, used, anchors, policy):
             length = self._excerpt_length(rng)
-            onsets = self._place_chain(rng, occupancy, [length])
+            onsets = self._place_chain(rng, occupancy, [length], [identity])
             if onsets is None:
                 dropped["distractor"] += 1
                 continue
@@ -308,7 +359,12 @@ class StreamGenerator:
             chosen.append(identity)
         return chosen
 
-    def _place_chain(self, rng: Generator, occupancy: _Occupancy, lengths: list[int]) -> list[int] | None:
+    def _place_chain(
+        self, rng: Generator, occupancy: _Occupancy, lengths: list[int], sources: list[str | None]
+    ) -> list[int] | None:
+        """Onsets of a chain of events of ``lengths`` frames (``sources``: each event's identity, None
+        for a query), placed without overlap and within ``max_intervening``; None after
+        ``placement_attempts`` failed tries."""
         cfg = self.config
         ranges = [cfg.offset_seconds] * (len(lengths) - 2) + [cfg.query_offsets()] * (len(lengths) > 1)
         log_ranges = [(math.log(low * FRAME_RATE), math.log(high * FRAME_RATE)) for low, high in ranges]
@@ -319,9 +375,10 @@ class StreamGenerator:
                 continue
             start = int(rng.integers(0, cfg.frames - span + 1))
             onsets = list(itertools.accumulate(offsets, initial=start))
-            if all(occupancy.free(o, n) for o, n in zip(onsets, lengths)):
+            if all(occupancy.free(o, n) for o, n in zip(onsets, lengths)) and occupancy.admits(onsets, sources):
                 for o, n in zip(onsets, lengths):
                     occupancy.take(o, n)
+                occupancy.record(onsets, sources)
                 return onsets
         return None
 

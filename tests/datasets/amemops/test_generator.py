@@ -320,6 +320,53 @@ def test_query_offsets_have_their_own_range(tones):
             dataclasses.replace(config, query_offset_seconds=bad)
 
 
+def _intervening(stream) -> list[int]:
+    """Per query item (absent ones left out): other sources' events (queries not counted) between the
+    queried source's last event and the query."""
+    counts = []
+    for item in stream.items:
+        onset, identity = item.annotations["onset_frame"], item.annotations["identity"]
+        writes = [e for e in stream.events if e.role != "query" and e.onset_frame < onset]
+        own = [e.onset_frame for e in writes if e.identity == identity]
+        if own:
+            counts.append(sum(e.onset_frame > max(own) and e.identity != identity for e in writes))
+    return counts
+
+
+def test_max_intervening_bounds_the_other_events_before_every_query(tones):
+    """``max_intervening`` = k keeps at most k other sources' events between a query's source's last
+    event and the query, for every query type (distractors and interference partners count); -1 (the
+    default) leaves streams and keys as they were."""
+    assert "max_intervening" not in StreamConfig().key()
+    config = StreamConfig(
+        frames=512,
+        n_initial=3,
+        n_update=4,
+        n_interference=1,
+        n_absent=1,
+        distractors=(3,),
+        excerpt_frames=(6, 10),
+        offset_seconds=(0.4, 1.0),
+        query_offset_seconds=(1.0, 3.0),
+        placement_attempts=100,
+    )
+    free = StreamGenerator(config, tones, SimilarityPools(tones, recordings_per_identity=1))
+    assert max(c for i in range(8) for c in _intervening(free.generate(seed=0, index=i))) > 1
+    for bound in (0, 1):
+        bounded = dataclasses.replace(config, max_intervening=bound, n_interference=min(bound, 1))
+        assert bounded.key()["max_intervening"] == bound
+        generator = StreamGenerator(bounded, tones, free.pools)
+        streams = [generator.generate(seed=0, index=i) for i in range(8)]
+        counts = [c for s in streams for c in _intervening(s)]
+        assert len(counts) > 8 * 4 and max(counts) <= bound
+        assert streams[0] == StreamGenerator(bounded, tones, free.pools).generate(seed=0, index=0)
+        types = {i.annotations["operation"] for s in streams for i in s.items}
+        assert {"initial", "updated", "retained", "absent"} <= types
+    for bad, message in ((-2, "max_intervening must be -1"), (0, "leaves no room for an interference")):
+        with pytest.raises(ConfigError, match=message):
+            dataclasses.replace(config, max_intervening=bad)
+
+
 def test_tones_library_size_is_a_setting():
     from memgym.datasets.sources.factory import LibraryConfig, open_library
 
