@@ -3,7 +3,7 @@ last event and the query ("intervening" writes), and what the wrong answers were
 
 Usage: ``python scripts/amemops_intervening.py RUNS/amemops_eval/NAME [checkpoint]``. It regenerates
 the eval's streams from the folder's ``config.yaml`` and reads ``results.jsonl``; for each model,
-seed and operation (initial, updated) it prints accuracy with 0-1 and >= 2 intervening events,
+seed and operation (initial, updated) it prints accuracy with 0-1 and >= 2 intervening events (and with exactly 0 and 1),
 and, of the wrong answers, how many gave the queried attribute's value of an intervening event,
 against how many a wrong answer drawn uniformly from the other classes would (expected count).
 """
@@ -53,24 +53,26 @@ def main(folder: Path, checkpoint: int | None) -> None:
                 continue
             n, values = _intervening_values(streams[row["stream"]], q["query"], q["attribute"])
             c = counts[(row["model"], row["seed"], row["checkpoint"], q["operation"])]
-            bin_ = "0-1" if n < 2 else ">=2"
-            c[f"n {bin_}"] += 1
-            c[f"ok {bin_}"] += q["correct"]
+            for bin_ in ("0-1" if n < 2 else ">=2", "0" if n == 0 else "1" if n == 1 else ""):
+                if bin_:
+                    c[f"n {bin_}"] += 1
+                    c[f"ok {bin_}"] += q["correct"]
             if not q["correct"]:
                 c["wrong"] += 1
                 c["intervening"] += q["prediction"] in values
                 c["expected"] += len(values - {q["answer"]}) / (classes - 1)
     print(
-        "| model | seed | step | operation | accuracy, 0-1 intervening | accuracy, >= 2 | wrong | "
-        "an intervening value (expected) |"
+        "| model | seed | step | operation | accuracy, 0-1 intervening | accuracy, >= 2 | accuracy, 0 | "
+        "accuracy, 1 | wrong | an intervening value (expected) |"
     )
-    print("| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: |")
+    print("| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for (model, seed, step, operation), c in sorted(counts.items()):
         acc = [
-            f"{100 * c[f'ok {b}'] / c[f'n {b}']:.1f} ({c[f'n {b}']})" if c[f"n {b}"] else "-" for b in ("0-1", ">=2")
+            f"{100 * c[f'ok {b}'] / c[f'n {b}']:.1f} ({c[f'n {b}']})" if c[f"n {b}"] else "-"
+            for b in ("0-1", ">=2", "0", "1")
         ]
         print(
-            f"| {model} | {seed} | {step} | {operation} | {acc[0]} | {acc[1]} | {c['wrong']} | "
+            f"| {model} | {seed} | {step} | {operation} | {acc[0]} | {acc[1]} | {acc[2]} | {acc[3]} | {c['wrong']} | "
             f"{c['intervening']} ({c['expected']:.0f}) |"
         )
 

@@ -1,7 +1,7 @@
-"""The AMemOps learning check of the slow learning tests, run as a user would run it.
+"""The AMemOps learning checks of the slow learning tests, run as a user would run it.
 
 ``preset=cpu-tiny`` models (the symbolic control, docs/amemops_models.md, "The slow learning
-test") are trained with ``memgym train amemops`` and scored with ``memgym eval amemops``, each in
+test"; or another preset's) are trained with ``memgym train amemops`` and scored with ``memgym eval amemops``, each in
 its own single-threaded process whose environment can select a CPU arithmetic path
 (``MKL_CBWR=COMPATIBLE``, ``ATEN_CPU_CAPABILITY=default``, ...: read at process start, so they
 need fresh processes). The check's effects are per-seed accuracies, pooled over seeds by the tests.
@@ -46,10 +46,15 @@ def train_and_score(
     seeds: Sequence[int] = SEEDS,
     env: Mapping[str, str] | None = None,
     parallel: int = 2,
+    preset: str = PRESET,
+    train_keys: Sequence[str] = (),
+    eval_keys: Sequence[str] = (),
+    checkpoint: int = CPU_TINY_STEPS,
 ) -> dict[tuple[str, int], dict[str, list[dict]]]:
-    """Train every ``cores`` x ``seeds`` model of ``preset=cpu-tiny`` (``parallel`` processes at a
-    time) and score them on the preset's 96 held-out streams, every process with ``env`` added to
-    this one's environment and one thread.
+    """Train every ``cores`` x ``seeds`` model of ``preset`` (``cpu-tiny`` by default; ``train_keys``
+    added to each training's command line, ``parallel`` processes at a time) and score them at step
+    ``checkpoint`` on the preset's held-out streams (``eval_keys`` added), every process with ``env``
+    added to this one's environment and one thread.
 
     Returns:
         ``(core, seed) -> query type -> the eval's query rows`` (``initial``, ``post_update``, ...;
@@ -57,7 +62,16 @@ def train_and_score(
     """
     environment = {**os.environ, "OMP_NUM_THREADS": "1", **(env or {})}
     commands = [
-        _memgym("train", "amemops", f"preset={PRESET}", f"model={core}", f"seed={seed}", "--runs-dir", str(runs))
+        _memgym(
+            "train",
+            "amemops",
+            f"preset={preset}",
+            f"model={core}",
+            f"seed={seed}",
+            *train_keys,
+            "--runs-dir",
+            str(runs),
+        )
         for seed in seeds
         for core in cores
     ]
@@ -69,17 +83,18 @@ def train_and_score(
                 for c in batch
             ]
         )
-    models = ",".join(f"{core}@{PRESET}" for core in cores)
+    models = ",".join(f"{core}@{preset}" for core in cores)
     evaluate = _memgym(
         "eval",
         "amemops",
-        f"preset={PRESET}",
+        f"preset={preset}",
         f"models=[{models}]",
         f"seeds=[{','.join(map(str, seeds))}]",
         "contrasts=[]",
         "update_interactions=[]",
         "bootstrap_resamples=0",
         f"name={EVAL_RUN}",
+        *eval_keys,
         "--runs-dir",
         str(runs),
     )
@@ -97,7 +112,7 @@ def train_and_score(
         lambda: collections.defaultdict(list)
     )
     for row in query_rows(RunStore(runs / "amemops_eval" / EVAL_RUN, "").rows()):
-        assert row["checkpoint"] == CPU_TINY_STEPS
+        assert row["checkpoint"] == checkpoint
         scores[(row["model"].split("@")[0], int(row["seed"]))][row["query_type"]].append(row)
     return {key: dict(value) for key, value in scores.items()}
 
