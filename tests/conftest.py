@@ -68,7 +68,7 @@ def ray_cluster():
 # handed out must be short for both workers to finish together. Files not listed (each under about
 # 15 s) follow in collection order.
 LONGEST_FIRST = (
-    "tests/pipelines/amemops/test_learning_paths.py",  # ~240 s: 6 training processes, 2 at a time
+    "tests/pipelines/amemops/test_update_control_learning.py",  # ~250 CPU s: 6 training processes, 2 at a time
     "tests/pipelines/amemops/test_learning.py",  # ~200 s: the same
     "tests/pipelines/voxmem/test_audio_lm.py",  # ~180 s: a SmolLM2 training run, one thread
     "tests/pipelines/test_ray_executor.py",  # ~55 s
