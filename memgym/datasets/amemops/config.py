@@ -143,18 +143,21 @@ class StreamConfig:
                     f"query_offset_seconds min {self.query_offset_seconds[0]} s is shorter than the longest excerpt "
                     f"({hi} frames): a query would overlap the event before it"
                 )
+        self._check_max_intervening()
+        needed = self.min_frames_needed()
+        if needed > self.frames:
+            raise ConfigError(
+                f"impossible stream settings: the proposed events need at least {needed} frames "
+                f"but frames={self.frames}; lower the query counts/distractors or raise frames"
+            )
+
+    def _check_max_intervening(self) -> None:
         if self.max_intervening < -1:
             raise ConfigError(f"max_intervening must be -1 (no bound) or >= 0, got {self.max_intervening}")
         if self.max_intervening == 0 and self.n_interference:
             raise ConfigError(
                 "max_intervening=0 leaves no room for an interference proposal's partner event "
                 "(another source's event between the target and its query); set n_interference=0"
-            )
-        needed = self.min_frames_needed()
-        if needed > self.frames:
-            raise ConfigError(
-                f"impossible stream settings: the proposed events need at least {needed} frames "
-                f"but frames={self.frames}; lower the query counts/distractors or raise frames"
             )
 
     def key(self) -> dict:

@@ -59,6 +59,7 @@ from memgym.datasets.amemops.config import (
     StreamConfig,
 )
 from memgym.datasets.amemops.controls import apply_recording_control
+from memgym.datasets.amemops.placement import Occupancy
 from memgym.datasets.amemops.query_items import query_item
 from memgym.datasets.amemops.records import AMemOpsStream, StreamEvent
 from memgym.datasets.sources.library import SourceLibrary
@@ -71,64 +72,6 @@ def pool_splits(library: SourceLibrary) -> tuple[str, ...]:
     if "calibration" in splits:
         return ("calibration",)
     return tuple(s for s in ("train", "eval") if s in splits)
-
-
-class _Occupancy:
-    """Which frames are taken, and (with ``max_intervening >= 0``) how many other sources' events
-    lie between each placed query's source's last event and the query."""
-
-    def __init__(self, frames: int, max_intervening: int = -1) -> None:
-        self.taken = bytearray(frames)  # 1 = taken (bytes: placement tries run ~100 times a stream)
-        self.max_intervening = max_intervening
-        self.writes: list[tuple[int, str]] = []  # (onset frame, identity) of every placed non-query event
-        self.gaps: list[list] = []  # [identity, last event onset, query onset, other sources' events between]
-
-    def free(self, onset: int, length: int) -> bool:
-        return onset >= 0 and onset + length <= len(self.taken) and 1 not in self.taken[onset : onset + length]
-
-    def take(self, onset: int, length: int) -> None:
-        self.taken[onset : onset + length] = b"\x01" * length
-
-    def admits(self, onsets: list[int], sources: list[str | None]) -> bool:
-        """Whether placing events at ``onsets`` (``sources``: their identities, None for a query, which
-        asks about the chain's first identity) keeps every query within ``max_intervening``."""
-        if self.max_intervening < 0:
-            return True
-        writes, gaps = self._split(onsets, sources)
-        for identity, after, before, count in self.gaps:
-            if count + _between(writes, identity, after, before) > self.max_intervening:
-                return False
-        everything = self.writes + writes
-        return all(_between(everything, i, a, b) <= self.max_intervening for i, a, b in gaps)
-
-    def record(self, onsets: list[int], sources: list[str | None]) -> None:
-        """Count events placed at ``onsets`` into the gaps they fall in (after :meth:`admits`)."""
-        if self.max_intervening < 0:
-            return
-        writes, gaps = self._split(onsets, sources)
-        for gap in self.gaps:
-            gap[3] += _between(writes, *gap[:3])
-        self.writes += writes
-        self.gaps += [[i, a, b, _between(self.writes, i, a, b)] for i, a, b in gaps]
-
-    @staticmethod
-    def _split(
-        onsets: list[int], sources: list[str | None]
-    ) -> tuple[list[tuple[int, str]], list[tuple[str, int, int]]]:
-        """A chain's non-query events ``(onset, identity)`` and its queries' gaps ``(identity, onset of the
-        identity's last event, query onset)``."""
-        writes = [(o, s) for o, s in zip(onsets, sources) if s is not None]
-        asked = sources[0]
-        last = max((o for o, s in writes if s == asked), default=None)
-        if asked is None or last is None:  # an absent-source query or a distractor: no gap
-            return writes, []
-        return writes, [(asked, last, o) for o, s in zip(onsets, sources) if s is None]
-
-
-def _between(writes: list[tuple[int, str]], identity: str, after: int, before: int) -> int:
-    """Events in ``writes`` of sources other than ``identity`` with onsets strictly between ``after``
-    and ``before``."""
-    return sum(after < onset < before and source != identity for onset, source in writes)
 
 
 class StreamGenerator:
@@ -210,7 +153,7 @@ class StreamGenerator:
         for _ in range(cfg.n_absent):
             proposals.append(self._absent(rng, take_identity()))
 
-        occupancy = _Occupancy(cfg.frames, cfg.max_intervening)
+        occupancy = Occupancy(cfg.frames, cfg.max_intervening)
         placed: list[tuple[dict, list[int]]] = []
         for k in rng.permutation(len(proposals)):
             proposal = proposals[int(k)]
@@ -360,7 +303,7 @@ class StreamGenerator:
         return chosen
 
     def _place_chain(
-        self, rng: Generator, occupancy: _Occupancy, lengths: list[int], sources: list[str | None]
+        self, rng: Generator, occupancy: Occupancy, lengths: list[int], sources: list[str | None]
     ) -> list[int] | None:
         """Onsets of a chain of events of ``lengths`` frames (``sources``: each event's identity, None
         for a query), placed without overlap and within ``max_intervening``; None after
