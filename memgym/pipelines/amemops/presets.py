@@ -87,6 +87,24 @@ _CPU_AUDIO_TRAIN = (
     "threads=1",
 )
 
+CPU_AUDIO_FRESH_STEPS = 3000
+CPU_AUDIO_FRESH_CHECKPOINTS = (250, 500, 1000, 1500, 2000, 3000)
+CPU_AUDIO_FRESH_MODELS = ("gdn2", "kda", "no_erase")
+_CPU_AUDIO_FRESH_TRAIN = (
+    *CPU_SMALL_STREAM,
+    f"steps={CPU_AUDIO_FRESH_STEPS}",
+    "batch_size=16",
+    "lr=0.003",
+    "warmup_steps=100",
+    f"checkpoint_steps=[{','.join(map(str, CPU_AUDIO_FRESH_CHECKPOINTS))}]",
+    "save_every=250",
+    "arch.width=64",
+    "arch.head_dim=32",
+    "arch.mlp_hidden=128",
+    "data.clip_cache=2000",
+    "threads=1",
+)
+
 
 CPU_TINY_STEPS = 200
 CPU_TINY_MODELS = ("gdn2", "kda", "no_erase")
@@ -206,6 +224,20 @@ PRESETS: dict[str, dict[str, tuple[str, ...]]] = {
             "threads=1",
             f"contrasts={_erasing_contrasts('cpu-audio')}",
             f"update_interactions={_erasing_contrasts('cpu-audio')}",
+        ),
+    },
+    "cpu-audio-fresh": {
+        "train": _CPU_AUDIO_FRESH_TRAIN,
+        "eval": (
+            *CPU_SMALL_STREAM,
+            "data.stream.split=eval",
+            f"models=[{','.join(f'{m}@cpu-audio-fresh' for m in CPU_AUDIO_FRESH_MODELS)}]",
+            "seeds=[0]",
+            f"checkpoints=[{CPU_AUDIO_FRESH_STEPS}]",
+            "streams=192",
+            "threads=1",
+            f"contrasts={_erasing_contrasts('cpu-audio-fresh', ('gdn2', 'kda'))}",
+            f"update_interactions={_erasing_contrasts('cpu-audio-fresh', ('gdn2', 'kda'))}",
         ),
     },
 }

@@ -148,6 +148,8 @@ class StreamBatches:
         self.tensors = tensors
         self.batch_size = batch_size
         self.seed = seed
+        if tensors.data.clip_cache > 0:  # before workers or envs copy the library
+            tensors.library.keep_in_memory(tensors.data.clip_cache)
 
     def index(self, position: int) -> int:
         pool = self.tensors.data.pool
