@@ -34,6 +34,14 @@ with six models (GDN2, KDA, GDN, no-erase, Mamba-2-style, RoPE attention) and th
 erasing cores contrasted with no-erase and the update-specific interaction
 (``update_interactions``). ``memgym eval amemops preset=cpu-audio train=true`` trains whatever
 is missing first.
+
+``cpu-audio-fresh``: ``cpu-audio``'s streams and model without the fixed pool: 3,000 steps of 16
+fresh training streams (``data.pool=0``; stream ``seed·10⁷ + step·16 + i``, so every batch is a
+function of seed and step), rendered and featurised in the training process with the real front end,
+the library holding every clip in memory (``data.clip_cache=2000``; a fresh stream then costs a few
+milliseconds, where evicted clips re-synthesised cost ~60 ms a stream), warm-up 100 steps,
+checkpoints along the way for held-out learning curves; evaluated on 192 held-out streams with
+GDN2, KDA and no-erase (docs/amemops_models.md, "Audio with fresh streams").
 """
 
 from __future__ import annotations
