@@ -4,7 +4,8 @@ Usage: ``python scripts/amemops_learning_curve.py RUNS/amemops_eval/NAME [RUNS/a
 From the eval's ``results.jsonl`` it prints, per model and checkpoint (seeds pooled per seed, then
 averaged, as ``table.md``), the query-weighted accuracy (%) per query type, and a last row with
 the best constant answer: per query type, the answer that is most often right on these very
-queries for each attribute (gain, pan), so no constant policy scores more. For each training run
+queries for each attribute (gain, pan), so no constant policy scores more (absent queries: "none",
+100%), then the same for gain and pan queries alone. For each training run
 folder given it also prints the training query accuracy (%) and loss of ``metrics.csv``, averaged
 over the logged rows of each window ending at one of the eval's checkpoints (with fresh streams
 every training stream is new to the model, so this too is accuracy on unseen streams, from the
@@ -37,14 +38,21 @@ def query_rows(folder: Path) -> list[dict]:
     return rows
 
 
-def constant_answer(rows: list[dict], query_type: str) -> float | None:
-    """Best constant answer (%) on the queries of one model, seed and checkpoint of ``query_type``."""
+def constant_answer(rows: list[dict], query_type: str, attributes: tuple[str, ...] = ("gain", "pan")) -> float | None:
+    """Best constant answer (%) on the queries of ``attributes`` and ``query_type`` of one model,
+    seed and checkpoint (the streams are the same for all)."""
     first = rows[0]["model"], rows[0]["seed"], rows[0]["checkpoint"]
-    of_type = [r for r in rows if (r["model"], r["seed"], r["checkpoint"]) == first and r["query_type"] == query_type]
+    of_type = [
+        r
+        for r in rows
+        if (r["model"], r["seed"], r["checkpoint"]) == first
+        and r["query_type"] == query_type
+        and r["attribute"] in attributes
+    ]
     if not of_type:
         return None
     best = 0
-    for attribute in ("gain", "pan"):
+    for attribute in attributes:
         answers = collections.Counter(r["answer"] for r in of_type if r["attribute"] == attribute)
         best += max(answers.values(), default=0)
     return 100.0 * best / len(of_type)
@@ -77,8 +85,10 @@ def main(folder: Path, runs: list[Path]) -> None:
         cells = [accuracy_cell([r for r in members if r["query_type"] == t]) for t in TYPES]
         shown = " | ".join("-" if c is None else f"{c:.1f}" for c in cells)
         print(f"| {model} | {checkpoint} | {len({r['seed'] for r in members})} | {shown} |")
-    constants = [constant_answer(rows, t) for t in TYPES]
-    print("| best constant answer | | | " + " | ".join("-" if c is None else f"{c:.1f}" for c in constants) + " |")
+    for label, attributes in (("", ("gain", "pan")), (", gain", ("gain",)), (", pan", ("pan",))):
+        constants = [constant_answer(rows, t, attributes) for t in TYPES]
+        shown = " | ".join("-" if c is None else f"{c:.1f}" for c in constants)
+        print(f"| best constant answer{label} | | | {shown} |")
     checkpoints = sorted({int(r["checkpoint"]) for r in rows})
     for run in runs:
         print(f"\n{run.name}: training query accuracy (%) / loss, mean of the logged rows up to each checkpoint")
