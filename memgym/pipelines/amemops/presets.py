@@ -39,10 +39,10 @@ is missing first.
 fresh training streams (``data.pool=0``; stream ``seed·10⁷ + step·16 + i``, so every batch is a
 function of seed and step), rendered and featurised in the training process with the real front end,
 the library holding every clip in memory (``data.clip_cache=2000``; a fresh stream then costs a few
-milliseconds, where evicted clips re-synthesised cost ~60 ms a stream), warm-up 100 steps,
+milliseconds of CPU, where re-synthesising evicted clips cost ~35 ms), warm-up 100 steps,
 checkpoints along the way for held-out learning curves; GDN2, KDA and no-erase, seeds 0-2,
-evaluated on 1,536 held-out streams (scoring a stream costs about what rendering it does, and 192
-leave the stream part of the contrasts' intervals as wide as the seed part; docs/amemops_models.md,
+evaluated on 1,536 held-out streams (scoring a stream costs about what rendering it does; with 192
+the contrasts' intervals are mostly stream sampling; docs/amemops_models.md,
 "Audio with fresh streams").
 """
 
