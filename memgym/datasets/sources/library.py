@@ -144,6 +144,11 @@ class SourceLibrary(abc.ABC):
             self._cache.popitem(last=False)
         return audio
 
+    def keep_in_memory(self, count: int) -> None:
+        """Keep at least ``count`` loaded recordings in the in-memory cache from now on (never
+        fewer than before). Memory only: what :meth:`load` returns does not change."""
+        self._cache_size = max(self._cache_size, count)
+
     def recordings(self, identity: str, split: str) -> list[np.ndarray]:
         """``identity``'s recordings in ``split``: a list of ``(n,)`` float32 arrays at 16 kHz."""
         return [self.load(rid) for rid in self.recording_ids(identity, split)]

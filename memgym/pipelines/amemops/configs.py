@@ -47,6 +47,14 @@ class DataConfig:
         "sync", "source=env: gymnasium.make_vec mode (async: one worker process per stream)", hashed=False, added=True
     )
     block_frames: int = setting(32, "source=env: frames per formation step", hashed=False, added=True, min=1)
+    clip_cache: int = setting(
+        0,
+        "recordings the library keeps in memory while training (0: its default; at least the split's "
+        "recordings, so fresh streams never re-synthesise or re-read an evicted clip)",
+        hashed=False,
+        added=True,
+        min=0,
+    )
 
     def __post_init__(self) -> None:
         if self.source == "env" and self.inputs != "audio":

@@ -34,6 +34,16 @@ with six models (GDN2, KDA, GDN, no-erase, Mamba-2-style, RoPE attention) and th
 erasing cores contrasted with no-erase and the update-specific interaction
 (``update_interactions``). ``memgym eval amemops preset=cpu-audio train=true`` trains whatever
 is missing first.
+
+``cpu-audio-fresh``: ``cpu-audio``'s streams and model without the fixed pool: 3,000 steps of 16
+fresh training streams (``data.pool=0``; stream ``seed·10⁷ + step·16 + i``, so every batch is a
+function of seed and step), rendered and featurised in the training process with the real front end,
+the library holding every clip in memory (``data.clip_cache=2000``; a fresh stream then costs a few
+milliseconds of CPU, where re-synthesising evicted clips cost ~35 ms), warm-up 100 steps,
+checkpoints along the way for held-out learning curves; GDN2, KDA and no-erase, seeds 0-2,
+evaluated on 1,536 held-out streams (scoring a stream costs about what rendering it does; with 192
+the contrasts' intervals are mostly stream sampling; docs/amemops_models.md,
+"Audio with fresh streams").
 """
 
 from __future__ import annotations
@@ -84,6 +94,24 @@ _CPU_AUDIO_TRAIN = (
     "arch.mlp_hidden=128",
     "data.pool=512",
     "data.workers=1",
+    "threads=1",
+)
+
+CPU_AUDIO_FRESH_STEPS = 3000
+CPU_AUDIO_FRESH_CHECKPOINTS = (250, 500, 1000, 1500, 2000, 3000)
+CPU_AUDIO_FRESH_MODELS = ("gdn2", "kda", "no_erase")
+_CPU_AUDIO_FRESH_TRAIN = (
+    *CPU_SMALL_STREAM,
+    f"steps={CPU_AUDIO_FRESH_STEPS}",
+    "batch_size=16",
+    "lr=0.003",
+    "warmup_steps=100",
+    f"checkpoint_steps=[{','.join(map(str, CPU_AUDIO_FRESH_CHECKPOINTS))}]",
+    "save_every=250",
+    "arch.width=64",
+    "arch.head_dim=32",
+    "arch.mlp_hidden=128",
+    "data.clip_cache=2000",
     "threads=1",
 )
 
@@ -206,6 +234,20 @@ PRESETS: dict[str, dict[str, tuple[str, ...]]] = {
             "threads=1",
             f"contrasts={_erasing_contrasts('cpu-audio')}",
             f"update_interactions={_erasing_contrasts('cpu-audio')}",
+        ),
+    },
+    "cpu-audio-fresh": {
+        "train": _CPU_AUDIO_FRESH_TRAIN,
+        "eval": (
+            *CPU_SMALL_STREAM,
+            "data.stream.split=eval",
+            f"models=[{','.join(f'{m}@cpu-audio-fresh' for m in CPU_AUDIO_FRESH_MODELS)}]",
+            f"seeds=[{','.join(map(str, CPU_AUDIO_SEEDS))}]",
+            f"checkpoints=[{CPU_AUDIO_FRESH_STEPS}]",
+            "streams=1536",
+            "threads=1",
+            f"contrasts={_erasing_contrasts('cpu-audio-fresh', ('gdn2', 'kda'))}",
+            f"update_interactions={_erasing_contrasts('cpu-audio-fresh', ('gdn2', 'kda'))}",
         ),
     },
 }

@@ -141,13 +141,16 @@ class StreamBatches:
 
     Step ``s`` uses streams ``s·B .. s·B+B-1`` (``B`` = batch size; modulo ``data.pool`` when a
     fixed pool is set, shuffled per epoch by ``seed``); rank ``r`` of ``W`` takes its contiguous
-    share, so batches are a pure function of (config, seed, step).
+    share, so batches are a pure function of (config, seed, step). ``data.clip_cache`` raises the
+    library's in-memory cache of recordings (memory only; the batches do not change).
     """
 
     def __init__(self, tensors: StreamTensors, batch_size: int, seed: int) -> None:
         self.tensors = tensors
         self.batch_size = batch_size
         self.seed = seed
+        if tensors.data.clip_cache > 0:  # before workers or envs copy the library
+            tensors.library.keep_in_memory(tensors.data.clip_cache)
 
     def index(self, position: int) -> int:
         pool = self.tensors.data.pool

@@ -79,7 +79,8 @@ def test_bad_presets_seeds_and_checkpoints_of_another_core_are_one_line_errors(t
     assert (
         status == 2
         and err
-        == "memgym: error: preset='gpu-huge' is unknown; choose from cpu-small, cpu-tiny, cpu-update-control, cpu-audio\n"
+        == "memgym: error: preset='gpu-huge' is unknown; choose from cpu-small, cpu-tiny, cpu-update-control, cpu-audio, "
+        "cpu-audio-fresh\n"
     )
     status, err = _cli(capsys, "train", *runs, "amemops", "preset=cpu-audio", "seed=-1")
     assert (
