@@ -210,6 +210,7 @@ def test_train_resume_save_and_load(tiny_build, tiny_trained):
     assert len(losses["text"]) == 1 and len(losses["align"]) == 1 and len(losses["instruct"]) == 2
     card = (folder / "README.md").read_text()
     assert "| said |" in card and "espeak-02" in card and "with silence" in card and " M trained)" in card
+    assert "Text ceiling" in card and "stage 0 (text" in card
     heldout = json.loads((out / "heldout.json").read_text())
     assert set(heldout) == {"transcript", "said", "speaker", "cue", "sound", "noise", "text_ceiling"}
     assert set(heldout["text_ceiling"]) == {"said", "cue", "sound", "noise"} and "per_token" in heldout["said"]

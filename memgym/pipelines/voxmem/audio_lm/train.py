@@ -315,6 +315,7 @@ def _evaluate_and_save(
         [v.voice_id for v in heldout.voices],
         state["cpu_s"],
         parameters,
+        text,
     )
 
 
