@@ -194,6 +194,8 @@ def _run_stage(
     """
     import torch
 
+    if not total:
+        return  # a stage switched off (no parameters to give an optimiser in stage 0 without adapters)
     params = lm.adapter_parameters() if stage == "text" else lm.trainable()
     optimizer = torch.optim.AdamW(params, lr=config.text_lr if stage == "text" else config.lr, weight_decay=0.0)
     if state["stage"] == stage and state["optimizer"] is not None:
