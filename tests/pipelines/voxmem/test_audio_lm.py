@@ -238,6 +238,8 @@ def test_train_resume_save_and_load(tiny_build, tiny_trained):
     assert json.loads((out / "losses.json").read_text()) == losses
     with pytest.raises(ConfigError, match="other settings"):
         train(AudioLMTrainConfig(out=str(out), **{**TINY, "lr": 1e-2}), build=tiny_build, progress=False)
+    with pytest.raises(ConfigError, match="text_steps"):  # stage 0 trains adapters only
+        AudioLMTrainConfig(text_steps=1, lm_rank=0)
 
 
 @pytest.mark.slow
