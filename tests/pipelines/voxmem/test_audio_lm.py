@@ -34,6 +34,7 @@ TINY = dict(
     checkpoint_every=1,
     lr=3e-3,
     lm_rank=2,
+    text_steps=1,
 )
 
 
@@ -161,6 +162,39 @@ def test_lm_adapters_learn_and_merge_into_the_checkpoint_layout(tiny_build):
     assert np.allclose(lm.score([prefix], "How?", ["slow", "fast"]), before, atol=1e-4)
 
 
+def test_text_stage_reads_the_slot_and_freezes_adapters(tiny_build):
+    """Stage 0: the statement written in the audio slot (no audio tokens) trains the adapters alone
+    (loss going down), which then freeze and stay in the checkpoint state."""
+    from memgym.pipelines.voxmem.audio_lm.data import Clip, slot_text
+
+    processor, model = tiny_build(0)
+    lm = AudioLM(processor, model, train_layers=0, lm_rank=2, seed=0)
+    clip = Clip("espeak-01", "I repair it on Monday.", "home_repair", "the shelf", "Monday", "slow", "dog")
+    slot = slot_text(clip)
+    assert slot == "[slow, dog] I repair it on Monday."
+    ids = lm.prompt_ids([slot], "What day?")
+    bos, eos = (lm.tokenizer.convert_tokens_to_ids(t) for t in ("<|audio_bos|>", "<|audio_eos|>"))
+    inside = ids[ids.index(bos) + 1 : ids.index(eos)]
+    assert lm.tokenizer.decode(inside) == slot and model.config.audio_token_id not in ids
+    batch = [([slot], [("What day?", "Monday"), ("How did the speaker sound?", "slow")])]
+    params = lm.adapter_parameters()
+    assert len(params) == 2 * 4 * 2  # down and up of q, k, v, o in each of the 2 layers
+    optimizer = torch.optim.AdamW(params, lr=5e-2)
+    losses = []
+    for _ in range(6):  # a random 2-layer LM: measured 10.87 -> 10.42 (seed 0)
+        loss = lm.loss(batch)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    assert losses[-1] < losses[0] - 0.3, losses
+    lm.freeze_adapters()
+    assert not any(p.requires_grad for p in params) and all(p.requires_grad for p in lm.trainable())
+    assert sum(n.endswith((".up", ".down")) for n in lm.trainable_state()) == len(params)
+    scores = lm.score([slot], "What day?", ["Monday", "Tuesday"])
+    assert scores.shape == (2,) and scores[0] > scores[1]
+
+
 @pytest.fixture(scope="module")
 def tiny_trained(tiny_build, tmp_path_factory):
     """``(config, model folder)`` of a tiny training run (seconds)."""
@@ -173,11 +207,13 @@ def test_train_resume_save_and_load(tiny_build, tiny_trained):
     config, folder = tiny_trained
     out = folder.parent
     losses = json.loads((out / "losses.json").read_text())
-    assert len(losses["align"]) == 1 and len(losses["instruct"]) == 2
+    assert len(losses["text"]) == 1 and len(losses["align"]) == 1 and len(losses["instruct"]) == 2
     card = (folder / "README.md").read_text()
     assert "| said |" in card and "espeak-02" in card and "with silence" in card and " M trained)" in card
+    assert "Text ceiling" in card and "stage 0 (text" in card
     heldout = json.loads((out / "heldout.json").read_text())
-    assert set(heldout) == {"transcript", "said", "speaker", "cue", "sound", "noise"}
+    assert set(heldout) == {"transcript", "said", "speaker", "cue", "sound", "noise", "text_ceiling"}
+    assert set(heldout["text_ceiling"]) == {"said", "cue", "sound", "noise"} and "per_token" in heldout["said"]
     assert heldout["speaker"]["chance"] == 0.5 and len(heldout["transcript"]["loss"]["values"]["silence"]) == 1
 
     # the folder is a transformers Qwen2-Audio checkpoint: loaded, it computes what training saved
@@ -202,6 +238,8 @@ def test_train_resume_save_and_load(tiny_build, tiny_trained):
     assert json.loads((out / "losses.json").read_text()) == losses
     with pytest.raises(ConfigError, match="other settings"):
         train(AudioLMTrainConfig(out=str(out), **{**TINY, "lr": 1e-2}), build=tiny_build, progress=False)
+    with pytest.raises(ConfigError, match="text_steps"):  # stage 0 trains adapters only
+        AudioLMTrainConfig(text_steps=1, lm_rank=0)
 
 
 @pytest.mark.slow

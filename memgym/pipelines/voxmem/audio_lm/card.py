@@ -18,12 +18,27 @@ def _curve(losses: list[float], points: int = 6) -> str:
     return " -> ".join(f"{chunk.mean():.3f}" for chunk in chunks)
 
 
-def _adapters(rank: int) -> str:
-    if not rank:
+def _adapters(config: Any) -> str:
+    if not config.lm_rank:
+        return ""
+    when = (
+        f" trained first on text alone ({config.text_steps} steps of stage 0), then frozen"
+        if config.text_steps
+        else " trained with the audio side"
+    )
+    return (
+        f", and rank-{config.lm_rank} adapters on the language model's attention projections (query, key, value,"
+        f" output),{when}, merged into those weights in the saved checkpoint"
+    )
+
+
+def _text_stage(config: Any, losses: dict[str, list[float]]) -> str:
+    if not config.text_steps:
         return ""
     return (
-        f", and rank-{rank} adapters on the language model's attention projections (query, key, value,"
-        " output), merged into those weights in the saved checkpoint"
+        "* stage 0 (text, adapters only): each statement written as text in the audio slot"
+        " (`[cue, sound] words`), every single-clip question about it:"
+        f" {len(losses['text'])} steps x {config.batch_size} statements drawn afresh (never rendered)\n"
     )
 
 
@@ -54,15 +69,17 @@ def write_card(
     heldout_voices: list[str],
     cpu_s: dict[str, float],
     parameters: dict[str, int],
+    text: dict[str, Any] | None = None,
 ) -> Path:
     """Write the card: parts, data, steps, losses and held-out scores (``parameters``: counts of
     ``encoder``, ``projector``, ``language_model`` and ``trained``; ``transcript``: the held-out
-    transcript measure of :func:`~memgym.pipelines.voxmem.audio_lm.heard.transcript_heard`)."""
+    transcript measure of :func:`~memgym.pipelines.voxmem.audio_lm.heard.transcript_heard`; ``text``:
+    the text ceiling of :func:`~memgym.pipelines.voxmem.audio_lm.heard.text_heard`, if measured)."""
     text = (
         _model_section(config, parameters)
         + _data_section(config, losses, train_voices, heldout_voices)
         + _losses_section(losses, cpu_s)
-        + _scores_section(scores, transcript)
+        + _scores_section(scores, transcript, text or {})
     )
     path.write_text(text)
     return path
@@ -89,7 +106,7 @@ parameters (encoder {_millions(parameters["encoder"])}, projector {_millions(par
   Loads with `transformers.Qwen2AudioForConditionalGeneration.from_pretrained(folder)` and
   `AutoProcessor.from_pretrained(folder)`; in memgym as `hf_audio:<folder>`.
 * **Trained**: the projector, the top {config.train_layers} encoder layers and the encoder's final
-  layer norm{_adapters(config.lm_rank)}. Frozen: the other encoder layers and the language model's own weights.
+  layer norm{_adapters(config)}. Frozen: the other encoder layers and the language model's own weights.
 * **Prompt**: ChatML; system prompt "{SYSTEM_PROMPT}" unless the chat brings its own; each audio
   part renders as `Audio k: <|audio_bos|><|AUDIO|>...<|audio_eos|>`.
 * **Limits**: each clip at most 30 s (the encoder window; longer ones are refused, not cut); the
@@ -114,7 +131,7 @@ VoxMem's evaluation histories.
 * training voices ({len(train_voices)}): {", ".join(train_voices)}; sound recordings of the library's `train` split
 * held-out voices ({len(heldout_voices)}): {", ".join(heldout_voices)}; sound recordings of the `eval` split
 * {config.clip_pool} distinct training clips, each rendered and encoded once; every example asks about them
-* stage 1 (alignment, CTC of the words over the audio tokens through the LM's tied output matrix,
+{_text_stage(config, losses)}* stage 1 (alignment, CTC of the words over the audio tokens through the LM's tied output matrix,
   restricted to the statements' word pieces{_tags(config)}): {len(losses["align"])} steps x {config.align_batch} clips
 * stage 2 (instruction, loss on answer tokens through the LM): {len(losses["instruct"])} steps x
   {config.batch_size} clips or clip pairs; transcripts only for the first {config.transcript_steps} steps, then every
@@ -127,6 +144,7 @@ VoxMem's evaluation histories.
 def _losses_section(losses: dict[str, list[float]], cpu_s: dict[str, float]) -> str:
     """The ``## Losses`` section: each stage's loss curve and the CPU seconds spent."""
     return f"""## Losses (mean over equal parts of each stage)
+* stage 0: {_curve(losses.get("text", []))}
 * stage 1: {_curve(losses["align"])}
 * stage 2: {_curve(losses["instruct"])}
 
@@ -151,22 +169,44 @@ def _transcript_line(transcript: dict[str, Any]) -> str:
     )
 
 
-def _scores_section(scores: dict[str, Any], transcript: dict[str, Any]) -> str:
-    """The ``## Held-out scores`` section: the transcript measure, one table row per task, then what each task asks."""
+def _text_ceiling(text: dict[str, Any]) -> str:
+    """The text ceiling's table (empty without stage 0)."""
+    if not text:
+        return ""
+    rows = "\n".join(
+        f"| {task} | {r['n']} | {_cell(r['text'])} | {_cell(r['empty'])} | {_cell(r['difference'])} |"
+        for task, r in text.items()
+    )
+    return f"""
+Text ceiling: the same held-out questions with each statement written as text in the audio slot
+(`[cue, sound] words`, what stage 0 trained on) against an empty slot.
+
+| task | n | with the text | empty slot | text - empty |
+| --- | ---: | ---: | ---: | ---: |
+{rows}
+"""
+
+
+def _scores_section(scores: dict[str, Any], transcript: dict[str, Any], text: dict[str, Any]) -> str:
+    """The ``## Held-out scores`` section: the transcript measure, one table row per task, the text
+    ceiling (stage 0 only), then what each task asks."""
     rows = "\n".join(
         f"| {task} | {r['n']} | {100 * r['chance']:.1f} | {100 * r['majority']:.1f} | "
-        f"{_cell(r['audio'])} | {_cell(r['silence'])} | {_cell(r['difference'])} |"
+        f"{_cell(r['audio'])} | {_cell(r['silence'])} | {_cell(r['difference'])} | "
+        f"{_cell(r['per_token']['audio'])} | {_cell(r['per_token']['silence'])} |"
         for task, r in scores.items()
     )
     return f"""## Held-out scores
 {_transcript_line(transcript)}
 
-Candidate answers ranked by log-probability; *silence* is the same model given silence of the
-same lengths instead of the clips. Accuracy in %, 95 % bootstrap intervals (difference paired).
+Candidate answers ranked by log-probability (summed over their tokens; *per token*: divided by
+the token count); *silence* is the same model given silence of the same lengths instead of the
+clips. Accuracy in %, 95 % bootstrap intervals (difference paired).
 
-| task | n | chance | majority answer | with audio | with silence | audio - silence |
-| --- | ---: | ---: | ---: | ---: | ---: | ---: |
+| task | n | chance | majority answer | with audio | with silence | audio - silence | per token: audio | per token: silence |
+| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
 {rows}
+{_text_ceiling(text)}
 
 Tasks: `said` = the value a statement gave (the family's values), `speaker` = whether two clips
 have the same voice (yes/no), `cue` = how the speaker sounded (7 cues), `sound` = what was audible

@@ -48,6 +48,14 @@ class AudioLMTrainConfig:
         default=0,
         metadata={"help": "rank of trained adapters on the LM's attention projections (0: the LM wholly frozen)"},
     )
+    text_steps: int = dataclasses.field(
+        default=0,
+        metadata={
+            "help": "stage 0: steps training the LM adapters (needs lm_rank) on questions with each statement as"
+            " text in the audio slot; then the adapters are frozen (0: none, adapters learn with the audio)"
+        },
+    )
+    text_lr: float = dataclasses.field(default=1e-3, metadata={"help": "stage 0: AdamW learning rate of the adapters"})
     tasks: tuple[str, ...] = dataclasses.field(
         default=TASKS,
         metadata={"help": "stage 2 tasks (transcript, said, cue, sound, noise, speaker); scored ones are evaluated"},
@@ -84,6 +92,10 @@ class AudioLMTrainConfig:
             raise ConfigError(f"align_tags must be >= 0, got {self.align_tags}")
         if self.lm_rank < 0:
             raise ConfigError(f"lm_rank must be >= 0, got {self.lm_rank}")
+        if self.text_steps < 0 or (self.text_steps and not self.lm_rank):
+            raise ConfigError(f"text_steps must be >= 0 and needs lm_rank > 0, got {self.text_steps}")
+        if self.text_lr <= 0:
+            raise ConfigError(f"text_lr must be > 0, got {self.text_lr}")
         if not 0.0 <= self.speaker_share <= 1.0:
             raise ConfigError(f"speaker_share must be in [0, 1], got {self.speaker_share}")
         if not 0.0 <= self.sound_rate <= 1.0:

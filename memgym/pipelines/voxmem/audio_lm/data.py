@@ -147,6 +147,22 @@ def pool_group(
     return (ask("speaker", (pool[first], pool[partners[int(rng.integers(len(partners)))]]), sound_classes),)
 
 
+def slot_text(clip: Clip) -> str:
+    """The clip written as text for the audio slot (the text stage): how it sounded, what else was
+    audible, then the words, e.g. ``"[hesitant, dog] I think ..."`` or ``"[slow] ..."``."""
+    tags = ", ".join([CUE_WORDS[clip.cue], *([sound_name(clip.sound)] if clip.sound else [])])
+    return f"[{tags}] {clip.text}"
+
+
+def text_group(
+    tasks: tuple[str, ...], voices: list[Voice], sound_classes: tuple[str, ...], rng: np.random.Generator
+) -> tuple[Clip, tuple[Example, ...]]:
+    """A freshly drawn clip (never rendered: the text stage reads :func:`slot_text`) and every
+    single-clip question of ``tasks`` about it; half of the clips have a background sound."""
+    clip = draw_clip(voices, sound_classes, 0.5, rng)
+    return clip, tuple(ask(task, (clip,), sound_classes) for task in tasks if task != "speaker")
+
+
 def example_rng(seed: int, stream: str, index: int) -> np.random.Generator:
     """The generator of example ``index`` of ``stream`` (``"train"`` / ``"heldout"``) under ``seed``."""
     digest = hashlib.sha256(f"audio_lm/{stream}/{seed}/{index}".encode()).digest()

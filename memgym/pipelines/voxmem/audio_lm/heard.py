@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from memgym.core.statistics import bootstrap_difference, bootstrap_mean
-from memgym.pipelines.voxmem.audio_lm.data import SCORED_TASKS, example_rng, make_example
+from memgym.pipelines.voxmem.audio_lm.data import SCORED_TASKS, example_rng, make_example, slot_text
 
 
 def evaluate_heard(
@@ -30,15 +30,19 @@ def evaluate_heard(
     ``{"estimate", "low", "high"}``), and the per-example ``correct`` lists."""
     results: dict[str, Any] = {}
     for t, task in enumerate(task for task in SCORED_TASKS if task in tasks):
-        heard, silent, chance, answers = [], [], [], []
+        hits: dict[str, list[float]] = {"audio": [], "silence": [], "audio_per_token": [], "silence_per_token": []}
+        chance, answers = [], []
         for i in range(per_task):
-            rng = example_rng(seed, f"heldout/{task}", i)
-            example = make_example(task, speech.voices, speech.sound_classes, 0.5, rng)
+            example = make_example(
+                task, speech.voices, speech.sound_classes, 0.5, example_rng(seed, f"heldout/{task}", i)
+            )
             audios = [speech.audio(c) for c in example.clips]
             target = example.candidates.index(example.answer)
-            for waves, out in ((audios, heard), ([np.zeros_like(a) for a in audios], silent)):
+            lengths = np.array([len(lm.answer_ids(c)) for c in example.candidates])
+            for key, waves in (("audio", audios), ("silence", [np.zeros_like(a) for a in audios])):
                 scores = lm.score([lm.prefix(w) for w in waves], example.question, example.candidates)
-                out.append(float(int(np.argmax(scores)) == target))
+                hits[key].append(float(int(np.argmax(scores)) == target))
+                hits[f"{key}_per_token"].append(float(int(np.argmax(scores / lengths)) == target))
             chance.append(1.0 / len(example.candidates))
             answers.append(example.answer)
         rng = np.random.default_rng(seed + 1000 * t)
@@ -46,10 +50,9 @@ def evaluate_heard(
             "n": per_task,
             "chance": float(np.mean(chance)),
             "majority": max(answers.count(a) for a in set(answers)) / len(answers),
-            "audio": _interval(bootstrap_mean(heard, rng=rng)),
-            "silence": _interval(bootstrap_mean(silent, rng=rng)),
-            "difference": _interval(bootstrap_difference(heard, silent, rng=rng, paired=True)),
-            "correct": {"audio": heard, "silence": silent},
+            **_paired(hits["audio"], hits["silence"], rng),
+            "per_token": _paired(hits["audio_per_token"], hits["silence_per_token"], rng),
+            "correct": hits,
         }
         if progress:
             r = results[task]
@@ -59,6 +62,39 @@ def evaluate_heard(
                 flush=True,
             )
     return results
+
+
+def text_heard(
+    lm: Any, speech: Any, per_task: int, seed: int, *, tasks: tuple[str, ...] = SCORED_TASKS
+) -> dict[str, Any]:
+    """The text ceiling: the held-out questions of :func:`evaluate_heard` (same examples) answered with
+    each statement written as text in the audio slot (:func:`slot_text`) against an empty slot (the
+    LM's prior); per single-clip task among ``tasks``, ``text`` / ``empty`` accuracy and ``difference``."""
+    results: dict[str, Any] = {}
+    for t, task in enumerate(task for task in SCORED_TASKS if task in tasks and task != "speaker"):
+        hits: dict[str, list[float]] = {"text": [], "empty": []}
+        for i in range(per_task):
+            example = make_example(
+                task, speech.voices, speech.sound_classes, 0.5, example_rng(seed, f"heldout/{task}", i)
+            )
+            target = example.candidates.index(example.answer)
+            for key, slot in (("text", slot_text(example.clips[0])), ("empty", "")):
+                scores = lm.score([slot], example.question, example.candidates)
+                hits[key].append(float(int(np.argmax(scores)) == target))
+        rng = np.random.default_rng(seed + 77 * t)
+        results[task] = {"n": per_task, **_paired(hits["text"], hits["empty"], rng, ("text", "empty"))}
+    return results
+
+
+def _paired(
+    first: list[float], second: list[float], rng: np.random.Generator, names: tuple[str, str] = ("audio", "silence")
+) -> dict[str, Any]:
+    """Both accuracies (keys ``names``) and their paired ``difference``, each a 95 % bootstrap interval."""
+    return {
+        names[0]: _interval(bootstrap_mean(first, rng=rng)),
+        names[1]: _interval(bootstrap_mean(second, rng=rng)),
+        "difference": _interval(bootstrap_difference(first, second, rng=rng, paired=True)),
+    }
 
 
 def transcript_heard(lm: Any, speech: Any, n: int, seed: int) -> dict[str, Any]:

@@ -5,6 +5,10 @@ learn; the first encoder layers and the language model stay frozen. A clip's fro
 computed once (:meth:`AudioLM.prefix`); the prompt is the processor's own chat template with each
 ``<|AUDIO|>`` repeated once per audio token, exactly as ``Qwen2AudioProcessor`` expands it, so
 training sees the token sequence inference will.
+
+A *source* of a prompt is either a clip's cached prefix (its audio tokens fill the audio slot) or a
+string (the slot holds that text instead, ``Audio 1: <|audio_bos|>text<|audio_eos|>``): the text
+stage trains the LM's adapters to read a statement from the slot before any audio is heard.
 """
 
 from __future__ import annotations
@@ -60,9 +64,22 @@ class AudioLM:
         """The parameters that learn."""
         return [p for p in self.model.parameters() if p.requires_grad]
 
+    def adapter_parameters(self) -> list[Any]:
+        """The LM adapters' parameters (empty without ``lm_rank``), learning or frozen."""
+        from memgym.pipelines.voxmem.audio_lm.adapters import LowRankLinear
+
+        modules = self.model.model.language_model.modules()
+        return [p for m in modules if isinstance(m, LowRankLinear) for p in (m.down, m.up)]
+
+    def freeze_adapters(self) -> None:
+        """Stop the LM adapters learning (after the text stage: only the audio side learns on)."""
+        for p in self.adapter_parameters():
+            p.requires_grad_(False)
+
     def trainable_state(self) -> dict[str, Any]:
-        """State dict entries of the learning parameters (for checkpoints)."""
-        names = {n for n, p in self.model.named_parameters() if p.requires_grad}
+        """State dict entries of the learning parameters and the adapters (for checkpoints)."""
+        adapters = {id(p) for p in self.adapter_parameters()}
+        names = {n for n, p in self.model.named_parameters() if p.requires_grad or id(p) in adapters}
         return {k: v.detach().clone() for k, v in self.model.state_dict().items() if k in names}
 
     def prefix(self, audio: np.ndarray) -> Any:
@@ -96,23 +113,35 @@ class AudioLM:
         """Projected audio features ``(audio_tokens, hidden)`` of a clip's prefix (trained part)."""
         return self.model.model.multi_modal_projector(finish_encoding(self.encoder, prefix, self.start))
 
-    def prompt_ids(self, token_counts: Sequence[int], question: str) -> list[int]:
-        """Token ids of the chat prompt: one user message with the clips' audio parts, then ``question``."""
-        content = [{"type": "audio", "audio": f"audio-{k}"} for k in range(len(token_counts))]
+    def prompt_ids(self, slots: Sequence[int | str], question: str) -> list[int]:
+        """Token ids of the chat prompt: one user message with the audio parts, then ``question``.
+
+        Each slot is a clip's number of audio tokens (``<|AUDIO|>`` repeated, as the processor
+        expands it) or a text written in the audio part's place between its markers.
+        """
+        content = [{"type": "audio", "audio": f"audio-{k}"} for k in range(len(slots))]
         content.append({"type": "text", "text": question})
         text = self.processor.apply_chat_template(
             [{"role": "user", "content": content}], add_generation_prompt=True, tokenize=False
         )
         pieces = text.split(self.audio_token)
-        if len(pieces) != len(token_counts) + 1:
+        if len(pieces) != len(slots) + 1:
             raise ValueError("the chat template did not render one audio token per clip")
-        expanded = pieces[0] + "".join(self.audio_token * n + rest for n, rest in zip(token_counts, pieces[1:]))
+        fill = [slot if isinstance(slot, str) else self.audio_token * slot for slot in slots]
+        expanded = pieces[0] + "".join(part + rest for part, rest in zip(fill, pieces[1:]))
         return self.tokenizer(expanded)["input_ids"]  # as the processor tokenizes it
 
-    def _embed(self, prefixes: Sequence[Any], question: str) -> tuple[Any, int]:
+    def _features(self, sources: Sequence[Any]) -> tuple[list[Any], list[int | str]]:
+        """``(audio features of the clip sources, slots)``: strings stay text slots, prefixes become
+        ``(audio_tokens, hidden)`` features and their token counts."""
+        feats = [self.audio_embeds(p) for p in sources if not isinstance(p, str)]
+        counts = iter(f.shape[0] for f in feats)
+        return feats, [p if isinstance(p, str) else next(counts) for p in sources]
+
+    def _embed(self, sources: Sequence[Any], question: str) -> tuple[Any, int]:
         """``((L, hidden) prompt embeddings, L)`` with the audio features in place of the audio tokens."""
-        feats = [self.audio_embeds(p) for p in prefixes]
-        ids = self.prompt_ids([f.shape[0] for f in feats], question)
+        feats, slots = self._features(sources)
+        ids = self.prompt_ids(slots, question)
         return self._embed_ids(ids, feats), len(ids)
 
     def _embed_ids(self, ids: Sequence[int], feats: Sequence[Any]) -> Any:
@@ -133,8 +162,8 @@ class AudioLM:
     def loss(self, groups: Sequence[tuple[Sequence[Any], Sequence[tuple[str, str]]]]) -> Any:
         """Mean over every branch of its mean answer-token cross-entropy.
 
-        A group is ``(prefixes, [(question, answer), ...])``: clips and the questions asked about
-        them. The prompt part its questions share (system prompt and the audio) runs through the LM
+        A group is ``(sources, [(question, answer), ...])``: clips (or texts in their place, module
+        docstring) and the questions asked about them. The prompt part its questions share (system prompt and the audio) runs through the LM
         once; each question and its answer continue from a copy of that cache, so asking k
         questions about a clip costs about one prompt and k short continuations.
         """
@@ -142,9 +171,9 @@ class AudioLM:
 
         lm = self.model.model.language_model
         per_branch = []
-        for prefixes, branches in groups:
-            feats = [self.audio_embeds(p) for p in prefixes]
-            prompts = [self.prompt_ids([f.shape[0] for f in feats], q) for q, _ in branches]
+        for sources, branches in groups:
+            feats, slots = self._features(sources)
+            prompts = [self.prompt_ids(slots, q) for q, _ in branches]
             shared = _shared_length(prompts)
             out = lm(inputs_embeds=self._embed_ids(prompts[0][:shared], feats)[None], use_cache=True)
             cache = out.past_key_values
@@ -230,12 +259,12 @@ class AudioLM:
         """The token ids the ``texts`` use (the vocabulary of :meth:`align_loss`)."""
         return sorted({t for text in texts for t in self.tokenizer(text, add_special_tokens=False)["input_ids"]})
 
-    def answer_fit(self, prefixes: Sequence[Any], question: str, answer: str) -> tuple[float, float]:
+    def answer_fit(self, sources: Sequence[Any], question: str, answer: str) -> tuple[float, float]:
         """``(mean cross-entropy in nats, top-1 accuracy)`` over the answer's tokens, teacher-forced."""
         import torch
 
         with torch.no_grad():
-            prompt, length = self._embed(prefixes, question)
+            prompt, length = self._embed(sources, question)
             ids = torch.tensor(self.answer_ids(answer))
             embeds = torch.cat([prompt, self.model.get_input_embeddings()(ids)])[None]
             hidden = self.model.model.language_model(inputs_embeds=embeds).last_hidden_state[0]
@@ -243,13 +272,16 @@ class AudioLM:
             loss = torch.nn.functional.cross_entropy(logits, ids)
         return float(loss), float((logits.argmax(-1) == ids).float().mean())
 
-    def score(self, prefixes: Sequence[Any], question: str, candidates: Sequence[str]) -> np.ndarray:
-        """Log-probability ``(K,)`` of each candidate answer (its tokens and the end token) after the prompt."""
+    def score(
+        self, sources: Sequence[Any], question: str, candidates: Sequence[str], per_token: bool = False
+    ) -> np.ndarray:
+        """Log-probability ``(K,)`` of each candidate answer (its tokens and the end token) after the
+        prompt; with ``per_token``, divided by the candidate's token count (no bias to short answers)."""
         import torch
 
         lm = self.model.model.language_model
         with torch.no_grad():
-            prompt, _ = self._embed(prefixes, question)
+            prompt, _ = self._embed(sources, question)
             out = lm(inputs_embeds=prompt[None], use_cache=True)
             first = torch.log_softmax(self.model.lm_head(out.last_hidden_state[0, -1]), -1)
             seqs = [self.answer_ids(c) for c in candidates]
@@ -266,7 +298,7 @@ class AudioLM:
         for i, s in enumerate(seqs):
             total = float(first[s[0]])
             total += sum(float(logp[i, j - 1, s[j]]) for j in range(1, len(s)))
-            scores[i] = total
+            scores[i] = total / len(s) if per_token else total
         return scores
 
 

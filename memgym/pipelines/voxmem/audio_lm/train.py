@@ -2,6 +2,10 @@
 
 Stages (``config``: :class:`~memgym.pipelines.voxmem.audio_lm.config.AudioLMTrainConfig`):
 
+0. **Text** (``text_steps``, with ``lm_rank``): the LM's adapters learn to answer every single-clip
+   question from the statement written as text in the audio slot (:func:`~memgym.pipelines.voxmem.
+   audio_lm.data.slot_text`); no audio, so cheap. Then the adapters are frozen and the later stages
+   teach the audio side to stand in for that text.
 1. **Alignment** (``align_clips``): CTC of each clip's words over its audio tokens read through the
    LM's (tied) output matrix restricted to the statements' word pieces; cheap, no pass through the LM.
 2. **Instruction** (``steps`` x ``batch_size``): the LM in the loop, loss on the answer tokens of
@@ -37,7 +41,9 @@ from memgym.pipelines.voxmem.audio_lm.data import (
     draw_clip,
     example_rng,
     pool_group,
+    slot_text,
     split_voices,
+    text_group,
 )
 from memgym.pipelines.voxmem.audio_lm.model import AudioLM
 
@@ -146,7 +152,8 @@ def train(
     state = _load_checkpoint(out / CHECKPOINT, _config_record(config))
     folder = out / "model"
     align_steps = -(-config.align_clips // config.align_batch) if config.align_clips else 0
-    finished = len(state["losses"]["align"]) == align_steps and len(state["losses"]["instruct"]) == config.steps
+    totals = {"text": config.text_steps, "align": align_steps, "instruct": config.steps}
+    finished = all(len(state["losses"][stage]) == total for stage, total in totals.items())
     if finished and (folder / "README.md").is_file():
         return folder  # trained, evaluated and saved by an earlier run
     if config.threads:
@@ -159,7 +166,9 @@ def train(
     else:
         lm.match_embedding_scale([pool.prefix(c) for c in pool.clips[:8]])
     clock = time.perf_counter()
-    for stage, total in (("align", align_steps), ("instruct", config.steps)):
+    for stage, total in totals.items():
+        if stage == "align" and config.text_steps:
+            lm.freeze_adapters()  # the LM reads text now; the audio side learns to stand in for it
         _run_stage(lm, pool, config, state, stage, total, out, progress, clock)
     model.eval()
     heldout = Speech(out / "clips" / "heldout", heldout_voices, "eval", config.snr_db)
@@ -185,20 +194,23 @@ def _run_stage(
     """
     import torch
 
-    optimizer = torch.optim.AdamW(lm.trainable(), lr=config.lr, weight_decay=0.0)
+    if not total:
+        return  # a stage switched off (no parameters to give an optimiser in stage 0 without adapters)
+    params = lm.adapter_parameters() if stage == "text" else lm.trainable()
+    optimizer = torch.optim.AdamW(params, lr=config.text_lr if stage == "text" else config.lr, weight_decay=0.0)
     if state["stage"] == stage and state["optimizer"] is not None:
         optimizer.load_state_dict(state["optimizer"])
     elif state["stage"] != stage and len(state["losses"][stage]) == total:
         return  # stage finished earlier
     state["stage"] = stage
     losses = state["losses"][stage]
-    batch_loss = _align_batch_loss if stage == "align" else _instruct_batch_loss
+    batch_loss = {"text": _text_batch_loss, "align": _align_batch_loss, "instruct": _instruct_batch_loss}[stage]
     cpu = time.process_time()
     while len(losses) < total:
         loss = batch_loss(lm, pool, config, len(losses))
         optimizer.zero_grad()
         loss.backward()
-        torch.nn.utils.clip_grad_norm_(lm.trainable(), 1.0)
+        torch.nn.utils.clip_grad_norm_(params, 1.0)
         optimizer.step()
         losses.append(loss.item())
         state["cpu_s"][stage] = state["cpu_s"].get(stage, 0.0) + time.process_time() - cpu
@@ -208,6 +220,17 @@ def _run_stage(
             if progress:
                 _report(stage, total, losses, config.checkpoint_every, clock)
     state["optimizer"] = None
+
+
+def _text_batch_loss(lm: AudioLM, pool: Pool, config: AudioLMTrainConfig, step: int) -> Any:
+    """Stage 0 loss (scalar tensor) of optimiser step ``step``: ``batch_size`` freshly drawn statements,
+    each written as text in the audio slot, with every single-clip question of ``config.tasks``."""
+    groups = []
+    for k in range(config.batch_size):
+        rng = example_rng(config.seed, "text", step * config.batch_size + k)
+        clip, examples = text_group(config.tasks, pool.speech.voices, pool.speech.sound_classes, rng)
+        groups.append(([slot_text(clip)], [(e.question, e.answer) for e in examples]))
+    return lm.loss(groups)
 
 
 def _align_batch_loss(lm: AudioLM, pool: Pool, config: AudioLMTrainConfig, step: int) -> Any:
@@ -268,17 +291,21 @@ def _evaluate_and_save(
     """Score the trained model on the held-out voices, then write ``folder`` (model, processor,
     card), ``OUT/heldout.json`` and ``OUT/losses.json``."""
     from memgym.pipelines.voxmem.audio_lm.card import write_card
-    from memgym.pipelines.voxmem.audio_lm.heard import evaluate_heard, transcript_heard
+    from memgym.pipelines.voxmem.audio_lm.heard import evaluate_heard, text_heard, transcript_heard
 
     parameters = _parameter_counts(lm)
     lm.merge_adapters()  # the saved layout; the held-out scores are the saved model's
     cpu = time.process_time()
     transcript = transcript_heard(lm, heldout, config.heldout_per_task, config.seed)
     scores = evaluate_heard(lm, heldout, config.heldout_per_task, config.seed, tasks=config.tasks, progress=progress)
+    text = (
+        text_heard(lm, heldout, config.heldout_per_task, config.seed, tasks=config.tasks) if config.text_steps else {}
+    )
     state["cpu_s"]["heldout"] = time.process_time() - cpu
     lm.model.save_pretrained(folder)
     lm.processor.save_pretrained(folder)
-    (out / "heldout.json").write_text(json.dumps({"transcript": transcript, **scores}, indent=1) + "\n")
+    ceiling = {"text_ceiling": text} if text else {}
+    (out / "heldout.json").write_text(json.dumps({"transcript": transcript, **scores, **ceiling}, indent=1) + "\n")
     (out / "losses.json").write_text(json.dumps(state["losses"]) + "\n")
     write_card(
         folder / "README.md",
@@ -290,6 +317,7 @@ def _evaluate_and_save(
         [v.voice_id for v in heldout.voices],
         state["cpu_s"],
         parameters,
+        text,
     )
 
 
@@ -302,7 +330,7 @@ def _parameter_counts(lm: AudioLM) -> dict[str, int]:
         "encoder": count(inner.audio_tower),
         "projector": count(inner.multi_modal_projector),
         "language_model": count(inner.language_model) + lm.model.lm_head.weight.numel(),
-        "trained": sum(p.numel() for p in lm.trainable()),
+        "trained": sum(p.numel() for p in {id(p): p for p in [*lm.trainable(), *lm.adapter_parameters()]}.values()),
     }
 
 
@@ -315,7 +343,7 @@ def _load_checkpoint(path: Path, record: dict[str, Any]) -> dict[str, Any]:
         "stage": "",
         "trainable": None,
         "optimizer": None,
-        "losses": {"align": [], "instruct": []},
+        "losses": {"text": [], "align": [], "instruct": []},
     }
     if not path.is_file():
         return fresh
