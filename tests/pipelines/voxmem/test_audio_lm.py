@@ -35,6 +35,9 @@ TINY = dict(
     lr=3e-3,
     lm_rank=2,
     text_steps=1,
+    text_blanks=2.0,
+    train_layers=1,
+    encoder_lr=5e-4,
 )
 
 
@@ -193,6 +196,43 @@ def test_text_stage_reads_the_slot_and_freezes_adapters(tiny_build):
     assert sum(n.endswith((".up", ".down")) for n in lm.trainable_state()) == len(params)
     scores = lm.score([slot], "What day?", ["Monday", "Tuesday"])
     assert scores.shape == (2,) and scores[0] > scores[1]
+
+
+def test_slot_text_with_blanks_has_the_shape_of_ctc_audio_tokens(tiny_build):
+    """``text_blanks``: audio tokens (stage 1's CTC blank) after the words, Poisson-many, drawn
+    deterministically; the prompt carries them as the audio token's own embedding."""
+    from memgym.pipelines.voxmem.audio_lm.data import Clip, slot_text
+
+    processor, model = tiny_build(0)
+    lm = AudioLM(processor, model, train_layers=0)
+    clip = Clip("espeak-01", "I repair it on Monday.", "home_repair", "the shelf", "Monday", "slow", "")
+    slots = [slot_text(clip, lm.audio_token, 6.0, np.random.default_rng(s)) for s in (1, 1, 2)]
+    assert slots[0] == slots[1] != slots[2]
+    assert slots[0].replace(lm.audio_token, "") == slot_text(clip) == "[slow] I repair it on Monday."
+    counts = [slot.count(lm.audio_token) for slot in slots]
+    assert all(5 <= c <= 60 for c in counts), counts  # 5 words x Poisson(6)
+    ids = lm.prompt_ids([slots[0]], "What day?")
+    assert ids.count(model.config.audio_token_id) == counts[0]
+    embeds = lm._embed_ids(ids, [])
+    row = model.get_input_embeddings().weight[model.config.audio_token_id]
+    assert torch.equal(embeds[ids.index(model.config.audio_token_id)], row)
+    with pytest.raises(ValueError, match="blank"):
+        slot_text(clip, "", 6.0, np.random.default_rng(0))
+
+
+def test_encoder_layers_learn_at_their_own_rate(tiny_build, tiny_trained):
+    """``encoder_lr``: the trained encoder layers form their own optimiser group (the tiny run's
+    last checkpoint holds both groups at their rates)."""
+    config, folder = tiny_trained
+    lm = AudioLM(*tiny_build(0), train_layers=1)
+    encoder = lm.encoder_parameters()
+    assert encoder and all(p.requires_grad for p in encoder)
+    assert AudioLM(*tiny_build(0), train_layers=0).encoder_parameters() == []
+    groups = torch.load(folder.parent / "checkpoint.pt", weights_only=False)["optimizer"]["param_groups"]
+    assert [g["lr"] for g in groups] == [config.lr, config.encoder_lr]
+    assert len(groups[1]["params"]) == len(encoder)
+    with pytest.raises(ConfigError, match="encoder_lr"):
+        AudioLMTrainConfig(encoder_lr=0.0)
 
 
 @pytest.fixture(scope="module")

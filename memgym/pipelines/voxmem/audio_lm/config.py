@@ -44,6 +44,10 @@ class AudioLMTrainConfig:
             "help": "top Whisper encoder layers that learn (0-4; 0: only the projector and final norm); LM frozen"
         },
     )
+    encoder_lr: float = dataclasses.field(
+        default=5e-4,
+        metadata={"help": "AdamW learning rate of the trained encoder layers (stages 1 and 2; lr for the rest)"},
+    )
     lm_rank: int = dataclasses.field(
         default=0,
         metadata={"help": "rank of trained adapters on the LM's attention projections (0: the LM wholly frozen)"},
@@ -53,6 +57,13 @@ class AudioLMTrainConfig:
         metadata={
             "help": "stage 0: steps training the LM adapters (needs lm_rank) on questions with each statement as"
             " text in the audio slot; then the adapters are frozen (0: none, adapters learn with the audio)"
+        },
+    )
+    text_blanks: float = dataclasses.field(
+        default=0.0,
+        metadata={
+            "help": "stage 0: mean number of audio tokens (stage 1's CTC blank) after each word of the slot text"
+            " (0: plain text)"
         },
     )
     text_lr: float = dataclasses.field(default=1e-3, metadata={"help": "stage 0: AdamW learning rate of the adapters"})
@@ -94,11 +105,15 @@ class AudioLMTrainConfig:
             raise ConfigError(f"lm_rank must be >= 0, got {self.lm_rank}")
         if self.text_steps < 0 or (self.text_steps and not self.lm_rank):
             raise ConfigError(f"text_steps must be >= 0 and needs lm_rank > 0, got {self.text_steps}")
+        if self.text_blanks < 0:
+            raise ConfigError(f"text_blanks must be >= 0, got {self.text_blanks}")
         if self.text_lr <= 0:
             raise ConfigError(f"text_lr must be > 0, got {self.text_lr}")
         if not 0.0 <= self.speaker_share <= 1.0:
             raise ConfigError(f"speaker_share must be in [0, 1], got {self.speaker_share}")
         if not 0.0 <= self.sound_rate <= 1.0:
             raise ConfigError(f"sound_rate must be in [0, 1], got {self.sound_rate}")
+        if self.encoder_lr <= 0:
+            raise ConfigError(f"encoder_lr must be > 0, got {self.encoder_lr}")
         if self.lr <= 0:
             raise ConfigError(f"lr must be > 0, got {self.lr}")

@@ -147,11 +147,21 @@ def pool_group(
     return (ask("speaker", (pool[first], pool[partners[int(rng.integers(len(partners)))]]), sound_classes),)
 
 
-def slot_text(clip: Clip) -> str:
+def slot_text(clip: Clip, blank: str = "", blanks: float = 0.0, rng: np.random.Generator | None = None) -> str:
     """The clip written as text for the audio slot (the text stage): how it sounded, what else was
-    audible, then the words, e.g. ``"[hesitant, dog] I think ..."`` or ``"[slow] ..."``."""
+    audible, then the words, e.g. ``"[hesitant, dog] I think ..."`` or ``"[slow] ..."``.
+
+    With ``blanks > 0``, a Poisson(``blanks``) number of ``blank`` markers (the audio token, which is
+    also the CTC blank of stage 1) follows every word, so the text has the shape stage 1 gives the
+    audio tokens: word pieces among blanks, at about the audio's token rate (``rng`` draws them).
+    """
     tags = ", ".join([CUE_WORDS[clip.cue], *([sound_name(clip.sound)] if clip.sound else [])])
-    return f"[{tags}] {clip.text}"
+    words = clip.text.split()
+    if blanks > 0:
+        if rng is None or not blank:
+            raise ValueError("slot_text: blanks need the blank marker and a generator")
+        words = [word + blank * int(rng.poisson(blanks)) for word in words]
+    return f"[{tags}] {' '.join(words)}"
 
 
 def text_group(

@@ -65,11 +65,12 @@ def evaluate_heard(
 
 
 def text_heard(
-    lm: Any, speech: Any, per_task: int, seed: int, *, tasks: tuple[str, ...] = SCORED_TASKS
+    lm: Any, speech: Any, per_task: int, seed: int, *, tasks: tuple[str, ...] = SCORED_TASKS, blanks: float = 0.0
 ) -> dict[str, Any]:
     """The text ceiling: the held-out questions of :func:`evaluate_heard` (same examples) answered with
-    each statement written as text in the audio slot (:func:`slot_text`) against an empty slot (the
-    LM's prior); per single-clip task among ``tasks``, ``text`` / ``empty`` accuracy and ``difference``."""
+    each statement written as text in the audio slot (:func:`slot_text`, with ``blanks`` audio tokens
+    after each word on average, as the text stage wrote it) against an empty slot (the LM's prior);
+    per single-clip task among ``tasks``, ``text`` / ``empty`` accuracy and ``difference``."""
     results: dict[str, Any] = {}
     for t, task in enumerate(task for task in SCORED_TASKS if task in tasks and task != "speaker"):
         hits: dict[str, list[float]] = {"text": [], "empty": []}
@@ -78,7 +79,8 @@ def text_heard(
                 task, speech.voices, speech.sound_classes, 0.5, example_rng(seed, f"heldout/{task}", i)
             )
             target = example.candidates.index(example.answer)
-            for key, slot in (("text", slot_text(example.clips[0])), ("empty", "")):
+            text = slot_text(example.clips[0], lm.audio_token, blanks, example_rng(seed, f"heldout/{task}/blanks", i))
+            for key, slot in (("text", text), ("empty", "")):
                 scores = lm.score([slot], example.question, example.candidates)
                 hits[key].append(float(int(np.argmax(scores)) == target))
         rng = np.random.default_rng(seed + 77 * t)

@@ -64,6 +64,10 @@ class AudioLM:
         """The parameters that learn."""
         return [p for p in self.model.parameters() if p.requires_grad]
 
+    def encoder_parameters(self) -> list[Any]:
+        """The trained encoder layers' parameters (empty with ``train_layers=0``; they learn at their own rate)."""
+        return [p for layer in self.encoder.layers[self.start :] for p in layer.parameters()]
+
     def adapter_parameters(self) -> list[Any]:
         """The LM adapters' parameters (empty without ``lm_rank``), learning or frozen."""
         from memgym.pipelines.voxmem.audio_lm.adapters import LowRankLinear

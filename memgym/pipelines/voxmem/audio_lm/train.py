@@ -196,8 +196,14 @@ def _run_stage(
 
     if not total:
         return  # a stage switched off (no parameters to give an optimiser in stage 0 without adapters)
-    params = lm.adapter_parameters() if stage == "text" else lm.trainable()
-    optimizer = torch.optim.AdamW(params, lr=config.text_lr if stage == "text" else config.lr, weight_decay=0.0)
+    if stage == "text":
+        groups = [{"params": lm.adapter_parameters(), "lr": config.text_lr}]
+    else:
+        encoder = {id(p) for p in lm.encoder_parameters()}
+        rest = [p for p in lm.trainable() if id(p) not in encoder]
+        groups = [{"params": rest, "lr": config.lr}, {"params": lm.encoder_parameters(), "lr": config.encoder_lr}]
+    params = [p for group in groups for p in group["params"]]
+    optimizer = torch.optim.AdamW([g for g in groups if g["params"]], weight_decay=0.0)
     if state["stage"] == stage and state["optimizer"] is not None:
         optimizer.load_state_dict(state["optimizer"])
     elif state["stage"] != stage and len(state["losses"][stage]) == total:
@@ -229,7 +235,8 @@ def _text_batch_loss(lm: AudioLM, pool: Pool, config: AudioLMTrainConfig, step: 
     for k in range(config.batch_size):
         rng = example_rng(config.seed, "text", step * config.batch_size + k)
         clip, examples = text_group(config.tasks, pool.speech.voices, pool.speech.sound_classes, rng)
-        groups.append(([slot_text(clip)], [(e.question, e.answer) for e in examples]))
+        slot = slot_text(clip, lm.audio_token, config.text_blanks, rng)
+        groups.append(([slot], [(e.question, e.answer) for e in examples]))
     return lm.loss(groups)
 
 
@@ -299,7 +306,9 @@ def _evaluate_and_save(
     transcript = transcript_heard(lm, heldout, config.heldout_per_task, config.seed)
     scores = evaluate_heard(lm, heldout, config.heldout_per_task, config.seed, tasks=config.tasks, progress=progress)
     text = (
-        text_heard(lm, heldout, config.heldout_per_task, config.seed, tasks=config.tasks) if config.text_steps else {}
+        text_heard(lm, heldout, config.heldout_per_task, config.seed, tasks=config.tasks, blanks=config.text_blanks)
+        if config.text_steps
+        else {}
     )
     state["cpu_s"]["heldout"] = time.process_time() - cpu
     lm.model.save_pretrained(folder)
