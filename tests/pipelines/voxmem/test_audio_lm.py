@@ -38,6 +38,7 @@ TINY = dict(
     text_blanks=2.0,
     train_layers=1,
     encoder_lr=5e-4,
+    embed_steps=2,
 )
 
 
@@ -220,6 +221,38 @@ def test_slot_text_with_blanks_has_the_shape_of_ctc_audio_tokens(tiny_build):
         slot_text(clip, "", 6.0, np.random.default_rng(0))
 
 
+def test_embedding_stage_pulls_audio_tokens_onto_their_ctc_word_pieces(tiny_build, tiny_trained):
+    """Stage 1b: targets are the CTC readout's argmax per audio token (fixed in the checkpoint);
+    the loss is 0 exactly when every audio token equals its target's input embedding, and a few
+    steps lower it."""
+    config, folder = tiny_trained
+    state = torch.load(folder.parent / "checkpoint.pt", weights_only=False)
+    assert len(state["embed_targets"]) == config.clip_pool and len(state["losses"]["embed"]) == 2
+    processor, model = tiny_build(0)
+    lm = AudioLM(processor, model, train_layers=0)
+    prefix = lm.prefix(_speech(1.0, 0))
+    vocabulary = lm.text_tokens(["I repair it on Monday."])
+    targets = lm.ctc_targets(prefix, vocabulary)
+    assert targets.shape == (lm.audio_embeds(prefix).shape[0],)
+    assert set(targets.tolist()) <= set(vocabulary) | {model.config.audio_token_id}
+    table = model.get_input_embeddings().weight
+    original = lm.audio_embeds
+    lm.audio_embeds = lambda p: table[targets].detach().clone()
+    assert float(lm.embed_loss([(prefix, targets)])) == 0.0
+    lm.audio_embeds = original
+    optimizer = torch.optim.AdamW(lm.trainable(), lr=3e-3)
+    losses = []
+    for _ in range(5):
+        loss = lm.embed_loss([(prefix, targets)])
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    assert losses[-1] < losses[0], losses
+    with pytest.raises(ConfigError, match="embed_steps"):
+        AudioLMTrainConfig(embed_steps=3, align_clips=0)
+
+
 def test_encoder_layers_learn_at_their_own_rate(tiny_build, tiny_trained):
     """``encoder_lr``: the trained encoder layers form their own optimiser group (the tiny run's
     last checkpoint holds both groups at their rates)."""
@@ -250,7 +283,7 @@ def test_train_resume_save_and_load(tiny_build, tiny_trained):
     assert len(losses["text"]) == 1 and len(losses["align"]) == 1 and len(losses["instruct"]) == 2
     card = (folder / "README.md").read_text()
     assert "| said |" in card and "espeak-02" in card and "with silence" in card and " M trained)" in card
-    assert "Text ceiling" in card and "stage 0 (text" in card
+    assert "Text ceiling" in card and "stage 0 (text" in card and "stage 1b (embedding" in card
     heldout = json.loads((out / "heldout.json").read_text())
     assert set(heldout) == {"transcript", "said", "speaker", "cue", "sound", "noise", "text_ceiling"}
     assert set(heldout["text_ceiling"]) == {"said", "cue", "sound", "noise"} and "per_token" in heldout["said"]

@@ -37,8 +37,21 @@ def _text_stage(config: Any, losses: dict[str, list[float]]) -> str:
         return ""
     return (
         "* stage 0 (text, adapters only): each statement written as text in the audio slot"
-        " (`[cue, sound] words`), every single-clip question about it:"
+        f" (`[cue, sound] words`{_blanks(config)}), every single-clip question about it:"
         f" {len(losses['text'])} steps x {config.batch_size} statements drawn afresh (never rendered)\n"
+    )
+
+
+def _blanks(config: Any) -> str:
+    return f", a mean of {config.text_blanks:g} audio tokens after each word" if config.text_blanks else ""
+
+
+def _embed_stage(config: Any, losses: dict[str, list[float]]) -> str:
+    if not config.embed_steps:
+        return ""
+    return (
+        "* stage 1b (embedding): each audio token pulled onto the input embedding of the word piece stage 1's"
+        f" CTC readout names for it: {len(losses['embed'])} steps x {config.align_batch} clips\n"
     )
 
 
@@ -133,7 +146,7 @@ VoxMem's evaluation histories.
 * {config.clip_pool} distinct training clips, each rendered and encoded once; every example asks about them
 {_text_stage(config, losses)}* stage 1 (alignment, CTC of the words over the audio tokens through the LM's tied output matrix,
   restricted to the statements' word pieces{_tags(config)}): {len(losses["align"])} steps x {config.align_batch} clips
-* stage 2 (instruction, loss on answer tokens through the LM): {len(losses["instruct"])} steps x
+{_embed_stage(config, losses)}* stage 2 (instruction, loss on answer tokens through the LM): {len(losses["instruct"])} steps x
   {config.batch_size} clips or clip pairs; transcripts only for the first {config.transcript_steps} steps, then every
   question of {", ".join(t for t in config.tasks if t != "speaker")} about each clip, and in {100 * config.speaker_share:.0f} % of
   the groups a speaker question about a pair of clips instead
@@ -146,6 +159,7 @@ def _losses_section(losses: dict[str, list[float]], cpu_s: dict[str, float]) -> 
     return f"""## Losses (mean over equal parts of each stage)
 * stage 0: {_curve(losses.get("text", []))}
 * stage 1: {_curve(losses["align"])}
+* stage 1b: {_curve(losses.get("embed", []))}
 * stage 2: {_curve(losses["instruct"])}
 
 CPU seconds of the training process (all its threads; eSpeak runs in a child process, not

@@ -32,6 +32,13 @@ class AudioLMTrainConfig:
         },
     )
     align_batch: int = dataclasses.field(default=8, metadata={"help": "stage 1: clips per optimiser step"})
+    embed_steps: int = dataclasses.field(
+        default=0,
+        metadata={
+            "help": "stage 1b: steps of align_batch clips pulling each audio token onto the input embedding of the"
+            " word piece stage 1's CTC readout names for it (0: none)"
+        },
+    )
     steps: int = dataclasses.field(default=120, metadata={"help": "stage 2: optimiser steps through the LM"})
     transcript_steps: int = dataclasses.field(
         default=40, metadata={"help": "stage 2: first steps on transcript continuation only (then the task mix)"}
@@ -97,6 +104,8 @@ class AudioLMTrainConfig:
             raise ConfigError(f"clip_pool must be >= 4 (pairs of voices for speaker questions), got {self.clip_pool}")
         if not 0 <= self.transcript_steps <= self.steps:
             raise ConfigError(f"transcript_steps must be in [0, steps={self.steps}], got {self.transcript_steps}")
+        if self.embed_steps < 0 or (self.embed_steps and not self.align_clips):
+            raise ConfigError(f"embed_steps must be >= 0 and needs align_clips > 0, got {self.embed_steps}")
         if self.align_clips < 0:
             raise ConfigError(f"align_clips must be >= 0, got {self.align_clips}")
         if self.align_tags < 0:

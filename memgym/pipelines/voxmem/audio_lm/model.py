@@ -236,6 +236,33 @@ class AudioLM:
             )
         return torch.stack(losses).mean()
 
+    def ctc_targets(self, prefix: Any, vocabulary: Sequence[int]) -> Any:
+        """``(audio_tokens,)`` token ids: per audio token, the word piece (or blank, the ``<|AUDIO|>``
+        row) its CTC readout over ``vocabulary`` names now (:meth:`align_loss`'s scores, argmax)."""
+        import torch
+
+        ids = torch.tensor(sorted(set(vocabulary) | {self.model.config.audio_token_id}))
+        with torch.no_grad():
+            return ids[(self.audio_embeds(prefix) @ self.model.lm_head.weight[ids].T).argmax(-1)]
+
+    def embed_loss(self, batch: Sequence[tuple[Any, Any]]) -> Any:
+        """Stage 1b loss: squared distance of each audio token to the input embedding of its target
+        token (:meth:`ctc_targets`), over the mean squared norm of the embeddings; mean over audio
+        tokens, then over ``(prefix, targets)`` clips.
+
+        CTC only asks an audio token to score its word piece above the others, which it does with
+        vectors ~14 times longer than a token embedding, and the frozen LM reads those as noise; this
+        puts each audio token where the LM reads that word piece (measured: issue 39, session 17).
+        """
+        import torch
+
+        table = self.model.get_input_embeddings().weight
+        scale = table.detach().pow(2).sum(1).mean()
+        losses = [
+            (self.audio_embeds(prefix) - table[targets].detach()).pow(2).sum(1).mean() for prefix, targets in batch
+        ]
+        return torch.stack(losses).mean() / scale
+
     def answer_rows(self, answers: Sequence[str]) -> Any:
         """``(K, hidden)`` rows naming each answer: the mean input embedding of its tokens (frozen)."""
         import torch

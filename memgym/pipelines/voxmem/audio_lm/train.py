@@ -8,6 +8,9 @@ Stages (``config``: :class:`~memgym.pipelines.voxmem.audio_lm.config.AudioLMTrai
    teach the audio side to stand in for that text.
 1. **Alignment** (``align_clips``): CTC of each clip's words over its audio tokens read through the
    LM's (tied) output matrix restricted to the statements' word pieces; cheap, no pass through the LM.
+   1b. **Embedding** (``embed_steps``): each pool clip's per-token CTC readout is fixed once (the
+   targets, kept in the checkpoint), then the audio tokens learn to equal those word pieces' input
+   embeddings (:meth:`AudioLM.embed_loss`); no pass through the LM either.
 2. **Instruction** (``steps`` x ``batch_size``): the LM in the loop, loss on the answer tokens of
    transcript continuation (alone for the first ``transcript_steps``), then of a mix with questions
    about what was said, who said it, how and what was audible (:mod:`memgym.pipelines.voxmem.audio_lm.data`).
@@ -104,6 +107,7 @@ class Pool:
             for task in TAG_TASKS
             if task in config.tasks
         }
+        self.embed_targets: list[Any] = []  # stage 1b's per-clip token targets, set when it starts
         self._prefixes: dict[Clip, Any] = {}
 
     def prefix(self, clip: Clip) -> Any:
@@ -152,7 +156,7 @@ def train(
     state = _load_checkpoint(out / CHECKPOINT, _config_record(config))
     folder = out / "model"
     align_steps = -(-config.align_clips // config.align_batch) if config.align_clips else 0
-    totals = {"text": config.text_steps, "align": align_steps, "instruct": config.steps}
+    totals = {"text": config.text_steps, "align": align_steps, "embed": config.embed_steps, "instruct": config.steps}
     finished = all(len(state["losses"][stage]) == total for stage, total in totals.items())
     if finished and (folder / "README.md").is_file():
         return folder  # trained, evaluated and saved by an earlier run
@@ -169,6 +173,10 @@ def train(
     for stage, total in totals.items():
         if stage == "align" and config.text_steps:
             lm.freeze_adapters()  # the LM reads text now; the audio side learns to stand in for it
+        if stage == "embed" and total:
+            if state["embed_targets"] is None:  # fixed once, from the model stage 1 left
+                state["embed_targets"] = [lm.ctc_targets(pool.prefix(c), pool.vocabulary) for c in pool.clips]
+            pool.embed_targets = state["embed_targets"]
         _run_stage(lm, pool, config, state, stage, total, out, progress, clock)
     model.eval()
     heldout = Speech(out / "clips" / "heldout", heldout_voices, "eval", config.snr_db)
@@ -210,7 +218,12 @@ def _run_stage(
         return  # stage finished earlier
     state["stage"] = stage
     losses = state["losses"][stage]
-    batch_loss = {"text": _text_batch_loss, "align": _align_batch_loss, "instruct": _instruct_batch_loss}[stage]
+    batch_loss = {
+        "text": _text_batch_loss,
+        "align": _align_batch_loss,
+        "embed": _embed_batch_loss,
+        "instruct": _instruct_batch_loss,
+    }[stage]
     cpu = time.process_time()
     while len(losses) < total:
         loss = batch_loss(lm, pool, config, len(losses))
@@ -251,6 +264,14 @@ def _align_batch_loss(lm: AudioLM, pool: Pool, config: AudioLMTrainConfig, step:
         batch = [(pool.prefix(c), e.candidates.index(e.answer)) for c, e in zip(clips, examples)]
         loss = loss + config.align_tags * lm.tag_loss(batch, rows)
     return loss
+
+
+def _embed_batch_loss(lm: AudioLM, pool: Pool, config: AudioLMTrainConfig, step: int) -> Any:
+    """Stage 1b loss (scalar tensor) of optimiser step ``step``: ``align_batch`` pool clips' audio
+    tokens against the input embeddings of their fixed CTC targets (``pool.embed_targets``)."""
+    picks = example_rng(config.seed, "embed", step).integers(len(pool.clips), size=config.align_batch)
+    targets = pool.embed_targets
+    return lm.embed_loss([(pool.prefix(pool.clips[int(k)]), targets[int(k)]) for k in picks])
 
 
 def _instruct_batch_loss(lm: AudioLM, pool: Pool, config: AudioLMTrainConfig, step: int) -> Any:
@@ -352,7 +373,8 @@ def _load_checkpoint(path: Path, record: dict[str, Any]) -> dict[str, Any]:
         "stage": "",
         "trainable": None,
         "optimizer": None,
-        "losses": {"text": [], "align": [], "instruct": []},
+        "embed_targets": None,
+        "losses": {"text": [], "align": [], "embed": [], "instruct": []},
     }
     if not path.is_file():
         return fresh
