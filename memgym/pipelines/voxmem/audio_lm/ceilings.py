@@ -14,7 +14,9 @@ Two ceilings, each on the held-out voices and the ``eval`` sound recordings:
 Run: ``python -m memgym.pipelines.voxmem.audio_lm.ceilings OUT [n_train] [n_heldout]``; writes
 ``OUT/ceilings.json`` (accuracies with 95 % bootstrap intervals). With a training checkpoint,
 ``... ceilings OUT CHECKPOINT [n_heldout]`` measures how well its projector's stage 1 tags name
-the held-out clips' cue and sound (:func:`tag_readout`, ``OUT/tags.json``).
+the held-out clips' cue and sound (:func:`tag_readout`, ``OUT/tags.json``); with a training run
+folder, ``... ceilings OUT RUN [n_heldout]`` scores ``said`` with its audio tokens as they are and
+snapped to the word pieces its CTC readout names (:func:`snapped_said`, ``OUT/snapped.json``).
 """
 
 from __future__ import annotations
@@ -175,10 +177,63 @@ def tag_readout(out: Path, checkpoint: Path, n_heldout: int) -> dict[str, Any]:
     return result
 
 
+def snapped_said(out: Path, run: Path, n_heldout: int) -> dict[str, Any]:
+    """``said`` on held-out clips (the examples of :func:`~memgym.pipelines.voxmem.audio_lm.heard.evaluate_heard`)
+    for the trained model of the run folder ``run`` (its ``checkpoint.pt``): with its audio tokens as
+    they are, *snapped* (each replaced by the input embedding of the word piece its CTC readout over
+    the pool's word pieces names, :meth:`AudioLM.ctc_targets`), and with silence; writes ``OUT/snapped.json``.
+
+    Snapped answers measure what the words the audio side carries would give if the LM read them as
+    tokens: the gap to "as they are" is the part lost between the readout and the LM's reading.
+    """
+    import torch
+
+    from memgym.datasets.speech.voices import espeak_voice_bank
+    from memgym.pipelines.voxmem.audio_lm import parts
+    from memgym.pipelines.voxmem.audio_lm.config import AudioLMTrainConfig
+    from memgym.pipelines.voxmem.audio_lm.data import make_example, split_voices
+    from memgym.pipelines.voxmem.audio_lm.model import AudioLM
+    from memgym.pipelines.voxmem.audio_lm.train import Pool, Speech
+
+    torch.set_num_threads(1)
+    state = torch.load(run / "checkpoint.pt", weights_only=False)
+    config = AudioLMTrainConfig(**{k: tuple(v) if isinstance(v, list) else v for k, v in state["config"].items()})
+    train_voices, voices = split_voices(espeak_voice_bank(), config.heldout_voices)
+    processor, model = parts.build_from_packages(config.seed)
+    lm = AudioLM(processor, model, config.train_layers, config.lm_rank, config.seed)
+    model.load_state_dict(state["trainable"], strict=False)
+    vocabulary = Pool(lm, Speech(out / "clips" / "train", train_voices, "train", config.snr_db), config).vocabulary
+    speech = Speech(out / "clips" / "heldout", voices, "eval", config.snr_db)
+    table = model.get_input_embeddings().weight
+    original = lm.audio_embeds
+    ways = {
+        "audio": original,
+        "snapped": lambda prefix: table[lm.readout(original(prefix), vocabulary)],
+        "silence": original,
+    }
+    hits: dict[str, list[float]] = {way: [] for way in ways}
+    for i in range(n_heldout):
+        example = make_example(
+            "said", speech.voices, speech.sound_classes, 0.5, example_rng(config.seed, "heldout/said", i)
+        )
+        audio = speech.audio(example.clips[0])
+        for way, embeds in ways.items():
+            lm.audio_embeds = embeds
+            prefix = lm.prefix(np.zeros_like(audio) if way == "silence" else audio)
+            scores = lm.score([prefix], example.question, example.candidates)
+            hits[way].append(float(example.candidates[int(np.argmax(scores))] == example.answer))
+    lm.audio_embeds = original
+    result = {"run": str(run), **{way: _interval(h, 21 + k) for k, (way, h) in enumerate(hits.items())}}
+    (out / "snapped.json").write_text(json.dumps(result, indent=1) + "\n")
+    return result
+
+
 if __name__ == "__main__":
     folder = Path(sys.argv[1])
     folder.mkdir(parents=True, exist_ok=True)
-    if len(sys.argv) > 2 and sys.argv[2].endswith(".pt"):  # OUT CHECKPOINT [n_heldout]: the tag readout
+    if len(sys.argv) > 2 and Path(sys.argv[2]).is_dir():  # OUT RUN [n_heldout]: said with snapped audio tokens
+        print(json.dumps(snapped_said(folder, Path(sys.argv[2]), int(sys.argv[3]) if len(sys.argv) > 3 else 40)))
+    elif len(sys.argv) > 2 and sys.argv[2].endswith(".pt"):  # OUT CHECKPOINT [n_heldout]: the tag readout
         print(json.dumps(tag_readout(folder, Path(sys.argv[2]), int(sys.argv[3]) if len(sys.argv) > 3 else 120)))
     else:
         args = [int(a) for a in sys.argv[2:4]]

@@ -241,9 +241,16 @@ class AudioLM:
         row) its CTC readout over ``vocabulary`` names now (:meth:`align_loss`'s scores, argmax)."""
         import torch
 
-        ids = torch.tensor(sorted(set(vocabulary) | {self.model.config.audio_token_id}))
         with torch.no_grad():
-            return ids[(self.audio_embeds(prefix) @ self.model.lm_head.weight[ids].T).argmax(-1)]
+            return self.readout(self.audio_embeds(prefix), vocabulary)
+
+    def readout(self, feats: Any, vocabulary: Sequence[int]) -> Any:
+        """``(audio_tokens,)`` token ids that the ``(audio_tokens, hidden)`` audio features ``feats``
+        score highest among ``vocabulary`` and the blank through the LM's output matrix."""
+        import torch
+
+        ids = torch.tensor(sorted(set(vocabulary) | {self.model.config.audio_token_id}))
+        return ids[(feats @ self.model.lm_head.weight[ids].T).argmax(-1)]
 
     def embed_loss(self, batch: Sequence[tuple[Any, Any]]) -> Any:
         """Stage 1b loss: squared distance of each audio token to the input embedding of its target
