@@ -94,6 +94,12 @@ class AudioLMTrainConfig:
     threads: int = dataclasses.field(default=0, metadata={"help": "torch CPU threads (0: torch's default)"})
 
     def __post_init__(self) -> None:
+        for name in ("lr", "encoder_lr", "text_lr"):
+            if getattr(self, name) <= 0:
+                raise ConfigError(f"{name} must be > 0, got {getattr(self, name)}")
+        for name in ("align_clips", "align_tags", "lm_rank", "text_blanks"):
+            if getattr(self, name) < 0:
+                raise ConfigError(f"{name} must be >= 0, got {getattr(self, name)}")
         for name in ("steps", "batch_size", "align_batch", "checkpoint_every", "heldout_per_task"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be >= 1, got {getattr(self, name)}")
@@ -106,23 +112,9 @@ class AudioLMTrainConfig:
             raise ConfigError(f"transcript_steps must be in [0, steps={self.steps}], got {self.transcript_steps}")
         if self.embed_steps < 0 or (self.embed_steps and not self.align_clips):
             raise ConfigError(f"embed_steps must be >= 0 and needs align_clips > 0, got {self.embed_steps}")
-        if self.align_clips < 0:
-            raise ConfigError(f"align_clips must be >= 0, got {self.align_clips}")
-        if self.align_tags < 0:
-            raise ConfigError(f"align_tags must be >= 0, got {self.align_tags}")
-        if self.lm_rank < 0:
-            raise ConfigError(f"lm_rank must be >= 0, got {self.lm_rank}")
         if self.text_steps < 0 or (self.text_steps and not self.lm_rank):
             raise ConfigError(f"text_steps must be >= 0 and needs lm_rank > 0, got {self.text_steps}")
-        if self.text_blanks < 0:
-            raise ConfigError(f"text_blanks must be >= 0, got {self.text_blanks}")
-        if self.text_lr <= 0:
-            raise ConfigError(f"text_lr must be > 0, got {self.text_lr}")
         if not 0.0 <= self.speaker_share <= 1.0:
             raise ConfigError(f"speaker_share must be in [0, 1], got {self.speaker_share}")
         if not 0.0 <= self.sound_rate <= 1.0:
             raise ConfigError(f"sound_rate must be in [0, 1], got {self.sound_rate}")
-        if self.encoder_lr <= 0:
-            raise ConfigError(f"encoder_lr must be > 0, got {self.encoder_lr}")
-        if self.lr <= 0:
-            raise ConfigError(f"lr must be > 0, got {self.lr}")
