@@ -53,7 +53,7 @@ class AudioLMTrainConfig:
     )
     encoder_lr: float = dataclasses.field(
         default=5e-4,
-        metadata={"help": "AdamW learning rate of the trained encoder layers (stages 1 and 2; lr for the rest)"},
+        metadata={"help": "AdamW learning rate of the trained encoder layers (stages 1, 1b and 2; lr for the rest)"},
     )
     lm_rank: int = dataclasses.field(
         default=0,
