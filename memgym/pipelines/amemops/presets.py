@@ -25,14 +25,6 @@ absent-source queries (so that no "none" answer competes with a source written o
 seeds 0-4, evaluated on 192 held-out streams with the update-specific interaction of each erasing
 core against no-erase.
 
-``cpu-update-repeats``: ``cpu-update-control`` with every chain's first value heard two or three
-times (``data.stream.value_repeats=[2,3]``, initial chains alike) in 640-frame streams: an additive
-memory holds the sum of an update source's writes, so its old value, written two or three times,
-outweighs the new one written once wherever other sources' events come between the update and the
-query (no-erase then answers the superseded value), while a single value's repeats only add up;
-the erasing cores overwrite. The longer streams keep most chains apart, so no-erase stays close to
-the erasing cores on initial queries. Same models, steps, seeds and eval as ``cpu-update-control``.
-
 ``cpu-audio``: the same short streams as stereo log-mel audio of the embedded synthetic
 environmental library (``synthetic_env``, 4 gain and 4 pan values), the Table 1 layout (two
 layers) at width 64 with two heads of 32, 150 steps of 8 streams drawn from a fixed pool of 512
@@ -175,25 +167,10 @@ UPDATE_CONTROL_TRAIN = (
     f"checkpoint_steps=[{UPDATE_CONTROL_STEPS // 3},{2 * UPDATE_CONTROL_STEPS // 3},{UPDATE_CONTROL_STEPS}]",
 )
 """``cpu-update-control`` training: ``cpu-tiny``'s model and optimiser on the streams above."""
-UPDATE_REPEATS_STREAM = (
-    *(o for o in UPDATE_CONTROL_STREAM if not o.startswith("data.stream.frames=")),
-    "data.stream.frames=640",
-    "data.stream.value_repeats=[2,3]",
-    "data.stream.placement_attempts=100",
+_UPDATE_CONTROL_PAIRS = (
+    "[gdn2@cpu-update-control:no_erase@cpu-update-control,kda@cpu-update-control:no_erase@cpu-update-control]"
 )
-"""``cpu-update-repeats`` streams: ``cpu-update-control``'s with every chain's first value heard 2-3
-times, 640 frames (docs/amemops_models.md, "An old value written more than once")."""
-UPDATE_REPEATS_TRAIN = (
-    *UPDATE_REPEATS_STREAM,
-    *(o for o in UPDATE_CONTROL_TRAIN if not o.startswith("data.")),
-)
-"""``cpu-update-repeats`` training: ``cpu-update-control``'s model, optimiser and steps."""
-
-
-def _pairs_with_no_erase(preset: str) -> str:
-    """``[gdn2@P:no_erase@P,kda@P:no_erase@P]``: the erasing cores against no-erase, each (contrasts
-    and update-specific interactions)."""
-    return f"[{','.join(f'{m}@{preset}:no_erase@{preset}' for m in ('gdn2', 'kda'))}]"
+"""The erasing cores against no-erase, each (contrasts and update-specific interactions)."""
 
 
 def _erasing_contrasts(preset: str, erasing_cores: tuple[str, ...] = ("gdn2", "kda", "gdn")) -> str:
@@ -241,22 +218,8 @@ PRESETS: dict[str, dict[str, tuple[str, ...]]] = {
             f"checkpoints=[{UPDATE_CONTROL_STEPS}]",
             "streams=192",
             "threads=1",
-            f"contrasts={_pairs_with_no_erase('cpu-update-control')}",
-            f"update_interactions={_pairs_with_no_erase('cpu-update-control')}",
-        ),
-    },
-    "cpu-update-repeats": {
-        "train": UPDATE_REPEATS_TRAIN,
-        "eval": (
-            *UPDATE_REPEATS_STREAM,
-            "data.stream.split=eval",
-            f"models=[{','.join(f'{m}@cpu-update-repeats' for m in UPDATE_CONTROL_MODELS)}]",
-            f"seeds=[{','.join(map(str, UPDATE_CONTROL_SEEDS))}]",
-            f"checkpoints=[{UPDATE_CONTROL_STEPS}]",
-            "streams=192",
-            "threads=1",
-            f"contrasts={_pairs_with_no_erase('cpu-update-repeats')}",
-            f"update_interactions={_pairs_with_no_erase('cpu-update-repeats')}",
+            f"contrasts={_UPDATE_CONTROL_PAIRS}",
+            f"update_interactions={_UPDATE_CONTROL_PAIRS}",
         ),
     },
     "cpu-audio": {

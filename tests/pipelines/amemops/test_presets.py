@@ -79,8 +79,8 @@ def test_bad_presets_seeds_and_checkpoints_of_another_core_are_one_line_errors(t
     assert (
         status == 2
         and err
-        == "memgym: error: preset='gpu-huge' is unknown; choose from cpu-small, cpu-tiny, cpu-update-control, cpu-update-repeats, "
-        "cpu-audio, cpu-audio-fresh\n"
+        == "memgym: error: preset='gpu-huge' is unknown; choose from cpu-small, cpu-tiny, cpu-update-control, cpu-audio, "
+        "cpu-audio-fresh\n"
     )
     status, err = _cli(capsys, "train", *runs, "amemops", "preset=cpu-audio", "seed=-1")
     assert (
@@ -211,42 +211,3 @@ def test_update_control_streams_have_the_structure_that_isolates_updates():
     assert min(delays) >= 25 and max(delays) <= 50  # query 1-2 s after the update: 1.7-5 times the gap
     assert stream.distractors == (0,) and stream.n_absent == 0  # no "none" answer competing with a single write
     assert sum(between) / len(between) < 1  # few writes of other sources cross-talk with a single write
-
-
-def test_update_repeats_is_the_update_control_with_old_values_written_two_or_three_times():
-    """``cpu-update-repeats``: ``cpu-update-control``'s model, steps, seeds and eval on its streams with
-    every chain's first value heard 2-3 times in 640 frames; an updated query's superseded value is
-    the repeated one (docs/amemops_models.md, "An old value written more than once")."""
-    from memgym.datasets.amemops.generator import StreamGenerator
-    from memgym.datasets.sources.factory import open_library
-    from memgym.pipelines.amemops.configs import AMemOpsTrainConfig
-
-    def loaded(preset: str, job: str):
-        config = AMemOpsTrainConfig if job == "train" else AMemOpsEvalConfig
-        return load_config(config, overrides=apply_preset((f"preset={preset}",), job)[0])
-
-    train, control = loaded("cpu-update-repeats", "train"), loaded("cpu-update-control", "train")
-    stream = train.data.stream
-    changed = {"frames": 640, "value_repeats": (2, 3), "placement_attempts": 100}
-    assert train == dataclasses.replace(control, data=dataclasses.replace(control.data, stream=stream))
-    assert stream == dataclasses.replace(control.data.stream, **changed)
-    evaluation = loaded("cpu-update-repeats", "eval")
-    assert evaluation.data.stream == dataclasses.replace(stream, split="eval")
-    assert evaluation.update_interactions == tuple(
-        f"{m}@cpu-update-repeats:no_erase@cpu-update-repeats" for m in ("gdn2", "kda")
-    )
-    assert evaluation.seeds == loaded("cpu-update-control", "eval").seeds
-    generator = StreamGenerator(stream, open_library(stream.library))
-    writes = {"initial": set(), "updated": set()}
-    for index in range(8):
-        s = generator.generate(seed=0, index=index)
-        for item in s.items:
-            operation = item.annotations["operation"]
-            own = [e for e in s.events if e.group == item.annotations["group"] and e.role != "query"]
-            if operation == "initial":
-                writes["initial"].add(len(own))
-            elif operation == "updated":
-                old = [e.attribute_class(item.annotations["attribute"]) for e in own[:-1]]
-                writes["updated"].add(len(old))
-                assert set(old) == {item.annotations["previous_index"]} != {item.answer}
-    assert writes == {"initial": {2, 3}, "updated": {2, 3}}
