@@ -87,6 +87,15 @@ class StreamConfig:
             **ADDED_FIELD,
         },
     )
+    value_repeats: tuple[int, int] = dataclasses.field(
+        default=(1, 1),
+        metadata={
+            "help": "(min, max) times a chain's first event (its source's first value) is heard before the "
+            "chain's next event, uniform per chain, for every query type with a history; repeats have the "
+            "same gain and pan, their own excerpts, and offset_seconds between them; (1, 1): one event",
+            **ADDED_FIELD,
+        },
+    )
     rms: float = dataclasses.field(default=0.05, metadata={"help": "recording RMS before excerpting"})
     fade_ms: float = dataclasses.field(default=10.0, metadata={"help": "linear fade in/out of every excerpt (ms)"})
     query_gain_db: float = dataclasses.field(default=-3.0, metadata={"help": "query gain (centre pan)"})
@@ -144,6 +153,7 @@ class StreamConfig:
                     f"({hi} frames): a query would overlap the event before it"
                 )
         self._check_max_intervening()
+        self._check_value_repeats()
         needed = self.min_frames_needed()
         if needed > self.frames:
             raise ConfigError(
@@ -159,6 +169,11 @@ class StreamConfig:
                 "max_intervening=0 leaves no room for an interference proposal's partner event "
                 "(another source's event between the target and its query); set n_interference=0"
             )
+
+    def _check_value_repeats(self) -> None:
+        repeats = self.value_repeats
+        if len(repeats) != 2 or not 1 <= repeats[0] <= repeats[1]:
+            raise ConfigError(f"value_repeats must be (min, max) with 1 <= min <= max, got {self.value_repeats}")
 
     def key(self) -> dict:
         """The config as a plain dict for hashes (stream seeds, caches). ``attribute_values`` is left
@@ -191,16 +206,17 @@ class StreamConfig:
     def min_frames_needed(self) -> int:
         """Frames the proposals would occupy with the shortest excerpts (placement lower bound)."""
         lo, q = self.excerpt_frames[0], self.query_frames
+        first = self.value_repeats[0] * lo  # a chain's first value, heard at least value_repeats[0] times
         query_events = {"one": 1, "both": 2, "joint": 1}[self.update_queries]
         update = (
-            self.n_update * (2 * lo + q)
+            self.n_update * (first + lo + q)
             if self.update_queries == "one"
-            else (self.n_update // 2) * (2 * lo + query_events * q)
+            else (self.n_update // 2) * (first + lo + query_events * q)
         )
         return (
-            self.n_initial * (lo + q)
+            self.n_initial * (first + q)
             + update
-            + self.n_interference * (2 * lo + q)
+            + self.n_interference * (first + lo + q)
             + self.n_absent * q
             + max(self.distractors) * lo
         )

@@ -25,6 +25,13 @@ grid without overlap:
   correlation quartile of mean spectra) whose queried attribute differs, then the query.
 * absent: only a query, about a source that never occurs in the stream (answer: none).
 
+With ``value_repeats`` = (a, b) the first event of every chain with a history (initial, update,
+interference) is heard ``r`` times, ``r`` uniform in a..b per chain, before the chain's next event:
+the same source, gain and pan, each repeat its own excerpt, ``offset_seconds`` between them. An
+update's superseded value is then written ``r`` times and its new value once; initial chains get
+the same distribution, so the number of writes does not reveal the query type. The default (1, 1)
+draws nothing (the streams of earlier versions).
+
 Onset offsets between consecutive events of a chain are log-uniform in ``offset_seconds``
 (2-60 s), the last one (to the query) in ``query_offset_seconds`` when given; a chain's start is
 uniform over the positions where it fits. With ``max_intervening`` = k >= 0 a position also has to
@@ -218,10 +225,22 @@ class StreamGenerator:
             **(extra or {}),
         }
 
+    def _repeat_first(
+        self, rng: Generator, history: list[tuple[str, str, int, int]]
+    ) -> list[tuple[str, str, int, int]]:
+        """``history`` with its first event heard ``value_repeats`` times (uniform count, the same
+        identity, role, gain and pan); no draw at the default (1, 1), so earlier streams are unchanged."""
+        low, high = self.config.value_repeats
+        if high == 1:
+            return history
+        count = int(rng.integers(low, high + 1))
+        return [history[0]] * count + history[1:]
+
     def _initial(self, rng: Generator, identity: str) -> dict:
         g, p = self._random_attributes(rng)
         attribute = str(rng.choice(["gain", "pan"]))
-        return self._chain(rng, "initial", identity, [(attribute, "initial")], [(identity, "target", g, p)])
+        history = self._repeat_first(rng, [(identity, "target", g, p)])
+        return self._chain(rng, "initial", identity, [(attribute, "initial")], history)
 
     def _update(self, rng: Generator, identity: str, attribute: str) -> dict:
         g, p = self._random_attributes(rng)
@@ -236,6 +255,7 @@ class StreamGenerator:
             else:
                 p = self._other_value(rng, p)
             history.append((identity, "target", g, p))
+        history = self._repeat_first(rng, history)
         return self._chain(rng, "update", identity, [(attribute, operation)], history)
 
     def _update_both(self, rng: Generator, identity: str, *, joint: bool = False) -> dict:
@@ -257,6 +277,7 @@ class StreamGenerator:
             history.append((identity, "target", g, p))
         order = ["gain", "pan"] if rng.random() < 0.5 else ["pan", "gain"]
         queries = [(a, "updated" if changed[a] else "retained") for a in order]
+        history = self._repeat_first(rng, history)
         return self._chain(rng, "update", identity, queries, history, {"joint": True} if joint else None)
 
     def _interference(self, rng: Generator, target: str, partner: str) -> dict:
@@ -267,7 +288,7 @@ class StreamGenerator:
             gi = self._other_value(rng, g)
         else:
             pi = self._other_value(rng, p)
-        history = [(target, "target", g, p), (partner, "interferer", gi, pi)]
+        history = self._repeat_first(rng, [(target, "target", g, p), (partner, "interferer", gi, pi)])
         return self._chain(rng, "interference", target, [(attribute, "interference")], history, {"partner": partner})
 
     def _absent(self, rng: Generator, identity: str) -> dict:

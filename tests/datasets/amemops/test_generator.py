@@ -374,3 +374,51 @@ def test_tones_library_size_is_a_setting():
     assert "identities" not in StreamConfig().key()["library"]  # earlier stream keys are unchanged
     with pytest.raises(ConfigError, match="library.identities sets the tones library's size"):
         LibraryConfig(kind="synthetic_env", identities=256)
+
+
+def test_value_repeats_write_a_chains_first_value_several_times(tones):
+    """``value_repeats`` = (a, b): every chain's first event (initial, update and interference targets
+    alike) is heard a..b times with the same gain and pan before the chain's next event; an updated
+    query's superseded value is the repeated one; (1, 1), the default, leaves keys and streams alone."""
+    assert "value_repeats" not in StreamConfig().key()
+    config = StreamConfig(
+        frames=1024,
+        n_initial=4,
+        n_update=4,
+        n_interference=1,
+        n_absent=1,
+        distractors=(2,),
+        excerpt_frames=(6, 10),
+        offset_seconds=(0.4, 0.6),
+        query_offset_seconds=(1.0, 2.0),
+        placement_attempts=100,
+    )
+    pools = SimilarityPools(tones, recordings_per_identity=1)
+    single = StreamGenerator(config, tones, pools)
+    assert StreamGenerator(dataclasses.replace(config, value_repeats=(1, 1)), tones, pools).digest == single.digest
+    repeated = dataclasses.replace(config, value_repeats=(2, 3))
+    assert repeated.key()["value_repeats"] == [2, 3]
+    generator = StreamGenerator(repeated, tones, pools)
+    counts: dict[str, set[int]] = {}
+    for index in range(6):
+        stream = generator.generate(seed=0, index=index)
+        assert stream == StreamGenerator(repeated, tones, pools).generate(seed=0, index=index)
+        for item in stream.items:
+            kind = item.annotations["type"]
+            if kind == "absent":
+                continue
+            own = sorted(
+                (e for e in stream.events if e.group == item.annotations["group"] and e.role == "target"),
+                key=lambda e: e.onset_frame,
+            )
+            first = (own[0].gain_db, own[0].pan)
+            repeats = next((k for k, e in enumerate(own) if (e.gain_db, e.pan) != first), len(own))
+            counts.setdefault(kind, set()).add(repeats)
+            gaps = np.diff([e.onset_frame for e in own])
+            assert gaps.min() >= 10 and gaps.max() <= 15  # offset_seconds (0.4-0.6 s) between repeats too
+            if item.annotations["operation"] == "updated":
+                assert item.annotations["previous_index"] == _index(own[0], item.annotations["attribute"])
+    assert counts == {"initial": {2, 3}, "update": {2, 3}, "interference": {2, 3}}
+    for bad in ((0, 1), (3, 2), (2,)):
+        with pytest.raises(ConfigError, match="value_repeats must be"):
+            dataclasses.replace(config, value_repeats=bad)
