@@ -66,7 +66,9 @@ def ray_cluster():
 # Test files by decreasing run time ('make test' on 2 idle cores, --durations), started first: each
 # pytest-xdist worker (--dist loadfile) holds its running file and one more, so the last files
 # handed out must be short for both workers to finish together. Files not listed (each under about
-# 15 s) follow in collection order.
+# 15 s) follow in collection order. The Makefile passes --no-loadscope-reorder: without it
+# pytest-xdist (>= 3.5) hands files out by decreasing number of tests, which sent these one-test
+# files last.
 LONGEST_FIRST = (
     "tests/pipelines/amemops/test_update_control_learning.py",  # ~250 CPU s: 6 training processes, 2 at a time
     "tests/pipelines/amemops/test_learning.py",  # ~200 s: the same
