@@ -39,6 +39,10 @@ TINY = dict(
     train_layers=1,
     encoder_lr=5e-4,
     embed_steps=2,
+    align_cosine=10.0,
+    align_norm=0.5,
+    read_steps=2,
+    read_ramp=1,
 )
 
 
@@ -253,6 +257,39 @@ def test_embedding_stage_pulls_audio_tokens_onto_their_ctc_word_pieces(tiny_buil
         AudioLMTrainConfig(embed_steps=3, align_clips=0)
 
 
+def test_reading_stage_moves_tokens_from_snapped_to_as_is_and_trains_adapters_only(tiny_build):
+    """Stage 1c: ``snapped_mix`` gives the readout's word-piece embeddings at ``alpha=0`` and the audio
+    tokens at ``alpha=1`` (cosine readout as stage 1 scores); its loss reaches the adapters, never the
+    audio side; stage 1's cosine CTC with the norm penalty is finite and differentiable."""
+    processor, model = tiny_build(0)
+    lm = AudioLM(processor, model, train_layers=0, lm_rank=2)
+    prefix = lm.prefix(_speech(1.0, 0))
+    vocabulary = lm.text_tokens(["I repair it on Monday."])
+    feats = lm.audio_embeds(prefix).detach()
+    table = model.get_input_embeddings().weight.detach()
+    picks = lm.readout(feats, vocabulary, cosine=10.0)
+    rows = sorted(set(vocabulary) | {model.config.audio_token_id})
+    assert torch.equal(picks, torch.tensor(rows)[lm.scores(feats, rows, 10.0).argmax(-1)])
+    assert float(lm.scores(feats, rows, 1.0).abs().max()) <= 1 + 1e-5  # cosines
+    assert torch.equal(lm.snapped_mix(prefix, vocabulary, 0.0, 10.0).embeds, table[picks])
+    assert torch.allclose(lm.snapped_mix(prefix, vocabulary, 1.0, 10.0).embeds, feats, atol=1e-6)
+    half = lm.snapped_mix(prefix, vocabulary, 0.5, 10.0).embeds
+    assert torch.allclose(half, (table[picks] + feats) / 2, atol=1e-6)
+
+    loss = lm.loss([([lm.snapped_mix(prefix, vocabulary, 0.5, 10.0)], [("What was said?", "Monday")])])
+    loss.backward()
+    assert all(p.grad is not None for p in lm.adapter_parameters())
+    adapters = {id(p) for p in lm.adapter_parameters()}
+    assert all(p.grad is None for p in lm.trainable() if id(p) not in adapters)
+    align = lm.align_loss([(prefix, "I repair it on Monday.")], vocabulary, cosine=10.0, norm=0.5)
+    assert torch.isfinite(align) and align.requires_grad
+    with pytest.raises(ConfigError, match="read_steps"):
+        AudioLMTrainConfig(read_steps=2, lm_rank=0)
+    with pytest.raises(ConfigError, match="steps must be >= 1"):
+        AudioLMTrainConfig(steps=0)
+    assert AudioLMTrainConfig(steps=0, transcript_steps=0, read_steps=2, lm_rank=2).steps == 0
+
+
 def test_encoder_layers_learn_at_their_own_rate(tiny_build, tiny_trained):
     """``encoder_lr``: the trained encoder layers form their own optimiser group (the tiny run's
     last checkpoint holds both groups at their rates)."""
@@ -281,9 +318,11 @@ def test_train_resume_save_and_load(tiny_build, tiny_trained):
     out = folder.parent
     losses = json.loads((out / "losses.json").read_text())
     assert len(losses["text"]) == 1 and len(losses["align"]) == 1 and len(losses["instruct"]) == 2
+    assert len(losses["read"]) == 2
     card = (folder / "README.md").read_text()
     assert "| said |" in card and "espeak-02" in card and "with silence" in card and " M trained)" in card
     assert "Text ceiling" in card and "stage 0 (text" in card and "stage 1b (embedding" in card
+    assert "stage 1c (reading" in card
     heldout = json.loads((out / "heldout.json").read_text())
     assert set(heldout) == {"transcript", "said", "speaker", "cue", "sound", "noise", "text_ceiling"}
     assert set(heldout["text_ceiling"]) == {"said", "cue", "sound", "noise"} and "per_token" in heldout["said"]

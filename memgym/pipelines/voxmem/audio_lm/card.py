@@ -26,6 +26,8 @@ def _adapters(config: Any) -> str:
         if config.text_steps
         else " trained with the audio side"
     )
+    if config.read_steps:
+        when += f", then trained on the audio side's tokens ({config.read_steps} steps of stage 1c)"
     return (
         f", and rank-{config.lm_rank} adapters on the language model's attention projections (query, key, value,"
         f" output),{when}, merged into those weights in the saved checkpoint"
@@ -52,6 +54,16 @@ def _embed_stage(config: Any, losses: dict[str, list[float]]) -> str:
     return (
         "* stage 1b (embedding): each audio token pulled onto the input embedding of the word piece stage 1's"
         f" CTC readout names for it: {len(losses['embed'])} steps x {config.align_batch} clips\n"
+    )
+
+
+def _read_stage(config: Any, losses: dict[str, list[float]]) -> str:
+    if not config.read_steps:
+        return ""
+    return (
+        "* stage 1c (reading, adapters only, the audio side frozen): transcript and `said` questions about pool"
+        " clips, each audio token moved from the embedding of the word piece its readout names to the token as it"
+        f" is over {config.read_ramp} steps: {len(losses['read'])} steps x {config.batch_size} clips\n"
     )
 
 
@@ -146,7 +158,7 @@ VoxMem's evaluation histories.
 * {config.clip_pool} distinct training clips, each rendered and encoded once; every example asks about them
 {_text_stage(config, losses)}* stage 1 (alignment, CTC of the words over the audio tokens through the LM's tied output matrix,
   restricted to the statements' word pieces{_tags(config)}): {len(losses["align"])} steps x {config.align_batch} clips
-{_embed_stage(config, losses)}* stage 2 (instruction, loss on answer tokens through the LM): {len(losses["instruct"])} steps x
+{_embed_stage(config, losses)}{_read_stage(config, losses)}* stage 2 (instruction, loss on answer tokens through the LM): {len(losses["instruct"])} steps x
   {config.batch_size} clips or clip pairs; transcripts only for the first {config.transcript_steps} steps, then every
   question of {", ".join(t for t in config.tasks if t != "speaker")} about each clip, and in {100 * config.speaker_share:.0f} % of
   the groups a speaker question about a pair of clips instead
@@ -160,6 +172,7 @@ def _losses_section(losses: dict[str, list[float]], cpu_s: dict[str, float]) -> 
 * stage 0: {_curve(losses.get("text", []))}
 * stage 1: {_curve(losses["align"])}
 * stage 1b: {_curve(losses.get("embed", []))}
+* stage 1c: {_curve(losses.get("read", []))}
 * stage 2: {_curve(losses["instruct"])}
 
 CPU seconds of the training process (all its threads; eSpeak runs in a child process, not

@@ -208,7 +208,7 @@ def snapped_said(out: Path, run: Path, n_heldout: int) -> dict[str, Any]:
     original = lm.audio_embeds
     ways = {
         "audio": original,
-        "snapped": lambda prefix: table[lm.readout(original(prefix), vocabulary)],
+        "snapped": lambda prefix: table[lm.readout(original(prefix), vocabulary, config.align_cosine)],
         "silence": original,
     }
     hits: dict[str, list[float]] = {way: [] for way in ways}

@@ -32,6 +32,20 @@ class AudioLMTrainConfig:
         },
     )
     align_batch: int = dataclasses.field(default=8, metadata={"help": "stage 1: clips per optimiser step"})
+    align_cosine: float = dataclasses.field(
+        default=0.0,
+        metadata={
+            "help": "stage 1: CTC scores = align_cosine x the cosine of each audio token to the word pieces'"
+            " embeddings instead of their dot product (0); the readouts of stages 1b and 1c score the same way"
+        },
+    )
+    align_norm: float = dataclasses.field(
+        default=0.0,
+        metadata={
+            "help": "stage 1: weight of a penalty holding each audio token's norm at the token embeddings' mean"
+            " norm (0: none)"
+        },
+    )
     embed_steps: int = dataclasses.field(
         default=0,
         metadata={
@@ -39,7 +53,21 @@ class AudioLMTrainConfig:
             " word piece stage 1's CTC readout names for it (0: none)"
         },
     )
-    steps: int = dataclasses.field(default=120, metadata={"help": "stage 2: optimiser steps through the LM"})
+    read_steps: int = dataclasses.field(
+        default=0,
+        metadata={
+            "help": "stage 1c: steps training the LM adapters (needs lm_rank) on the audio side's own tokens"
+            " (transcript and said about pool clips, audio side frozen), each token moved from the embedding of"
+            " the word piece its readout names to the token as it is over read_ramp steps (0: none)"
+        },
+    )
+    read_ramp: int = dataclasses.field(
+        default=60,
+        metadata={"help": "stage 1c: steps over which the tokens move from snapped to as they are (0: as they are)"},
+    )
+    steps: int = dataclasses.field(
+        default=120, metadata={"help": "stage 2: optimiser steps through the LM (0: none, after stage 1c)"}
+    )
     transcript_steps: int = dataclasses.field(
         default=40, metadata={"help": "stage 2: first steps on transcript continuation only (then the task mix)"}
     )
@@ -94,13 +122,18 @@ class AudioLMTrainConfig:
     threads: int = dataclasses.field(default=0, metadata={"help": "torch CPU threads (0: torch's default)"})
 
     def __post_init__(self) -> None:
+        self._check_ranges()
+        self._check_stages()
+
+    def _check_ranges(self) -> None:
+        """Rates, counts and shares in range, and known tasks."""
         for name in ("lr", "encoder_lr", "text_lr"):
             if getattr(self, name) <= 0:
                 raise ConfigError(f"{name} must be > 0, got {getattr(self, name)}")
-        for name in ("align_clips", "align_tags", "lm_rank", "text_blanks"):
+        for name in ("align_clips", "align_tags", "align_cosine", "align_norm", "lm_rank", "text_blanks", "read_ramp"):
             if getattr(self, name) < 0:
                 raise ConfigError(f"{name} must be >= 0, got {getattr(self, name)}")
-        for name in ("steps", "batch_size", "align_batch", "checkpoint_every", "heldout_per_task"):
+        for name in ("batch_size", "align_batch", "checkpoint_every", "heldout_per_task"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be >= 1, got {getattr(self, name)}")
         unknown = sorted(set(self.tasks) - set(TASKS))
@@ -108,13 +141,22 @@ class AudioLMTrainConfig:
             raise ConfigError(f"tasks: {unknown or 'none given'}; expected some of {list(TASKS)}")
         if self.clip_pool < 4:
             raise ConfigError(f"clip_pool must be >= 4 (pairs of voices for speaker questions), got {self.clip_pool}")
+        if not 0.0 <= self.speaker_share <= 1.0:
+            raise ConfigError(f"speaker_share must be in [0, 1], got {self.speaker_share}")
+        if not 0.0 <= self.sound_rate <= 1.0:
+            raise ConfigError(f"sound_rate must be in [0, 1], got {self.sound_rate}")
+
+    def _check_stages(self) -> None:
+        """Each stage's step count, and what it needs from the others."""
+        if self.steps < 0 or (self.steps == 0 and not self.read_steps):
+            raise ConfigError(f"steps must be >= 1 (or 0 after read_steps > 0), got {self.steps}")
         if not 0 <= self.transcript_steps <= self.steps:
             raise ConfigError(f"transcript_steps must be in [0, steps={self.steps}], got {self.transcript_steps}")
         if self.embed_steps < 0 or (self.embed_steps and not self.align_clips):
             raise ConfigError(f"embed_steps must be >= 0 and needs align_clips > 0, got {self.embed_steps}")
         if self.text_steps < 0 or (self.text_steps and not self.lm_rank):
             raise ConfigError(f"text_steps must be >= 0 and needs lm_rank > 0, got {self.text_steps}")
-        if not 0.0 <= self.speaker_share <= 1.0:
-            raise ConfigError(f"speaker_share must be in [0, 1], got {self.speaker_share}")
-        if not 0.0 <= self.sound_rate <= 1.0:
-            raise ConfigError(f"sound_rate must be in [0, 1], got {self.sound_rate}")
+        if self.read_steps < 0 or (self.read_steps and not (self.lm_rank and self.align_clips)):
+            raise ConfigError(
+                f"read_steps must be >= 0 and needs lm_rank > 0 and align_clips > 0, got {self.read_steps}"
+            )

@@ -6,13 +6,15 @@ computed once (:meth:`AudioLM.prefix`); the prompt is the processor's own chat t
 ``<|AUDIO|>`` repeated once per audio token, exactly as ``Qwen2AudioProcessor`` expands it, so
 training sees the token sequence inference will.
 
-A *source* of a prompt is either a clip's cached prefix (its audio tokens fill the audio slot) or a
-string (the slot holds that text instead, ``Audio 1: <|audio_bos|>text<|audio_eos|>``): the text
-stage trains the LM's adapters to read a statement from the slot before any audio is heard.
+A *source* of a prompt is a clip's cached prefix (its audio tokens fill the audio slot), a string
+(the slot holds that text instead, ``Audio 1: <|audio_bos|>text<|audio_eos|>``: the text stage
+trains the LM's adapters to read a statement from the slot before any audio is heard) or ready
+:class:`Tokens` (stage 1c: audio tokens moved towards the word pieces their readout names).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
@@ -21,6 +23,13 @@ import numpy as np
 from memgym.pipelines.voxmem.audio_lm.encoding import encode_frames, finish_encoding, mel_features
 
 IGNORE = -100
+
+
+@dataclasses.dataclass(frozen=True)
+class Tokens:
+    """Ready audio tokens ``(audio_tokens, hidden)`` for an audio slot (a prompt source computed elsewhere)."""
+
+    embeds: Any
 
 
 class AudioLM:
@@ -75,10 +84,11 @@ class AudioLM:
         modules = self.model.model.language_model.modules()
         return [p for m in modules if isinstance(m, LowRankLinear) for p in (m.down, m.up)]
 
-    def freeze_adapters(self) -> None:
-        """Stop the LM adapters learning (after the text stage: only the audio side learns on)."""
+    def freeze_adapters(self, frozen: bool = True) -> None:
+        """Stop (or, ``frozen=False``, restart) the LM adapters learning: after the text stage only the
+        audio side learns, in stage 1c only the adapters."""
         for p in self.adapter_parameters():
-            p.requires_grad_(False)
+            p.requires_grad_(not frozen)
 
     def trainable_state(self) -> dict[str, Any]:
         """State dict entries of the learning parameters and the adapters (for checkpoints)."""
@@ -138,7 +148,7 @@ class AudioLM:
     def _features(self, sources: Sequence[Any]) -> tuple[list[Any], list[int | str]]:
         """``(audio features of the clip sources, slots)``: strings stay text slots, prefixes become
         ``(audio_tokens, hidden)`` features and their token counts."""
-        feats = [self.audio_embeds(p) for p in sources if not isinstance(p, str)]
+        feats = [p.embeds if isinstance(p, Tokens) else self.audio_embeds(p) for p in sources if not isinstance(p, str)]
         counts = iter(f.shape[0] for f in feats)
         return feats, [p if isinstance(p, str) else next(counts) for p in sources]
 
@@ -203,10 +213,13 @@ class AudioLM:
             per_branch.append(sums / keep.sum(1))
         return torch.cat(per_branch).mean()
 
-    def align_loss(self, batch: Sequence[tuple[Any, str]], vocabulary: Sequence[int]) -> Any:
+    def align_loss(
+        self, batch: Sequence[tuple[Any, str]], vocabulary: Sequence[int], cosine: float = 0.0, norm: float = 0.0
+    ) -> Any:
         """Stage 1 loss: CTC of each clip's words over its projected audio tokens read through the
         LM's output matrix restricted to ``vocabulary`` (token ids; blank = the ``<|AUDIO|>`` row),
-        mean over ``(prefix, text)`` clips.
+        mean over ``(prefix, text)`` clips; scores as :meth:`scores` (``cosine``), plus ``norm`` times
+        the mean squared deviation of the tokens' norms from the embeddings' mean norm, relative to it.
 
         SmolLM2 ties its output matrix to its input embeddings, so this pulls each audio token
         towards the embedding of a word piece it carries, before the LM is in the loop. The
@@ -218,11 +231,11 @@ class AudioLM:
         blank = self.model.config.audio_token_id
         ids = sorted(set(vocabulary) | {blank})
         position = {t: i for i, t in enumerate(ids)}
-        rows = self.model.lm_head.weight[torch.tensor(ids)]
+        mean_norm = self.model.get_input_embeddings().weight.detach().norm(dim=1).mean()
         losses = []
         for prefix, text in batch:
             feats = self.audio_embeds(prefix)
-            logp = torch.log_softmax(feats @ rows.T, -1)
+            logp = torch.log_softmax(self.scores(feats, ids, cosine), -1)
             target = torch.tensor([position[t] for t in self.tokenizer(text, add_special_tokens=False)["input_ids"]])
             losses.append(
                 torch.nn.functional.ctc_loss(
@@ -233,24 +246,49 @@ class AudioLM:
                     blank=position[blank],
                     zero_infinity=True,
                 )  # per target token
+                + (norm * (feats.norm(dim=1) / mean_norm - 1).pow(2).mean() if norm else 0.0)
             )
         return torch.stack(losses).mean()
 
-    def ctc_targets(self, prefix: Any, vocabulary: Sequence[int]) -> Any:
+    def scores(self, feats: Any, ids: Sequence[int], cosine: float = 0.0) -> Any:
+        """``(audio_tokens, len(ids))`` scores of the ``(audio_tokens, hidden)`` features against the
+        output rows of token ``ids``: dot products, or with ``cosine > 0`` that many times the cosines
+        (the tokens' length then carries nothing; a norm penalty can hold it at the embeddings')."""
+        import torch
+
+        rows = self.model.lm_head.weight[torch.as_tensor(list(ids))]
+        if not cosine:
+            return feats @ rows.T
+        normalize = torch.nn.functional.normalize
+        return cosine * normalize(feats, dim=-1) @ normalize(rows, dim=-1).T
+
+    def ctc_targets(self, prefix: Any, vocabulary: Sequence[int], cosine: float = 0.0) -> Any:
         """``(audio_tokens,)`` token ids: per audio token, the word piece (or blank, the ``<|AUDIO|>``
         row) its CTC readout over ``vocabulary`` names now (:meth:`align_loss`'s scores, argmax)."""
         import torch
 
         with torch.no_grad():
-            return self.readout(self.audio_embeds(prefix), vocabulary)
+            return self.readout(self.audio_embeds(prefix), vocabulary, cosine)
 
-    def readout(self, feats: Any, vocabulary: Sequence[int]) -> Any:
+    def readout(self, feats: Any, vocabulary: Sequence[int], cosine: float = 0.0) -> Any:
         """``(audio_tokens,)`` token ids that the ``(audio_tokens, hidden)`` audio features ``feats``
-        score highest among ``vocabulary`` and the blank through the LM's output matrix."""
+        score highest among ``vocabulary`` and the blank through the LM's output matrix (:meth:`scores`)."""
         import torch
 
         ids = torch.tensor(sorted(set(vocabulary) | {self.model.config.audio_token_id}))
-        return ids[(feats @ self.model.lm_head.weight[ids].T).argmax(-1)]
+        return ids[self.scores(feats, ids, cosine).argmax(-1)]
+
+    def snapped_mix(self, prefix: Any, vocabulary: Sequence[int], alpha: float, cosine: float = 0.0) -> Tokens:
+        """Stage 1c's source for a clip: ``e + alpha (a - e)`` per audio token ``a``, where ``e`` is the
+        input embedding of the word piece (or blank) its readout names (:meth:`readout`); ``alpha=0``:
+        the tokens snapped to those embeddings, ``alpha=1``: as they are. No gradient to the audio side.
+        """
+        import torch
+
+        with torch.no_grad():
+            feats = self.audio_embeds(prefix)
+            snapped = self.model.get_input_embeddings().weight[self.readout(feats, vocabulary, cosine)]
+            return Tokens(snapped + alpha * (feats - snapped))
 
     def embed_loss(self, batch: Sequence[tuple[Any, Any]]) -> Any:
         """Stage 1b loss: squared distance of each audio token to the input embedding of its target

@@ -11,6 +11,9 @@ Stages (``config``: :class:`~memgym.pipelines.voxmem.audio_lm.config.AudioLMTrai
    1b. **Embedding** (``embed_steps``): each pool clip's per-token CTC readout is fixed once (the
    targets, kept in the checkpoint), then the audio tokens learn to equal those word pieces' input
    embeddings (:meth:`AudioLM.embed_loss`); no pass through the LM either.
+   1c. **Reading** (``read_steps``, with ``lm_rank``): the audio side frozen, the adapters learn to
+   answer transcript and ``said`` questions from each clip's audio tokens, moved over ``read_ramp``
+   steps from the embeddings of the word pieces their readout names to the tokens as they are.
 2. **Instruction** (``steps`` x ``batch_size``): the LM in the loop, loss on the answer tokens of
    transcript continuation (alone for the first ``transcript_steps``), then of a mix with questions
    about what was said, who said it, how and what was audible (:mod:`memgym.pipelines.voxmem.audio_lm.data`).
@@ -49,6 +52,9 @@ from memgym.pipelines.voxmem.audio_lm.data import (
     text_group,
 )
 from memgym.pipelines.voxmem.audio_lm.model import AudioLM
+
+READ_TASKS: tuple[str, ...] = ("transcript", "said")
+"""Stage 1c's questions: the words, which the readout's word pieces carry (cue, sound and voice do not)."""
 
 CHECKPOINT = "checkpoint.pt"
 TAG_TASKS: tuple[str, ...] = ("cue", "sound")
@@ -156,7 +162,13 @@ def train(
     state = _load_checkpoint(out / CHECKPOINT, _config_record(config))
     folder = out / "model"
     align_steps = -(-config.align_clips // config.align_batch) if config.align_clips else 0
-    totals = {"text": config.text_steps, "align": align_steps, "embed": config.embed_steps, "instruct": config.steps}
+    totals = {
+        "text": config.text_steps,
+        "align": align_steps,
+        "embed": config.embed_steps,
+        "read": config.read_steps,
+        "instruct": config.steps,
+    }
     finished = all(len(state["losses"][stage]) == total for stage, total in totals.items())
     if finished and (folder / "README.md").is_file():
         return folder  # trained, evaluated and saved by an earlier run
@@ -171,17 +183,30 @@ def train(
         lm.match_embedding_scale([pool.prefix(c) for c in pool.clips[:8]])
     clock = time.perf_counter()
     for stage, total in totals.items():
-        if stage == "align" and config.text_steps:
-            lm.freeze_adapters()  # the LM reads text now; the audio side learns to stand in for it
-        if stage == "embed" and total:
-            if state["embed_targets"] is None:  # fixed once, from the model stage 1 left
-                state["embed_targets"] = [lm.ctc_targets(pool.prefix(c), pool.vocabulary) for c in pool.clips]
-            pool.embed_targets = state["embed_targets"]
+        _enter_stage(lm, pool, config, state, stage, total)
         _run_stage(lm, pool, config, state, stage, total, out, progress, clock)
     model.eval()
     heldout = Speech(out / "clips" / "heldout", heldout_voices, "eval", config.snr_db)
     _evaluate_and_save(lm, heldout, config, state, out, folder, [v.voice_id for v in train_voices], progress)
     return folder
+
+
+def _enter_stage(
+    lm: AudioLM, pool: Pool, config: AudioLMTrainConfig, state: dict[str, Any], stage: str, total: int
+) -> None:
+    """Set up what ``stage`` (of ``total`` steps) learns and reads, also when a run resumes inside it."""
+    if stage == "align" and config.text_steps:
+        lm.freeze_adapters()  # the LM reads text now; the audio side learns to stand in for it
+    if stage == "embed" and total:
+        if state["embed_targets"] is None:  # fixed once, from the model stage 1 left
+            state["embed_targets"] = [
+                lm.ctc_targets(pool.prefix(c), pool.vocabulary, config.align_cosine) for c in pool.clips
+            ]
+        pool.embed_targets = state["embed_targets"]
+    if stage == "read" and total:
+        lm.freeze_adapters(False)  # the adapters learn to read the audio side's tokens
+    if stage == "instruct" and config.read_steps:
+        lm.freeze_adapters()
 
 
 def _run_stage(
@@ -204,7 +229,7 @@ def _run_stage(
 
     if not total:
         return  # a stage switched off (no parameters to give an optimiser in stage 0 without adapters)
-    if stage == "text":
+    if stage in ("text", "read"):  # the adapters alone (stage 1c's sources carry no gradient to the audio side)
         groups = [{"params": lm.adapter_parameters(), "lr": config.text_lr}]
     else:
         encoder = {id(p) for p in lm.encoder_parameters()}
@@ -222,6 +247,7 @@ def _run_stage(
         "text": _text_batch_loss,
         "align": _align_batch_loss,
         "embed": _embed_batch_loss,
+        "read": _read_batch_loss,
         "instruct": _instruct_batch_loss,
     }[stage]
     cpu = time.process_time()
@@ -258,7 +284,8 @@ def _align_batch_loss(lm: AudioLM, pool: Pool, config: AudioLMTrainConfig, step:
     plus ``align_tags`` times the tag loss of each closed-set task about how a clip sounds (:data:`TAG_TASKS`)."""
     picks = example_rng(config.seed, "align", step).integers(len(pool.clips), size=config.align_batch)
     clips = [pool.clips[int(k)] for k in picks]
-    loss = lm.align_loss([(pool.prefix(c), c.text) for c in clips], pool.vocabulary)
+    batch = [(pool.prefix(c), c.text) for c in clips]
+    loss = lm.align_loss(batch, pool.vocabulary, config.align_cosine, config.align_norm)
     for task, rows in pool.tag_rows.items() if config.align_tags else ():
         examples = [ask(task, (c,), pool.speech.sound_classes) for c in clips]
         batch = [(pool.prefix(c), e.candidates.index(e.answer)) for c, e in zip(clips, examples)]
@@ -272,6 +299,26 @@ def _embed_batch_loss(lm: AudioLM, pool: Pool, config: AudioLMTrainConfig, step:
     picks = example_rng(config.seed, "embed", step).integers(len(pool.clips), size=config.align_batch)
     targets = pool.embed_targets
     return lm.embed_loss([(pool.prefix(pool.clips[int(k)]), targets[int(k)]) for k in picks])
+
+
+def _read_batch_loss(lm: AudioLM, pool: Pool, config: AudioLMTrainConfig, step: int) -> Any:
+    """Stage 1c loss (scalar tensor) of optimiser step ``step``: :data:`READ_TASKS` about ``batch_size``
+    pool clips, each clip's audio tokens moved ``min(1, step / read_ramp)`` of the way from the
+    embeddings of the word pieces their readout names to the tokens as they are (:meth:`AudioLM.snapped_mix`).
+
+    The text-trained adapters read the snapped tokens (they are word-piece embeddings) but not the
+    tokens as they are; moving the input a little a step keeps what they read informative while
+    they learn to read the audio side's own vectors (issue 39, session 19).
+    """
+    alpha = min(1.0, step / config.read_ramp) if config.read_ramp else 1.0
+    groups = []
+    for k in range(config.batch_size):
+        rng = example_rng(config.seed, "read", step * config.batch_size + k)
+        clip = pool.clips[int(rng.integers(len(pool.clips)))]
+        source = lm.snapped_mix(pool.prefix(clip), pool.vocabulary, alpha, config.align_cosine)
+        examples = [ask(task, (clip,), pool.speech.sound_classes) for task in READ_TASKS]
+        groups.append(([source], [(e.question, e.answer) for e in examples]))
+    return lm.loss(groups)
 
 
 def _instruct_batch_loss(lm: AudioLM, pool: Pool, config: AudioLMTrainConfig, step: int) -> Any:
@@ -374,7 +421,7 @@ def _load_checkpoint(path: Path, record: dict[str, Any]) -> dict[str, Any]:
         "trainable": None,
         "optimizer": None,
         "embed_targets": None,
-        "losses": {"text": [], "align": [], "embed": [], "instruct": []},
+        "losses": {"text": [], "align": [], "embed": [], "read": [], "instruct": []},
     }
     if not path.is_file():
         return fresh
