@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 import importlib.util
 import json
 import shutil
@@ -43,6 +44,8 @@ TINY = dict(
     align_norm=0.5,
     read_steps=2,
     read_ramp=1,
+    read_history=0.5,
+    read_turns=3,
 )
 
 
@@ -290,6 +293,67 @@ def test_reading_stage_moves_tokens_from_snapped_to_as_is_and_trains_adapters_on
     assert AudioLMTrainConfig(steps=0, transcript_steps=0, read_steps=2, lm_rank=2).steps == 0
 
 
+def test_histories_ask_what_was_said_restated_or_never_said_in_the_evaluations_layout(tiny_build):
+    """Stage 1c's histories (``read_history``): distinct subjects, ``said`` about one stated once,
+    ``latest`` answered by the restated value, ``absent`` by the reader's refusal; the prompt is the
+    evaluation's chat layout (system prompt, session headers, assistant replies, ``Question:``) with
+    one audio part per clip, and its loss reaches the adapters."""
+    from memgym.datasets.speech.voices import espeak_voice_bank
+    from memgym.datasets.voxmem.config import DEFAULT_SOUND_CLASSES
+    from memgym.memory.voxmem.history import SYSTEM_PROMPT
+    from memgym.pipelines.voxmem.audio_lm.data import draw_clip
+    from memgym.pipelines.voxmem.audio_lm.histories import history_chat, history_group
+    from memgym.pipelines.voxmem.reader import REFUSAL
+
+    voices = espeak_voice_bank()
+    pool = [draw_clip(voices, DEFAULT_SOUND_CLASSES, 0.5, np.random.default_rng(k)) for k in range(400)]
+    kinds = set()
+    for seed in range(60):
+        history, examples = history_group(pool, 5, np.random.default_rng(seed))
+        clips = history.clips
+        assert 2 <= len(clips) <= 5 and 1 <= len(history.sessions) <= 3
+        subjects = [(c.family, c.subject) for c in clips]
+        for example in examples:
+            kinds.add(example.task)
+            if example.task == "absent":
+                assert example.answer == REFUSAL and all(s not in example.question for _, s in subjects)
+                continue
+            stated = [c for c in clips if c.subject in example.question and c.value in example.candidates]
+            assert stated and example.answer == stated[-1].value
+            assert len(stated) == (2 if example.task == "latest" else 1), example
+    assert kinds == {"said", "latest", "absent"}
+
+    processor, model = tiny_build(0)
+    lm = AudioLM(processor, model, train_layers=0, lm_rank=2)
+    history, examples = history_group(pool[:40], 3, np.random.default_rng(1))
+    prefixes = [lm.prefix(_speech(0.5, k)) for k in range(len(history.clips))]
+    ids = lm.chat_ids(history_chat(history, examples[0].question), [lm.audio_embeds(p).shape[0] for p in prefixes])
+    text = lm.tokenizer.decode(ids)
+    assert SYSTEM_PROMPT in text and "Session 1 - " in text and f"Question: {examples[0].question}" in text
+    assert history.sessions[0][0][1] in text  # the assistant's reply to the first turn
+    assert ids.count(model.config.audio_token_id) == sum(lm.audio_embeds(p).shape[0] for p in prefixes)
+    layout = functools.partial(history_chat, history)
+    loss = lm.loss([(prefixes, [(e.question, e.answer) for e in examples], layout)])
+    loss.backward()
+    assert torch.isfinite(loss) and all(p.grad is not None for p in lm.adapter_parameters())
+    with pytest.raises(ConfigError, match="read_history"):
+        AudioLMTrainConfig(read_history=0.5, read_steps=0, lm_rank=2)
+    with pytest.raises(ConfigError, match="read_turns"):
+        AudioLMTrainConfig(read_turns=1)
+
+
+def test_a_checkpoint_from_before_a_key_existed_resumes_at_that_keys_default(tmp_path):
+    from memgym.pipelines.voxmem.audio_lm.train import _config_record, _load_checkpoint
+
+    record = _config_record(AudioLMTrainConfig())
+    older = {k: v for k, v in record.items() if k not in ("read_history", "read_turns")}
+    torch.save({"config": older, "losses": {}}, tmp_path / "checkpoint.pt")
+    assert _load_checkpoint(tmp_path / "checkpoint.pt", record)["config"] == record
+    changed = _config_record(AudioLMTrainConfig(read_history=0.5, read_steps=2, lm_rank=2))
+    with pytest.raises(ConfigError, match="other settings .*read_history"):
+        _load_checkpoint(tmp_path / "checkpoint.pt", changed)
+
+
 def test_encoder_layers_learn_at_their_own_rate(tiny_build, tiny_trained):
     """``encoder_lr``: the trained encoder layers form their own optimiser group (the tiny run's
     last checkpoint holds both groups at their rates)."""
@@ -322,7 +386,7 @@ def test_train_resume_save_and_load(tiny_build, tiny_trained):
     card = (folder / "README.md").read_text()
     assert "| said |" in card and "espeak-02" in card and "with silence" in card and " M trained)" in card
     assert "Text ceiling" in card and "stage 0 (text" in card and "stage 1b (embedding" in card
-    assert "stage 1c (reading" in card
+    assert "stage 1c (reading" in card and "histories of 2-3 pool clips" in card
     heldout = json.loads((out / "heldout.json").read_text())
     assert set(heldout) == {"transcript", "said", "speaker", "cue", "sound", "noise", "text_ceiling"}
     assert set(heldout["text_ceiling"]) == {"said", "cue", "sound", "noise"} and "per_token" in heldout["said"]

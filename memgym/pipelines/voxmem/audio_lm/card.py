@@ -63,7 +63,17 @@ def _read_stage(config: Any, losses: dict[str, list[float]]) -> str:
     return (
         "* stage 1c (reading, adapters only, the audio side frozen): transcript and `said` questions about pool"
         " clips, each audio token moved from the embedding of the word piece its readout names to the token as it"
-        f" is over {config.read_ramp} steps: {len(losses['read'])} steps x {config.batch_size} clips\n"
+        f" is over {config.read_ramp} steps: {len(losses['read'])} steps x {config.batch_size} clips"
+        f"{_histories(config)}\n"
+    )
+
+
+def _histories(config: Any) -> str:
+    if not config.read_history:
+        return ""
+    return (
+        f" ({config.read_history:.0%} of them histories of 2-{config.read_turns} pool clips in the evaluation's"
+        " chat layout, asked a value said, a value restated, and a subject never mentioned)"
     )
 
 

@@ -65,6 +65,17 @@ class AudioLMTrainConfig:
         default=60,
         metadata={"help": "stage 1c: steps over which the tokens move from snapped to as they are (0: as they are)"},
     )
+    read_history: float = dataclasses.field(
+        default=0.0,
+        metadata={
+            "help": "stage 1c: share of example groups that are VoxMem-style histories of pool clips (sessions,"
+            " assistant replies, the evaluation's chat layout) with questions about a value said, a value"
+            " restated and a subject never mentioned, instead of one clip (0: none)"
+        },
+    )
+    read_turns: int = dataclasses.field(
+        default=8, metadata={"help": "stage 1c: most user turns in a history (read_history; at least 2)"}
+    )
     steps: int = dataclasses.field(
         default=120, metadata={"help": "stage 2: optimiser steps through the LM (0: none, after stage 1c)"}
     )
@@ -143,6 +154,10 @@ class AudioLMTrainConfig:
             raise ConfigError(f"clip_pool must be >= 4 (pairs of voices for speaker questions), got {self.clip_pool}")
         if not 0.0 <= self.speaker_share <= 1.0:
             raise ConfigError(f"speaker_share must be in [0, 1], got {self.speaker_share}")
+        if not 0.0 <= self.read_history <= 1.0:
+            raise ConfigError(f"read_history must be in [0, 1], got {self.read_history}")
+        if self.read_turns < 2:
+            raise ConfigError(f"read_turns must be >= 2, got {self.read_turns}")
         if not 0.0 <= self.sound_rate <= 1.0:
             raise ConfigError(f"sound_rate must be in [0, 1], got {self.sound_rate}")
 
@@ -156,6 +171,8 @@ class AudioLMTrainConfig:
             raise ConfigError(f"embed_steps must be >= 0 and needs align_clips > 0, got {self.embed_steps}")
         if self.text_steps < 0 or (self.text_steps and not self.lm_rank):
             raise ConfigError(f"text_steps must be >= 0 and needs lm_rank > 0, got {self.text_steps}")
+        if self.read_history and not self.read_steps:
+            raise ConfigError(f"read_history={self.read_history} needs read_steps > 0 (stage 1c asks the histories)")
         if self.read_steps < 0 or (self.read_steps and not (self.lm_rank and self.align_clips)):
             raise ConfigError(
                 f"read_steps must be >= 0 and needs lm_rank > 0 and align_clips > 0, got {self.read_steps}"

@@ -135,9 +135,12 @@ class AudioLM:
         """
         content = [{"type": "audio", "audio": f"audio-{k}"} for k in range(len(slots))]
         content.append({"type": "text", "text": question})
-        text = self.processor.apply_chat_template(
-            [{"role": "user", "content": content}], add_generation_prompt=True, tokenize=False
-        )
+        return self.chat_ids([{"role": "user", "content": content}], slots)
+
+    def chat_ids(self, chat: Sequence[dict[str, Any]], slots: Sequence[int | str]) -> list[int]:
+        """Token ids of chat-template messages ``chat`` whose audio parts are the clips of ``slots``
+        in order (each slot as in :meth:`prompt_ids`), then the generation prompt."""
+        text = self.processor.apply_chat_template(list(chat), add_generation_prompt=True, tokenize=False)
         pieces = text.split(self.audio_token)
         if len(pieces) != len(slots) + 1:
             raise ValueError("the chat template did not render one audio token per clip")
@@ -173,21 +176,24 @@ class AudioLM:
         """The answer's tokens and the turn's end token."""
         return [*self.tokenizer(answer, add_special_tokens=False)["input_ids"], self.end_id]
 
-    def loss(self, groups: Sequence[tuple[Sequence[Any], Sequence[tuple[str, str]]]]) -> Any:
+    def loss(self, groups: Sequence[tuple[Any, ...]]) -> Any:
         """Mean over every branch of its mean answer-token cross-entropy.
 
         A group is ``(sources, [(question, answer), ...])``: clips (or texts in their place, module
-        docstring) and the questions asked about them. The prompt part its questions share (system prompt and the audio) runs through the LM
-        once; each question and its answer continue from a copy of that cache, so asking k
-        questions about a clip costs about one prompt and k short continuations.
+        docstring) and the questions asked about them, each in one user message after the clips
+        (:meth:`prompt_ids`); or ``(sources, branches, layout)`` with ``layout(question)`` the chat
+        messages to ask it in (:meth:`chat_ids`, e.g. a VoxMem history). The prompt part its questions
+        share (system prompt and the audio) runs through the LM once; each question and its answer
+        continue from a copy of that cache, so asking k questions about a clip costs about one prompt
+        and k short continuations.
         """
         import torch
 
         lm = self.model.model.language_model
         per_branch = []
-        for sources, branches in groups:
+        for sources, branches, *layout in groups:
             feats, slots = self._features(sources)
-            prompts = [self.prompt_ids(slots, q) for q, _ in branches]
+            prompts = [self.chat_ids(layout[0](q), slots) if layout else self.prompt_ids(slots, q) for q, _ in branches]
             shared = _shared_length(prompts)
             out = lm(inputs_embeds=self._embed_ids(prompts[0][:shared], feats)[None], use_cache=True)
             cache = out.past_key_values

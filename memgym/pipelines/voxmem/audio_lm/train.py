@@ -13,7 +13,9 @@ Stages (``config``: :class:`~memgym.pipelines.voxmem.audio_lm.config.AudioLMTrai
    embeddings (:meth:`AudioLM.embed_loss`); no pass through the LM either.
    1c. **Reading** (``read_steps``, with ``lm_rank``): the audio side frozen, the adapters learn to
    answer transcript and ``said`` questions from each clip's audio tokens, moved over ``read_ramp``
-   steps from the embeddings of the word pieces their readout names to the tokens as they are.
+   steps from the embeddings of the word pieces their readout names to the tokens as they are; with
+   ``read_history``, also questions after histories of several clips laid out as the evaluation
+   lays out VoxMem's (sessions, assistant replies; a restated value, a subject never mentioned).
 2. **Instruction** (``steps`` x ``batch_size``): the LM in the loop, loss on the answer tokens of
    transcript continuation (alone for the first ``transcript_steps``), then of a mix with questions
    about what was said, who said it, how and what was audible (:mod:`memgym.pipelines.voxmem.audio_lm.data`).
@@ -31,6 +33,7 @@ model, the processor and a model card (``README.md``).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import time
 from collections.abc import Callable
@@ -51,6 +54,7 @@ from memgym.pipelines.voxmem.audio_lm.data import (
     split_voices,
     text_group,
 )
+from memgym.pipelines.voxmem.audio_lm.histories import history_chat, history_group
 from memgym.pipelines.voxmem.audio_lm.model import AudioLM
 
 READ_TASKS: tuple[str, ...] = ("transcript", "said")
@@ -303,7 +307,8 @@ def _embed_batch_loss(lm: AudioLM, pool: Pool, config: AudioLMTrainConfig, step:
 
 def _read_batch_loss(lm: AudioLM, pool: Pool, config: AudioLMTrainConfig, step: int) -> Any:
     """Stage 1c loss (scalar tensor) of optimiser step ``step``: :data:`READ_TASKS` about ``batch_size``
-    pool clips, each clip's audio tokens moved ``min(1, step / read_ramp)`` of the way from the
+    pool clips (or, for a ``read_history`` share of them, questions after a VoxMem-style history of
+    pool clips: :mod:`~memgym.pipelines.voxmem.audio_lm.histories`), each clip's audio tokens moved ``min(1, step / read_ramp)`` of the way from the
     embeddings of the word pieces their readout names to the tokens as they are (:meth:`AudioLM.snapped_mix`).
 
     The text-trained adapters read the snapped tokens (they are word-piece embeddings) but not the
@@ -311,13 +316,21 @@ def _read_batch_loss(lm: AudioLM, pool: Pool, config: AudioLMTrainConfig, step: 
     they learn to read the audio side's own vectors (issue 39, session 19).
     """
     alpha = min(1.0, step / config.read_ramp) if config.read_ramp else 1.0
+
+    def tokens(clip: Clip) -> Any:
+        return lm.snapped_mix(pool.prefix(clip), pool.vocabulary, alpha, config.align_cosine)
+
     groups = []
     for k in range(config.batch_size):
         rng = example_rng(config.seed, "read", step * config.batch_size + k)
+        if config.read_history and rng.random() < config.read_history:
+            history, examples = history_group(pool.clips, config.read_turns, rng)
+            branches = [(e.question, e.answer) for e in examples]
+            groups.append(([tokens(c) for c in history.clips], branches, functools.partial(history_chat, history)))
+            continue
         clip = pool.clips[int(rng.integers(len(pool.clips)))]
-        source = lm.snapped_mix(pool.prefix(clip), pool.vocabulary, alpha, config.align_cosine)
         examples = [ask(task, (clip,), pool.speech.sound_classes) for task in READ_TASKS]
-        groups.append(([source], [(e.question, e.answer) for e in examples]))
+        groups.append(([tokens(clip)], [(e.question, e.answer) for e in examples]))
     return lm.loss(groups)
 
 
@@ -426,7 +439,9 @@ def _load_checkpoint(path: Path, record: dict[str, Any]) -> dict[str, Any]:
     if not path.is_file():
         return fresh
     state = torch.load(path, weights_only=False)
-    if state.get("config") != record:
-        changed = sorted(k for k in record if state.get("config", {}).get(k) != record[k])
+    saved = {**_config_record(AudioLMTrainConfig()), **state.get("config", {})}  # keys added since: defaults
+    changed = sorted(k for k in record if saved.get(k) != record[k])
+    if changed:
         raise ConfigError(f"{path} was trained with other settings ({', '.join(changed)}); use another out=")
+    state["config"] = record
     return state
