@@ -51,6 +51,7 @@ MEMORY_TABLE: dict[str, tuple[str, str]] = {
     "kda": (f"{_CORES}:KdaMemory", "audio"),
     "mamba2": (f"{_CORES}:Mamba2Memory", "audio"),
     "no_erase": (f"{_CORES}:NoEraseMemory", "audio"),
+    "no_history": ("memgym.memory.voxmem.no_history:NoHistoryMemory", "audio dialogue"),
     "oracle": ("memgym.memory.embodied.oracle:OracleProbe", "truth"),
     "oracle_tags": ("memgym.memory.voxmem.probes:OracleTagsMemory", "audio dialogue truth"),
     "transcript": ("memgym.memory.voxmem.transcript:TranscriptMemory", "audio dialogue"),

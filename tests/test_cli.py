@@ -49,7 +49,7 @@ def test_job_help_lists_the_benchmarks_keys_and_accepted_names(capsys):
     code, out, _ = job_help(capsys, "eval", "voxmem")
     assert (
         code == 0
-        and "memories=[...]) it takes: cascaded, cascaded_evidence_only, evidence_only, full_history, oracle_tags, transcript"
+        and "memories=[...]) it takes: cascaded, cascaded_evidence_only, evidence_only, full_history, no_history, oracle_tags, transcript"
         in out
     )
     code, out, _ = job_help(capsys, "eval", "amemops")

@@ -36,7 +36,8 @@ def _question(episode, folder):
 
 
 def test_registered():
-    for name in ("full_history", "transcript", "cascaded", "evidence_only", "cascaded_evidence_only", "oracle_tags"):
+    names = ("full_history", "transcript", "cascaded", "evidence_only", "cascaded_evidence_only", "oracle_tags")
+    for name in (*names, "no_history"):
         assert name in MEMORIES
 
 
@@ -52,6 +53,16 @@ def test_full_history_layout(vox_dataset):
     replies = [m.text_only().splitlines()[-1] for m in messages if m.role == "assistant"]
     assert replies == [t.text for s in episode.sessions for t in s.turns if t.role == "assistant"]
     assert messages[-1].text_only() == f"Question: {episode.items[0].prompt}"
+
+
+def test_no_history_hands_only_the_system_prompt_and_the_question(vox_dataset):
+    episode = _episodes(vox_dataset)[0]
+    full = _fed(FullHistoryMemory(), episode, vox_dataset).retrieve(_question(episode, vox_dataset))
+    memory = _fed(MEMORIES.get("no_history")(), episode, vox_dataset)
+    messages = memory.retrieve(_question(episode, vox_dataset))
+    assert [m.role for m in messages] == ["system", "user"] and messages[0] == full[0]
+    assert messages[-1].content == (TextPart(f"Question: {episode.items[0].prompt}"),)  # no audio at all
+    assert memory.seen() == {"formed_sessions": [], "handed_sessions": [], "handed_turns": 0}
 
 
 def test_env_observations_give_the_same_history(vox_dataset):
