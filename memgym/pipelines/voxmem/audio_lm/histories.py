@@ -35,6 +35,7 @@ ABSENT_SHARE = 0.5
 UPDATE_SHARE = 0.5
 """Share of histories in which one subject is stated a second time with another value."""
 MAX_SESSIONS = 3
+"""Most sessions a history's turns are split into (uniform 1..min(this, turns))."""
 
 
 @dataclasses.dataclass(frozen=True)
