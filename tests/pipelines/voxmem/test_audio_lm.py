@@ -287,9 +287,9 @@ def test_reading_stage_moves_tokens_from_snapped_to_as_is_and_trains_adapters_on
     align = lm.align_loss([(prefix, "I repair it on Monday.")], vocabulary, cosine=10.0, norm=0.5)
     assert torch.isfinite(align) and align.requires_grad
     with pytest.raises(ConfigError, match="read_steps"):
-        AudioLMTrainConfig(read_steps=2, lm_rank=0)
+        AudioLMTrainConfig(read_steps=2, lm_rank=0, text_steps=0)
     with pytest.raises(ConfigError, match="steps must be >= 1"):
-        AudioLMTrainConfig(steps=0)
+        AudioLMTrainConfig(steps=0, read_steps=0)
     assert AudioLMTrainConfig(steps=0, transcript_steps=0, read_steps=2, lm_rank=2).steps == 0
 
 
@@ -337,7 +337,7 @@ def test_histories_ask_what_was_said_restated_or_never_said_in_the_evaluations_l
     loss.backward()
     assert torch.isfinite(loss) and all(p.grad is not None for p in lm.adapter_parameters())
     with pytest.raises(ConfigError, match="read_history"):
-        AudioLMTrainConfig(read_history=0.5, read_steps=0, lm_rank=2)
+        AudioLMTrainConfig(read_history=0.5, read_steps=0, steps=1, lm_rank=2)
     with pytest.raises(ConfigError, match="read_turns"):
         AudioLMTrainConfig(read_turns=1)
 
@@ -367,6 +367,18 @@ def test_encoder_layers_learn_at_their_own_rate(tiny_build, tiny_trained):
     assert len(groups[1]["params"]) == len(encoder)
     with pytest.raises(ConfigError, match="encoder_lr"):
         AudioLMTrainConfig(encoder_lr=0.0)
+
+
+def test_card_says_stage_2_was_not_run_when_the_defaults_skip_it():
+    """The defaults end at stage 1c (``steps=0``): the card says so instead of listing 0 steps."""
+    from memgym.pipelines.voxmem.audio_lm.card import _instruct_stage
+
+    assert AudioLMTrainConfig().steps == 0
+    assert (
+        _instruct_stage(AudioLMTrainConfig(), {"instruct": []}) == "* stage 2 (instruction through the LM): not run\n"
+    )
+    line = _instruct_stage(AudioLMTrainConfig(**TINY), {"instruct": [1.0, 0.5]})
+    assert line.startswith("* stage 2 (instruction, loss on answer tokens through the LM): 2 steps x")
 
 
 @pytest.fixture(scope="module")
@@ -461,6 +473,14 @@ def test_a_brief_run_hears_held_out_statements(tmp_path):
         transcript_steps=10,
         tasks=("transcript",),
         lm_rank=0,  # adapters on 32 clips learn the statements' wording and stop listening (docs)
+        # the measured settings (the defaults before the hearing recipe became the default)
+        align_tags=1.0,
+        align_cosine=0.0,
+        align_norm=0.0,
+        train_layers=0,
+        text_steps=0,
+        text_blanks=0.0,
+        read_steps=0,
         heldout_per_task=10,
         checkpoint_every=10,
         threads=1,  # as measured; the suite's other process has the other core

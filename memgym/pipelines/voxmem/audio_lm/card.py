@@ -168,11 +168,17 @@ VoxMem's evaluation histories.
 * {config.clip_pool} distinct training clips, each rendered and encoded once; every example asks about them
 {_text_stage(config, losses)}* stage 1 (alignment, CTC of the words over the audio tokens through the LM's tied output matrix,
   restricted to the statements' word pieces{_tags(config)}): {len(losses["align"])} steps x {config.align_batch} clips
-{_embed_stage(config, losses)}{_read_stage(config, losses)}* stage 2 (instruction, loss on answer tokens through the LM): {len(losses["instruct"])} steps x
+{_embed_stage(config, losses)}{_read_stage(config, losses)}{_instruct_stage(config, losses)}
+"""
+
+
+def _instruct_stage(config: Any, losses: dict[str, list[float]]) -> str:
+    if not config.steps:
+        return "* stage 2 (instruction through the LM): not run\n"
+    return f"""* stage 2 (instruction, loss on answer tokens through the LM): {len(losses["instruct"])} steps x
   {config.batch_size} clips or clip pairs; transcripts only for the first {config.transcript_steps} steps, then every
   question of {", ".join(t for t in config.tasks if t != "speaker")} about each clip, and in {100 * config.speaker_share:.0f} % of
   the groups a speaker question about a pair of clips instead
-
 """
 
 

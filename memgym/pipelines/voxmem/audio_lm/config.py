@@ -19,28 +19,28 @@ class AudioLMTrainConfig:
     out: str = dataclasses.field(default="runs/voxmem_audio_lm", metadata={"help": "output folder (resumes)"})
     seed: int = dataclasses.field(default=0, metadata={"help": "seed of the projector and of every example"})
     clip_pool: int = dataclasses.field(
-        default=600,
+        default=4000,
         metadata={"help": "distinct training clips (each rendered and encoded once; examples ask about them)"},
     )
     align_clips: int = dataclasses.field(
-        default=2400, metadata={"help": "stage 1: clips of CTC transcript alignment, drawn from the pool (0 skips it)"}
+        default=12000, metadata={"help": "stage 1: clips of CTC transcript alignment, drawn from the pool (0 skips it)"}
     )
     align_tags: float = dataclasses.field(
-        default=1.0,
+        default=0.0,
         metadata={
             "help": "stage 1: weight of the cue and sound tag loss (each clip's mean audio token names them; 0: none)"
         },
     )
     align_batch: int = dataclasses.field(default=8, metadata={"help": "stage 1: clips per optimiser step"})
     align_cosine: float = dataclasses.field(
-        default=0.0,
+        default=25.0,
         metadata={
             "help": "stage 1: CTC scores = align_cosine x the cosine of each audio token to the word pieces'"
             " embeddings instead of their dot product (0); the readouts of stages 1b and 1c score the same way"
         },
     )
     align_norm: float = dataclasses.field(
-        default=0.0,
+        default=1.0,
         metadata={
             "help": "stage 1: weight of a penalty holding each audio token's norm at the token embeddings' mean"
             " norm (0: none)"
@@ -54,7 +54,7 @@ class AudioLMTrainConfig:
         },
     )
     read_steps: int = dataclasses.field(
-        default=0,
+        default=100,
         metadata={
             "help": "stage 1c: steps training the LM adapters (needs lm_rank) on the audio side's own tokens"
             " (transcript and said about pool clips, audio side frozen), each token moved from the embedding of"
@@ -77,15 +77,15 @@ class AudioLMTrainConfig:
         default=8, metadata={"help": "stage 1c: most user turns in a history (read_history; at least 2)"}
     )
     steps: int = dataclasses.field(
-        default=120, metadata={"help": "stage 2: optimiser steps through the LM (0: none, after stage 1c)"}
+        default=0, metadata={"help": "stage 2: optimiser steps through the LM (0: none, after stage 1c)"}
     )
     transcript_steps: int = dataclasses.field(
-        default=40, metadata={"help": "stage 2: first steps on transcript continuation only (then the task mix)"}
+        default=0, metadata={"help": "stage 2: first steps on transcript continuation only (then the task mix)"}
     )
     batch_size: int = dataclasses.field(default=4, metadata={"help": "stage 2: examples per step"})
     lr: float = dataclasses.field(default=3e-3, metadata={"help": "AdamW learning rate (both stages)"})
     train_layers: int = dataclasses.field(
-        default=0,
+        default=2,
         metadata={
             "help": "top Whisper encoder layers that learn (0-4; 0: only the projector and final norm); LM frozen"
         },
@@ -95,18 +95,18 @@ class AudioLMTrainConfig:
         metadata={"help": "AdamW learning rate of the trained encoder layers (stages 1, 1b and 2; lr for the rest)"},
     )
     lm_rank: int = dataclasses.field(
-        default=0,
+        default=8,
         metadata={"help": "rank of trained adapters on the LM's attention projections (0: the LM wholly frozen)"},
     )
     text_steps: int = dataclasses.field(
-        default=0,
+        default=80,
         metadata={
             "help": "stage 0: steps training the LM adapters (needs lm_rank) on questions with each statement as"
             " text in the audio slot; then the adapters are frozen (0: none, adapters learn with the audio)"
         },
     )
     text_blanks: float = dataclasses.field(
-        default=0.0,
+        default=6.0,
         metadata={
             "help": "stage 0: mean number of audio tokens (stage 1's CTC blank) after each word of the slot text"
             " (0: plain text)"
