@@ -1,8 +1,9 @@
-"""The update-control learning check at a chosen length, on two CPU arithmetic paths.
+"""The update-control learning check at a chosen length, on CPU arithmetic paths.
 
 Runs what ``tests/pipelines/amemops/test_update_control_learning.py`` runs (KDA and no-erase on
-``preset=cpu-update-control``, seeds 0-2, ``steps=STEPS``, two single-threaded processes at a time),
-once with ``ATEN_CPU_CAPABILITY=default`` and once on the machine's default path, and prints per path
+``preset=cpu-update-control``, seeds 0-2, ``steps=STEPS``, one single-threaded process a path),
+on arithmetic paths (``--paths``; by default ``ATEN_CPU_CAPABILITY=default`` and the machine's
+default path; ``mkl_compatible``: ``MKL_CBWR=COMPATIBLE``), and prints per path
 the seed means and per-seed values (pp) of KDA minus no-erase on post-update and initial queries and
 their difference (the interaction), each model's accuracies, the share of no-erase's wrong
 post-update answers that gave the superseded value, and the CPU seconds of the child processes.
@@ -20,9 +21,13 @@ import resource
 import time
 from pathlib import Path
 
-from tests.support.amemops_learning import SEEDS, accuracy, pooled_margin, train_and_score
+from tests.support.amemops_learning import SEEDS, accuracy, pooled_margin, update_control_scores
 
-PATHS = {"aten_default": {"ATEN_CPU_CAPABILITY": "default"}, "default": {}}
+PATHS = {
+    "aten_default": {"ATEN_CPU_CAPABILITY": "default"},
+    "default": {},
+    "mkl_compatible": {"MKL_CBWR": "COMPATIBLE"},
+}
 """Arithmetic paths: name -> environment added to each process."""
 
 
@@ -34,15 +39,7 @@ def _children_cpu_s() -> float:
 def check(steps: int, runs: Path, env: dict[str, str]) -> dict:
     """The check's numbers on one path (see the module docstring)."""
     cpu, start = _children_cpu_s(), time.perf_counter()
-    scores = train_and_score(
-        runs,
-        ("kda", "no_erase"),
-        env=env,
-        preset="cpu-update-control",
-        train_keys=(f"steps={steps}", f"checkpoint_steps=[{steps}]"),
-        eval_keys=(f"checkpoints=[{steps}]",),
-        checkpoint=steps,
-    )
+    scores = update_control_scores(runs, env=env, steps=steps)
     post, post_per_seed = pooled_margin(scores, "kda", "post_update")
     initial, initial_per_seed = pooled_margin(scores, "kda", "initial")
     wrong = [r for s in SEEDS for r in scores[("no_erase", s)]["post_update"] if not r["correct"]]
@@ -68,10 +65,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("steps", type=int, help="training steps (the cosine schedule ends there)")
     parser.add_argument("runs", type=Path, help="folder for the runs and summary.json")
+    parser.add_argument(
+        "--paths", nargs="+", choices=list(PATHS), default=["aten_default", "default"], help="paths to run"
+    )
     args = parser.parse_args()
     summary = {}
-    for name, env in PATHS.items():
-        summary[name] = check(args.steps, args.runs / name, env)
+    for name in args.paths:
+        summary[name] = check(args.steps, args.runs / name, PATHS[name])
         print(name, json.dumps(summary[name]), flush=True)
     (args.runs / "summary.json").write_text(json.dumps(summary, indent=1))
 

@@ -1,10 +1,10 @@
 """The AMemOps learning checks of the slow learning tests, run as a user would run it.
 
 ``preset=cpu-tiny`` models (the symbolic control, docs/amemops_models.md, "The slow learning
-test"; or another preset's) are trained with ``memgym train amemops`` and scored with ``memgym eval amemops``, each in
-its own single-threaded process whose environment can select a CPU arithmetic path
-(``MKL_CBWR=COMPATIBLE``, ``ATEN_CPU_CAPABILITY=default``, ...: read at process start, so they
-need fresh processes). The check's effects are per-seed accuracies, pooled over seeds by the tests.
+test"; or another preset's) are trained and scored by one ``memgym eval amemops ... train=true``
+process, single-threaded, whose environment can select a CPU arithmetic path
+(``MKL_CBWR=COMPATIBLE``, ``ATEN_CPU_CAPABILITY=default``, ...: read at process start, so it needs
+a fresh process). The check's effects are per-seed accuracies, pooled over seeds by the tests.
 """
 
 from __future__ import annotations
@@ -26,17 +26,10 @@ MARGIN_PP = 15.0
 """Smallest asserted mean (over :data:`SEEDS`) post-update advantage (pp) of an erasing core over
 no-erase; the smallest measured on any arithmetic path is in docs/amemops_models.md."""
 PRESET = "cpu-tiny"
-EVAL_RUN = "learning-check"
 
 
 def _memgym(*args: str) -> list[str]:
     return [sys.executable, "-m", "memgym", *args, "--no-progress"]
-
-
-def _wait(processes: Sequence[tuple[list[str], subprocess.Popen]]) -> None:
-    for command, process in processes:
-        _, err = process.communicate()
-        assert process.returncode == 0, f"{' '.join(command)} failed:\n{err[-3000:]}"
 
 
 def train_and_score(
@@ -45,76 +38,68 @@ def train_and_score(
     *,
     seeds: Sequence[int] = SEEDS,
     env: Mapping[str, str] | None = None,
-    parallel: int = 2,
     preset: str = PRESET,
     train_keys: Sequence[str] = (),
     eval_keys: Sequence[str] = (),
     checkpoint: int = CPU_TINY_STEPS,
 ) -> dict[tuple[str, int], dict[str, list[dict]]]:
     """Train every ``cores`` x ``seeds`` model of ``preset`` (``cpu-tiny`` by default; ``train_keys``
-    added to each training's command line, ``parallel`` processes at a time) and score them at step
-    ``checkpoint`` on the preset's held-out streams (``eval_keys`` added), every process with ``env``
-    added to this one's environment and one thread.
+    added to the training settings) and score them at step ``checkpoint`` on the preset's held-out
+    streams (``eval_keys`` added): one ``memgym eval amemops ... train=true`` process, with ``env``
+    added to this one's environment and one thread, which trains the models one after the other
+    (sharing the generated streams) and then scores them.
 
     Returns:
         ``(core, seed) -> query type -> the eval's query rows`` (``initial``, ``post_update``, ...;
         ``correct``, ``answer``, ``attribute``, ``previous_value``), the same queries for every model.
     """
     environment = {**os.environ, "OMP_NUM_THREADS": "1", **(env or {})}
-    commands = [
-        _memgym(
-            "train",
-            "amemops",
-            f"preset={preset}",
-            f"model={core}",
-            f"seed={seed}",
-            *train_keys,
-            "--runs-dir",
-            str(runs),
-        )
-        for seed in seeds
-        for core in cores
-    ]
-    for start in range(0, len(commands), parallel):
-        batch = commands[start : start + parallel]
-        _wait(
-            [
-                (c, subprocess.Popen(c, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True))
-                for c in batch
-            ]
-        )
     models = ",".join(f"{core}@{preset}" for core in cores)
-    evaluate = _memgym(
+    command = _memgym(
         "eval",
         "amemops",
         f"preset={preset}",
+        "train=true",
         f"models=[{models}]",
         f"seeds=[{','.join(map(str, seeds))}]",
         "contrasts=[]",
         "update_interactions=[]",
         "bootstrap_resamples=0",
-        f"name={EVAL_RUN}",
+        *train_keys,
         *eval_keys,
         "--runs-dir",
         str(runs),
     )
-    _wait(
-        [
-            (
-                evaluate,
-                subprocess.Popen(
-                    evaluate, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
-                ),
-            )
-        ]
-    )
+    process = subprocess.run(command, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    assert process.returncode == 0, f"{' '.join(command)} failed:\n{process.stderr[-3000:]}"
     scores: dict[tuple[str, int], dict[str, list[dict]]] = collections.defaultdict(
         lambda: collections.defaultdict(list)
     )
-    for row in query_rows(RunStore(runs / "amemops_eval" / EVAL_RUN, "").rows()):
+    (folder,) = (runs / "amemops_eval").iterdir()  # the one eval run (train=true names it after the preset)
+    for row in query_rows(RunStore(folder, "").rows()):
         assert row["checkpoint"] == checkpoint
         scores[(row["model"].split("@")[0], int(row["seed"]))][row["query_type"]].append(row)
     return {key: dict(value) for key, value in scores.items()}
+
+
+UPDATE_CONTROL_STEPS = 250
+"""Training steps of the update-control check (the cosine ends there; the preset trains 600)."""
+
+
+def update_control_scores(
+    runs: Path, env: Mapping[str, str] | None = None, steps: int = UPDATE_CONTROL_STEPS
+) -> dict[tuple[str, int], dict[str, list[dict]]]:
+    """:func:`train_and_score` of KDA and no-erase on ``preset=cpu-update-control`` with the short
+    schedule of ``steps``, scored at its end (``env`` selects the arithmetic path)."""
+    return train_and_score(
+        runs,
+        ("kda", "no_erase"),
+        env=env,
+        preset="cpu-update-control",
+        train_keys=(f"steps={steps}", f"checkpoint_steps=[{steps}]"),
+        eval_keys=(f"checkpoints=[{steps}]",),
+        checkpoint=steps,
+    )
 
 
 def accuracy(rows: Sequence[dict]) -> float:
