@@ -5,8 +5,9 @@ The paper's symbolic controls (unit-vector identities, two 16-value attributes p
 give GDN2, KDA and GDN 82.7-85.1% per-attribute update accuracy against 58.2% for no-erase.
 Here (``preset=cpu-tiny``: 200 steps of 16 fresh short streams, one layer and one head of 64)
 GDN2 and no-erase train for seeds 0, 1 and 2 and are scored on the preset's 96 held-out streams (84
-post-update queries a seed), all in one ``memgym eval amemops ... train=true`` process. ``test_update_control_learning.py`` checks KDA against no-erase (on ``cpu-update-control``
-streams) under a second CPU arithmetic path.
+post-update queries a seed), all in one ``memgym eval amemops ... train=true`` process.
+``test_update_control_learning.py`` checks KDA against no-erase (on ``cpu-update-control`` streams)
+under a second CPU arithmetic path.
 
 Why pooled: one seed's margin depends on the CPU. The MKL inside the torch wheel picks
 CPU-specific kernels, and seed-0 no-erase is at a tipping point at step 200: its post-update
