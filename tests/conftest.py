@@ -71,7 +71,6 @@ def ray_cluster():
 # files last.
 LONGEST_FIRST = (
     "tests/pipelines/amemops/test_update_control_learning.py",  # ~400 CPU s: 6 trainings in one process
-    "tests/pipelines/amemops/test_learning.py",  # ~210 s: the same on cpu-tiny
     "tests/pipelines/voxmem/test_audio_lm.py",  # ~180 s: a SmolLM2 training run, one thread
     "tests/pipelines/test_ray_executor.py",  # ~55 s
     "tests/pipelines/amemops/test_interventions_learning.py",  # ~45 s

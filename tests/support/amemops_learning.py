@@ -1,7 +1,7 @@
-"""The AMemOps learning checks of the slow learning tests, run as a user would run it.
+"""The AMemOps learning check of the slow update-control test, run as a user would run it.
 
-``preset=cpu-tiny`` models (the symbolic control, docs/amemops_models.md, "The slow learning
-test"; or another preset's) are trained and scored by one ``memgym eval amemops ... train=true``
+Models of a preset (the update control's: docs/amemops_models.md, "A slow test of the update
+control"; ``scripts/amemops_update_control_check.py`` runs the same on several paths) are trained and scored by one ``memgym eval amemops ... train=true``
 process, single-threaded, whose environment can select a CPU arithmetic path
 (``MKL_CBWR=COMPATIBLE``, ``ATEN_CPU_CAPABILITY=default``, ...: read at process start, so it needs
 a fresh process). The check's effects are per-seed accuracies, pooled over seeds by the tests.
@@ -17,15 +17,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from memgym.core.results import RunStore
-from memgym.pipelines.amemops.presets import CPU_TINY_STEPS
 from memgym.pipelines.amemops.reports import query_rows
 
 SEEDS = (0, 1, 2)
 """Training seeds whose effects the tests pool."""
-MARGIN_PP = 15.0
-"""Smallest asserted mean (over :data:`SEEDS`) post-update advantage (pp) of an erasing core over
-no-erase; the smallest measured on any arithmetic path is in docs/amemops_models.md."""
-PRESET = "cpu-tiny"
 
 
 def _memgym(*args: str) -> list[str]:
@@ -36,15 +31,15 @@ def train_and_score(
     runs: Path,
     cores: Sequence[str],
     *,
+    preset: str,
+    checkpoint: int,
     seeds: Sequence[int] = SEEDS,
     env: Mapping[str, str] | None = None,
-    preset: str = PRESET,
     train_keys: Sequence[str] = (),
     eval_keys: Sequence[str] = (),
-    checkpoint: int = CPU_TINY_STEPS,
 ) -> dict[tuple[str, int], dict[str, list[dict]]]:
-    """Train every ``cores`` x ``seeds`` model of ``preset`` (``cpu-tiny`` by default; ``train_keys``
-    added to the training settings) and score them at step ``checkpoint`` on the preset's held-out
+    """Train every ``cores`` x ``seeds`` model of ``preset`` (``train_keys`` added to the
+    training settings) and score them at step ``checkpoint`` on the preset's held-out
     streams (``eval_keys`` added): one ``memgym eval amemops ... train=true`` process, with ``env``
     added to this one's environment and one thread, which trains the models one after the other
     (sharing the generated streams) and then scores them.

@@ -10,7 +10,7 @@ initial, four post-update and one absent query proposal, one distractor), width 
 of 32, 400 steps of 16 fresh streams; evaluated on 192 held-out streams with the erasing cores
 (GDN2, KDA, GDN) contrasted with no-erase on post-update queries, each and averaged.
 
-``cpu-tiny``: the slow learning test's settings: the ``cpu-small`` symbolic streams with the
+``cpu-tiny``: the cpu-tiny learning check's settings (docs/amemops_models.md): the ``cpu-small`` symbolic streams with the
 paper's symbolic layout (one layer, one head of 64) at width 64, 200 steps of 16 fresh streams;
 GDN2, KDA and no-erase, seeds 0-2, evaluated on 96 held-out streams.
 
@@ -62,7 +62,7 @@ CPU_SMALL_STREAM = (
     "data.stream.distractors=[1]",
     "data.stream.offset_seconds=[2,4]",
 )
-"""The short streams of ``cpu-small`` (also used on audio by the slow learning test)."""
+"""The short streams of ``cpu-small``."""
 CPU_SMALL_TRAIN = (
     f"steps={CPU_SMALL_STEPS}",
     "batch_size=16",
@@ -135,7 +135,7 @@ CPU_TINY_TRAIN = (
     "arch.mlp_hidden=128",
     "threads=1",
 )
-"""``cpu-tiny`` training: the slow learning test's settings."""
+"""``cpu-tiny`` training: the cpu-tiny learning check's settings."""
 
 
 UPDATE_CONTROL_STEPS = 600

@@ -19,7 +19,7 @@ from memgym.pipelines.findings.verdicts import Effect
 ERASING = ("gdn2", "kda", "gdn")
 MIN_SEEDS = 3
 """Training seeds an erasure comparison needs before it decides: at CPU scale one seed's margin
-hangs on the CPU's arithmetic (docs/amemops_models.md, "The slow learning test")."""
+hangs on the CPU's arithmetic (docs/amemops_models.md, "The cpu-tiny learning check")."""
 
 
 TRAIN_AM = "memgym eval amemops preset=cpu-audio train=true"

@@ -24,7 +24,7 @@ any            undecided                                     fewer training ``se
 =============  ============================================  ==========================================
 
 A comparison of trained models also counts the training seeds behind it: one seed's result can hang
-on the CPU's arithmetic (docs/amemops_models.md, "The slow learning test"), so such claims ask for
+on the CPU's arithmetic (docs/amemops_models.md, "The cpu-tiny learning check"), so such claims ask for
 several seeds before they decide.
 
 An

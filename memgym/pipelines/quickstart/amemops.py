@@ -4,11 +4,11 @@
     memgym eval amemops preset=cpu-tiny models=[gdn2,no_erase] seeds=[0] name=quickstart \\
         contrasts=[gdn2:no_erase] update_interactions=[gdn2:no_erase]
 
-``preset=cpu-tiny`` is the slow learning test's setting (docs/amemops_models.md): the symbolic
+``preset=cpu-tiny`` is the setting of the cpu-tiny learning check (docs/amemops_models.md): the symbolic
 controls on short streams, one layer and one head of 64, 200 steps of 16 fresh streams, scored on
 96 held-out streams. One erasing core (GDN2; KDA trains as long and was left out to keep ``make run``
 within 6 minutes from a fresh clone), one seed: a single seed's margin hangs on the CPU's arithmetic
-(docs/amemops_models.md, "The slow learning test"), so ``memgym findings`` leaves these comparisons
+(docs/amemops_models.md, "The cpu-tiny learning check"), so ``memgym findings`` leaves these comparisons
 undecided (they need 3 training seeds, some 200 CPU s more than the 6 minutes leave room for). The runs are named without the preset (``name=M-seed0``) so that the eval and
 ``memgym findings`` see the cores by name. Trained models are kept in the run folder: a second
 quickstart skips their training.
@@ -77,7 +77,7 @@ def report(folder: Path) -> ReportSection:
         f"for no-erase on post-update queries. One seed's margin depends on the CPU's arithmetic (MKL picks "
         f"CPU-specific kernels, and no-erase is still learning steeply at this step), so the findings leave "
         f"these comparisons undecided until 3 training seeds are pooled (`memgym eval amemops "
-        f'preset={PRESET} train=true`; docs/amemops_models.md, "The slow learning test", measures every '
+        f'preset={PRESET} train=true`; docs/amemops_models.md, "The cpu-tiny learning check", measures every '
         f"path and seed). Accuracy (%) by query type (`{run / 'table.md'}`):",
         "",
         (run / "table.md").read_text(encoding="utf-8").split("\n\n**")[0].strip() + "\n",  # by query type
