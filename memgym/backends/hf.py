@@ -6,7 +6,8 @@ Qwen2.5-VL or Qwen3-VL, is driven through ``AutoProcessor`` so that :class:`Imag
 :class:`AudioPart` contents reach the model; any other model uses its tokenizer's chat template
 (or a plain ``role: text`` transcript when it has none). Decoding is greedy (``do_sample=False``)
 under a fixed torch seed, so one model, prompt and ``max_new_tokens`` always give the same reply.
-GGUF checkpoints load through ``gguf_file=`` (needs the ``gguf`` package).
+GGUF checkpoints load through ``gguf_file=`` (needs the ``gguf`` package); a GGUF causal LM is
+de-quantised once and read from the cache afterwards (:mod:`memgym.backends.gguf_cache`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 
 from memgym.backends.config import ReasonerConfig
 from memgym.backends.errors import OverContextError, ReasonerError
+from memgym.backends.gguf_cache import dequantised_folder
 from memgym.backends.throughput import Throughput
 from memgym.core.chat import Message, to_hf_messages
 from memgym.core.errors import ConfigError
@@ -68,20 +70,22 @@ class HFReasoner(Reasoner):
         self.seed = seed
         self.threads = threads
         self.throughput = Throughput()
-        kwargs: dict[str, Any] = {"gguf_file": gguf_file} if gguf_file else {}
+        source, kwargs = model, {"gguf_file": gguf_file} if gguf_file else {}
         if use_processor is None:
             use_processor = any((Path(model) / f).is_file() for f in _PROCESSOR_FILES)
+        if gguf_file and not use_processor:  # a causal LM: de-quantised once, then read from the cache
+            source, kwargs = str(dequantised_folder(model, gguf_file)), {}
         self.processor = None
         try:
             if use_processor:
-                self.processor = transformers.AutoProcessor.from_pretrained(model, **kwargs)
+                self.processor = transformers.AutoProcessor.from_pretrained(source, **kwargs)
                 self.tokenizer = getattr(self.processor, "tokenizer", self.processor)
                 model_cls = _vision_model_class(transformers)
             else:
-                self.tokenizer = transformers.AutoTokenizer.from_pretrained(model, **kwargs)
+                self.tokenizer = transformers.AutoTokenizer.from_pretrained(source, **kwargs)
                 model_cls = transformers.AutoModelForCausalLM
             torch_dtype = "auto" if dtype == "auto" else getattr(torch, dtype)
-            self.model = model_cls.from_pretrained(model, dtype=torch_dtype, **kwargs).to(device).eval()
+            self.model = model_cls.from_pretrained(source, dtype=torch_dtype, **kwargs).to(device).eval()
         except (OSError, ValueError) as exc:
             raise ConfigError(f"hf reasoner: cannot load model '{model}': {_first_line(exc)}") from None
 

@@ -178,12 +178,15 @@ def whisper_tiny_encoder_config() -> dict[str, Any]:
 
 
 def load_smollm2() -> tuple[Any, Any]:
-    """``(tokenizer, LlamaForCausalLM)`` of SmolLM2-135M-Instruct in float32 (GGUF de-quantised)."""
+    """``(tokenizer, LlamaForCausalLM)`` of SmolLM2-135M-Instruct in float32 (GGUF de-quantised,
+    once: :func:`memgym.backends.gguf_cache.dequantised_folder`)."""
     import transformers
 
-    folder = str(smollm2_dir())
-    tokenizer = transformers.AutoTokenizer.from_pretrained(folder, gguf_file=SMOLLM2_GGUF)
-    model = transformers.AutoModelForCausalLM.from_pretrained(folder, gguf_file=SMOLLM2_GGUF, dtype="float32")
+    from memgym.backends.gguf_cache import dequantised_folder
+
+    folder = dequantised_folder(smollm2_dir(), SMOLLM2_GGUF)
+    tokenizer = transformers.AutoTokenizer.from_pretrained(folder)
+    model = transformers.AutoModelForCausalLM.from_pretrained(folder, dtype="float32")
     return tokenizer, model
 
 
