@@ -440,13 +440,15 @@ def test_eval_voxmem_runs_it_as_a_qwen2_audio_model(tiny_trained, vox_dataset, t
         "name=alm",
         f"models=[hf_audio:{folder}]",
         "memories=[evidence_only,full_history]",
+        "max_items=2",  # each evidence-only answer encodes its audio turns (~5 s of CPU an item)
     )
     run = voxmem_eval.evaluate(JobArgs(overrides=overrides, runs_dir=tmp_path / "runs", progress=False))
     rows = [json.loads(line) for line in (run / "results.jsonl").read_text().splitlines()]
-    assert {r["memory"] for r in rows} == {"evidence_only", "full_history"} and len(rows) == 10
+    assert {r["memory"] for r in rows} == {"evidence_only", "full_history"} and len(rows) == 4
     # 4K histories exceed the tiny model's 2048 positions: refused as over context, not cut
     assert {r["status"] for r in rows if r["memory"] == "full_history"} == {"over_context"}
-    assert {r["status"] for r in rows if r["memory"] == "evidence_only"} <= {"ok", "over_context"}
+    evidence_only = [r["status"] for r in rows if r["memory"] == "evidence_only"]
+    assert set(evidence_only) <= {"ok", "over_context"} and "ok" in evidence_only, evidence_only
 
 
 @pytest.mark.slow
