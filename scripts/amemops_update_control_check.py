@@ -3,7 +3,8 @@
 Runs what ``tests/pipelines/amemops/test_update_control_learning.py`` runs (KDA and no-erase on
 ``preset=cpu-update-control``, seeds 0-2, ``steps=STEPS``, one single-threaded process a path),
 on arithmetic paths (``--paths``; by default ``ATEN_CPU_CAPABILITY=default`` and the machine's
-default path; ``mkl_compatible``: ``MKL_CBWR=COMPATIBLE``), and prints per path
+default path; ``aten_avx2``: ``ATEN_CPU_CAPABILITY=avx2``; ``mkl_compatible``: ``MKL_CBWR=COMPATIBLE``),
+and prints per path
 the seed means and per-seed values (pp) of KDA minus no-erase on post-update and initial queries and
 their difference (the interaction), each model's accuracies, the share of no-erase's wrong
 post-update answers that gave the superseded value, and the CPU seconds of the child processes.
@@ -25,6 +26,7 @@ from tests.support.amemops_learning import SEEDS, accuracy, pooled_margin, updat
 
 PATHS = {
     "aten_default": {"ATEN_CPU_CAPABILITY": "default"},
+    "aten_avx2": {"ATEN_CPU_CAPABILITY": "avx2"},
     "default": {},
     "mkl_compatible": {"MKL_CBWR": "COMPATIBLE"},
 }

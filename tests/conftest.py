@@ -70,7 +70,7 @@ def ray_cluster():
 # pytest-xdist (>= 3.5) hands files out by decreasing number of tests, which sent these one-test
 # files last.
 LONGEST_FIRST = (
-    "tests/pipelines/amemops/test_update_control_learning.py",  # ~400 CPU s: 6 trainings in one process
+    "tests/pipelines/amemops/test_update_control_learning.py",  # ~290 CPU s: 6 trainings in one process
     "tests/pipelines/voxmem/test_audio_lm.py",  # ~180 s: a SmolLM2 training run, one thread
     "tests/pipelines/test_ray_executor.py",  # ~55 s
     "tests/pipelines/amemops/test_interventions_learning.py",  # ~45 s
