@@ -64,7 +64,7 @@ from memgym.memory.recurrent.intervention import (
 )
 from memgym.memory.recurrent.mixers import DELTA_VARIANTS, LayerState
 from memgym.memory.recurrent.model import AMemOpsModel
-from memgym.pipelines.amemops.configs import PAPER_MODELS, DataConfig
+from memgym.pipelines.amemops.configs import PAPER_MODELS, DataConfig, model_core
 from memgym.pipelines.amemops.evaluate import eval_streams, load_eval_model, stream_env
 from memgym.pipelines.amemops.train import checkpoint_jobs
 from memgym.tasks.amemops.interventions import EditPlan, edit_plans, loss_markdown, loss_table, plot_losses
@@ -103,12 +103,13 @@ class AMemOpsInterventionConfig:
     models: tuple[str, ...] = dataclasses.field(
         default=RECURRENT_MODELS,
         metadata={
-            "help": "trained recurrent cores to edit",
+            "help": "trained recurrent cores to edit (or variants: gdn2@NAME, trained as name=gdn2@NAME-seed<seed>)",
             **checked(
                 members(
                     DELTA_VARIANTS,
                     "has no recurrent state S to edit (attention keeps a key/value cache); "
                     "state interventions need one of {choices}",
+                    key=model_core,
                 )
             ),
         },

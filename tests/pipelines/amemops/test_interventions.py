@@ -153,6 +153,9 @@ def test_env_loop_rows_equal_direct_edits_and_the_unedited_whole_stream_and_are_
 def test_attention_cannot_be_edited_and_the_switch_is_parsed(tmp_path):
     with pytest.raises(ConfigError, match="'attention_rope' has no recurrent state S"):
         AMemOpsInterventionConfig(models=("gdn2", "attention_rope"))
+    with pytest.raises(ConfigError, match="'attention@cpu-tiny' has no recurrent state S"):
+        AMemOpsInterventionConfig(models=("attention@cpu-tiny",))
+    assert AMemOpsInterventionConfig(models=("kda@cpu-update-control",)).models == ("kda@cpu-update-control",)
     assert intervention_requested(JobArgs(overrides=("intervention=true", "streams=2")))
     assert not intervention_requested(JobArgs(overrides=("streams=2",)))
     path = tmp_path / "c.yaml"
