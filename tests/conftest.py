@@ -73,7 +73,7 @@ LONGEST_FIRST = (
     "tests/pipelines/amemops/test_update_control_learning.py",  # ~290 CPU s: 6 trainings in one process
     "tests/pipelines/voxmem/test_audio_lm.py",  # ~180 s: a SmolLM2 training run, one thread
     "tests/pipelines/test_ray_executor.py",  # ~55 s
-    "tests/backends/test_smollm2.py",  # ~40 s, most of it loading the GGUF model
+    "tests/backends/test_smollm2.py",  # ~10 s; ~40 s when it de-quantises the GGUF first (cache)
     "tests/pipelines/dialogmem/test_evaluation.py",
     "tests/pipelines/dialogmem/test_link_sweep.py",
     "tests/datasets/voxmem/test_gate.py",
