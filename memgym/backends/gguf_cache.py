@@ -43,7 +43,8 @@ def dequantised_folder(model_dir: str | Path, gguf_file: str, root: Path | None 
     LM in ``model_dir/gguf_file``, written on first use (under ``root``, default :func:`cache_root`).
 
     Raises:
-        ConfigError: the GGUF file does not exist, or ``transformers`` cannot read it.
+        ConfigError: the GGUF file does not exist, ``transformers`` cannot read it, or the cache
+            folder cannot be written.
     """
     import transformers
 
@@ -55,8 +56,13 @@ def dequantised_folder(model_dir: str | Path, gguf_file: str, root: Path | None 
     folder = (root or cache_root()) / "gguf" / f"{path.stem}-{hashlib.sha256(identity.encode()).hexdigest()[:16]}"
     if folder.is_dir():
         return folder
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".{folder.name}."))
+    try:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".{folder.name}."))
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot write the GGUF cache {folder.parent} ({exc.strerror}): set {CACHE_ENV} to a writable folder"
+        ) from None
     try:
         _write(str(model_dir), gguf_file, staging)
         try:

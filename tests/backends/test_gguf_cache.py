@@ -58,6 +58,14 @@ def test_a_missing_file_is_a_config_error(tmp_path, writes):
     assert writes == []
 
 
+def test_an_unwritable_cache_is_a_config_error_naming_the_variable(tmp_path, writes):
+    (tmp_path / "m.gguf").write_bytes(b"v1")
+    (tmp_path / "file").write_text("not a folder")
+    with pytest.raises(ConfigError, match="MEMGYM_CACHE"):
+        gguf_cache.dequantised_folder(tmp_path, "m.gguf", root=tmp_path / "file")
+    assert writes == []
+
+
 def test_the_cache_root_follows_the_environment(tmp_path, monkeypatch):
     monkeypatch.delenv(gguf_cache.CACHE_ENV, raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
