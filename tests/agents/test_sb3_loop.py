@@ -10,7 +10,10 @@ Asserted: the trained policy beats random answers by 20 points and is at least a
 fixed answer on held-out streams (it has learned the answer prior in full). It does not beat that
 answer: the test's loop scored exactly the fixed answer's 63.7% on 40 held-out streams after 2,048
 and after 4,096 env steps (remembering what was heard needs more RL than a slow test can afford;
-docs/amemops_models.md, "A policy in the loop").
+docs/amemops_models.md, "A policy in the loop"). One seed is asserted because it is not a lucky draw:
+with ``seed`` 0, 1 and 2 (env and policy), each on the default path and under
+``ATEN_CPU_CAPABILITY=default``, the trained policy scored 63.5% on these 20 held-out streams, the best
+fixed answer's share, against 20.6% for random answers (session 22, one thread; a seed costs 17-25 s).
 """
 
 from __future__ import annotations

@@ -14,8 +14,8 @@ from memgym.memory.recurrent.trainer import TrainConfig, Trainer, load_checkpoin
 SMALL = {"input_dim": 6, "width": 16, "heads": 1, "head_dim": 8, "mlp_hidden": 16, "layers": 1, "chunk_size": 8}
 
 
-def small_model(core: str = "gdn2") -> AMemOpsModel:
-    torch.manual_seed(0)
+def small_model(core: str = "gdn2", seed: int = 0) -> AMemOpsModel:
+    torch.manual_seed(seed)
     return AMemOpsModel(ModelConfig(core=core, **SMALL))
 
 
@@ -79,14 +79,20 @@ def test_batch_must_split_over_processes(tmp_path):
 
 
 @pytest.mark.slow
-def test_short_training_learns_the_recall_task(tmp_path):
+def test_short_training_learns_the_recall_task_pooled_over_seeds(tmp_path):
+    """Model seeds 0-2, 150 steps each (~1.3 s): held-out recall accuracy, mean over the seeds, well
+    above chance (0.25). Measured in session 22: 1.0 for each of seeds 0-4 on the default path,
+    ``ATEN_CPU_CAPABILITY=avx2`` and ``ATEN_CPU_CAPABILITY=default`` (one thread)."""
     config = TrainConfig(steps=150, batch_size=4, lr=3e-3, warmup_steps=10, checkpoint_steps=(), save_every=150)
-    trainer = Trainer(small_model(), config, tmp_path, progress=False)
-    trainer.fit(lambda s, r, w: batch_fn(s, r, w, batch=16))
     batch = batch_fn(10_000, 0, 1, batch=64)
-    with torch.no_grad():
-        pred = trainer.model(batch["features"])["gain"][:, -1].argmax(-1)
-    assert (pred == batch["gain_labels"][:, -1]).float().mean() > 0.6  # chance: 0.25
+    accuracies = []
+    for seed in (0, 1, 2):
+        trainer = Trainer(small_model(seed=seed), config, tmp_path / str(seed), progress=False)
+        trainer.fit(lambda s, r, w: batch_fn(s, r, w, batch=16))
+        with torch.no_grad():
+            pred = trainer.model(batch["features"])["gain"][:, -1].argmax(-1)
+        accuracies.append((pred == batch["gain_labels"][:, -1]).float().mean().item())
+    assert sum(accuracies) / len(accuracies) > 0.9, accuracies
 
 
 def _node(monkeypatch, *, gpus: int, world: int | None = None, local_rank: int | None = None) -> None:
