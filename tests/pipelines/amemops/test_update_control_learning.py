@@ -50,7 +50,8 @@ MODEL = "kda@cpu-update-control"
 
 def second_path() -> dict[str, str]:
     """The environment that starts a process on ATen kernels other than this one's: AVX2 where this
-    process runs AVX-512 ones, else the portable ones (``ATEN_CPU_CAPABILITY=default``)."""
+    process runs AVX-512 ones, else the portable ones (``ATEN_CPU_CAPABILITY=default``; on a machine
+    whose kernels are already the portable ones, e.g. without AVX2, that is the same path)."""
     own = torch.backends.cpu.get_cpu_capability()
     return {"ATEN_CPU_CAPABILITY": "avx2" if own == "AVX512" else "default"}
 
