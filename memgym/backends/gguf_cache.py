@@ -15,11 +15,14 @@ version (its de-quantisation and tokenizer conversion). Cache folder: ``$MEMGYM_
 
 from __future__ import annotations
 
+import atexit
 import copy
+import functools
 import hashlib
 import os
 import shutil
 import tempfile
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -42,9 +45,11 @@ def dequantised_folder(model_dir: str | Path, gguf_file: str, root: Path | None 
     """The cached ``transformers`` folder (config, float32 safetensors, tokenizer) of the causal
     LM in ``model_dir/gguf_file``, written on first use (under ``root``, default :func:`cache_root`).
 
+    Where the cache folder cannot be written, a warning says so and the model is de-quantised into
+    a temporary folder kept for this process only.
+
     Raises:
-        ConfigError: the GGUF file does not exist, ``transformers`` cannot read it, or the cache
-            folder cannot be written.
+        ConfigError: the GGUF file does not exist, or ``transformers`` cannot read it.
     """
     import transformers
 
@@ -59,10 +64,13 @@ def dequantised_folder(model_dir: str | Path, gguf_file: str, root: Path | None 
     try:
         folder.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".{folder.name}."))
-    except OSError as exc:
-        raise ConfigError(
-            f"cannot write the GGUF cache {folder.parent} ({exc.strerror}): set {CACHE_ENV} to a writable folder"
-        ) from None
+    except OSError as exc:  # read-only home: this process's own copy, removed when it exits
+        warnings.warn(
+            f"cannot write the GGUF cache {folder.parent} ({exc.strerror}); de-quantising {gguf_file} into a "
+            f"temporary folder for this process only (set {CACHE_ENV} to a writable folder to keep it)",
+            stacklevel=2,
+        )
+        return _process_copy(str(model_dir), gguf_file)
     try:
         _write(str(model_dir), gguf_file, staging)
         try:
@@ -72,6 +80,15 @@ def dequantised_folder(model_dir: str | Path, gguf_file: str, root: Path | None 
                 raise
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+    return folder
+
+
+@functools.cache
+def _process_copy(model_dir: str, gguf_file: str) -> Path:
+    """``gguf_file`` de-quantised into a temporary folder that is removed when this process exits."""
+    folder = Path(tempfile.mkdtemp(prefix="memgym-gguf-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    _write(model_dir, gguf_file, folder)
     return folder
 
 

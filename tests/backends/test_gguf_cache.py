@@ -58,12 +58,16 @@ def test_a_missing_file_is_a_config_error(tmp_path, writes):
     assert writes == []
 
 
-def test_an_unwritable_cache_is_a_config_error_naming_the_variable(tmp_path, writes):
+def test_an_unwritable_cache_warns_and_gives_a_folder_for_this_process(tmp_path, writes):
     (tmp_path / "m.gguf").write_bytes(b"v1")
     (tmp_path / "file").write_text("not a folder")
-    with pytest.raises(ConfigError, match="MEMGYM_CACHE"):
-        gguf_cache.dequantised_folder(tmp_path, "m.gguf", root=tmp_path / "file")
-    assert writes == []
+    with pytest.warns(UserWarning, match="MEMGYM_CACHE"):
+        folder = gguf_cache.dequantised_folder(tmp_path, "m.gguf", root=tmp_path / "file")
+    assert (folder / "config.json").is_file() and writes == ["m.gguf"]
+    with pytest.warns(UserWarning):  # the same process: the same copy, not a second de-quantisation
+        assert gguf_cache.dequantised_folder(tmp_path, "m.gguf", root=tmp_path / "file") == folder
+    assert writes == ["m.gguf"]
+    gguf_cache._process_copy.cache_clear()
 
 
 def test_the_cache_root_follows_the_environment(tmp_path, monkeypatch):
