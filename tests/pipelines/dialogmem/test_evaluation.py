@@ -549,11 +549,11 @@ def _eval_against(endpoint: FakeEndpoint, dataset: Path, runs: Path, concurrency
 
 @pytest.mark.slow  # three evals of two episodes; in 'make test'
 def test_an_http_reasoner_plays_episodes_at_once_with_the_same_results(dataset, tmp_path):
-    """reasoner.concurrency=2 against a server that takes 50 ms per reply: the server holds
+    """reasoner.concurrency=2 against a server that takes 20 ms per reply: the server holds
     several requests at once, and results.jsonl (rows, order, scores) is the one of concurrency=1;
     a resumed run completes it to the same file."""
     copies = _copies(dataset, tmp_path, 2)
-    results, endpoints = {}, {c: FakeEndpoint(respond=_model_reply, delay_s=0.05) for c in (1, 2)}
+    results, endpoints = {}, {c: FakeEndpoint(respond=_model_reply, delay_s=0.02) for c in (1, 2)}
     try:
         for concurrency, endpoint in endpoints.items():
             run = _eval_against(endpoint, copies, tmp_path / f"c{concurrency}", concurrency)
