@@ -3,8 +3,8 @@
 ``transformers`` reads a GGUF file by parsing its metadata and de-quantising every tensor on each
 ``from_pretrained``: SmolLM2-135M-Instruct (Q4_1) takes about 40 s of one core, most of it parsing
 the file three times (config, tokenizer, weights). :func:`dequantised_folder` does that once per
-file and keeps the result (``save_pretrained`` of the float32 model and of the tokenizer) in the
-cache folder; later loads read safetensors in a second or two. Before the folder is published the
+file and keeps the result (the config, the float32 weights as safetensors and the tokenizer) in the
+cache folder; later loads read it in about half a second. Before the folder is published the
 reloaded weights and tokenizer are compared with the de-quantised ones, so a cached model gives
 the replies the GGUF file gives.
 
@@ -55,7 +55,7 @@ def dequantised_folder(model_dir: str | Path, gguf_file: str, root: Path | None 
 
     path = Path(model_dir) / gguf_file
     if not path.is_file():
-        raise ConfigError(f"hf reasoner: GGUF file '{path}' not found")
+        raise ConfigError(f"GGUF file '{path}' not found")
     stat = path.stat()
     identity = f"{path.resolve()}:{stat.st_size}:{stat.st_mtime_ns}:{transformers.__version__}"
     folder = (root or cache_root()) / "gguf" / f"{path.stem}-{hashlib.sha256(identity.encode()).hexdigest()[:16]}"
@@ -95,14 +95,13 @@ def _process_copy(model_dir: str, gguf_file: str) -> Path:
 def _write(model_dir: str, gguf_file: str, staging: Path) -> None:
     """De-quantise ``gguf_file`` into ``staging`` and check that the folder reloads to the same model."""
     import safetensors.torch
-    import torch
     import transformers
 
     try:
         tokenizer = transformers.AutoTokenizer.from_pretrained(model_dir, gguf_file=gguf_file)
         model = transformers.AutoModelForCausalLM.from_pretrained(model_dir, gguf_file=gguf_file, dtype="float32")
     except (OSError, ValueError) as exc:
-        raise ConfigError(f"hf reasoner: cannot read GGUF file '{Path(model_dir) / gguf_file}': {exc}") from None
+        raise ConfigError(f"cannot read GGUF file '{Path(model_dir) / gguf_file}': {exc}") from None
     # save_pretrained refuses a model loaded through the GGUF quantizer: the same files by hand
     config = copy.deepcopy(model.config)
     del config.quantization_config  # the weights below are plain float32
@@ -111,14 +110,16 @@ def _write(model_dir: str, gguf_file: str, staging: Path) -> None:
     safetensors.torch.save_model(model, str(staging / "model.safetensors"), metadata={"format": "pt"})
     tokenizer.save_pretrained(staging)
     reloaded = transformers.AutoModelForCausalLM.from_pretrained(staging, dtype="float32")
-    _check_same(model.state_dict(), reloaded.state_dict(), torch)
+    _check_same(model.state_dict(), reloaded.state_dict())
     again = transformers.AutoTokenizer.from_pretrained(staging)
     if again(_PROBE).input_ids != tokenizer(_PROBE).input_ids or again.chat_template != tokenizer.chat_template:
         raise RuntimeError(f"the tokenizer saved from {gguf_file} does not reproduce the GGUF tokenizer")
 
 
-def _check_same(expected: dict[str, Any], found: dict[str, Any], torch: Any) -> None:
+def _check_same(expected: dict[str, Any], found: dict[str, Any]) -> None:
     """Raise unless ``found`` holds every tensor of ``expected``, equal."""
+    import torch
+
     for name, tensor in expected.items():
         if name not in found or not torch.equal(found[name], tensor):
             raise RuntimeError(f"the de-quantised weight {name} did not survive save and reload")

@@ -80,8 +80,8 @@ def test_the_cache_root_follows_the_environment(tmp_path, monkeypatch):
 
 def test_a_weight_changed_by_save_and_reload_is_refused():
     weights = {"a": torch.ones(3), "b": torch.zeros(2)}
-    gguf_cache._check_same(weights, {k: v.clone() for k, v in weights.items()}, torch)
+    gguf_cache._check_same(weights, {k: v.clone() for k, v in weights.items()})
     with pytest.raises(RuntimeError, match="weight b"):
-        gguf_cache._check_same(weights, {"a": torch.ones(3), "b": torch.tensor([0.0, 1e-7])}, torch)
+        gguf_cache._check_same(weights, {"a": torch.ones(3), "b": torch.tensor([0.0, 1e-7])})
     with pytest.raises(RuntimeError, match="weight b"):
-        gguf_cache._check_same(weights, {"a": torch.ones(3)}, torch)
+        gguf_cache._check_same(weights, {"a": torch.ones(3)})
