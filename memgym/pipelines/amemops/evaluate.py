@@ -203,19 +203,25 @@ class AMemOpsEvaluation(Evaluation):
         write_reports(store, self.config, self.runs_dir)
 
 
+def first_evaluation_rows(rows: list[dict[str, Any]], config: AMemOpsEvalConfig) -> list[dict[str, Any]]:
+    """The query rows of the eval's first evaluation (its recordings and first eval set; every row of
+    a saved stream set): those of the tables and the update-specific interaction."""
+    data = config.evaluations()[0][1]
+    return [
+        r
+        for r in rows
+        if config.stream_set
+        or (r["recordings"] == data.stream.recordings and r.get("eval_set") == (config.eval_sets or [None])[0])
+    ]
+
+
 def write_reports(store: RunStore, config: AMemOpsEvalConfig, runs_dir: Path) -> None:
     """Table 2 / 3 style tables and the plot of the first evaluation's rows (all rows of a saved
     set), with the requested breakdowns and exclusions; then the recording contrasts and the
     training-familiarity analysis over every row."""
-    evaluations = config.evaluations()
     every = query_rows(store.rows())
-    data = evaluations[0][1]
-    rows = [
-        r
-        for r in every
-        if config.stream_set
-        or (r["recordings"] == data.stream.recordings and r.get("eval_set") == (config.eval_sets or [None])[0])
-    ]
+    rows = first_evaluation_rows(every, config)
+    data = config.evaluations()[0][1]
     tensors, n_streams = eval_streams(data, config.stream_set, config.streams)
     if config.breakdowns or config.exclude:
         rows = annotate_conditions(rows, tensors, n_streams, config)

@@ -220,9 +220,10 @@ def evaluate_contrasts(
     replicates: np.ndarray,
     *,
     simultaneous: bool = False,
+    level: float = LEVEL,
 ) -> list[ContrastResult]:
-    """Estimates and percentile intervals of ``contrasts`` from :func:`bootstrap_cells` output;
-    with ``simultaneous`` also the simultaneous intervals over all of them."""
+    """Estimates and ``level`` percentile intervals of ``contrasts`` from :func:`bootstrap_cells`
+    output; with ``simultaneous`` also the simultaneous intervals over all of them."""
     if not contrasts:
         return []
     index = {cell: i for i, cell in enumerate(cells)}
@@ -234,9 +235,9 @@ def evaluate_contrasts(
     if replicates.shape[0] == 0:
         return [ContrastResult(c.labels, float(v), None) for c, v in zip(contrasts, values)]
     stats = replicates @ weights.T  # (R, K)
-    joint = simultaneous_intervals(stats, values, LEVEL) if simultaneous else [None] * len(contrasts)
+    joint = simultaneous_intervals(stats, values, level) if simultaneous else [None] * len(contrasts)
     return [
-        ContrastResult(c.labels, float(values[k]), percentile_interval(stats[:, k], values[k], LEVEL), joint[k])
+        ContrastResult(c.labels, float(values[k]), percentile_interval(stats[:, k], values[k], level), joint[k])
         for k, c in enumerate(contrasts)
     ]
 

@@ -31,6 +31,7 @@ import numpy as np
 
 from memgym.tasks.amemops.breakdowns import parse_contrast
 from memgym.tasks.amemops.history import (
+    LEVEL,
     Cell,
     Contrast,
     ContrastResult,
@@ -69,7 +70,7 @@ def _cell(model: str, checkpoint: Any, query_type: str) -> Cell:
 
 
 def _run(
-    rows: list[dict[str, Any]], contrasts: list[Contrast], rng: np.random.Generator, n_resamples: int
+    rows: list[dict[str, Any]], contrasts: list[Contrast], rng: np.random.Generator, n_resamples: int, level: float
 ) -> tuple[list[ContrastResult], int]:
     """The results of the contrasts whose cells all have queries on common streams (none when no
     stream holds every cell), and the number of paired streams."""
@@ -79,13 +80,18 @@ def _run(
         return [], 0
     present = [c for c in contrasts if all(cell in scores.scores for cell in c.weights)]
     estimates, replicates = bootstrap_cells(scores, rng=rng, n_resamples=n_resamples)
-    return evaluate_contrasts(present, scores.cells, estimates, replicates), len(scores.templates)
+    return evaluate_contrasts(present, scores.cells, estimates, replicates, level=level), len(scores.templates)
 
 
 def operation_accuracy(
-    rows: Sequence[dict[str, Any]], models: Sequence[str], *, rng: np.random.Generator, n_resamples: int
+    rows: Sequence[dict[str, Any]],
+    models: Sequence[str],
+    *,
+    rng: np.random.Generator,
+    n_resamples: int,
+    level: float = LEVEL,
 ) -> list[ContrastResult]:
-    """Accuracy (%) of every model, checkpoint, query type and attribute with its 95% interval;
+    """Accuracy (%) of every model, checkpoint, query type and attribute with its ``level`` interval;
     labels ``model, checkpoint, query_type, attribute, streams``."""
     out = []
     for query_type in QUERY_TYPES:
@@ -98,7 +104,7 @@ def operation_accuracy(
             )
             labels = [{"model": m, "checkpoint": c, "query_type": query_type, "attribute": attribute} for m, c in keys]
             contrasts = [Contrast(lab, {_cell(m, c, query_type): 1.0}) for lab, (m, c) in zip(labels, keys)]
-            results, n_streams = _run(chosen, contrasts, rng, n_resamples)
+            results, n_streams = _run(chosen, contrasts, rng, n_resamples, level)
             out += [ContrastResult(r.labels | {"streams": n_streams}, r.estimate, r.interval) for r in results]
     return out
 
@@ -108,10 +114,15 @@ def _side(models: Sequence[str], checkpoint: Any, query_type: str, sign: float) 
 
 
 def update_interactions(
-    rows: Sequence[dict[str, Any]], contrasts: Sequence[str], *, rng: np.random.Generator, n_resamples: int
+    rows: Sequence[dict[str, Any]],
+    contrasts: Sequence[str],
+    *,
+    rng: np.random.Generator,
+    n_resamples: int,
+    level: float = LEVEL,
 ) -> list[ContrastResult]:
     """Per contrast ``A:B``, checkpoint and attribute: ``A - B`` on post-update queries, on initial
-    queries, and the interaction (their difference), in pp with 95% intervals; labels
+    queries, and the interaction (their difference), in pp with ``level`` intervals; labels
     ``contrast, checkpoint, attribute, term, streams`` (term ``post_update``, ``initial`` or ``interaction``)."""
     out = []
     for text in contrasts:
@@ -132,7 +143,7 @@ def update_interactions(
                     interaction[cell] = -weight
                 terms += [Contrast(labels | {"term": q}, w) for q, w in by_type.items()]
                 terms.append(Contrast(labels | {"term": "interaction"}, interaction))
-            results, n_streams = _run(chosen, terms, rng, n_resamples)
+            results, n_streams = _run(chosen, terms, rng, n_resamples, level)
             out += [ContrastResult(r.labels | {"streams": n_streams}, r.estimate, r.interval) for r in results]
     return out
 
@@ -141,12 +152,14 @@ def _fmt(result: ContrastResult) -> str:
     return f"{result.estimate:.1f}" if result.interval is None else result.interval.format(1)
 
 
-def interaction_markdown(accuracy: Sequence[ContrastResult], interactions: Sequence[ContrastResult]) -> str:
+def interaction_markdown(
+    accuracy: Sequence[ContrastResult], interactions: Sequence[ContrastResult], level: float = LEVEL
+) -> str:
     """``update_interaction.md``: the per-operation accuracy table and the interaction table."""
     lines = [
         "# Erasure: per-operation accuracy and the update-specific interaction",
         "",
-        "95% bootstrap intervals: streams paired across models and query types, seeds resampled per model.",
+        f"{100 * level:g}% bootstrap intervals: streams paired across models and query types, seeds resampled per model.",
         "",
         "## Accuracy (%) by query type",
         "",

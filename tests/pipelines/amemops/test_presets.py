@@ -15,6 +15,7 @@ from memgym.pipelines.amemops.configs import AMemOpsEvalConfig
 from memgym.pipelines.amemops.evaluate import eval_job
 from memgym.pipelines.amemops.presets import CPU_SMALL_STEPS, apply_preset
 from memgym.pipelines.amemops.train import train_job
+from scripts.amemops_interaction_level import interaction_tables
 
 TINY = (
     "steps=2",
@@ -131,6 +132,7 @@ def test_train_true_trains_missing_runs_and_skips_finished_ones(tmp_path, capsys
     stored = yaml.safe_load((folders[0] / "config.yaml").read_text())
     assert stored["steps"] == 2 and stored["arch"]["width"] == 16 and stored["data"]["stream"]["split"] == "train"
     assert "| gdn2@cpu-small:no_erase@cpu-small | 2 | all |" in (out / "update_interaction.md").read_text()
+    assert interaction_tables(out, 0.95) == (out / "update_interaction.md").read_text()  # the script's recomputation
     stamps = {f.name: (f / "step_2.pt").stat().st_mtime_ns for f in folders}
     for name in ("step_2.pt", "last.pt"):  # no_erase seed 1 interrupted before its first save
         (folders[3] / name).unlink()

@@ -91,3 +91,23 @@ def test_averaged_side_and_operation_accuracy(tmp_path):
         update_interaction_report(rows, ["gdn2", "kda", "no_erase"], ["gdn2:no_erase"], tmp_path, n_resamples=200)
         == text
     )
+
+
+def test_a_higher_level_widens_the_intervals_on_the_same_resamples():
+    rows = _rows(np.random.default_rng(7), ACCURACY, n_streams=40)
+    at = {
+        level: {
+            (r.labels["attribute"], r.labels["term"]): r
+            for r in update_interactions(
+                rows, ["gdn2:no_erase"], rng=np.random.default_rng(8), n_resamples=1000, level=level
+            )
+        }
+        for level in (0.95, 0.9875)
+    }
+    default = update_interactions(rows, ["gdn2:no_erase"], rng=np.random.default_rng(8), n_resamples=1000)
+    assert [r.interval for r in default] == [r.interval for r in at[0.95].values()]
+    for key, wide in at[0.9875].items():
+        narrow = at[0.95][key]
+        assert wide.estimate == narrow.estimate and wide.interval.level == 0.9875
+        assert wide.interval.low <= narrow.interval.low and wide.interval.high >= narrow.interval.high
+    assert any(at[0.9875][k].interval.high > at[0.95][k].interval.high for k in at[0.95])
