@@ -81,7 +81,7 @@ def test_bad_presets_seeds_and_checkpoints_of_another_core_are_one_line_errors(t
         status == 2
         and err
         == "memgym: error: preset='gpu-huge' is unknown; choose from cpu-small, cpu-tiny, cpu-update-control, cpu-audio, "
-        "cpu-audio-fresh\n"
+        "cpu-audio-fresh, cpu-update-isolation\n"
     )
     status, err = _cli(capsys, "train", *runs, "amemops", "preset=cpu-audio", "seed=-1")
     assert (
@@ -213,3 +213,42 @@ def test_update_control_streams_have_the_structure_that_isolates_updates():
     assert min(delays) >= 25 and max(delays) <= 50  # query 1-2 s after the update: 1.7-5 times the gap
     assert stream.distractors == (0,) and stream.n_absent == 0  # no "none" answer competing with a single write
     assert sum(between) / len(between) < 1  # few writes of other sources cross-talk with a single write
+
+
+def test_update_isolation_is_the_update_control_with_every_source_written_equally_strongly():
+    """``cpu-update-isolation`` = ``cpu-update-control`` plus :data:`EQUAL_WRITES` (the EQ3 runs of
+    docs/amemops_models.md were made that way): every chain's first value heard three times, every
+    excerpt 8 frames; train and eval read the same streams."""
+    from memgym.datasets.amemops.generator import StreamGenerator
+    from memgym.datasets.sources.factory import open_library
+    from memgym.pipelines.amemops.configs import AMemOpsTrainConfig
+    from memgym.pipelines.amemops.presets import EQUAL_WRITES
+
+    def train_config(*keys: str) -> AMemOpsTrainConfig:
+        return load_config(AMemOpsTrainConfig, overrides=apply_preset(keys, "train")[0])
+
+    train = train_config("preset=cpu-update-isolation")
+    assert train == train_config("preset=cpu-update-control", *EQUAL_WRITES)
+    evaluation = load_config(AMemOpsEvalConfig, overrides=apply_preset(("preset=cpu-update-isolation",), "eval")[0])
+    assert evaluation.data.stream == dataclasses.replace(train.data.stream, split="eval")
+    assert evaluation.update_interactions == tuple(
+        f"{m}@cpu-update-isolation:no_erase@cpu-update-isolation" for m in ("gdn2", "kda")
+    )
+    assert len(evaluation.seeds) >= 5 and evaluation.checkpoints == (train.steps,)
+    generator = StreamGenerator(train.data.stream, open_library(train.data.stream.library))
+    written: list[int] = []
+    for index in range(8):
+        s = generator.generate(seed=0, index=index)
+        assert {e.frames for e in s.events if e.role != "query"} == {8}
+        for item in s.items:
+            chain = sorted((e for e in s.events if e.group == item.annotations["group"]), key=lambda e: e.onset_frame)
+            first = [
+                e
+                for e in chain
+                if e.role != "query"
+                and e.attribute_class(item.annotations["attribute"])
+                == chain[0].attribute_class(item.annotations["attribute"])
+            ]
+            if item.annotations["operation"] in ("initial", "updated"):
+                written.append(len(first))
+    assert written and set(written) == {3}  # the first (initial or superseded) value, three times
