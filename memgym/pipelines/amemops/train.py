@@ -22,7 +22,7 @@ from memgym.core.results import RunStore
 from memgym.memory.recurrent.model import AMemOpsModel, ModelConfig
 from memgym.memory.recurrent.trainer import Trainer, init_distributed, resolve_device
 from memgym.pipelines.amemops.configs import TRAIN_JOB, AMemOpsTrainConfig, model_core
-from memgym.pipelines.amemops.presets import apply_preset
+from memgym.pipelines.amemops.presets import PRESETS, apply_preset
 from memgym.pipelines.amemops.streams import StreamBatches, stream_tensors
 
 
@@ -79,6 +79,15 @@ def train_job(args: JobArgs) -> Path:
     return train_model(train_config(args), args.runs_dir, progress=args.progress)
 
 
+def _train_command(model_name: str, seed: int, folder: str) -> str:
+    """The ``memgym train`` command that makes ``model_name``'s run ``folder``: with the preset when
+    the model's variant is one (``kda@cpu-tiny``: ``preset=cpu-tiny``, which names the folder)."""
+    core, variant = model_core(model_name), model_name.partition("@")[2]
+    if variant in PRESETS and folder == f"{core}@{variant}-seed{seed}":
+        return f"memgym train amemops preset={variant} model={core} seed={seed}"
+    return f"memgym train amemops model={core} seed={seed}{'' if core == model_name else f' name={folder}'}"
+
+
 def checkpoint_jobs(config: Any, runs_dir: Path) -> list[tuple[str, int, int, Path]]:
     """``(model, seed, step, path)`` of every checkpoint an eval config (``models``, ``seeds``,
     ``checkpoints``, ``train_dir``) asks for.
@@ -94,8 +103,7 @@ def checkpoint_jobs(config: Any, runs_dir: Path) -> list[tuple[str, int, int, Pa
                 path = train_dir / f"{model_name}-seed{seed}" / f"step_{step}.pt"
                 if not path.exists():
                     raise RecordError(
-                        f"missing checkpoint {path}: run 'memgym train amemops model={model_core(model_name)} "
-                        f"seed={seed}{'' if model_core(model_name) == model_name else f' name={path.parent.name}'}' "
+                        f"missing checkpoint {path}: run '{_train_command(model_name, seed, path.parent.name)}' "
                         f"with {step} in checkpoint_steps, or set train_dir/checkpoints"
                     )
                 jobs.append((model_name, seed, step, path))

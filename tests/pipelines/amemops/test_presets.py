@@ -252,3 +252,10 @@ def test_update_isolation_is_the_update_control_with_every_source_written_equall
             if item.annotations["operation"] in ("initial", "updated"):
                 written.append(len(first))
     assert written and set(written) == {3}  # the first (initial or superseded) value, three times
+
+
+def test_a_missing_preset_checkpoint_names_the_preset_train_command(tmp_path, capsys):
+    runs = ("--runs-dir", str(tmp_path), "--no-progress")
+    status, err = _cli(capsys, "eval", *runs, "amemops", "preset=cpu-update-isolation", "streams=2")
+    assert status == 2 and err.count("\n") == 1
+    assert "run 'memgym train amemops preset=cpu-update-isolation model=gdn2 seed=0' with 600" in err
