@@ -87,6 +87,15 @@ class StreamConfig:
             **ADDED_FIELD,
         },
     )
+    gap_distractors: int = dataclasses.field(
+        default=0,
+        metadata={
+            "help": "one-off events of never-queried sources placed between every query's source's last event "
+            "and the query (initial, updated, retained and interference queries alike), each at a uniform free "
+            "position of that gap; a gap without room keeps fewer (annotations['dropped']['gap_distractor'])",
+            **ADDED_FIELD,
+        },
+    )
     value_repeats: tuple[int, int] = dataclasses.field(
         default=(1, 1),
         metadata={
@@ -152,7 +161,7 @@ class StreamConfig:
                     f"query_offset_seconds min {self.query_offset_seconds[0]} s is shorter than the longest excerpt "
                     f"({hi} frames): a query would overlap the event before it"
                 )
-        self._check_max_intervening()
+        self._check_intervening()
         self._check_value_repeats()
         needed = self.min_frames_needed()
         if needed > self.frames:
@@ -161,7 +170,14 @@ class StreamConfig:
                 f"but frames={self.frames}; lower the query counts/distractors or raise frames"
             )
 
-    def _check_max_intervening(self) -> None:
+    def _check_intervening(self) -> None:
+        if self.gap_distractors < 0:
+            raise ConfigError(f"gap_distractors must be >= 0, got {self.gap_distractors}")
+        if 0 <= self.max_intervening < self.gap_distractors:
+            raise ConfigError(
+                f"gap_distractors={self.gap_distractors} puts more events between a query's source's last event "
+                f"and the query than max_intervening={self.max_intervening} allows"
+            )
         if self.max_intervening < -1:
             raise ConfigError(f"max_intervening must be -1 (no bound) or >= 0, got {self.max_intervening}")
         if self.max_intervening == 0 and self.n_interference:

@@ -39,7 +39,10 @@ keep at most k other sources' events (queries not counted) between every placed 
 last event and that query, the new chain's own queries included: this bounds the cross-talk of
 other writes equally for every query type (an interference partner is one such event). A proposal
 that does not fit after ``placement_attempts`` tries is dropped and counted in ``annotations["dropped"]``.
-Then ``distractors`` (one count drawn per stream) other sources appear once each at free
+With ``gap_distractors`` = k > 0, k one-off events of new, never-queried sources are then put inside
+every query's gap (after its source's last event ends, before the query), each at a uniform free
+onset there: every query type meets the same number of other sources' writes since its answer was
+last heard. Then ``distractors`` (one count drawn per stream) other sources appear once each at free
 positions, drawn from the queried sources' similar or dissimilar pools when
 ``distractor_similarity`` asks (``mixed``: one policy drawn per stream). Excerpts last ``excerpt_frames`` (18-32) frames, queries ``query_frames`` (12) at -3 dB
 and centre pan. The stream length is always ``frames``; settings that cannot fit raise
@@ -51,6 +54,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
+from collections.abc import Callable
 
 import numpy as np
 from numpy.random import Generator
@@ -79,6 +83,11 @@ def pool_splits(library: SourceLibrary) -> tuple[str, ...]:
     if "calibration" in splits:
         return ("calibration",)
     return tuple(s for s in ("train", "eval") if s in splits)
+
+
+NEW_SOURCE = "\x00a source not yet in the stream"
+"""Stand-in identity of a gap distractor while its onset is chosen (it only has to differ from every
+placed source)."""
 
 
 class StreamGenerator:
@@ -172,11 +181,11 @@ class StreamGenerator:
             else:
                 placed.append((proposal, onsets))
 
+        distractor_events = self._gap_distractors(rng, occupancy, placed, take_identity, dropped)
         n_distractors = int(rng.choice(np.asarray(cfg.distractors)))
         policy = cfg.distractor_similarity
         if policy == "mixed":
             policy = str(rng.choice(["any", "similar", "dissimilar"]))
-        distractor_events = []
         anchors = [p["identity"] for p, _ in placed]
         for identity in self._distractor_identities(rng, n_distractors, order, used, anchors, policy):
             length = self._excerpt_length(rng)
@@ -190,6 +199,48 @@ class StreamGenerator:
         stream = self._assemble(rng, episode_id, placed, distractor_events, n_distractors, dropped)
         stream.annotations["distractor_similarity"] = policy
         return stream
+
+    def _gap_distractors(
+        self,
+        rng: Generator,
+        occupancy: Occupancy,
+        placed: list[tuple[dict, list[int]]],
+        take_identity: Callable[[], str | None],
+        dropped: dict[str, int],
+    ) -> list[StreamEvent]:
+        """``gap_distractors`` one-off events of new sources inside every query's gap (from the end of
+        its source's last event to the query onset), each at a uniform free onset there; none drawn
+        at the default 0, so earlier streams are unchanged."""
+        count = self.config.gap_distractors
+        if count == 0:
+            return []
+        dropped["gap_distractor"] = 0
+        events = []
+        for proposal, onsets in placed:
+            history = proposal["history"]
+            own = [(o, n) for (i, *_), o, n in zip(history, onsets, proposal["lengths"]) if i == proposal["identity"]]
+            if not own:  # an absent-source query: no gap
+                continue
+            last_end = sum(own[-1])
+            for query_onset in onsets[len(history) :]:
+                for _ in range(count):
+                    length = self._excerpt_length(rng)
+                    fits = [
+                        o
+                        for o in range(last_end, query_onset - length + 1)
+                        if occupancy.free(o, length) and occupancy.admits([o], [NEW_SOURCE])
+                    ]
+                    identity = take_identity() if fits else None
+                    if identity is None:
+                        dropped["gap_distractor"] += 1
+                        continue
+                    onset = fits[int(rng.integers(len(fits)))]
+                    occupancy.take(onset, length)
+                    occupancy.record([onset], [identity])
+                    events.append(
+                        self._event(rng, identity, "distractor", onset, length, *self._random_attributes(rng))
+                    )
+        return events
 
     def _excerpt_length(self, rng: np.random.Generator) -> int:
         lo, hi = self.config.excerpt_frames

@@ -101,7 +101,7 @@ class AMemOpsTrainConfig(TrainConfig):
         return self.name or f"{self.model}-seed{self.seed}"
 
 
-BREAKDOWNS = ("pitch_difference",)
+BREAKDOWNS = ("pitch_difference", "intervening")
 """Names accepted by ``AMemOpsEvalConfig.breakdowns``."""
 EXCLUSION_TEXT = {
     "training_audio": "queries whose own or earlier same-source audio matches training audio",

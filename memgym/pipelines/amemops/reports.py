@@ -10,7 +10,7 @@ import numpy as np
 
 from memgym.core.config import load_config
 from memgym.core.results import RunStore
-from memgym.datasets.amemops.query_conditions import AudioMatches, pitch_differences
+from memgym.datasets.amemops.query_conditions import AudioMatches, intervening_writes, pitch_differences
 from memgym.pipelines.amemops.configs import EXCLUSION_TEXT, AMemOpsEvalConfig, AMemOpsTrainConfig, model_core
 from memgym.pipelines.amemops.streams import StreamSetTensors, StreamTensors
 from memgym.pipelines.amemops.train import checkpoint_jobs
@@ -21,7 +21,7 @@ from memgym.tasks.amemops.breakdowns import (
 )
 from memgym.tasks.amemops.history import is_history
 from memgym.tasks.amemops.history_report import write_history_report
-from memgym.tasks.amemops.interaction import update_interaction_report
+from memgym.tasks.amemops.interaction import intervening_report, update_interaction_report
 from memgym.tasks.amemops.tables import (
     QUERY_TYPES,
     accuracy_table,
@@ -111,7 +111,8 @@ def annotate_conditions(
     rows: list[dict[str, Any]], tensors: StreamTensors | StreamSetTensors, n_streams: int, config: AMemOpsEvalConfig
 ) -> list[dict[str, Any]]:
     """Per-query conditions the breakdowns and exclusions need, from the (regenerated) streams:
-    ``pitch_difference``, ``training_match`` (the query's or an earlier same-source recording
+    ``pitch_difference``, ``intervening`` (other sources' events since the queried source's last
+    one), ``training_match`` (the query's or an earlier same-source recording
     matches training audio) and ``duplicate_notes`` (its stream holds two recordings of the same
     audio); see :mod:`memgym.datasets.amemops.query_conditions`."""
     streams = {s.episode_id: s for s in (tensors.stream(i) for i in range(n_streams))}
@@ -123,6 +124,9 @@ def annotate_conditions(
         if "pitch_difference" in config.breakdowns:
             for query, value in pitch_differences(stream, tensors.library).items():
                 per_query[query]["pitch_difference"] = value
+        if "intervening" in config.breakdowns:
+            for query, value in intervening_writes(stream).items():
+                per_query[query]["intervening"] = value
         if "training_audio" in config.exclude:
             for query, value in matches.training_matches(stream).items():
                 per_query[query]["training_match"] = value
@@ -235,6 +239,11 @@ def write_tables(store: RunStore, rows: list[dict[str, Any]], config: AMemOpsEva
             rows, config.models, config.update_interactions, store.folder, n_resamples=config.bootstrap_resamples
         )
         text += "\nPer-operation accuracy and the update-specific interaction: `update_interaction.md`.\n"
+    if "intervening" in config.breakdowns:
+        intervening_report(
+            rows, config.models, config.update_interactions, store.folder, n_resamples=config.bootstrap_resamples
+        )
+        text += "\nAccuracy, interaction and previous-share by intervening writes: `intervening.md`.\n"
     if config.exclude:
         counts = _write_exclusions(store, rows, config, types).strip().splitlines()[-1]
         text += f"\nExclusions: `table_excluded.md`, `accuracy_excluded.png`. {counts}\n"

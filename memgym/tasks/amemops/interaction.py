@@ -153,15 +153,20 @@ def _fmt(result: ContrastResult) -> str:
 
 
 def interaction_markdown(
-    accuracy: Sequence[ContrastResult], interactions: Sequence[ContrastResult], level: float = LEVEL
+    accuracy: Sequence[ContrastResult],
+    interactions: Sequence[ContrastResult],
+    level: float = LEVEL,
+    title: str = "# Erasure: per-operation accuracy and the update-specific interaction",
 ) -> str:
-    """``update_interaction.md``: the per-operation accuracy table and the interaction table."""
+    """``update_interaction.md``: the per-operation accuracy table and the interaction table, under
+    the markdown heading ``title`` (its sections one level below)."""
+    sub = "#" * (len(title) - len(title.lstrip("#")) + 1)
     lines = [
-        "# Erasure: per-operation accuracy and the update-specific interaction",
+        title,
         "",
         f"{100 * level:g}% bootstrap intervals: streams paired across models and query types, seeds resampled per model.",
         "",
-        "## Accuracy (%) by query type",
+        f"{sub} Accuracy (%) by query type",
         "",
         "| model | checkpoint | attribute | " + " | ".join(q.replace("_", "-") for q in QUERY_TYPES) + " |",
         "| --- | ---: | --- |" + " ---: |" * len(QUERY_TYPES),
@@ -174,7 +179,7 @@ def interaction_markdown(
         lines.append(f"| {model} | {checkpoint} | {attribute} | " + " | ".join(shown) + " |")
     lines += [
         "",
-        "## Update-specific interaction (pp)",
+        f"{sub} Update-specific interaction (pp)",
         "",
         "`A - B` on post-update and on initial queries, and interaction = post-update minus initial difference,",
         "on the streams holding both query types.",
@@ -201,8 +206,76 @@ def update_interaction_report(
     n_resamples: int = 10_000,
 ) -> str:
     """Write ``update_interaction.md`` (seeded: identical output on a re-run); returns it."""
+    text = _seeded_tables(rows, models, contrasts, n_resamples)
+    (Path(folder) / "update_interaction.md").write_text(text, encoding="utf-8")
+    return text
+
+
+def _seeded_tables(
+    rows: Sequence[dict[str, Any]], models: Sequence[str], contrasts: Sequence[str], n_resamples: int, **title: str
+) -> str:
+    """:func:`interaction_markdown` of ``rows`` with the reports' fixed bootstrap seeds."""
     accuracy = operation_accuracy(rows, list(models), rng=np.random.default_rng(0), n_resamples=n_resamples)
     interactions = update_interactions(rows, contrasts, rng=np.random.default_rng(1), n_resamples=n_resamples)
-    text = interaction_markdown(accuracy, interactions)
-    (Path(folder) / "update_interaction.md").write_text(text, encoding="utf-8")
+    return interaction_markdown(accuracy, interactions, **title)
+
+
+INTERVENING_SPLIT = 2
+"""Queries with at least this many other sources' writes since their answer was last heard form the
+upper stratum of :func:`intervening_report`."""
+
+
+def _previous_shares(rows: Sequence[dict[str, Any]], models: Sequence[str]) -> list[str]:
+    """Markdown rows: per model, checkpoint and attribute, the wrong post-update answers and the
+    percent of them that gave the superseded value."""
+    out = []
+    for model in models:
+        mine = [r for r in rows if r["model"] == model and r["query_type"] == "post_update" and not r["correct"]]
+        for checkpoint in sorted({r["checkpoint"] for r in mine}, key=str):
+            for attribute in ATTRIBUTES:
+                wrong = [r for r in mine if r["checkpoint"] == checkpoint and attribute in ("all", r["attribute"])]
+                share = 100.0 * sum(bool(r["previous_value"]) for r in wrong) / len(wrong) if wrong else None
+                shown = "-" if share is None else f"{share:.1f}"
+                out.append(f"| {model} | {checkpoint} | {attribute} | {len(wrong)} | {shown} |")
+    return out
+
+
+def intervening_report(
+    rows: Sequence[dict[str, Any]],
+    models: Sequence[str],
+    contrasts: Sequence[str],
+    folder: Path,
+    *,
+    n_resamples: int = 10_000,
+) -> str:
+    """Write ``intervening.md``: per stratum of ``intervening`` (other sources' writes between the
+    queried source's last event and the query: fewer than :data:`INTERVENING_SPLIT`, or at least
+    that many), the tables of ``update_interaction.md`` and the previous-share of wrong post-update
+    answers. Rows need the ``intervening`` annotation (absent-source queries, ``None``, are left
+    out); seeded, so a re-run writes the same file. Returns the markdown."""
+    strata = {
+        f"fewer than {INTERVENING_SPLIT}": lambda n: n < INTERVENING_SPLIT,
+        f"{INTERVENING_SPLIT} or more": lambda n: n >= INTERVENING_SPLIT,
+    }
+    parts = [
+        "# Erasure by intervening writes",
+        "",
+        "Queries split by how many other sources' events lie between the queried source's last event and the",
+        "query: what an additive memory has to see past (an update's new value and an initial value alike).",
+    ]
+    for label, keep in strata.items():
+        chosen = [r for r in rows if r.get("intervening") is not None and keep(r["intervening"])]
+        tables = _seeded_tables(chosen, models, contrasts, n_resamples, title=f"## {label} intervening writes")
+        parts += [
+            "",
+            tables.rstrip("\n"),
+            "",
+            "### Wrong post-update answers that gave the superseded value",
+            "",
+            "| model | checkpoint | attribute | wrong | previous-share (%) |",
+            "| --- | ---: | --- | ---: | ---: |",
+            *_previous_shares(chosen, models),
+        ]
+    text = "\n".join(parts) + "\n"
+    (Path(folder) / "intervening.md").write_text(text, encoding="utf-8")
     return text

@@ -367,6 +367,51 @@ def test_max_intervening_bounds_the_other_events_before_every_query(tones):
             dataclasses.replace(config, max_intervening=bad)
 
 
+def test_gap_distractors_put_other_writes_between_every_answer_and_its_query(tones):
+    """``gap_distractors`` = k puts k one-off events of never-queried sources inside every query's gap
+    (after its source's last event, before the query) where there is room, for initial and updated
+    queries alike; 0 (the default) leaves keys and streams alone; more than ``max_intervening`` is an error."""
+    assert "gap_distractors" not in StreamConfig().key()
+    config = StreamConfig(
+        frames=640,
+        n_initial=3,
+        n_update=6,
+        n_interference=0,
+        n_absent=0,
+        distractors=(0,),
+        excerpt_frames=(8, 8),
+        offset_seconds=(0.4, 0.6),
+        query_offset_seconds=(1.0, 2.0),
+        value_repeats=(3, 3),
+        placement_attempts=100,
+    )
+    pools = SimilarityPools(tones, recordings_per_identity=1)
+    plain = StreamGenerator(config, tones, pools)
+    assert StreamGenerator(dataclasses.replace(config, gap_distractors=0), tones, pools).digest == plain.digest
+    gapped = dataclasses.replace(config, gap_distractors=2)
+    assert gapped.key()["gap_distractors"] == 2
+    generator = StreamGenerator(gapped, tones, pools)
+    share: dict[str, list[bool]] = {"initial": [], "updated": []}
+    for index in range(12):
+        stream = generator.generate(seed=0, index=index)
+        assert stream == StreamGenerator(gapped, tones, pools).generate(seed=0, index=index)
+        queried = {i.annotations["identity"] for i in stream.items}
+        distractors = [e for e in stream.events if e.role == "distractor"]
+        assert distractors and not queried & {e.identity for e in distractors}
+        assert len({e.identity for e in distractors}) == len(distractors)  # one-off sources
+        assert stream.annotations["distractors"] == len(distractors)
+        for item, count in zip(stream.items, _intervening(stream), strict=True):
+            if item.annotations["operation"] in share:
+                share[item.annotations["operation"]].append(count >= 2)
+    before = [c >= 2 for i in range(12) for c in _intervening(plain.generate(seed=0, index=i))]
+    assert np.mean(before) < 0.3
+    assert all(np.mean(v) > 0.6 for v in share.values()), share
+    with pytest.raises(ConfigError, match="gap_distractors must be >= 0"):
+        dataclasses.replace(config, gap_distractors=-1)
+    with pytest.raises(ConfigError, match="more events between .* than max_intervening=1"):
+        dataclasses.replace(config, gap_distractors=2, max_intervening=1)
+
+
 def test_tones_library_size_is_a_setting():
     from memgym.datasets.sources.factory import LibraryConfig, open_library
 

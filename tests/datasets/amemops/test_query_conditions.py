@@ -1,4 +1,4 @@
-"""Per-query conditions: pitch differences, training-audio matches and duplicate notes."""
+"""Per-query conditions: pitch differences, intervening writes, training-audio matches and duplicate notes."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from echo_tones import EchoTones
 
 from memgym.datasets.amemops.config import StreamConfig
 from memgym.datasets.amemops.generator import StreamGenerator
-from memgym.datasets.amemops.query_conditions import AudioMatches, pitch_differences
+from memgym.datasets.amemops.query_conditions import AudioMatches, intervening_writes, pitch_differences
 from memgym.datasets.sources.factory import LibraryConfig, open_library
 from memgym.datasets.sources.tones import ToneLibrary
 
@@ -71,3 +71,31 @@ def test_pitch_differences_vanish_with_fixed_recordings():
     assert set(
         pitch_differences(StreamGenerator(StreamConfig(**SMALL), ToneLibrary()).generate(0, 0), ToneLibrary()).values()
     ) == {None}
+
+
+def test_intervening_writes_count_other_sources_since_the_answer_was_last_heard(echo):
+    """Per query: other sources' non-query events after the queried source's last event and before the
+    query (the gap distractors put two there where they fit); None for an absent source."""
+    config = StreamConfig(
+        **SMALL, gap_distractors=2, excerpt_frames=(8, 8), offset_seconds=(1.0, 2.0), query_offset_seconds=(2.0, 3.0)
+    )
+    generator = StreamGenerator(config, echo)
+    seen = []
+    for index in range(4):
+        stream = generator.generate(0, index)
+        got = intervening_writes(stream)
+        timeline = sorted(stream.events, key=lambda e: e.onset_frame)
+        for query in stream.queries():
+            count, heard = 0, False
+            for event in timeline:
+                if event.onset_frame >= query.onset_frame:
+                    break
+                if event.role == "query":
+                    continue
+                if event.identity == query.identity:
+                    count, heard = 0, True
+                elif heard:
+                    count += 1
+            assert got[query.query_id] == (count if heard else None)
+            seen.append(got[query.query_id])
+    assert None in seen and max(c for c in seen if c is not None) >= 2

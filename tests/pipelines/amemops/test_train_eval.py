@@ -304,6 +304,34 @@ def test_convolution_ablation_by_pitch_difference(tmp_path):
     assert found["effect_pp"] == pytest.approx(_mean_per_stream(large, "gdn2") - _mean_per_stream(large, "gdn2@noconv"))
 
 
+def test_intervening_breakdown_splits_the_update_interaction(tmp_path):
+    """``breakdowns=[intervening]`` writes ``intervening.md``: the update-interaction tables and the
+    previous-share for queries with fewer than two and with two or more other sources' writes since
+    their answer was last heard (gap distractors make the upper stratum common)."""
+    for model in ("gdn2", "no_erase"):
+        train(tmp_path, f"model={model}")
+    overrides = (
+        "models=[gdn2,no_erase]",
+        "seeds=[0]",
+        "checkpoints=[3]",
+        "streams=6",
+        "name=strata",
+        "breakdowns=[intervening]",
+        "update_interactions=[gdn2:no_erase]",
+        "bootstrap_resamples=100",
+        *STREAM,
+        "data.stream.split=eval",
+        "data.stream.gap_distractors=2",
+    )
+    out = eval_job(JobArgs(overrides=overrides, runs_dir=tmp_path, progress=False))
+    report = (out / "intervening.md").read_text()
+    assert "intervening.md" in (out / "table.md").read_text()
+    lower, upper = report.split("## 2 or more intervening writes")
+    assert "## fewer than 2 intervening writes" in lower
+    for part in (lower, upper):
+        assert "### Update-specific interaction (pp)" in part and "| no_erase | 3 | pan |" in part
+
+
 def test_eval_model_variants_name_their_train_command(tmp_path):
     with pytest.raises(RecordError, match="model=gdn2 seed=0 name=gdn2@noconv-seed0"):
         eval_job(JobArgs(overrides=("models=[gdn2@noconv]", "seeds=[0]", *STREAM), runs_dir=tmp_path, progress=False))

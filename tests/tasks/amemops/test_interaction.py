@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from memgym.tasks.amemops.interaction import operation_accuracy, update_interaction_report, update_interactions
+from memgym.tasks.amemops.interaction import (
+    intervening_report,
+    operation_accuracy,
+    update_interaction_report,
+    update_interactions,
+)
 
 
 def _rows(rng: np.random.Generator, accuracy: dict[tuple[str, str], float], n_streams: int = 30, seeds=(0, 1)):
@@ -111,3 +116,36 @@ def test_a_higher_level_widens_the_intervals_on_the_same_resamples():
         assert wide.estimate == narrow.estimate and wide.interval.level == 0.9875
         assert wide.interval.low <= narrow.interval.low and wide.interval.high >= narrow.interval.high
     assert any(at[0.9875][k].interval.high > at[0.95][k].interval.high for k in at[0.95])
+
+
+def test_intervening_report_splits_the_interaction_by_writes_since_the_answer(tmp_path):
+    """No-erase loses updated queries only where other writes intervene: the interaction shows in
+    the upper stratum and not the lower one; wrong post-update answers that gave the superseded value
+    are counted per stratum; absent-source queries (intervening None) are left out."""
+    rng = np.random.default_rng(7)
+    rows = []
+    for intervening, bad in ((0, 0.8), (3, 0.3)):
+        accuracy = ACCURACY | {("no_erase", "post_update"): bad, ("no_erase", "initial"): 0.8}
+        accuracy |= {("gdn2", "post_update"): 0.8, ("gdn2", "initial"): 0.8}
+        for r in _rows(rng, accuracy, n_streams=40):
+            r["stream"] += f"-{intervening}"
+            r["intervening"] = intervening
+            r["previous_value"] = int(
+                r["query_type"] == "post_update" and not r["correct"] and r["model"] == "no_erase"
+            )
+            rows.append(r)
+    rows.append(rows[0] | {"query_type": "absent", "intervening": None})
+    text = intervening_report(rows, ["gdn2", "no_erase"], ["gdn2:no_erase"], tmp_path, n_resamples=300)
+    assert text == (tmp_path / "intervening.md").read_text()
+    lower, upper = text.split("## 2 or more intervening writes")
+    assert "## fewer than 2 intervening writes" in lower and "### Accuracy (%) by query type" in upper
+
+    def interaction(part):
+        line = next(x for x in part.splitlines() if x.startswith("| gdn2:no_erase | 200 | all |"))
+        return float(line.split("|")[-2].split()[0])
+
+    assert abs(interaction(lower)) < 12 and interaction(upper) > 30  # true 0 and +50 pp
+    wrong = [r for r in rows if r["model"] == "no_erase" and r["query_type"] == "post_update" and not r["correct"]]
+    high = sum(r["intervening"] == 3 for r in wrong)
+    assert f"| no_erase | 200 | all | {high} | 100.0 |" in upper
+    assert "| gdn2 | 200 | all | " in upper and "| - |" not in upper.split("superseded value")[1].split("gdn2")[0]
