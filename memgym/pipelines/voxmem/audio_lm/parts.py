@@ -29,8 +29,8 @@ from typing import Any
 import numpy as np
 
 from memgym.core.errors import ConfigError
+from memgym.pipelines.voxmem.models import SMOLLM2_GGUF
 
-SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 AUDIO_TOKENS = ("<|audio_bos|>", "<|AUDIO|>", "<|audio_eos|>")
 SYSTEM_PROMPT = "You are a helpful assistant who listens to audio."
 CHAT_TEMPLATE = (
