@@ -92,7 +92,16 @@ class StreamConfig:
         metadata={
             "help": "one-off events of never-queried sources placed between every query's source's last event "
             "and the query (initial, updated, retained and interference queries alike), each at a uniform free "
-            "position of that gap; a gap without room keeps fewer (annotations['dropped']['gap_distractor'])",
+            "position of that gap; a gap without room keeps fewer (annotations['dropped']['gap_distractor']); "
+            "sources similar/dissimilar to the queried one when distractor_similarity says so",
+            **ADDED_FIELD,
+        },
+    )
+    gap_distractor_draw: Literal["fixed", "uniform"] = dataclasses.field(
+        default="fixed",
+        metadata={
+            "help": "fixed: gap_distractors events in every query's gap; uniform: 0..gap_distractors per query, "
+            "uniform (so that the events just before a query do not reveal that they are not its answer)",
             **ADDED_FIELD,
         },
     )

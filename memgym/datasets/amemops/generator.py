@@ -54,7 +54,6 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
-from collections.abc import Callable
 
 import numpy as np
 from numpy.random import Generator
@@ -181,7 +180,7 @@ class StreamGenerator:
             else:
                 placed.append((proposal, onsets))
 
-        distractor_events = self._gap_distractors(rng, occupancy, placed, take_identity, dropped)
+        distractor_events = self._gap_distractors(rng, occupancy, placed, used, order, dropped)
         n_distractors = int(rng.choice(np.asarray(cfg.distractors)))
         policy = cfg.distractor_similarity
         if policy == "mixed":
@@ -205,14 +204,17 @@ class StreamGenerator:
         rng: Generator,
         occupancy: Occupancy,
         placed: list[tuple[dict, list[int]]],
-        take_identity: Callable[[], str | None],
+        used: set[str],
+        order: list[str],
         dropped: dict[str, int],
     ) -> list[StreamEvent]:
-        """``gap_distractors`` one-off events of new sources inside every query's gap (from the end of
-        its source's last event to the query onset), each at a uniform free onset there; none drawn
-        at the default 0, so earlier streams are unchanged."""
-        count = self.config.gap_distractors
-        if count == 0:
+        """``gap_distractors`` (or, with ``gap_distractor_draw="uniform"``, 0..that many, uniform per
+        query) one-off events of new sources inside every query's gap (from the end of its source's
+        last event to the query onset), each at a uniform free onset there, drawn from the queried
+        source's similar or dissimilar pool when ``distractor_similarity`` asks (any unused source
+        when the pool is spent); none drawn at the default 0, so earlier streams are unchanged."""
+        cfg = self.config
+        if cfg.gap_distractors == 0:
             return []
         dropped["gap_distractor"] = 0
         events = []
@@ -223,6 +225,8 @@ class StreamGenerator:
                 continue
             last_end = sum(own[-1])
             for query_onset in onsets[len(history) :]:
+                uniform = cfg.gap_distractor_draw == "uniform"
+                count = int(rng.integers(cfg.gap_distractors + 1)) if uniform else cfg.gap_distractors
                 for _ in range(count):
                     length = self._excerpt_length(rng)
                     fits = [
@@ -230,7 +234,7 @@ class StreamGenerator:
                         for o in range(last_end, query_onset - length + 1)
                         if occupancy.free(o, length) and occupancy.admits([o], [NEW_SOURCE])
                     ]
-                    identity = take_identity() if fits else None
+                    identity = self._gap_identity(proposal["identity"], used, order) if fits else None
                     if identity is None:
                         dropped["gap_distractor"] += 1
                         continue
@@ -241,6 +245,19 @@ class StreamGenerator:
                         self._event(rng, identity, "distractor", onset, length, *self._random_attributes(rng))
                     )
         return events
+
+    def _gap_identity(self, queried: str, used: set[str], order: list[str]) -> str | None:
+        """The next unused source for a gap of ``queried`` (first of its similar or dissimilar pool in
+        ``order`` when ``distractor_similarity`` asks and one is left), marked used; None when none is left."""
+        pool = [i for i in order if i not in used]
+        policy = self.config.distractor_similarity
+        if policy in ("similar", "dissimilar") and self.pools is not None and queried in self.pools.identities:
+            related = set(self.pools.similar(queried) if policy == "similar" else self.pools.dissimilar(queried))
+            pool = [i for i in pool if i in related] or pool
+        if not pool:
+            return None
+        used.add(pool[0])
+        return pool[0]
 
     def _excerpt_length(self, rng: np.random.Generator) -> int:
         lo, hi = self.config.excerpt_frames
