@@ -412,6 +412,44 @@ def test_gap_distractors_put_other_writes_between_every_answer_and_its_query(ton
         dataclasses.replace(config, gap_distractors=2, max_intervening=1)
 
 
+def test_gap_distractors_drawn_per_query_from_the_dissimilar_pool(tones):
+    """``gap_distractor_draw="uniform"``: 0..k gap events per query, so some gaps hold none and
+    some k; with ``distractor_similarity="dissimilar"`` they come from the queried source's
+    dissimilar pool while it lasts."""
+    config = StreamConfig(
+        frames=640,
+        n_initial=3,
+        n_update=6,
+        n_interference=0,
+        n_absent=0,
+        distractors=(0,),
+        excerpt_frames=(8, 8),
+        offset_seconds=(0.4, 0.6),
+        query_offset_seconds=(1.0, 2.0),
+        value_repeats=(3, 3),
+        placement_attempts=100,
+        gap_distractors=3,
+        gap_distractor_draw="uniform",
+        distractor_similarity="dissimilar",
+    )
+    pools = SimilarityPools(tones, recordings_per_identity=1)
+    generator = StreamGenerator(config, tones, pools)
+    in_gap, from_pool = [], []
+    for index in range(12):
+        stream = generator.generate(seed=0, index=index)
+        distractors = [e for e in stream.events if e.role == "distractor"]
+        for query in stream.queries():
+            own = [e for e in stream.events if e.identity == query.identity and e.role != "query"]
+            last = max(e.onset_frame for e in own if e.onset_frame < query.onset_frame)
+            mine = [e for e in distractors if last < e.onset_frame < query.onset_frame]
+            in_gap.append(len(mine))
+            from_pool += [e.identity in pools.dissimilar(query.identity) for e in mine]
+    assert min(in_gap) == 0 and max(in_gap) >= 3
+    assert np.mean(from_pool) > 0.8, np.mean(from_pool)
+    assert config.key()["gap_distractor_draw"] == "uniform"
+    assert "gap_distractor_draw" not in dataclasses.replace(config, gap_distractor_draw="fixed").key()
+
+
 def test_tones_library_size_is_a_setting():
     from memgym.datasets.sources.factory import LibraryConfig, open_library
 
