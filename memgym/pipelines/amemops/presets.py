@@ -204,7 +204,8 @@ def _against_no_erase(preset: str) -> str:
 
 
 def _update_control_eval(preset: str, stream: tuple[str, ...]) -> tuple[str, ...]:
-    """The eval of an update control: GDN2, KDA and no-erase, seeds 0-4, 192 held-out streams."""
+    """The eval of an update control: GDN2, KDA and no-erase, seeds 0-4, 192 held-out streams, with
+    the interaction split by intervening writes (``intervening.md``)."""
     return (
         *stream,
         "data.stream.split=eval",
@@ -215,6 +216,7 @@ def _update_control_eval(preset: str, stream: tuple[str, ...]) -> tuple[str, ...
         "threads=1",
         f"contrasts={_against_no_erase(preset)}",
         f"update_interactions={_against_no_erase(preset)}",
+        "breakdowns=[intervening]",
     )
 
 
