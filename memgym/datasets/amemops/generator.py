@@ -69,6 +69,7 @@ from memgym.datasets.amemops.config import (
     StreamConfig,
 )
 from memgym.datasets.amemops.controls import apply_recording_control
+from memgym.datasets.amemops.distractors import distractor_identities, gap_distractors
 from memgym.datasets.amemops.placement import Occupancy
 from memgym.datasets.amemops.query_items import query_item
 from memgym.datasets.amemops.records import AMemOpsStream, StreamEvent
@@ -82,11 +83,6 @@ def pool_splits(library: SourceLibrary) -> tuple[str, ...]:
     if "calibration" in splits:
         return ("calibration",)
     return tuple(s for s in ("train", "eval") if s in splits)
-
-
-NEW_SOURCE = "\x00a source not yet in the stream"
-"""Stand-in identity of a gap distractor while its onset is chosen (it only has to differ from every
-placed source)."""
 
 
 class StreamGenerator:
@@ -180,13 +176,24 @@ class StreamGenerator:
             else:
                 placed.append((proposal, onsets))
 
-        distractor_events = self._gap_distractors(rng, occupancy, placed, used, order, dropped)
+        distractor_events = gap_distractors(
+            rng,
+            cfg,
+            occupancy,
+            placed,
+            (used, order, self.pools),
+            lambda: self._excerpt_length(rng),
+            lambda identity, onset, length: self._event(
+                rng, identity, "distractor", onset, length, *self._random_attributes(rng)
+            ),
+            dropped,
+        )
         n_distractors = int(rng.choice(np.asarray(cfg.distractors)))
         policy = cfg.distractor_similarity
         if policy == "mixed":
             policy = str(rng.choice(["any", "similar", "dissimilar"]))
         anchors = [p["identity"] for p, _ in placed]
-        for identity in self._distractor_identities(rng, n_distractors, order, used, anchors, policy):
+        for identity in distractor_identities(rng, n_distractors, order, used, anchors, policy, self.pools):
             length = self._excerpt_length(rng)
             onsets = self._place_chain(rng, occupancy, [length], [identity])
             if onsets is None:
@@ -198,66 +205,6 @@ class StreamGenerator:
         stream = self._assemble(rng, episode_id, placed, distractor_events, n_distractors, dropped)
         stream.annotations["distractor_similarity"] = policy
         return stream
-
-    def _gap_distractors(
-        self,
-        rng: Generator,
-        occupancy: Occupancy,
-        placed: list[tuple[dict, list[int]]],
-        used: set[str],
-        order: list[str],
-        dropped: dict[str, int],
-    ) -> list[StreamEvent]:
-        """``gap_distractors`` (or, with ``gap_distractor_draw="uniform"``, 0..that many, uniform per
-        query) one-off events of new sources inside every query's gap (from the end of its source's
-        last event to the query onset), each at a uniform free onset there, drawn from the queried
-        source's similar or dissimilar pool when ``distractor_similarity`` asks (any unused source
-        when the pool is spent); none drawn at the default 0, so earlier streams are unchanged."""
-        cfg = self.config
-        if cfg.gap_distractors == 0:
-            return []
-        dropped["gap_distractor"] = 0
-        events = []
-        for proposal, onsets in placed:
-            history = proposal["history"]
-            own = [(o, n) for (i, *_), o, n in zip(history, onsets, proposal["lengths"]) if i == proposal["identity"]]
-            if not own:  # an absent-source query: no gap
-                continue
-            last_end = sum(own[-1])
-            for query_onset in onsets[len(history) :]:
-                uniform = cfg.gap_distractor_draw == "uniform"
-                count = int(rng.integers(cfg.gap_distractors + 1)) if uniform else cfg.gap_distractors
-                for _ in range(count):
-                    length = self._excerpt_length(rng)
-                    fits = [
-                        o
-                        for o in range(last_end, query_onset - length + 1)
-                        if occupancy.free(o, length) and occupancy.admits([o], [NEW_SOURCE])
-                    ]
-                    identity = self._gap_identity(proposal["identity"], used, order) if fits else None
-                    if identity is None:
-                        dropped["gap_distractor"] += 1
-                        continue
-                    onset = fits[int(rng.integers(len(fits)))]
-                    occupancy.take(onset, length)
-                    occupancy.record([onset], [identity])
-                    events.append(
-                        self._event(rng, identity, "distractor", onset, length, *self._random_attributes(rng))
-                    )
-        return events
-
-    def _gap_identity(self, queried: str, used: set[str], order: list[str]) -> str | None:
-        """The next unused source for a gap of ``queried`` (first of its similar or dissimilar pool in
-        ``order`` when ``distractor_similarity`` asks and one is left), marked used; None when none is left."""
-        pool = [i for i in order if i not in used]
-        policy = self.config.distractor_similarity
-        if policy in ("similar", "dissimilar") and self.pools is not None and queried in self.pools.identities:
-            related = set(self.pools.similar(queried) if policy == "similar" else self.pools.dissimilar(queried))
-            pool = [i for i in pool if i in related] or pool
-        if not pool:
-            return None
-        used.add(pool[0])
-        return pool[0]
 
     def _excerpt_length(self, rng: np.random.Generator) -> int:
         lo, hi = self.config.excerpt_frames
@@ -372,24 +319,6 @@ class StreamGenerator:
             if partners:
                 return target, partners[int(rng.integers(len(partners)))]
         return None
-
-    def _distractor_identities(
-        self, rng: Generator, count: int, order: list[str], used: set[str], anchors: list[str], policy: str
-    ) -> list[str]:
-        chosen: list[str] = []
-        for _ in range(count):
-            pool = [i for i in order if i not in used]
-            if policy != "any" and anchors and self.pools is not None:
-                anchor = anchors[int(rng.integers(len(anchors)))]
-                related = self.pools.similar(anchor) if policy == "similar" else self.pools.dissimilar(anchor)
-                preferred = [i for i in pool if i in set(related)]
-                pool = preferred or pool
-            if not pool:
-                break
-            identity = pool[int(rng.integers(len(pool)))]
-            used.add(identity)
-            chosen.append(identity)
-        return chosen
 
     def _place_chain(
         self, rng: Generator, occupancy: Occupancy, lengths: list[int], sources: list[str | None]
