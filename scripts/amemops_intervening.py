@@ -17,19 +17,16 @@ from pathlib import Path
 
 from memgym.core.config import load_config
 from memgym.datasets.amemops.generator import StreamGenerator
+from memgym.datasets.amemops.query_conditions import intervening_events
 from memgym.datasets.amemops.records import AMemOpsStream
 from memgym.datasets.sources.factory import open_library
 from memgym.pipelines.amemops.configs import AMemOpsEvalConfig
 
 
 def _intervening_values(stream: AMemOpsStream, query_id: str, attribute: str) -> tuple[int, set[int]]:
-    """(count, queried-attribute classes) of other sources' events after the queried source's last
-    event and before the query."""
+    """(count, queried-attribute classes) of the :func:`intervening_events` of query item ``query_id``."""
     item = next(i for i in stream.items if i.item_id == query_id)
-    onset, identity = item.annotations["onset_frame"], item.annotations["identity"]
-    sources = [e for e in stream.events if e.role != "query" and e.onset_frame < onset]
-    last = max(e.onset_frame for e in sources if e.identity == identity)
-    between = [e for e in sources if e.onset_frame > last and e.identity != identity]
+    between = intervening_events(stream)[item.annotations.get("query_event", query_id)] or []
     return len(between), {e.attribute_class(attribute) for e in between}
 
 

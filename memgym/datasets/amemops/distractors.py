@@ -86,6 +86,7 @@ def gap_distractors(
     if config.gap_distractors == 0:
         return []
     used, order, pools = sources
+    uniform = config.gap_distractor_draw == "uniform"
     dropped["gap_distractor"] = 0
     events = []
     for proposal, onsets in placed:
@@ -95,7 +96,6 @@ def gap_distractors(
             continue
         last_end = sum(own[-1])
         for query_onset in onsets[len(history) :]:
-            uniform = config.gap_distractor_draw == "uniform"
             count = int(rng.integers(config.gap_distractors + 1)) if uniform else config.gap_distractors
             for _ in range(count):
                 length = draw_length()
@@ -104,8 +104,8 @@ def gap_distractors(
                     for o in range(last_end, query_onset - length + 1)
                     if occupancy.free(o, length) and occupancy.admits([o], [NEW_SOURCE])
                 ]
-                policy = config.distractor_similarity
-                identity = _gap_identity(proposal["identity"], used, order, policy, pools) if fits else None
+                similarity = config.distractor_similarity
+                identity = _gap_identity(proposal["identity"], used, order, similarity, pools) if fits else None
                 if identity is None:
                     dropped["gap_distractor"] += 1
                     continue

@@ -41,8 +41,9 @@ other writes equally for every query type (an interference partner is one such e
 that does not fit after ``placement_attempts`` tries is dropped and counted in ``annotations["dropped"]``.
 With ``gap_distractors`` = k > 0, k one-off events of new, never-queried sources are then put inside
 every query's gap (after its source's last event ends, before the query), each at a uniform free
-onset there: every query type meets the same number of other sources' writes since its answer was
-last heard. Then ``distractors`` (one count drawn per stream) other sources appear once each at free
+onset there (``gap_distractor_draw="uniform"``: 0..k per query; from the queried source's similar or
+dissimilar pool when ``distractor_similarity`` says so): every query type meets other sources' writes
+since its answer was last heard equally often. Then ``distractors`` (one count drawn per stream) other sources appear once each at free
 positions, drawn from the queried sources' similar or dissimilar pools when
 ``distractor_similarity`` asks (``mixed``: one policy drawn per stream). Excerpts last ``excerpt_frames`` (18-32) frames, queries ``query_frames`` (12) at -3 dB
 and centre pan. The stream length is always ``frames``; settings that cannot fit raise

@@ -2,7 +2,7 @@
 
 * :func:`pitch_differences`: how far (in semitones) a query's recording is from the recording
   of the source's latest earlier event, the one that carries the answer (Fig. 2a).
-* :func:`intervening_writes`: how many other sources' events lie between the queried source's last
+* :func:`intervening_events` / :func:`intervening_writes`: which (how many) other sources' events lie between the queried source's last
   event and the query (what an additive memory must see past; ``StreamConfig.gap_distractors``).
 * :class:`AudioMatches`: whether a query's audio matches training audio, and whether a stream
   holds duplicate notes, by the first-second waveform cosine (> 0.9999 in the paper).
@@ -30,24 +30,30 @@ def _earlier_events(stream: AMemOpsStream) -> dict[str, list[StreamEvent]]:
     }
 
 
-def intervening_writes(stream: AMemOpsStream) -> dict[str, int | None]:
-    """``{query item id: other sources' events (queries not counted) with onsets after the queried
+def intervening_events(stream: AMemOpsStream) -> dict[str, list[StreamEvent] | None]:
+    """``{query event id: other sources' events (queries not counted) with onsets after the queried
     source's last earlier event's onset and before the query}``; ``None`` for a source with no
     earlier event (absent sources)."""
     writes = [e for e in stream.events if e.role != "query"]
     earlier = _earlier_events(stream)
-    out: dict[str, int | None] = {}
+    out: dict[str, list[StreamEvent] | None] = {}
     for query in stream.queries():
         before = earlier[query.query_id]
         out[query.query_id] = (
-            sum(
-                before[-1].onset_frame < e.onset_frame < query.onset_frame and e.identity != query.identity
+            [
+                e
                 for e in writes
-            )
+                if before[-1].onset_frame < e.onset_frame < query.onset_frame and e.identity != query.identity
+            ]
             if before
             else None
         )
     return out
+
+
+def intervening_writes(stream: AMemOpsStream) -> dict[str, int | None]:
+    """``{query event id: how many}`` of :func:`intervening_events`."""
+    return {q: None if events is None else len(events) for q, events in intervening_events(stream).items()}
 
 
 def pitch_differences(stream: AMemOpsStream, library: SourceLibrary) -> dict[str, int | None]:

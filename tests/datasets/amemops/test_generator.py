@@ -367,24 +367,28 @@ def test_max_intervening_bounds_the_other_events_before_every_query(tones):
             dataclasses.replace(config, max_intervening=bad)
 
 
+EQUAL_WRITES = dict(
+    frames=640,
+    n_initial=3,
+    n_update=6,
+    n_interference=0,
+    n_absent=0,
+    distractors=(0,),
+    excerpt_frames=(8, 8),
+    offset_seconds=(0.4, 0.6),
+    query_offset_seconds=(1.0, 2.0),
+    value_repeats=(3, 3),
+    placement_attempts=100,
+)
+"""The update-isolating streams' keys (``cpu-update-isolation`` on audio: the AEQ3 pilots)."""
+
+
 def test_gap_distractors_put_other_writes_between_every_answer_and_its_query(tones):
     """``gap_distractors`` = k puts k one-off events of never-queried sources inside every query's gap
     (after its source's last event, before the query) where there is room, for initial and updated
     queries alike; 0 (the default) leaves keys and streams alone; more than ``max_intervening`` is an error."""
     assert "gap_distractors" not in StreamConfig().key()
-    config = StreamConfig(
-        frames=640,
-        n_initial=3,
-        n_update=6,
-        n_interference=0,
-        n_absent=0,
-        distractors=(0,),
-        excerpt_frames=(8, 8),
-        offset_seconds=(0.4, 0.6),
-        query_offset_seconds=(1.0, 2.0),
-        value_repeats=(3, 3),
-        placement_attempts=100,
-    )
+    config = StreamConfig(**EQUAL_WRITES)
     pools = SimilarityPools(tones, recordings_per_identity=1)
     plain = StreamGenerator(config, tones, pools)
     assert StreamGenerator(dataclasses.replace(config, gap_distractors=0), tones, pools).digest == plain.digest
@@ -417,17 +421,7 @@ def test_gap_distractors_drawn_per_query_from_the_dissimilar_pool(tones):
     some k; with ``distractor_similarity="dissimilar"`` they come from the queried source's
     dissimilar pool while it lasts."""
     config = StreamConfig(
-        frames=640,
-        n_initial=3,
-        n_update=6,
-        n_interference=0,
-        n_absent=0,
-        distractors=(0,),
-        excerpt_frames=(8, 8),
-        offset_seconds=(0.4, 0.6),
-        query_offset_seconds=(1.0, 2.0),
-        value_repeats=(3, 3),
-        placement_attempts=100,
+        **EQUAL_WRITES,
         gap_distractors=3,
         gap_distractor_draw="uniform",
         distractor_similarity="dissimilar",
