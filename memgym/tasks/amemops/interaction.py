@@ -39,7 +39,7 @@ from memgym.tasks.amemops.history import (
     cell_scores,
     evaluate_contrasts,
 )
-from memgym.tasks.amemops.tables import QUERY_TYPES
+from memgym.tasks.amemops.tables import QUERY_TYPES, previous_share
 
 ATTRIBUTES = ("all", "gain", "pan")
 
@@ -234,7 +234,7 @@ def _previous_shares(rows: Sequence[dict[str, Any]], models: Sequence[str]) -> l
         for checkpoint in sorted({r["checkpoint"] for r in mine}, key=str):
             for attribute in ATTRIBUTES:
                 wrong = [r for r in mine if r["checkpoint"] == checkpoint and attribute in ("all", r["attribute"])]
-                share = 100.0 * sum(bool(r["previous_value"]) for r in wrong) / len(wrong) if wrong else None
+                share = previous_share(wrong)
                 shown = "-" if share is None else f"{share:.1f}"
                 out.append(f"| {model} | {checkpoint} | {attribute} | {len(wrong)} | {shown} |")
     return out

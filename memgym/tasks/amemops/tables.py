@@ -91,6 +91,13 @@ def accuracy_table(
     return table
 
 
+def previous_share(rows: Iterable[dict[str, Any]]) -> float | None:
+    """Percent of the wrong post-update answers among ``rows`` that gave the superseded value (rows
+    without ``previous_value`` are not counted); None without such answers."""
+    wrong = [r for r in rows if r["query_type"] == "post_update" and not r["correct"] and "previous_value" in r]
+    return 100.0 * sum(bool(r["previous_value"]) for r in wrong) / len(wrong) if wrong else None
+
+
 def seed_table(
     rows: Iterable[dict[str, Any]], *, query_types: Sequence[str] = QUERY_TYPES, model_order: Sequence[str] = ()
 ) -> list[dict[str, Any]]:
@@ -108,8 +115,7 @@ def seed_table(
         row: dict[str, Any] = {"model": model, "checkpoint": checkpoint, "seed": seed}
         for qtype in query_types:
             row[qtype] = accuracy_cell([r for r in members if r["query_type"] == qtype])
-        wrong = [r for r in members if r["query_type"] == "post_update" and not r["correct"] and "previous_value" in r]
-        row["previous_share"] = 100.0 * sum(bool(r["previous_value"]) for r in wrong) / len(wrong) if wrong else None
+        row["previous_share"] = previous_share(members)
         table.append(row)
     return table
 
