@@ -206,18 +206,26 @@ def update_interaction_report(
     n_resamples: int = 10_000,
 ) -> str:
     """Write ``update_interaction.md`` (seeded: identical output on a re-run); returns it."""
-    text = _seeded_tables(rows, models, contrasts, n_resamples)
+    text = seeded_tables(rows, models, contrasts, n_resamples)
     (Path(folder) / "update_interaction.md").write_text(text, encoding="utf-8")
     return text
 
 
-def _seeded_tables(
-    rows: Sequence[dict[str, Any]], models: Sequence[str], contrasts: Sequence[str], n_resamples: int, **title: str
+def seeded_tables(
+    rows: Sequence[dict[str, Any]],
+    models: Sequence[str],
+    contrasts: Sequence[str],
+    n_resamples: int,
+    level: float = LEVEL,
+    **title: str,
 ) -> str:
-    """:func:`interaction_markdown` of ``rows`` with the reports' fixed bootstrap seeds."""
-    accuracy = operation_accuracy(rows, list(models), rng=np.random.default_rng(0), n_resamples=n_resamples)
-    interactions = update_interactions(rows, contrasts, rng=np.random.default_rng(1), n_resamples=n_resamples)
-    return interaction_markdown(accuracy, interactions, **title)
+    """:func:`interaction_markdown` of ``rows`` with the reports' fixed bootstrap seeds (the same
+    resamples at every ``level``)."""
+    rng = np.random.default_rng(0)
+    accuracy = operation_accuracy(rows, list(models), rng=rng, n_resamples=n_resamples, level=level)
+    rng = np.random.default_rng(1)
+    interactions = update_interactions(rows, contrasts, rng=rng, n_resamples=n_resamples, level=level)
+    return interaction_markdown(accuracy, interactions, level, **title)
 
 
 INTERVENING_SPLIT = 2
@@ -240,19 +248,19 @@ def _previous_shares(rows: Sequence[dict[str, Any]], models: Sequence[str]) -> l
     return out
 
 
-def intervening_report(
+def intervening_markdown(
     rows: Sequence[dict[str, Any]],
     models: Sequence[str],
     contrasts: Sequence[str],
-    folder: Path,
     *,
     n_resamples: int = 10_000,
+    level: float = LEVEL,
 ) -> str:
-    """Write ``intervening.md``: per stratum of ``intervening`` (other sources' writes between the
+    """``intervening.md``'s text: per stratum of ``intervening`` (other sources' writes between the
     queried source's last event and the query: fewer than :data:`INTERVENING_SPLIT`, or at least
-    that many), the tables of ``update_interaction.md`` and the previous-share of wrong post-update
-    answers. Rows need the ``intervening`` annotation (absent-source queries, ``None``, are left
-    out); seeded, so a re-run writes the same file. Returns the markdown."""
+    that many), the tables of ``update_interaction.md`` at ``level`` and the previous-share of wrong
+    post-update answers. Rows need the ``intervening`` annotation (absent-source queries, ``None``,
+    are left out); seeded, so the same rows give the same text."""
     strata = {
         f"fewer than {INTERVENING_SPLIT}": lambda n: n < INTERVENING_SPLIT,
         f"{INTERVENING_SPLIT} or more": lambda n: n >= INTERVENING_SPLIT,
@@ -265,7 +273,7 @@ def intervening_report(
     ]
     for label, keep in strata.items():
         chosen = [r for r in rows if r.get("intervening") is not None and keep(r["intervening"])]
-        tables = _seeded_tables(chosen, models, contrasts, n_resamples, title=f"## {label} intervening writes")
+        tables = seeded_tables(chosen, models, contrasts, n_resamples, level, title=f"## {label} intervening writes")
         parts += [
             "",
             tables.rstrip("\n"),
@@ -276,6 +284,18 @@ def intervening_report(
             "| --- | ---: | --- | ---: | ---: |",
             *_previous_shares(chosen, models),
         ]
-    text = "\n".join(parts) + "\n"
+    return "\n".join(parts) + "\n"
+
+
+def intervening_report(
+    rows: Sequence[dict[str, Any]],
+    models: Sequence[str],
+    contrasts: Sequence[str],
+    folder: Path,
+    *,
+    n_resamples: int = 10_000,
+) -> str:
+    """Write ``intervening.md`` (:func:`intervening_markdown` at the reports' level); returns it."""
+    text = intervening_markdown(rows, models, contrasts, n_resamples=n_resamples)
     (Path(folder) / "intervening.md").write_text(text, encoding="utf-8")
     return text

@@ -120,6 +120,7 @@ def test_train_true_trains_missing_runs_and_skips_finished_ones(tmp_path, capsys
         "seeds=[0,1]",
         "contrasts=[]",
         "update_interactions=[gdn2@cpu-small:no_erase@cpu-small]",
+        "breakdowns=[intervening]",
         "checkpoints=[2]",
         "streams=2",
         "bootstrap_resamples=50",
@@ -133,6 +134,7 @@ def test_train_true_trains_missing_runs_and_skips_finished_ones(tmp_path, capsys
     assert stored["steps"] == 2 and stored["arch"]["width"] == 16 and stored["data"]["stream"]["split"] == "train"
     assert "| gdn2@cpu-small:no_erase@cpu-small | 2 | all |" in (out / "update_interaction.md").read_text()
     assert interaction_tables(out, 0.95) == (out / "update_interaction.md").read_text()  # the script's recomputation
+    assert interaction_tables(out, 0.95, intervening=True) == (out / "intervening.md").read_text()
     stamps = {f.name: (f / "step_2.pt").stat().st_mtime_ns for f in folders}
     for name in ("step_2.pt", "last.pt"):  # no_erase seed 1 interrupted before its first save
         (folders[3] / name).unlink()
