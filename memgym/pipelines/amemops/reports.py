@@ -21,7 +21,7 @@ from memgym.tasks.amemops.breakdowns import (
 )
 from memgym.tasks.amemops.history import is_history
 from memgym.tasks.amemops.history_report import write_history_report
-from memgym.tasks.amemops.interaction import intervening_report, update_interaction_report
+from memgym.tasks.amemops.interaction import intervening_markdown, update_interaction_report
 from memgym.tasks.amemops.tables import (
     QUERY_TYPES,
     accuracy_table,
@@ -240,9 +240,10 @@ def write_tables(store: RunStore, rows: list[dict[str, Any]], config: AMemOpsEva
         )
         text += "\nPer-operation accuracy and the update-specific interaction: `update_interaction.md`.\n"
     if "intervening" in config.breakdowns:
-        intervening_report(
-            rows, config.models, config.update_interactions, store.folder, n_resamples=config.bootstrap_resamples
+        text_by_writes = intervening_markdown(
+            rows, config.models, config.update_interactions, n_resamples=config.bootstrap_resamples
         )
+        store.write_text("intervening.md", text_by_writes)
         text += "\nAccuracy, interaction and previous-share by intervening writes: `intervening.md`.\n"
     if config.exclude:
         counts = _write_exclusions(store, rows, config, types).strip().splitlines()[-1]

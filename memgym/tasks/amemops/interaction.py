@@ -230,7 +230,7 @@ def seeded_tables(
 
 INTERVENING_SPLIT = 2
 """Queries with at least this many other sources' writes since their answer was last heard form the
-upper stratum of :func:`intervening_report`."""
+upper stratum of :func:`intervening_markdown`."""
 
 
 def _previous_shares(rows: Sequence[dict[str, Any]], models: Sequence[str]) -> list[str]:
@@ -285,17 +285,3 @@ def intervening_markdown(
             *_previous_shares(chosen, models),
         ]
     return "\n".join(parts) + "\n"
-
-
-def intervening_report(
-    rows: Sequence[dict[str, Any]],
-    models: Sequence[str],
-    contrasts: Sequence[str],
-    folder: Path,
-    *,
-    n_resamples: int = 10_000,
-) -> str:
-    """Write ``intervening.md`` (:func:`intervening_markdown` at the reports' level); returns it."""
-    text = intervening_markdown(rows, models, contrasts, n_resamples=n_resamples)
-    (Path(folder) / "intervening.md").write_text(text, encoding="utf-8")
-    return text

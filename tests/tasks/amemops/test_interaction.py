@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from memgym.tasks.amemops.interaction import (
-    intervening_report,
+    intervening_markdown,
     operation_accuracy,
     update_interaction_report,
     update_interactions,
@@ -118,7 +118,7 @@ def test_a_higher_level_widens_the_intervals_on_the_same_resamples():
     assert any(at[0.9875][k].interval.high > at[0.95][k].interval.high for k in at[0.95])
 
 
-def test_intervening_report_splits_the_interaction_by_writes_since_the_answer(tmp_path):
+def test_intervening_markdown_splits_the_interaction_by_writes_since_the_answer():
     """No-erase loses updated queries only where other writes intervene: the interaction shows in
     the upper stratum and not the lower one; wrong post-update answers that gave the superseded value
     are counted per stratum; absent-source queries (intervening None) are left out."""
@@ -135,8 +135,7 @@ def test_intervening_report_splits_the_interaction_by_writes_since_the_answer(tm
             )
             rows.append(r)
     rows.append(rows[0] | {"query_type": "absent", "intervening": None})
-    text = intervening_report(rows, ["gdn2", "no_erase"], ["gdn2:no_erase"], tmp_path, n_resamples=300)
-    assert text == (tmp_path / "intervening.md").read_text()
+    text = intervening_markdown(rows, ["gdn2", "no_erase"], ["gdn2:no_erase"], n_resamples=300)
     lower, upper = text.split("## 2 or more intervening writes")
     assert "## fewer than 2 intervening writes" in lower and "### Accuracy (%) by query type" in upper
 
