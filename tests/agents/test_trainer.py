@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 
 import pytest
 import torch
@@ -69,6 +70,24 @@ def test_resume_after_interruption_is_bit_identical(tmp_path):
         assert torch.equal(a, b)
     steps = [int(r["step"]) for r in csv.DictReader((tmp_path / "run" / "metrics.csv").open())]
     assert steps == [1, 2, 3, 4, 5, 6]
+
+
+def test_stop_step_stops_on_the_full_schedule_and_a_rerun_without_it_continues(tmp_path):
+    """``stop_step`` saves and stops part-way (the lr still follows ``steps``' cosine); the same run
+    without the key resumes to ``steps``, bit-identical to an uninterrupted run."""
+    config = TrainConfig(steps=6, batch_size=4, warmup_steps=2, checkpoint_steps=(3,), save_every=5, log_every=2)
+    reference = Trainer(small_model(), config, tmp_path / "ref", progress=False)
+    reference.fit(batch_fn)
+    stopped = Trainer(small_model(), dataclasses.replace(config, stop_step=4), tmp_path / "run", progress=False)
+    stopped.fit(batch_fn)
+    assert stopped.step == 4 and {p.name for p in (tmp_path / "run").glob("*.pt")} == {"last.pt", "step_3.pt"}
+    assert stopped.scheduler.get_last_lr()[0] == pytest.approx(config.lr * lr_factor(4, config))
+    resumed = Trainer(small_model(), config, tmp_path / "run", progress=False)
+    resumed.fit(batch_fn)
+    for a, b in zip(reference.model.state_dict().values(), resumed.model.state_dict().values(), strict=True):
+        assert torch.equal(a, b)
+    with pytest.raises(ValueError, match=r"stop_step must lie in \[0, steps=6\], got 7"):
+        TrainConfig(steps=6, stop_step=7)
 
 
 def test_batch_must_split_over_processes(tmp_path):

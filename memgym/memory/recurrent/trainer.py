@@ -35,6 +35,7 @@ from torch import nn
 
 from memgym.core.errors import ConfigError, RecordError
 from memgym.core.paths import require_file
+from memgym.core.seeding import setting
 from memgym.datasets.amemops.config import IGNORE_INDEX
 from memgym.memory.recurrent.model import query_loss
 
@@ -85,12 +86,27 @@ class TrainConfig:
     )
     save_every: int = dataclasses.field(default=200, metadata={"help": "steps between resume checkpoints", "min": 1})
     log_every: int = dataclasses.field(default=10, metadata={"help": "steps between metrics rows", "min": 1})
+    stop_step: int = setting(
+        0,
+        "stop after this step, saved for resuming (0: at steps); the lr schedule still spans steps, "
+        "and a later run without the key continues to steps",
+        hashed=False,
+        added=True,
+        min=0,
+    )
 
     def __post_init__(self) -> None:
         if self.steps < 1 or self.batch_size < 1 or self.save_every < 1 or self.log_every < 1:
             raise ValueError("steps, batch_size, save_every and log_every must be >= 1")
         if self.warmup_steps < 0 or not 0.0 <= self.min_lr_ratio <= 1.0:
             raise ValueError("warmup_steps must be >= 0 and min_lr_ratio in [0, 1]")
+        if not 0 <= self.stop_step <= self.steps:
+            raise ValueError(f"stop_step must lie in [0, steps={self.steps}], got {self.stop_step}")
+
+    @property
+    def end_step(self) -> int:
+        """The step this run stops at: ``stop_step``, or ``steps`` when it is 0."""
+        return self.stop_step or self.steps
 
 
 def lr_factor(step: int, config: TrainConfig) -> float:
@@ -283,7 +299,7 @@ class Trainer:
         return float(loss.detach()), correct, total, frames
 
     def fit(self, batches: BatchFn | BatchSource) -> Path:
-        """Train until ``config.steps`` (resuming if possible) on ``batches``; returns the run folder.
+        """Train until ``config.end_step`` (resuming if possible) on ``batches``; returns the run folder.
 
         Only the tensor entries ``features``, ``gain_labels`` and ``pan_labels`` of a batch are used.
         """
@@ -306,12 +322,13 @@ class Trainer:
         correct = total = 0
         stream = _batches(batches, self.step, self.dist.rank, self.dist.world_size)
         try:
-            while self.step < self.config.steps:
+            end = self.config.end_step
+            while self.step < end:
                 loss, c, t, tokens = self._train_step(network, next(stream))
                 losses.append(loss)
                 correct, total, window_tokens = correct + c, total + t, window_tokens + tokens
                 bar.update(1)
-                if self.step % self.config.log_every == 0 or self.step == self.config.steps:
+                if self.step % self.config.log_every == 0 or self.step == end:
                     now = time.perf_counter()
                     row = {
                         "step": self.step,
@@ -328,7 +345,7 @@ class Trainer:
                     losses, correct, total, window_tokens, window_start = [], 0, 0, 0, now
                 if self.step in self.config.checkpoint_steps or self.step == self.config.steps:
                     self._save(self.checkpoint_path(self.step), full=False)
-                if self.step % self.config.save_every == 0 or self.step == self.config.steps:
+                if self.step % self.config.save_every == 0 or self.step == end:
                     self._save(self.last_path, full=True)
         finally:
             stream.close()  # stops a batch source's workers (e.g. async vector envs)

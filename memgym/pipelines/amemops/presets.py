@@ -39,6 +39,15 @@ no-erase's wrong initial answers were those). The delta-rule cores replace the o
 writing the new one. Same model, optimiser and 600 steps as ``cpu-update-control``; GDN2, KDA and
 no-erase, seeds 0-4, 192 held-out streams.
 
+``cpu-audio-update-control``: ``cpu-update-isolation``'s stream structure in audio (AEQ3GU in
+docs/amemops_models.md): ``cpu-audio-fresh``'s model and 3,000-step schedule, stopped after step
+2,000 (``stop_step``), on 640-frame streams where each chain's first value is heard three times,
+every excerpt lasts 8 frames, and 0-3 one-off events of dissimilar-sounding other sources fall
+inside each query's gap (uniformly many, so the events just before a query do not tell whether they
+answer it); KDA and no-erase, seeds 6-10, 1,536 held-out streams, the update-specific interaction
+split by intervening writes (``intervening.md``), whose lower stratum holds the two query types at
+equal intervening load (docs/amemops_models.md, "AEQ3GU at equal intervening load").
+
 ``cpu-audio``: the same short streams as stereo log-mel audio of the embedded synthetic
 environmental library (``synthetic_env``, 4 gain and 4 pan values), the Table 1 layout (two
 layers) at width 64 with two heads of 32, 150 steps of 8 streams drawn from a fixed pool of 512
@@ -190,11 +199,38 @@ EQUAL_WRITES = (
 """What ``cpu-update-isolation`` changes in ``cpu-update-control``'s streams: every source written
 equally strongly (three 8-frame repeats of each chain's first value), in streams long enough to hold
 the longer chains."""
-UPDATE_ISOLATION_STREAM = (
-    *(o for o in UPDATE_CONTROL_STREAM if o.split("=", 1)[0] not in {e.split("=", 1)[0] for e in EQUAL_WRITES}),
-    *EQUAL_WRITES,
-)
+
+
+def _with(base: tuple[str, ...], changes: tuple[str, ...]) -> tuple[str, ...]:
+    """``base`` with the keys ``changes`` sets replaced by ``changes``."""
+    keys = {c.split("=", 1)[0] for c in changes}
+    return (*(o for o in base if o.split("=", 1)[0] not in keys), *changes)
+
+
+UPDATE_ISOLATION_STREAM = _with(UPDATE_CONTROL_STREAM, EQUAL_WRITES)
 """``cpu-update-isolation`` streams: ``cpu-update-control``'s with :data:`EQUAL_WRITES`."""
+
+
+AUDIO_UPDATE_CONTROL_STEP = 2000
+"""The checkpoint ``cpu-audio-update-control`` is judged at (of the 3,000-step schedule)."""
+AUDIO_UPDATE_CONTROL_SEEDS = (6, 7, 8, 9, 10)
+"""The seeds its criterion was judged on (docs/amemops_models.md, "AEQ3GU at equal intervening load")."""
+AUDIO_UPDATE_CONTROL_STREAM = (
+    "data.stream.n_initial=3",
+    "data.stream.n_update=6",
+    "data.stream.n_interference=0",
+    "data.stream.n_absent=0",
+    "data.stream.distractors=[0]",
+    "data.stream.offset_seconds=[0.4,0.6]",
+    "data.stream.query_offset_seconds=[1,2]",
+    *EQUAL_WRITES,
+    "data.stream.gap_distractors=3",
+    "data.stream.gap_distractor_draw=uniform",
+    "data.stream.distractor_similarity=dissimilar",
+)
+"""``cpu-audio-update-control`` streams (AEQ3GU in docs/amemops_models.md): ``cpu-update-isolation``'s
+structure in audio, plus 0-3 one-off events of other, dissimilar-sounding sources inside each
+query's gap (uniformly many, so the last events before a query do not tell whether they answer it)."""
 
 
 def _against_no_erase(preset: str) -> str:
@@ -290,6 +326,23 @@ PRESETS: dict[str, dict[str, tuple[str, ...]]] = {
     "cpu-update-isolation": {
         "train": (*UPDATE_CONTROL_TRAIN, *EQUAL_WRITES),
         "eval": _update_control_eval("cpu-update-isolation", UPDATE_ISOLATION_STREAM),
+    },
+    "cpu-audio-update-control": {
+        "train": _with(
+            _CPU_AUDIO_FRESH_TRAIN, (*AUDIO_UPDATE_CONTROL_STREAM, f"stop_step={AUDIO_UPDATE_CONTROL_STEP}")
+        ),
+        "eval": (
+            *_with(CPU_SMALL_STREAM, AUDIO_UPDATE_CONTROL_STREAM),
+            "data.stream.split=eval",
+            "models=[kda@cpu-audio-update-control,no_erase@cpu-audio-update-control]",
+            f"seeds=[{','.join(map(str, AUDIO_UPDATE_CONTROL_SEEDS))}]",
+            f"checkpoints=[{AUDIO_UPDATE_CONTROL_STEP}]",
+            "streams=1536",
+            "threads=1",
+            "contrasts=[kda@cpu-audio-update-control:no_erase@cpu-audio-update-control]",
+            "update_interactions=[kda@cpu-audio-update-control:no_erase@cpu-audio-update-control]",
+            "breakdowns=[intervening]",
+        ),
     },
 }
 """Preset name -> job (``train``/``eval``) -> overrides."""

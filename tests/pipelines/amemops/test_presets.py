@@ -14,7 +14,7 @@ from memgym.core.seeding import config_hash
 from memgym.pipelines.amemops.configs import AMemOpsEvalConfig
 from memgym.pipelines.amemops.evaluate import eval_job
 from memgym.pipelines.amemops.presets import CPU_SMALL_STEPS, apply_preset
-from memgym.pipelines.amemops.train import train_job
+from memgym.pipelines.amemops.train import train_config, train_job
 from scripts.amemops_interaction_level import interaction_tables
 
 TINY = (
@@ -57,6 +57,42 @@ def test_cpu_small_eval_contrasts_erasing_cores_with_no_erase():
     assert config.checkpoints == (CPU_SMALL_STEPS,) and config.streams == 192 and config.data.stream.split == "eval"
     assert "gdn2@cpu-small+kda@cpu-small+gdn@cpu-small:no_erase@cpu-small" in config.contrasts
     assert apply_preset(("seed=1",), "train") == (("seed=1",), "")
+
+
+AEQ3GU = (  # the AEQ3GU command of docs/amemops_models.md, as its runs were trained
+    "preset=cpu-audio-fresh",
+    "data.stream.n_initial=3",
+    "data.stream.n_update=6",
+    "data.stream.n_interference=0",
+    "data.stream.n_absent=0",
+    "data.stream.distractors=[0]",
+    "data.stream.offset_seconds=[0.4,0.6]",
+    "data.stream.query_offset_seconds=[1,2]",
+    "data.stream.value_repeats=[3,3]",
+    "data.stream.excerpt_frames=[8,8]",
+    "data.stream.frames=640",
+    "data.stream.placement_attempts=100",
+    "data.stream.gap_distractors=3",
+    "data.stream.gap_distractor_draw=uniform",
+    "data.stream.distractor_similarity=dissimilar",
+)
+
+
+def test_cpu_audio_update_control_trains_the_documented_aeq3gu_runs_to_their_judged_step(tmp_path):
+    """The preset is the docs' AEQ3GU command with ``stop_step=2000``: the same hashed config (so
+    the same weights, and a later run without ``stop_step`` continues to 3,000 steps), and its eval
+    reads that checkpoint on the same streams (split eval)."""
+    documented = train_config(JobArgs(overrides=(*AEQ3GU, "model=kda", "seed=6"), runs_dir=tmp_path))
+    preset = train_config(
+        JobArgs(overrides=("preset=cpu-audio-update-control", "model=kda", "seed=6"), runs_dir=tmp_path)
+    )
+    assert preset.stop_step == 2000 and preset.steps == 3000 and 2000 in preset.checkpoint_steps
+    assert preset.name == "kda@cpu-audio-update-control-seed6"
+    assert config_hash(dataclasses.replace(preset, name=documented.name)) == config_hash(documented)
+    overrides = apply_preset(("preset=cpu-audio-update-control",), "eval")[0]
+    evaluation = load_config(AMemOpsEvalConfig, overrides=overrides)
+    assert evaluation.checkpoints == (2000,) and evaluation.breakdowns == ("intervening",)
+    assert evaluation.data.stream == dataclasses.replace(documented.data.stream, split="eval")
 
 
 def test_unknown_or_repeated_presets_are_config_errors(tmp_path):
