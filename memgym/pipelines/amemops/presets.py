@@ -215,15 +215,15 @@ AUDIO_UPDATE_CONTROL_STEP = 2000
 """The checkpoint ``cpu-audio-update-control`` is judged at (of the 3,000-step schedule)."""
 AUDIO_UPDATE_CONTROL_SEEDS = (6, 7, 8, 9, 10)
 """The seeds its criterion was judged on (docs/amemops_models.md, "AEQ3GU at equal intervening load")."""
+SYMBOLIC_KEYS = (
+    "data.inputs",
+    "data.stream.attribute_values",
+    "data.stream.library.kind",
+    "data.stream.library.identities",
+)
+"""The keys that make ``cpu-update-control``'s streams symbolic (one-hot identities of a tone library)."""
 AUDIO_UPDATE_CONTROL_STREAM = (
-    "data.stream.n_initial=3",
-    "data.stream.n_update=6",
-    "data.stream.n_interference=0",
-    "data.stream.n_absent=0",
-    "data.stream.distractors=[0]",
-    "data.stream.offset_seconds=[0.4,0.6]",
-    "data.stream.query_offset_seconds=[1,2]",
-    *EQUAL_WRITES,
+    *(o for o in UPDATE_ISOLATION_STREAM if o.split("=", 1)[0] not in SYMBOLIC_KEYS),
     "data.stream.gap_distractors=3",
     "data.stream.gap_distractor_draw=uniform",
     "data.stream.distractor_similarity=dissimilar",
