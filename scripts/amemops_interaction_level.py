@@ -8,8 +8,11 @@ at ``--level 0.95`` the output equals that file. With ``--intervening`` the tabl
 ``intervening.md``, per stratum of intervening writes (the streams are regenerated from the config
 to count them, as the eval does). Nothing is written; the tables are printed.
 
-Usage: ``python scripts/amemops_interaction_level.py RUNS/amemops_eval/NAME --level 0.9875 [--intervening]``
-(from the repository root). Used for docs/amemops_models.md, "Equal write strength: EQ3" and "AEQ3GU".
+Several folders of evals that differ only in their (disjoint) seeds are pooled, as one eval of all
+their seeds would be (the rows are the same per model, seed and stream).
+
+Usage: ``python scripts/amemops_interaction_level.py RUNS/amemops_eval/NAME [NAME2 ...] --level 0.9875
+[--intervening]`` (from the repository root). Used for docs/amemops_models.md, "Equal write strength: EQ3" and "AEQ3GU".
 """
 
 from __future__ import annotations
@@ -17,24 +20,44 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from memgym.core.config import load_config
 from memgym.core.errors import MemgymError
 from memgym.core.results import RunStore
+from memgym.core.seeding import config_hash
 from memgym.pipelines.amemops.configs import AMemOpsEvalConfig
 from memgym.pipelines.amemops.evaluate import eval_streams, first_evaluation_rows
 from memgym.pipelines.amemops.reports import annotate_conditions, query_rows
 from memgym.tasks.amemops.interaction import intervening_markdown, seeded_tables
 
 
-def interaction_tables(folder: Path, level: float, intervening: bool = False) -> str:
-    """``update_interaction.md``'s text for the eval in ``folder`` at ``level`` (0 < level < 1), or
-    ``intervening.md``'s with ``intervening``."""
-    config = load_config(AMemOpsEvalConfig, path=folder / "config.yaml")
+def _pooled(folders: Sequence[Path]) -> tuple[AMemOpsEvalConfig, list[dict[str, Any]]]:
+    """The config and first-evaluation query rows of ``folders`` together: evals that differ only in
+    their (disjoint) seeds and name, pooled as one eval of all their seeds."""
+    configs = [load_config(AMemOpsEvalConfig, path=f / "config.yaml") for f in folders]
+    seeds = [s for c in configs for s in c.seeds]
+    if len(set(seeds)) < len(seeds):
+        raise MemgymError(f"{', '.join(map(str, folders))}: the evals share seeds; pool evals of disjoint seeds")
+    base = config_hash(dataclasses.replace(configs[0], seeds=(), name=""))
+    for folder, config in zip(folders[1:], configs[1:], strict=True):
+        if config_hash(dataclasses.replace(config, seeds=(), name="")) != base:
+            raise MemgymError(f"{folder / 'config.yaml'}: differs from {folders[0] / 'config.yaml'} in more than seeds")
+    config = dataclasses.replace(configs[0], seeds=tuple(seeds))
+    rows = [r for f in folders for r in first_evaluation_rows(query_rows(RunStore(f, "").rows()), config)]
+    return config, rows
+
+
+def interaction_tables(folders: Sequence[Path], level: float, intervening: bool = False) -> str:
+    """``update_interaction.md``'s text for the evals in ``folders`` (one, or several of disjoint
+    seeds, pooled) at ``level`` (0 < level < 1), or ``intervening.md``'s with ``intervening``."""
+    config, rows = _pooled(folders)
     if not config.update_interactions or config.bootstrap_resamples < 1:
-        raise MemgymError(f"{folder / 'config.yaml'}: the eval has no update_interactions or no bootstrap resamples")
-    rows = first_evaluation_rows(query_rows(RunStore(folder, "").rows()), config)
+        raise MemgymError(
+            f"{folders[0] / 'config.yaml'}: the eval has no update_interactions or no bootstrap resamples"
+        )
     n, models, contrasts = config.bootstrap_resamples, config.models, config.update_interactions
     if not intervening:
         return seeded_tables(rows, models, contrasts, n, level)
@@ -47,7 +70,9 @@ def interaction_tables(folder: Path, level: float, intervening: bool = False) ->
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("folder", type=Path, help="an amemops eval folder (RUNS/amemops_eval/NAME)")
+    parser.add_argument(
+        "folders", type=Path, nargs="+", help="amemops eval folders (RUNS/amemops_eval/NAME); several: pooled seeds"
+    )
     parser.add_argument("--level", type=float, default=0.95, help="interval level, 0 < level < 1 (default 0.95)")
     parser.add_argument(
         "--intervening", action="store_true", help="the tables of intervening.md (per stratum of intervening writes)"
@@ -56,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     if not 0.0 < args.level < 1.0:
         parser.error(f"--level must lie strictly between 0 and 1, got {args.level}")
     try:
-        print(interaction_tables(args.folder, args.level, args.intervening), end="")
+        print(interaction_tables(args.folders, args.level, args.intervening), end="")
     except MemgymError as error:
         print(f"amemops_interaction_level: error: {error}", file=sys.stderr)
         return 2

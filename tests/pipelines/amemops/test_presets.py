@@ -9,7 +9,7 @@ import yaml
 
 from memgym.core.benchmark import JobArgs
 from memgym.core.config import load_config
-from memgym.core.errors import ConfigError, RecordError
+from memgym.core.errors import ConfigError, MemgymError, RecordError
 from memgym.core.seeding import config_hash
 from memgym.pipelines.amemops.configs import AMemOpsEvalConfig
 from memgym.pipelines.amemops.evaluate import eval_job
@@ -169,8 +169,13 @@ def test_train_true_trains_missing_runs_and_skips_finished_ones(tmp_path, capsys
     stored = yaml.safe_load((folders[0] / "config.yaml").read_text())
     assert stored["steps"] == 2 and stored["arch"]["width"] == 16 and stored["data"]["stream"]["split"] == "train"
     assert "| gdn2@cpu-small:no_erase@cpu-small | 2 | all |" in (out / "update_interaction.md").read_text()
-    assert interaction_tables(out, 0.95) == (out / "update_interaction.md").read_text()  # the script's recomputation
-    assert interaction_tables(out, 0.95, intervening=True) == (out / "intervening.md").read_text()
+    assert interaction_tables([out], 0.95) == (out / "update_interaction.md").read_text()  # the script's recomputation
+    assert interaction_tables([out], 0.95, intervening=True) == (out / "intervening.md").read_text()
+    plain = tuple(o for o in overrides if o != "train=true" and (o not in TINY or o.startswith("data.stream.")))
+    single = [eval_job(dataclasses.replace(args, overrides=(*plain, f"seeds=[{s}]", f"name=s{s}"))) for s in (0, 1)]
+    assert interaction_tables(single, 0.95, intervening=True) == (out / "intervening.md").read_text()  # pooled
+    with pytest.raises(MemgymError, match="share seeds"):
+        interaction_tables([single[0], single[0]], 0.95)
     stamps = {f.name: (f / "step_2.pt").stat().st_mtime_ns for f in folders}
     for name in ("step_2.pt", "last.pt"):  # no_erase seed 1 interrupted before its first save
         (folders[3] / name).unlink()
