@@ -117,7 +117,7 @@ def test_bad_presets_seeds_and_checkpoints_of_another_core_are_one_line_errors(t
         status == 2
         and err
         == "memgym: error: preset='gpu-huge' is unknown; choose from cpu-small, cpu-tiny, cpu-update-control, cpu-audio, "
-        "cpu-audio-fresh, cpu-update-isolation\n"
+        "cpu-audio-fresh, cpu-update-isolation, cpu-audio-update-control\n"
     )
     status, err = _cli(capsys, "train", *runs, "amemops", "preset=cpu-audio", "seed=-1")
     assert (
@@ -267,11 +267,11 @@ def test_update_isolation_is_the_update_control_with_every_source_written_equall
     from memgym.pipelines.amemops.configs import AMemOpsTrainConfig
     from memgym.pipelines.amemops.presets import EQUAL_WRITES
 
-    def train_config(*keys: str) -> AMemOpsTrainConfig:
+    def preset_config(*keys: str) -> AMemOpsTrainConfig:
         return load_config(AMemOpsTrainConfig, overrides=apply_preset(keys, "train")[0])
 
-    train = train_config("preset=cpu-update-isolation")
-    assert train == train_config("preset=cpu-update-control", *EQUAL_WRITES)
+    train = preset_config("preset=cpu-update-isolation")
+    assert train == preset_config("preset=cpu-update-control", *EQUAL_WRITES)
     evaluation = load_config(AMemOpsEvalConfig, overrides=apply_preset(("preset=cpu-update-isolation",), "eval")[0])
     assert evaluation.data.stream == dataclasses.replace(train.data.stream, split="eval")
     assert evaluation.update_interactions == tuple(
