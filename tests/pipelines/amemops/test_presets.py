@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
+import json
+from pathlib import Path
 
 import pytest
+import torch
 import yaml
 
 from memgym.core.benchmark import JobArgs
@@ -93,6 +96,26 @@ def test_cpu_audio_update_control_trains_the_documented_aeq3gu_runs_to_their_jud
     evaluation = load_config(AMemOpsEvalConfig, overrides=overrides)
     assert evaluation.checkpoints == (2000,) and evaluation.breakdowns == ("intervening",)
     assert evaluation.data.stream == dataclasses.replace(documented.data.stream, split="eval")
+
+
+KEPT_RUNS = Path(__file__).resolve().parents[3] / "results" / "amemops" / "aeq3gu-2k-s610" / "amemops_train"
+
+
+def test_the_kept_aeq3gu_checkpoints_are_runs_of_the_preset_the_train_command_continues(tmp_path):
+    """``results/amemops/aeq3gu-2k-s610`` (the pre-registered test's checkpoints, kept across
+    machines) holds run folders of ``cpu-audio-update-control`` under the documented names: the
+    same config hash (so restoring them into ``runs/`` and rerunning the train command continues
+    them instead of refusing the folder), at step 2,000 or, unfinished, with a resumable ``last.pt``."""
+    folders = sorted(KEPT_RUNS.iterdir())
+    assert folders, KEPT_RUNS
+    for folder in folders:
+        model, seed = folder.name.split("@AEQ3GU-seed")
+        overrides = ("preset=cpu-audio-update-control", f"model={model}", f"seed={seed}", f"name={folder.name}")
+        expected = config_hash(train_config(JobArgs(overrides=overrides, runs_dir=tmp_path)))
+        assert json.loads((folder / "manifest.json").read_text())["config_hash"] == expected, folder.name
+        final = folder / "step_2000.pt"
+        state = torch.load(final if final.exists() else folder / "last.pt", map_location="cpu", weights_only=False)
+        assert state["step"] == 2000 if final.exists() else {"optimizer", "scheduler"} <= set(state), folder.name
 
 
 def test_unknown_or_repeated_presets_are_config_errors(tmp_path):
