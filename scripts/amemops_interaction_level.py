@@ -34,7 +34,7 @@ from memgym.pipelines.amemops.reports import annotate_conditions, query_rows
 from memgym.tasks.amemops.interaction import intervening_markdown, seeded_tables
 
 
-def _pooled(folders: Sequence[Path]) -> tuple[AMemOpsEvalConfig, list[dict[str, Any]]]:
+def pooled_eval(folders: Sequence[Path]) -> tuple[AMemOpsEvalConfig, list[dict[str, Any]]]:
     """The config and first-evaluation query rows of ``folders`` together: evals that differ only in
     their (disjoint) seeds and name, pooled as one eval of all their seeds."""
     configs = [load_config(AMemOpsEvalConfig, path=f / "config.yaml") for f in folders]
@@ -53,7 +53,7 @@ def _pooled(folders: Sequence[Path]) -> tuple[AMemOpsEvalConfig, list[dict[str, 
 def interaction_tables(folders: Sequence[Path], level: float, intervening: bool = False) -> str:
     """``update_interaction.md``'s text for the evals in ``folders`` (one, or several of disjoint
     seeds, pooled) at ``level`` (0 < level < 1), or ``intervening.md``'s with ``intervening``."""
-    config, rows = _pooled(folders)
+    config, rows = pooled_eval(folders)
     if not config.update_interactions or config.bootstrap_resamples < 1:
         raise MemgymError(
             f"{folders[0] / 'config.yaml'}: the eval has no update_interactions or no bootstrap resamples"

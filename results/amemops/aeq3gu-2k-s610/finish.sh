@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Finish the pre-registered AEQ3GU test (README.md): restore the kept run folders into RUNS (default
 # runs/audio-rep) where absent, train every run without step_2000.pt (two at a time, one thread each;
-# a run with last.pt continues from it), then evaluate all ten. Rerunnable: each step resumes.
+# a run with last.pt continues from it), then evaluate all ten on STREAMS held-out streams (default
+# 1536, the fifth look; 6144 for the sixth) into amemops_eval/NAME. Rerunnable: each step resumes.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 RUNS=${RUNS:-runs/audio-rep}
 MEMGYM=${MEMGYM:-.venv/bin/memgym}
 KEPT=results/amemops/aeq3gu-2k-s610/amemops_train
+STREAMS=${STREAMS:-1536}
+NAME=${NAME:-c-AEQ3GU-2k-s610}
 AE="data.stream.n_initial=3 data.stream.n_update=6 data.stream.n_interference=0 data.stream.n_absent=0
 data.stream.distractors=[0] data.stream.offset_seconds=[0.4,0.6] data.stream.query_offset_seconds=[1,2]
 data.stream.value_repeats=[3,3] data.stream.excerpt_frames=[8,8] data.stream.frames=640
@@ -33,4 +36,4 @@ KN=kda@AEQ3GU:no_erase@AEQ3GU
 # shellcheck disable=SC2086
 "$MEMGYM" eval amemops --runs-dir "$RUNS" preset=cpu-audio-fresh $AE models=[kda@AEQ3GU,no_erase@AEQ3GU] \
   seeds=[6,7,8,9,10] checkpoints=[2000] threads=2 breakdowns=[intervening] contrasts=[$KN] \
-  update_interactions=[$KN] name=c-AEQ3GU-2k-s610
+  update_interactions=[$KN] streams="$STREAMS" name="$NAME"
