@@ -48,7 +48,9 @@ answer it); KDA and no-erase, seeds 6-10, 1,536 held-out streams, the update-spe
 split by intervening writes (``intervening.md``), whose lower stratum holds the two query types at
 equal intervening load (docs/amemops_models.md, "AEQ3GU at equal intervening load"). Its criterion
 was not met, narrowly: on pan in that stratum the initial gap is 0.8 [-0.5, 2.1] pp and the
-interaction 3.6 [-0.2, 7.4] pp, so on audio this control does not (yet) isolate updates.
+interaction 3.6 [-0.2, 7.4] pp, and again on 6,144 streams at the six-look level (interaction
+3.3 [-1.3, 8.4] pp: the seeds differ, seed 9 carrying the mean), so on audio this control does not
+(yet) isolate updates.
 
 ``cpu-audio``: the same short streams as stereo log-mel audio of the embedded synthetic
 environmental library (``synthetic_env``, 4 gain and 4 pan values), the Table 1 layout (two
