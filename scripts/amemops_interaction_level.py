@@ -61,11 +61,15 @@ def interaction_tables(folders: Sequence[Path], level: float, intervening: bool 
     n, models, contrasts = config.bootstrap_resamples, config.models, config.update_interactions
     if not intervening:
         return seeded_tables(rows, models, contrasts, n, level)
+    return intervening_markdown(with_intervening(config, rows), models, contrasts, n_resamples=n, level=level)
+
+
+def with_intervening(config: AMemOpsEvalConfig, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``rows`` with each query's ``intervening`` writes, counted on the eval's regenerated streams."""
     tensors, n_streams = eval_streams(config.evaluations()[0][1], config.stream_set, config.streams)
-    rows = annotate_conditions(
+    return annotate_conditions(
         rows, tensors, n_streams, dataclasses.replace(config, breakdowns=("intervening",), exclude=())
     )
-    return intervening_markdown(rows, models, contrasts, n_resamples=n, level=level)
 
 
 def main(argv: list[str] | None = None) -> int:

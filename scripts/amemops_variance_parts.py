@@ -8,7 +8,7 @@ on the whole stratum and on two disjoint random halves of its streams. Across se
 of the whole-stratum values is model differences plus stream noise; the covariance of the two
 halves' values estimates the model part alone (stream noise is independent between the halves).
 Also printed: the standard deviation of the pooled interaction under resampling streams only and
-seeds only (with the eval's ``bootstrap_resamples``), the two parts of its bootstrap interval.
+seeds only (``--resamples``; a tenth as many random half-splits), the two parts of its bootstrap interval.
 Nothing is written.
 
 Usage: ``python scripts/amemops_variance_parts.py RUNS/amemops_eval/NAME [NAME2 ...] [--stratum below2]``
@@ -19,16 +19,13 @@ Usage: ``python scripts/amemops_variance_parts.py RUNS/amemops_eval/NAME [NAME2 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import sys
 from pathlib import Path
 
 import numpy as np
 
 from memgym.core.errors import MemgymError
-from memgym.pipelines.amemops.evaluate import eval_streams
-from memgym.pipelines.amemops.reports import annotate_conditions
-from scripts.amemops_interaction_level import pooled_eval
+from scripts.amemops_interaction_level import pooled_eval, with_intervening
 
 STRATA = {"below2": lambda n: n < 2, "atleast2": lambda n: n >= 2, "all": lambda n: True}
 TYPES = ("initial", "post_update")
@@ -42,10 +39,7 @@ def correct_counts(folders: list[Path], stratum: str, attribute: str) -> tuple[n
         raise MemgymError(f"{folders[0] / 'config.yaml'}: the eval has no update_interactions")
     contrast = config.update_interactions[0]
     models = contrast.split(":")
-    tensors, n_streams = eval_streams(config.evaluations()[0][1], config.stream_set, config.streams)
-    rows = annotate_conditions(
-        rows, tensors, n_streams, dataclasses.replace(config, breakdowns=("intervening",), exclude=())
-    )
+    rows = with_intervening(config, rows)
     keep = STRATA[stratum]
     rows = [
         r
