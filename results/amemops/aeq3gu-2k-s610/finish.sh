@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Finish the pre-registered AEQ3GU test (README.md): restore the kept run folders into RUNS (default
+# Finish the pre-registered AEQ3GU test (README.md): restore the kept run and eval folders into RUNS (default
 # runs/audio-rep) where absent, train every run without step_2000.pt (two at a time, one thread each;
 # a run with last.pt continues from it), then evaluate all ten on STREAMS held-out streams (default
 # 1536, the fifth look; 6144 for the sixth) into amemops_eval/NAME. SEEDS (default "6 7 8 9 10")
@@ -9,6 +9,7 @@ cd "$(dirname "$0")/../../.."
 RUNS=${RUNS:-runs/audio-rep}
 MEMGYM=${MEMGYM:-.venv/bin/memgym}
 KEPT=results/amemops/aeq3gu-2k-s610/amemops_train
+KEPT_EVAL=results/amemops/aeq3gu-2k-s610/amemops_eval
 STREAMS=${STREAMS:-1536}
 NAME=${NAME:-c-AEQ3GU-2k-s610}
 SEEDS=${SEEDS:-6 7 8 9 10}
@@ -19,9 +20,14 @@ data.stream.placement_attempts=100 data.stream.gap_distractors=3 data.stream.gap
 data.stream.distractor_similarity=dissimilar"
 export AE MEMGYM RUNS
 
-mkdir -p "$RUNS/amemops_train"
+mkdir -p "$RUNS/amemops_train" "$RUNS/amemops_eval"
 for kept in "$KEPT"/*; do
   [ -e "$RUNS/amemops_train/$(basename "$kept")" ] || cp -r "$kept" "$RUNS/amemops_train/"
+done
+for kept in "$KEPT_EVAL"/*; do  # kept evals: results.jsonl stored gzipped
+  eval_dir="$RUNS/amemops_eval/$(basename "$kept")"
+  [ -e "$eval_dir" ] && continue
+  cp -r "$kept" "$eval_dir" && gunzip "$eval_dir/results.jsonl.gz"
 done
 
 train() {  # train MODEL SEED: to step 2,000 unless that checkpoint exists
